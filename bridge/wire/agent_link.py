@@ -1,0 +1,201 @@
+"""The agent link: hub <-> on-device agent, one tagged union per direction on ``type``.
+
+JSON objects in websocket text frames; agents written in Java and Swift produce them with
+their platform's JSON only. The hub is the websocket client; the agent serves. Version
+``AGENT_PROTOCOL`` travels in both ``hello`` messages; a mismatch closes the link.
+
+Flow: hub connects with ``Authorization: Bearer <token>`` -> hub sends ``hello`` -> agent
+answers ``hello`` then pushes a ``tree`` whenever the screen changes (debounced); the hub sends
+commands with an ``id`` and the agent answers each with exactly one ``reply`` of that id.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from bridge.wire.base import NonNegInt, WireStruct
+from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction, Platform
+from bridge.wire.raw import RawTree
+
+AGENT_PROTOCOL = 1
+
+CommandId = Annotated[int, msgspec.Meta(ge=0)]
+
+
+# ---- hub -> agent -------------------------------------------------------------------------
+
+
+class _HubToAgent(WireStruct, tag_field="type"):
+    pass
+
+
+class AgentHubHello(_HubToAgent, tag="hello"):
+    protocol: int
+    hub: str
+    token: str | None = None
+
+
+class CaptureCommand(_HubToAgent, tag="capture"):
+    """Ask for a fresh capture now; the reply carries ``tree``."""
+
+    id: CommandId
+
+
+class NodeIdentity(WireStruct):
+    """What the hub believes the handle points at; the agent refuses (``IDENTITY_MISMATCH``)
+    when the live node differs, so a stale handle never acts on another element."""
+
+    class_name: str | None = None
+    automation_id: str | None = None
+    text: str | None = None
+    label: str | None = None
+
+
+class NodeActionCommand(_HubToAgent, tag="node_action"):
+    """Perform ``action`` on the node ``handle`` of capture ``capture``. The agent tries the
+    node's accessibility action, then (``allow_ancestor``) a clickable ancestor whose bounds
+    contain it, then (``allow_gesture``) a gesture at the centre of its visible bounds, and
+    reports the method used."""
+
+    id: CommandId
+    capture: int
+    handle: int
+    action: ActionVerb
+    identity: NodeIdentity
+    text: str | None = None
+    allow_ancestor: bool = True
+    allow_gesture: bool = False
+
+
+class Point(WireStruct):
+    x: int
+    y: int
+
+
+class GestureCommand(_HubToAgent, tag="gesture"):
+    """``kind``: tap, long_press or swipe (two or more points)."""
+
+    id: CommandId
+    kind: str
+    points: Annotated[tuple[Point, ...], msgspec.Meta(min_length=1, max_length=64)]
+    duration_ms: NonNegInt = 0
+
+
+class GlobalCommand(_HubToAgent, tag="global"):
+    id: CommandId
+    action: GlobalAction
+
+
+class KeyCommand(_HubToAgent, tag="key"):
+    """A key press by name (ENTER, DEL, TAB, ...)."""
+
+    id: CommandId
+    key: str
+
+
+class TextCommand(_HubToAgent, tag="text"):
+    """Type text into the focused input (key events)."""
+
+    id: CommandId
+    text: str
+
+
+class AppCommand(_HubToAgent, tag="app"):
+    id: CommandId
+    action: AppAction
+    app_id: str | None = None
+    uri: str | None = None
+
+
+class ScreenshotCommand(_HubToAgent, tag="screenshot"):
+    id: CommandId
+
+
+class ClipboardCommand(_HubToAgent, tag="clipboard"):
+    """Read the clipboard, or set it when ``set`` is given."""
+
+    id: CommandId
+    set: str | None = None
+
+
+class AgentPing(_HubToAgent, tag="ping"):
+    id: CommandId
+
+
+HubToAgent = (
+    AgentHubHello
+    | CaptureCommand
+    | NodeActionCommand
+    | GestureCommand
+    | GlobalCommand
+    | KeyCommand
+    | TextCommand
+    | AppCommand
+    | ScreenshotCommand
+    | ClipboardCommand
+    | AgentPing
+)
+
+
+# ---- agent -> hub -------------------------------------------------------------------------
+
+
+class _AgentToHub(WireStruct, tag_field="type"):
+    pass
+
+
+class AgentInfo(WireStruct):
+    name: str
+    version: str
+
+
+class DeviceInfo(WireStruct):
+    id: str
+    model: str | None = None
+    os_version: str | None = None
+    width: int | None = None
+    height: int | None = None
+
+
+class AgentHello(_AgentToHub, tag="hello"):
+    protocol: int
+    platform: Platform
+    agent: AgentInfo
+    device: DeviceInfo
+    capabilities: tuple[str, ...] = ()
+
+
+class TreePush(_AgentToHub, tag="tree"):
+    """A capture pushed because the screen changed. ``reason``: initial, event, timer.
+    ``stable`` is true when the agent saw no event for its quiet period before capturing."""
+
+    reason: str
+    stable: bool
+    tree: RawTree
+    quiet_ms: NonNegInt = 0
+
+
+class Reply(_AgentToHub, tag="reply"):
+    """The one answer to command ``id``. ``ok`` false carries ``code`` (NOT_FOUND,
+    IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND) and ``message``."""
+
+    id: CommandId
+    ok: bool
+    method: ActionMethod | None = None
+    code: str | None = None
+    message: str | None = None
+    tree: RawTree | None = None
+    text: str | None = None
+    png_base64: str | None = None
+
+
+class AgentStatus(_AgentToHub, tag="status"):
+    """Health report. ``state``: ready, degraded (e.g. UiAutomation lost), or stopping."""
+
+    state: str
+    reason: str | None = None
+
+
+AgentToHub = AgentHello | TreePush | Reply | AgentStatus

@@ -1,0 +1,394 @@
+"""The client protocol: subscribers <-> hub, one tagged union per direction on ``type``.
+
+Requests carry a client-chosen ``id`` (integer or short string); the hub answers each with
+exactly one ``result`` or ``error`` (reference envelope) of that id, or a ``protocol_error``
+when the frame could not be understood (then ``id`` is echoed when it could be read). Events
+carry no id. JSON text frames by default (subprotocol ``mobridge.v1.json``); MessagePack binary
+frames with ``mobridge.v1.msgpack``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence
+from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
+from bridge.wire.conditions import Condition
+from bridge.wire.enums import (
+    AppAction,
+    ErrorCode,
+    GlobalAction,
+    Platform,
+    ProtocolErrorCode,
+    VerificationResult,
+)
+from bridge.wire.errors import ErrorEnvelope
+from bridge.wire.node import SemanticNode
+from bridge.wire.noderef import NodeRef
+from bridge.wire.query import SemanticQuery
+from bridge.wire.snapshot import ScreenSnapshot
+
+PROTOCOL_VERSION = "mobridge.v1"
+SUBPROTOCOL_JSON = "mobridge.v1.json"
+SUBPROTOCOL_MSGPACK = "mobridge.v1.msgpack"
+
+RequestId = int | Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+LeaseMode = Literal["exclusive", "shared"]
+SessionRole = Literal["observer", "controller"]
+MAX_WAIT_MS = 600_000
+
+
+# ---- client -> hub ------------------------------------------------------------------------
+
+
+class _Request(WireStruct, tag_field="type"):
+    id: RequestId
+
+
+class ClientInfo(WireStruct):
+    name: Name
+    kind: Name | None = None
+
+
+class Hello(_Request, tag="hello"):
+    """First message. ``token`` may instead come in the ``Authorization: Bearer`` header."""
+
+    client: ClientInfo
+    protocol: str | None = None
+    token: Annotated[str, msgspec.Meta(max_length=512)] | None = None
+
+
+class DevicesList(_Request, tag="devices.list"):
+    pass
+
+
+class Subscribe(_Request, tag="subscribe"):
+    device: DeviceId
+    compact: bool = True
+
+
+class Unsubscribe(_Request, tag="unsubscribe"):
+    subscription: Name
+
+
+class SnapshotGet(_Request, tag="snapshot.get"):
+    device: DeviceId
+    compact: bool = True
+
+
+class Find(_Request, tag="find"):
+    device: DeviceId
+    query: SemanticQuery
+
+
+class Resolve(_Request, tag="resolve"):
+    device: DeviceId
+    ref: NodeRef
+    generation: int | None = None
+
+
+class Confirm(WireStruct):
+    """Answers the objection ``objection`` raised by an earlier refusal. ``answer`` must be
+    ``approve`` or ``reject``; a blank answer closes nothing."""
+
+    objection: Name
+    answer: Annotated[str, msgspec.Meta(max_length=32)]
+
+
+class Act(_Request, tag="act"):
+    device: DeviceId
+    request: ActionRequest
+    confirm: Confirm | None = None
+
+
+class Global(_Request, tag="global"):
+    device: DeviceId
+    action: GlobalAction
+
+
+class App(_Request, tag="app"):
+    device: DeviceId
+    action: AppAction
+    app_id: Annotated[str, msgspec.Meta(max_length=255)] | None = None
+    uri: Annotated[str, msgspec.Meta(max_length=2048)] | None = None
+
+
+class Wait(_Request, tag="wait"):
+    device: DeviceId
+    condition: Condition
+    timeout_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_WAIT_MS)] = 5000
+
+
+class LeaseAcquire(_Request, tag="lease.acquire"):
+    device: DeviceId
+    mode: LeaseMode = "exclusive"
+
+
+class LeaseRelease(_Request, tag="lease.release"):
+    device: DeviceId
+
+
+class Screenshot(_Request, tag="screenshot"):
+    device: DeviceId
+
+
+class Cancel(_Request, tag="cancel"):
+    """Cancel the caller's own pending ``wait`` or ``screenshot`` request ``request``; that
+    request is then answered with a ``protocol_error`` of code CANCELLED."""
+
+    request: RequestId
+
+
+class Ping(_Request, tag="ping"):
+    pass
+
+
+ClientToHub = (
+    Hello
+    | DevicesList
+    | Subscribe
+    | Unsubscribe
+    | SnapshotGet
+    | Find
+    | Resolve
+    | Act
+    | Global
+    | App
+    | Wait
+    | LeaseAcquire
+    | LeaseRelease
+    | Screenshot
+    | Cancel
+    | Ping
+)
+
+
+# ---- results (the ``result`` field of a ``result`` message, by request type) ---------------
+
+
+class HelloResult(WireStruct):
+    protocol: str
+    session: str
+    role: SessionRole
+    hub: str
+    formats: tuple[str, ...] = ()
+
+
+class LeaseInfo(WireStruct):
+    mode: LeaseMode
+    holders: tuple[str, ...]
+    """Session ids holding the lease."""
+    holder_names: tuple[str, ...] = ()
+    idle_ms: NonNegInt = 0
+
+
+class DeviceSummary(WireStruct):
+    id: DeviceId
+    platform: Platform
+    online: bool
+    model: str | None = None
+    agent: str | None = None
+    capabilities: tuple[str, ...] = ()
+    lease: LeaseInfo | None = None
+
+
+class DevicesListResult(WireStruct):
+    devices: tuple[DeviceSummary, ...]
+
+
+class SubscribeResult(WireStruct):
+    subscription: str
+    seq: NonNegInt
+    generation: NonNegInt
+    snapshot: ScreenSnapshot
+
+
+class UnsubscribeResult(WireStruct):
+    subscription: str
+
+
+class SnapshotResult(WireStruct):
+    generation: NonNegInt
+    snapshot: ScreenSnapshot
+
+
+class FindMatch(WireStruct):
+    ref: NodeRef
+    node: SemanticNode
+    reason: str
+    confidence: float
+
+
+class FindResult(WireStruct):
+    count: NonNegInt
+    generation: NonNegInt
+    snapshot_id: SnapshotId
+    matches: tuple[FindMatch, ...]
+
+
+class ResolveResult(WireStruct):
+    status: Literal["RESOLVED"]
+    node_id: NodeId
+    snapshot_id: SnapshotId
+    generation: NonNegInt
+    node: SemanticNode
+    locator: str
+    """The locator type that found the node."""
+
+
+class WaitResult(WireStruct):
+    result: VerificationResult
+    snapshot_id: SnapshotId | None
+    elapsed_ms: NonNegInt
+    evidence: tuple[Evidence, ...] = ()
+
+
+class LeaseResult(WireStruct):
+    device: DeviceId
+    lease: LeaseInfo | None
+
+
+class ScreenshotResult(WireStruct):
+    capture: str
+    url: str
+    width: int
+    height: int
+    bytes: NonNegInt
+
+
+class PongResult(WireStruct):
+    pass
+
+
+RESULT_TYPES: dict[str, type[Any]] = {
+    # Results are untagged: a client knows which body to expect from its request's type.
+    "hello": HelloResult,
+    "devices.list": DevicesListResult,
+    "subscribe": SubscribeResult,
+    "unsubscribe": UnsubscribeResult,
+    "snapshot.get": SnapshotResult,
+    "find": FindResult,
+    "resolve": ResolveResult,
+    "act": ActionResult,
+    "global": ActionResult,
+    "app": ActionResult,
+    "wait": WaitResult,
+    "lease.acquire": LeaseResult,
+    "lease.release": LeaseResult,
+    "screenshot": ScreenshotResult,
+    "cancel": PongResult,
+    "ping": PongResult,
+}
+
+
+# ---- hub -> client ------------------------------------------------------------------------
+
+
+class _HubMessage(WireStruct, tag_field="type"):
+    pass
+
+
+class ResultMessage(_HubMessage, tag="result"):
+    """``result`` is the request type's result body (``RESULT_TYPES``)."""
+
+    id: RequestId
+    result: Any
+
+
+class Objection(WireStruct):
+    """Raised with USER_CONFIRMATION_REQUIRED / POLICY_BLOCKED refusals. Answer it by ``id``
+    in ``act.confirm``; ``answerable`` false means no answer can lift it."""
+
+    id: str
+    answerable: bool
+    reason: str
+
+
+class ErrorMessage(_HubMessage, tag="error"):
+    """A domain refusal in the reference envelope; ``objection`` rides beside it."""
+
+    id: RequestId
+    error: ErrorEnvelope
+    objection: Objection | None = None
+
+
+class ProtocolError(_HubMessage, tag="protocol_error"):
+    """A frame the hub could not take: malformed, unknown type, unauthenticated, too large,
+    rate limited... ``id`` is echoed when it could be read. The connection stays open unless
+    ``fatal``."""
+
+    code: ProtocolErrorCode
+    message: str
+    id: RequestId | None = None
+    fatal: bool = False
+
+
+class SnapshotEvent(_HubMessage, tag="snapshot"):
+    """Replaces the subscriber's state (initial state or resync)."""
+
+    subscription: str
+    seq: NonNegInt
+    generation: NonNegInt
+    snapshot: ScreenSnapshot
+
+
+class DeltaEvent(_HubMessage, tag="delta"):
+    """Applies to the snapshot ``base``; ``seq`` is exactly one more than the previous event
+    of this subscription. ``meta`` is the new snapshot with ``nodes`` empty; ``order`` maps a
+    parent id (``""`` for the root list) to its complete new child list."""
+
+    subscription: str
+    device: DeviceId
+    seq: NonNegInt
+    generation: NonNegInt
+    base: SnapshotId
+    snapshot_id: SnapshotId
+    meta: ScreenSnapshot
+    remove: tuple[NodeId, ...]
+    upsert: tuple[SemanticNode, ...]
+    order: dict[str, tuple[NodeId, ...]]
+
+
+class DeviceEvent(_HubMessage, tag="device"):
+    device: DeviceId
+    online: bool
+    reason: str | None = None
+
+
+class LeaseEvent(_HubMessage, tag="lease"):
+    """``change``: acquired, released, taken_over, expired."""
+
+    device: DeviceId
+    change: str
+    session: str
+    client: str
+    lease: LeaseInfo | None = None
+
+
+class ActionEvent(_HubMessage, tag="action"):
+    """Who did what: every act / global / app, with its outcome. Never carries a value."""
+
+    device: DeviceId
+    session: str
+    client: str
+    verb: str
+    action: str
+    target: ActionTarget | None = None
+    result: ActionResult | None = None
+    error: ErrorCode | None = None
+    duration_ms: NonNegInt = 0
+
+
+HubToClient = (
+    ResultMessage
+    | ErrorMessage
+    | ProtocolError
+    | SnapshotEvent
+    | DeltaEvent
+    | DeviceEvent
+    | LeaseEvent
+    | ActionEvent
+)

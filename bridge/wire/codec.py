@@ -1,0 +1,130 @@
+"""Codecs, built once per direction and format.
+
+Decoding is strict and never raises to the caller: ``decode`` returns either the typed
+message or a ``DecodeFailure`` naming the protocol error code, a one-line reason and, when it
+could be read, the request id — so the hub can answer with a ``protocol_error`` and keep the
+connection. Encoders are shared; encode once and send the same bytes to every subscriber.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from bridge.wire.agent_link import AgentToHub, HubToAgent
+from bridge.wire.client_protocol import ClientToHub, HubToClient, RequestId
+from bridge.wire.enums import ProtocolErrorCode
+
+T = TypeVar("T")
+
+MAX_CLIENT_FRAME = 1 << 20
+"""Largest client -> hub frame accepted (1 MiB)."""
+MAX_AGENT_FRAME = 32 << 20
+"""Largest agent -> hub frame accepted (32 MiB: a screenshot or a huge tree)."""
+
+
+class WireFormat(enum.Enum):
+    JSON = "json"
+    MSGPACK = "msgpack"
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeFailure:
+    code: ProtocolErrorCode
+    message: str
+    request_id: RequestId | None = None
+
+
+class _IdOnly(msgspec.Struct):
+    id: RequestId | None = None
+
+
+class _TypeOnly(msgspec.Struct):
+    type: str | None = None
+
+
+_id_json = msgspec.json.Decoder(_IdOnly)
+_id_msgpack = msgspec.msgpack.Decoder(_IdOnly)
+_type_json = msgspec.json.Decoder(_TypeOnly)
+_type_msgpack = msgspec.msgpack.Decoder(_TypeOnly)
+
+
+def _enc_hook(obj: Any) -> Any:
+    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+
+
+JSON_ENCODER = msgspec.json.Encoder(enc_hook=_enc_hook)
+MSGPACK_ENCODER = msgspec.msgpack.Encoder(enc_hook=_enc_hook)
+
+
+def encode(message: Any, fmt: WireFormat = WireFormat.JSON) -> bytes:
+    """Encode any wire value; the same input always gives the same bytes."""
+    if fmt is WireFormat.JSON:
+        return JSON_ENCODER.encode(message)
+    return MSGPACK_ENCODER.encode(message)
+
+
+class Codec(Generic[T]):
+    """Strict decoder of one union type in both formats, with a frame size cap."""
+
+    def __init__(self, kind: Any, max_frame: int) -> None:
+        self._json: msgspec.json.Decoder[T] = msgspec.json.Decoder(kind)
+        self._msgpack: msgspec.msgpack.Decoder[T] = msgspec.msgpack.Decoder(kind)
+        self.max_frame = max_frame
+
+    def decode(self, data: bytes | str, fmt: WireFormat = WireFormat.JSON) -> T | DecodeFailure:
+        if len(data) > self.max_frame:
+            return DecodeFailure(
+                ProtocolErrorCode.TOO_LARGE,
+                f"frame of {len(data)} bytes exceeds the {self.max_frame}-byte cap",
+            )
+        try:
+            if fmt is WireFormat.JSON:
+                return self._json.decode(data)
+            return self._msgpack.decode(data)
+        except msgspec.ValidationError as exc:
+            return _classify(str(exc), data, fmt)
+        except msgspec.DecodeError as exc:
+            return DecodeFailure(ProtocolErrorCode.MALFORMED, f"malformed {fmt.value}: {exc}")
+        except (ValueError, TypeError, RecursionError) as exc:  # defensive: hostile nesting
+            return DecodeFailure(ProtocolErrorCode.MALFORMED, f"malformed {fmt.value}: {exc}")
+
+
+def _classify(reason: str, data: bytes | str, fmt: WireFormat) -> DecodeFailure:
+    request_id: RequestId | None = None
+    tag: str | None = None
+    try:
+        if fmt is WireFormat.JSON:
+            request_id = _id_json.decode(data).id
+            tag = _type_json.decode(data).type
+        else:
+            request_id = _id_msgpack.decode(data).id
+            tag = _type_msgpack.decode(data).type
+    except (msgspec.DecodeError, ValueError, TypeError):
+        pass
+    if "Invalid value" in reason and "$.type" in reason:
+        return DecodeFailure(
+            ProtocolErrorCode.UNKNOWN_TYPE, f"unknown message type {tag!r}", request_id
+        )
+    if "missing required field `type`" in reason:
+        return DecodeFailure(ProtocolErrorCode.MALFORMED, "message has no `type`", request_id)
+    if reason.startswith("Expected `object`"):
+        return DecodeFailure(ProtocolErrorCode.MALFORMED, "a message must be an object", None)
+    return DecodeFailure(ProtocolErrorCode.INVALID_PARAMS, reason, request_id)
+
+
+CLIENT_TO_HUB: Codec[ClientToHub] = Codec(ClientToHub, MAX_CLIENT_FRAME)
+HUB_TO_CLIENT: Codec[HubToClient] = Codec(HubToClient, MAX_AGENT_FRAME)
+AGENT_TO_HUB: Codec[AgentToHub] = Codec(AgentToHub, MAX_AGENT_FRAME)
+HUB_TO_AGENT: Codec[HubToAgent] = Codec(HubToAgent, MAX_CLIENT_FRAME)
+
+
+def convert(value: Any, kind: type[T]) -> T:
+    """Typed view of a builtin value (e.g. a ``result`` body decoded as ``Any``).
+
+    Raises ``msgspec.ValidationError`` when it does not fit ``kind``.
+    """
+    return msgspec.convert(value, kind, strict=False)

@@ -1,0 +1,206 @@
+"""Every closed vocabulary of the wire, as string-valued enums.
+
+Values are exactly the spellings of the Mobile Semantic reference schemas; an enum member's
+value is what travels on the wire. Adding a member is a compatible change for readers that
+treat unknown values as errors only where the reference does (see protocol/README.md).
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Role(enum.Enum):
+    """Normalized role of a node. Raw platform class names are never roles."""
+
+    SCREEN = "SCREEN"
+    DIALOG = "DIALOG"
+    LIST = "LIST"
+    LIST_ITEM = "LIST_ITEM"
+    BUTTON = "BUTTON"
+    TEXT = "TEXT"
+    INPUT = "INPUT"
+    IMAGE = "IMAGE"
+    CHECKBOX = "CHECKBOX"
+    RADIO = "RADIO"
+    SWITCH = "SWITCH"
+    TAB = "TAB"
+    MENU = "MENU"
+    LINK = "LINK"
+    SLIDER = "SLIDER"
+    PROGRESS = "PROGRESS"
+    WEB_VIEW = "WEB_VIEW"
+    CANVAS = "CANVAS"
+    UNKNOWN = "UNKNOWN"
+
+
+class Source(enum.Enum):
+    """Where a node's data came from."""
+
+    ACCESSIBILITY = "ACCESSIBILITY"
+    APP_SDK = "APP_SDK"
+    VISION = "VISION"
+
+
+class Platform(enum.Enum):
+    ANDROID = "ANDROID"
+    IOS = "IOS"
+
+
+class Orientation(enum.Enum):
+    PORTRAIT = "portrait"
+    LANDSCAPE = "landscape"
+
+
+class ActionVerb(enum.Enum):
+    """Primitive actions on a node."""
+
+    CLICK = "CLICK"
+    LONG_CLICK = "LONG_CLICK"
+    SET_TEXT = "SET_TEXT"
+    CLEAR_TEXT = "CLEAR_TEXT"
+    FOCUS = "FOCUS"
+    SCROLL_FORWARD = "SCROLL_FORWARD"
+    SCROLL_BACKWARD = "SCROLL_BACKWARD"
+    SELECT = "SELECT"
+    EXPAND = "EXPAND"
+    COLLAPSE = "COLLAPSE"
+    DISMISS = "DISMISS"
+    COPY = "COPY"
+    PASTE = "PASTE"
+
+
+class GlobalAction(enum.Enum):
+    BACK = "BACK"
+    HOME = "HOME"
+    RECENTS = "RECENTS"
+    NOTIFICATION_SHADE = "NOTIFICATION_SHADE"
+
+
+class AppAction(enum.Enum):
+    """APP_CLOSE_UI is Back/Home: it never guarantees process death."""
+
+    APP_OPEN = "APP_OPEN"
+    APP_DEEP_LINK = "APP_DEEP_LINK"
+    APP_BRING_TO_FRONT = "APP_BRING_TO_FRONT"
+    APP_CLOSE_UI = "APP_CLOSE_UI"
+
+
+class VerificationPolicy(enum.Enum):
+    NODE_STATE_CHANGED = "NODE_STATE_CHANGED"
+    NODE_VALUE_EQUALS = "NODE_VALUE_EQUALS"
+    NODE_DISAPPEARED = "NODE_DISAPPEARED"
+    NODE_APPEARED = "NODE_APPEARED"
+    PACKAGE_CHANGED = "PACKAGE_CHANGED"
+    WINDOW_CHANGED = "WINDOW_CHANGED"
+    COLLECTION_POSITION_CHANGED = "COLLECTION_POSITION_CHANGED"
+    CLIPBOARD_EQUALS = "CLIPBOARD_EQUALS"
+    EXPLICIT_CONDITION = "EXPLICIT_CONDITION"
+    DISPATCH_ONLY = "DISPATCH_ONLY"
+
+
+class DispatchStatus(enum.Enum):
+    """Whether the native action was sent; never business success."""
+
+    DISPATCHED = "DISPATCHED"
+    REJECTED = "REJECTED"
+    FAILED = "FAILED"
+
+
+class VerificationResult(enum.Enum):
+    CONDITION_MET = "CONDITION_MET"
+    CONDITION_NOT_MET = "CONDITION_NOT_MET"
+    CONDITION_UNKNOWN = "CONDITION_UNKNOWN"
+
+
+class Stability(enum.Enum):
+    STABLE = "STABLE"
+    TRANSITIONING = "TRANSITIONING"
+    UNKNOWN = "UNKNOWN"
+
+
+class ActionMethod(enum.Enum):
+    ACCESSIBILITY_ACTION = "ACCESSIBILITY_ACTION"
+    ACCESSIBILITY_ACTION_ANCESTOR = "ACCESSIBILITY_ACTION_ANCESTOR"
+    GESTURE_FALLBACK = "GESTURE_FALLBACK"
+
+
+class FallbackType(enum.Enum):
+    VISION_COORDINATE = "VISION_COORDINATE"
+    GESTURE = "GESTURE"
+
+
+class MutationClass(enum.Enum):
+    """Ordered from least to most mutating."""
+
+    READ_ONLY = "READ_ONLY"
+    REVERSIBLE = "REVERSIBLE"
+    SIDE_EFFECT = "SIDE_EFFECT"
+    EXTERNAL_SIDE_EFFECT = "EXTERNAL_SIDE_EFFECT"
+    DESTRUCTIVE = "DESTRUCTIVE"
+
+
+class PredicateSource(enum.Enum):
+    CALLER = "CALLER"
+    INTRINSIC = "INTRINSIC"
+
+
+class FocusChange(enum.Enum):
+    UNCHANGED = "UNCHANGED"
+    CHANGED = "CHANGED"
+    UNKNOWN = "UNKNOWN"
+
+
+class NodeRefSource(enum.Enum):
+    SEMANTIC = "SEMANTIC"
+    VISION = "VISION"
+    COORDINATE = "COORDINATE"
+
+
+class MatchMode(enum.Enum):
+    EXACT = "EXACT"
+    NORMALIZED_EXACT = "NORMALIZED_EXACT"
+    CONTAINS = "CONTAINS"
+    REGEX = "REGEX"
+    SEMANTIC_SYNONYM = "SEMANTIC_SYNONYM"
+
+
+class ErrorCode(enum.Enum):
+    """Domain error codes of the reference error envelope."""
+
+    DEVICE_OFFLINE = "DEVICE_OFFLINE"
+    SESSION_EXPIRED = "SESSION_EXPIRED"
+    PERMISSION_REQUIRED = "PERMISSION_REQUIRED"
+    WINDOW_UNAVAILABLE = "WINDOW_UNAVAILABLE"
+    SECURE_WINDOW = "SECURE_WINDOW"
+    NODE_NOT_FOUND = "NODE_NOT_FOUND"
+    AMBIGUOUS_MATCH = "AMBIGUOUS_MATCH"
+    STALE_NODE_REF = "STALE_NODE_REF"
+    WEAK_REFERENCE_UNRESOLVABLE = "WEAK_REFERENCE_UNRESOLVABLE"
+    ACTION_UNSUPPORTED = "ACTION_UNSUPPORTED"
+    ACTION_REJECTED = "ACTION_REJECTED"
+    NO_EFFECT = "NO_EFFECT"
+    VERIFY_TIMEOUT = "VERIFY_TIMEOUT"
+    VISION_REQUIRED = "VISION_REQUIRED"
+    POLICY_BLOCKED = "POLICY_BLOCKED"
+    USER_CONFIRMATION_REQUIRED = "USER_CONFIRMATION_REQUIRED"
+
+
+class ProtocolErrorCode(enum.Enum):
+    """Transport-level failures the reference vocabulary has no code for.
+
+    These travel in a ``protocol_error`` message, never in the reference envelope.
+    """
+
+    MALFORMED = "MALFORMED"
+    UNKNOWN_TYPE = "UNKNOWN_TYPE"
+    INVALID_PARAMS = "INVALID_PARAMS"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    FORBIDDEN = "FORBIDDEN"
+    TOO_LARGE = "TOO_LARGE"
+    RATE_LIMITED = "RATE_LIMITED"
+    UNKNOWN_DEVICE = "UNKNOWN_DEVICE"
+    UNKNOWN_SUBSCRIPTION = "UNKNOWN_SUBSCRIPTION"
+    UNSUPPORTED_PROTOCOL = "UNSUPPORTED_PROTOCOL"
+    CANCELLED = "CANCELLED"
+    INTERNAL = "INTERNAL"
