@@ -27,7 +27,7 @@ MAX_TEXT_VALUE = 16 * 1024
 SecretRef = Annotated[str, msgspec.Meta(pattern=SECRET_REF_PATTERN, max_length=512)]
 
 
-class Verify(WireStruct):
+class Verify(WireStruct, frozen=True):
     """How the action's effect is checked. ``expected`` is a wait condition (see
     protocol/README.md for which policy reads which condition kind)."""
 
@@ -37,7 +37,7 @@ class Verify(WireStruct):
     stable_for_ms: NonNegInt = 400
 
 
-class ActionRequest(WireStruct):
+class ActionRequest(WireStruct, frozen=True):
     """``value`` and ``value_ref`` are mutually exclusive; ``target`` is required for node
     actions (checked by the hub, which answers INVALID_PARAMS)."""
 
@@ -55,21 +55,21 @@ class ActionRequest(WireStruct):
             raise ValueError("value and valueRef are mutually exclusive")
 
 
-class Dispatch(WireStruct):
+class Dispatch(WireStruct, frozen=True):
     status: DispatchStatus
     method: ActionMethod | None = None
     fallback_used: bool = False
     fallback_type: FallbackType | None = None
 
 
-class ActionTarget(WireStruct):
+class ActionTarget(WireStruct, frozen=True):
     """Human-readable identity of the acted node."""
 
     role: Role | None = None
     label: str | None = None
 
 
-class Observation(WireStruct):
+class Observation(WireStruct, frozen=True):
     """Objective before/after measurement; carries no success semantics."""
 
     before_snapshot_id: str
@@ -81,13 +81,13 @@ class Observation(WireStruct):
     diff_ref: str | None = None
 
 
-class Predicate(WireStruct):
+class Predicate(WireStruct, frozen=True):
     policy: VerificationPolicy | None = None
     source: PredicateSource | None = None
     condition: Condition | None = None
 
 
-class Evidence(WireStruct):
+class Evidence(WireStruct, frozen=True):
     """One observation behind a verification result: what was looked at and what was seen."""
 
     what: str
@@ -97,7 +97,7 @@ class Evidence(WireStruct):
     expected: str | int | float | bool | None = None
 
 
-class Verification(WireStruct):
+class Verification(WireStruct, frozen=True):
     """Present only when a predicate applies; measures that predicate and nothing more."""
 
     predicate: Predicate
@@ -105,7 +105,7 @@ class Verification(WireStruct):
     evidence: tuple[Evidence, ...] = ()
 
 
-class ActionResult(WireStruct):
+class ActionResult(WireStruct, frozen=True):
     dispatch: Dispatch
     observation: Observation
     target: ActionTarget | None = None

@@ -27,23 +27,23 @@ CommandId = Annotated[int, msgspec.Meta(ge=0)]
 # ---- hub -> agent -------------------------------------------------------------------------
 
 
-class _HubToAgent(WireStruct, tag_field="type"):
+class _HubToAgent(WireStruct, tag_field="type", frozen=True):
     pass
 
 
-class AgentHubHello(_HubToAgent, tag="hello"):
+class AgentHubHello(_HubToAgent, tag="hello", frozen=True):
     protocol: int
     hub: str
     token: str | None = None
 
 
-class CaptureCommand(_HubToAgent, tag="capture"):
+class CaptureCommand(_HubToAgent, tag="capture", frozen=True):
     """Ask for a fresh capture now; the reply carries ``tree``."""
 
     id: CommandId
 
 
-class NodeIdentity(WireStruct):
+class NodeIdentity(WireStruct, frozen=True):
     """What the hub believes the handle points at; the agent refuses (``IDENTITY_MISMATCH``)
     when the live node differs, so a stale handle never acts on another element."""
 
@@ -53,7 +53,7 @@ class NodeIdentity(WireStruct):
     label: str | None = None
 
 
-class NodeActionCommand(_HubToAgent, tag="node_action"):
+class NodeActionCommand(_HubToAgent, tag="node_action", frozen=True):
     """Perform ``action`` on the node ``handle`` of capture ``capture``. The agent tries the
     node's accessibility action, then (``allow_ancestor``) a clickable ancestor whose bounds
     contain it, then (``allow_gesture``) a gesture at the centre of its visible bounds, and
@@ -69,12 +69,12 @@ class NodeActionCommand(_HubToAgent, tag="node_action"):
     allow_gesture: bool = False
 
 
-class Point(WireStruct):
+class Point(WireStruct, frozen=True):
     x: int
     y: int
 
 
-class GestureCommand(_HubToAgent, tag="gesture"):
+class GestureCommand(_HubToAgent, tag="gesture", frozen=True):
     """``kind``: tap, long_press or swipe (two or more points)."""
 
     id: CommandId
@@ -83,44 +83,44 @@ class GestureCommand(_HubToAgent, tag="gesture"):
     duration_ms: NonNegInt = 0
 
 
-class GlobalCommand(_HubToAgent, tag="global"):
+class GlobalCommand(_HubToAgent, tag="global", frozen=True):
     id: CommandId
     action: GlobalAction
 
 
-class KeyCommand(_HubToAgent, tag="key"):
+class KeyCommand(_HubToAgent, tag="key", frozen=True):
     """A key press by name (ENTER, DEL, TAB, ...)."""
 
     id: CommandId
     key: str
 
 
-class TextCommand(_HubToAgent, tag="text"):
+class TextCommand(_HubToAgent, tag="text", frozen=True):
     """Type text into the focused input (key events)."""
 
     id: CommandId
     text: str
 
 
-class AppCommand(_HubToAgent, tag="app"):
+class AppCommand(_HubToAgent, tag="app", frozen=True):
     id: CommandId
     action: AppAction
     app_id: str | None = None
     uri: str | None = None
 
 
-class ScreenshotCommand(_HubToAgent, tag="screenshot"):
+class ScreenshotCommand(_HubToAgent, tag="screenshot", frozen=True):
     id: CommandId
 
 
-class ClipboardCommand(_HubToAgent, tag="clipboard"):
+class ClipboardCommand(_HubToAgent, tag="clipboard", frozen=True):
     """Read the clipboard, or set it when ``set`` is given."""
 
     id: CommandId
     set: str | None = None
 
 
-class AgentPing(_HubToAgent, tag="ping"):
+class AgentPing(_HubToAgent, tag="ping", frozen=True):
     id: CommandId
 
 
@@ -142,16 +142,16 @@ HubToAgent = (
 # ---- agent -> hub -------------------------------------------------------------------------
 
 
-class _AgentToHub(WireStruct, tag_field="type"):
+class _AgentToHub(WireStruct, tag_field="type", frozen=True):
     pass
 
 
-class AgentInfo(WireStruct):
+class AgentInfo(WireStruct, frozen=True):
     name: str
     version: str
 
 
-class DeviceInfo(WireStruct):
+class DeviceInfo(WireStruct, frozen=True):
     id: str
     model: str | None = None
     os_version: str | None = None
@@ -159,7 +159,7 @@ class DeviceInfo(WireStruct):
     height: int | None = None
 
 
-class AgentHello(_AgentToHub, tag="hello"):
+class AgentHello(_AgentToHub, tag="hello", frozen=True):
     protocol: int
     platform: Platform
     agent: AgentInfo
@@ -167,7 +167,7 @@ class AgentHello(_AgentToHub, tag="hello"):
     capabilities: tuple[str, ...] = ()
 
 
-class TreePush(_AgentToHub, tag="tree"):
+class TreePush(_AgentToHub, tag="tree", frozen=True):
     """A capture pushed because the screen changed. ``reason``: initial, event, timer.
     ``stable`` is true when the agent saw no event for its quiet period before capturing."""
 
@@ -177,7 +177,7 @@ class TreePush(_AgentToHub, tag="tree"):
     quiet_ms: NonNegInt = 0
 
 
-class Reply(_AgentToHub, tag="reply"):
+class Reply(_AgentToHub, tag="reply", frozen=True):
     """The one answer to command ``id``. ``ok`` false carries ``code`` (NOT_FOUND,
     IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND) and ``message``."""
 
@@ -191,7 +191,7 @@ class Reply(_AgentToHub, tag="reply"):
     png_base64: str | None = None
 
 
-class AgentStatus(_AgentToHub, tag="status"):
+class AgentStatus(_AgentToHub, tag="status", frozen=True):
     """Health report. ``state``: ready, degraded (e.g. UiAutomation lost), or stopping."""
 
     state: str

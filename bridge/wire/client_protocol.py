@@ -44,16 +44,16 @@ MAX_WAIT_MS = 600_000
 # ---- client -> hub ------------------------------------------------------------------------
 
 
-class _Request(WireStruct, tag_field="type"):
+class _Request(WireStruct, tag_field="type", frozen=True):
     id: RequestId
 
 
-class ClientInfo(WireStruct):
+class ClientInfo(WireStruct, frozen=True):
     name: Name
     kind: Name | None = None
 
 
-class Hello(_Request, tag="hello"):
+class Hello(_Request, tag="hello", frozen=True):
     """First message. ``token`` may instead come in the ``Authorization: Bearer`` header."""
 
     client: ClientInfo
@@ -61,36 +61,36 @@ class Hello(_Request, tag="hello"):
     token: Annotated[str, msgspec.Meta(max_length=512)] | None = None
 
 
-class DevicesList(_Request, tag="devices.list"):
+class DevicesList(_Request, tag="devices.list", frozen=True):
     pass
 
 
-class Subscribe(_Request, tag="subscribe"):
+class Subscribe(_Request, tag="subscribe", frozen=True):
     device: DeviceId
     compact: bool = True
 
 
-class Unsubscribe(_Request, tag="unsubscribe"):
+class Unsubscribe(_Request, tag="unsubscribe", frozen=True):
     subscription: Name
 
 
-class SnapshotGet(_Request, tag="snapshot.get"):
+class SnapshotGet(_Request, tag="snapshot.get", frozen=True):
     device: DeviceId
     compact: bool = True
 
 
-class Find(_Request, tag="find"):
+class Find(_Request, tag="find", frozen=True):
     device: DeviceId
     query: SemanticQuery
 
 
-class Resolve(_Request, tag="resolve"):
+class Resolve(_Request, tag="resolve", frozen=True):
     device: DeviceId
     ref: NodeRef
     generation: int | None = None
 
 
-class Confirm(WireStruct):
+class Confirm(WireStruct, frozen=True):
     """Answers the objection ``objection`` raised by an earlier refusal. ``answer`` must be
     ``approve`` or ``reject``; a blank answer closes nothing."""
 
@@ -98,51 +98,51 @@ class Confirm(WireStruct):
     answer: Annotated[str, msgspec.Meta(max_length=32)]
 
 
-class Act(_Request, tag="act"):
+class Act(_Request, tag="act", frozen=True):
     device: DeviceId
     request: ActionRequest
     confirm: Confirm | None = None
 
 
-class Global(_Request, tag="global"):
+class Global(_Request, tag="global", frozen=True):
     device: DeviceId
     action: GlobalAction
 
 
-class App(_Request, tag="app"):
+class App(_Request, tag="app", frozen=True):
     device: DeviceId
     action: AppAction
     app_id: Annotated[str, msgspec.Meta(max_length=255)] | None = None
     uri: Annotated[str, msgspec.Meta(max_length=2048)] | None = None
 
 
-class Wait(_Request, tag="wait"):
+class Wait(_Request, tag="wait", frozen=True):
     device: DeviceId
     condition: Condition
     timeout_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_WAIT_MS)] = 5000
 
 
-class LeaseAcquire(_Request, tag="lease.acquire"):
+class LeaseAcquire(_Request, tag="lease.acquire", frozen=True):
     device: DeviceId
     mode: LeaseMode = "exclusive"
 
 
-class LeaseRelease(_Request, tag="lease.release"):
+class LeaseRelease(_Request, tag="lease.release", frozen=True):
     device: DeviceId
 
 
-class Screenshot(_Request, tag="screenshot"):
+class Screenshot(_Request, tag="screenshot", frozen=True):
     device: DeviceId
 
 
-class Cancel(_Request, tag="cancel"):
+class Cancel(_Request, tag="cancel", frozen=True):
     """Cancel the caller's own pending ``wait`` or ``screenshot`` request ``request``; that
     request is then answered with a ``protocol_error`` of code CANCELLED."""
 
     request: RequestId
 
 
-class Ping(_Request, tag="ping"):
+class Ping(_Request, tag="ping", frozen=True):
     pass
 
 
@@ -169,7 +169,7 @@ ClientToHub = (
 # ---- results (the ``result`` field of a ``result`` message, by request type) ---------------
 
 
-class HelloResult(WireStruct):
+class HelloResult(WireStruct, frozen=True):
     protocol: str
     session: str
     role: SessionRole
@@ -177,7 +177,7 @@ class HelloResult(WireStruct):
     formats: tuple[str, ...] = ()
 
 
-class LeaseInfo(WireStruct):
+class LeaseInfo(WireStruct, frozen=True):
     mode: LeaseMode
     holders: tuple[str, ...]
     """Session ids holding the lease."""
@@ -185,7 +185,7 @@ class LeaseInfo(WireStruct):
     idle_ms: NonNegInt = 0
 
 
-class DeviceSummary(WireStruct):
+class DeviceSummary(WireStruct, frozen=True):
     id: DeviceId
     platform: Platform
     online: bool
@@ -195,41 +195,41 @@ class DeviceSummary(WireStruct):
     lease: LeaseInfo | None = None
 
 
-class DevicesListResult(WireStruct):
+class DevicesListResult(WireStruct, frozen=True):
     devices: tuple[DeviceSummary, ...]
 
 
-class SubscribeResult(WireStruct):
+class SubscribeResult(WireStruct, frozen=True):
     subscription: str
     seq: NonNegInt
     generation: NonNegInt
     snapshot: ScreenSnapshot
 
 
-class UnsubscribeResult(WireStruct):
+class UnsubscribeResult(WireStruct, frozen=True):
     subscription: str
 
 
-class SnapshotResult(WireStruct):
+class SnapshotResult(WireStruct, frozen=True):
     generation: NonNegInt
     snapshot: ScreenSnapshot
 
 
-class FindMatch(WireStruct):
+class FindMatch(WireStruct, frozen=True):
     ref: NodeRef
     node: SemanticNode
     reason: str
     confidence: float
 
 
-class FindResult(WireStruct):
+class FindResult(WireStruct, frozen=True):
     count: NonNegInt
     generation: NonNegInt
     snapshot_id: SnapshotId
     matches: tuple[FindMatch, ...]
 
 
-class ResolveResult(WireStruct):
+class ResolveResult(WireStruct, frozen=True):
     status: Literal["RESOLVED"]
     node_id: NodeId
     snapshot_id: SnapshotId
@@ -239,19 +239,19 @@ class ResolveResult(WireStruct):
     """The locator type that found the node."""
 
 
-class WaitResult(WireStruct):
+class WaitResult(WireStruct, frozen=True):
     result: VerificationResult
     snapshot_id: SnapshotId | None
     elapsed_ms: NonNegInt
     evidence: tuple[Evidence, ...] = ()
 
 
-class LeaseResult(WireStruct):
+class LeaseResult(WireStruct, frozen=True):
     device: DeviceId
     lease: LeaseInfo | None
 
 
-class ScreenshotResult(WireStruct):
+class ScreenshotResult(WireStruct, frozen=True):
     capture: str
     url: str
     width: int
@@ -259,7 +259,7 @@ class ScreenshotResult(WireStruct):
     bytes: NonNegInt
 
 
-class PongResult(WireStruct):
+class PongResult(WireStruct, frozen=True):
     pass
 
 
@@ -287,18 +287,18 @@ RESULT_TYPES: dict[str, type[Any]] = {
 # ---- hub -> client ------------------------------------------------------------------------
 
 
-class _HubMessage(WireStruct, tag_field="type"):
+class _HubMessage(WireStruct, tag_field="type", frozen=True):
     pass
 
 
-class ResultMessage(_HubMessage, tag="result"):
+class ResultMessage(_HubMessage, tag="result", frozen=True):
     """``result`` is the request type's result body (``RESULT_TYPES``)."""
 
     id: RequestId
     result: Any
 
 
-class Objection(WireStruct):
+class Objection(WireStruct, frozen=True):
     """Raised with USER_CONFIRMATION_REQUIRED / POLICY_BLOCKED refusals. Answer it by ``id``
     in ``act.confirm``; ``answerable`` false means no answer can lift it."""
 
@@ -307,7 +307,7 @@ class Objection(WireStruct):
     reason: str
 
 
-class ErrorMessage(_HubMessage, tag="error"):
+class ErrorMessage(_HubMessage, tag="error", frozen=True):
     """A domain refusal in the reference envelope; ``objection`` rides beside it."""
 
     id: RequestId
@@ -315,7 +315,7 @@ class ErrorMessage(_HubMessage, tag="error"):
     objection: Objection | None = None
 
 
-class ProtocolError(_HubMessage, tag="protocol_error"):
+class ProtocolError(_HubMessage, tag="protocol_error", frozen=True):
     """A frame the hub could not take: malformed, unknown type, unauthenticated, too large,
     rate limited... ``id`` is echoed when it could be read. The connection stays open unless
     ``fatal``."""
@@ -326,7 +326,7 @@ class ProtocolError(_HubMessage, tag="protocol_error"):
     fatal: bool = False
 
 
-class SnapshotEvent(_HubMessage, tag="snapshot"):
+class SnapshotEvent(_HubMessage, tag="snapshot", frozen=True):
     """Replaces the subscriber's state (initial state or resync)."""
 
     subscription: str
@@ -335,7 +335,7 @@ class SnapshotEvent(_HubMessage, tag="snapshot"):
     snapshot: ScreenSnapshot
 
 
-class DeltaEvent(_HubMessage, tag="delta"):
+class DeltaEvent(_HubMessage, tag="delta", frozen=True):
     """Applies to the snapshot ``base``; ``seq`` is exactly one more than the previous event
     of this subscription. ``meta`` is the new snapshot with ``nodes`` empty; ``order`` maps a
     parent id (``""`` for the root list) to its complete new child list."""
@@ -352,13 +352,13 @@ class DeltaEvent(_HubMessage, tag="delta"):
     order: dict[str, tuple[NodeId, ...]]
 
 
-class DeviceEvent(_HubMessage, tag="device"):
+class DeviceEvent(_HubMessage, tag="device", frozen=True):
     device: DeviceId
     online: bool
     reason: str | None = None
 
 
-class LeaseEvent(_HubMessage, tag="lease"):
+class LeaseEvent(_HubMessage, tag="lease", frozen=True):
     """``change``: acquired, released, taken_over, expired."""
 
     device: DeviceId
@@ -368,7 +368,7 @@ class LeaseEvent(_HubMessage, tag="lease"):
     lease: LeaseInfo | None = None
 
 
-class ActionEvent(_HubMessage, tag="action"):
+class ActionEvent(_HubMessage, tag="action", frozen=True):
     """Who did what: every act / global / app, with its outcome. Never carries a value."""
 
     device: DeviceId

@@ -76,6 +76,8 @@ class Codec(Generic[T]):
         self.max_frame = max_frame
 
     def decode(self, data: bytes | str, fmt: WireFormat = WireFormat.JSON) -> T | DecodeFailure:
+        if isinstance(data, str):  # websocket text frame
+            data = data.encode("utf-8", "surrogatepass")
         if len(data) > self.max_frame:
             return DecodeFailure(
                 ProtocolErrorCode.TOO_LARGE,
@@ -93,7 +95,7 @@ class Codec(Generic[T]):
             return DecodeFailure(ProtocolErrorCode.MALFORMED, f"malformed {fmt.value}: {exc}")
 
 
-def _classify(reason: str, data: bytes | str, fmt: WireFormat) -> DecodeFailure:
+def _classify(reason: str, data: bytes, fmt: WireFormat) -> DecodeFailure:
     request_id: RequestId | None = None
     tag: str | None = None
     try:

@@ -18,23 +18,23 @@ MAX_CONDITION_DEPTH = 8
 MAX_SUBCONDITIONS = 32
 
 
-class _Condition(WireStruct, tag_field="kind"):
+class _Condition(WireStruct, tag_field="kind", frozen=True):
     pass
 
 
-class Present(_Condition, tag="present"):
+class Present(_Condition, tag="present", frozen=True):
     """Met when the query matches at least one node."""
 
     query: SemanticQuery
 
 
-class Absent(_Condition, tag="absent"):
+class Absent(_Condition, tag="absent", frozen=True):
     """Met when the query matches no node."""
 
     query: SemanticQuery
 
 
-class ValueEquals(_Condition, tag="value"):
+class ValueEquals(_Condition, tag="value", frozen=True):
     """Met when exactly one node matches and its value (else text) equals ``equals``.
 
     In an action's ``verify.expected`` the query may be omitted: it then means the target.
@@ -44,46 +44,46 @@ class ValueEquals(_Condition, tag="value"):
     query: SemanticQuery | None = None
 
 
-class StateIs(_Condition, tag="state"):
+class StateIs(_Condition, tag="state", frozen=True):
     """Met when exactly one node matches and every given state field has the given value."""
 
     query: SemanticQuery
     state: QueryState
 
 
-class ScreenShown(_Condition, tag="screen"):
+class ScreenShown(_Condition, tag="screen", frozen=True):
     """Met when the screen marker ``__screen_<name>`` is displayed (product screen rules)."""
 
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 
 
-class AppForeground(_Condition, tag="app"):
+class AppForeground(_Condition, tag="app", frozen=True):
     """Met when the foreground app id (package / bundle id) equals ``app_id``."""
 
     app_id: Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 
 
-class Stable(_Condition, tag="stable"):
+class Stable(_Condition, tag="stable", frozen=True):
     """Met when the screen's treeHash has not changed for ``for_ms`` milliseconds."""
 
     for_ms: NonNegInt
 
 
-class ClipboardEquals(_Condition, tag="clipboard"):
+class ClipboardEquals(_Condition, tag="clipboard", frozen=True):
     """Met when the device clipboard equals ``equals`` (needs a clipboard read)."""
 
     equals: str
 
 
-class AllOf(_Condition, tag="allOf"):
+class AllOf(_Condition, tag="allOf", frozen=True):
     conditions: Annotated[tuple[Condition, ...], msgspec.Meta(min_length=1, max_length=32)]
 
 
-class AnyOf(_Condition, tag="anyOf"):
+class AnyOf(_Condition, tag="anyOf", frozen=True):
     conditions: Annotated[tuple[Condition, ...], msgspec.Meta(min_length=1, max_length=32)]
 
 
-class Not(_Condition, tag="not"):
+class Not(_Condition, tag="not", frozen=True):
     condition: Condition
 
 

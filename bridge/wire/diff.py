@@ -11,25 +11,25 @@ from bridge.wire.enums import FocusChange
 from bridge.wire.node import SemanticNode
 
 
-class MovedNode(WireStruct):
+class MovedNode(WireStruct, frozen=True):
     node: NodeId
     from_bounds: Bounds | None = None
     to_bounds: Bounds | None = None
 
 
-class FieldChange(WireStruct):
+class FieldChange(WireStruct, frozen=True):
     """``before``/``after`` are JSON values; both are always present (null included)."""
 
     before: Any
     after: Any
 
 
-class ChangedNode(WireStruct):
+class ChangedNode(WireStruct, frozen=True):
     node: NodeId
     fields: dict[str, FieldChange]
 
 
-class FocusChanged(WireStruct):
+class FocusChanged(WireStruct, frozen=True):
     """Focus tri-state, by stable identity. UNKNOWN when the old focus is not uniquely known."""
 
     state: FocusChange
@@ -37,7 +37,7 @@ class FocusChanged(WireStruct):
     to: str | None = None
 
 
-class ScreenDiff(WireStruct):
+class ScreenDiff(WireStruct, frozen=True):
     schema_version: Literal[1]
     from_snapshot: SnapshotId
     to_snapshot: SnapshotId

@@ -7,7 +7,7 @@ from bridge.wire.enums import ErrorCode
 from bridge.wire.noderef import NodeRef
 
 
-class ErrorEnvelope(WireStruct):
+class ErrorEnvelope(WireStruct, frozen=True):
     """``candidates`` is set for AMBIGUOUS_MATCH: every competing NodeRef, in document order."""
 
     error: ErrorCode

@@ -14,7 +14,7 @@ from bridge.wire.base import Bounds, Confidence, Hash, NodeId, NonNegInt, WireSt
 from bridge.wire.enums import ActionVerb, Role, Source
 
 
-class NodeState(WireStruct):
+class NodeState(WireStruct, frozen=True):
     """Defaults: enabled=True, everything else False, checked=None (not checkable)."""
 
     enabled: bool = True
@@ -33,7 +33,7 @@ class NodeState(WireStruct):
 NodeState.DEFAULT = NodeState()
 
 
-class CollectionInfo(WireStruct):
+class CollectionInfo(WireStruct, frozen=True):
     """Position of a LIST_ITEM in its collection. ``index`` is never identity: views recycle."""
 
     index: NonNegInt | None = None
@@ -43,7 +43,7 @@ class CollectionInfo(WireStruct):
     ancestor_fingerprint: Hash | None = None
 
 
-class SemanticNode(WireStruct):
+class SemanticNode(WireStruct, frozen=True):
     """A normalized node. ``node_id`` is unique within its snapshot and never given to a
     different element across snapshots of one device."""
 
@@ -74,5 +74,3 @@ class SemanticNode(WireStruct):
     def effective_state(self) -> NodeState:
         """The state with defaults applied (``state`` absent means all defaults)."""
         return self.state if self.state is not None else NodeState.DEFAULT
-
-

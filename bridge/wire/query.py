@@ -12,7 +12,7 @@ from bridge.wire.enums import MatchMode, Role
 MAX_QUERY_TEXT = 1024
 
 
-class TextMatch(WireStruct):
+class TextMatch(WireStruct, frozen=True):
     """``match`` defaults to NORMALIZED_EXACT; REGEX is length- and complexity-limited by the
     evaluator; SEMANTIC_SYNONYM is opt-in only."""
 
@@ -20,7 +20,7 @@ class TextMatch(WireStruct):
     match: MatchMode = MatchMode.NORMALIZED_EXACT
 
 
-class QueryState(WireStruct):
+class QueryState(WireStruct, frozen=True):
     enabled: bool | None = None
     clickable: bool | None = None
     checked: bool | None = None
@@ -28,7 +28,7 @@ class QueryState(WireStruct):
     focused: bool | None = None
 
 
-class Within(WireStruct):
+class Within(WireStruct, frozen=True):
     """Restricts a query to descendants of a node matching every given field."""
 
     role: Role | None = None
@@ -36,7 +36,7 @@ class Within(WireStruct):
     resource_id: str | None = None
 
 
-class SemanticQuery(WireStruct):
+class SemanticQuery(WireStruct, frozen=True):
     """A declarative node query. At least one field must be set (reference minProperties 1)."""
 
     role: Role | None = None

@@ -24,7 +24,7 @@ MAX_RAW_TEXT = 8192
 RawText = Annotated[str, msgspec.Meta(max_length=MAX_RAW_TEXT)]
 
 
-class RawNode(WireStruct):
+class RawNode(WireStruct, frozen=True):
     """One raw element. ``class_name`` is the platform class (``android.widget.Button``,
     ``XCUIElementTypeButton``); ``label`` is the content description / accessibility label;
     ``automation_id`` the resource-id / accessibility identifier."""
@@ -67,7 +67,7 @@ class RawNode(WireStruct):
     range_value: float | None = None
 
 
-class RawWindow(WireStruct):
+class RawWindow(WireStruct, frozen=True):
     """A window of the capture. ``type``: application, input_method, system,
     accessibility_overlay, split_screen_divider, or unknown."""
 
@@ -81,12 +81,12 @@ class RawWindow(WireStruct):
     bounds: Bounds | None = None
 
 
-class ScreenSize(WireStruct):
+class ScreenSize(WireStruct, frozen=True):
     width: int
     height: int
 
 
-class RawTree(WireStruct):
+class RawTree(WireStruct, frozen=True):
     """A whole capture. ``capture`` increases by one per capture on one agent connection."""
 
     capture: int

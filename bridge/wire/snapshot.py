@@ -11,7 +11,7 @@ from bridge.wire.node import SemanticNode
 SCHEMA_VERSION: Literal[1] = 1
 
 
-class ScreenSnapshot(WireStruct):
+class ScreenSnapshot(WireStruct, frozen=True):
     """A point-in-time semantic capture of the foreground window(s).
 
     ``nodes`` are in document (pre-order) order, the root first. ``tree_hash`` equal means the
