@@ -1,0 +1,401 @@
+"""NodeRef building and strict resolution against a newer snapshot.
+
+Resolution never guesses:
+- strong locators (RESOURCE_ID, RESOURCE_ID_SCOPED, ROLE_LABEL_ANCESTOR,
+  ROLE_STATE_COLLECTION_ITEM) are tried strongest first; the first that finds anything
+  decides the candidate set, later strong locators can only narrow it;
+- several candidates are narrowed only by facts that single out one element: the ref's node
+  id when the snapshot comes from the same id space (ids are never reused for another
+  element), the ancestor fingerprint, or the structural path AND nearest bounds agreeing;
+  otherwise AMBIGUOUS_MATCH with every candidate;
+- when every strong locator finds nothing, weak locators (STRUCTURAL_PATH, BOUNDS_NEAREST)
+  never resolve: they only tell STALE_NODE_REF (something else now stands there) from
+  NODE_NOT_FOUND. A ref with weak locators only resolves just when the node at its path has
+  the identical fingerprint and ancestor fingerprint, else WEAK_REFERENCE_UNRESOLVABLE;
+- one candidate whose fingerprint drifted far (``identity.FAR_DRIFT``) is STALE_NODE_REF;
+- with a generation check, a changed screenStateId or any drift of the target is stale,
+  while unrelated changes elsewhere (a ticking clock) are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bridge.core.identity import (
+    FAR_DRIFT,
+    ancestor_fingerprint,
+    automation,
+    drifted_fields,
+    fingerprint,
+    fingerprint_drift,
+    node_name,
+)
+from bridge.core.tree import NodeTree
+from bridge.wire.base import Bounds
+from bridge.wire.enums import ErrorCode, Role
+from bridge.wire.errors import ErrorEnvelope
+from bridge.wire.node import SemanticNode
+from bridge.wire.noderef import (
+    STRONG_LOCATORS,
+    BoundsNearestLocator,
+    CollectionItemLocator,
+    Locator,
+    NodeRef,
+    ResourceIdLocator,
+    ResourceIdScopedLocator,
+    RoleLabelAncestorLocator,
+    StructuralPathLocator,
+)
+from bridge.wire.snapshot import ScreenSnapshot
+
+_SCOPE_ROLES = frozenset({Role.DIALOG, Role.LIST, Role.LIST_ITEM, Role.MENU, Role.WEB_VIEW})
+
+
+# ---- building ------------------------------------------------------------------------------
+
+
+def ancestor_scope(tree: NodeTree, node_id: str) -> str | None:
+    """A short description of the nearest identifying ancestor: ``id:<automation id>`` or
+    ``<ROLE>:<name>`` for dialogs, lists, rows, menus and web views; None when none."""
+    for anc in tree.ancestors(node_id):
+        aid = automation(anc)
+        if aid:
+            return f"id:{aid}"
+        if anc.role in _SCOPE_ROLES:
+            name = node_name(anc)
+            return f"{anc.role.value}:{name}" if name else anc.role.value
+    return None
+
+
+def _ids_equal(node: SemanticNode, value: str) -> bool:
+    return node.resource_id == value or node.automation_id == value
+
+
+def locator_kind(loc: Locator) -> str:
+    """The wire tag of a locator (``RESOURCE_ID`` ...)."""
+    return str(loc.__struct_config__.tag)
+
+
+def build_ref(snapshot: ScreenSnapshot, tree: NodeTree, node_id: str) -> NodeRef | None:
+    """A ref for ``node_id`` of ``snapshot``, locators strongest first; None if absent."""
+    node = tree.get(node_id)
+    if node is None:
+        return None
+    locators: list[Locator] = []
+    aid = automation(node)
+    scope = ancestor_scope(tree, node_id)
+    if aid:
+        same = [n for n in tree.nodes if _ids_equal(n, aid)]
+        if len(same) == 1:
+            locators.append(ResourceIdLocator(value=aid))
+        else:
+            scoped = [n for n in same if ancestor_scope(tree, n.node_id) == scope]
+            if scope is not None and len(scoped) == 1:
+                locators.append(ResourceIdScopedLocator(value=aid, ancestor=scope))
+    name = node_name(node)
+    if node.collection is not None and node.collection.item_key:
+        container = ancestor_scope(tree, node_id)
+        locators.append(
+            CollectionItemLocator(
+                role=node.role, item_key=node.collection.item_key, scroll_container=container
+            )
+        )
+    if name:
+        locators.append(RoleLabelAncestorLocator(role=node.role, label=name, ancestor=scope))
+    locators.append(StructuralPathLocator(value=tree.path(node_id)))
+    if node.bounds is not None:
+        locators.append(BoundsNearestLocator(bounds=node.bounds))
+    return NodeRef(
+        snapshot_id=snapshot.snapshot_id,
+        node_id=node_id,
+        fingerprint=fingerprint(node),
+        ancestor_fingerprint=ancestor_fingerprint(tree, node_id),
+        locators=tuple(locators),
+    )
+
+
+# ---- resolving -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    node: SemanticNode
+    locator: str
+
+
+@dataclass(frozen=True, slots=True)
+class NotFound:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ambiguous:
+    candidates: tuple[SemanticNode, ...]
+    locator: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stale:
+    reason: str
+    node: SemanticNode | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WeakUnresolvable:
+    reason: str
+
+
+Resolution = Resolved | NotFound | Ambiguous | Stale | WeakUnresolvable
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationCheck:
+    """The caller asserts the ref was built at ``expected``; ``current`` is the device's
+    generation now and ``origin`` the snapshot at ``expected`` if still known."""
+
+    expected: int
+    current: int
+    origin: ScreenSnapshot | None
+
+
+def _candidates(tree: NodeTree, locator: Locator) -> list[SemanticNode]:
+    nodes = tree.nodes
+    match locator:
+        case ResourceIdLocator(value=value):
+            return [n for n in nodes if _ids_equal(n, value)]
+        case ResourceIdScopedLocator(value=value, ancestor=anc):
+            return [
+                n
+                for n in nodes
+                if _ids_equal(n, value) and (anc is None or ancestor_scope(tree, n.node_id) == anc)
+            ]
+        case RoleLabelAncestorLocator(role=role, label=label, ancestor=anc):
+            return [
+                n
+                for n in nodes
+                if n.role is role
+                and node_name(n) == label
+                and (anc is None or ancestor_scope(tree, n.node_id) == anc)
+            ]
+        case CollectionItemLocator(role=role, item_key=key, scroll_container=container):
+            return [
+                n
+                for n in nodes
+                if n.role is role
+                and n.collection is not None
+                and n.collection.item_key == key
+                and (container is None or ancestor_scope(tree, n.node_id) == container)
+            ]
+        case StructuralPathLocator(value=path):
+            found = tree.at_path(path)
+            return [found] if found is not None else []
+        case BoundsNearestLocator(bounds=bounds):
+            best = _nearest(nodes, bounds)
+            return [best] if best is not None else []
+    return []
+
+
+def _overlap(a: Bounds, b: Bounds) -> float:
+    """Intersection over union of two rectangles (0 when either is empty)."""
+    ix = max(0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    area_a = max(0, a[2] - a[0]) * max(0, a[3] - a[1])
+    area_b = max(0, b[2] - b[0]) * max(0, b[3] - b[1])
+    union = area_a + area_b - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _nearest(nodes: Sequence[SemanticNode], bounds: Bounds) -> SemanticNode | None:
+    best: SemanticNode | None = None
+    best_score = 0.5
+    for node in nodes:
+        if node.bounds is None:
+            continue
+        score = _overlap(node.bounds, bounds)
+        if score > best_score:
+            best, best_score = node, score
+    return best
+
+
+def _narrow(
+    ref: NodeRef, tree: NodeTree, candidates: list[SemanticNode], same_id_space: bool
+) -> SemanticNode | None:
+    """The single candidate that facts (not position in a list) single out, or None."""
+    if same_id_space:
+        by_id = [c for c in candidates if c.node_id == ref.node_id]
+        if len(by_id) == 1:
+            return by_id[0]
+    if ref.ancestor_fingerprint is not None:
+        same_anc = [
+            c
+            for c in candidates
+            if ancestor_fingerprint(tree, c.node_id) == ref.ancestor_fingerprint
+        ]
+        if len(same_anc) == 1:
+            return same_anc[0]
+    path = next((loc.value for loc in ref.locators if isinstance(loc, StructuralPathLocator)), None)
+    bounds = next(
+        (loc.bounds for loc in ref.locators if isinstance(loc, BoundsNearestLocator)), None
+    )
+    if path is not None and bounds is not None:
+        at_path = tree.at_path(path)
+        nearest = _nearest(candidates, bounds)
+        if at_path is not None and nearest is not None and at_path.node_id == nearest.node_id:
+            if any(c.node_id == at_path.node_id for c in candidates):
+                return at_path
+    return None
+
+
+def resolve_ref(
+    ref: NodeRef,
+    snapshot: ScreenSnapshot,
+    tree: NodeTree | None = None,
+    *,
+    same_id_space: bool = False,
+    generation: GenerationCheck | None = None,
+) -> Resolution:
+    """Resolve ``ref`` against ``snapshot`` (the newest one). ``same_id_space`` is true when
+    the snapshot's node ids come from the allocator that numbered the ref's snapshot."""
+    tree = tree if tree is not None else NodeTree(snapshot.nodes)
+    if generation is not None and generation.expected != generation.current:
+        origin = generation.origin
+        if origin is None:
+            return Stale(
+                f"generation {generation.expected} is no longer known "
+                f"(the device is at {generation.current})"
+            )
+        if origin.screen_state_id != snapshot.screen_state_id:
+            return Stale(
+                f"the screen changed from {origin.screen_state_id} to "
+                f"{snapshot.screen_state_id} since generation {generation.expected}"
+            )
+    strong = [loc for loc in ref.locators if isinstance(loc, STRONG_LOCATORS)]
+    outcome = _resolve_strong(ref, tree, strong, same_id_space) if strong else None
+    if outcome is None:
+        return _weak_only(ref, tree)
+    if isinstance(outcome, Resolved):
+        drift = fingerprint_drift(ref.fingerprint, fingerprint(outcome.node))
+        limit = (
+            1 if generation is not None and generation.expected != generation.current else FAR_DRIFT
+        )
+        if drift >= limit:
+            fields = ", ".join(drifted_fields(ref.fingerprint, fingerprint(outcome.node)))
+            return Stale(f"the element found by {outcome.locator} changed ({fields})", outcome.node)
+    return outcome
+
+
+def _resolve_strong(
+    ref: NodeRef, tree: NodeTree, strong: list[Locator], same_id_space: bool
+) -> Resolution:
+    chosen: list[SemanticNode] | None = None
+    chosen_by = ""
+    for loc in strong:
+        found = _candidates(tree, loc)
+        if not found:
+            continue
+        if chosen is None:
+            chosen, chosen_by = found, locator_kind(loc)
+        else:
+            ids = {n.node_id for n in found}
+            narrowed = [c for c in chosen if c.node_id in ids]
+            if narrowed:
+                chosen = narrowed
+        if len(chosen) == 1:
+            break
+    if chosen is None:
+        return _diagnose_missing(ref, tree)
+    if len(chosen) == 1:
+        return Resolved(chosen[0], chosen_by)
+    single = _narrow(ref, tree, chosen, same_id_space)
+    if single is not None:
+        return Resolved(single, chosen_by)
+    return Ambiguous(tuple(chosen), chosen_by)
+
+
+def _diagnose_missing(ref: NodeRef, tree: NodeTree) -> Resolution:
+    """Strong locators found nothing: tell 'something else stands there now' (stale) from
+    'it is gone' (not found). Never resolves."""
+    for loc in ref.locators:
+        if isinstance(loc, StructuralPathLocator):
+            there = tree.at_path(loc.value)
+            if there is None:
+                break
+            fp = fingerprint(there)
+            fields = drifted_fields(ref.fingerprint, fp)
+            if fields and "role" not in fields and "class" not in fields:
+                return Stale(
+                    f"the element at {loc.value} is the same kind but its "
+                    f"{', '.join(fields)} changed",
+                    there,
+                )
+    return NotFound("no element matches any of the ref's strong locators")
+
+
+def _weak_only(ref: NodeRef, tree: NodeTree) -> Resolution:
+    for loc in ref.locators:
+        if isinstance(loc, StructuralPathLocator):
+            there = tree.at_path(loc.value)
+            if (
+                there is not None
+                and fingerprint(there) == ref.fingerprint
+                and ancestor_fingerprint(tree, there.node_id) == ref.ancestor_fingerprint
+            ):
+                return Resolved(there, "STRUCTURAL_PATH")
+    return WeakUnresolvable(
+        "the ref has only positional locators and the element there is not the same"
+    )
+
+
+# ---- errors ------------------------------------------------------------------------------
+
+
+def resolution_error(
+    outcome: NotFound | Ambiguous | Stale | WeakUnresolvable,
+    snapshot: ScreenSnapshot,
+    tree: NodeTree,
+) -> ErrorEnvelope:
+    """The reference error envelope for a refusal, with ordered recovery hints."""
+    match outcome:
+        case NotFound(reason=reason):
+            return ErrorEnvelope(
+                error=ErrorCode.NODE_NOT_FOUND,
+                message=reason,
+                recovery=(
+                    "take a fresh snapshot (snapshot.get) and find the element again",
+                    "wait for the element (wait present) if the screen is still loading",
+                    "scroll the container if the element may be off screen",
+                ),
+            )
+        case Ambiguous(candidates=cands, locator=by):
+            refs = tuple(
+                r for r in (build_ref(snapshot, tree, c.node_id) for c in cands) if r is not None
+            )
+            return ErrorEnvelope(
+                error=ErrorCode.AMBIGUOUS_MATCH,
+                message=f"{len(cands)} elements match the ref's {by} locator",
+                recovery=(
+                    "pick one of the candidates and act on its ref",
+                    "narrow the query with within, role, resourceId or nth",
+                ),
+                candidates=refs,
+            )
+        case Stale(reason=reason):
+            return ErrorEnvelope(
+                error=ErrorCode.STALE_NODE_REF,
+                message=reason,
+                recovery=(
+                    "find the element again on the current screen",
+                    "check that the screen is the one you expect before acting",
+                ),
+            )
+        case WeakUnresolvable(reason=reason):
+            return ErrorEnvelope(
+                error=ErrorCode.WEAK_REFERENCE_UNRESOLVABLE,
+                message=reason,
+                recovery=(
+                    "find the element again by text, role or id",
+                    "use a screenshot and a vision step if the element has no semantics",
+                ),
+            )
