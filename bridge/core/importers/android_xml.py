@@ -1,0 +1,179 @@
+"""Android XML dumps: ``uiautomator dump``, Appium (UiAutomator2) page source, and the
+AccessibilityNodeInfo variant with a ``raw=`` attribute (AppCrawler).
+
+Invariants:
+- ``uiautomator``: ``<hierarchy rotation=R>`` whose children are ``<node>`` elements; every
+  top-level ``<node>`` is one window root (multi-window dumps list several). A bare ``<node>``
+  root without the wrapper is read the same way. A child element other than ``<node>`` is an
+  error.
+- ``appium``: ``<hierarchy class="hierarchy" width= height=>`` whose descendants are named by
+  their class; the ``class`` attribute wins over the tag. ``displayed`` is the visibility flag,
+  ``width``/``height`` give the screen size.
+- ``a11ynode``: root ``<node root="true" ...>``; ``visible``/``isFocused`` are the flags;
+  ``focusable``, ``enabled`` and the action list come from ``raw=`` (``AccessibilityNodeInfo
+  .toString()``; the last occurrence of a key is used because free text comes first there).
+- ``hierarchy`` and wrapper elements are not nodes; every other element is exactly one node,
+  in document order (pre-order), handle = index.
+- windows: one ``RawWindow`` per top-level node, ids 0.. in document order; ``layer`` is
+  ``count - 1 - ordinal`` because uiautomator lists window roots top-most first (the order of
+  ``UiAutomation.getWindows()``); the type follows ``android_rules.window_type_for_package``.
+- tree ``package`` is the package of the first ``application`` window, else of the first window;
+  ``focus`` is the first node (pre-order) reporting focused; ``rotation`` is
+  ``hierarchy@rotation`` (0-3 as Surface.ROTATION_*, or degrees) in degrees.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bridge.core.importers.android_rules import (
+    actions_from_android_names,
+    actions_from_flags,
+    is_editable_class,
+    window_type_for_package,
+)
+from bridge.core.importers.failure import DumpError, shown
+from bridge.core.importers.limits import cap_text, opt_text
+from bridge.core.importers.safe_xml import XmlElement
+from bridge.core.importers.values import read_android_bounds, read_bool, read_int
+from bridge.core.importers.walk import preorder
+from bridge.wire.enums import Platform
+from bridge.wire.raw import RawNode, RawTree, RawWindow, ScreenSize
+
+UIAUTOMATOR = "android-uiautomator"
+APPIUM = "android-appium-pagesource"
+A11YNODE = "android-a11ynode"
+
+_RAW_ACTIONS = re.compile(r"actions: \[([^\]]*)\]")
+_RAW_ACTION_NAME = re.compile(r"(ACTION_[A-Z_]+)")
+
+
+def _raw_flag(raw: str, key: str) -> str | None:
+    found = re.findall(rf"(?:^|; ){key}: (true|false)(?=;|$)", raw)
+    return found[-1] if found else None
+
+
+def read_rotation(value: str | None, where: str) -> int:
+    if value is None or value == "":
+        return 0
+    rotation = read_int(value, where, "rotation")
+    if rotation in (0, 1, 2, 3):
+        return rotation * 90
+    if rotation in (90, 180, 270):
+        return rotation
+    raise DumpError(f"{where} has rotation {shown(value)}, expected 0-3 or 0/90/180/270")
+
+
+def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -> RawNode:
+    a = element.attrib
+    where = f"node {index} (line {element.line})"
+    class_name = opt_text(a.get("class")) or (element.tag if fmt == APPIUM else None)
+    bounds_text = a.get("bounds")
+    bounds = read_android_bounds(bounds_text, where) if bounds_text else None
+    raw = a.get("raw", "") if fmt == A11YNODE else ""
+    clickable = read_bool(a.get("clickable"), False, where, "clickable")
+    long_clickable = read_bool(a.get("long-clickable"), False, where, "long-clickable")
+    scrollable = read_bool(a.get("scrollable"), False, where, "scrollable")
+    focusable_text = a.get("focusable") or _raw_flag(raw, "focusable")
+    enabled_text = a.get("enabled") or _raw_flag(raw, "enabled")
+    focused_text = a.get("focused") or a.get("isFocused")
+    visible_text = a.get("visible-to-user") or a.get("displayed") or a.get("visible")
+    raw_actions = _RAW_ACTIONS.findall(raw)
+    reported = _RAW_ACTION_NAME.findall(raw_actions[-1]) if raw_actions else None
+    editable = is_editable_class(class_name) or (
+        reported is not None and "ACTION_SET_TEXT" in reported
+    )
+    if reported is not None:
+        actions = actions_from_android_names(reported)
+    else:
+        actions = actions_from_flags(
+            clickable=clickable,
+            long_clickable=long_clickable,
+            scrollable=scrollable,
+            editable=editable,
+        )
+    return RawNode(
+        handle=index,
+        parent=parent,
+        window=window,
+        class_name=cap_text(class_name) if class_name else None,
+        text=opt_text(a.get("text")),
+        label=opt_text(a.get("content-desc")),
+        hint=opt_text(a.get("hint")),
+        automation_id=opt_text(a.get("resource-id")),
+        package=opt_text(a.get("package")),
+        bounds=bounds,
+        clickable=clickable,
+        long_clickable=long_clickable,
+        checkable=read_bool(a.get("checkable"), False, where, "checkable"),
+        checked=read_bool(a.get("checked"), False, where, "checked"),
+        enabled=read_bool(enabled_text, True, where, "enabled"),
+        focusable=read_bool(focusable_text, False, where, "focusable"),
+        focused=read_bool(focused_text, False, where, "focused"),
+        selected=read_bool(a.get("selected"), False, where, "selected"),
+        scrollable=scrollable,
+        editable=editable,
+        password=read_bool(a.get("password"), False, where, "password"),
+        visible=read_bool(visible_text, True, where, "visible"),
+        heading=read_bool(a.get("heading"), False, where, "heading"),
+        actions=actions,
+    )
+
+
+def import_android_xml(root: XmlElement, fmt: str) -> RawTree:
+    if root.tag == "hierarchy":
+        top = root.children
+        rotation = read_rotation(root.attrib.get("rotation"), "<hierarchy>")
+    else:
+        top = [root]
+        rotation = 0
+    screen = None
+    if fmt == APPIUM and "width" in root.attrib and "height" in root.attrib:
+        screen = ScreenSize(
+            width=read_int(root.attrib["width"], "<hierarchy>", "width"),
+            height=read_int(root.attrib["height"], "<hierarchy>", "height"),
+        )
+
+    def children(element: XmlElement, index: int) -> list[XmlElement]:
+        if fmt != APPIUM:
+            for child in element.children:
+                if child.tag != "node":
+                    raise DumpError(
+                        f"node {index} (line {element.line}) has a child <{child.tag}> "
+                        f"at line {child.line}, expected <node>"
+                    )
+        return element.children
+
+    if fmt != APPIUM and root.tag == "hierarchy":
+        for element in top:
+            if element.tag != "node":
+                raise DumpError(f"<hierarchy> has a child <{element.tag}>, expected <node>")
+
+    nodes = [
+        _node(visit.item, visit.index, visit.parent, visit.root, fmt)
+        for visit in preorder(top, children)
+    ]
+    roots = [n for n in nodes if n.parent == -1]
+    windows = [
+        RawWindow(
+            id=ordinal,
+            type=window_type_for_package(node.package),
+            layer=len(roots) - 1 - ordinal,
+            package=node.package,
+            bounds=node.bounds,
+        )
+        for ordinal, node in enumerate(roots)
+    ]
+    app = [w for w in windows if w.type == "application" and w.package]
+    package = app[0].package if app else next((w.package for w in windows if w.package), None)
+    focus = next((n.handle for n in nodes if n.focused), None)
+    return RawTree(
+        capture=0,
+        platform=Platform.ANDROID,
+        nodes=tuple(nodes),
+        windows=tuple(windows),
+        package=package,
+        focus=focus,
+        rotation=rotation,
+        screen=screen,
+    )
