@@ -3,8 +3,57 @@
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+from bridge import __version__
+
+
+def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("serve", help="start the hub (default device: the simulated one)")
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any)")
+    p.add_argument(
+        "--token",
+        default=os.environ.get("MOBRIDGE_TOKEN"),
+        help="controller token (env MOBRIDGE_TOKEN; generated when absent)",
+    )
+    p.add_argument(
+        "--observer-token",
+        default=os.environ.get("MOBRIDGE_OBSERVER_TOKEN"),
+        help="read-only token (env MOBRIDGE_OBSERVER_TOKEN)",
+    )
+    p.add_argument(
+        "--allow-unsafe-anonymous",
+        action="store_true",
+        help="accept clients without a token (never on a shared network)",
+    )
+    p.add_argument("--no-sim", action="store_true", help="do not start the simulated device")
+    p.add_argument("--sim-scene", default="menu", help="start screen of the simulated app")
+    p.add_argument("--sim-platform", choices=("android", "ios"), default="android")
+    p.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="attach an agent by websocket URL (repeatable)",
+    )
+    p.add_argument(
+        "--agent-token",
+        default=os.environ.get("MOBRIDGE_AGENT_TOKEN"),
+        help="token for --agent links (env MOBRIDGE_AGENT_TOKEN)",
+    )
+    p.add_argument(
+        "--takeover-after-s",
+        type=float,
+        default=300.0,
+        help="an idle lease can be taken over after this many seconds",
+    )
+    p.add_argument("--secrets-file", type=Path, help="JSON {name: value} for secret:// refs")
+    p.add_argument("--log-json", action="store_true", help="JSON log lines even on a TTY")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -12,18 +61,84 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mobridge",
         description="A hub that lets many programs share one phone at once.",
     )
+    parser.add_argument("--version", action="version", version=f"mobridge {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    sub.add_parser("serve", help="start the hub (default device: the simulated one)")
+    _serve_parser(sub)
+    try:
+        from bridge.cli_offline import add_offline_commands
+    except ImportError:  # pragma: no cover - during development only
+        pass
+    else:
+        add_offline_commands(sub)
+    try:
+        from bridge.cli_client import add_client_commands
+    except ImportError:  # pragma: no cover
+        pass
+    else:
+        add_client_commands(sub)
     return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import anyio
+
+    from bridge.hub.app import AgentTarget, Hub, HubConfig
+    from bridge.hub.logs import configure
+    from bridge.net.auth import Principal
+    from bridge.wire.enums import Platform
+
+    configure(json_lines=True if args.log_json else None)
+    token = args.token
+    generated = token is None and not args.allow_unsafe_anonymous
+    if generated:
+        token = secrets.token_urlsafe(24)
+    tokens: dict[str, Principal] = {}
+    if token:
+        tokens[token] = Principal("controller", "controller")
+    if args.observer_token:
+        tokens[args.observer_token] = Principal("observer", "observer")
+    config = HubConfig(
+        host=args.host,
+        port=args.port,
+        tokens=tokens,
+        allow_anonymous=args.allow_unsafe_anonymous,
+        sim=not args.no_sim,
+        sim_scene=args.sim_scene,
+        sim_platform=Platform.IOS if args.sim_platform == "ios" else Platform.ANDROID,
+        agents=[AgentTarget(url, args.agent_token) for url in args.agent],
+        takeover_after_ms=int(args.takeover_after_s * 1000),
+        secrets_file=args.secrets_file,
+    )
+    hub = Hub(config)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            port = await tg.start(hub.run)
+            print(f"mobridge hub listening on ws://{args.host}:{port}/v1", flush=True)
+            print(f"health: http://{args.host}:{port}/healthz", flush=True)
+            if generated:
+                print(f"token (generated): {token}", flush=True)
+            elif token:
+                print("token: (as configured)", flush=True)
+            print(f"devices: {', '.join(hub.service.devices) or '(none yet)'}", flush=True)
+
+    try:
+        anyio.run(main)
+    except KeyboardInterrupt:
+        return 0
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
-        print("mobridge serve: the hub is not built yet (see issue 4)", file=sys.stderr)
+        return _serve(args)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        print(f"mobridge: unknown command {args.command}", file=sys.stderr)
         return 2
-    return 2
+    return int(handler(args))
 
 
 if __name__ == "__main__":

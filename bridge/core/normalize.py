@@ -455,15 +455,16 @@ def normalize(
 
 
 def is_meaningful(node: SemanticNode) -> bool:
-    """Kept in compact snapshots: anything with a name, value, id, action, or a real role."""
+    """Kept in compact snapshots: anything with a name, value, action, a real role, or a
+    screen marker. Layout wrappers (UNKNOWN, nothing to read or do) go, ids or not."""
+    marker = node.automation_id or node.resource_id or ""
     return bool(
         node.parent_id is None
         or node.label
         or node.text
         or node.value
         or node.hint
-        or node.automation_id
-        or node.resource_id
+        or SCREEN_MARKER_PREFIX in marker
         or node.actions
         or node.effective_state.clickable
         or node.effective_state.focused

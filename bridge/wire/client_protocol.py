@@ -119,7 +119,8 @@ class App(_Request, tag="app", frozen=True):
 class Wait(_Request, tag="wait", frozen=True):
     device: DeviceId
     condition: Condition
-    timeout_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_WAIT_MS)] = 5000
+    timeout_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_WAIT_MS)] | None = None
+    """Default: 10 s for a ``screen`` condition (screen transitions), else 5 s."""
 
 
 class LeaseAcquire(_Request, tag="lease.acquire", frozen=True):

@@ -1,0 +1,532 @@
+"""The action pipeline for ``act``, ``global`` and ``app``.
+
+Order (each step may refuse; nothing after a refusal runs):
+role -> lease -> request validation -> idempotency -> [per-device FIFO lock] -> resolve the
+NodeRef against the newest snapshot (generation check) -> mutation class and policy
+(DISPATCH_ONLY refused for destructive/financial/external actions; destructive actions need
+a confirmed objection) -> secret resolution -> dispatch -> observe (stability, diff) ->
+verify -> ActionResult + ``action`` event. Secrets and typed values never reach a log, an
+event or a result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets as random_ids
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from bridge.core import mutation
+from bridge.core.conditions import ConditionView, evaluate
+from bridge.core.noderef import (
+    GenerationCheck,
+    Resolved,
+    resolution_error,
+    resolve_ref,
+)
+from bridge.core.objections import AnswerProblem, Approved, Objection, Rejected
+from bridge.core.screendiff import screen_diff
+from bridge.core.verification import check_verify_request, verify
+from bridge.hub.device import Capture, DeviceRuntime
+from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.net.agent_link import AgentLost
+from bridge.net.client_server import Session
+from bridge.wire.action import (
+    ActionRequest,
+    ActionResult,
+    ActionTarget,
+    Dispatch,
+    Observation,
+    Verification,
+)
+from bridge.wire.agent_link import (
+    AppCommand,
+    GlobalCommand,
+    NodeActionCommand,
+    NodeIdentity,
+    Reply,
+)
+from bridge.wire.client_protocol import Act, ActionEvent, App, Global
+from bridge.wire.client_protocol import Objection as WireObjection
+from bridge.wire.enums import (
+    ActionMethod,
+    ActionVerb,
+    AppAction,
+    DispatchStatus,
+    ErrorCode,
+    FallbackType,
+    MutationClass,
+    ProtocolErrorCode,
+    Role,
+    Stability,
+    VerificationPolicy,
+)
+from bridge.wire.errors import ErrorEnvelope
+
+if TYPE_CHECKING:
+    from bridge.hub.service import HubService
+
+NODE_VERBS_NEEDING_VALUE = frozenset({ActionVerb.SET_TEXT})
+DEFAULT_OBSERVE_MS = 3000
+DEFAULT_STABLE_MS = 300
+TICK_S = 0.05
+
+
+@dataclass
+class Pending:
+    """An idempotent action in flight or done: retries wait on ``done``."""
+
+    done: anyio.Event
+    result: ActionResult | None = None
+    error: Exception | None = None
+
+
+def _require_controller(session: Session) -> None:
+    if session.role != "controller":
+        raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observer sessions cannot act")
+
+
+def _lease_check(svc: HubService, session: Session, device: DeviceRuntime) -> None:
+    blocked = device.leases.may_act(session.id, svc.clock_ms())
+    if blocked is not None:
+        raise refusal(
+            ErrorCode.POLICY_BLOCKED,
+            blocked.message(),
+            (
+                "wait for the lease event 'released' and retry",
+                "ask the holder to release the lease (lease.release)",
+                f"acquire the lease after {blocked.takeover_in_ms} ms idle to take it over",
+            ),
+        )
+
+
+def _subject(device: DeviceRuntime, what: str, fingerprint: str, has_value: bool) -> str:
+    raw = f"{device.id}|{what}|{fingerprint}|{has_value}".encode()
+    return hashlib.sha256(raw).hexdigest()[:24]
+
+
+def _objection(
+    svc: HubService, session: Session, code: ErrorCode, reason: str, subject: str, answerable: bool
+) -> Refusal:
+    obj = svc.objections.raise_objection(
+        Objection(
+            id=f"obj_{random_ids.token_hex(6)}",
+            session=session.id,
+            subject=subject,
+            reason=reason,
+            answerable=answerable,
+        )
+    )
+    recovery = (
+        (
+            f"ask the user, then repeat the same request with confirm "
+            f"{{objection: '{obj.id}', answer: 'approve'}}",
+            "choose a different, non-destructive action",
+        )
+        if answerable
+        else ("use a verification policy other than DISPATCH_ONLY", "do not retry as is")
+    )
+    return Refusal(
+        ErrorEnvelope(error=code, message=reason, recovery=recovery),
+        WireObjection(id=obj.id, answerable=answerable, reason=reason),
+    )
+
+
+def _policy(
+    svc: HubService,
+    session: Session,
+    device: DeviceRuntime,
+    cls: MutationClass,
+    financial: bool,
+    policy: VerificationPolicy | None,
+    subject: str,
+    confirm: Any,
+) -> None:
+    if policy is VerificationPolicy.DISPATCH_ONLY and not mutation.dispatch_only_allowed(
+        cls, financial
+    ):
+        raise _objection(
+            svc,
+            session,
+            ErrorCode.POLICY_BLOCKED,
+            f"DISPATCH_ONLY is not allowed for a {cls.value} action",
+            subject,
+            answerable=False,
+        )
+    if cls is not MutationClass.DESTRUCTIVE:
+        return
+    if confirm is None:
+        raise _objection(
+            svc,
+            session,
+            ErrorCode.USER_CONFIRMATION_REQUIRED,
+            "this action looks destructive and needs the user's confirmation",
+            subject,
+            answerable=True,
+        )
+    answer = svc.objections.answer(confirm.objection, confirm.answer, session.id, subject)
+    match answer:
+        case Approved():
+            return
+        case Rejected():
+            raise refusal(
+                ErrorCode.POLICY_BLOCKED,
+                f"the user rejected objection {confirm.objection}",
+                ("do not retry this action",),
+            )
+        case AnswerProblem(message=message):
+            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, message)
+
+
+async def _wait_change(device: DeviceRuntime, timeout_s: float) -> None:
+    with anyio.move_on_after(max(0.0, timeout_s)):
+        await device.changed.wait()
+
+
+async def observe(
+    svc: HubService,
+    device: DeviceRuntime,
+    before: Capture,
+    *,
+    timeout_ms: int,
+    stable_for_ms: int,
+    expected: Any | None,
+    target_id: str | None,
+) -> tuple[Capture, Stability]:
+    """Wait for the screen to settle after a dispatch (and, when ``expected`` is a condition,
+    for it to be met), at most ``timeout_ms``."""
+    start = svc.clock_ms()
+    deadline = start + timeout_ms
+    while True:
+        now = svc.clock_ms()
+        cur = device.current or before
+        quiet = now - max(device.last_change_ms, start) >= stable_for_ms and device.agent_stable
+        if expected is not None:
+            view = svc.condition_view(device, cur, now, target_id)
+            met = evaluate(expected, view)
+            if getattr(met, "result", None) is not None and met.result.value == "CONDITION_MET":
+                if quiet or now >= deadline:
+                    return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
+        elif quiet:
+            return cur, Stability.STABLE
+        if now >= deadline:
+            return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
+        if not device.online:
+            return cur, Stability.UNKNOWN
+        await _wait_change(device, min(TICK_S, (deadline - now) / 1000))
+
+
+def _dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
+    if reply.ok:
+        method = reply.method or ActionMethod.ACCESSIBILITY_ACTION
+        gesture = method is ActionMethod.GESTURE_FALLBACK
+        return (
+            Dispatch(
+                status=DispatchStatus.DISPATCHED,
+                method=method,
+                fallback_used=gesture or method is ActionMethod.ACCESSIBILITY_ACTION_ANCESTOR,
+                fallback_type=FallbackType.GESTURE if gesture else None,
+            ),
+            None,
+        )
+    if reply.code in ("IDENTITY_MISMATCH", "NOT_FOUND"):
+        return Dispatch(status=DispatchStatus.REJECTED), ErrorEnvelope(
+            error=ErrorCode.STALE_NODE_REF,
+            message=f"the device no longer shows that element ({reply.code})",
+            recovery=("find the element again on the current screen",),
+        )
+    if reply.code in ("UNSUPPORTED", "SECURE", "BAD_COMMAND"):
+        return Dispatch(status=DispatchStatus.REJECTED), None
+    return Dispatch(status=DispatchStatus.FAILED), None
+
+
+def _observation(before: Capture, after: Capture, stability: Stability) -> Observation:
+    b, a = before.normalized.compact, after.normalized.compact
+    changed_gen = before.generation != after.generation
+    return Observation(
+        before_snapshot_id=b.snapshot_id,
+        after_snapshot_id=a.snapshot_id,
+        stability=stability,
+        screen_changed=b.tree_hash != a.tree_hash,
+        window_changed=(b.window_id != a.window_id) or (b.package_name != a.package_name),
+        diff=screen_diff(b, a) if changed_gen else None,
+        diff_ref=f"{b.snapshot_id}:{a.snapshot_id}",
+    )
+
+
+def _emit(
+    svc: HubService,
+    session: Session,
+    device: DeviceRuntime,
+    verb: str,
+    action: str,
+    target: ActionTarget | None,
+    result: ActionResult | None,
+    error: ErrorCode | None,
+    started_ms: int,
+) -> None:
+    elapsed = max(0, svc.clock_ms() - started_ms)
+    device.stats.action_ms.append(float(elapsed))
+    del device.stats.action_ms[:-512]
+    device.broadcast_event(
+        ActionEvent(
+            device=device.id,
+            session=session.id,
+            client=session.client_name,
+            verb=verb,
+            action=action,
+            target=target,
+            result=result,
+            error=error,
+            duration_ms=elapsed,
+        )
+    )
+    svc.log.info(
+        "action",
+        device=device.id,
+        session=session.id,
+        client=session.client_name,
+        verb=verb,
+        action=action,
+        target=target.label if target else None,
+        outcome=error.value if error else (result.dispatch.status.value if result else None),
+        ms=elapsed,
+    )
+
+
+async def run_act(
+    svc: HubService, session: Session, device: DeviceRuntime, msg: Act
+) -> ActionResult:
+    _require_controller(session)
+    req = msg.request
+    if not device.online:
+        raise offline(device.id, device.offline_reason)
+    _lease_check(svc, session, device)
+    if req.target is None:
+        raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, f"{req.action.value} needs a target")
+    if req.action in NODE_VERBS_NEEDING_VALUE and req.value is None and req.value_ref is None:
+        raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "SET_TEXT needs value or valueRef")
+    if req.verify is not None:
+        problem = check_verify_request(req.verify)
+        if problem is not None:
+            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, problem)
+    key = req.idempotency_key
+    if key:
+        pending: Pending | None = svc.idempotency.get(device.id, key, svc.clock_ms())
+        if pending is not None:
+            await pending.done.wait()
+            if pending.error is not None:
+                raise pending.error
+            assert pending.result is not None
+            return pending.result
+        pending = Pending(anyio.Event())
+        svc.idempotency.put(device.id, key, pending, svc.clock_ms())
+    else:
+        pending = None
+    try:
+        result = await _act_locked(svc, session, device, msg, req)
+    except Exception as exc:
+        if pending is not None:
+            pending.error = exc
+            pending.done.set()
+        raise
+    if pending is not None:
+        pending.result = result
+        pending.done.set()
+    return result
+
+
+async def _act_locked(
+    svc: HubService, session: Session, device: DeviceRuntime, msg: Act, req: ActionRequest
+) -> ActionResult:
+    started = svc.clock_ms()
+    assert req.target is not None
+    async with device.action_lock:
+        before = device.current
+        if before is None or not device.online:
+            raise offline(device.id, device.offline_reason)
+        gen_check = None
+        if req.generation is not None:
+            gen_check = GenerationCheck(
+                req.generation, before.generation, device.snapshot_at(req.generation)
+            )
+        outcome = resolve_ref(
+            req.target,
+            before.normalized.full,
+            before.tree,
+            same_id_space=req.target.snapshot_id in device.by_snapshot
+            or req.target.snapshot_id.startswith(f"s_{device.run_prefix}"),
+            generation=gen_check,
+        )
+        if not isinstance(outcome, Resolved):
+            env = resolution_error(outcome, before.normalized.full, before.tree)
+            _emit(svc, session, device, "act", req.action.value, None, None, env.error, started)
+            raise Refusal(env)
+        node = outcome.node
+        target = ActionTarget(role=node.role, label=node.label or node.text)
+        if node.role is Role.CANVAS and not req.allow_gesture_fallback:
+            raise refusal(
+                ErrorCode.VISION_REQUIRED,
+                "the target is a canvas with no accessibility semantics",
+                (
+                    "take a screenshot and locate the spot visually",
+                    "retry with allowGestureFallback=true to tap the canvas at a point",
+                ),
+            )
+        cls, financial = mutation.classify_action(
+            req.action, node.role, node.label or node.text, req.value is not None
+        )
+        policy = req.verify.policy if req.verify else None
+        from bridge.core.identity import fingerprint
+
+        subject = _subject(device, req.action.value, fingerprint(node), req.value is not None)
+        _policy(svc, session, device, cls, financial, policy, subject, msg.confirm)
+        text = req.value
+        if req.value_ref is not None:
+            text = svc.secrets.resolve(req.value_ref)
+            if text is None:
+                raise BadRequest(
+                    ProtocolErrorCode.INVALID_PARAMS,
+                    f"secret {req.value_ref} is not configured on the hub",
+                )
+        handle = before.normalized.handles.get(node.node_id)
+        if handle is None or device.link is None or device.raw is None:
+            raise offline(device.id, "no capture to act on")
+        identity = NodeIdentity(
+            class_name=node.class_name or node.native_type, automation_id=node.automation_id
+        )
+        capture_no = device.raw.capture
+        try:
+            reply = await device.link.command(
+                lambda cid: NodeActionCommand(
+                    id=cid,
+                    capture=capture_no,
+                    handle=handle,
+                    action=req.action,
+                    identity=identity,
+                    text=text,
+                    allow_ancestor=True,
+                    allow_gesture=req.allow_gesture_fallback,
+                ),
+                timeout_s=10.0,
+            )
+        except (AgentLost, TimeoutError) as exc:
+            _emit(
+                svc,
+                session,
+                device,
+                "act",
+                req.action.value,
+                target,
+                None,
+                ErrorCode.DEVICE_OFFLINE,
+                started,
+            )
+            raise offline(device.id, f"the agent was lost during the action: {exc}") from exc
+        finally:
+            text = None  # drop the plaintext as soon as it was sent
+        dispatch, stale = _dispatch_from_reply(reply)
+        if stale is not None:
+            _emit(svc, session, device, "act", req.action.value, target, None, stale.error, started)
+            raise Refusal(stale)
+        verify_req = req.verify
+        timeout_ms = verify_req.timeout_ms if verify_req else DEFAULT_OBSERVE_MS
+        stable_ms = verify_req.stable_for_ms if verify_req else DEFAULT_STABLE_MS
+        expected = verify_req.expected if verify_req else None
+        if dispatch.status is DispatchStatus.DISPATCHED:
+            after, stability = await observe(
+                svc,
+                device,
+                before,
+                timeout_ms=timeout_ms,
+                stable_for_ms=stable_ms,
+                expected=expected
+                if verify_req and verify_req.policy is VerificationPolicy.EXPLICIT_CONDITION
+                else None,
+                target_id=node.node_id,
+            )
+        else:
+            after, stability = device.current or before, Stability.UNKNOWN
+        verification: Verification | None = None
+        if verify_req is not None and verify_req.policy is not VerificationPolicy.DISPATCH_ONLY:
+            verification = verify(
+                verify_req,
+                svc.condition_view(device, before, before.received_ms, node.node_id),
+                svc.condition_view(device, after, svc.clock_ms(), node.node_id),
+                node.node_id,
+            )
+        result = ActionResult(
+            dispatch=dispatch,
+            observation=_observation(before, after, stability),
+            target=target,
+            mutation_class=cls,
+            verification=verification,
+        )
+        device.leases.touch(session.id, svc.clock_ms())
+        _emit(svc, session, device, "act", req.action.value, target, result, None, started)
+        return result
+
+
+async def run_global_or_app(
+    svc: HubService, session: Session, device: DeviceRuntime, msg: Global | App
+) -> ActionResult:
+    _require_controller(session)
+    if not device.online:
+        raise offline(device.id, device.offline_reason)
+    _lease_check(svc, session, device)
+    started = svc.clock_ms()
+    if isinstance(msg, App):
+        if msg.action is AppAction.APP_DEEP_LINK and not msg.uri:
+            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "APP_DEEP_LINK needs uri")
+        cls = mutation.classify_app(msg.action)
+        verb, name = "app", msg.action.value
+    else:
+        cls = mutation.classify_global(msg.action)
+        verb, name = "global", msg.action.value
+    async with device.action_lock:
+        before = device.current
+        if before is None or device.link is None:
+            raise offline(device.id, device.offline_reason)
+        try:
+            if isinstance(msg, App):
+                app_msg = msg
+                reply = await device.link.command(
+                    lambda cid: AppCommand(
+                        id=cid, action=app_msg.action, app_id=app_msg.app_id, uri=app_msg.uri
+                    )
+                )
+            else:
+                glob = msg
+                reply = await device.link.command(
+                    lambda cid: GlobalCommand(id=cid, action=glob.action)
+                )
+        except (AgentLost, TimeoutError) as exc:
+            _emit(svc, session, device, verb, name, None, None, ErrorCode.DEVICE_OFFLINE, started)
+            raise offline(device.id, f"the agent was lost during the action: {exc}") from exc
+        dispatch, _ = _dispatch_from_reply(reply)
+        if dispatch.status is DispatchStatus.DISPATCHED:
+            after, stability = await observe(
+                svc,
+                device,
+                before,
+                timeout_ms=DEFAULT_OBSERVE_MS,
+                stable_for_ms=DEFAULT_STABLE_MS,
+                expected=None,
+                target_id=None,
+            )
+        else:
+            after, stability = device.current or before, Stability.UNKNOWN
+        result = ActionResult(
+            dispatch=dispatch,
+            observation=_observation(before, after, stability),
+            mutation_class=cls,
+        )
+        device.leases.touch(session.id, svc.clock_ms())
+        _emit(svc, session, device, verb, name, None, result, None, started)
+        return result
+
+
+__all__ = ["observe", "run_act", "run_global_or_app"]
+_ = ConditionView

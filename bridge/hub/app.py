@@ -1,0 +1,176 @@
+"""The composition root: ``Hub`` wires the subscriber server, the agent links and the
+built-in simulated device under one task group.
+
+Every task has an owner: ``Hub.run`` starts the server (readiness via ``tg.start``), the
+simulated device if enabled, and one ``_keep_linked`` loop per agent URL that reconnects with
+exponential back-off (0.2 s doubling to 5 s) and marks the device offline while it is down.
+"""
+
+from __future__ import annotations
+
+import secrets as random_ids
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from bridge.hub.device import DeviceRuntime
+from bridge.hub.logs import get_logger
+from bridge.hub.secrets_provider import SecretsProvider
+from bridge.hub.service import HubService
+from bridge.net.agent_link import AgentLink, AgentLost, AgentRefused
+from bridge.net.auth import Authenticator, Principal
+from bridge.net.client_server import ClientServer
+from bridge.wire.agent_link import AgentStatus, TreePush
+from bridge.wire.enums import Platform
+
+
+@dataclass
+class AgentTarget:
+    url: str
+    token: str | None
+
+
+@dataclass
+class HubConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    tokens: dict[str, Principal] = field(default_factory=dict)
+    allow_anonymous: bool = False
+    sim: bool = True
+    sim_scene: str = "menu"
+    sim_platform: Platform = Platform.ANDROID
+    agents: list[AgentTarget] = field(default_factory=list)
+    takeover_after_ms: int = 5 * 60 * 1000
+    secrets_file: Path | None = None
+    name: str = "mobridge"
+
+
+def monotonic_ms() -> int:
+    return time.monotonic_ns() // 1_000_000
+
+
+class Hub:
+    def __init__(self, config: HubConfig) -> None:
+        self.config = config
+        self.log = get_logger(component="hub")
+        self.run_prefix = random_ids.token_hex(2)
+        self.service = HubService(
+            name=config.name,
+            clock_ms=monotonic_ms,
+            secrets=SecretsProvider(config.secrets_file),
+            log=self.log,
+            public_http=self._public_http,
+        )
+        self.server = ClientServer(
+            self.service,
+            Authenticator(config.tokens, config.allow_anonymous),
+            host=config.host,
+            port=config.port,
+            log=lambda event, **kw: self.log.warning(event, **kw),
+        )
+        self.port: int | None = None
+
+    def _public_http(self) -> str:
+        return f"http://{self.config.host}:{self.port}"
+
+    def statistics(self) -> dict[str, Any]:
+        return self.service.statistics()
+
+    async def run(
+        self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        async with anyio.create_task_group() as tg:
+            self.port = await tg.start(self.server.serve)
+            targets = list(self.config.agents)
+            if self.config.sim:
+                from bridge.devices.sim import SimConfig, SimDevice
+
+                sim_token = random_ids.token_urlsafe(24)
+                sim = SimDevice(
+                    SimConfig(
+                        platform=self.config.sim_platform,
+                        scene=self.config.sim_scene,
+                        token=sim_token,
+                        port=0,
+                    )
+                )
+                sim_port = await tg.start(sim.serve)
+                targets.insert(0, AgentTarget(f"ws://127.0.0.1:{sim_port}", sim_token))
+            ready = [anyio.Event() for _ in targets]
+            for target, event in zip(targets, ready, strict=True):
+                tg.start_soon(self._keep_linked, target, event)
+            with anyio.move_on_after(10):
+                for event in ready:
+                    await event.wait()
+            self.log.info("hub_ready", port=self.port, devices=list(self.service.devices))
+            task_status.started(self.port)
+
+    async def _keep_linked(self, target: AgentTarget, first_attempt: anyio.Event) -> None:
+        backoff = 0.2
+        device: DeviceRuntime | None = None
+        while True:
+            holder: dict[str, DeviceRuntime] = {}
+
+            async def on_tree(push: TreePush, holder: dict[str, DeviceRuntime] = holder) -> None:
+                dev = holder.get("device")
+                if dev is not None:
+                    dev.ingest(push)
+                    if not dev.online and dev.current is not None:
+                        dev.set_online(True, None)
+                        first_attempt.set()
+
+            async def on_status(
+                status: AgentStatus, holder: dict[str, DeviceRuntime] = holder
+            ) -> None:
+                dev = holder.get("device")
+                if dev is not None:
+                    self.log.warning("agent_status", device=dev.id, state=status.state)
+                    if status.state != "ready":
+                        dev.set_online(False, f"agent reports {status.state}: {status.reason}")
+                    else:
+                        dev.set_online(True, None)
+
+            link = AgentLink(target.url, target.token, on_tree=on_tree, on_status=on_status)
+            try:
+                hello = await link.connect()
+                device = self._device_for(hello.device.id, hello.platform)
+                device.model = hello.device.model
+                device.agent_name = f"{hello.agent.name} {hello.agent.version}"
+                device.capabilities = hello.capabilities
+                device.link = link
+                holder["device"] = device
+                device.current = None  # the first tree after (re)connecting resyncs everyone
+                self.log.info("agent_linked", device=device.id, url=target.url)
+                backoff = 0.2
+                await link.run()
+            except AgentRefused as exc:
+                self.log.error("agent_refused", url=target.url, error=str(exc))
+                backoff = 5.0
+            except AgentLost as exc:
+                self.log.warning("agent_lost", url=target.url, error=str(exc))
+            finally:
+                await link.close()
+                first_attempt.set()
+                if device is not None and device.link is link:
+                    device.link = None
+                    device.stats.reconnects += 1
+                    device.set_online(False, "agent link lost; reconnecting")
+            await anyio.sleep(backoff)
+            backoff = min(5.0, backoff * 2)
+
+    def _device_for(self, device_id: str, platform: Platform) -> DeviceRuntime:
+        device = self.service.devices.get(device_id)
+        if device is None:
+            device = DeviceRuntime(
+                device_id,
+                platform,
+                run_prefix=self.run_prefix,
+                clock_ms=monotonic_ms,
+                takeover_after_ms=self.config.takeover_after_ms,
+            )
+            self.service.devices[device_id] = device
+        return device

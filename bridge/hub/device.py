@@ -1,0 +1,251 @@
+"""DeviceRuntime: one device's live state in the hub.
+
+Invariants:
+- ``generation`` increases by one per semantically new capture (treeHash or layout changed);
+  snapshot ids are ``s_<run><generation>`` and unique for the hub's run;
+- node ids come from one ``IdAllocator`` per device, so they are stable across captures and
+  never given to another element;
+- each stream (``<device>:compact`` / ``<device>:full``) has one ``seq`` counter; a delta is
+  encoded once per (stream, format) and the same bytes go to every member;
+- ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from bridge.core.identity import IdAllocator
+from bridge.core.leases import LeaseBook
+from bridge.core.normalize import Normalized, NormalizeFailure, SnapshotContext, normalize
+from bridge.core.patch import patch
+from bridge.core.tree import NodeTree
+from bridge.net.agent_link import AgentLink
+from bridge.net.client_server import Session
+from bridge.wire.agent_link import TreePush
+from bridge.wire.client_protocol import DeltaEvent, DeviceEvent, SnapshotEvent
+from bridge.wire.codec import WireFormat, encode
+from bridge.wire.enums import Platform
+from bridge.wire.raw import RawTree
+from bridge.wire.snapshot import ScreenSnapshot
+
+HISTORY = 64
+
+
+@dataclass
+class Capture:
+    generation: int
+    normalized: Normalized
+    tree: NodeTree
+    compact_tree: NodeTree
+    received_ms: int
+
+    def snapshot(self, compact: bool) -> ScreenSnapshot:
+        return self.normalized.compact if compact else self.normalized.full
+
+
+@dataclass
+class Stream:
+    id: str
+    compact: bool
+    seq: int = 0
+    members: set[Session] = field(default_factory=set)
+
+
+@dataclass
+class DeviceStats:
+    captures: int = 0
+    generations: int = 0
+    deltas: int = 0
+    normalize_failures: int = 0
+    reconnects: int = 0
+    action_ms: list[float] = field(default_factory=list)
+
+
+class DeviceRuntime:
+    def __init__(
+        self,
+        device_id: str,
+        platform: Platform,
+        *,
+        run_prefix: str,
+        clock_ms: Callable[[], int],
+        takeover_after_ms: int,
+    ) -> None:
+        self.id = device_id
+        self.platform = platform
+        self.run_prefix = run_prefix
+        self.clock_ms = clock_ms
+        self.link: AgentLink | None = None
+        self.online = False
+        self.offline_reason: str | None = "connecting"
+        self.model: str | None = None
+        self.agent_name: str | None = None
+        self.capabilities: tuple[str, ...] = ()
+        self.allocator = IdAllocator()
+        self.generation = 0
+        self.current: Capture | None = None
+        self.raw: RawTree | None = None
+        self.agent_stable = True
+        self.last_change_ms = 0
+        self.history: OrderedDict[int, Capture] = OrderedDict()
+        self.by_snapshot: dict[str, int] = {}
+        self.streams = {
+            True: Stream(f"{device_id}:compact", True),
+            False: Stream(f"{device_id}:full", False),
+        }
+        self.action_lock = anyio.Lock()
+        self.leases = LeaseBook(takeover_after_ms=takeover_after_ms)
+        self.changed = anyio.Event()
+        self.stats = DeviceStats()
+
+    # ---- captures ---------------------------------------------------------------------------
+
+    def ingest(self, push: TreePush) -> Capture | None:
+        """Normalize a pushed tree; returns the new capture when it is a new generation."""
+        self.stats.captures += 1
+        now = self.clock_ms()
+        self.raw = push.tree
+        self.agent_stable = push.stable
+        tentative = f"s_{self.run_prefix}{self.generation + 1}"
+        result = normalize(push.tree, SnapshotContext(self.id, tentative, now), self.allocator)
+        if isinstance(result, NormalizeFailure):
+            self.stats.normalize_failures += 1
+            return None
+        cur = self.current
+        if (
+            cur is not None
+            and cur.normalized.full.tree_hash == result.full.tree_hash
+            and cur.normalized.layout_hash == result.layout_hash
+            and cur.normalized.full.nodes == result.full.nodes
+        ):
+            # Same screen: keep the generation, refresh handles for the new capture.
+            cur.normalized = _with_handles(cur.normalized, result.handles)
+            self._notify()
+            return None
+        self.generation += 1
+        self.stats.generations += 1
+        capture = Capture(
+            self.generation,
+            result,
+            NodeTree(result.full.nodes),
+            NodeTree(result.compact.nodes),
+            now,
+        )
+        self.last_change_ms = now
+        previous = self.current
+        self.current = capture
+        self.history[self.generation] = capture
+        self.by_snapshot[result.full.snapshot_id] = self.generation
+        while len(self.history) > HISTORY:
+            _, old = self.history.popitem(last=False)
+            self.by_snapshot.pop(old.normalized.full.snapshot_id, None)
+        if previous is not None:
+            self._fan_out(previous, capture)
+        else:
+            self._resync_all()
+        self._notify()
+        return capture
+
+    def _notify(self) -> None:
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    def capture_at(self, generation: int) -> Capture | None:
+        return self.history.get(generation)
+
+    def snapshot_at(self, generation: int) -> ScreenSnapshot | None:
+        """The full snapshot of ``generation`` while it is still in the history."""
+        cap = self.history.get(generation)
+        return cap.normalized.full if cap is not None else None
+
+    def capture_of(self, snapshot_id: str) -> Capture | None:
+        gen = self.by_snapshot.get(snapshot_id)
+        return self.history.get(gen) if gen is not None else None
+
+    # ---- streams ----------------------------------------------------------------------------
+
+    def _fan_out(self, previous: Capture, capture: Capture) -> None:
+        for compact, stream in self.streams.items():
+            if not stream.members:
+                continue
+            body = patch(previous.snapshot(compact), capture.snapshot(compact))
+            stream.seq += 1
+            self.stats.deltas += 1
+            event = DeltaEvent(
+                subscription=stream.id,
+                device=self.id,
+                seq=stream.seq,
+                generation=capture.generation,
+                base=body.base,
+                snapshot_id=capture.snapshot(compact).snapshot_id,
+                meta=body.meta,
+                remove=body.remove,
+                upsert=body.upsert,
+                order=body.order,
+            )
+            self._broadcast(stream.members, stream.id, event)
+
+    def _broadcast(self, members: set[Session], stream: str | None, event: Any) -> None:
+        """Encode once per format; the same bytes go to every member."""
+        cache: dict[WireFormat, bytes] = {}
+        for session in list(members):
+            data = cache.get(session.format)
+            if data is None:
+                data = cache[session.format] = encode(event, session.format)
+            session.push_event(stream, data)
+
+    def _resync_all(self) -> None:
+        for stream in self.streams.values():
+            for session in stream.members:
+                ev = self.resync_event(stream)
+                if ev is not None:
+                    session.push_event(stream.id, session.encode(ev))
+
+    def resync_event(self, stream: Stream) -> SnapshotEvent | None:
+        if self.current is None:
+            return None
+        return SnapshotEvent(
+            subscription=stream.id,
+            seq=stream.seq,
+            generation=self.current.generation,
+            snapshot=self.current.snapshot(stream.compact),
+        )
+
+    def stream_by_id(self, stream_id: str) -> Stream | None:
+        for stream in self.streams.values():
+            if stream.id == stream_id:
+                return stream
+        return None
+
+    def watchers(self) -> set[Session]:
+        out: set[Session] = set()
+        for stream in self.streams.values():
+            out |= stream.members
+        return out
+
+    def broadcast_event(self, event: Any) -> None:
+        """Device, lease and action events to every session watching this device."""
+        self._broadcast(self.watchers(), None, event)
+
+    def set_online(self, online: bool, reason: str | None) -> None:
+        if online == self.online and reason == self.offline_reason:
+            return
+        self.online = online
+        self.offline_reason = None if online else reason
+        self.broadcast_event(DeviceEvent(device=self.id, online=online, reason=reason))
+        self._notify()
+
+
+def _with_handles(normalized: Normalized, handles: dict[str, int]) -> Normalized:
+    return Normalized(
+        normalized.full,
+        normalized.compact,
+        normalized.layout_hash,
+        handles,
+        normalized.screens,
+    )

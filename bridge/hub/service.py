@@ -1,0 +1,448 @@
+"""HubService: answers every client request; the single place refusals become messages."""
+
+from __future__ import annotations
+
+import secrets as random_ids
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from bridge.core.conditions import ConditionView, evaluate
+from bridge.core.idempotency import IdempotencyTable
+from bridge.core.leases import Blocked
+from bridge.core.noderef import GenerationCheck, Resolved, build_ref, resolution_error, resolve_ref
+from bridge.core.objections import ObjectionBook
+from bridge.core.query import QueryRejected, run_query
+from bridge.hub.actions import Pending, run_act, run_global_or_app
+from bridge.hub.device import Capture, DeviceRuntime
+from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.secrets_provider import SecretsProvider
+from bridge.net.agent_link import AgentLost
+from bridge.net.client_server import Session
+from bridge.wire.agent_link import ScreenshotCommand
+from bridge.wire.client_protocol import (
+    PROTOCOL_VERSION,
+    Act,
+    App,
+    Cancel,
+    ClientToHub,
+    DevicesList,
+    DevicesListResult,
+    DeviceSummary,
+    ErrorMessage,
+    Find,
+    FindMatch,
+    FindResult,
+    Global,
+    Hello,
+    HelloResult,
+    LeaseAcquire,
+    LeaseEvent,
+    LeaseInfo,
+    LeaseRelease,
+    LeaseResult,
+    Ping,
+    PongResult,
+    ProtocolError,
+    Resolve,
+    ResolveResult,
+    ResultMessage,
+    Screenshot,
+    ScreenshotResult,
+    SnapshotGet,
+    SnapshotResult,
+    Subscribe,
+    SubscribeResult,
+    Unsubscribe,
+    UnsubscribeResult,
+    Wait,
+    WaitResult,
+)
+from bridge.wire.conditions import ScreenShown
+from bridge.wire.enums import ErrorCode, ProtocolErrorCode, VerificationResult
+
+SCREEN_WAIT_DEFAULT_MS = 10_000
+WAIT_DEFAULT_MS = 5_000
+MAX_CAPTURES = 32
+MAX_CAPTURE_BYTES = 16 << 20
+
+
+class HubService:
+    def __init__(
+        self,
+        *,
+        name: str,
+        clock_ms: Callable[[], int],
+        secrets: SecretsProvider,
+        log: Any,
+        public_http: Callable[[], str],
+    ) -> None:
+        self.name = name
+        self.clock_ms = clock_ms
+        self.secrets = secrets
+        self.log = log
+        self.public_http = public_http
+        self.devices: dict[str, DeviceRuntime] = {}
+        self.objections = ObjectionBook()
+        self.idempotency: IdempotencyTable[Pending] = IdempotencyTable()
+        self.captures: OrderedDict[str, bytes] = OrderedDict()
+        self.sessions: dict[str, Session] = {}
+        self._cancels: dict[tuple[str, object], anyio.CancelScope] = {}
+
+    # ---- RequestHandler ---------------------------------------------------------------------
+
+    async def handle(self, session: Session, request: ClientToHub) -> None:
+        try:
+            result = await self._dispatch(session, request)
+        except Refusal as exc:
+            session.respond(
+                ErrorMessage(id=request.id, error=exc.envelope, objection=exc.objection)
+            )
+            return
+        except BadRequest as exc:
+            session.respond(ProtocolError(code=exc.code, message=exc.message, id=request.id))
+            return
+        if result is not None:
+            session.respond(ResultMessage(id=request.id, result=result))
+
+    async def session_closed(self, session: Session) -> None:
+        self.sessions.pop(session.id, None)
+        self.objections.drop_session(session.id)
+        for device in self.devices.values():
+            for stream in device.streams.values():
+                stream.members.discard(session)
+            if device.leases.release(session.id):
+                self._lease_event(device, session, "released")
+
+    def resync(self, session: Session, stream_id: str) -> Any | None:
+        device = self.devices.get(stream_id.split(":", 1)[0])
+        if device is None:
+            return None
+        stream = device.stream_by_id(stream_id)
+        return device.resync_event(stream) if stream is not None else None
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "devices": {d.id: ("online" if d.online else "offline") for d in self.devices.values()},
+        }
+
+    def statistics(self) -> dict[str, Any]:
+        devices: dict[str, Any] = {}
+        for d in self.devices.values():
+            lat = sorted(d.stats.action_ms)
+            devices[d.id] = {
+                "online": d.online,
+                "generation": d.generation,
+                "captures": d.stats.captures,
+                "deltas": d.stats.deltas,
+                "normalize_failures": d.stats.normalize_failures,
+                "reconnects": d.stats.reconnects,
+                "subscribers": {s.id: len(s.members) for s in d.streams.values()},
+                "action_ms_p50": lat[len(lat) // 2] if lat else None,
+                "action_ms_max": lat[-1] if lat else None,
+                "link": vars(d.link.stats) if d.link else None,
+            }
+        sessions = {
+            s.id: {
+                "client": s.client_name,
+                "role": s.role,
+                "queue_depth": s.queue_depth(),
+                **vars(s.stats),
+            }
+            for s in self.sessions.values()
+        }
+        return {"hub": self.name, "devices": devices, "sessions": sessions}
+
+    def capture(self, capture_id: str) -> bytes | None:
+        return self.captures.get(capture_id)
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    def device(self, device_id: str) -> DeviceRuntime:
+        device = self.devices.get(device_id)
+        if device is None:
+            raise BadRequest(ProtocolErrorCode.UNKNOWN_DEVICE, f"no device {device_id!r}")
+        return device
+
+    def current(self, device: DeviceRuntime) -> Capture:
+        if device.current is None or not device.online:
+            raise offline(device.id, device.offline_reason)
+        return device.current
+
+    def condition_view(
+        self, device: DeviceRuntime, capture: Capture, now_ms: int, target_id: str | None
+    ) -> ConditionView:
+        return ConditionView(
+            snapshot=capture.normalized.full,
+            tree=capture.tree,
+            platform=device.platform,
+            stable_since_ms=device.last_change_ms,
+            now_ms=now_ms,
+            clipboard=None,
+            target_id=target_id,
+        )
+
+    def _lease_info(self, device: DeviceRuntime) -> LeaseInfo | None:
+        lease = device.leases.lease
+        if lease is None:
+            return None
+        return LeaseInfo(
+            mode=lease.mode,
+            holders=tuple(lease.holders),
+            holder_names=tuple(lease.holders.values()),
+            idle_ms=lease.idle_ms(self.clock_ms()),
+        )
+
+    def _lease_event(self, device: DeviceRuntime, session: Session, change: str) -> None:
+        device.broadcast_event(
+            LeaseEvent(
+                device=device.id,
+                change=change,
+                session=session.id,
+                client=session.client_name,
+                lease=self._lease_info(device),
+            )
+        )
+
+    # ---- verbs ------------------------------------------------------------------------------
+
+    async def _dispatch(self, session: Session, request: ClientToHub) -> Any:
+        match request:
+            case Hello(client=client):
+                session.client_name = client.name
+                session.client_kind = client.kind
+                self.sessions[session.id] = session
+                if request.protocol not in (None, PROTOCOL_VERSION):
+                    raise BadRequest(
+                        ProtocolErrorCode.UNSUPPORTED_PROTOCOL,
+                        f"this hub speaks {PROTOCOL_VERSION}, not {request.protocol}",
+                    )
+                return HelloResult(
+                    protocol=PROTOCOL_VERSION,
+                    session=session.id,
+                    role=session.role or "observer",  # type: ignore[arg-type]
+                    hub=self.name,
+                    formats=("json", "msgpack"),
+                )
+            case DevicesList():
+                return DevicesListResult(
+                    devices=tuple(
+                        DeviceSummary(
+                            id=d.id,
+                            platform=d.platform,
+                            online=d.online,
+                            model=d.model,
+                            agent=d.agent_name,
+                            capabilities=d.capabilities,
+                            lease=self._lease_info(d),
+                        )
+                        for d in self.devices.values()
+                    )
+                )
+            case Subscribe(device=device_id, compact=compact):
+                device = self.device(device_id)
+                cap = self.current(device)
+                stream = device.streams[compact]
+                stream.members.add(session)
+                session.streams.add(stream.id)
+                return SubscribeResult(
+                    subscription=stream.id,
+                    seq=stream.seq,
+                    generation=cap.generation,
+                    snapshot=cap.snapshot(compact),
+                )
+            case Unsubscribe(subscription=sub):
+                device = self.device(sub.split(":", 1)[0])
+                found = device.stream_by_id(sub)
+                if found is None or session not in found.members:
+                    raise BadRequest(
+                        ProtocolErrorCode.UNKNOWN_SUBSCRIPTION, f"not subscribed to {sub!r}"
+                    )
+                found.members.discard(session)
+                session.forget_stream(sub)
+                return UnsubscribeResult(subscription=sub)
+            case SnapshotGet(device=device_id, compact=compact):
+                device = self.device(device_id)
+                cap = self.current(device)
+                return SnapshotResult(generation=cap.generation, snapshot=cap.snapshot(compact))
+            case Find(device=device_id, query=query):
+                return self._find(self.device(device_id), query)
+            case Resolve(device=device_id, ref=ref, generation=generation):
+                device = self.device(device_id)
+                cap = self.current(device)
+                check = (
+                    GenerationCheck(generation, cap.generation, device.snapshot_at(generation))
+                    if generation is not None
+                    else None
+                )
+                outcome = resolve_ref(
+                    ref,
+                    cap.normalized.full,
+                    cap.tree,
+                    same_id_space=ref.snapshot_id.startswith(f"s_{device.run_prefix}"),
+                    generation=check,
+                )
+                if not isinstance(outcome, Resolved):
+                    raise Refusal(resolution_error(outcome, cap.normalized.full, cap.tree))
+                return ResolveResult(
+                    status="RESOLVED",
+                    node_id=outcome.node.node_id,
+                    snapshot_id=cap.normalized.full.snapshot_id,
+                    generation=cap.generation,
+                    node=outcome.node,
+                    locator=outcome.locator,
+                )
+            case Act(device=device_id):
+                return await run_act(self, session, self.device(device_id), request)
+            case Global(device=device_id) | App(device=device_id):
+                return await run_global_or_app(self, session, self.device(device_id), request)
+            case Wait():
+                return await self._wait(session, request)
+            case LeaseAcquire(device=device_id, mode=mode):
+                if session.role != "controller":
+                    raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
+                device = self.device(device_id)
+                granted = device.leases.acquire(
+                    session.id, session.client_name, mode, self.clock_ms()
+                )
+                if isinstance(granted, Blocked):
+                    raise refusal(
+                        ErrorCode.POLICY_BLOCKED,
+                        granted.message(),
+                        (
+                            "wait for the lease event 'released' and retry",
+                            f"retry after {granted.takeover_in_ms} ms to take over the idle lease",
+                        ),
+                    )
+                self._lease_event(device, session, granted.change)
+                return LeaseResult(device=device.id, lease=self._lease_info(device))
+            case LeaseRelease(device=device_id):
+                device = self.device(device_id)
+                if device.leases.release(session.id):
+                    self._lease_event(device, session, "released")
+                return LeaseResult(device=device.id, lease=self._lease_info(device))
+            case Screenshot(device=device_id):
+                return await self._screenshot(session, request.id, self.device(device_id))
+            case Cancel(request=target):
+                scope = self._cancels.get((session.id, target))
+                if scope is not None:
+                    scope.cancel()
+                return PongResult()
+            case Ping():
+                return PongResult()
+        raise BadRequest(
+            ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
+        )
+
+    def _find(self, device: DeviceRuntime, query: Any) -> FindResult:
+        cap = self.current(device)
+        snapshot = cap.normalized.full
+        root = snapshot.nodes[0].bounds if snapshot.nodes else None
+        outcome = run_query(cap.tree, query, viewport=root)
+        if isinstance(outcome, QueryRejected):
+            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, outcome.reason)
+        matches = []
+        for item in outcome.items:
+            ref = build_ref(snapshot, cap.tree, item.node.node_id)
+            if ref is not None:
+                matches.append(
+                    FindMatch(
+                        ref=ref, node=item.node, reason=item.reason, confidence=item.confidence
+                    )
+                )
+        return FindResult(
+            count=len(matches),
+            generation=cap.generation,
+            snapshot_id=snapshot.snapshot_id,
+            matches=tuple(matches),
+        )
+
+    async def _wait(self, session: Session, request: Wait) -> WaitResult:
+        device = self.device(request.device)
+        from bridge.core.conditions import validate_condition
+
+        problem = validate_condition(request.condition)
+        if problem is not None:
+            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, problem)
+        timeout = request.timeout_ms
+        if timeout is None:
+            timeout = (
+                SCREEN_WAIT_DEFAULT_MS
+                if isinstance(request.condition, ScreenShown)
+                else WAIT_DEFAULT_MS
+            )
+        start = self.clock_ms()
+        last: Any = None
+        snapshot_id: str | None = None
+        with anyio.CancelScope() as scope:
+            self._cancels[(session.id, request.id)] = scope
+            try:
+                while True:
+                    now = self.clock_ms()
+                    cap = device.current
+                    if cap is not None and device.online:
+                        last = evaluate(
+                            request.condition, self.condition_view(device, cap, now, None)
+                        )
+                        snapshot_id = cap.normalized.full.snapshot_id
+                        result = getattr(last, "result", None)
+                        if result is None:
+                            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, str(last))
+                        if result is VerificationResult.CONDITION_MET:
+                            break
+                    if now - start >= timeout:
+                        break
+                    with anyio.move_on_after(min(0.05, (timeout - (now - start)) / 1000)):
+                        await device.changed.wait()
+            finally:
+                self._cancels.pop((session.id, request.id), None)
+        if scope.cancelled_caught:
+            raise BadRequest(ProtocolErrorCode.CANCELLED, "the wait was cancelled")
+        if last is None:
+            raise offline(device.id, device.offline_reason)
+        return WaitResult(
+            result=last.result,
+            snapshot_id=snapshot_id,
+            elapsed_ms=max(0, self.clock_ms() - start),
+            evidence=last.evidence,
+        )
+
+    async def _screenshot(
+        self, session: Session, rid: object, device: DeviceRuntime
+    ) -> ScreenshotResult:
+        if device.link is None or not device.online:
+            raise offline(device.id, device.offline_reason)
+        from bridge.net.agent_link import decode_reply_png
+
+        try:
+            reply = await device.link.command(lambda cid: ScreenshotCommand(id=cid), timeout_s=15.0)
+        except (AgentLost, TimeoutError) as exc:
+            raise offline(device.id, str(exc)) from exc
+        if not reply.ok:
+            code = (
+                ErrorCode.SECURE_WINDOW if reply.code == "SECURE" else ErrorCode.WINDOW_UNAVAILABLE
+            )
+            raise refusal(
+                code,
+                reply.message or "the device could not capture the screen",
+                ("retry when the screen no longer shows secure content",),
+            )
+        png = decode_reply_png(reply)
+        if png is None or len(png) > MAX_CAPTURE_BYTES or not png.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise refusal(ErrorCode.WINDOW_UNAVAILABLE, "the agent sent no valid PNG", ("retry",))
+        capture_id = f"cap_{random_ids.token_hex(8)}"
+        self.captures[capture_id] = png
+        while len(self.captures) > MAX_CAPTURES:
+            self.captures.popitem(last=False)
+        width = int.from_bytes(png[16:20], "big")
+        height = int.from_bytes(png[20:24], "big")
+        return ScreenshotResult(
+            capture=capture_id,
+            url=f"{self.public_http()}/v1/captures/{capture_id}.png",
+            width=width,
+            height=height,
+            bytes=len(png),
+        )

@@ -1,0 +1,175 @@
+"""AgentLink: the hub's websocket client to one on-device agent.
+
+Lifecycle: ``connect`` (Bearer token in the upgrade) -> send ``hello`` -> receive the agent's
+``hello`` -> ``run`` reads frames until the link drops, handing tree pushes and status reports
+to callbacks and completing pending commands by id. ``command`` sends one command and waits
+(``fail_after``) for its single reply. When the link drops every pending command fails with
+``AgentLost``; the caller (the hub) reconnects with back-off.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
+
+from bridge.wire.agent_link import (
+    AGENT_PROTOCOL,
+    AgentHello,
+    AgentHubHello,
+    AgentStatus,
+    AgentToHub,
+    Reply,
+    TreePush,
+)
+from bridge.wire.codec import AGENT_TO_HUB, MAX_AGENT_FRAME, DecodeFailure, encode
+
+
+class AgentLost(Exception):
+    """The link to the agent dropped (or never came up)."""
+
+
+class AgentRefused(AgentLost):
+    """The agent refused the link (wrong token, wrong protocol): do not retry quickly."""
+
+
+@dataclass
+class LinkStats:
+    trees: int = 0
+    replies: int = 0
+    bad_frames: int = 0
+    commands: int = 0
+
+
+class AgentLink:
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        on_tree: Callable[[TreePush], Awaitable[None]],
+        on_status: Callable[[AgentStatus], Awaitable[None]],
+        hub_name: str = "mobridge",
+    ) -> None:
+        self.url = url
+        self._token = token
+        self._on_tree = on_tree
+        self._on_status = on_status
+        self._hub_name = hub_name
+        self._ws: ClientConnection | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, tuple[anyio.Event, list[Reply]]] = {}
+        self.hello: AgentHello | None = None
+        self.stats = LinkStats()
+
+    async def connect(self, timeout_s: float = 10.0) -> AgentHello:
+        headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
+        try:
+            with anyio.fail_after(timeout_s):
+                self._ws = await connect(
+                    self.url,
+                    additional_headers=headers,
+                    max_size=MAX_AGENT_FRAME,
+                    open_timeout=timeout_s,
+                    ping_interval=10,
+                    ping_timeout=20,
+                )
+                await self._ws.send(
+                    encode(AgentHubHello(protocol=AGENT_PROTOCOL, hub=self._hub_name)).decode()
+                )
+                first = AGENT_TO_HUB.decode(await self._ws.recv())
+        except InvalidStatus as exc:
+            raise AgentRefused(f"agent refused the link: HTTP {exc.response.status_code}") from exc
+        except (OSError, TimeoutError, WebSocketException) as exc:
+            raise AgentLost(f"cannot reach agent at {self.url}: {exc}") from exc
+        if not isinstance(first, AgentHello):
+            await self.close()
+            raise AgentRefused(f"agent did not answer hello: {first!r}")
+        if first.protocol != AGENT_PROTOCOL:
+            await self.close()
+            raise AgentRefused(f"agent speaks protocol {first.protocol}, hub {AGENT_PROTOCOL}")
+        self.hello = first
+        return first
+
+    async def run(self) -> None:
+        """Read until the link drops; then fail every pending command. Raises AgentLost."""
+        ws = self._ws
+        if ws is None:
+            raise AgentLost("not connected")
+        try:
+            async for frame in ws:
+                message = AGENT_TO_HUB.decode(frame)
+                await self._dispatch(message)
+        except ConnectionClosed as exc:
+            raise AgentLost(f"agent link closed: {exc}") from exc
+        finally:
+            self._fail_pending()
+        raise AgentLost("agent link closed")
+
+    async def _dispatch(self, message: AgentToHub | DecodeFailure) -> None:
+        match message:
+            case TreePush():
+                self.stats.trees += 1
+                await self._on_tree(message)
+            case Reply(id=cid):
+                self.stats.replies += 1
+                waiter = self._pending.get(cid)
+                if waiter is not None:
+                    waiter[1].append(message)
+                    waiter[0].set()
+            case AgentStatus():
+                await self._on_status(message)
+            case DecodeFailure():
+                self.stats.bad_frames += 1
+            case _:
+                self.stats.bad_frames += 1
+
+    def _fail_pending(self) -> None:
+        for event, _ in self._pending.values():
+            event.set()
+
+    async def command(self, build: Callable[[int], Any], timeout_s: float = 10.0) -> Reply:
+        """Send ``build(id)`` and wait for its reply. Raises AgentLost or TimeoutError."""
+        ws = self._ws
+        if ws is None:
+            raise AgentLost("not connected")
+        cid = next(self._ids)
+        event = anyio.Event()
+        box: list[Reply] = []
+        self._pending[cid] = (event, box)
+        self.stats.commands += 1
+        try:
+            try:
+                await ws.send(encode(build(cid)).decode())
+            except ConnectionClosed as exc:
+                raise AgentLost(f"agent link closed: {exc}") from exc
+            with anyio.fail_after(timeout_s):
+                await event.wait()
+            if not box:
+                raise AgentLost("agent link closed before the reply")
+            return box[0]
+        finally:
+            self._pending.pop(cid, None)
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            with anyio.CancelScope(shield=True):
+                await self._ws.close()
+        self._fail_pending()
+
+
+def decode_reply_png(reply: Reply) -> bytes | None:
+    import base64
+
+    if reply.png_base64 is None:
+        return None
+    try:
+        return base64.b64decode(reply.png_base64, validate=True)
+    except (ValueError, msgspec.DecodeError):
+        return None

@@ -1,0 +1,52 @@
+"""Bearer-token authentication: constant-time comparison over fixed-width digests.
+
+Tokens are never stored or logged in clear: the table holds sha256 digests, and every
+candidate is compared against every entry with ``hmac.compare_digest`` so timing does not
+reveal which prefix matched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Literal
+
+Role = Literal["observer", "controller"]
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    role: Role
+    name: str
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+class Authenticator:
+    def __init__(self, tokens: dict[str, Principal], allow_anonymous: bool = False) -> None:
+        self._table = [(_digest(t), p) for t, p in tokens.items()]
+        self.allow_anonymous = allow_anonymous
+
+    def check(self, token: str | None) -> Principal | None:
+        """The principal for ``token``; an anonymous controller only when explicitly allowed."""
+        if token is None:
+            return Principal("controller", "anonymous") if self.allow_anonymous else None
+        candidate = _digest(token)
+        found: Principal | None = None
+        for digest, principal in self._table:
+            if hmac.compare_digest(digest, candidate):
+                found = principal
+        return found
+
+
+def bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header value, else None."""
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()

@@ -1,0 +1,364 @@
+"""The subscriber-facing server: websockets on ``/v1`` plus a few HTTP GETs on one port.
+
+Per connection: a reader (decode strictly, rate-limit, hand requests to the hub's handler in
+their own tasks) and a writer (drains the session's outbox). Responses are never dropped;
+events go through a bounded queue, and a session that falls behind loses its pending events
+and is sent a ``snapshot`` resync for each stream once it drains (see ``Session``). A frozen
+reader therefore never slows other sessions nor grows the hub's memory without bound.
+
+HTTP: ``GET /healthz`` (no auth; a wrong key, if one is sent, is rejected),
+``GET /v1/stats`` and ``GET /v1/captures/<id>.png`` (Bearer auth).
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any, Protocol
+
+import anyio
+import msgspec
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from bridge.net.auth import Authenticator, Principal, bearer
+from bridge.net.ratelimit import TokenBucket
+from bridge.wire.client_protocol import (
+    SUBPROTOCOL_JSON,
+    SUBPROTOCOL_MSGPACK,
+    ClientToHub,
+    Hello,
+    ProtocolError,
+    RequestId,
+)
+from bridge.wire.codec import CLIENT_TO_HUB, MAX_CLIENT_FRAME, DecodeFailure, WireFormat, encode
+from bridge.wire.enums import ProtocolErrorCode
+
+MAX_WS_FRAME = 4 * MAX_CLIENT_FRAME
+"""Frames up to this size are read and answered TOO_LARGE; beyond it the socket closes 1009."""
+EVENT_QUEUE_LIMIT = 256
+MAX_INFLIGHT = 64
+
+
+class RequestHandler(Protocol):
+    async def handle(self, session: Session, request: ClientToHub) -> None: ...
+    async def session_closed(self, session: Session) -> None: ...
+    def resync(self, session: Session, stream: str) -> Any | None: ...
+    def health(self) -> dict[str, Any]: ...
+    def statistics(self) -> dict[str, Any]: ...
+    def capture(self, capture_id: str) -> bytes | None: ...
+
+
+@dataclass
+class SessionStats:
+    requests: int = 0
+    events_sent: int = 0
+    events_dropped: int = 0
+    resyncs: int = 0
+    protocol_errors: int = 0
+
+
+@dataclass(eq=False)
+class Session:
+    """One authenticated (or not yet authenticated) client connection."""
+
+    id: str
+    format: WireFormat
+    principal: Principal | None = None
+    client_name: str = "?"
+    client_kind: str | None = None
+    streams: set[str] = field(default_factory=set)
+    stats: SessionStats = field(default_factory=SessionStats)
+    _responses: deque[bytes] = field(default_factory=deque)
+    _events: deque[tuple[str | None, bytes]] = field(default_factory=deque)
+    _resync: set[str] = field(default_factory=set)
+    _wake: anyio.Event = field(default_factory=anyio.Event)
+    closed: bool = False
+
+    @property
+    def role(self) -> str | None:
+        return self.principal.role if self.principal else None
+
+    def encode(self, message: Any) -> bytes:
+        return encode(message, self.format)
+
+    def respond(self, message: Any) -> None:
+        """Queue a response (never dropped)."""
+        self._responses.append(self.encode(message))
+        self._wake.set()
+
+    def push_event(self, stream: str | None, data: bytes) -> None:
+        """Queue event bytes already encoded in this session's format. On overflow every
+        pending event is dropped and each subscribed stream is marked for resync."""
+        if self.closed:
+            return
+        if stream is not None and stream in self._resync:
+            self.stats.events_dropped += 1
+            return
+        if len(self._events) >= EVENT_QUEUE_LIMIT:
+            self.stats.events_dropped += len(self._events) + 1
+            self._events.clear()
+            self._resync.update(self.streams)
+        else:
+            self._events.append((stream, data))
+        self._wake.set()
+
+    def queue_depth(self) -> int:
+        return len(self._events) + len(self._responses)
+
+    def forget_stream(self, stream: str) -> None:
+        self.streams.discard(stream)
+        self._resync.discard(stream)
+        self._events = deque(e for e in self._events if e[0] != stream)
+
+
+class ClientServer:
+    def __init__(
+        self,
+        handler: RequestHandler,
+        auth: Authenticator,
+        *,
+        host: str,
+        port: int,
+        rate_per_s: float = 200.0,
+        burst: float = 400.0,
+        log: Callable[..., None] | None = None,
+    ) -> None:
+        self.handler = handler
+        self.auth = auth
+        self.host = host
+        self.port = port
+        self.rate_per_s = rate_per_s
+        self.burst = burst
+        self.sessions: dict[str, Session] = {}
+        self._ids = itertools.count(1)
+        self._server: Server | None = None
+        self._log = log or (lambda *a, **k: None)
+        self.bound_port: int | None = None
+
+    # ---- HTTP side --------------------------------------------------------------------------
+
+    def _origin_ok(self, headers: Headers) -> bool:
+        origin = headers.get("Origin")
+        if origin is None:
+            return True
+        own = {f"http://{self.host}:{self.bound_port}", f"http://localhost:{self.bound_port}"}
+        return origin in own
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        token = bearer(request.headers.get("Authorization"))
+        if path == "/healthz":
+            if token is not None and self.auth.check(token) is None:
+                return _text(HTTPStatus.UNAUTHORIZED, "wrong key\n")
+            return _json(HTTPStatus.OK, self.handler.health())
+        if path in ("/v1/stats",) or path.startswith("/v1/captures/"):
+            principal = self.auth.check(token) if token is not None else None
+            if principal is None:
+                return _text(HTTPStatus.UNAUTHORIZED, "missing or wrong bearer token\n")
+            if path == "/v1/stats":
+                return _json(HTTPStatus.OK, self.handler.statistics())
+            name = path.rsplit("/", 1)[-1]
+            png = self.handler.capture(name.removesuffix(".png"))
+            if png is None:
+                return _text(HTTPStatus.NOT_FOUND, "no such capture\n")
+            return Response(
+                200,
+                "OK",
+                Headers({"Content-Type": "image/png", "Content-Length": str(len(png))}),
+                png,
+            )
+        if path != "/v1":
+            return _text(HTTPStatus.NOT_FOUND, "not found; the websocket endpoint is /v1\n")
+        if not self._origin_ok(request.headers):
+            return _text(HTTPStatus.FORBIDDEN, "cross-origin websocket refused\n")
+        if token is not None and self.auth.check(token) is None:
+            return _text(HTTPStatus.UNAUTHORIZED, "wrong bearer token\n")
+        return None
+
+    # ---- websocket side ---------------------------------------------------------------------
+
+    async def serve(
+        self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        async with serve(
+            self._connection,
+            self.host,
+            self.port,
+            process_request=self._process_request,
+            subprotocols=[SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK],  # type: ignore[list-item]
+            max_size=MAX_WS_FRAME,
+            max_queue=16,
+            write_limit=256 * 1024,
+            ping_interval=20,
+            ping_timeout=20,
+            server_header="mobridge",
+        ) as server:
+            self._server = server
+            sock = next(iter(server.sockets))
+            self.bound_port = sock.getsockname()[1]
+            task_status.started(self.bound_port)
+            await server.serve_forever()
+
+    async def _connection(self, ws: ServerConnection) -> None:
+        fmt = WireFormat.MSGPACK if ws.subprotocol == SUBPROTOCOL_MSGPACK else WireFormat.JSON
+        session = Session(id=f"c{next(self._ids)}{secrets.token_hex(3)}", format=fmt)
+        header_token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
+        if header_token is not None:
+            session.principal = self.auth.check(header_token)
+        self.sessions[session.id] = session
+        bucket = TokenBucket(self.rate_per_s, self.burst)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._writer, ws, session)
+                inflight = anyio.Semaphore(MAX_INFLIGHT)
+                async for frame in ws:
+                    session.stats.requests += 1
+                    if not bucket.allow(time.monotonic()):
+                        self._protocol_error(
+                            session,
+                            ProtocolErrorCode.RATE_LIMITED,
+                            "too many requests; slow down",
+                            None,
+                        )
+                        continue
+                    message = CLIENT_TO_HUB.decode(frame, fmt)
+                    if isinstance(message, DecodeFailure):
+                        self._protocol_error(
+                            session, message.code, message.message, message.request_id
+                        )
+                        continue
+                    if not self._admit(session, message):
+                        if session.closed:  # fatal: flush the refusal, then close
+                            while session._responses:
+                                await ws.send(
+                                    session._responses.popleft(), text=fmt is WireFormat.JSON
+                                )
+                            await ws.close(1008, "unauthenticated")
+                            break
+                        continue
+                    if isinstance(message, Hello):
+                        await self.handler.handle(session, message)
+                        continue
+                    if inflight.value == 0:
+                        self._protocol_error(
+                            session,
+                            ProtocolErrorCode.RATE_LIMITED,
+                            f"more than {MAX_INFLIGHT} requests in flight",
+                            message.id,
+                        )
+                        continue
+                    tg.start_soon(self._run_request, inflight, session, message)
+                tg.cancel_scope.cancel()
+        except ConnectionClosed:
+            pass
+        finally:
+            session.closed = True
+            self.sessions.pop(session.id, None)
+            with anyio.CancelScope(shield=True):
+                await self.handler.session_closed(session)
+
+    def _admit(self, session: Session, message: ClientToHub) -> bool:
+        """Authentication gate: before a principal is known only ``hello`` is accepted."""
+        if session.principal is not None:
+            return True
+        if isinstance(message, Hello):
+            principal = self.auth.check(message.token)
+            if principal is None:
+                self._protocol_error(
+                    session,
+                    ProtocolErrorCode.UNAUTHENTICATED,
+                    "missing or wrong token",
+                    message.id,
+                    fatal=True,
+                )
+                session.closed = True
+                return False
+            session.principal = principal
+            return True
+        self._protocol_error(
+            session,
+            ProtocolErrorCode.UNAUTHENTICATED,
+            "send hello with a token (or an Authorization header) first",
+            message.id,
+        )
+        return False
+
+    async def _run_request(
+        self, inflight: anyio.Semaphore, session: Session, message: ClientToHub
+    ) -> None:
+        async with inflight:
+            try:
+                await self.handler.handle(session, message)
+            except Exception as exc:  # the connection survives a handler bug
+                self._log("handler_crashed", error=repr(exc), request=type(message).__name__)
+                self._protocol_error(
+                    session,
+                    ProtocolErrorCode.INTERNAL,
+                    "internal error while handling the request",
+                    message.id,
+                )
+
+    def _protocol_error(
+        self,
+        session: Session,
+        code: ProtocolErrorCode,
+        message: str,
+        request_id: RequestId | None,
+        *,
+        fatal: bool = False,
+    ) -> None:
+        session.stats.protocol_errors += 1
+        session.respond(ProtocolError(code=code, message=message, id=request_id, fatal=fatal))
+
+    async def _writer(self, ws: ServerConnection, session: Session) -> None:
+        text = session.format is WireFormat.JSON
+        while True:
+            await session._wake.wait()
+            session._wake = anyio.Event()
+            while session._responses or session._events or session._resync:
+                if session._responses:
+                    data = session._responses.popleft()
+                elif session._events:
+                    _, data = session._events.popleft()
+                    session.stats.events_sent += 1
+                else:
+                    stream = session._resync.pop()
+                    payload = self.handler.resync(session, stream)
+                    if payload is None:
+                        continue
+                    session.stats.resyncs += 1
+                    data = session.encode(payload)
+                await ws.send(data, text=text)
+
+    async def aclose(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+
+def _text(status: HTTPStatus, body: str) -> Response:
+    data = body.encode()
+    return Response(
+        status.value,
+        status.phrase,
+        Headers({"Content-Type": "text/plain; charset=utf-8", "Content-Length": str(len(data))}),
+        data,
+    )
+
+
+def _json(status: HTTPStatus, payload: Any) -> Response:
+    data = msgspec.json.encode(payload)
+    return Response(
+        status.value,
+        status.phrase,
+        Headers({"Content-Type": "application/json", "Content-Length": str(len(data))}),
+        data,
+    )
