@@ -1,0 +1,299 @@
+"""``Device``: the requests about one device, typed with the wire types.
+
+Helpers that take a ``Target`` accept a ``NodeRef`` (acted on as is), a ``FindMatch`` (its
+ref), or a ``SemanticQuery``: the query is run with ``find`` first and must match exactly
+one node — none raises ``NotFoundError``, several raise ``AmbiguousError`` carrying every
+candidate; the client never picks one of several. A ref found that way is acted on with the
+``generation`` of its find, so a screen that moved on in between answers STALE_NODE_REF.
+
+Deadlines: ordinary requests wait ``request_timeout``; ``wait`` adds its own ``timeoutMs``,
+actions add their verification budget (``timeoutMs + stableForMs``, 8 s when unset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+import anyio
+
+from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
+from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
+from bridge.wire.action import ActionRequest, ActionResult, Verify
+from bridge.wire.client_protocol import (
+    Act,
+    App,
+    Confirm,
+    Find,
+    FindMatch,
+    FindResult,
+    Global,
+    LeaseAcquire,
+    LeaseMode,
+    LeaseRelease,
+    LeaseResult,
+    Resolve,
+    ResolveResult,
+    Screenshot,
+    ScreenshotResult,
+    SnapshotGet,
+    SnapshotResult,
+    Wait,
+    WaitResult,
+)
+from bridge.wire.conditions import Condition, ScreenShown
+from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role
+from bridge.wire.noderef import NodeRef
+from bridge.wire.query import SemanticQuery, TextMatch
+
+if TYPE_CHECKING:
+    from bridge.client.connection import HubConnection
+
+Target = NodeRef | FindMatch | SemanticQuery
+DEFAULT_ACTION_BUDGET_MS = 8000
+SCREEN_TIMEOUT_MS = 10_000
+WAIT_TIMEOUT_MS = 5000
+
+
+def build_query(
+    *,
+    text: str | None = None,
+    label: str | None = None,
+    role: Role | str | None = None,
+    resource_id: str | None = None,
+    match: MatchMode = MatchMode.NORMALIZED_EXACT,
+) -> SemanticQuery:
+    """A query from the common fields (raises ValueError when none is given)."""
+    return SemanticQuery(
+        text=None if text is None else TextMatch(value=text, match=match),
+        label=None if label is None else TextMatch(value=label, match=match),
+        role=None if role is None else Role(role),
+        resource_id=resource_id,
+    )
+
+
+class Device:
+    """Requests about device ``id`` over one hub connection."""
+
+    def __init__(self, conn: HubConnection, device_id: str) -> None:
+        self._conn = conn
+        self.id = device_id
+
+    def __repr__(self) -> str:
+        return f"Device({self.id!r})"
+
+    # ---- reading ---------------------------------------------------------------------------
+
+    async def snapshot(self, compact: bool = True) -> SnapshotResult:
+        message = SnapshotGet(id=self._conn.next_id(), device=self.id, compact=compact)
+        return await self._conn.call(message, SnapshotResult)
+
+    async def find(
+        self,
+        query: SemanticQuery | None = None,
+        *,
+        text: str | None = None,
+        label: str | None = None,
+        role: Role | str | None = None,
+        resource_id: str | None = None,
+    ) -> FindResult:
+        if query is None:
+            query = build_query(text=text, label=label, role=role, resource_id=resource_id)
+        message = Find(id=self._conn.next_id(), device=self.id, query=query)
+        return await self._conn.call(message, FindResult)
+
+    async def find_one(self, query: SemanticQuery) -> tuple[FindMatch, int]:
+        """The single match of ``query`` and the generation it was found in."""
+        found = await self.find(query)
+        if found.count == 0 or not found.matches:
+            raise not_found(f"no node matches {_describe(query)}")
+        if found.count != 1 or len(found.matches) != 1:
+            raise ambiguous(f"{found.count} nodes match {_describe(query)}", found.matches)
+        return found.matches[0], found.generation
+
+    async def resolve(self, ref: NodeRef, generation: int | None = None) -> ResolveResult:
+        message = Resolve(id=self._conn.next_id(), device=self.id, ref=ref, generation=generation)
+        return await self._conn.call(message, ResolveResult)
+
+    def watch(
+        self,
+        compact: bool = True,
+        *,
+        strict: bool = False,
+        resync_timeout: float = DEFAULT_RESYNC_TIMEOUT,
+    ) -> Watch:
+        """Live snapshots: ``async with device.watch() as w: async for update in w``."""
+        return Watch(self._conn, self.id, compact, strict, resync_timeout)
+
+    # ---- acting ----------------------------------------------------------------------------
+
+    async def act(self, request: ActionRequest, confirm: Confirm | None = None) -> ActionResult:
+        message = Act(id=self._conn.next_id(), device=self.id, request=request, confirm=confirm)
+        return await self._conn.call(message, ActionResult, self._action_deadline(request.verify))
+
+    async def tap(
+        self,
+        target: Target,
+        *,
+        verify: Verify | None = None,
+        confirm: Confirm | None = None,
+        idempotency_key: str | None = None,
+        allow_gesture_fallback: bool = False,
+    ) -> ActionResult:
+        return await self._act_on(
+            ActionVerb.CLICK,
+            target,
+            verify=verify,
+            confirm=confirm,
+            idempotency_key=idempotency_key,
+            allow_gesture_fallback=allow_gesture_fallback,
+        )
+
+    async def type_text(
+        self,
+        target: Target,
+        text: str | None = None,
+        *,
+        value_ref: str | None = None,
+        verify: Verify | None = None,
+        idempotency_key: str | None = None,
+    ) -> ActionResult:
+        """SET_TEXT with a literal ``text`` or a ``value_ref`` (``secret://...``), not both."""
+        if (text is None) == (value_ref is None):
+            raise ValueError("give exactly one of text and value_ref")
+        return await self._act_on(
+            ActionVerb.SET_TEXT,
+            target,
+            value=text,
+            value_ref=value_ref,
+            verify=verify,
+            idempotency_key=idempotency_key,
+        )
+
+    async def scroll(
+        self, target: Target, forward: bool = True, *, verify: Verify | None = None
+    ) -> ActionResult:
+        verb = ActionVerb.SCROLL_FORWARD if forward else ActionVerb.SCROLL_BACKWARD
+        return await self._act_on(verb, target, verify=verify)
+
+    async def back(self) -> ActionResult:
+        return await self.global_action(GlobalAction.BACK)
+
+    async def home(self) -> ActionResult:
+        return await self.global_action(GlobalAction.HOME)
+
+    async def global_action(self, action: GlobalAction | str) -> ActionResult:
+        message = Global(id=self._conn.next_id(), device=self.id, action=GlobalAction(action))
+        return await self._conn.call(message, ActionResult, self._action_deadline(None))
+
+    async def app(
+        self, action: AppAction | str, app_id: str | None = None, uri: str | None = None
+    ) -> ActionResult:
+        message = App(
+            id=self._conn.next_id(),
+            device=self.id,
+            action=AppAction(action),
+            app_id=app_id,
+            uri=uri,
+        )
+        return await self._conn.call(message, ActionResult, self._action_deadline(None))
+
+    # ---- waiting ---------------------------------------------------------------------------
+
+    async def wait(self, condition: Condition, timeout_ms: int = WAIT_TIMEOUT_MS) -> WaitResult:
+        """Evaluated by the hub on every new snapshot; the result says met or not (it does
+        not raise when the condition is not met)."""
+        message = Wait(
+            id=self._conn.next_id(), device=self.id, condition=condition, timeout_ms=timeout_ms
+        )
+        deadline = timeout_ms / 1000 + self._conn.request_timeout
+        return await self._conn.call(message, WaitResult, deadline)
+
+    async def wait_for_screen(self, name: str, timeout_ms: int = SCREEN_TIMEOUT_MS) -> WaitResult:
+        return await self.wait(ScreenShown(name=name), timeout_ms)
+
+    # ---- leases and captures ---------------------------------------------------------------
+
+    async def acquire_lease(self, mode: LeaseMode = "exclusive") -> LeaseResult:
+        message = LeaseAcquire(id=self._conn.next_id(), device=self.id, mode=mode)
+        return await self._conn.call(message, LeaseResult)
+
+    async def release_lease(self) -> LeaseResult:
+        message = LeaseRelease(id=self._conn.next_id(), device=self.id)
+        return await self._conn.call(message, LeaseResult)
+
+    @asynccontextmanager
+    async def lease(self, mode: LeaseMode = "exclusive") -> AsyncIterator[LeaseResult]:
+        """Hold the device's lease for the block; released on exit (a lost connection
+        releases it at the hub anyway)."""
+        acquired = await self.acquire_lease(mode)
+        try:
+            yield acquired
+        finally:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await self.release_lease()
+                except (ConnectionLost, RequestTimeout):
+                    pass
+
+    async def screenshot(self) -> ScreenshotResult:
+        message = Screenshot(id=self._conn.next_id(), device=self.id)
+        return await self._conn.call(message, ScreenshotResult, 3 * self._conn.request_timeout)
+
+    async def fetch_screenshot(self, result: ScreenshotResult | None = None) -> bytes:
+        """The PNG of ``result`` (a fresh capture when omitted)."""
+        return await self._conn.fetch_screenshot(result or await self.screenshot())
+
+    # ---- internals -------------------------------------------------------------------------
+
+    async def _act_on(
+        self,
+        verb: ActionVerb,
+        target: Target,
+        *,
+        value: str | None = None,
+        value_ref: str | None = None,
+        verify: Verify | None = None,
+        confirm: Confirm | None = None,
+        idempotency_key: str | None = None,
+        allow_gesture_fallback: bool = False,
+    ) -> ActionResult:
+        generation: int | None = None
+        if isinstance(target, SemanticQuery):
+            match, generation = await self.find_one(target)
+            ref = match.ref
+        elif isinstance(target, FindMatch):
+            ref = target.ref
+        else:
+            ref = target
+        request = ActionRequest(
+            action=verb,
+            target=ref,
+            value=value,
+            value_ref=value_ref,
+            verify=verify,
+            idempotency_key=idempotency_key,
+            allow_gesture_fallback=allow_gesture_fallback,
+            generation=generation,
+        )
+        return await self.act(request, confirm)
+
+    def _action_deadline(self, verify: Verify | None) -> float:
+        budget_ms = (
+            DEFAULT_ACTION_BUDGET_MS if verify is None else verify.timeout_ms + verify.stable_for_ms
+        )
+        return budget_ms / 1000 + self._conn.request_timeout
+
+
+def _describe(query: SemanticQuery) -> str:
+    parts = []
+    if query.role is not None:
+        parts.append(f"role={query.role.value}")
+    if query.text is not None:
+        parts.append(f"text={query.text.value!r}")
+    if query.label is not None:
+        parts.append(f"label={query.label.value!r}")
+    if query.resource_id is not None:
+        parts.append(f"resourceId={query.resource_id!r}")
+    return " ".join(parts) or "the query"
