@@ -74,6 +74,7 @@ def import_agent(data: bytes, fmt: str) -> RawTree:
     except msgspec.ValidationError as error:
         raise DumpError(where(data, f"not a valid {fmt}: {error}")) from None
     except msgspec.DecodeError as error:
-        raise DumpError(where(data, f"JSON not well-formed: {error}")) from None
+        message = str(error).removeprefix("JSON is malformed: ")
+        raise DumpError(where(data, f"JSON not well-formed: {message}")) from None
     check_raw_tree(tree)
     return tree

@@ -64,6 +64,7 @@ def decode_json(data: bytes) -> Any:
     try:
         return _decoder.decode(data)
     except msgspec.DecodeError as error:
-        raise DumpError(where(data, f"JSON not well-formed: {error}")) from None
+        message = str(error).removeprefix("JSON is malformed: ")
+        raise DumpError(where(data, f"JSON not well-formed: {message}")) from None
     except RecursionError:  # pragma: no cover - the pre-scan refuses such input first
         raise DumpError("JSON nested too deeply to decode") from None
