@@ -484,5 +484,12 @@ async def connect(
                 with anyio.CancelScope(shield=True), anyio.move_on_after(3.0):
                     await ws.close()
                 tg.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # The reader never raises, so a group holds the block's own exception: give the
+        # caller that exception, not a wrapper.
+        if len(group.exceptions) == 1:
+            only = group.exceptions[0]
+            raise only from only.__cause__
+        raise
     finally:
         hub._close_all("connection closed by the client")

@@ -6,8 +6,9 @@ one node — none raises ``NotFoundError``, several raise ``AmbiguousError`` car
 candidate; the client never picks one of several. A ref found that way is acted on with the
 ``generation`` of its find, so a screen that moved on in between answers STALE_NODE_REF.
 
-Deadlines: ordinary requests wait ``request_timeout``; ``wait`` adds its own ``timeoutMs``,
-actions add their verification budget (``timeoutMs + stableForMs``, 8 s when unset).
+Deadlines: ordinary requests wait ``request_timeout``; ``wait`` adds its own ``timeoutMs``
+(10 s when unset), actions their verification budget (``timeoutMs + stableForMs``, 8 s when
+unset).
 """
 
 from __future__ import annotations
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 Target = NodeRef | FindMatch | SemanticQuery
 DEFAULT_ACTION_BUDGET_MS = 8000
 SCREEN_TIMEOUT_MS = 10_000
-WAIT_TIMEOUT_MS = 5000
 
 
 def build_query(
@@ -201,16 +201,19 @@ class Device:
 
     # ---- waiting ---------------------------------------------------------------------------
 
-    async def wait(self, condition: Condition, timeout_ms: int = WAIT_TIMEOUT_MS) -> WaitResult:
+    async def wait(self, condition: Condition, timeout_ms: int | None = None) -> WaitResult:
         """Evaluated by the hub on every new snapshot; the result says met or not (it does
-        not raise when the condition is not met)."""
+        not raise when the condition is not met). ``timeout_ms`` None takes the hub's default
+        (10 s for a ``screen`` condition, else 5 s)."""
         message = Wait(
             id=self._conn.next_id(), device=self.id, condition=condition, timeout_ms=timeout_ms
         )
-        deadline = timeout_ms / 1000 + self._conn.request_timeout
-        return await self._conn.call(message, WaitResult, deadline)
+        budget_ms = SCREEN_TIMEOUT_MS if timeout_ms is None else timeout_ms
+        return await self._conn.call(
+            message, WaitResult, budget_ms / 1000 + self._conn.request_timeout
+        )
 
-    async def wait_for_screen(self, name: str, timeout_ms: int = SCREEN_TIMEOUT_MS) -> WaitResult:
+    async def wait_for_screen(self, name: str, timeout_ms: int | None = None) -> WaitResult:
         return await self.wait(ScreenShown(name=name), timeout_ms)
 
     # ---- leases and captures ---------------------------------------------------------------

@@ -24,7 +24,7 @@ from bridge.client.connection import (
     connect,
 )
 from bridge.client.delta import WatchUpdate
-from bridge.client.device import SCREEN_TIMEOUT_MS, WAIT_TIMEOUT_MS, Device, Target
+from bridge.client.device import Device, Target
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, Verify
 from bridge.wire.client_protocol import (
@@ -172,10 +172,10 @@ class SyncDevice:
     ) -> ActionResult:
         return self._portal.call(self.device.app, action, app_id, uri)
 
-    def wait(self, condition: Condition, timeout_ms: int = WAIT_TIMEOUT_MS) -> WaitResult:
+    def wait(self, condition: Condition, timeout_ms: int | None = None) -> WaitResult:
         return self._portal.call(self.device.wait, condition, timeout_ms)
 
-    def wait_for_screen(self, name: str, timeout_ms: int = SCREEN_TIMEOUT_MS) -> WaitResult:
+    def wait_for_screen(self, name: str, timeout_ms: int | None = None) -> WaitResult:
         return self._portal.call(self.device.wait_for_screen, name, timeout_ms)
 
     def acquire_lease(self, mode: LeaseMode = "exclusive") -> LeaseResult:
