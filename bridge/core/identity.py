@@ -28,7 +28,7 @@ from bridge.wire.node import SemanticNode
 
 FINGERPRINT_FIELDS: tuple[str, ...] = ("role", "automation", "name", "class", "item")
 _SEGMENT = 4  # hex chars per fingerprint field
-FIELD_WEIGHTS: dict[str, int] = {"role": 3, "automation": 3, "name": 3, "class": 1, "item": 3}
+FIELD_WEIGHTS: dict[str, int] = {"role": 3, "automation": 3, "name": 3, "class": 3, "item": 3}
 FAR_DRIFT = 3
 """Drift at or above which a single match is refused as STALE_NODE_REF."""
 

@@ -49,6 +49,7 @@ from bridge.wire.noderef import (
 )
 from bridge.wire.snapshot import ScreenSnapshot
 
+_ID_LOCATORS = frozenset({"RESOURCE_ID", "RESOURCE_ID_SCOPED"})
 _SCOPE_ROLES = frozenset({Role.DIALOG, Role.LIST, Role.LIST_ITEM, Role.MENU, Role.WEB_VIEW})
 
 
@@ -56,15 +57,15 @@ _SCOPE_ROLES = frozenset({Role.DIALOG, Role.LIST, Role.LIST_ITEM, Role.MENU, Rol
 
 
 def ancestor_scope(tree: NodeTree, node_id: str) -> str | None:
-    """A short description of the nearest identifying ancestor: ``id:<automation id>`` or
-    ``<ROLE>:<name>`` for dialogs, lists, rows, menus and web views; None when none."""
+    """A short description of the nearest identifying ancestor: ``id:<automation id>``, or
+    the role of the nearest dialog, list, row, menu or web view; None when none. Names are
+    left out: a container's name is often derived from texts inside it, which change."""
     for anc in tree.ancestors(node_id):
         aid = automation(anc)
         if aid:
             return f"id:{aid}"
         if anc.role in _SCOPE_ROLES:
-            name = node_name(anc)
-            return f"{anc.role.value}:{name}" if name else anc.role.value
+            return anc.role.value
     return None
 
 
@@ -241,11 +242,21 @@ def _narrow(
     )
     if path is not None and bounds is not None:
         at_path = tree.at_path(path)
-        nearest = _nearest(candidates, bounds)
+        nearest = _unique_nearest(candidates, bounds)
         if at_path is not None and nearest is not None and at_path.node_id == nearest.node_id:
-            if any(c.node_id == at_path.node_id for c in candidates):
-                return at_path
+            return at_path
     return None
+
+
+def _unique_nearest(candidates: Sequence[SemanticNode], bounds: Bounds) -> SemanticNode | None:
+    """The candidate overlapping ``bounds`` best, only when no other ties with it."""
+    scored = sorted(
+        ((_overlap(c.bounds, bounds), i) for i, c in enumerate(candidates) if c.bounds),
+        reverse=True,
+    )
+    if not scored or scored[0][0] <= 0.5 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return candidates[scored[0][1]]
 
 
 def resolve_ref(
@@ -276,6 +287,17 @@ def resolve_ref(
     if outcome is None:
         return _weak_only(ref, tree)
     if isinstance(outcome, Resolved):
+        if (
+            outcome.locator not in _ID_LOCATORS
+            and ref.ancestor_fingerprint is not None
+            and ancestor_fingerprint(tree, outcome.node.node_id) != ref.ancestor_fingerprint
+        ):
+            # Found by name, but it no longer sits where the ref's element sat: without an
+            # id to vouch for it, that is another element (or the same one moved) - refuse.
+            return Stale(
+                f"the element found by {outcome.locator} sits under different ancestors",
+                outcome.node,
+            )
         drift = fingerprint_drift(ref.fingerprint, fingerprint(outcome.node))
         limit = (
             1 if generation is not None and generation.expected != generation.current else FAR_DRIFT

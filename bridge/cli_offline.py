@@ -1,0 +1,167 @@
+"""LAYER 4 — offline commands on dump files: snapshot, find, ref, resolve, diff.
+
+Exit status: 0 success; 1 a domain refusal (not found, ambiguous, stale) with the reference
+error envelope on stdout; 2 bad usage or unreadable input with one line on stderr.
+Output is deterministic: the same files give byte-identical output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from bridge.core.identity import IdAllocator
+from bridge.core.importers import ImportFailure, import_dump
+from bridge.core.noderef import Resolved, build_ref, resolution_error, resolve_ref
+from bridge.core.normalize import Normalized, NormalizeFailure, SnapshotContext, normalize
+from bridge.core.screendiff import screen_diff
+from bridge.core.tree import NodeTree
+from bridge.wire.client_protocol import FindMatch, FindResult
+from bridge.wire.noderef import NodeRef
+from bridge.wire.query import SemanticQuery
+
+MAX_INPUT = 32 << 20
+OFFLINE_DEVICE = "offline"
+
+
+class UsageError(Exception):
+    """Bad usage or unreadable input: exit 2 with this one-line message."""
+
+
+def _read(path: str) -> bytes:
+    try:
+        p = Path(path)
+        if p.stat().st_size > MAX_INPUT:
+            raise UsageError(f"{path}: larger than {MAX_INPUT} bytes")
+        return p.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def load(path: str, snapshot_id: str = "s_1", ids: IdAllocator | None = None) -> Normalized:
+    raw = import_dump(_read(path), path)
+    if isinstance(raw, ImportFailure):
+        raise UsageError(raw.reason if path in raw.reason else f"{path}: {raw.reason}")
+    result = normalize(raw, SnapshotContext(OFFLINE_DEVICE, snapshot_id, 0), ids)
+    if isinstance(result, NormalizeFailure):
+        raise UsageError(f"{path}: {result.reason}")
+    return result
+
+
+def _json_arg(text: str, kind: type[Any], what: str) -> Any:
+    if text.startswith("@"):
+        data = _read(text[1:])
+    else:
+        data = text.encode()
+    try:
+        return msgspec.json.decode(data, type=kind)
+    except msgspec.ValidationError as exc:
+        raise UsageError(f"{what} is not valid: {exc}") from exc
+    except msgspec.DecodeError as exc:
+        raise UsageError(f"{what} is not JSON: {exc}") from exc
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(msgspec.json.encode(obj).decode() + "\n")
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    n = load(args.file)
+    _emit(n.full if args.full else n.compact)
+    return 0
+
+
+def cmd_find(args: argparse.Namespace) -> int:
+    from bridge.core.query import QueryRejected, run_query
+
+    query = _json_arg(args.query, SemanticQuery, "--query")
+    n = load(args.file)
+    tree = NodeTree(n.full.nodes)
+    root = n.full.nodes[0].bounds if n.full.nodes else None
+    outcome = run_query(tree, query, viewport=root)
+    if isinstance(outcome, QueryRejected):
+        raise UsageError(f"--query rejected: {outcome.reason}")
+    matches = []
+    for item in outcome.items:
+        ref = build_ref(n.full, tree, item.node.node_id)
+        if ref is not None:
+            matches.append(
+                FindMatch(ref=ref, node=item.node, reason=item.reason, confidence=item.confidence)
+            )
+    _emit(
+        FindResult(
+            count=len(matches), generation=1, snapshot_id=n.full.snapshot_id, matches=tuple(matches)
+        )
+    )
+    return 0
+
+
+def cmd_ref(args: argparse.Namespace) -> int:
+    n = load(args.file)
+    tree = NodeTree(n.full.nodes)
+    ref = build_ref(n.full, tree, args.node_id)
+    if ref is None:
+        raise UsageError(f"{args.file}: no node {args.node_id!r} (see `mobridge snapshot --full`)")
+    _emit(ref)
+    return 0
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    ref: NodeRef = _json_arg(args.ref, NodeRef, "--ref")
+    n = load(args.file, snapshot_id="s_2")
+    tree = NodeTree(n.full.nodes)
+    outcome = resolve_ref(ref, n.full, tree, same_id_space=False)
+    if isinstance(outcome, Resolved):
+        _emit({"status": "RESOLVED", "nodeId": outcome.node.node_id, "locator": outcome.locator})
+        return 0
+    _emit(resolution_error(outcome, n.full, tree))
+    return 1
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    ids = IdAllocator()
+    a = load(args.file_a, "s_1", ids)
+    b = load(args.file_b, "s_2", ids)
+    _emit(
+        screen_diff(a.compact if not args.full else a.full, b.compact if not args.full else b.full)
+    )
+    return 0
+
+
+def _guard(fn: Any) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return int(fn(args))
+        except UsageError as exc:
+            print(f"mobridge {args.command}: {exc}", file=sys.stderr)
+            return 2
+
+    return run
+
+
+def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("snapshot", help="normalize a dump file into a ScreenSnapshot")
+    p.add_argument("file")
+    p.add_argument("--full", action="store_true", help="every node (default: compact)")
+    p.set_defaults(handler=_guard(cmd_snapshot))
+    p = sub.add_parser("find", help="run a SemanticQuery on a dump file")
+    p.add_argument("file")
+    p.add_argument("--query", required=True, help="SemanticQuery JSON or @FILE")
+    p.set_defaults(handler=_guard(cmd_find))
+    p = sub.add_parser("ref", help="build a NodeRef for a node of a dump file")
+    p.add_argument("file")
+    p.add_argument("node_id")
+    p.set_defaults(handler=_guard(cmd_ref))
+    p = sub.add_parser("resolve", help="resolve a NodeRef against a dump file")
+    p.add_argument("file")
+    p.add_argument("--ref", required=True, help="NodeRef JSON or @FILE")
+    p.set_defaults(handler=_guard(cmd_resolve))
+    p = sub.add_parser("diff", help="ScreenDiff between two dump files")
+    p.add_argument("file_a")
+    p.add_argument("file_b")
+    p.add_argument("--full", action="store_true", help="diff full snapshots (default: compact)")
+    p.set_defaults(handler=_guard(cmd_diff))

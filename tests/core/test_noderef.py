@@ -1,0 +1,232 @@
+"""Resolution safety on every real dump: never a wrong target.
+
+For each node that has a strong locator unique on its own dump (sampled, up to 12 a dump):
+same dump -> resolved to it; bounds shifted + unrelated text edited -> still it; subtree
+duplicated -> AMBIGUOUS_MATCH; removed -> refused; its own label replaced -> STALE_NODE_REF.
+Identity across copies is the raw node's handle (what the agent would act on).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from bridge.core.identity import IdAllocator
+from bridge.core.noderef import (
+    Ambiguous,
+    GenerationCheck,
+    NotFound,
+    Resolved,
+    Stale,
+    WeakUnresolvable,
+    build_ref,
+    resolution_error,
+    resolve_ref,
+)
+from bridge.core.normalize import Normalized, SnapshotContext, normalize
+from bridge.core.tree import NodeTree
+from bridge.wire.enums import ErrorCode
+from bridge.wire.noderef import STRONG_LOCATORS, NodeRef
+from bridge.wire.raw import RawNode, RawTree
+from tests.core.realdumps import dump_params, raw_of
+
+PER_DUMP = 12
+
+
+def norm(raw: RawTree, sid: str = "s_1", ids: IdAllocator | None = None) -> Normalized:
+    out = normalize(raw, SnapshotContext("d", sid, 0), ids)
+    assert isinstance(out, Normalized)
+    return out
+
+
+def subtree_end(nodes: tuple[RawNode, ...], i: int) -> int:
+    """Index one past the last descendant of node i (pre-order)."""
+    j = i + 1
+    inside = {i}
+    while j < len(nodes) and nodes[j].parent in inside:
+        inside.add(j)
+        j += 1
+    return j
+
+
+def reindex(nodes: list[RawNode]) -> tuple[RawNode, ...]:
+    return tuple(msgspec.structs.replace(n, handle=k) for k, n in enumerate(nodes))
+
+
+def duplicated(raw: RawTree, i: int) -> RawTree:
+    nodes = list(raw.nodes)
+    end = subtree_end(raw.nodes, i)
+    width = end - i
+    copy = [
+        msgspec.structs.replace(n, parent=n.parent if k == i else n.parent + width)
+        for k, n in zip(range(i, end), nodes[i:end], strict=True)
+    ]
+    after = [
+        msgspec.structs.replace(n, parent=n.parent + width if n.parent >= end else n.parent)
+        for n in nodes[end:]
+    ]
+    return msgspec.structs.replace(raw, nodes=reindex(nodes[:end] + copy + after))
+
+
+def removed(raw: RawTree, i: int) -> RawTree:
+    nodes = list(raw.nodes)
+    end = subtree_end(raw.nodes, i)
+    width = end - i
+    rest = nodes[:i] + [
+        msgspec.structs.replace(n, parent=n.parent - width if n.parent >= end else n.parent)
+        for n in nodes[end:]
+    ]
+    return msgspec.structs.replace(raw, nodes=reindex(rest))
+
+
+def relabelled(raw: RawTree, i: int) -> RawTree:
+    nodes = list(raw.nodes)
+    node = nodes[i]
+    nodes[i] = msgspec.structs.replace(
+        node,
+        text="Delete account forever" if node.text else None,
+        label="Delete account forever" if node.label or not node.text else node.label,
+    )
+    return msgspec.structs.replace(raw, nodes=tuple(nodes))
+
+
+def shifted_and_edited(raw: RawTree, i: int) -> RawTree:
+    end = subtree_end(raw.nodes, i)
+    ancestors = set()
+    p = raw.nodes[i].parent
+    while p >= 0:
+        ancestors.add(p)
+        p = raw.nodes[p].parent
+    nodes = []
+    edited = 0
+    for k, n in enumerate(raw.nodes):
+        b = n.bounds
+        if b is not None:
+            n = msgspec.structs.replace(n, bounds=(b[0] + 3, b[1] + 40, b[2] + 3, b[3] + 40))
+        unrelated = not (i <= k < end) and k not in ancestors
+        if unrelated and n.text and edited < 2:
+            n = msgspec.structs.replace(n, text=n.text + " (2)")
+            edited += 1
+        nodes.append(n)
+    return msgspec.structs.replace(raw, nodes=tuple(nodes))
+
+
+def strong_unique(ref: NodeRef, norm_: Normalized) -> bool:
+    from bridge.core.noderef import _candidates
+
+    tree = NodeTree(norm_.full.nodes)
+    strong = [loc for loc in ref.locators if isinstance(loc, STRONG_LOCATORS)]
+    return bool(strong) and len(_candidates(tree, strong[0])) == 1
+
+
+def own_name(raw_node: RawNode, name: str | None) -> bool:
+    return name is not None and name in (raw_node.text, raw_node.label)
+
+
+@pytest.mark.parametrize("path", dump_params())
+def test_resolution_never_lands_on_a_wrong_target(path: Path) -> None:
+    raw = raw_of(path)
+    base = norm(raw)
+    tree = NodeTree(base.full.nodes)
+    checked = 0
+    for node in base.full.nodes:
+        if checked >= PER_DUMP:
+            break
+        if node.parent_id is None:
+            continue  # removing or duplicating a root is not a screen any more
+        ref = build_ref(base.full, tree, node.node_id)
+        assert ref is not None
+        if not strong_unique(ref, base):
+            continue
+        checked += 1
+        handle = base.handles[node.node_id]
+        # same dump
+        got = resolve_ref(ref, base.full, tree)
+        assert isinstance(got, Resolved) and got.node.node_id == node.node_id, got
+        # bounds shifted, unrelated texts edited
+        moved = norm(shifted_and_edited(raw, handle), "s_2")
+        got = resolve_ref(ref, moved.full)
+        assert isinstance(got, Resolved), (node, got)
+        assert moved.handles[got.node.node_id] == handle
+        # subtree duplicated
+        dup = norm(duplicated(raw, handle), "s_3")
+        got = resolve_ref(ref, dup.full)
+        assert isinstance(got, Ambiguous), (node, got)
+        assert len(got.candidates) >= 2
+        # removed
+        gone = norm(removed(raw, handle), "s_4")
+        got = resolve_ref(ref, gone.full)
+        assert isinstance(got, NotFound | Stale | WeakUnresolvable), (node, got)
+        # its own label replaced
+        from bridge.core.identity import node_name
+
+        if own_name(raw.nodes[handle], node_name(node)):
+            swapped = norm(relabelled(raw, handle), "s_5")
+            got = resolve_ref(ref, swapped.full)
+            assert isinstance(got, Stale), (node, got)
+    if len(base.full.nodes) > 5:
+        assert checked > 0 or all(
+            not (n.automation_id or n.label or n.text) for n in base.full.nodes
+        )
+
+
+def test_generation_check_ignores_unrelated_changes_but_not_the_target() -> None:
+    def screen(clock: str, label: str) -> RawTree:
+        return RawTree(
+            capture=1,
+            platform="ANDROID",  # type: ignore[arg-type]
+            nodes=(
+                RawNode(handle=0, parent=-1, class_name="android.widget.FrameLayout"),
+                RawNode(handle=1, parent=0, class_name="android.widget.TextView", text=clock,
+                        automation_id="app:id/clock"),
+                RawNode(handle=2, parent=0, class_name="android.widget.Button", text=label,
+                        automation_id="app:id/go", clickable=True),
+            ),
+        )
+
+    ids = IdAllocator()
+    a = norm(screen("10:00:00", "Sign in"), "s_1", ids)
+    b = norm(screen("10:00:01", "Sign in"), "s_2", ids)
+    c = norm(screen("10:00:02", "Delete account"), "s_3", ids)
+    tree_a = NodeTree(a.full.nodes)
+    target = next(n for n in a.full.nodes if n.automation_id == "app:id/go")
+    ref = build_ref(a.full, tree_a, target.node_id)
+    assert ref is not None
+    ok = resolve_ref(ref, b.full, same_id_space=True, generation=GenerationCheck(1, 2, a.full))
+    assert isinstance(ok, Resolved) and ok.node.node_id == target.node_id
+    stale = resolve_ref(ref, c.full, same_id_space=True, generation=GenerationCheck(1, 3, a.full))
+    assert isinstance(stale, Stale)
+    unknown = resolve_ref(ref, b.full, generation=GenerationCheck(1, 2, None))
+    assert isinstance(unknown, Stale)
+    env = resolution_error(stale, c.full, NodeTree(c.full.nodes))
+    assert env.error is ErrorCode.STALE_NODE_REF and env.recovery
+
+
+def test_duplicate_buttons_without_ids_resolve_by_position_only_when_unique() -> None:
+    def screen(n: int) -> RawTree:
+        nodes = [RawNode(handle=0, parent=-1, class_name="android.widget.FrameLayout")]
+        for k in range(n):
+            nodes.append(RawNode(handle=len(nodes), parent=0,
+                                 class_name="android.widget.LinearLayout"))
+            nodes.append(RawNode(handle=len(nodes), parent=len(nodes) - 1,
+                                 class_name="android.widget.Button", text="Continue",
+                                 clickable=True, bounds=(0, 100 * k, 100, 100 * k + 80)))
+        return RawTree(capture=1, platform="ANDROID", nodes=tuple(nodes))  # type: ignore[arg-type]
+
+    two = norm(screen(2))
+    tree = NodeTree(two.full.nodes)
+    buttons = [n for n in two.full.nodes if n.text == "Continue"]
+    refs = [build_ref(two.full, tree, b.node_id) for b in buttons]
+    for ref, button in zip(refs, buttons, strict=True):
+        assert ref is not None
+        got = resolve_ref(ref, two.full, tree)
+        assert isinstance(got, Resolved) and got.node.node_id == button.node_id
+    three = norm(screen(3), "s_2")
+    got = resolve_ref(refs[1], three.full)  # type: ignore[arg-type]
+    assert isinstance(got, Resolved | Ambiguous)
+    if isinstance(got, Resolved):
+        assert three.handles[got.node.node_id] == two.handles[buttons[1].node_id]
+    env = resolution_error(Ambiguous(tuple(buttons), "ROLE_LABEL_ANCESTOR"), two.full, tree)
+    assert env.error is ErrorCode.AMBIGUOUS_MATCH and len(env.candidates) == 2
