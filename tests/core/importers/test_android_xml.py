@@ -255,3 +255,14 @@ def test_a_child_that_is_not_a_node_is_refused() -> None:
     assert isinstance(failure, ImportFailure)
     assert failure.format == "android-uiautomator"
     assert "node 0 (line 1) has a child <foo>" in failure.reason
+
+
+def test_over_long_text_is_capped_with_an_ellipsis() -> None:
+    long_text = "é" * 9000
+    data = f'<hierarchy><node text="{long_text}" content-desc="ok"/></hierarchy>'.encode()
+    tree = import_dump(data, "long.xml")
+    assert isinstance(tree, RawTree)
+    text = tree.nodes[0].text
+    assert text is not None and len(text) == 8192
+    assert text == "é" * 8191 + "\u2026"
+    assert tree.nodes[0].label == "ok"
