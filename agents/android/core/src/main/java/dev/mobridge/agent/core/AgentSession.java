@@ -1,0 +1,451 @@
+package dev.mobridge.agent.core;
+
+import dev.mobridge.agent.core.link.AgentMessage;
+import dev.mobridge.agent.core.link.AgentMessage.Reply;
+import dev.mobridge.agent.core.link.BadMessageException;
+import dev.mobridge.agent.core.link.HubMessage;
+import dev.mobridge.agent.core.link.Platform;
+import dev.mobridge.agent.core.link.RawTree;
+import dev.mobridge.agent.core.ws.CloseCode;
+import dev.mobridge.agent.core.ws.WsConnection;
+import dev.mobridge.agent.core.ws.WsHandshake;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One hub connection: handshake, hello exchange, the initial tree, then commands in and
+ * debounced pushes, status changes and keepalive pings out.
+ *
+ * <p>Invariants: every command gets exactly one reply with its id (a malformed command whose id
+ * can be read gets BAD_COMMAND; one without a readable id closes the link with 1008); trees are
+ * numbered 1, 2, 3... in the order they are sent on this connection; a push is skipped when the
+ * capture equals the last tree sent and adds no stability news; while the watchdog reports
+ * degraded, no tree is pushed and captures are refused, so the hub never receives a stale tree.
+ */
+final class AgentSession implements UiEventListener {
+    private final AgentServer server;
+    private final Transport transport;
+    private final AgentConfig config;
+    private final UiBackend backend;
+    private final Watchdog watchdog = new Watchdog();
+    private final Object pushLock = new Object();
+    private ChangeDebouncer debouncer;
+    private WsConnection conn;
+    private ScheduledExecutorService timers;
+    private Thread pusher;
+    private volatile boolean running;
+    private Future<String> probe;
+    private long probeStarted;
+    // Touched only on the UI thread:
+    private int nextCapture = 1;
+    private String lastFingerprint;
+    private boolean lastStable;
+
+    AgentSession(AgentServer server, Transport transport) {
+        this.server = server;
+        this.transport = transport;
+        this.config = server.config;
+        this.backend = server.backend;
+    }
+
+    void run() throws IOException {
+        InputStream in = new BufferedInputStream(transport.input());
+        OutputStream out = new BufferedOutputStream(transport.output());
+        transport.setReadTimeout(config.handshakeTimeoutMs);
+        WsHandshake.Result hs = WsHandshake.perform(in, out, server.tokens);
+        if (!hs.ok()) {
+            server.log.info("handshake refused: " + hs.status + " " + hs.reason);
+            return;
+        }
+        conn = new WsConnection(in, out, config.maxMessageBytes);
+        if (!server.activate(this)) {
+            conn.close(CloseCode.GOING_AWAY, "agent stopping");
+            return;
+        }
+        running = true;
+        transport.setReadTimeout(config.helloTimeoutMs);
+        if (!exchangeHello()) {
+            return;
+        }
+        transport.setReadTimeout(config.idleTimeoutMs);
+        startBackground();
+        server.log.info("hub connected");
+        while (running) {
+            String text;
+            try {
+                text = conn.readMessage();
+            } catch (SocketTimeoutException e) {
+                conn.close(CloseCode.GOING_AWAY, "no traffic for " + config.idleTimeoutMs + " ms");
+                break;
+            }
+            if (text == null) {
+                break;
+            }
+            handle(text);
+        }
+        server.log.info("hub link closed: " + conn.closeCode());
+    }
+
+    private boolean exchangeHello() throws IOException {
+        String text;
+        try {
+            text = conn.readMessage();
+        } catch (SocketTimeoutException e) {
+            conn.close(CloseCode.POLICY_VIOLATION, "no hello");
+            return false;
+        }
+        if (text == null) {
+            return false;
+        }
+        HubMessage first;
+        try {
+            first = HubMessage.decode(text);
+        } catch (BadMessageException e) {
+            conn.close(CloseCode.POLICY_VIOLATION, "bad hello: " + e.getMessage());
+            return false;
+        }
+        if (!(first instanceof HubMessage.Hello)) {
+            conn.close(CloseCode.POLICY_VIOLATION, "hello must come first");
+            return false;
+        }
+        HubMessage.Hello hello = (HubMessage.Hello) first;
+        if (hello.protocol != AgentMessage.PROTOCOL) {
+            conn.close(CloseCode.POLICY_VIOLATION,
+                    "protocol mismatch: agent speaks " + AgentMessage.PROTOCOL);
+            return false;
+        }
+        if (hello.token != null && !server.tokens.matches(hello.token)) {
+            conn.close(CloseCode.POLICY_VIOLATION, "wrong token in hello");
+            return false;
+        }
+        long now = server.clock.nowMillis();
+        debouncer = new ChangeDebouncer(config.quietMs, config.capMs, config.timerMs, now);
+        Future<?> initial = submit(() -> {
+            backend.reset();
+            backend.setEventListener(this);
+            send(new AgentMessage.Hello(AgentMessage.PROTOCOL, Platform.ANDROID,
+                    config.agentName, config.agentVersion, backend.deviceInfo(),
+                    backend.capabilities()));
+            String problem = backend.health();
+            if (problem != null) {
+                watchdog.observe(problem);
+                send(new AgentMessage.Status(Watchdog.DEGRADED, problem));
+                return;
+            }
+            push(new ChangeDebouncer.Fire("initial", true, 0), "initial");
+        });
+        if (initial == null) {
+            return false;
+        }
+        try {
+            // Nothing (not even a pong-like ping reply) may overtake the agent's hello.
+            initial.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException e) {
+            server.log.warn("hello or initial capture failed", e.getCause());
+        }
+        return running;
+    }
+
+    private void startBackground() {
+        timers = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "mobridge-timers");
+            t.setDaemon(true);
+            return t;
+        });
+        timers.scheduleWithFixedDelay(this::watchdogTick, config.watchdogIntervalMs,
+                config.watchdogIntervalMs, TimeUnit.MILLISECONDS);
+        timers.scheduleWithFixedDelay(this::keepalive, config.keepaliveMs, config.keepaliveMs,
+                TimeUnit.MILLISECONDS);
+        pusher = new Thread(this::pushLoop, "mobridge-pusher");
+        pusher.setDaemon(true);
+        pusher.start();
+    }
+
+    private void handle(String text) {
+        HubMessage msg;
+        try {
+            msg = HubMessage.decode(text);
+        } catch (BadMessageException e) {
+            long id = HubMessage.peekId(text);
+            if (id < 0) {
+                conn.close(CloseCode.POLICY_VIOLATION, "malformed message without an id");
+                running = false;
+            } else {
+                send(Reply.failure(id, Reply.BAD_COMMAND, e.getMessage()));
+            }
+            return;
+        }
+        if (msg instanceof HubMessage.Hello) {
+            conn.close(CloseCode.POLICY_VIOLATION, "hello sent twice");
+            running = false;
+            return;
+        }
+        HubMessage.Command cmd = (HubMessage.Command) msg;
+        if (cmd instanceof HubMessage.Ping) {
+            send(new Reply(cmd.id, true));
+            return;
+        }
+        if (submit(() -> send(dispatch(cmd))) == null) {
+            send(Reply.failure(cmd.id, Reply.FAILED, "agent stopping"));
+        }
+    }
+
+    /** Runs one command against the backend (UI thread) and builds its reply. */
+    Reply dispatch(HubMessage.Command cmd) {
+        if (watchdog.degraded()) {
+            return Reply.failure(cmd.id, Reply.FAILED, "agent degraded: " + watchdog.reason());
+        }
+        try {
+            if (cmd instanceof HubMessage.Capture) {
+                RawTree tree = backend.capture(nextCapture);
+                nextCapture++;
+                lastFingerprint = fingerprint(tree);
+                synchronized (pushLock) {
+                    debouncer.captured(server.clock.nowMillis());
+                }
+                Reply r = new Reply(cmd.id, true);
+                r.tree = tree;
+                return r;
+            }
+            Outcome o;
+            if (cmd instanceof HubMessage.NodeAction) {
+                o = backend.nodeAction((HubMessage.NodeAction) cmd);
+            } else if (cmd instanceof HubMessage.Gesture) {
+                HubMessage.Gesture g = (HubMessage.Gesture) cmd;
+                o = validGesture(g) ? backend.gesture(g)
+                        : Outcome.fail(Reply.BAD_COMMAND, "swipe needs at least two points");
+            } else if (cmd instanceof HubMessage.Global) {
+                o = backend.globalAction(((HubMessage.Global) cmd).action);
+            } else if (cmd instanceof HubMessage.Key) {
+                o = backend.key(((HubMessage.Key) cmd).key);
+            } else if (cmd instanceof HubMessage.Text) {
+                o = backend.typeText(((HubMessage.Text) cmd).text);
+            } else if (cmd instanceof HubMessage.App) {
+                o = backend.app((HubMessage.App) cmd);
+            } else if (cmd instanceof HubMessage.Screenshot) {
+                o = backend.screenshot();
+            } else if (cmd instanceof HubMessage.Clipboard) {
+                o = backend.clipboard(((HubMessage.Clipboard) cmd).set);
+            } else {
+                o = Outcome.unsupported("command " + cmd.type + " is not supported");
+            }
+            return o.toReply(cmd.id);
+        } catch (Exception e) {
+            server.log.warn("command " + cmd.type + " failed", e);
+            return Reply.failure(cmd.id, Reply.FAILED, describe(e));
+        }
+    }
+
+    private static boolean validGesture(HubMessage.Gesture g) {
+        return !g.kind.equals("swipe") || g.points.size() >= 2;
+    }
+
+    @Override
+    public void onUiEvent() {
+        synchronized (pushLock) {
+            if (debouncer != null) {
+                debouncer.onEvent(server.clock.nowMillis());
+                pushLock.notifyAll();
+            }
+        }
+    }
+
+    private void pushLoop() {
+        try {
+            while (running) {
+                ChangeDebouncer.Fire fire;
+                synchronized (pushLock) {
+                    long now = server.clock.nowMillis();
+                    fire = debouncer.poll(now);
+                    if (fire == null) {
+                        long deadline = debouncer.deadline();
+                        long wait = deadline == ChangeDebouncer.NEVER ? 0 : deadline - now;
+                        if (deadline == ChangeDebouncer.NEVER) {
+                            pushLock.wait();
+                        } else if (wait > 0) {
+                            pushLock.wait(wait);
+                        }
+                        continue;
+                    }
+                }
+                ChangeDebouncer.Fire f = fire;
+                Future<?> done = submit(() -> push(f, f.reason));
+                if (done == null) {
+                    return;
+                }
+                done.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            server.log.warn("push failed", e.getCause());
+        }
+    }
+
+    /** Captures and sends a tree unless degraded or unchanged (UI thread). */
+    private void push(ChangeDebouncer.Fire fire, String reason) {
+        if (watchdog.degraded() || !running) {
+            return;
+        }
+        RawTree tree;
+        try {
+            tree = backend.capture(nextCapture);
+        } catch (Exception e) {
+            server.log.warn("capture for a push failed", e);
+            return;
+        }
+        String fp = fingerprint(tree);
+        if (fp.equals(lastFingerprint) && (lastStable || !fire.stable)) {
+            return;
+        }
+        nextCapture++;
+        lastFingerprint = fp;
+        lastStable = fire.stable;
+        int quiet = (int) Math.min(Integer.MAX_VALUE, Math.max(0, fire.quietMs));
+        send(new AgentMessage.Tree(reason, fire.stable, tree, quiet));
+    }
+
+    /** The tree's content without its capture number. */
+    private static String fingerprint(RawTree tree) {
+        int n = tree.capture;
+        tree.capture = 0;
+        String s = tree.toJson().toString();
+        tree.capture = n;
+        return s;
+    }
+
+    private void watchdogTick() {
+        String transition = null;
+        long now = server.clock.nowMillis();
+        if (probe != null) {
+            if (probe.isDone()) {
+                String result;
+                try {
+                    result = probe.get();
+                } catch (ExecutionException e) {
+                    result = "health probe failed: " + describe(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                probe = null;
+                transition = watchdog.observe(result);
+            } else if (now - probeStarted > config.probeTimeoutMs) {
+                transition = watchdog.observe(
+                        "UI backend unresponsive for " + (now - probeStarted) + " ms");
+            }
+        } else {
+            try {
+                probe = server.uiThread.submit(backend::health);
+                probeStarted = now;
+            } catch (RejectedExecutionException e) {
+                return;
+            }
+        }
+        if (transition == null) {
+            return;
+        }
+        if (transition.equals(Watchdog.DEGRADED)) {
+            server.log.info("degraded: " + watchdog.reason());
+            send(new AgentMessage.Status(Watchdog.DEGRADED, watchdog.reason()));
+        } else {
+            server.log.info("ready again");
+            send(new AgentMessage.Status(Watchdog.READY, null));
+            submit(() -> {
+                lastFingerprint = null;
+                long quiet;
+                synchronized (pushLock) {
+                    quiet = debouncer.quietFor(server.clock.nowMillis());
+                }
+                push(new ChangeDebouncer.Fire("event", true, quiet), "event");
+            });
+        }
+    }
+
+    private void keepalive() {
+        try {
+            conn.sendPing(new byte[0]);
+        } catch (IOException e) {
+            closeTransport();
+        }
+    }
+
+    private Future<?> submit(Runnable r) {
+        try {
+            return server.uiThread.submit(r);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    private void send(AgentMessage m) {
+        try {
+            conn.sendText(m.encode());
+        } catch (IOException e) {
+            if (running) {
+                server.log.info("send failed; closing the link");
+            }
+            running = false;
+            closeTransport();
+        }
+    }
+
+    /** A newer hub connection took over. */
+    void supersede() {
+        running = false;
+        if (conn != null) {
+            conn.close(CloseCode.GOING_AWAY, "superseded by a newer hub connection");
+        }
+        closeTransport();
+    }
+
+    /** The agent is shutting down: say so, then close. */
+    void stop(String reason) {
+        if (conn != null && conn.isOpen()) {
+            send(new AgentMessage.Status("stopping", reason));
+            conn.close(CloseCode.GOING_AWAY, "agent stopping");
+        }
+        running = false;
+        closeTransport();
+    }
+
+    void shutdown() {
+        running = false;
+        if (timers != null) {
+            timers.shutdownNow();
+        }
+        if (pusher != null) {
+            pusher.interrupt();
+        }
+        if (server.isCurrent(this)) {
+            backend.setEventListener(null);
+        }
+        if (conn != null && conn.isOpen()) {
+            conn.close(CloseCode.NORMAL, "");
+        }
+        closeTransport();
+    }
+
+    private void closeTransport() {
+        transport.close();
+    }
+
+    static String describe(Throwable e) {
+        String m = e.getMessage();
+        String s = e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        return s.length() > 300 ? s.substring(0, 300) : s;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.mobridge.agent.core;
+
+import dev.mobridge.agent.core.link.AgentMessage.DeviceInfo;
+import dev.mobridge.agent.core.link.GlobalAction;
+import dev.mobridge.agent.core.link.HubMessage;
+import dev.mobridge.agent.core.link.RawTree;
+import java.util.List;
+
+/**
+ * Everything the agent needs from a UI: capture, actions, app control, screenshot, clipboard
+ * and change events. Implementations: the UiAutomation backend on a device and the scripted
+ * fake in host mode.
+ *
+ * <p>Contract: the core calls every method except {@link #setEventListener} from one thread at a
+ * time; handles in a capture stay valid for node actions until {@link #reset} or until the
+ * backend drops that capture (it keeps at least the newest {@link #RETAINED_CAPTURES});
+ * password values never appear in a capture; expected failures are returned as
+ * {@link Outcome}s, and any exception thrown is reported to the hub as FAILED.
+ */
+public interface UiBackend {
+    int RETAINED_CAPTURES = 4;
+
+    DeviceInfo deviceInfo();
+
+    /** Capability names announced in hello (e.g. tree, node_action, screenshot). */
+    List<String> capabilities();
+
+    /** Installs (or, with null, removes) the listener for UI change events. */
+    void setEventListener(UiEventListener listener);
+
+    /** Forgets every capture and its handles (a new hub connection starts numbering at 1). */
+    void reset();
+
+    /** A full capture numbered {@code captureId}; handles refer to this capture. */
+    RawTree capture(int captureId) throws Exception;
+
+    Outcome nodeAction(HubMessage.NodeAction command) throws Exception;
+
+    Outcome gesture(HubMessage.Gesture command) throws Exception;
+
+    Outcome globalAction(GlobalAction action) throws Exception;
+
+    Outcome key(String keyName) throws Exception;
+
+    Outcome typeText(String text) throws Exception;
+
+    Outcome app(HubMessage.App command) throws Exception;
+
+    /** A PNG (base64) of the screen, or SECURE when a window forbids capture. */
+    Outcome screenshot() throws Exception;
+
+    /** Reads the clipboard ({@code set} null) or sets it. */
+    Outcome clipboard(String set) throws Exception;
+
+    /** Null while healthy, else why the UI source cannot be trusted (watchdog probe). */
+    String health();
+}

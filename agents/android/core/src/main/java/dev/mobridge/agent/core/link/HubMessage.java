@@ -1,0 +1,328 @@
+package dev.mobridge.agent.core.link;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.json.JSONArray;
+import org.json.JSONException;
+import org.json.JSONObject;
+import org.json.JSONTokener;
+
+/**
+ * Hub -> agent messages (bridge/wire/agent_link.py {@code HubToAgent}), tagged by {@code type}.
+ * Every message except {@link Hello} is a command carrying an integer {@code id} >= 0 that the
+ * agent answers with exactly one reply. Decoding is strict: unknown fields or types fail.
+ */
+public abstract class HubMessage {
+    public final String type;
+
+    protected HubMessage(String type) {
+        this.type = type;
+    }
+
+    public abstract JSONObject toJson();
+
+    public String encode() {
+        return toJson().toString();
+    }
+
+    /** Parses one JSON text. */
+    public static HubMessage decode(String text) throws BadMessageException {
+        return fromJson(parseObject(text));
+    }
+
+    static JSONObject parseObject(String text) throws BadMessageException {
+        try {
+            JSONTokener tokener = new JSONTokener(text);
+            Object v = tokener.nextValue();
+            if (!(v instanceof JSONObject)) {
+                throw new BadMessageException("message is not a JSON object");
+            }
+            if (tokener.nextClean() != 0) {
+                throw new BadMessageException("trailing data after the JSON object");
+            }
+            return (JSONObject) v;
+        } catch (JSONException e) {
+            throw new BadMessageException("invalid JSON: " + e.getMessage());
+        }
+    }
+
+    /** The {@code id} of a command if one can be read, else -1; used to answer bad commands. */
+    public static long peekId(String text) {
+        try {
+            Object id = parseObject(text).opt("id");
+            if ((id instanceof Integer || id instanceof Long) && ((Number) id).longValue() >= 0) {
+                return ((Number) id).longValue();
+            }
+        } catch (BadMessageException ignored) {
+            // Fall through: no id to answer.
+        }
+        return -1;
+    }
+
+    public static HubMessage fromJson(JSONObject obj) throws BadMessageException {
+        JsonIn in = new JsonIn(obj, "message");
+        String type = in.reqString("type");
+        HubMessage m;
+        switch (type) {
+            case "hello":
+                m = new Hello(in.reqInt("protocol"), in.reqString("hub"),
+                        in.optStringOrNull("token"));
+                break;
+            case "capture":
+                m = new Capture(in.reqNonNegLong("id"));
+                break;
+            case "node_action": {
+                long id = in.reqNonNegLong("id");
+                int capture = in.reqInt("capture");
+                int handle = in.reqInt("handle");
+                ActionVerb action = in.reqEnum("action", ActionVerb.class);
+                NodeIdentity identity = NodeIdentity.fromJson(in.reqObject("identity"));
+                NodeAction na = new NodeAction(id, capture, handle, action, identity);
+                na.text = in.optStringOrNull("text");
+                na.allowAncestor = in.optBool("allowAncestor", true);
+                na.allowGesture = in.optBool("allowGesture", false);
+                m = na;
+                break;
+            }
+            case "gesture": {
+                long id = in.reqNonNegLong("id");
+                String kind = in.reqString("kind");
+                JSONArray pts = in.reqArray("points");
+                if (pts.length() < 1 || pts.length() > 64) {
+                    throw new BadMessageException("gesture.points: 1 to 64 points");
+                }
+                List<int[]> points = new ArrayList<>();
+                for (int i = 0; i < pts.length(); i++) {
+                    JsonIn p = JsonIn.of(pts.opt(i), "gesture.points[" + i + "]");
+                    points.add(new int[] {p.reqInt("x"), p.reqInt("y")});
+                    p.finish();
+                }
+                m = new Gesture(id, kind, points, in.optNonNegInt("durationMs", 0));
+                break;
+            }
+            case "global":
+                m = new Global(in.reqNonNegLong("id"), in.reqEnum("action", GlobalAction.class));
+                break;
+            case "key":
+                m = new Key(in.reqNonNegLong("id"), in.reqString("key"));
+                break;
+            case "text":
+                m = new Text(in.reqNonNegLong("id"), in.reqString("text"));
+                break;
+            case "app":
+                m = new App(in.reqNonNegLong("id"), in.reqEnum("action", AppAction.class),
+                        in.optStringOrNull("appId"), in.optStringOrNull("uri"));
+                break;
+            case "screenshot":
+                m = new Screenshot(in.reqNonNegLong("id"));
+                break;
+            case "clipboard":
+                m = new Clipboard(in.reqNonNegLong("id"), in.optStringOrNull("set"));
+                break;
+            case "ping":
+                m = new Ping(in.reqNonNegLong("id"));
+                break;
+            default:
+                throw new BadMessageException("unknown message type '" + type + "'");
+        }
+        in.finish();
+        return m;
+    }
+
+    /** {@code {"type":"hello","protocol":1,"hub":"..."}}; {@code token} is optional. */
+    public static final class Hello extends HubMessage {
+        public final int protocol;
+        public final String hub;
+        public final String token;
+
+        public Hello(int protocol, String hub, String token) {
+            super("hello");
+            this.protocol = protocol;
+            this.hub = hub;
+            this.token = token;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return new JsonOut().put("type", type).putInt("protocol", protocol).put("hub", hub)
+                    .putIfNotNull("token", token).obj;
+        }
+    }
+
+    /** A command: any hub message that carries an id and expects one reply. */
+    public abstract static class Command extends HubMessage {
+        public final long id;
+
+        protected Command(String type, long id) {
+            super(type);
+            this.id = id;
+        }
+
+        protected JsonOut head() {
+            return new JsonOut().put("type", type).put("id", id);
+        }
+    }
+
+    public static final class Capture extends Command {
+        public Capture(long id) {
+            super("capture", id);
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().obj;
+        }
+    }
+
+    public static final class NodeAction extends Command {
+        public final int capture;
+        public final int handle;
+        public final ActionVerb action;
+        public final NodeIdentity identity;
+        public String text;
+        public boolean allowAncestor = true;
+        public boolean allowGesture;
+
+        public NodeAction(long id, int capture, int handle, ActionVerb action,
+                NodeIdentity identity) {
+            super("node_action", id);
+            this.capture = capture;
+            this.handle = handle;
+            this.action = action;
+            this.identity = identity;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().putInt("capture", capture).putInt("handle", handle)
+                    .put("action", action.name()).put("identity", identity.toJson())
+                    .putIfNotNull("text", text)
+                    .putBoolUnless("allowAncestor", allowAncestor, true)
+                    .putBoolUnless("allowGesture", allowGesture, false).obj;
+        }
+    }
+
+    /** {@code kind}: tap, long_press or swipe; points are [x, y] pairs. */
+    public static final class Gesture extends Command {
+        public final String kind;
+        public final List<int[]> points;
+        public final int durationMs;
+
+        public Gesture(long id, String kind, List<int[]> points, int durationMs) {
+            super("gesture", id);
+            this.kind = kind;
+            this.points = points;
+            this.durationMs = durationMs;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            JSONArray pts = new JSONArray();
+            for (int[] p : points) {
+                pts.put(new JsonOut().putInt("x", p[0]).putInt("y", p[1]).obj);
+            }
+            return head().put("kind", kind).put("points", pts)
+                    .putIntUnless("durationMs", durationMs, 0).obj;
+        }
+    }
+
+    public static final class Global extends Command {
+        public final GlobalAction action;
+
+        public Global(long id, GlobalAction action) {
+            super("global", id);
+            this.action = action;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("action", action.name()).obj;
+        }
+    }
+
+    /** A key press by name (ENTER, DEL, TAB, ...). */
+    public static final class Key extends Command {
+        public final String key;
+
+        public Key(long id, String key) {
+            super("key", id);
+            this.key = key;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("key", key).obj;
+        }
+    }
+
+    /** Type text into the focused input. */
+    public static final class Text extends Command {
+        public final String text;
+
+        public Text(long id, String text) {
+            super("text", id);
+            this.text = text;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("text", text).obj;
+        }
+    }
+
+    public static final class App extends Command {
+        public final AppAction action;
+        public final String appId;
+        public final String uri;
+
+        public App(long id, AppAction action, String appId, String uri) {
+            super("app", id);
+            this.action = action;
+            this.appId = appId;
+            this.uri = uri;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("action", action.name()).putIfNotNull("appId", appId)
+                    .putIfNotNull("uri", uri).obj;
+        }
+    }
+
+    public static final class Screenshot extends Command {
+        public Screenshot(long id) {
+            super("screenshot", id);
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().obj;
+        }
+    }
+
+    /** Read the clipboard, or set it when {@code set} is non-null. */
+    public static final class Clipboard extends Command {
+        public final String set;
+
+        public Clipboard(long id, String set) {
+            super("clipboard", id);
+            this.set = set;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().putIfNotNull("set", set).obj;
+        }
+    }
+
+    public static final class Ping extends Command {
+        public Ping(long id) {
+            super("ping", id);
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().obj;
+        }
+    }
+}

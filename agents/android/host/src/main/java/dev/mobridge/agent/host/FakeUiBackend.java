@@ -1,0 +1,765 @@
+package dev.mobridge.agent.host;
+
+import dev.mobridge.agent.core.NodeActionRunner;
+import dev.mobridge.agent.core.Outcome;
+import dev.mobridge.agent.core.UiBackend;
+import dev.mobridge.agent.core.UiEventListener;
+import dev.mobridge.agent.core.link.ActionVerb;
+import dev.mobridge.agent.core.link.AgentMessage.DeviceInfo;
+import dev.mobridge.agent.core.link.AgentMessage.Reply;
+import dev.mobridge.agent.core.link.GlobalAction;
+import dev.mobridge.agent.core.link.HubMessage;
+import dev.mobridge.agent.core.link.Platform;
+import dev.mobridge.agent.core.link.RawNode;
+import dev.mobridge.agent.core.link.RawTree;
+import dev.mobridge.agent.core.link.RawWindow;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * A scripted UI reproducing the simulated demo app ({@code dev.mobridge.demo}) for host mode.
+ *
+ * <p>Screens: {@code login} (marker {@code __screen_login}; Username, Password, "Sign in" with
+ * id {@code login}; user {@code demo} with any password opens home, anyone else gets "Invalid
+ * credentials"), {@code home} (marker {@code __screen_home}; title "Home", a clock whose text
+ * changes every second, entries "Dialog" and "Login"), {@code dialog} (a second window over
+ * home with OK/Cancel) and a launcher. BACK: dialog -> home -> login -> launcher. Handles are
+ * per capture and map to stable node keys; an action on a node no longer on screen is
+ * NOT_FOUND. Password text is never put in a capture. Every state change raises a UI event.
+ */
+public final class FakeUiBackend implements UiBackend {
+    public static final String PKG = "dev.mobridge.demo";
+    public static final String LAUNCHER_PKG = "com.android.launcher3";
+    static final int WIDTH = 1080;
+    static final int HEIGHT = 2400;
+    static final int APP_WINDOW = 1;
+    static final int DIALOG_WINDOW = 2;
+    static final int LAUNCHER_WINDOW = 10;
+
+    enum Screen { LAUNCHER, LOGIN, HOME, DIALOG }
+
+    private final LongSupplier wallClock;
+    private final boolean ticking;
+    private Screen screen = Screen.LOGIN;
+    private Screen appScreen = Screen.LOGIN;
+    private String username = "";
+    private String password = "";
+    private boolean showError;
+    private String focus;
+    private String clipboard;
+    private boolean secure;
+    private String healthProblem;
+    private volatile UiEventListener listener;
+    private Thread ticker;
+    private final LinkedHashMap<Integer, Map<Integer, String>> captures = new LinkedHashMap<>();
+
+    /** @param wallClock epoch millis for the clock text; @param ticking run the 1 s clock. */
+    public FakeUiBackend(LongSupplier wallClock, boolean ticking) {
+        this.wallClock = wallClock;
+        this.ticking = ticking;
+    }
+
+    public FakeUiBackend() {
+        this(System::currentTimeMillis, true);
+    }
+
+    // ---- test hooks -----------------------------------------------------------------------
+
+    public synchronized String screenName() {
+        return screen.name().toLowerCase(Locale.ROOT);
+    }
+
+    public synchronized void setSecure(boolean secure) {
+        this.secure = secure;
+        changed();
+    }
+
+    public synchronized void setHealthProblem(String problem) {
+        this.healthProblem = problem;
+    }
+
+    /** Raises the clock's change event now (the ticker does this every second). */
+    public void tick() {
+        UiEventListener l = listener;
+        boolean clockVisible;
+        synchronized (this) {
+            clockVisible = screen == Screen.HOME || screen == Screen.DIALOG;
+        }
+        if (clockVisible && l != null) {
+            l.onUiEvent();
+        }
+    }
+
+    // ---- UiBackend ------------------------------------------------------------------------
+
+    @Override
+    public DeviceInfo deviceInfo() {
+        DeviceInfo d = new DeviceInfo("host-fake");
+        d.model = "mobridge host fake";
+        d.osVersion = "host";
+        d.width = WIDTH;
+        d.height = HEIGHT;
+        return d;
+    }
+
+    @Override
+    public List<String> capabilities() {
+        return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
+                "screenshot", "clipboard");
+    }
+
+    @Override
+    public synchronized void setEventListener(UiEventListener l) {
+        this.listener = l;
+        if (l != null && ticking && ticker == null) {
+            ticker = new Thread(this::tickLoop, "fake-clock");
+            ticker.setDaemon(true);
+            ticker.start();
+        }
+    }
+
+    private void tickLoop() {
+        try {
+            while (true) {
+                long now = wallClock.getAsLong();
+                Thread.sleep(1000 - Math.floorMod(now, 1000L) + 5);
+                tick();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public synchronized void reset() {
+        captures.clear();
+    }
+
+    @Override
+    public synchronized RawTree capture(int captureId) {
+        RawTree tree = new RawTree();
+        tree.capture = captureId;
+        tree.platform = Platform.ANDROID;
+        tree.setScreen(WIDTH, HEIGHT);
+        tree.secure = secure;
+        Map<Integer, String> handles = new HashMap<>();
+        for (Object[] w : windows()) {
+            RawWindow win = (RawWindow) w[0];
+            tree.windows.add(win);
+            flatten((FakeNode) w[1], -1, win.id, tree, handles);
+        }
+        for (RawWindow win : tree.windows) {
+            if (win.focused) {
+                tree.packageName = win.packageName;
+            }
+        }
+        captures.put(captureId, handles);
+        while (captures.size() > RETAINED_CAPTURES) {
+            captures.remove(captures.keySet().iterator().next());
+        }
+        return tree;
+    }
+
+    private void flatten(FakeNode n, int parent, int window, RawTree tree,
+            Map<Integer, String> handles) {
+        int index = tree.nodes.size();
+        RawNode r = new RawNode();
+        r.handle = index + 1;
+        r.parent = parent;
+        r.window = window;
+        r.className = n.className;
+        r.text = n.password ? null : n.text;
+        r.label = n.label;
+        r.hint = n.hint;
+        r.automationId = n.automationId;
+        r.packageName = window == LAUNCHER_WINDOW ? LAUNCHER_PKG : PKG;
+        r.bounds = n.bounds.clone();
+        r.clickable = n.clickable;
+        r.focusable = n.focusable;
+        r.focused = n.focused;
+        r.editable = n.editable;
+        r.password = n.password;
+        r.heading = n.heading;
+        r.scrollable = n.scrollable;
+        r.collectionRows = n.collectionRows;
+        r.collectionCols = n.collectionRows == null ? null : 1;
+        r.itemRow = n.itemRow;
+        r.itemCol = n.itemRow == null ? null : 0;
+        if (n.clickable) {
+            r.actions.add("click");
+        }
+        if (n.focusable) {
+            r.actions.add("focus");
+        }
+        if (n.editable) {
+            r.actions.add("setText");
+        }
+        if (n.scrollable) {
+            r.actions.add("scrollForward");
+        }
+        tree.nodes.add(r);
+        handles.put(r.handle, n.key);
+        if (n.focused) {
+            tree.focus = r.handle;
+        }
+        for (FakeNode c : n.children) {
+            flatten(c, index, window, tree, handles);
+        }
+    }
+
+    @Override
+    public synchronized Outcome nodeAction(HubMessage.NodeAction cmd) {
+        Map<Integer, String> handles = captures.get(cmd.capture);
+        if (handles == null) {
+            return Outcome.notFound("capture " + cmd.capture + " is not held any more");
+        }
+        String key = handles.get(cmd.handle);
+        if (key == null) {
+            return Outcome.notFound("capture " + cmd.capture + " has no handle " + cmd.handle);
+        }
+        FakeNode live = find(key);
+        return NodeActionRunner.run(ops, live, cmd);
+    }
+
+    @Override
+    public synchronized Outcome gesture(HubMessage.Gesture g) {
+        switch (g.kind) {
+            case "tap":
+            case "long_press":
+                int[] p = g.points.get(0);
+                ops.tap(p[0], p[1], g.kind.equals("long_press"));
+                return Outcome.ok();
+            case "swipe":
+                return Outcome.ok();
+            default:
+                return Outcome.unsupported("gesture kind " + g.kind);
+        }
+    }
+
+    @Override
+    public synchronized Outcome globalAction(GlobalAction action) {
+        switch (action) {
+            case BACK:
+                back();
+                return Outcome.ok();
+            case HOME:
+                go(Screen.LAUNCHER);
+                return Outcome.ok();
+            default:
+                return Outcome.unsupported(action + " is not scripted in the fake");
+        }
+    }
+
+    @Override
+    public synchronized Outcome key(String key) {
+        switch (key) {
+            case "ENTER":
+                if ("username".equals(focus) || "password".equals(focus)) {
+                    signIn();
+                }
+                return Outcome.ok();
+            case "DEL":
+                if (focus != null) {
+                    String v = field(focus);
+                    setField(focus, v.isEmpty() ? v : v.substring(0, v.length() - 1));
+                }
+                return Outcome.ok();
+            case "TAB":
+                if ("username".equals(focus)) {
+                    focus = "password";
+                    changed();
+                }
+                return Outcome.ok();
+            case "SPACE":
+                return typeText(" ");
+            case "BACK":
+                return globalAction(GlobalAction.BACK);
+            case "HOME":
+                return globalAction(GlobalAction.HOME);
+            default:
+                return Outcome.unsupported("key " + key + " is not scripted in the fake");
+        }
+    }
+
+    @Override
+    public synchronized Outcome typeText(String text) {
+        if (focus == null) {
+            return Outcome.failed("no input has focus");
+        }
+        setField(focus, field(focus) + text);
+        return Outcome.ok();
+    }
+
+    @Override
+    public synchronized Outcome app(HubMessage.App cmd) {
+        switch (cmd.action) {
+            case APP_OPEN:
+            case APP_BRING_TO_FRONT:
+                if (!PKG.equals(cmd.appId)) {
+                    return Outcome.notFound("no launchable app " + cmd.appId);
+                }
+                go(appScreen);
+                return Outcome.ok();
+            case APP_CLOSE_UI:
+                go(Screen.LAUNCHER);
+                return Outcome.ok();
+            case APP_DEEP_LINK:
+                String uri = cmd.uri == null ? "" : cmd.uri;
+                if (cmd.appId != null && !PKG.equals(cmd.appId)) {
+                    return Outcome.notFound("no app " + cmd.appId + " handles " + uri);
+                }
+                switch (uri) {
+                    case "mobridge-demo://login":
+                        go(Screen.LOGIN);
+                        return Outcome.ok();
+                    case "mobridge-demo://home":
+                        go(Screen.HOME);
+                        return Outcome.ok();
+                    case "mobridge-demo://dialog":
+                        go(Screen.DIALOG);
+                        return Outcome.ok();
+                    default:
+                        return Outcome.notFound("no activity handles the link");
+                }
+            default:
+                return Outcome.unsupported(String.valueOf(cmd.action));
+        }
+    }
+
+    @Override
+    public synchronized Outcome screenshot() throws IOException {
+        if (secure) {
+            return Outcome.fail(Reply.SECURE,
+                    "window " + APP_WINDOW + " forbids capture (FLAG_SECURE)");
+        }
+        int w = WIDTH / 10;
+        int h = HEIGHT / 10;
+        byte[] px = new byte[w * h];
+        Arrays.fill(px, (byte) 0xF0);
+        for (Object[] win : windows()) {
+            outline((FakeNode) win[1], px, w, h);
+        }
+        return Outcome.png(Base64.getEncoder().encodeToString(PngEncoder.grey(w, h, px)));
+    }
+
+    private static void outline(FakeNode n, byte[] px, int w, int h) {
+        int l = Math.max(0, n.bounds[0] / 10);
+        int t = Math.max(0, n.bounds[1] / 10);
+        int r = Math.min(w - 1, n.bounds[2] / 10 - 1);
+        int b = Math.min(h - 1, n.bounds[3] / 10 - 1);
+        for (int x = l; x <= r; x++) {
+            px[t * w + x] = 0x40;
+            px[b * w + x] = 0x40;
+        }
+        for (int y = t; y <= b; y++) {
+            px[y * w + l] = 0x40;
+            px[y * w + r] = 0x40;
+        }
+        for (FakeNode c : n.children) {
+            outline(c, px, w, h);
+        }
+    }
+
+    @Override
+    public synchronized Outcome clipboard(String set) {
+        if (set != null) {
+            clipboard = set;
+            return Outcome.ok();
+        }
+        return Outcome.text(clipboard);
+    }
+
+    @Override
+    public synchronized String health() {
+        return healthProblem;
+    }
+
+    // ---- the scripted app -----------------------------------------------------------------
+
+    private void go(Screen s) {
+        screen = s;
+        if (s != Screen.LAUNCHER) {
+            appScreen = s;
+        }
+        if (s != Screen.LOGIN) {
+            focus = null;
+        }
+        changed();
+    }
+
+    private void back() {
+        switch (screen) {
+            case DIALOG:
+                go(Screen.HOME);
+                break;
+            case HOME:
+                go(Screen.LOGIN);
+                break;
+            case LOGIN:
+                go(Screen.LAUNCHER);
+                break;
+            default:
+                break;
+        }
+    }
+
+    private void signIn() {
+        if (username.equals("demo")) {
+            password = "";
+            showError = false;
+            go(Screen.HOME);
+        } else {
+            showError = true;
+            changed();
+        }
+    }
+
+    private String field(String name) {
+        return name.equals("username") ? username : password;
+    }
+
+    private void setField(String name, String value) {
+        if (name.equals("username")) {
+            username = value;
+        } else {
+            password = value;
+        }
+        focus = name;
+        changed();
+    }
+
+    private void changed() {
+        UiEventListener l = listener;
+        if (l != null) {
+            l.onUiEvent();
+        }
+    }
+
+    private FakeNode find(String key) {
+        for (Object[] w : windows()) {
+            FakeNode n = find((FakeNode) w[1], key);
+            if (n != null) {
+                return n;
+            }
+        }
+        return null;
+    }
+
+    private static FakeNode find(FakeNode n, String key) {
+        if (n.key.equals(key)) {
+            return n;
+        }
+        for (FakeNode c : n.children) {
+            FakeNode f = find(c, key);
+            if (f != null) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** The windows on screen, bottom first, as {RawWindow, root node} pairs. */
+    private List<Object[]> windows() {
+        List<Object[]> out = new ArrayList<>();
+        switch (screen) {
+            case LAUNCHER:
+                out.add(new Object[] {window(LAUNCHER_WINDOW, LAUNCHER_PKG, "Launcher", true,
+                        0, 0, WIDTH, HEIGHT), launcher()});
+                break;
+            case LOGIN:
+                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", true, 0, 0, WIDTH, HEIGHT),
+                        login()});
+                break;
+            case HOME:
+                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", true, 0, 0, WIDTH, HEIGHT),
+                        home()});
+                break;
+            case DIALOG:
+                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", false, 0, 0, WIDTH,
+                        HEIGHT), home()});
+                RawWindow d = window(DIALOG_WINDOW, PKG, "Discard changes?", true, 90, 900, 990,
+                        1500);
+                d.layer = 1;
+                out.add(new Object[] {d, dialog()});
+                break;
+            default:
+                break;
+        }
+        return out;
+    }
+
+    private static RawWindow window(int id, String pkg, String title, boolean focused, int l,
+            int t, int r, int b) {
+        RawWindow w = new RawWindow();
+        w.id = id;
+        w.packageName = pkg;
+        w.title = title;
+        w.active = focused;
+        w.focused = focused;
+        w.bounds = new int[] {l, t, r, b};
+        return w;
+    }
+
+    private FakeNode launcher() {
+        FakeNode root = new FakeNode("launcher/root", "android.widget.FrameLayout", 0, 0, WIDTH,
+                HEIGHT);
+        FakeNode icon = new FakeNode("launcher/demo", "android.widget.TextView", 60, 1800, 300,
+                2100);
+        icon.text = "Demo";
+        icon.label = "Demo";
+        icon.clickable = true;
+        icon.onClick = () -> go(appScreen);
+        return root.add(icon);
+    }
+
+    private FakeNode login() {
+        FakeNode root = new FakeNode("login/root", "android.widget.FrameLayout", 0, 0, WIDTH,
+                HEIGHT);
+        FakeNode marker = new FakeNode("login/marker", "android.widget.LinearLayout", 0, 63,
+                WIDTH, HEIGHT);
+        marker.automationId = PKG + ":id/__screen_login";
+        root.add(marker);
+        FakeNode title = new FakeNode("login/title", "android.widget.TextView", 60, 300, 1020,
+                420);
+        title.text = "Welcome";
+        title.heading = true;
+        title.automationId = PKG + ":id/title";
+        marker.add(title);
+        marker.add(input("username", "Username", username, false, 600));
+        marker.add(input("password", "Password", password, true, 780));
+        FakeNode button = new FakeNode("login/login", "android.widget.Button", 60, 980, 1020,
+                1120);
+        button.text = "Sign in";
+        button.automationId = PKG + ":id/login";
+        button.clickable = true;
+        button.focusable = true;
+        button.onClick = this::signIn;
+        marker.add(button);
+        if (showError) {
+            FakeNode error = new FakeNode("login/error", "android.widget.TextView", 60, 1160,
+                    1020, 1230);
+            error.text = "Invalid credentials";
+            error.automationId = PKG + ":id/error";
+            marker.add(error);
+        }
+        return root;
+    }
+
+    private FakeNode input(String name, String hint, String value, boolean isPassword, int top) {
+        FakeNode n = new FakeNode("login/" + name, "android.widget.EditText", 60, top, 1020,
+                top + 140);
+        n.hint = hint;
+        n.text = value.isEmpty() ? null : value;
+        n.password = isPassword;
+        n.automationId = PKG + ":id/" + name;
+        n.clickable = true;
+        n.focusable = true;
+        n.editable = true;
+        n.focused = name.equals(focus);
+        n.onClick = () -> {
+            focus = name;
+            changed();
+        };
+        return n;
+    }
+
+    private FakeNode home() {
+        FakeNode root = new FakeNode("home/root", "android.widget.FrameLayout", 0, 0, WIDTH,
+                HEIGHT);
+        FakeNode marker = new FakeNode("home/marker", "android.widget.LinearLayout", 0, 63,
+                WIDTH, HEIGHT);
+        marker.automationId = PKG + ":id/__screen_home";
+        root.add(marker);
+        FakeNode title = new FakeNode("home/title", "android.widget.TextView", 60, 200, 1020,
+                300);
+        title.text = "Home";
+        title.heading = true;
+        title.automationId = PKG + ":id/title";
+        marker.add(title);
+        FakeNode clock = new FakeNode("home/clock", "android.widget.TextView", 60, 320, 1020,
+                400);
+        long secs = Math.floorDiv(wallClock.getAsLong(), 1000L);
+        clock.text = String.format(Locale.ROOT, "%02d:%02d:%02d",
+                Math.floorMod(secs / 3600, 24), Math.floorMod(secs / 60, 60),
+                Math.floorMod(secs, 60));
+        clock.automationId = PKG + ":id/clock";
+        marker.add(clock);
+        FakeNode list = new FakeNode("home/entries", "androidx.recyclerview.widget.RecyclerView",
+                0, 450, WIDTH, HEIGHT);
+        list.automationId = PKG + ":id/entries";
+        list.scrollable = true;
+        String[] entries = {"Dialog", "Login"};
+        list.collectionRows = entries.length;
+        marker.add(list);
+        for (int i = 0; i < entries.length; i++) {
+            String name = entries[i];
+            int top = 450 + i * 160;
+            FakeNode row = new FakeNode("home/entry/" + name, "android.widget.LinearLayout", 0,
+                    top, WIDTH, top + 160);
+            row.clickable = true;
+            row.itemRow = i;
+            row.onClick = () -> go(name.equals("Dialog") ? Screen.DIALOG : Screen.LOGIN);
+            FakeNode label = new FakeNode("home/entry/" + name + "/label",
+                    "android.widget.TextView", 60, top + 40, 1020, top + 120);
+            label.text = name;
+            row.add(label);
+            list.add(row);
+        }
+        return root;
+    }
+
+    private FakeNode dialog() {
+        FakeNode root = new FakeNode("dialog/root", "android.widget.FrameLayout", 90, 900, 990,
+                1500);
+        FakeNode marker = new FakeNode("dialog/marker", "android.widget.LinearLayout", 90, 900,
+                990, 1500);
+        marker.automationId = PKG + ":id/__screen_dialog";
+        root.add(marker);
+        FakeNode message = new FakeNode("dialog/message", "android.widget.TextView", 150, 960,
+                930, 1200);
+        message.text = "Discard changes?";
+        message.automationId = "android:id/message";
+        marker.add(message);
+        FakeNode cancel = new FakeNode("dialog/cancel", "android.widget.Button", 420, 1320, 660,
+                1440);
+        cancel.text = "Cancel";
+        cancel.automationId = "android:id/button2";
+        cancel.clickable = true;
+        cancel.onClick = () -> go(Screen.HOME);
+        marker.add(cancel);
+        FakeNode ok = new FakeNode("dialog/ok", "android.widget.Button", 690, 1320, 930, 1440);
+        ok.text = "OK";
+        ok.automationId = "android:id/button1";
+        ok.clickable = true;
+        ok.onClick = () -> go(Screen.HOME);
+        marker.add(ok);
+        return root;
+    }
+
+    private final NodeActionRunner.NodeOps<FakeNode> ops = new NodeActionRunner.NodeOps<>() {
+        @Override
+        public boolean refresh(FakeNode node) {
+            return true;
+        }
+
+        @Override
+        public String className(FakeNode n) {
+            return n.className;
+        }
+
+        @Override
+        public String automationId(FakeNode n) {
+            return n.automationId;
+        }
+
+        @Override
+        public String text(FakeNode n) {
+            return n.password ? null : n.text;
+        }
+
+        @Override
+        public String label(FakeNode n) {
+            return n.label;
+        }
+
+        @Override
+        public FakeNode parent(FakeNode n) {
+            return n.parent;
+        }
+
+        @Override
+        public int[] visibleBounds(FakeNode n) {
+            return n.bounds.clone();
+        }
+
+        @Override
+        public boolean isClickable(FakeNode n) {
+            return n.clickable;
+        }
+
+        @Override
+        public boolean isLongClickable(FakeNode n) {
+            return false;
+        }
+
+        @Override
+        public boolean isScrollable(FakeNode n) {
+            return n.scrollable;
+        }
+
+        @Override
+        public boolean isEditable(FakeNode n) {
+            return n.editable;
+        }
+
+        @Override
+        public boolean perform(FakeNode n, ActionVerb verb, String text) {
+            switch (verb) {
+                case CLICK:
+                    if (n.clickable && n.onClick != null) {
+                        n.onClick.run();
+                        return true;
+                    }
+                    return false;
+                case SET_TEXT:
+                    if (!n.editable) {
+                        return false;
+                    }
+                    setField(n.key.substring("login/".length()), text);
+                    return true;
+                case FOCUS:
+                    if (!n.focusable || !n.editable) {
+                        return false;
+                    }
+                    focus = n.key.substring("login/".length());
+                    changed();
+                    return true;
+                default:
+                    return false;
+            }
+        }
+
+        @Override
+        public boolean tap(int x, int y, boolean longPress) {
+            List<Object[]> ws = windows();
+            for (int i = ws.size() - 1; i >= 0; i--) {
+                FakeNode root = (FakeNode) ws.get(i)[1];
+                if (!root.contains(x, y)) {
+                    continue;
+                }
+                FakeNode hit = deepestClickable(root, x, y);
+                if (hit != null && !longPress) {
+                    hit.onClick.run();
+                }
+                return true;
+            }
+            return true;
+        }
+
+        @Override
+        public boolean typeWithKeys(FakeNode n, String text) {
+            return false;
+        }
+    };
+
+    private static FakeNode deepestClickable(FakeNode n, int x, int y) {
+        if (!n.contains(x, y)) {
+            return null;
+        }
+        for (int i = n.children.size() - 1; i >= 0; i--) {
+            FakeNode hit = deepestClickable(n.children.get(i), x, y);
+            if (hit != null) {
+                return hit;
+            }
+        }
+        return n.clickable && n.onClick != null ? n : null;
+    }
+}
