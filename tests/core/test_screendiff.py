@@ -468,7 +468,7 @@ def _perturbed(s: ScreenSnapshot) -> ScreenSnapshot:
     text_i = next((i for i, n in enumerate(nodes) if n.text), None)
     if text_i is not None:
         nodes[text_i] = msgspec.structs.replace(
-            nodes[text_i], text=nodes[text_i].text + " (edited)"
+            nodes[text_i], text=f"{nodes[text_i].text} (edited)"
         )
     leaf_i = next(
         (i for i in range(len(nodes) - 1, 0, -1) if nodes[i].node_id not in parents), None
