@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from bridge.core import mutation
-from bridge.core.conditions import ConditionView, evaluate
+from bridge.core.conditions import ConditionOutcome, evaluate
 from bridge.core.noderef import (
     GenerationCheck,
     Resolved,
@@ -28,7 +28,7 @@ from bridge.core.noderef import (
 )
 from bridge.core.objections import AnswerProblem, Approved, Objection, Rejected
 from bridge.core.screendiff import screen_diff
-from bridge.core.verification import check_verify_request, verify
+from bridge.core.verification import Observed, PolicyRejected, check_verify_request, verify
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.net.agent_link import AgentLost
@@ -62,6 +62,7 @@ from bridge.wire.enums import (
     Role,
     Stability,
     VerificationPolicy,
+    VerificationResult,
 )
 from bridge.wire.errors import ErrorEnvelope
 
@@ -206,7 +207,7 @@ async def observe(
         if expected is not None:
             view = svc.condition_view(device, cur, now, target_id)
             met = evaluate(expected, view)
-            if getattr(met, "result", None) is not None and met.result.value == "CONDITION_MET":
+            if isinstance(met, ConditionOutcome) and met.result is VerificationResult.CONDITION_MET:
                 if quiet or now >= deadline:
                     return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
         elif quiet:
@@ -309,7 +310,7 @@ async def run_act(
     if req.action in NODE_VERBS_NEEDING_VALUE and req.value is None and req.value_ref is None:
         raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "SET_TEXT needs value or valueRef")
     if req.verify is not None:
-        problem = check_verify_request(req.verify)
+        problem = check_verify_request(req.verify, has_target=True)
         if problem is not None:
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, problem)
     key = req.idempotency_key
@@ -375,9 +376,10 @@ async def _act_locked(
                     "retry with allowGestureFallback=true to tap the canvas at a point",
                 ),
             )
-        cls, financial = mutation.classify_action(
-            req.action, node.role, node.label or node.text, req.value is not None
+        verdict = mutation.assess_action(
+            req.action, node.role, node.label or node.text, node.value is not None
         )
+        cls, financial = verdict.mutation_class, verdict.financial
         policy = req.verify.policy if req.verify else None
         from bridge.core.identity import fingerprint
 
@@ -451,12 +453,16 @@ async def _act_locked(
             after, stability = device.current or before, Stability.UNKNOWN
         verification: Verification | None = None
         if verify_req is not None and verify_req.policy is not VerificationPolicy.DISPATCH_ONLY:
-            verification = verify(
-                verify_req,
-                svc.condition_view(device, before, before.received_ms, node.node_id),
-                svc.condition_view(device, after, svc.clock_ms(), node.node_id),
-                node.node_id,
+            verified = verify(
+                verify_req.policy,
+                verify_req.expected,
+                before=_observed(device, before, before.received_ms),
+                after=_observed(device, after, svc.clock_ms()),
+                target_id=node.node_id,
             )
+            if isinstance(verified, PolicyRejected):
+                raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, verified.reason)
+            verification = verified
         result = ActionResult(
             dispatch=dispatch,
             observation=_observation(before, after, stability),
@@ -480,7 +486,7 @@ async def run_global_or_app(
     if isinstance(msg, App):
         if msg.action is AppAction.APP_DEEP_LINK and not msg.uri:
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "APP_DEEP_LINK needs uri")
-        cls = mutation.classify_app(msg.action)
+        cls = mutation.assess_app(msg.action, msg.uri).mutation_class
         verb, name = "app", msg.action.value
     else:
         cls = mutation.classify_global(msg.action)
@@ -528,5 +534,12 @@ async def run_global_or_app(
         return result
 
 
-__all__ = ["observe", "run_act", "run_global_or_app"]
-_ = ConditionView
+def _observed(device: DeviceRuntime, capture: Capture, at_ms: int) -> Observed:
+    full = capture.normalized.full
+    return Observed(
+        snapshot=full,
+        tree=capture.tree,
+        at_ms=at_ms,
+        stable_since_ms=device.last_change_ms,
+        viewport=full.nodes[0].bounds if full.nodes else None,
+    )

@@ -178,11 +178,11 @@ class HubService:
         return ConditionView(
             snapshot=capture.normalized.full,
             tree=capture.tree,
-            platform=device.platform,
-            stable_since_ms=device.last_change_ms,
             now_ms=now_ms,
+            stable_since_ms=device.last_change_ms if device.agent_stable else None,
             clipboard=None,
             target_id=target_id,
+            viewport=capture.normalized.full.nodes[0].bounds,
         )
 
     def _lease_info(self, device: DeviceRuntime) -> LeaseInfo | None:

@@ -16,7 +16,7 @@ import itertools
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, Protocol
@@ -27,6 +27,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.typing import Subprotocol
 
 from bridge.net.auth import Authenticator, Principal, bearer
 from bridge.net.ratelimit import TokenBucket
@@ -193,7 +194,7 @@ class ClientServer:
             self.host,
             self.port,
             process_request=self._process_request,
-            subprotocols=[SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK],  # type: ignore[list-item]
+            select_subprotocol=_select_subprotocol,
             max_size=MAX_WS_FRAME,
             max_queue=16,
             write_limit=256 * 1024,
@@ -342,6 +343,16 @@ class ClientServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+
+
+def _select_subprotocol(
+    connection: ServerConnection, offered: Sequence[Subprotocol]
+) -> Subprotocol | None:
+    """The first known subprotocol the client offers; no offer at all means JSON."""
+    for name in offered:
+        if name in (SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK):
+            return name
+    return None
 
 
 def _text(status: HTTPStatus, body: str) -> Response:
