@@ -1,0 +1,300 @@
+"""Running a ``SemanticQuery`` over one snapshot's ``NodeTree``.
+
+Field semantics (every field given must hold; absent fields do not filter):
+
+- ``role``: ``node.role == role``.
+- ``text``: matches the node's *visible text* (``visible_text``): ``node.text`` when it is not
+  blank; else, for an INPUT, its ``value``; else ``node.label``. The label fallback is what a
+  user of Appium-style ``text`` expects: an icon button whose only name is its label "Sign in"
+  is found by ``text="Sign in"``. A node that has visible text is never matched through its
+  label (query ``label`` for that). Password nodes never expose ``text`` or ``value`` to
+  matching, so a query cannot be used as an oracle on a secret: only their label matches.
+- ``label``: matches ``node.label`` only.
+- ``resourceId``: exact match against ``resource_id`` or ``automation_id``; a short id without
+  ``:id/`` also matches the Android form ``<package>:id/<short>`` (``login`` finds
+  ``com.pkg:id/login``). An empty id matches nothing.
+- ``state``: each given field equals the node's effective state (defaults applied); ``checked``
+  absent on the node (not checkable) never equals true or false.
+- ``within``: only descendants (the anchor itself excluded) of ANY node matching every given
+  ``within`` field. A ``within`` with no field set imposes no restriction.
+- ``firstVisible``: keep only matches whose bounds intersect the viewport with non-zero area;
+  then select the first (or the ``nth``). The viewport is the caller's, else the bounding box of
+  the root nodes' bounds; with neither, any non-empty bounds count as visible.
+- ``nth``: zero-based index into the ordered matches (after ``firstVisible``); out of range
+  selects nothing.
+
+Invariants: items are in document order, distinct, and a subset of ``tree.nodes``;
+``Matches.total`` counts every node satisfying the fields above before ``firstVisible`` and
+``nth`` apply (so a caller can report ambiguity); without ``firstVisible``/``nth`` the items are
+all ``total`` matches. An unsafe REGEX anywhere in the query yields ``QueryRejected`` before
+any node is read. Confidence of a match is the lowest confidence of its text/label matches
+(1.0 when the query has neither).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bridge.core.textmatch import (
+    RegexRejected,
+    TextMatched,
+    TextMatcher,
+    compile_text_match,
+    normalize_text,
+)
+from bridge.core.tree import ROOT, NodeTree
+from bridge.wire.base import Bounds
+from bridge.wire.enums import Role
+from bridge.wire.node import SemanticNode
+from bridge.wire.query import QueryState, SemanticQuery, TextMatch, Within
+
+_REASON_VALUE_MAX = 60
+_STATE_FIELDS = ("enabled", "clickable", "checked", "selected", "focused")
+
+
+@dataclass(frozen=True, slots=True)
+class QueryMatch:
+    node: SemanticNode
+    reason: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Matches:
+    items: tuple[QueryMatch, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueryRejected:
+    """The query cannot run (e.g. an unsafe regex); ``field`` names the offending field."""
+
+    field: str
+    reason: str
+
+
+QueryOutcome = Matches | QueryRejected
+
+
+# --------------------------------------------------------------------------- field helpers
+
+
+def _present(s: str | None) -> bool:
+    return s is not None and normalize_text(s) != ""
+
+
+def visible_text(node: SemanticNode) -> tuple[str, str] | None:
+    """``(field, value)`` a ``text`` query is matched against, or None (see module doc)."""
+    if not node.effective_state.password:
+        if node.text is not None and _present(node.text):
+            return "text", node.text
+        if node.role is Role.INPUT and node.value is not None and _present(node.value):
+            return "value", node.value
+    if node.label is not None and _present(node.label):
+        return "label", node.label
+    return None
+
+
+def resource_id_matches(query_id: str, node: SemanticNode) -> bool:
+    if not query_id:
+        return False
+    short = ":id/" not in query_id
+    for ident in (node.resource_id, node.automation_id):
+        if ident is None:
+            continue
+        if ident == query_id or (short and ident.endswith(":id/" + query_id)):
+            return True
+    return False
+
+
+def _state_matches(state: QueryState, node: SemanticNode) -> bool:
+    effective = node.effective_state
+    for name in _STATE_FIELDS:
+        wanted = getattr(state, name)
+        if wanted is not None and getattr(effective, name) is not wanted:
+            return False
+    return True
+
+
+def _state_reason(state: QueryState) -> str:
+    parts = [
+        f"{name}={str(getattr(state, name)).lower()}"
+        for name in _STATE_FIELDS
+        if getattr(state, name) is not None
+    ]
+    return "state " + ",".join(parts)
+
+
+def _quote(s: str) -> str:
+    if len(s) > _REASON_VALUE_MAX:
+        s = s[: _REASON_VALUE_MAX - 1] + "…"
+    return "'" + s.replace("'", "\\'") + "'"
+
+
+def _intersects(a: Bounds, b: Bounds) -> bool:
+    return max(a[0], b[0]) < min(a[2], b[2]) and max(a[1], b[1]) < min(a[3], b[3])
+
+
+def _non_empty(b: Bounds) -> bool:
+    return b[2] > b[0] and b[3] > b[1]
+
+
+def root_viewport(tree: NodeTree) -> Bounds | None:
+    """Bounding box of the root nodes' bounds (None when no root has bounds)."""
+    boxes = [b for nid in tree.children[ROOT] if (b := tree.by_id[nid].bounds) is not None]
+    if not boxes:
+        return None
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def is_visible(node: SemanticNode, viewport: Bounds | None) -> bool:
+    """Bounds present, non-empty, and (when a viewport is known) intersecting it."""
+    b = node.bounds
+    if b is None or not _non_empty(b):
+        return False
+    return viewport is None or _intersects(b, viewport)
+
+
+# --------------------------------------------------------------------------- compiled query
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    role: Role | None
+    text: TextMatcher | None
+    label: TextMatcher | None
+    resource_id: str | None
+    state: QueryState | None
+
+
+def _compile_matcher(spec: TextMatch | None, field: str) -> TextMatcher | QueryRejected | None:
+    if spec is None:
+        return None
+    matcher = compile_text_match(spec)
+    if isinstance(matcher, RegexRejected):
+        return QueryRejected(field, f"unsafe or invalid regex: {matcher.reason}")
+    return matcher
+
+
+def _compile(
+    role: Role | None,
+    text: TextMatch | None,
+    label: TextMatch | None,
+    resource_id: str | None,
+    state: QueryState | None,
+    prefix: str,
+) -> _Compiled | QueryRejected:
+    text_m = _compile_matcher(text, prefix + "text")
+    if isinstance(text_m, QueryRejected):
+        return text_m
+    label_m = _compile_matcher(label, prefix + "label")
+    if isinstance(label_m, QueryRejected):
+        return label_m
+    return _Compiled(role, text_m, label_m, resource_id, state)
+
+
+def _evaluate(c: _Compiled, node: SemanticNode) -> QueryMatch | None:
+    """The match of one node against every field, or None. Cheap fields are tested first."""
+    if c.role is not None and node.role is not c.role:
+        return None
+    if c.resource_id is not None and not resource_id_matches(c.resource_id, node):
+        return None
+    if c.state is not None and not _state_matches(c.state, node):
+        return None
+    parts: list[str] = []
+    confidence = 1.0
+    if c.text is not None:
+        source = visible_text(node)
+        hit: TextMatched | None = c.text.match(source[1]) if source is not None else None
+        if source is None or hit is None:
+            return None
+        via = "" if source[0] == "text" else f" (from {source[0]})"
+        parts.append(f"text {hit.mode.value} {_quote(source[1])}{via}")
+        confidence = min(confidence, hit.confidence)
+    if c.label is not None:
+        hit = c.label.match(node.label)
+        if hit is None or node.label is None:
+            return None
+        parts.append(f"label {hit.mode.value} {_quote(node.label)}")
+        confidence = min(confidence, hit.confidence)
+    if c.resource_id is not None:
+        parts.append(f"resourceId {_quote(c.resource_id)}")
+    if c.role is not None:
+        parts.append(f"role {c.role.value}")
+    if c.state is not None:
+        parts.append(_state_reason(c.state))
+    return QueryMatch(node=node, reason=" + ".join(parts), confidence=confidence)
+
+
+def _any_node_reason(m: QueryMatch) -> QueryMatch:
+    return m if m.reason else QueryMatch(m.node, "any node", m.confidence)
+
+
+def _within_allowed(tree: NodeTree, anchors: Iterable[SemanticNode]) -> set[str]:
+    """Ids of every descendant of any anchor (anchors themselves only when nested)."""
+    allowed: set[str] = set()
+    for anchor in anchors:  # document order: an anchor inside a marked one adds nothing new
+        if anchor.node_id in allowed:
+            continue
+        allowed.update(d.node_id for d in tree.descendants(anchor.node_id))
+    return allowed
+
+
+def _within_is_empty(within: Within) -> bool:
+    return within.role is None and within.text is None and within.resource_id is None
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def run_query(
+    tree: NodeTree, query: SemanticQuery, *, viewport: Bounds | None = None
+) -> QueryOutcome:
+    """All nodes of ``tree`` matching ``query`` (semantics in the module docstring)."""
+    main = _compile(query.role, query.text, query.label, query.resource_id, query.state, "")
+    if isinstance(main, QueryRejected):
+        return main
+    anchors: dict[str, QueryMatch] | None = None
+    allowed: set[str] = set()
+    if query.within is not None and not _within_is_empty(query.within):
+        w = query.within
+        within_c = _compile(w.role, w.text, None, w.resource_id, None, "within.")
+        if isinstance(within_c, QueryRejected):
+            return within_c
+        anchors = {n.node_id: m for n in tree.nodes if (m := _evaluate(within_c, n)) is not None}
+        allowed = _within_allowed(tree, (m.node for m in anchors.values()))
+
+    matches: list[QueryMatch] = []
+    for node in tree.nodes:
+        if anchors is not None and node.node_id not in allowed:
+            continue
+        m = _evaluate(main, node)
+        if m is None:
+            continue
+        if anchors is not None:
+            anchor = next(a for a in tree.ancestors(node.node_id) if a.node_id in anchors)
+            outer = anchors[anchor.node_id]
+            reason = f"within {anchor.node_id} [{outer.reason}]"
+            m = QueryMatch(
+                m.node,
+                f"{m.reason} + {reason}" if m.reason else reason,
+                min(m.confidence, outer.confidence),
+            )
+        matches.append(_any_node_reason(m))
+    total = len(matches)
+
+    selected = matches
+    if query.first_visible:
+        view = viewport if viewport is not None else root_viewport(tree)
+        selected = [m for m in matches if is_visible(m.node, view)]
+        index = query.nth if query.nth is not None else 0
+        selected = selected[index : index + 1]
+    elif query.nth is not None:
+        selected = matches[query.nth : query.nth + 1]
+    return Matches(items=tuple(selected), total=total)
