@@ -5,7 +5,9 @@ snapshots of a device and never gives an id to another element.
 
 Invariants:
 - ``added`` holds full nodes whose id is only in ``b``, in ``b``'s document order, capped at
-  ``max_added`` (the first ones in document order are kept; the after snapshot has them all);
+  ``max_added`` nodes and ``max_added_bytes`` of encoded JSON (whichever comes first): it is
+  always a document-order prefix of the new nodes, so a cut loses only the tail; the after
+  snapshot has them all (a screen transition sets ``screen_changed``: read the snapshot);
 - ``removed`` holds every id only in ``a``, in ``a``'s document order (never capped: ids are
   short);
 - ``moved`` holds ids in both whose parent changed, or whose bounds moved by more than
@@ -42,6 +44,7 @@ from bridge.wire.snapshot import ScreenSnapshot
 
 DEFAULT_JITTER_PX = 4
 DEFAULT_MAX_ADDED = 40
+DEFAULT_MAX_ADDED_BYTES = 3_000
 
 _STATE_FIELDS: tuple[str, ...] = tuple(NodeState.__struct_fields__)
 _SECRET_FIELDS = frozenset({"value", "text"})
@@ -155,12 +158,15 @@ def screen_diff(
     *,
     jitter_px: int = DEFAULT_JITTER_PX,
     max_added: int = DEFAULT_MAX_ADDED,
+    max_added_bytes: int | None = DEFAULT_MAX_ADDED_BYTES,
     list_carried: bool = False,
 ) -> ScreenDiff:
     """The ScreenDiff from ``a`` (before) to ``b`` (after). See the module invariants."""
     old_by_id = {n.node_id: n for n in a.nodes}
     new_ids = {n.node_id for n in b.nodes}
     added: list[SemanticNode] = []
+    added_bytes = 0
+    room = True  # ``added`` stays a document-order prefix of the new nodes
     moved: list[MovedNode] = []
     changed: list[ChangedNode] = []
     # edge deltas of every moved node (None: bounds appeared or vanished)
@@ -168,8 +174,13 @@ def screen_diff(
     for node in b.nodes:
         old = old_by_id.get(node.node_id)
         if old is None:
-            if len(added) < max_added:
-                added.append(_redacted(node))
+            if room and len(added) < max_added:
+                new_node = _redacted(node)
+                if max_added_bytes is not None:
+                    added_bytes += len(msgspec.json.encode(new_node)) + 1
+                    room = added_bytes <= max_added_bytes
+                if room:
+                    added.append(new_node)
             continue
         if old.parent_id != node.parent_id or bounds_moved(old.bounds, node.bounds, jitter_px):
             delta = _delta(old.bounds, node.bounds)

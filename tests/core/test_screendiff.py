@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -215,9 +216,18 @@ def test_added_and_removed_by_id() -> None:
 
 def test_added_is_capped_in_document_order() -> None:
     extra = tuple(node(f"n{100 + i}", "n1", text=f"row {i}") for i in range(50))
-    diff = screen_diff(snap(BASE), snap((*BASE, *extra)), max_added=40)
+    diff = screen_diff(snap(BASE), snap((*BASE, *extra)), max_added=40, max_added_bytes=None)
     assert [n.node_id for n in diff.added] == [f"n{100 + i}" for i in range(40)]
     assert len(screen_diff(snap(BASE), snap((*BASE, *extra)), max_added=0).added) == 0
+
+
+def test_added_is_capped_by_encoded_size_as_a_prefix() -> None:
+    extra = tuple(node(f"n{100 + i}", "n1", text="x" * (10 if i != 3 else 5000)) for i in range(8))
+    diff = screen_diff(snap(BASE), snap((*BASE, *extra)), max_added_bytes=3_000)
+    assert [n.node_id for n in diff.added] == ["n100", "n101", "n102"]  # n103 is too big
+    assert len(msgspec.json.encode(diff.added)) <= 3_000
+    whole = screen_diff(snap(BASE), snap((*BASE, *extra)), max_added_bytes=None)
+    assert len(whole.added) == 8
 
 
 def test_screen_changed_follows_screen_state_id() -> None:
@@ -421,7 +431,7 @@ def test_diff_invariants(pair: tuple[ScreenSnapshot, ScreenSnapshot]) -> None:
     a, b = pair
     ids_a = {n.node_id for n in a.nodes}
     ids_b = {n.node_id for n in b.nodes}
-    diff = screen_diff(a, b, max_added=100)
+    diff = screen_diff(a, b, max_added=100, max_added_bytes=None)
     added = {n.node_id for n in diff.added}
     assert added == ids_b - ids_a
     assert set(diff.removed) == ids_a - ids_b
@@ -511,3 +521,27 @@ def test_real_dump_diffs_are_small(shared_dir: Path) -> None:
     assert sizes, "no real dump imported"
     worst = max(sizes)
     assert worst[0] < 5_000, worst
+
+
+@requires_shared
+def test_real_screen_transitions_stay_small(shared_dir: Path) -> None:
+    """Diffs between unrelated real screens (one device id space): the added cap holds."""
+    importers = pytest.importorskip("bridge.core.importers")
+    import_dump = getattr(importers, "import_dump", None)
+    if import_dump is None:
+        pytest.skip("bridge.core.importers.import_dump is not there yet")
+    snaps: list[ScreenSnapshot] = []
+    ids = IdAllocator()
+    for i, path in enumerate(real_dump_paths(shared_dir)):
+        raw = import_dump(path.read_bytes(), path.name)
+        if isinstance(raw, RawTree):
+            normalized = normalize(raw, SnapshotContext("dev", f"s_{i}", 0), ids)
+            if isinstance(normalized, Normalized):
+                snaps.append(normalized.compact)
+    assert len(snaps) > 1
+    worst = 0
+    for a, b in itertools.pairwise(snaps):
+        diff = screen_diff(a, b)
+        assert len(msgspec.json.encode(diff.added)) <= 3_000
+        worst = max(worst, len(msgspec.json.encode(diff)))
+    assert worst < 5_000
