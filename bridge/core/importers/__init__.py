@@ -29,8 +29,9 @@ Invariants shared by all importers:
   as given (``password`` marks them; redaction belongs to normalization);
 - zero-size, inverted, negative and off-screen bounds are kept; ``visible`` is false only when
   the format says so;
-- limits (``limits``): 32 MiB input, ``MAX_RAW_NODES`` nodes, depth 256, no DTD or entity in
-  XML; breaking one is an ``ImportFailure``, never a truncated tree.
+- limits (``limits``, ``safe_xml``, ``safe_json``): 32 MiB input, ``MAX_RAW_NODES`` nodes,
+  depth 256, no DTD or entity in XML, bounded JSON nesting, containers and strings; breaking
+  one is an ``ImportFailure``, never a truncated tree.
 """
 
 from __future__ import annotations
