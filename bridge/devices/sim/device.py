@@ -1,0 +1,511 @@
+"""The simulated phone as a pure state machine: the demo app's back stack, its screens' state,
+the launcher, the clipboard, and time-driven changes (animations, the clock, search results).
+
+Rules:
+- no I/O and no clock: every method takes ``now`` (simulated seconds, from the caller's time
+  source); ``scene(now)`` is a pure function of state and ``now``;
+- an action either changes state at once (the caller already spent the action's simulated
+  latency) or reports why not, as an ``Outcome`` (never an exception for expected failures);
+- screen transitions slide the top window's content in over ``FRAMES`` frames of
+  ``FRAME_S`` seconds; ``animating(now)`` is true until the last frame has been shown;
+- the back stack: BACK pops; BACK on the app's first screen leaves to the launcher (the app
+  finishes); HOME and APP_CLOSE_UI leave to the launcher keeping the stack;
+- the demo user is ``demo`` with any non-empty password; the password only lives in the login
+  screen's state and never reaches a view.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from bridge.devices.sim import scenes
+from bridge.devices.sim.scenes import (
+    DEMO_PACKAGE,
+    FRAMES,
+    LAUNCHER_PACKAGE,
+    SCREENS,
+    SceneInput,
+    ScreenState,
+)
+from bridge.devices.sim.views import Kind, Scene, View, centre, contains, deepest_at, hit, shift
+from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction, Platform
+
+FRAMES_PER_TRANSITION = 4
+FRAME_S = 0.040
+SEARCH_DELAY_S = 0.300
+CLOCK_BASE_S = 9 * 3600
+DEEP_LINK_SCHEME = "mobridge-demo://"
+DEMO_USER = "demo"
+INVALID_CREDENTIALS = "Invalid credentials"
+START_SCENES: tuple[str, ...] = (*SCREENS, "launcher")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of one command on the device (becomes a ``Reply``)."""
+
+    ok: bool
+    method: ActionMethod | None = None
+    code: str | None = None
+    message: str | None = None
+    text: str | None = None
+
+
+OK = Outcome(ok=True)
+
+
+def failed(code: str, message: str) -> Outcome:
+    return Outcome(ok=False, code=code, message=message)
+
+
+class DemoDevice:
+    """One simulated phone running the demo app."""
+
+    def __init__(
+        self,
+        platform: Platform,
+        *,
+        now: float,
+        start: str = "menu",
+        animations: bool = True,
+    ) -> None:
+        if start not in START_SCENES:
+            raise ValueError(f"unknown start scene {start!r}; choose one of {START_SCENES}")
+        self.platform = platform
+        self.frame = FRAMES[platform]
+        self.animations = animations
+        self.started_at = now
+        self.changed_at = now
+        self.clipboard = ""
+        self.toggles: dict[str, bool] = {"wifi": True, "bluetooth": False, "dark": False}
+        self.transition_at: float | None = None
+        self._serial = 0
+        self.launcher_serial = self._next_serial()
+        self.stack: list[ScreenState] = []
+        self.foreground = start != "launcher"
+        if start != "launcher":
+            self.stack.append(self._new("menu"))
+            if start != "menu":
+                self.stack.append(self._new(start))
+
+    # ---- time ---------------------------------------------------------------------------
+
+    def animating(self, now: float) -> bool:
+        t = self.transition_at
+        return t is not None and now - t < FRAMES_PER_TRANSITION * FRAME_S
+
+    def clock_text(self, now: float) -> str:
+        total = (CLOCK_BASE_S + math.floor(now - self.started_at)) % 86400
+        return f"{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
+
+    def _clock_visible(self) -> bool:
+        return self.foreground and bool(self.stack) and self.stack[-1].screen == "home"
+
+    def _search_due(self) -> float | None:
+        top = self.top
+        if top is None or top.screen != "search" or top.query_at is None:
+            return None
+        return top.query_at + SEARCH_DELAY_S
+
+    def next_change_at(self, now: float) -> float | None:
+        """When the screen will next change by itself (None: not before an action)."""
+        times: list[float] = []
+        t = self.transition_at
+        if t is not None and self.animating(now):
+            frame = int((now - t) / FRAME_S)
+            times.append(t + (frame + 1) * FRAME_S)
+        if self._clock_visible():
+            elapsed = now - self.started_at
+            times.append(self.started_at + math.floor(elapsed) + 1.0)
+        due = self._search_due()
+        if due is not None and due > now:
+            times.append(due)
+        return min(times) if times else None
+
+    def last_change_at(self, now: float) -> float:
+        """The latest instant at or before ``now`` when the screen changed."""
+        last = self.changed_at
+        t = self.transition_at
+        if t is not None:
+            last = max(last, min(now, t + FRAMES_PER_TRANSITION * FRAME_S))
+        if self._clock_visible():
+            last = max(last, self.started_at + math.floor(now - self.started_at))
+        due = self._search_due()
+        if due is not None and due <= now:
+            last = max(last, due)
+        return min(last, now)
+
+    # ---- rendering ----------------------------------------------------------------------
+
+    @property
+    def top(self) -> ScreenState | None:
+        return self.stack[-1] if self.foreground and self.stack else None
+
+    def scene(self, now: float) -> Scene:
+        top = self.top
+        if top is None:
+            windows = scenes.build_launcher(self.launcher_serial, self.frame, self.platform)
+            package = LAUNCHER_PACKAGE
+        else:
+            due = self._search_due()
+            inp = SceneInput(
+                platform=self.platform,
+                toggles=dict(self.toggles),
+                clock_text=self.clock_text(now),
+                search_ready=due is not None and now >= due,
+            )
+            windows = scenes.build_screen(top, self.frame, inp)
+            package = DEMO_PACKAGE
+        animating = self.animating(now)
+        if animating and self.transition_at is not None:
+            frame = int((now - self.transition_at) / FRAME_S)
+            dx = self.frame.width * (FRAMES_PER_TRANSITION - frame) // (FRAMES_PER_TRANSITION + 1)
+            for child in windows[-1].root.children:
+                shift(child, dx, self.frame.width)
+        focus = f"{top.serial}:{top.focus}" if top is not None and top.focus else None
+        return Scene(
+            package=package,
+            windows=windows,
+            width=self.frame.width,
+            height=self.frame.height,
+            animating=animating,
+            focus_key=focus,
+        )
+
+    # ---- navigation ---------------------------------------------------------------------
+
+    def _next_serial(self) -> int:
+        self._serial += 1
+        return self._serial
+
+    def _new(self, screen: str) -> ScreenState:
+        return ScreenState(screen=screen, serial=self._next_serial())
+
+    def _changed(self, now: float, transition: bool = False) -> None:
+        self.changed_at = now
+        if transition and self.animations:
+            self.transition_at = now
+
+    def _push(self, screen: str, now: float) -> None:
+        self.stack.append(self._new(screen))
+        self.foreground = True
+        self._changed(now, transition=True)
+
+    def _pop(self, now: float) -> None:
+        if self.stack:
+            self.stack.pop()
+        if not self.stack:
+            self.foreground = False
+        self._changed(now, transition=True)
+
+    def _to_launcher(self, now: float) -> None:
+        if self.foreground:
+            self.foreground = False
+            self._changed(now, transition=True)
+
+    def _bring_to_front(self, now: float) -> None:
+        if not self.stack:
+            self.stack.append(self._new("menu"))
+        if not self.foreground:
+            self.foreground = True
+            self._changed(now, transition=True)
+
+    # ---- commands -----------------------------------------------------------------------
+
+    def global_action(self, action: GlobalAction, now: float) -> Outcome:
+        match action:
+            case GlobalAction.BACK:
+                if self.foreground:
+                    self._pop(now)
+                return OK
+            case GlobalAction.HOME:
+                self._to_launcher(now)
+                return OK
+        return failed("UNSUPPORTED", f"{action.value} is not simulated")
+
+    def app(self, action: AppAction, app_id: str | None, uri: str | None, now: float) -> Outcome:
+        if app_id not in (None, DEMO_PACKAGE, LAUNCHER_PACKAGE):
+            return failed("NOT_FOUND", f"app {app_id} is not installed")
+        if app_id == LAUNCHER_PACKAGE:
+            if action is AppAction.APP_CLOSE_UI:
+                return OK
+            self._to_launcher(now)
+            return OK
+        match action:
+            case AppAction.APP_OPEN:
+                self.stack = [self._new("menu")]
+                self.foreground = True
+                self._changed(now, transition=True)
+            case AppAction.APP_BRING_TO_FRONT:
+                self._bring_to_front(now)
+            case AppAction.APP_CLOSE_UI:
+                self._to_launcher(now)
+            case AppAction.APP_DEEP_LINK:
+                return self._deep_link(uri, now)
+        return OK
+
+    def _deep_link(self, uri: str | None, now: float) -> Outcome:
+        if not uri or not uri.startswith(DEEP_LINK_SCHEME):
+            return failed("NOT_FOUND", f"no activity handles {uri!r}")
+        screen = uri[len(DEEP_LINK_SCHEME) :].split("/", 1)[0].split("?", 1)[0]
+        if screen not in SCREENS:
+            return failed("NOT_FOUND", f"the demo app has no screen {screen!r}")
+        self.stack = [self._new("menu")]
+        if screen != "menu":
+            self.stack.append(self._new(screen))
+        self.foreground = True
+        self._changed(now, transition=True)
+        return OK
+
+    def set_clipboard(self, text: str, now: float) -> Outcome:
+        self.clipboard = text
+        return OK
+
+    def tap(self, x: int, y: int, now: float) -> Outcome:
+        """A tap at a point: the deepest clickable view of the top window there reacts."""
+        windows = self.scene(now).windows
+        if not windows:
+            return OK
+        window = windows[-1]  # the top window is modal: taps outside it do nothing
+        if not contains(window.bounds, x, y):
+            return OK
+        path = hit(window.root, x, y)
+        if path is not None:
+            self._click(path[-1], now)
+        return OK
+
+    def long_press(self, x: int, y: int, now: float) -> Outcome:
+        return OK  # nothing in the demo app reacts to a long press
+
+    def swipe(self, x0: int, y0: int, x1: int, y1: int, now: float) -> Outcome:
+        windows = self.scene(now).windows
+        if not windows:
+            return OK
+        path = deepest_at(windows[-1].root, x0, y0, "scrollable")
+        if path is None or abs(y1 - y0) < 48:
+            return OK
+        self._scroll(path[-1], forward=y1 < y0, now=now)
+        return OK
+
+    def type_text(self, text: str, now: float) -> Outcome:
+        top = self.top
+        if top is None or top.focus is None:
+            return failed("FAILED", "no input has the focus")
+        self._set_field(top, top.focus, top.fields.get(top.focus, "") + text, now)
+        return OK
+
+    def key(self, name: str, now: float) -> Outcome:
+        key = name.strip().upper().removeprefix("KEYCODE_")
+        top = self.top
+        if key == "BACK":
+            return self.global_action(GlobalAction.BACK, now)
+        if key == "HOME":
+            return self.global_action(GlobalAction.HOME, now)
+        if key in ("DEL", "BACKSPACE", "DELETE"):
+            if top is None or top.focus is None:
+                return OK
+            self._set_field(top, top.focus, top.fields.get(top.focus, "")[:-1], now)
+            return OK
+        if key in ("ENTER", "RETURN"):
+            if top is not None and top.screen == "login" and top.focus is not None:
+                self._run("submit", top, now)
+            return OK
+        if key == "TAB":
+            if top is not None:
+                self._next_focus(top, now)
+            return OK
+        if key == "SPACE":
+            return self.type_text(" ", now) if top is not None and top.focus else OK
+        if len(key) == 1 and key.isalnum():
+            return self.type_text(key.lower(), now) if top is not None and top.focus else OK
+        return failed("UNSUPPORTED", f"key {name!r} is not simulated")
+
+    def node_action(
+        self,
+        path: list[View],
+        verb: ActionVerb,
+        text: str | None,
+        *,
+        allow_ancestor: bool,
+        allow_gesture: bool,
+        now: float,
+    ) -> Outcome:
+        """Act on the live view at the end of ``path``: its own action, else an ancestor's
+        (``allow_ancestor``), else a gesture at its centre (``allow_gesture``)."""
+        view = path[-1]
+        if _supports(view, verb):
+            return self._perform(view, verb, text, ActionMethod.ACCESSIBILITY_ACTION, now)
+        if view.password and verb is ActionVerb.COPY:
+            return failed("FAILED", "a password field cannot be copied")
+        if allow_ancestor and verb in _ANCESTOR_VERBS:
+            for ancestor in reversed(path[:-1]):
+                if _supports(ancestor, verb) and _encloses(ancestor.bounds, view.bounds):
+                    method = ActionMethod.ACCESSIBILITY_ACTION_ANCESTOR
+                    return self._perform(ancestor, verb, text, method, now)
+        if allow_gesture and verb in (ActionVerb.CLICK, ActionVerb.LONG_CLICK):
+            left, top, right, bottom = view.bounds
+            if right <= left or bottom <= top:
+                return failed("FAILED", "the node has no visible area to tap")
+            x, y = centre(view.bounds)
+            if verb is ActionVerb.CLICK:
+                self.tap(x, y, now)
+            else:
+                self.long_press(x, y, now)
+            return Outcome(ok=True, method=ActionMethod.GESTURE_FALLBACK)
+        return failed("UNSUPPORTED", f"{verb.value} is not supported by this node")
+
+    # ---- internals ----------------------------------------------------------------------
+
+    def _perform(
+        self, view: View, verb: ActionVerb, text: str | None, method: ActionMethod, now: float
+    ) -> Outcome:
+        done = Outcome(ok=True, method=method)
+        match verb:
+            case ActionVerb.CLICK:
+                self._click(view, now)
+            case ActionVerb.LONG_CLICK | ActionVerb.FOCUS:
+                if verb is ActionVerb.FOCUS or view.kind is Kind.INPUT:
+                    self._focus(view, now)
+            case ActionVerb.SET_TEXT | ActionVerb.CLEAR_TEXT | ActionVerb.PASTE:
+                owner = self._owner(view)
+                if owner is None:
+                    return failed("FAILED", "the input is not on the foreground screen")
+                state, local = owner
+                if verb is ActionVerb.SET_TEXT:
+                    if text is None:
+                        return failed("FAILED", "SET_TEXT needs text")
+                    value = text
+                elif verb is ActionVerb.CLEAR_TEXT:
+                    value = ""
+                else:
+                    value = state.fields.get(local, "") + self.clipboard
+                state.focus = local
+                self._set_field(state, local, value, now)
+            case ActionVerb.SCROLL_FORWARD | ActionVerb.SCROLL_BACKWARD:
+                if not self._scroll(view, forward=verb is ActionVerb.SCROLL_FORWARD, now=now):
+                    return failed("FAILED", "the list cannot scroll further that way")
+            case ActionVerb.COPY:
+                self.clipboard = view.text or ""
+            case ActionVerb.DISMISS:
+                self._pop(now)
+            case _:
+                return failed("UNSUPPORTED", f"{verb.value} is not simulated")
+        return done
+
+    def _owner(self, view: View) -> tuple[ScreenState, str] | None:
+        serial, _, local = view.key.partition(":")
+        top = self.top
+        if top is None or str(top.serial) != serial:
+            return None
+        return top, local
+
+    def _focus(self, view: View, now: float) -> None:
+        owner = self._owner(view)
+        if owner is not None and view.kind is Kind.INPUT:
+            owner[0].focus = owner[1]
+            self._changed(now)
+
+    def _next_focus(self, state: ScreenState, now: float) -> None:
+        inputs = {"login": ["username", "password"], "search": ["query"]}.get(state.screen, [])
+        if not inputs:
+            return
+        current = inputs.index(state.focus) if state.focus in inputs else -1
+        state.focus = inputs[(current + 1) % len(inputs)]
+        self._changed(now)
+
+    def _set_field(self, state: ScreenState, local: str, value: str, now: float) -> None:
+        state.fields[local] = value
+        if state.screen == "search" and local == "query":
+            state.query_at = now
+            state.offsets.pop("results", None)
+        self._changed(now)
+
+    def _scroll(self, view: View, *, forward: bool, now: float) -> bool:
+        owner = self._owner(view)
+        if owner is None or view.kind is not Kind.LIST:
+            return False
+        state, local = owner
+        page = max(1, len(view.children))
+        total = view.rows or 0
+        offset = state.offsets.get(local, 0)
+        wanted = offset + page if forward else offset - page
+        wanted = max(0, min(wanted, max(0, total - page)))
+        if wanted == offset:
+            return False
+        state.offsets[local] = wanted
+        self._changed(now)
+        return True
+
+    def _click(self, view: View, now: float) -> None:
+        if view.on_tap is None:
+            return
+        if view.on_tap == "launch":
+            self._bring_to_front(now)
+            return
+        owner = self._owner(view)
+        if owner is not None:
+            self._run(view.on_tap, owner[0], now)
+
+    def _run(self, intent: str, state: ScreenState, now: float) -> None:
+        verb, _, arg = intent.partition(":")
+        match verb:
+            case "nav":
+                self._push(arg, now)
+            case "focus":
+                state.focus = arg
+                self._changed(now)
+            case "submit":
+                user = state.fields.get("username", "").strip()
+                if user == DEMO_USER and state.fields.get("password", ""):
+                    self.stack[-1] = self._new("home")  # login replaces itself with home
+                    self._changed(now, transition=True)
+                else:
+                    state.error = INVALID_CREDENTIALS
+                    self._changed(now)
+            case "dialog":
+                self._pop(now)
+            case "select" | "choose" | "pick":
+                state.selected = arg
+                self._changed(now)
+            case "toggle":
+                self.toggles[arg] = not self.toggles.get(arg, False)
+                self._changed(now)
+
+
+_ANCESTOR_VERBS = frozenset(
+    {
+        ActionVerb.CLICK,
+        ActionVerb.LONG_CLICK,
+        ActionVerb.SCROLL_FORWARD,
+        ActionVerb.SCROLL_BACKWARD,
+    }
+)
+
+
+def _supports(view: View, verb: ActionVerb) -> bool:
+    match verb:
+        case ActionVerb.CLICK:
+            return view.clickable
+        case ActionVerb.LONG_CLICK:
+            return view.long_clickable
+        case ActionVerb.SET_TEXT | ActionVerb.CLEAR_TEXT | ActionVerb.PASTE:
+            return view.editable
+        case ActionVerb.FOCUS:
+            return view.kind is Kind.INPUT
+        case ActionVerb.SCROLL_FORWARD | ActionVerb.SCROLL_BACKWARD:
+            return view.scrollable
+        case ActionVerb.COPY:
+            return view.kind in (Kind.TEXT, Kind.INPUT) and bool(view.text) and not view.password
+        case ActionVerb.DISMISS:
+            return view.kind is Kind.ALERT
+    return False
+
+
+def _encloses(outer: tuple[int, int, int, int], inner: tuple[int, int, int, int]) -> bool:
+    return (
+        outer[0] <= inner[0]
+        and outer[1] <= inner[1]
+        and outer[2] >= inner[2]
+        and outer[3] >= inner[3]
+    )

@@ -1,0 +1,396 @@
+"""The simulated device's agent-link server: a real websocket server on 127.0.0.1.
+
+It speaks the agent link exactly as the on-device agents do (``bridge.wire.agent_link``): the
+hub connects with ``Authorization: Bearer <token>`` (anything else: HTTP 401), sends
+``hello``, gets ``hello`` then an ``initial`` tree, then a tree whenever the screen changes
+(``bridge.devices.sim.debounce``), and one ``reply`` per command. All behaviour lives in the
+pure modules (``device``, ``session``, ``debounce``, ``png``); this module only moves frames.
+
+Rules:
+- binds 127.0.0.1 only; ``SimConfig.port`` 0 picks a free port, reported through
+  ``task_status.started(port)`` and ``SimDevice.port``;
+- tokens are compared in constant time over sha256 digests;
+- a hello with another protocol version closes the link (1002) with a reason naming both;
+- a frame that does not decode gets ``reply ok=false code=BAD_COMMAND`` when its id can be
+  read, and the link stays up;
+- commands that change the device run one at a time across every link, in arrival order,
+  each after the configured simulated action latency;
+- simulated time: ``(clock() - start) * time_scale`` seconds; waits are converted back to
+  real seconds and capped at ``MAX_IDLE_S`` so an injected clock is looked at again (call
+  ``wake()`` after moving a manual clock to be seen at once).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any
+
+import anyio
+import anyio.abc
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from bridge import __version__
+from bridge.devices.sim.capture import HandleRegistry
+from bridge.devices.sim.debounce import PushDebouncer
+from bridge.devices.sim.device import DemoDevice
+from bridge.devices.sim.png import render_scene
+from bridge.devices.sim.session import AgentSession
+from bridge.wire.agent_link import (
+    AGENT_PROTOCOL,
+    AgentHello,
+    AgentHubHello,
+    AgentInfo,
+    AgentPing,
+    CaptureCommand,
+    ClipboardCommand,
+    DeviceInfo,
+    HubToAgent,
+    Reply,
+    ScreenshotCommand,
+    TreePush,
+)
+from bridge.wire.codec import HUB_TO_AGENT, DecodeFailure, encode
+from bridge.wire.enums import Platform
+
+HOST = "127.0.0.1"
+AGENT_NAME = "mobridge-sim"
+CAPABILITIES: tuple[str, ...] = (
+    "tree",
+    "node_action",
+    "gesture",
+    "global",
+    "key",
+    "text",
+    "app",
+    "screenshot",
+    "clipboard",
+)
+HELLO_TIMEOUT_S = 10.0
+MAX_IDLE_S = 1.0
+_OS_VERSIONS = {Platform.ANDROID: "14", Platform.IOS: "17.5"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimConfig:
+    """How to run the simulated device. ``token`` is required: the agent never runs open."""
+
+    token: str
+    platform: Platform = Platform.ANDROID
+    scene: str = "menu"
+    """Start screen: a demo screen id (menu, login, home, …) or ``launcher``."""
+    port: int = 0
+    clock: Callable[[], float] = time.monotonic
+    time_scale: float = 1.0
+    """Simulated seconds per clock second (10 makes the demo clock tick ten times faster)."""
+    animations: bool = True
+    device_id: str | None = None
+    """Defaults to ``sim-android`` / ``sim-ios``."""
+    action_ms: float = 30.0
+    """Simulated time each device-changing command takes before it acts."""
+    quiet_ms: float = 50.0
+    cap_ms: float = 300.0
+    screenshot_scale: int = 1
+    """1: full device resolution; 2: half each side."""
+
+    def __post_init__(self) -> None:
+        if not self.token:
+            raise ValueError("the simulated agent needs a token")
+        if self.time_scale <= 0:
+            raise ValueError("time_scale must be positive")
+
+
+@dataclass(slots=True)
+class SimStatistics:
+    links: int = 0
+    links_total: int = 0
+    refused_auth: int = 0
+    refused_hello: int = 0
+    commands: int = 0
+    bad_commands: int = 0
+    failed_replies: int = 0
+    pushes: int = 0
+    unstable_pushes: int = 0
+    screenshots: int = 0
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+def tokens_equal(given: str, expected: str) -> bool:
+    return hmac.compare_digest(_digest(given), _digest(expected))
+
+
+_READ_ONLY = (AgentPing, CaptureCommand, ScreenshotCommand, AgentHubHello)
+"""Commands that do not change the device: answered at once, without the action lock."""
+
+
+@dataclass(slots=True, eq=False)
+class _Link:
+    ws: ServerConnection
+    session: AgentSession
+    debouncer: PushDebouncer
+    send_lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    async def send(self, message: Any) -> None:
+        data = encode(message)
+        async with self.send_lock:
+            await self.ws.send(data, text=True)
+
+
+class SimDevice:
+    """The simulated phone and its agent-link server. Serve it inside a task group::
+
+    port = await tg.start(SimDevice(SimConfig(token="t")).serve)
+    """
+
+    def __init__(self, config: SimConfig) -> None:
+        self.config = config
+        self._t0 = config.clock()
+        self.device = DemoDevice(
+            config.platform, now=0.0, start=config.scene, animations=config.animations
+        )
+        self.registry = HandleRegistry()
+        self.stats = SimStatistics()
+        self._port: int | None = None
+        self._links: set[_Link] = set()
+        self._changed: anyio.Event | None = None
+        self._act_lock: anyio.Lock | None = None
+
+    # ---- public -------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("the simulated device is not serving yet")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"ws://{HOST}:{self.port}"
+
+    @property
+    def device_id(self) -> str:
+        return self.config.device_id or f"sim-{self.config.platform.value.lower()}"
+
+    def now(self) -> float:
+        """Simulated seconds since the device started."""
+        return (self.config.clock() - self._t0) * self.config.time_scale
+
+    def statistics(self) -> SimStatistics:
+        self.stats.links = len(self._links)
+        return self.stats
+
+    def wake(self) -> None:
+        """Look at the screen again now (after a change the device cannot see, e.g. a manual
+        clock moved forward)."""
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = anyio.Event()
+
+    async def drop_connections(self, *, abrupt: bool = False) -> None:
+        """Simulate agent loss: close every link (``abrupt``: drop TCP without a close frame)."""
+        for link in list(self._links):
+            if abrupt:
+                link.ws.transport.abort()
+            else:
+                await link.ws.close(1012, "simulated agent restart")
+
+    async def serve(
+        self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Serve until cancelled; reports the bound port through ``task_status``."""
+        self._changed = anyio.Event()
+        self._act_lock = anyio.Lock()
+        server: Server = await serve(
+            self._handle,
+            HOST,
+            self.config.port,
+            process_request=self._authorize,
+            max_size=HUB_TO_AGENT.max_frame,
+            ping_interval=20,
+            ping_timeout=20,
+        )
+        try:
+            self._port = int(server.sockets[0].getsockname()[1])
+            task_status.started(self._port)
+            await anyio.sleep_forever()
+        finally:
+            server.close()
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await server.wait_closed()
+
+    # ---- handshake ----------------------------------------------------------------------
+
+    def _authorize(self, connection: ServerConnection, request: Request) -> Response | None:
+        header = request.headers.get("Authorization", "")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() == "bearer" and tokens_equal(given.strip(), self.config.token):
+            return None
+        self.stats.refused_auth += 1
+        response = connection.respond(HTTPStatus.UNAUTHORIZED, "missing or wrong bearer token\n")
+        response.headers["WWW-Authenticate"] = 'Bearer realm="mobridge-sim"'
+        return response
+
+    async def _hello(self, ws: ServerConnection) -> bool:
+        first: str | bytes | None = None
+        with anyio.move_on_after(HELLO_TIMEOUT_S):
+            first = await ws.recv()
+        if first is None:
+            self.stats.refused_hello += 1
+            await ws.close(1008, "no hello within 10 s")
+            return False
+        message = HUB_TO_AGENT.decode(first)
+        if not isinstance(message, AgentHubHello):
+            self.stats.refused_hello += 1
+            await ws.close(1002, "the first message must be the hub's hello")
+            return False
+        if message.protocol != AGENT_PROTOCOL:
+            self.stats.refused_hello += 1
+            await ws.close(
+                1002,
+                f"unsupported agent protocol {message.protocol}; "
+                f"this agent speaks {AGENT_PROTOCOL}",
+            )
+            return False
+        if message.token is not None and not tokens_equal(message.token, self.config.token):
+            self.stats.refused_hello += 1
+            await ws.close(1008, "the token in hello does not match")
+            return False
+        frame = self.device.frame
+        hello = AgentHello(
+            protocol=AGENT_PROTOCOL,
+            platform=self.config.platform,
+            agent=AgentInfo(name=AGENT_NAME, version=__version__),
+            device=DeviceInfo(
+                id=self.device_id,
+                model=AGENT_NAME,
+                os_version=_OS_VERSIONS[self.config.platform],
+                width=frame.width,
+                height=frame.height,
+            ),
+            capabilities=CAPABILITIES,
+        )
+        await ws.send(encode(hello), text=True)
+        return True
+
+    # ---- per link -----------------------------------------------------------------------
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        try:
+            if not await self._hello(ws):
+                return
+            link = _Link(
+                ws=ws,
+                session=AgentSession(self.device, self.registry),
+                debouncer=PushDebouncer(self.config.quiet_ms / 1000, self.config.cap_ms / 1000),
+            )
+            self._links.add(link)
+            self.stats.links_total += 1
+            try:
+                await self._push_initial(link)
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self._pusher, link)
+                    await self._receive(link)
+                    tg.cancel_scope.cancel()
+            finally:
+                self._links.discard(link)
+        except ConnectionClosed:
+            pass
+
+    async def _push_initial(self, link: _Link) -> None:
+        now = self.now()
+        flat = link.session.observe(now)
+        animating = self.device.animating(now)
+        link.debouncer.pushed(encode(flat.tree(0)), animating, now)
+        quiet = max(0.0, now - self.device.last_change_at(now))
+        await self._push(link, flat, "initial", not animating, int(quiet * 1000))
+
+    async def _push(self, link: _Link, flat: Any, reason: str, stable: bool, quiet_ms: int) -> None:
+        tree = link.session.register(flat)
+        self.stats.pushes += 1
+        if not stable:
+            self.stats.unstable_pushes += 1
+        await link.send(TreePush(reason=reason, stable=stable, tree=tree, quiet_ms=quiet_ms))
+
+    async def _pusher(self, link: _Link) -> None:
+        """Push changed screens until the link closes."""
+        try:
+            await self._push_changes(link)
+        except ConnectionClosed:
+            return
+
+    async def _push_changes(self, link: _Link) -> None:
+        scale = self.config.time_scale
+        while True:
+            assert self._changed is not None
+            changed = self._changed
+            now = self.now()
+            flat = link.session.observe(now)
+            animating = self.device.animating(now)
+            decision = link.debouncer.observe(now, encode(flat.tree(0)), animating)
+            if decision is not None:
+                await self._push(link, flat, "event", decision.stable, decision.quiet_ms)
+            wakes = [t for t in (self.device.next_change_at(now), link.debouncer.wake_at()) if t]
+            delay = MAX_IDLE_S
+            if wakes:
+                delay = min(delay, max(0.0, (min(wakes) - now) / scale) + 0.0005)
+            with anyio.move_on_after(delay):
+                await changed.wait()
+
+    async def _receive(self, link: _Link) -> None:
+        """Answer commands until the link closes (normally or not)."""
+        try:
+            await self._receive_frames(link)
+        except ConnectionClosed:
+            return
+
+    async def _receive_frames(self, link: _Link) -> None:
+        async for frame in link.ws:
+            message = HUB_TO_AGENT.decode(frame)
+            self.stats.commands += 1
+            if isinstance(message, DecodeFailure):
+                self.stats.bad_commands += 1
+                if isinstance(message.request_id, int) and message.request_id >= 0:
+                    await link.send(
+                        Reply(
+                            id=message.request_id,
+                            ok=False,
+                            code="BAD_COMMAND",
+                            message=f"{message.code.value}: {message.message}",
+                        )
+                    )
+                continue
+            reply = await self._execute(link, message)
+            if reply is not None:
+                if not reply.ok:
+                    self.stats.failed_replies += 1
+                await link.send(reply)
+
+    async def _execute(self, link: _Link, command: HubToAgent) -> Reply | None:
+        if isinstance(command, ScreenshotCommand):
+            return await self._screenshot(command)
+        if isinstance(command, _READ_ONLY) or (
+            isinstance(command, ClipboardCommand) and command.set is None
+        ):
+            return link.session.handle(command, self.now())
+        assert self._act_lock is not None
+        async with self._act_lock:
+            await anyio.sleep(self.config.action_ms / 1000 / self.config.time_scale)
+            reply = link.session.handle(command, self.now())
+            self.wake()
+        return reply
+
+    async def _screenshot(self, command: ScreenshotCommand) -> Reply:
+        scene = self.device.scene(self.now())
+        png = await anyio.to_thread.run_sync(render_scene, scene, self.config.screenshot_scale)
+        self.stats.screenshots += 1
+        return Reply(id=command.id, ok=True, png_base64=base64.b64encode(png).decode("ascii"))
