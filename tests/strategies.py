@@ -18,9 +18,10 @@ yields values the wire would accept on decode:
   exclusive). Normalizations happen in the constructor (an all-default SemanticNode state
   becomes ``None``), so a drawn value is already in its canonical form.
 
-Collections hold at most ``MAX_ITEMS`` items and free text at most ``MAX_TEXT`` characters so
-property tests stay fast. ``FIELD_OVERRIDES`` holds the few rules a type cannot express (see
-each entry); they make the strategies yield what the hub emits, not merely what decodes.
+Collections hold at most ``MAX_ITEMS`` items (``MAX_NESTED_ITEMS`` inside another
+collection's items) and free text at most ``MAX_TEXT`` characters so property tests stay fast.
+``FIELD_OVERRIDES`` holds the few rules a type cannot express (see each entry); they make the
+strategies yield what the hub emits, not merely what decodes.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from bridge.wire.enums import ActionVerb
 from bridge.wire.node import SemanticNode
 
 MAX_ITEMS = 5
+MAX_NESTED_ITEMS = 2
+"""Collections inside another collection's items (a snapshot's nodes' actions) stay shorter."""
 MAX_TEXT = 12
 RECURSION_BUDGET = 2
 INT_BOUND = 2**53
@@ -73,7 +76,7 @@ json_values: st.SearchStrategy[Any] = st.recursive(
 @functools.cache
 def strategy_for(tp: Any) -> st.SearchStrategy[Any]:
     """A strategy yielding valid, canonical values of the msgspec-describable type ``tp``."""
-    return _Builder().build(mi.type_info(tp), RECURSION_BUDGET)
+    return _Builder().build(mi.type_info(tp), RECURSION_BUDGET, nested=False)
 
 
 def as_builtins(value: Any) -> Any:
@@ -118,10 +121,10 @@ def _constructor(cls: type[Any]) -> Callable[[dict[str, Any]], Any]:
 
 class _Builder:
     def __init__(self) -> None:
-        self._structs: dict[tuple[type[Any], int], st.SearchStrategy[Any]] = {}
+        self._structs: dict[tuple[type[Any], int, bool], st.SearchStrategy[Any]] = {}
         self._recursive: dict[type[Any], bool] = {}
 
-    def build(self, info: mi.Type, budget: int) -> st.SearchStrategy[Any]:
+    def build(self, info: mi.Type, budget: int, nested: bool) -> st.SearchStrategy[Any]:
         match info:
             case mi.AnyType():
                 return json_values
@@ -142,22 +145,22 @@ class _Builder:
             case mi.LiteralType():
                 return st.sampled_from(info.values)
             case mi.TupleType():
-                return st.tuples(*(self.build(t, budget) for t in info.item_types))
+                return st.tuples(*(self.build(t, budget, nested) for t in info.item_types))
             case mi.VarTupleType() | mi.ListType():
-                items = self._lists(self.build(info.item_type, budget), info)
+                items = self._lists(self.build(info.item_type, budget, True), info, nested)
                 return items.map(tuple) if isinstance(info, mi.VarTupleType) else items
             case mi.DictType():
-                lo, hi = _sizes(info.min_length, info.max_length)
+                lo, hi = _sizes(info.min_length, info.max_length, nested)
                 return st.dictionaries(
-                    self.build(info.key_type, budget),
-                    self.build(info.value_type, budget),
+                    self.build(info.key_type, budget, True),
+                    self.build(info.value_type, budget, True),
                     min_size=lo,
                     max_size=hi,
                 )
             case mi.UnionType():
-                return self._union(info, budget)
+                return self._union(info, budget, nested)
             case mi.StructType():
-                return self._struct(info, budget)
+                return self._struct(info, budget, nested)
         raise NotImplementedError(f"no strategy for {info!r}")
 
     # ---- scalars ---------------------------------------------------------------------------
@@ -207,12 +210,12 @@ class _Builder:
 
     @staticmethod
     def _lists(
-        items: st.SearchStrategy[Any], info: mi.VarTupleType | mi.ListType
+        items: st.SearchStrategy[Any], info: mi.VarTupleType | mi.ListType, nested: bool
     ) -> st.SearchStrategy[list[Any]]:
-        lo, hi = _sizes(info.min_length, info.max_length)
+        lo, hi = _sizes(info.min_length, info.max_length, nested)
         return st.lists(items, min_size=lo, max_size=hi)
 
-    def _union(self, info: mi.UnionType, budget: int) -> st.SearchStrategy[Any]:
+    def _union(self, info: mi.UnionType, budget: int, nested: bool) -> st.SearchStrategy[Any]:
         members = [
             t
             for t in info.types
@@ -220,17 +223,17 @@ class _Builder:
         ]
         if not members:
             raise NotImplementedError(f"recursion budget leaves no member of {info!r}")
-        return st.one_of(*(self.build(t, budget) for t in members))
+        return st.one_of(*(self.build(t, budget, nested) for t in members))
 
-    def _struct(self, info: mi.StructType, budget: int) -> st.SearchStrategy[Any]:
-        key = (info.cls, budget)
+    def _struct(self, info: mi.StructType, budget: int, nested: bool) -> st.SearchStrategy[Any]:
+        key = (info.cls, budget, nested)
         if key not in self._structs:
             inner = budget - 1 if self._is_recursive(info) else budget
             required: dict[str, st.SearchStrategy[Any]] = {}
             optional: dict[str, st.SearchStrategy[Any]] = {}
             for field in info.fields:
                 override = FIELD_OVERRIDES.get((info.cls, field.name))
-                values = override if override is not None else self.build(field.type, inner)
+                values = override if override is not None else self.build(field.type, inner, nested)
                 (required if field.required else optional)[field.name] = values
             self._structs[key] = (
                 st.fixed_dictionaries(required, optional=optional)
@@ -248,9 +251,10 @@ class _Builder:
         return self._recursive[info.cls]
 
 
-def _sizes(min_length: int | None, max_length: int | None) -> tuple[int, int]:
+def _sizes(min_length: int | None, max_length: int | None, nested: bool) -> tuple[int, int]:
+    cap = MAX_NESTED_ITEMS if nested else MAX_ITEMS
     lo = min_length or 0
-    hi = MAX_ITEMS if max_length is None else min(max_length, MAX_ITEMS)
+    hi = cap if max_length is None else min(max_length, cap)
     return lo, max(lo, hi)
 
 

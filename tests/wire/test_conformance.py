@@ -26,7 +26,7 @@ from tests.wire.schemas import CONFORM_PY, error_lines, reference_validator
 
 pytestmark = requires_shared
 
-CONFORMANCE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CONFORMANCE = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize(("kind", "wire_type"), REFERENCE_KINDS.items(), ids=list(REFERENCE_KINDS))

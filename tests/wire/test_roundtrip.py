@@ -45,7 +45,7 @@ from bridge.wire.raw import RawTree
 from bridge.wire.snapshot import ScreenSnapshot
 from tests.strategies import as_builtins, result_message_for, strategy_for
 
-ROUNDTRIP = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ROUNDTRIP = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 UNIONS: list[tuple[Any, Codec[Any]]] = [
     (ClientToHub, CLIENT_TO_HUB),

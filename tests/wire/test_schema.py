@@ -26,7 +26,7 @@ from tests.wire.golden import (
 )
 from tests.wire.schemas import error_lines, project_validator, schema_files
 
-SCHEMAS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SCHEMAS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def test_checked_in_schema_has_not_drifted(capsys: pytest.CaptureFixture[str]) -> None:
