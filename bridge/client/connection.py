@@ -209,6 +209,8 @@ class HubConnection:
         self._listeners: set[Channel[HubEvent]] = set()
         self._closed: str | None = None
         self._stats = ClientStatistics()
+        self.channel_size = CHANNEL_SIZE
+        """Events buffered per new subscription before the reader drops (see module rules)."""
 
     # ---- public API ------------------------------------------------------------------------
 
@@ -281,7 +283,7 @@ class HubConnection:
     ) -> tuple[SubscribeResult, Channel[SubscriptionEvent]]:
         """Subscribe; the channel is registered by the reader as the result is read, so no
         event that follows the result can be missed."""
-        channel: Channel[SubscriptionEvent] = Channel()
+        channel: Channel[SubscriptionEvent] = Channel(self.channel_size)
 
         def register(result: Any) -> None:
             assert isinstance(result, SubscribeResult)

@@ -49,6 +49,7 @@ def _get(url: str, token: str | None, timeout: float) -> bytes:
         with opener.open(request, timeout=timeout) as response:
             body: bytes = response.read(MAX_CAPTURE_BYTES + 1)
     except urllib.error.HTTPError as exc:
+        exc.close()  # it holds the response open; the hub would wait for the socket
         if exc.code == 401:
             raise ProtocolFailure(ProtocolErrorCode.UNAUTHENTICATED, f"{url}: HTTP 401") from exc
         if exc.code == 403:

@@ -14,8 +14,8 @@ Behaviour:
 - ``act`` on a node labelled "Delete" needs ``confirm`` of objection ``obj-delete``;
 - ``wait`` on ``screen`` / ``present`` is met at once or after ``timeoutMs`` not met;
 - ``scripted[type]``: canned replies consumed first — an ``ErrorEnvelope`` (with optional
-  ``Objection``), a ``ProtocolError`` (its id filled in), ``SILENT`` (never answered), or a
-  result body;
+  ``Objection``), a ``ProtocolError`` (its id filled in), ``SILENT`` (never answered),
+  ``CLOSE`` (the connection is closed instead), or a result body;
 - ``GET /v1/captures/<id>.png`` serves a 1x1 PNG to a bearer holding the token.
 """
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import http
+import itertools
 import struct
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -104,6 +105,7 @@ TOKEN = "fake-hub-token"
 DEVICE = "sim-1"
 APP = "dev.mobridge.demo"
 SILENT = object()
+CLOSE = object()
 ANSWERED = object()
 DELETE_OBJECTION = "obj-delete"
 
@@ -228,7 +230,7 @@ class FakeHub:
     def default_events(self, subscription: str) -> list[HubToClient]:
         return [
             reference_delta(a, b, seq=i, subscription=subscription, generation=self.generation)
-            for i, (a, b) in enumerate(zip(self.screens, self.screens[1:], strict=False), 1)
+            for i, (a, b) in enumerate(itertools.pairwise(self.screens), 1)
         ]
 
     # ---- serving ---------------------------------------------------------------------------
@@ -260,7 +262,13 @@ class FakeHub:
         if request.path.startswith("/v1/captures/"):
             if auth != f"Bearer {TOKEN}":
                 return conn.respond(http.HTTPStatus.UNAUTHORIZED, "unauthorized\n")
-            headers = Headers({"Content-Type": "image/png", "Content-Length": str(len(PNG))})
+            headers = Headers(
+                {
+                    "Content-Type": "image/png",
+                    "Content-Length": str(len(PNG)),
+                    "Connection": "close",
+                }
+            )
             return Response(200, "OK", headers, PNG)
         self.auth_headers.append(auth)
         if auth is not None and auth != f"Bearer {TOKEN}":
@@ -332,6 +340,9 @@ class FakeHub:
         if queue:
             reply = queue.pop(0)
             if reply is SILENT:
+                return
+            if reply is CLOSE:
+                await session.ws.close()
                 return
             if isinstance(reply, ErrorEnvelope):
                 await session.send(ErrorMessage(id=message.id, error=reply))
@@ -454,7 +465,7 @@ class FakeHub:
             snapshot_id=self.current.snapshot_id,
             generation=self.generation,
             node=found,
-            locator=ref.locators[0].__struct_config__.tag or "",
+            locator=str(ref.locators[0].__struct_config__.tag),
         )
 
     async def _act(self, session: FakeSession, message: Act) -> Any:
@@ -523,12 +534,15 @@ class FakeHub:
             return WaitResult(
                 result=VerificationResult.CONDITION_UNKNOWN, snapshot_id=None, elapsed_ms=0
             )
+        timeout_ms = message.timeout_ms
+        if timeout_ms is None:
+            timeout_ms = 10_000 if isinstance(condition, ScreenShown) else 5000
         if not met:
-            await asyncio.sleep(message.timeout_ms / 1000)
+            await asyncio.sleep(timeout_ms / 1000)
         return WaitResult(
             result=VerificationResult.CONDITION_MET
             if met
             else VerificationResult.CONDITION_NOT_MET,
             snapshot_id=self.current.snapshot_id,
-            elapsed_ms=0 if met else message.timeout_ms,
+            elapsed_ms=0 if met else timeout_ms,
         )

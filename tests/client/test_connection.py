@@ -1,0 +1,281 @@
+"""The connection: handshake and auth, request/response correlation, timeouts, formats and
+the mapping of every refusal to its exception — against the client-only FakeHub."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+
+from bridge.client import (
+    AmbiguousError,
+    ConfirmationRequired,
+    ConnectionFailed,
+    ConnectionLost,
+    DeviceOffline,
+    HubConnection,
+    HubError,
+    NotFoundError,
+    PolicyBlockedError,
+    ProtocolFailure,
+    RequestTimeout,
+    StaleRefError,
+    build_query,
+    connect,
+)
+from bridge.wire.client_protocol import (
+    SUBPROTOCOL_JSON,
+    SUBPROTOCOL_MSGPACK,
+    ActionEvent,
+    Cancel,
+    Confirm,
+    Hello,
+    Objection,
+    ProtocolError,
+    Wait,
+)
+from bridge.wire.conditions import ScreenShown
+from bridge.wire.enums import ErrorCode, ProtocolErrorCode
+from bridge.wire.errors import ErrorEnvelope
+from tests.client.fake_hub import CLOSE, DEVICE, SILENT, TOKEN, FakeHub
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def session(fake: FakeHub, **options: Any) -> AsyncIterator[HubConnection]:
+    options.setdefault("token", TOKEN)
+    async with fake.serving() as url, connect(url, name="test-client", **options) as hub:
+        yield hub
+
+
+def envelope(code: ErrorCode, **extra: Any) -> ErrorEnvelope:
+    return ErrorEnvelope(error=code, message=f"{code.value} here", recovery=("retry",), **extra)
+
+
+# ---- handshake -----------------------------------------------------------------------------
+
+
+async def test_hello_goes_first_with_the_bearer_header() -> None:
+    fake = FakeHub()
+    async with session(fake) as hub:
+        assert hub.session is not None and hub.session.role == "controller"
+        await hub.ping()
+    assert fake.auth_headers == [f"Bearer {TOKEN}"]
+    assert fake.subprotocols == [SUBPROTOCOL_JSON]
+    hello = fake.received[0]
+    assert isinstance(hello, Hello)
+    assert hello.client.name == "test-client" and hello.protocol == "mobridge.v1"
+    assert hello.token is None  # the header carried it
+
+
+async def test_token_may_travel_in_hello_instead() -> None:
+    fake = FakeHub()
+    async with session(fake, token_in="hello") as hub:
+        assert len(await hub.devices()) == 1
+    assert fake.auth_headers == [None]
+    assert isinstance(fake.received[0], Hello) and fake.received[0].token == TOKEN
+
+
+async def test_wrong_header_token_is_refused_at_the_handshake() -> None:
+    with pytest.raises(ProtocolFailure) as caught:
+        async with session(FakeHub(), token="wrong"):
+            pass
+    assert caught.value.code is ProtocolErrorCode.UNAUTHENTICATED
+
+
+async def test_missing_token_is_refused_at_hello() -> None:
+    with pytest.raises(ProtocolFailure) as caught:
+        async with session(FakeHub(), token=None):
+            pass
+    assert caught.value.code is ProtocolErrorCode.UNAUTHENTICATED
+
+
+async def test_nothing_listening_is_a_connection_failure() -> None:
+    fake = FakeHub()
+    async with fake.serving():
+        url = fake.url
+    with pytest.raises(ConnectionFailed):
+        async with connect(url, token=TOKEN, request_timeout=2):
+            pass
+
+
+async def test_msgpack_format_negotiates_its_subprotocol_and_works() -> None:
+    fake = FakeHub()
+    async with session(fake, format="msgpack") as hub:
+        found = await hub.device(DEVICE).find(text="Sign in")
+        assert found.count == 1 and found.matches[0].node.label == "Sign in"
+        with pytest.raises(AmbiguousError):
+            await hub.device(DEVICE).tap(build_query(label="Continue"))
+    assert fake.subprotocols == [SUBPROTOCOL_MSGPACK]
+
+
+# ---- correlation ---------------------------------------------------------------------------
+
+
+async def test_answers_reach_their_requests_across_interleaved_events() -> None:
+    fake = FakeHub()
+    fake.event_gap = 0.005
+    async with session(fake) as hub:
+        device = hub.device(DEVICE)
+        results: dict[str, Any] = {}
+        async with hub.events() as events, device.watch() as watch:
+
+            async def slow_wait() -> None:  # sent first, answered last
+                results["wait"] = await device.wait(ScreenShown(name="home"), timeout_ms=300)
+
+            async def the_rest() -> None:
+                await anyio.sleep(0.02)
+                results["find"] = await device.find(text="Sign in")
+                results["tap"] = await device.tap(build_query(text="Sign in"))
+                results["devices"] = await hub.devices()
+                results["snapshot"] = await device.snapshot()
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(slow_wait)
+                tg.start_soon(the_rest)
+            updates = [await watch.__anext__() for _ in range(3)]
+            with anyio.fail_after(2):
+                event = await events.__anext__()
+        assert results["wait"].result.value == "CONDITION_NOT_MET"
+        assert results["find"].count == 1
+        assert results["tap"].target.label == "Sign in"
+        assert results["devices"][0].id == DEVICE
+        assert results["snapshot"].snapshot.snapshot_id == "s_1"
+        assert [u.seq for u in updates] == [0, 1, 2]
+        assert isinstance(event, ActionEvent) and event.target is not None
+        assert event.target.label == "Sign in"
+        stats = hub.statistics()
+        assert stats.pending == 0 and stats.unmatched_answers == 0 and stats.events >= 3
+
+
+async def test_a_silent_hub_times_out_and_the_connection_stays_usable() -> None:
+    fake = FakeHub()
+    fake.script("ping", SILENT)
+    async with session(fake, request_timeout=0.2) as hub:
+        with pytest.raises(RequestTimeout):
+            await hub.ping()
+        assert isinstance(RequestTimeout("x"), TimeoutError)
+        await hub.ping()  # answered this time
+        assert hub.statistics().pending == 0
+
+
+async def test_a_timed_out_wait_is_cancelled_at_the_hub() -> None:
+    fake = FakeHub()
+    fake.script("wait", SILENT)
+    async with session(fake, request_timeout=0.2) as hub:
+        with pytest.raises(RequestTimeout):
+            await hub.device(DEVICE).wait(ScreenShown(name="home"), timeout_ms=0)
+        await hub.ping()
+    waits = [m for m in fake.received if isinstance(m, Wait)]
+    cancels = [m for m in fake.received if isinstance(m, Cancel)]
+    assert len(waits) == 1 and [c.request for c in cancels] == [waits[0].id]
+
+
+async def test_a_closed_connection_fails_pending_and_later_requests() -> None:
+    fake = FakeHub()
+    fake.script("find", CLOSE)
+    async with session(fake) as hub:
+        with pytest.raises(ConnectionLost):
+            await hub.device(DEVICE).find(text="Sign in")
+        with pytest.raises(ConnectionLost):
+            await hub.ping()
+        assert hub.closed
+
+
+async def test_an_exception_in_the_block_propagates_unwrapped() -> None:
+    with pytest.raises(KeyError):
+        async with session(FakeHub()):
+            raise KeyError("mine")
+
+
+async def test_a_protocol_error_without_id_is_recorded_and_survived() -> None:
+    fake = FakeHub()
+    async with session(fake) as hub:
+        await hub._ws.send("this is not json")
+        await hub.ping()  # the hub answers frames in order: its complaint came first
+        assert hub.last_protocol_error is not None
+        assert hub.last_protocol_error.code is ProtocolErrorCode.MALFORMED
+        assert hub.statistics().protocol_errors == 1
+
+
+# ---- refusals ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        (ErrorCode.NODE_NOT_FOUND, NotFoundError),
+        (ErrorCode.STALE_NODE_REF, StaleRefError),
+        (ErrorCode.POLICY_BLOCKED, PolicyBlockedError),
+        (ErrorCode.DEVICE_OFFLINE, DeviceOffline),
+        (ErrorCode.SECURE_WINDOW, HubError),
+        (ErrorCode.VERIFY_TIMEOUT, HubError),
+    ],
+)
+async def test_each_error_code_raises_its_exception(code: ErrorCode, kind: type[HubError]) -> None:
+    fake = FakeHub()
+    fake.script("act", envelope(code))
+    async with session(fake) as hub:
+        with pytest.raises(kind) as caught:
+            await hub.device(DEVICE).tap(build_query(text="Sign in"))
+    assert type(caught.value) is kind
+    assert caught.value.code is code and caught.value.recovery == ("retry",)
+
+
+async def test_hub_ambiguity_carries_its_candidates() -> None:
+    fake = FakeHub()
+    async with session(fake) as hub:
+        device = hub.device(DEVICE)
+        refs = tuple(m.ref for m in (await device.find(label="Continue")).matches)
+        fake.script("resolve", envelope(ErrorCode.AMBIGUOUS_MATCH, candidates=refs))
+        with pytest.raises(AmbiguousError) as caught:
+            await device.resolve(refs[0])
+    assert caught.value.candidates == refs and caught.value.matches == ()
+
+
+async def test_confirmation_required_carries_the_objection_to_answer() -> None:
+    fake = FakeHub()
+    async with session(fake) as hub:
+        device = hub.device(DEVICE)
+        with pytest.raises(ConfirmationRequired) as caught:
+            await device.tap(build_query(label="Delete"))
+        objection = caught.value.objection
+        assert objection is not None and objection.answerable
+        answer = Confirm(objection=objection.id, answer="approve")
+        result = await device.tap(build_query(label="Delete"), confirm=answer)
+        assert result.target is not None and result.target.label == "Delete"
+
+
+async def test_policy_refusal_keeps_its_objection() -> None:
+    fake = FakeHub()
+    blocked = Objection(id="o-1", answerable=False, reason="held by someone else")
+    fake.script("act", (envelope(ErrorCode.POLICY_BLOCKED), blocked))
+    async with session(fake) as hub:
+        with pytest.raises(PolicyBlockedError) as caught:
+            await hub.device(DEVICE).tap(build_query(text="Sign in"))
+    assert caught.value.objection == blocked
+
+
+async def test_protocol_errors_raise_protocol_failure() -> None:
+    fake = FakeHub()
+    fake.script(
+        "find", ProtocolError(code=ProtocolErrorCode.UNKNOWN_DEVICE, message="no such device")
+    )
+    async with session(fake) as hub:
+        with pytest.raises(ProtocolFailure) as caught:
+            await hub.device("nope").find(text="x")
+        assert caught.value.code is ProtocolErrorCode.UNKNOWN_DEVICE
+        await hub.ping()
+
+
+async def test_a_result_that_does_not_fit_its_request_is_a_protocol_failure() -> None:
+    fake = FakeHub()
+    fake.script("find", {"count": "many"})
+    async with session(fake) as hub:
+        with pytest.raises(ProtocolFailure) as caught:
+            await hub.device(DEVICE).find(text="x")
+    assert caught.value.code is ProtocolErrorCode.INVALID_PARAMS

@@ -1,0 +1,51 @@
+"""The blocking facade: the same session, driven from plain (non-async) code."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from bridge.client import AmbiguousError, ProtocolFailure, build_query
+from bridge.client.sync import connect_sync
+from bridge.wire.client_protocol import LeaseAcquire, LeaseRelease
+from bridge.wire.conditions import ScreenShown
+from bridge.wire.enums import ProtocolErrorCode, VerificationResult
+from tests.client.fake_hub import DEVICE, PNG, TOKEN, FakeHub
+
+
+def test_the_sync_facade_drives_a_device() -> None:
+    fake = FakeHub()
+    with fake.in_thread() as url, connect_sync(url, token=TOKEN, name="script") as hub:
+        assert hub.session is not None and hub.session.session == "sess-1"
+        assert [d.id for d in hub.devices()] == [DEVICE]
+        device = hub.device(DEVICE)
+        assert device.find(text="Sign in").count == 1
+        assert device.snapshot().snapshot.snapshot_id == "s_1"
+        result = device.tap(build_query(text="Sign in"))
+        assert result.target is not None and result.target.label == "Sign in"
+        device.type_text(build_query(resource_id="username"), "demo")
+        with pytest.raises(AmbiguousError) as caught:
+            device.tap(build_query(label="Continue"))
+        assert len(caught.value.candidates) == 2
+        assert device.wait(ScreenShown(name="login")).result is VerificationResult.CONDITION_MET
+        assert device.back().dispatch.status.value == "DISPATCHED"
+        with device.lease() as held:
+            assert held.lease is not None and held.lease.holder_names == ("script",)
+        assert device.fetch_screenshot() == PNG
+        with device.watch() as watch:
+            updates = [u for _, u in zip(range(3), watch, strict=False)]
+        assert [u.snapshot for u in updates] == fake.screens
+        hub.ping()
+        assert hub.statistics().pending == 0
+    kinds = [type(m) for m in fake.received if isinstance(m, LeaseAcquire | LeaseRelease)]
+    assert kinds == [LeaseAcquire, LeaseRelease]
+    assert not [t for t in threading.enumerate() if t.name == "mobridge-client"]
+
+
+def test_the_sync_facade_raises_the_same_errors() -> None:
+    fake = FakeHub()
+    with fake.in_thread() as url, pytest.raises(ProtocolFailure) as caught:
+        with connect_sync(url, token="wrong"):
+            pass
+    assert caught.value.code is ProtocolErrorCode.UNAUTHENTICATED
