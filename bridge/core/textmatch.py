@@ -33,9 +33,9 @@ REGEX safety. Python's ``re`` backtracks, so the pattern is parsed (with the int
 2. it uses a backreference or a conditional group (unbounded, so refused);
 3. a quantifier that can repeat (max > 1) wraps a group that can match empty;
 4. a quantifier that can repeat wraps another variable quantifier or an optional alternative
-   (``(a+)+``, ``(\\w+\\s?)*``, ``(.*a){12}``, ``^(a|aa)+$``) — unless each iteration starts with
-   a mandatory character none of the inner variable parts can consume (``(-[a-z]+)*``), which
-   pins every iteration boundary;
+   (``(a+)+``, ``(\\w+\\s?)*``, ``(.*a){12}``, ``^(a|aa)+$``) — unless each iteration starts or
+   ends with a mandatory character none of the inner variable parts can consume
+   (``(-[a-z]+)*``, ``(\\d+,)*``), which pins every iteration boundary;
 5. a quantifier that can repeat wraps an alternation whose branches can start with the same
    character (``(ab|\\wc)*``);
 6. an alternation has two or more branches that can match empty (``(a|a)*$`` after the parser
@@ -638,13 +638,17 @@ def _validate(n: _Node, in_repeat: bool) -> None:
 
 
 def _check_nested(body: _Node) -> None:
+    """A repeated body may hold variable parts only when a mandatory character that none of
+    them can consume starts or ends every iteration (it pins the iteration boundaries) and one
+    iteration on its own backtracks at most linearly."""
     parts = _variable_parts(body)
     if not parts:
         return
-    lead = body.items[0] if isinstance(body, _Seq) and body.items else body
-    if isinstance(lead, _Char) and not any(lead.cs.overlaps(_chars(p)) for p in parts):
-        if _scan(body, [])[0].deg <= 1:
-            return
+    items = body.items if isinstance(body, _Seq) and body.items else (body,)
+    for pin in (items[0], items[-1]):
+        if isinstance(pin, _Char) and not any(pin.cs.overlaps(_chars(p)) for p in parts):
+            if _scan(body, [])[0].deg <= 1:
+                return
     raise _Reject("nested quantifier (a repeated group contains a variable quantifier)")
 
 

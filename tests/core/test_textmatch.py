@@ -1,0 +1,448 @@
+"""Text normalization, the five match modes, and the regex safety check."""
+
+# ruff: noqa: RUF001 - fullwidth, Arabic and Hebrew letters are the point of these tests
+
+from __future__ import annotations
+
+import re
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bridge.core.textmatch import (
+    CONFIDENCE_EXACT,
+    CONFIDENCE_NORMALIZED,
+    CONFIDENCE_REGEX,
+    CONFIDENCE_SYNONYM,
+    MAX_REGEX_LENGTH,
+    REGEX_CANDIDATE_CAP,
+    RegexRejected,
+    SafeRegex,
+    TextMatched,
+    TextMatcher,
+    check_regex,
+    compile_text_match,
+    match_text,
+    normalize_text,
+    regex_candidate_cap,
+    regex_degree,
+    synonym_groups,
+)
+from bridge.wire.enums import MatchMode
+from bridge.wire.query import TextMatch
+
+EXACT, NORM, CONTAINS, REGEX, SYN = (
+    MatchMode.EXACT,
+    MatchMode.NORMALIZED_EXACT,
+    MatchMode.CONTAINS,
+    MatchMode.REGEX,
+    MatchMode.SEMANTIC_SYNONYM,
+)
+
+
+def tm(value: str, mode: MatchMode = NORM) -> TextMatch:
+    return TextMatch(value=value, match=mode)
+
+
+def matched(value: str, mode: MatchMode, candidate: str | None) -> TextMatched | None:
+    out = match_text(tm(value, mode), candidate)
+    assert not isinstance(out, RegexRejected), out
+    return out
+
+
+class _Timeout(Exception):
+    pass
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Fail instead of hanging: ``re`` checks for signals while it backtracks."""
+
+    def fire(signum: int, frame: object) -> None:
+        raise _Timeout(f"took longer than {seconds}s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+# --------------------------------------------------------------------------- normalize_text
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("  Sign   in ", "sign in"),
+        ("Sign\u00a0in", "sign in"),  # NBSP
+        ("Sign\u200bin", "signin"),  # zero-width space is removed, not a separator
+        ("Sign\u200d \u200cin", "sign in"),  # joiners
+        ("\ufeffOK", "ok"),  # BOM
+        ("Ｓｉｇｎ　ｉｎ", "sign in"),  # fullwidth letters, ideographic space
+        ("STRASSE", "strasse"),
+        ("Straße", "strasse"),  # casefold, not lower
+        ("\u2067مرحبا\u2069", "مرحبا"),  # bidi isolates around Arabic
+        ("\u200fשלום \u200e", "שלום"),  # RLM / LRM
+        ("line\nbreak\ttab", "line break tab"),
+        ("ﬁle", "file"),  # NFKC ligature
+        ("e\u0301", "é"),  # composed
+        ("", ""),
+        ("\u200b\u00a0", ""),
+    ],
+)
+def test_normalize_examples(raw: str, expected: str) -> None:
+    assert normalize_text(raw) == expected
+
+
+@given(st.text())
+def test_normalize_is_idempotent(s: str) -> None:
+    once = normalize_text(s)
+    assert normalize_text(once) == once
+
+
+@given(st.text())
+def test_normalize_has_collapsed_stripped_whitespace(s: str) -> None:
+    out = normalize_text(s)
+    assert out == out.strip()
+    assert "  " not in out
+    assert not any(ch.isspace() and ch != " " for ch in out)
+
+
+@given(st.text(), st.text())
+def test_normalize_ignores_surrounding_whitespace(s: str, pad: str) -> None:
+    spaces = "".join(ch for ch in pad if ch.isspace())
+    assert normalize_text(spaces + s + spaces) == normalize_text(s)
+
+
+# --------------------------------------------------------------------------- EXACT / NORMALIZED
+
+
+def test_exact_requires_identical_strings() -> None:
+    assert matched("Sign in", EXACT, "Sign in") == TextMatched(EXACT, CONFIDENCE_EXACT)
+    assert matched("Sign in", EXACT, "sign in") is None
+    assert matched("Sign in", EXACT, "Sign in ") is None
+    assert matched("Sign in", EXACT, None) is None
+
+
+def test_normalized_exact_reports_what_held() -> None:
+    assert matched("Sign in", NORM, "Sign in") == TextMatched(EXACT, CONFIDENCE_EXACT)
+    assert matched("Sign in", NORM, " SIGN\u00a0IN ") == TextMatched(NORM, CONFIDENCE_NORMALIZED)
+    assert matched("Sign in", NORM, "Sign in now") is None
+    assert matched("Sign in", NORM, None) is None
+
+
+def test_normalized_exact_is_the_default_mode() -> None:
+    assert TextMatch(value="x").match is NORM
+
+
+@given(st.text(max_size=30), st.text(max_size=30))
+def test_normalized_exact_is_equality_of_normal_forms(a: str, b: str) -> None:
+    hit = matched(a, NORM, b)
+    assert (hit is not None) == (normalize_text(a) == normalize_text(b))
+
+
+# --------------------------------------------------------------------------- CONTAINS
+
+
+def test_contains_scales_confidence_by_coverage() -> None:
+    short = matched("in", CONTAINS, "Sign in to continue")
+    long = matched("sign in to", CONTAINS, "Sign in to continue")
+    assert short is not None and long is not None
+    assert short.mode is CONTAINS and long.mode is CONTAINS
+    assert 0.5 <= short.confidence < long.confidence < 0.9
+    assert matched("Sign in", CONTAINS, "sign in") == TextMatched(NORM, CONFIDENCE_NORMALIZED)
+    assert matched("Sign in", CONTAINS, "Sign in") == TextMatched(EXACT, CONFIDENCE_EXACT)
+
+
+def test_contains_is_normalized_and_never_matches_an_empty_needle() -> None:
+    assert matched("SIGN\u00a0IN", CONTAINS, "Please sign in") is not None
+    assert matched("  ", CONTAINS, "anything") is None
+    assert matched("", CONTAINS, "anything") is None
+    assert matched("xyz", CONTAINS, "Sign in") is None
+
+
+@given(st.text(max_size=20), st.text(min_size=1, max_size=20), st.text(max_size=20))
+def test_contains_finds_any_normalized_infix(a: str, b: str, c: str) -> None:
+    hay = f"{a} {b} {c}"
+    hit = matched(b, CONTAINS, hay)
+    if normalize_text(b):
+        assert hit is not None
+        assert 0.5 <= hit.confidence <= 1.0
+    else:
+        assert hit is None or hit.mode is not CONTAINS
+
+
+# --------------------------------------------------------------------------- SEMANTIC_SYNONYM
+
+
+@pytest.mark.parametrize(
+    ("value", "candidate"),
+    [
+        ("Sign in", "Log In"),
+        ("sign in", "LOGIN"),
+        ("Sign in", "Anmelden"),
+        ("Sign in", "ログイン"),
+        ("Sign in", "登录"),
+        ("Log out", "Sign out"),
+        ("OK", "Okay!"),
+        ("ok", "Accept"),
+        ("Cancel", "Dismiss"),
+        ("Close", "Dismiss"),
+        ("Continue", "Next >"),
+        ("Continue", "Weiter"),
+        ("Next", "次へ"),
+        ("Search", "Find"),
+        ("Settings", "Preferences"),
+        ("Settings", "Einstellungen"),
+        ("Delete", "Remove"),
+        ("Delete", "削除"),
+        ("Delete", "Löschen"),
+        ("Submit", "Send"),
+        ("Back", "Return"),
+        ("Yes", "Confirm"),
+        ("No", "Decline"),
+        ("Schließen", "close"),
+    ],
+)
+def test_synonyms_match(value: str, candidate: str) -> None:
+    hit = matched(value, SYN, candidate)
+    assert hit == TextMatched(SYN, CONFIDENCE_SYNONYM)
+
+
+@pytest.mark.parametrize(
+    ("value", "candidate"),
+    [
+        ("Cancel", "Close"),  # both ~ dismiss, yet not each other
+        ("Sign in", "Sign out"),
+        ("Sign in", "Sign up"),
+        ("Yes", "No"),
+        ("Sign in", "Sign in with Google"),
+        ("Frobnicate", "Log in"),
+    ],
+)
+def test_synonyms_do_not_overreach(value: str, candidate: str) -> None:
+    assert matched(value, SYN, candidate) is None
+
+
+def test_synonym_mode_still_matches_exact_and_normalized() -> None:
+    assert matched("Frobnicate", SYN, "Frobnicate") == TextMatched(EXACT, CONFIDENCE_EXACT)
+    assert matched("Frobnicate", SYN, " FROBNICATE") == TextMatched(NORM, CONFIDENCE_NORMALIZED)
+    assert matched("Frobnicate!", SYN, "frobnicate") == TextMatched(SYN, CONFIDENCE_SYNONYM)
+
+
+def test_synonyms_are_opt_in() -> None:
+    assert matched("Sign in", NORM, "Log in") is None
+    assert matched("Sign in", CONTAINS, "Log in") is None
+    assert matched("Sign in", EXACT, "Log in") is None
+
+
+def test_synonym_groups_are_symmetric_lookups() -> None:
+    assert synonym_groups("Login") & synonym_groups("sign in")
+    assert not synonym_groups("frobnicate")
+
+
+# --------------------------------------------------------------------------- REGEX: behaviour
+
+
+@pytest.mark.parametrize(
+    ("pattern", "hit", "miss"),
+    [
+        (r"^Sign.*", "Sign in", "Please Sign in"),
+        (r"\d{3}-\d{4}", "Call 555-1234 now", "555-12"),
+        (r"(foo|bar)", "a bar b", "baz"),
+        (r"(?i)^sign\s?in$", "SIGNIN", "sign in now"),
+        (r"[a-z]+(-[a-z]+)*$", "x well-known-word", "Word-"),
+        (r"\w+@\w+\.\w+", "mail a@b.io", "a@b"),
+        (r"^\$\d+(\.\d{2})?$", "$12.50", "$12.5"),
+        (r"(?<=Total: )\d+", "Total: 42", "Subtotal 42"),
+        (r"^(?!Cancel)\w+", "Continue", "Cancel"),
+        (r"注文|order", "ご注文", "購入"),
+    ],
+)
+def test_ordinary_regexes_work(pattern: str, hit: str, miss: str) -> None:
+    assert matched(pattern, REGEX, hit) == TextMatched(REGEX, CONFIDENCE_REGEX)
+    assert matched(pattern, REGEX, miss) is None
+    assert matched(pattern, REGEX, None) is None
+
+
+def test_regex_searches_the_raw_candidate() -> None:
+    assert matched("Sign in", REGEX, "SIGN IN") is None
+    assert matched("Sign in", REGEX, "Sign in") is not None
+
+
+def test_regex_reads_at_most_its_candidate_cap() -> None:
+    safe = check_regex("needle")
+    assert isinstance(safe, SafeRegex)
+    assert safe.candidate_cap == REGEX_CANDIDATE_CAP
+    pad = "x" * REGEX_CANDIDATE_CAP
+    assert matched("needle", REGEX, pad[:-10] + "needle") is not None
+    assert matched("needle", REGEX, pad + "needle") is None
+
+
+def test_compile_once_per_pattern() -> None:
+    assert check_regex(r"^Sign.*") is check_regex(r"^Sign.*")
+    matcher = compile_text_match(tm(r"^Sign.*", REGEX))
+    assert isinstance(matcher, TextMatcher)
+    assert matcher.regex is check_regex(r"^Sign.*")
+
+
+# --------------------------------------------------------------------------- REGEX: safety
+
+REDOS = [
+    r"(a+)+$",
+    r"(a|a)*$",
+    r"(.*a){12}",
+    r"(\w+\s?)*$",
+    r"^(a|aa)+$",
+    r"(a*)*b",
+    r"(a+)*b",
+    r"(x+x+)+y",
+    r"((ab)*)+$",
+    r"(\d+)*$",
+    r"^(\w+\s?)*$",
+    r"^([a-zA-Z0-9])(([\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$",
+    r"(a|b|ab)*c",
+    r"^(([a-z])+.)+[A-Z]([a-z])+$",
+    r".*a.*b.*c.*d",
+    r"a?" * 30 + "a" * 30,
+    r"(\s*,?\s*)*x",
+    r"((?=.*x)a)+",
+]
+
+
+@pytest.mark.parametrize("pattern", REDOS)
+def test_redos_patterns_are_rejected_quickly(pattern: str) -> None:
+    check_regex.cache_clear()
+    started = time.perf_counter()
+    out = check_regex(pattern)
+    assert isinstance(out, RegexRejected), f"{pattern!r} accepted: {out}"
+    assert out.reason
+    assert time.perf_counter() - started < 0.25
+
+
+@pytest.mark.parametrize(
+    ("pattern", "fragment"),
+    [
+        (r"(?P<x>a)(?P=x)", "backreference"),
+        (r"(a)\1", "backreference"),
+        (r"(a)?(?(1)b|c)", "conditional"),
+        ("a" * (MAX_REGEX_LENGTH + 1), "longer than"),
+        (r"(", "invalid"),
+        (r"a{2000}", "repeat count"),
+        (r"(?:a{100}){100}", "needs more than"),
+    ],
+)
+def test_unsupported_patterns_are_rejected_with_a_reason(pattern: str, fragment: str) -> None:
+    out = check_regex(pattern)
+    assert isinstance(out, RegexRejected)
+    assert fragment in out.reason
+
+
+def test_rejected_regex_surfaces_through_compile_and_match() -> None:
+    spec = tm(r"(a+)+$", REGEX)
+    assert isinstance(compile_text_match(spec), RegexRejected)
+    assert isinstance(match_text(spec, "aaaa"), RegexRejected)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "degree"),
+    [
+        (r"^Sign.*", 0),
+        (r"\d{3}-\d{4}", 1),
+        (r"(?i)sign\s?in", 1),
+        (r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}", 1),
+        (r"\w+@\w+\.\w+", 2),
+        (r".*x", 2),
+        (r".*a.*b!", 3),
+        (r"a*a*x", 3),
+    ],
+)
+def test_degree_estimates(pattern: str, degree: int) -> None:
+    assert regex_degree(pattern) == degree
+
+
+def test_candidate_cap_shrinks_with_degree_and_choices() -> None:
+    assert regex_candidate_cap(0) == REGEX_CANDIDATE_CAP
+    assert regex_candidate_cap(1) == REGEX_CANDIDATE_CAP
+    assert regex_candidate_cap(2) == 512
+    assert regex_candidate_cap(3) == 64
+    assert regex_candidate_cap(2, 16) < regex_candidate_cap(2)
+
+
+ADVERSARIAL_UNITS = ("a", "ab", " a", "a-", "1", "a1 ", "aab", "- ", "x", "\n")
+
+
+def _adversarial(cap: int) -> list[str]:
+    out: list[str] = []
+    for unit in ADVERSARIAL_UNITS:
+        body = (unit * (cap // len(unit) + 1))[: cap - 1]
+        out.extend((body + "!", body))
+    return out
+
+
+ACCEPTED = [
+    r"^Sign.*",
+    r"\w+@\w+\.\w+",
+    r".*a.*b!",
+    r"a*a*x",
+    r"[a-z]+(-[a-z]+)*!",
+    r"\s*\w+!",
+    r"(\d+,)*\d+!",
+    r"\d*?\w$",
+    r"(a|ab)*c",
+    r"(\w|\d)*?(\w|_)+x",  # polynomial (degree 3): accepted over a 64-character cap
+]
+
+
+@pytest.mark.parametrize("pattern", ACCEPTED)
+def test_accepted_patterns_stay_fast_on_adversarial_text(pattern: str) -> None:
+    safe = check_regex(pattern)
+    assert isinstance(safe, SafeRegex), safe
+    for candidate in _adversarial(REGEX_CANDIDATE_CAP):
+        started = time.perf_counter()
+        with deadline(2.0):
+            match_text(tm(pattern, REGEX), candidate)
+        assert time.perf_counter() - started < 0.5, (pattern, candidate[:10])
+
+
+_ATOMS = ["a", "b", ".", r"\w", r"\d", r"\s", "[ab]", "-", " ", r"\b", "[^b]", "(?=a)", "$"]
+_QUANTS = ["", "", "*", "+", "?", "{2}", "{1,3}", "*?", "{0,40}"]
+
+
+@st.composite
+def _patterns(draw: st.DrawFn, depth: int = 0) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        if depth < 2 and draw(st.booleans()) and draw(st.booleans()):
+            inner = draw(_patterns(depth + 1))
+            if draw(st.booleans()):
+                inner += "|" + draw(_patterns(depth + 1))
+            parts.append(f"({inner}){draw(st.sampled_from(_QUANTS))}")
+        else:
+            parts.append(draw(st.sampled_from(_ATOMS)) + draw(st.sampled_from(_QUANTS)))
+    return "".join(parts)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_patterns())
+def test_every_accepted_generated_pattern_is_fast(pattern: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return
+    safe = check_regex(pattern)
+    if isinstance(safe, RegexRejected):
+        return
+    for candidate in _adversarial(safe.candidate_cap):
+        started = time.perf_counter()
+        with deadline(2.0):
+            safe.compiled.search(candidate[: safe.candidate_cap])
+        assert time.perf_counter() - started < 0.5, (pattern, candidate[:10])
