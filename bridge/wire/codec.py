@@ -113,7 +113,7 @@ def _classify(reason: str, data: bytes, fmt: WireFormat) -> DecodeFailure:
         )
     if "missing required field `type`" in reason:
         return DecodeFailure(ProtocolErrorCode.MALFORMED, "message has no `type`", request_id)
-    if reason.startswith("Expected `object`"):
+    if reason.startswith("Expected `object`") and " - at `$" not in reason:
         return DecodeFailure(ProtocolErrorCode.MALFORMED, "a message must be an object", None)
     return DecodeFailure(ProtocolErrorCode.INVALID_PARAMS, reason, request_id)
 

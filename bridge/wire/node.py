@@ -66,6 +66,8 @@ class SemanticNode(WireStruct, frozen=True):
     confidence: Confidence = 1.0
 
     def __post_init__(self) -> None:
+        if len(set(self.actions)) != len(self.actions):
+            raise ValueError("actions must not repeat a verb")
         # An all-default state is spelled by absence, never as ``{}``.
         if self.state is not None and self.state.is_default():
             msgspec.structs.force_setattr(self, "state", None)

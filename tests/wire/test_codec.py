@@ -131,14 +131,6 @@ def test_bad_client_frames_fail_with_the_right_code(
     assert result.message and "\n" not in result.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "codec bug: _classify treats any 'Expected `object`' reason as a non-object top level, "
-        "so a nested field of the wrong type (here `$.condition.condition`) is reported as "
-        "MALFORMED 'a message must be an object' without the id, instead of INVALID_PARAMS"
-    ),
-)
 @pytest.mark.parametrize("fmt", list(WireFormat), ids=lambda f: f.value)
 def test_nested_non_object_field_is_invalid_params_with_id(fmt: WireFormat) -> None:
     doc = {"type": "wait", "id": 7, "device": "d", "condition": {"kind": "not", "condition": 7}}

@@ -55,13 +55,6 @@ def test_reference_fixtures_pass_conform_py(kind: str) -> None:
     assert f"{len(files)} passed, 0 failed" in proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "wire gap: SemanticNode.actions is a plain tuple, so decoding accepts duplicate verbs "
-        "that the reference rejects (semantic-node `actions` has uniqueItems: true)"
-    ),
-)
 def test_a_node_the_wire_accepts_always_conforms() -> None:
     raw = b'{"nodeId": "n1", "role": "BUTTON", "actions": ["CLICK", "CLICK"]}'
     try:
