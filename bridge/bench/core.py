@@ -95,7 +95,7 @@ def _case(name: str, data: bytes, runs: int) -> list[str]:
     )
     out = [line]
     try:
-        from lxml import etree
+        from lxml import etree  # type: ignore[import-untyped]
     except ImportError:
         return out
     if data.lstrip().startswith(b"<") and "'" not in label and label:
@@ -115,7 +115,7 @@ def _case(name: str, data: bytes, runs: int) -> list[str]:
 
 def run(quick: bool) -> list[str]:
     runs = 5 if quick else 21
-    lines = ["core: medians of %d runs (one process, side by side)" % runs]
+    lines = [f"core: medians of {runs} runs (one process, side by side)"]
     if DUMPS.is_dir():
         biggest = sorted(
             (p for p in DUMPS.rglob("*") if p.suffix in (".xml", ".json")),
