@@ -179,10 +179,21 @@ def test_generation_check_ignores_unrelated_changes_but_not_the_target() -> None
             platform="ANDROID",  # type: ignore[arg-type]
             nodes=(
                 RawNode(handle=0, parent=-1, class_name="android.widget.FrameLayout"),
-                RawNode(handle=1, parent=0, class_name="android.widget.TextView", text=clock,
-                        automation_id="app:id/clock"),
-                RawNode(handle=2, parent=0, class_name="android.widget.Button", text=label,
-                        automation_id="app:id/go", clickable=True),
+                RawNode(
+                    handle=1,
+                    parent=0,
+                    class_name="android.widget.TextView",
+                    text=clock,
+                    automation_id="app:id/clock",
+                ),
+                RawNode(
+                    handle=2,
+                    parent=0,
+                    class_name="android.widget.Button",
+                    text=label,
+                    automation_id="app:id/go",
+                    clickable=True,
+                ),
             ),
         )
 
@@ -208,11 +219,19 @@ def test_duplicate_buttons_without_ids_resolve_by_position_only_when_unique() ->
     def screen(n: int) -> RawTree:
         nodes = [RawNode(handle=0, parent=-1, class_name="android.widget.FrameLayout")]
         for k in range(n):
-            nodes.append(RawNode(handle=len(nodes), parent=0,
-                                 class_name="android.widget.LinearLayout"))
-            nodes.append(RawNode(handle=len(nodes), parent=len(nodes) - 1,
-                                 class_name="android.widget.Button", text="Continue",
-                                 clickable=True, bounds=(0, 100 * k, 100, 100 * k + 80)))
+            nodes.append(
+                RawNode(handle=len(nodes), parent=0, class_name="android.widget.LinearLayout")
+            )
+            nodes.append(
+                RawNode(
+                    handle=len(nodes),
+                    parent=len(nodes) - 1,
+                    class_name="android.widget.Button",
+                    text="Continue",
+                    clickable=True,
+                    bounds=(0, 100 * k, 100, 100 * k + 80),
+                )
+            )
         return RawTree(capture=1, platform="ANDROID", nodes=tuple(nodes))  # type: ignore[arg-type]
 
     two = norm(screen(2))

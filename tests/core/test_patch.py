@@ -60,7 +60,9 @@ def trees(draw: st.DrawFn, pool: list[int]) -> tuple[SemanticNode, ...]:
 
 @settings(max_examples=300, deadline=None)
 @given(trees(list(range(1, 16))), trees(list(range(1, 16))))
-def test_apply_of_patch_reproduces_target(a: tuple[SemanticNode, ...], b: tuple[SemanticNode, ...]) -> None:
+def test_apply_of_patch_reproduces_target(
+    a: tuple[SemanticNode, ...], b: tuple[SemanticNode, ...]
+) -> None:
     sa, sb = snapshot(a, "s_1"), snapshot(b, "s_2")
     body = patch(sa, sb)
     out = apply_patch(sa, body)
@@ -133,8 +135,9 @@ def test_normalization_is_deterministic_and_compact_is_subset() -> None:
         nodes=(
             RawNode(handle=0, parent=-1, class_name="android.widget.FrameLayout"),
             RawNode(handle=1, parent=0, class_name="android.widget.LinearLayout"),
-            RawNode(handle=2, parent=1, class_name="android.widget.Button", text="OK",
-                    clickable=True),
+            RawNode(
+                handle=2, parent=1, class_name="android.widget.Button", text="OK", clickable=True
+            ),
         ),
     )
     one = _norm(raw, "s_1", IdAllocator())
