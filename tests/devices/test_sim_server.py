@@ -389,3 +389,38 @@ async def test_identity_in_a_command_uses_wire_spelling() -> None:
         reply = await hub.reply(cid)
         assert reply.ok and reply.method is ActionMethod.ACCESSIBILITY_ACTION
         assert encode(reply)  # re-encodes
+
+
+async def test_an_injected_clock_drives_simulated_time() -> None:
+    now = [100.0]
+    async with (
+        running(scene="home", clock=lambda: now[0], animations=False) as sim,
+        HubSide.open(sim) as hub,
+    ):
+        assert hub.tree is not None
+        assert find(hub.tree, automation_id="clock").text == "09:00:00"
+        now[0] += 1.0
+        sim.wake()
+        with anyio.move_on_after(0.2):
+            await hub.recv()
+        assert len(hub.pushes) == 1, "not quiet yet in simulated time: nothing pushed"
+        now[0] += 0.06
+        sim.wake()
+        push = await hub.wait_push(lambda p: p.reason == "event")
+        assert push.stable and push.quiet_ms == 60
+        assert find(push.tree, automation_id="clock").text == "09:00:01"
+
+
+async def test_abrupt_agent_loss_and_a_wrong_token_in_hello() -> None:
+    async with running() as sim:
+        async with HubSide.open(sim) as hub:
+            await sim.drop_connections(abrupt=True)
+            with pytest.raises(ConnectionClosed):
+                await hub.recv()
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with connect(sim.url, additional_headers=headers) as ws:
+            await ws.send('{"type":"hello","protocol":1,"hub":"h","token":"other"}')
+            with pytest.raises(ConnectionClosed) as info:
+                await ws.recv()
+        assert info.value.rcvd is not None and info.value.rcvd.code == 1008
+        assert sim.statistics().refused_hello == 1

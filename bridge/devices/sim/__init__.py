@@ -4,7 +4,9 @@ over a real loopback websocket so the hub cannot tell it from a phone.
 Layout (pure modules first; only ``server`` does I/O):
 
 - ``views``    — the screen as plain data (views in windows), hit testing;
+- ``layout``   — geometry, per-screen state and view keys shared by the screens;
 - ``scenes``   — the demo app's screens and the launcher: state -> views;
+- ``lists``    — the recycling list screens (``list``, ``search``);
 - ``device``   — ``DemoDevice``, the state machine (back stack, inputs, lists, time);
 - ``capture``  — views -> Android or iOS flavoured ``RawTree``, stable handles;
 - ``session``  — one link's captures and command handling (identity checks);

@@ -219,7 +219,7 @@ def _android_node(view: View, handle: int, parent: int, window: Window) -> RawNo
         parent=parent,
         window=window.id,
         class_name=android_class(view),
-        text=None if view.password else view.text if view.kind is not Kind.ALERT else None,
+        text=None if view.password or view.kind is Kind.ALERT else view.text,
         hint=view.hint,
         automation_id=qualified_id(view.ident, window.package, Platform.ANDROID),
         package=window.package,

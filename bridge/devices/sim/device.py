@@ -20,15 +20,18 @@ import math
 from dataclasses import dataclass
 
 from bridge.devices.sim import scenes
-from bridge.devices.sim.scenes import (
-    DEMO_PACKAGE,
-    FRAMES,
-    LAUNCHER_PACKAGE,
-    SCREENS,
-    SceneInput,
-    ScreenState,
+from bridge.devices.sim.layout import FRAMES, SceneInput, ScreenState
+from bridge.devices.sim.scenes import DEMO_PACKAGE, LAUNCHER_PACKAGE, SCREENS
+from bridge.devices.sim.views import (
+    Kind,
+    Scene,
+    View,
+    centre,
+    contains,
+    deepest_scrollable_at,
+    hit,
+    shift,
 )
-from bridge.devices.sim.views import Kind, Scene, View, centre, contains, deepest_at, hit, shift
 from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction, Platform
 
 FRAMES_PER_TRANSITION = 4
@@ -282,7 +285,7 @@ class DemoDevice:
         windows = self.scene(now).windows
         if not windows:
             return OK
-        path = deepest_at(windows[-1].root, x0, y0, "scrollable")
+        path = deepest_scrollable_at(windows[-1].root, x0, y0)
         if path is None or abs(y1 - y0) < 48:
             return OK
         self._scroll(path[-1], forward=y1 < y0, now=now)

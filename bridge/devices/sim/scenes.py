@@ -9,15 +9,24 @@ Invariants:
 - a builder reads state and never changes it; the same state and inputs give equal views;
 - view keys are ``<instance serial>:<local key>``: a screen opened again is a new instance
   with new keys (a new Activity), so a handle of the old instance never reaches the new one;
-- list rows are recycled: row ``k`` on screen keeps key ``...:row<k>`` whatever item it shows;
+- list rows are recycled views (see ``bridge.devices.sim.lists``);
 - a password never enters a view: inputs marked ``password`` carry no text.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from bridge.devices.sim.views import Box, Kind, View, Window
+from bridge.devices.sim.layout import (
+    Column,
+    Frame,
+    SceneInput,
+    ScreenState,
+    heading_text,
+    text_input,
+    view_key,
+    window_root,
+)
+from bridge.devices.sim.lists import list_screen, search_screen
+from bridge.devices.sim.views import Kind, View, Window
 from bridge.wire.enums import Platform
 
 DEMO_PACKAGE = "dev.mobridge.demo"
@@ -45,124 +54,11 @@ SCREEN_TITLES: dict[str, str] = {
     "game": "Game",
     "search": "Search",
 }
-LIST_ITEMS = 200
-LIST_PAGE = 10
-SEARCH_PAGE = 12
 TOGGLES: tuple[tuple[str, str], ...] = (
     ("wifi", "Wi-Fi"),
     ("bluetooth", "Bluetooth"),
     ("dark", "Dark mode"),
 )
-SEARCH_CORPUS: tuple[str, ...] = (
-    "Apple",
-    "Apricot",
-    "Banana",
-    "Blueberry",
-    "Cherry",
-    "Grape",
-    "Lemon",
-    "Mango",
-    "Orange",
-    "Papaya",
-    "Peach",
-    "Pear",
-    "Pineapple",
-    "Plum",
-    "Strawberry",
-    "Amsterdam",
-    "Berlin",
-    "Cairo",
-    "Delhi",
-    "Lagos",
-    "Lima",
-    "Lisbon",
-    "London",
-    "Madrid",
-    "Nairobi",
-    "Oslo",
-    "Paris",
-    "Rome",
-    "Seoul",
-    "Tokyo",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """Screen geometry of one platform flavour."""
-
-    width: int
-    height: int
-    top: int
-    bottom: int
-    margin: int = 64
-
-
-FRAMES: dict[Platform, Frame] = {
-    Platform.ANDROID: Frame(1080, 2400, 63, 2337),
-    Platform.IOS: Frame(1179, 2556, 177, 2454),
-}
-
-
-@dataclass(slots=True)
-class ScreenState:
-    """State of one opened screen instance (an Activity / a view controller)."""
-
-    screen: str
-    serial: int
-    fields: dict[str, str] = field(default_factory=dict)
-    focus: str | None = None
-    """Local key of the focused input."""
-    error: str | None = None
-    offsets: dict[str, int] = field(default_factory=dict)
-    """First visible item per list (local key of the list)."""
-    selected: str | None = None
-    query_at: float | None = None
-    """Search: simulated time the query last changed."""
-
-
-@dataclass(frozen=True, slots=True)
-class SceneInput:
-    """What a builder needs beyond the screen's own state."""
-
-    platform: Platform
-    toggles: dict[str, bool]
-    clock_text: str
-    search_ready: bool
-
-
-def search_matches(query: str) -> list[str]:
-    needle = query.strip().casefold()
-    if not needle:
-        return []
-    return [name for name in SEARCH_CORPUS if needle in name.casefold()]
-
-
-class _Column:
-    """Stacks boxes top to bottom inside the content area."""
-
-    def __init__(self, frame: Frame) -> None:
-        self.left = frame.margin
-        self.right = frame.width - frame.margin
-        self.y = frame.top + 48
-        self.bottom = frame.bottom
-
-    def take(self, height: int, gap: int = 32) -> Box:
-        box = (self.left, self.y, self.right, min(self.y + height, self.bottom))
-        self.y = min(self.y + height + gap, self.bottom)
-        return box
-
-    def rest(self) -> Box:
-        return (self.left, self.y, self.right, self.bottom)
-
-
-def _k(state: ScreenState, local: str) -> str:
-    return f"{state.serial}:{local}"
-
-
-def window_root(platform: Platform, key: str, bounds: Box, children: list[View]) -> View:
-    kind = Kind.DECOR if platform is Platform.ANDROID else Kind.IOS_WINDOW
-    return View(key=key, kind=kind, bounds=bounds, children=children)
 
 
 def build_screen(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
@@ -171,7 +67,7 @@ def build_screen(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Wind
         return _dialog(state, frame, inp)
     content = _content(state, frame, inp)
     marker = View(
-        key=_k(state, "root"),
+        key=view_key(state, "root"),
         kind=Kind.CONTAINER,
         bounds=(0, frame.top, frame.width, frame.bottom),
         ident=f"__screen_{state.screen}",
@@ -179,7 +75,7 @@ def build_screen(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Wind
         children=content,
     )
     full = (0, 0, frame.width, frame.height)
-    root = window_root(inp.platform, _k(state, "decor"), full, [marker])
+    root = window_root(inp.platform, view_key(state, "decor"), full, [marker])
     return [Window(id=1, root=root, bounds=full, package=DEMO_PACKAGE, title=DEMO_TITLE)]
 
 
@@ -214,39 +110,28 @@ def _content(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
         case "home":
             return _home(state, frame, inp)
         case "list":
-            return _list(state, frame)
+            return list_screen(state, frame)
         case "ambiguous":
             return _ambiguous(state, frame)
         case "settings":
             return _settings(state, frame, inp)
         case "game":
             area = (0, frame.top, frame.width, frame.bottom)
-            return [View(key=_k(state, "surface"), kind=Kind.SURFACE, bounds=area)]
+            return [View(key=view_key(state, "surface"), kind=Kind.SURFACE, bounds=area)]
         case "search":
-            return _search(state, frame, inp)
+            return search_screen(state, frame, inp)
     raise ValueError(f"unknown screen {state.screen!r}")
 
 
-def _heading(state: ScreenState, col: _Column, text: str) -> View:
-    return View(
-        key=_k(state, "title"),
-        kind=Kind.TEXT,
-        bounds=col.take(100),
-        text=text,
-        heading=True,
-        ident="title",
-    )
-
-
 def _menu(state: ScreenState, frame: Frame, exclude: tuple[str, ...], title: str) -> list[View]:
-    col = _Column(frame)
-    views = [_heading(state, col, title)]
+    col = Column(frame)
+    views = [heading_text(state, col, title)]
     for screen in SCREENS:
         if screen in exclude:
             continue
         views.append(
             View(
-                key=_k(state, f"open_{screen}"),
+                key=view_key(state, f"open_{screen}"),
                 kind=Kind.BUTTON,
                 bounds=col.take(140, 24),
                 text=SCREEN_TITLES[screen],
@@ -257,29 +142,14 @@ def _menu(state: ScreenState, frame: Frame, exclude: tuple[str, ...], title: str
     return views
 
 
-def _input(state: ScreenState, col: _Column, local: str, hint: str, password: bool) -> View:
-    typed = state.fields.get(local, "")
-    return View(
-        key=_k(state, local),
-        kind=Kind.INPUT,
-        bounds=col.take(140),
-        text=None if password or not typed else typed,
-        hint=hint,
-        ident=local,
-        password=password,
-        focused=state.focus == local,
-        on_tap=f"focus:{local}",
-    )
-
-
 def _login(state: ScreenState, frame: Frame) -> list[View]:
-    col = _Column(frame)
+    col = Column(frame)
     views = [
-        _heading(state, col, "Welcome"),
-        _input(state, col, "username", "Username", password=False),
-        _input(state, col, "password", "Password", password=True),
+        heading_text(state, col, "Welcome"),
+        text_input(state, col, "username", "Username", password=False),
+        text_input(state, col, "password", "Password", password=True),
         View(
-            key=_k(state, "login"),
+            key=view_key(state, "login"),
             kind=Kind.BUTTON,
             bounds=col.take(140),
             text="Sign in",
@@ -289,7 +159,9 @@ def _login(state: ScreenState, frame: Frame) -> list[View]:
     ]
     if state.error:
         views.append(
-            View(key=_k(state, "error"), kind=Kind.TEXT, bounds=col.take(80), text=state.error)
+            View(
+                key=view_key(state, "error"), kind=Kind.TEXT, bounds=col.take(80), text=state.error
+            )
         )
     return views
 
@@ -303,19 +175,26 @@ def _home(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
         left, top, right, bottom = view.bounds
         view.bounds = (left, top + 112, right, bottom + 112)
     clock = View(
-        key=_k(state, "clock"), kind=Kind.TEXT, bounds=clock_box, text=inp.clock_text, ident="clock"
+        key=view_key(state, "clock"),
+        kind=Kind.TEXT,
+        bounds=clock_box,
+        text=inp.clock_text,
+        ident="clock",
     )
     return [views[0], clock, *views[1:]]
 
 
 def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
     full = (0, 0, frame.width, frame.height)
-    host_col = _Column(frame)
+    host_col = Column(frame)
     host_text = View(
-        key=_k(state, "host_title"), kind=Kind.TEXT, bounds=host_col.take(100), text="Dialog demo"
+        key=view_key(state, "host_title"),
+        kind=Kind.TEXT,
+        bounds=host_col.take(100),
+        text="Dialog demo",
     )
     host_content = View(
-        key=_k(state, "host"),
+        key=view_key(state, "host"),
         kind=Kind.CONTAINER,
         bounds=(0, frame.top, frame.width, frame.bottom),
         ident="content",
@@ -323,7 +202,7 @@ def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
     )
     host = Window(
         id=1,
-        root=window_root(inp.platform, _k(state, "decor"), full, [host_content]),
+        root=window_root(inp.platform, view_key(state, "decor"), full, [host_content]),
         bounds=full,
         package=DEMO_PACKAGE,
         title=DEMO_TITLE,
@@ -333,7 +212,7 @@ def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
     top = frame.height // 2 - 300
     box = (m, top, frame.width - m, top + 600)
     title = View(
-        key=_k(state, "alert_title"),
+        key=view_key(state, "alert_title"),
         kind=Kind.TEXT,
         bounds=(m + 64, top + 48, frame.width - m - 64, top + 148),
         text="Discard draft?",
@@ -341,7 +220,7 @@ def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
         heading=True,
     )
     message = View(
-        key=_k(state, "alert_message"),
+        key=view_key(state, "alert_message"),
         kind=Kind.TEXT,
         bounds=(m + 64, top + 180, frame.width - m - 64, top + 340),
         text="Your unsaved changes will be lost.",
@@ -350,7 +229,7 @@ def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
     button_top = top + 420
     mid = frame.width // 2
     cancel = View(
-        key=_k(state, "cancel"),
+        key=view_key(state, "cancel"),
         kind=Kind.BUTTON,
         bounds=(m + 64, button_top, mid - 16, button_top + 140),
         text="Cancel",
@@ -358,7 +237,7 @@ def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
         on_tap="dialog:cancel",
     )
     ok = View(
-        key=_k(state, "ok"),
+        key=view_key(state, "ok"),
         kind=Kind.BUTTON,
         bounds=(mid + 16, button_top, frame.width - m - 64, button_top + 140),
         text="OK",
@@ -366,23 +245,22 @@ def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
         on_tap="dialog:ok",
     )
     buttons = View(
-        key=_k(state, "buttons"),
+        key=view_key(state, "buttons"),
         kind=Kind.CONTAINER,
         bounds=(m + 64, button_top, frame.width - m - 64, button_top + 140),
         ident="android:id/buttonPanel",
         children=[cancel, ok],
     )
     panel = View(
-        key=_k(state, "panel"),
+        key=view_key(state, "panel"),
         kind=Kind.ALERT,
         bounds=box,
         text="Discard draft?",
         ident="android:id/parentPanel",
-        on_tap=None,
         children=[title, message, buttons],
     )
     marker = View(
-        key=_k(state, "root"),
+        key=view_key(state, "root"),
         kind=Kind.CONTAINER,
         bounds=box,
         ident="__screen_dialog",
@@ -390,7 +268,7 @@ def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
     )
     dialog = Window(
         id=2,
-        root=window_root(inp.platform, _k(state, "dialog_decor"), box, [marker]),
+        root=window_root(inp.platform, view_key(state, "dialog_decor"), box, [marker]),
         bounds=box,
         package=DEMO_PACKAGE,
         layer=1,
@@ -399,103 +277,20 @@ def _dialog(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Window]:
     return [host, dialog]
 
 
-def _list(state: ScreenState, frame: Frame) -> list[View]:
-    col = _Column(frame)
-    heading = _heading(state, col, "List")
-    selection_box = col.take(80)
-    views = [heading]
-    if state.selected is not None:
-        views.append(
-            View(
-                key=_k(state, "selection"),
-                kind=Kind.TEXT,
-                bounds=selection_box,
-                text=f"Selected: {state.selected}",
-                ident="selection",
-            )
-        )
-    offset = state.offsets.get("list", 0)
-    area = col.rest()
-    views.append(
-        _recycler(
-            state,
-            "list",
-            area,
-            LIST_PAGE,
-            [f"Item {i + 1}" for i in range(LIST_ITEMS)],
-            offset,
-            "row",
-            "select",
-        )
-    )
-    return views
-
-
-def _recycler(
-    state: ScreenState,
-    local: str,
-    area: Box,
-    page: int,
-    items: list[str],
-    offset: int,
-    row_ident: str,
-    intent: str,
-) -> View:
-    left, top, right, bottom = area
-    row_h = (bottom - top) // page
-    rows: list[View] = []
-    for slot in range(page):
-        index = offset + slot
-        if index >= len(items):
-            break
-        y = top + slot * row_h
-        row_box = (left, y, right, y + row_h)
-        title = View(
-            key=_k(state, f"{local}.row{slot}.title"),
-            kind=Kind.TEXT,
-            bounds=(left + 48, y + 24, right - 48, y + row_h - 24),
-            text=items[index],
-            ident=f"{row_ident}_title",
-            content=f"{local}:{index}",
-        )
-        rows.append(
-            View(
-                key=_k(state, f"{local}.row{slot}"),
-                kind=Kind.ROW,
-                bounds=row_box,
-                ident=row_ident,
-                item=index,
-                content=f"{local}:{index}",
-                on_tap=f"{intent}:{items[index]}",
-                children=[title],
-            )
-        )
-    return View(
-        key=_k(state, local),
-        kind=Kind.LIST,
-        bounds=area,
-        ident=local,
-        rows=len(items),
-        can_scroll_forward=offset + page < len(items),
-        can_scroll_backward=offset > 0,
-        children=rows,
-    )
-
-
 def _ambiguous(state: ScreenState, frame: Frame) -> list[View]:
-    col = _Column(frame)
-    views = [_heading(state, col, "Choose a plan")]
+    col = Column(frame)
+    views = [heading_text(state, col, "Choose a plan")]
     for n, plan in enumerate(("Basic plan", "Pro plan")):
         box = col.take(300)
         left, top, right, _ = box
         label = View(
-            key=_k(state, f"plan{n}.label"),
+            key=view_key(state, f"plan{n}.label"),
             kind=Kind.TEXT,
             bounds=(left + 32, top + 24, right - 32, top + 104),
             text=plan,
         )
         button = View(
-            key=_k(state, f"plan{n}.continue"),
+            key=view_key(state, f"plan{n}.continue"),
             kind=Kind.BUTTON,
             bounds=(left + 32, top + 136, right - 32, top + 276),
             text="Continue",
@@ -503,13 +298,16 @@ def _ambiguous(state: ScreenState, frame: Frame) -> list[View]:
         )
         views.append(
             View(
-                key=_k(state, f"plan{n}"), kind=Kind.CONTAINER, bounds=box, children=[label, button]
+                key=view_key(state, f"plan{n}"),
+                kind=Kind.CONTAINER,
+                bounds=box,
+                children=[label, button],
             )
         )
     if state.selected is not None:
         views.append(
             View(
-                key=_k(state, "choice"),
+                key=view_key(state, "choice"),
                 kind=Kind.TEXT,
                 bounds=col.take(80),
                 text=f"Chose {state.selected}",
@@ -519,8 +317,8 @@ def _ambiguous(state: ScreenState, frame: Frame) -> list[View]:
 
 
 def _settings(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
-    col = _Column(frame)
-    heading = _heading(state, col, "Settings")
+    col = Column(frame)
+    heading = heading_text(state, col, "Settings")
     heading.ident = None  # Compose-like: no resource ids at all
     heading.compose = True
     views = [heading]
@@ -528,7 +326,7 @@ def _settings(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
     for name, label in TOGGLES:
         box = col.take(140, 24)
         toggle = View(
-            key=_k(state, f"toggle.{name}"),
+            key=view_key(state, f"toggle.{name}"),
             kind=Kind.TOGGLE,
             bounds=box,
             checked=inp.toggles.get(name, False),
@@ -541,7 +339,7 @@ def _settings(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
             left, top, right, bottom = box
             toggle.children.append(
                 View(
-                    key=_k(state, f"toggle.{name}.label"),
+                    key=view_key(state, f"toggle.{name}.label"),
                     kind=Kind.TEXT,
                     bounds=(left + 32, top + 30, right - 240, bottom - 30),
                     text=label,
@@ -549,35 +347,4 @@ def _settings(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
                 )
             )
         views.append(toggle)
-    return views
-
-
-def _search(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
-    col = _Column(frame)
-    views = [
-        _heading(state, col, "Find anything"),
-        _input(state, col, "query", "Search", password=False),
-    ]
-    query = state.fields.get("query", "")
-    status_box = col.take(80)
-    if not query.strip():
-        views.append(
-            View(key=_k(state, "status"), kind=Kind.TEXT, bounds=status_box, text="Type to search")
-        )
-        return views
-    if not inp.search_ready:
-        views.append(
-            View(key=_k(state, "progress"), kind=Kind.PROGRESS, bounds=status_box, ident="progress")
-        )
-        return views
-    matches = search_matches(query)
-    if not matches:
-        views.append(
-            View(key=_k(state, "status"), kind=Kind.TEXT, bounds=status_box, text="No results")
-        )
-        return views
-    offset = min(state.offsets.get("results", 0), max(0, len(matches) - SEARCH_PAGE))
-    views.append(
-        _recycler(state, "results", col.rest(), SEARCH_PAGE, matches, offset, "result", "pick")
-    )
     return views

@@ -187,12 +187,12 @@ def hit(root: View, x: int, y: int) -> list[View] | None:
     return best
 
 
-def deepest_at(root: View, x: int, y: int, want: str) -> list[View] | None:
-    """Path to the deepest view at (x, y) having property ``want`` (``scrollable``)."""
+def deepest_scrollable_at(root: View, x: int, y: int) -> list[View] | None:
+    """Path to the deepest scrollable view at (x, y) under ``root``, if any."""
     best: list[View] | None = None
     for view_path in _paths(root, []):
         view = view_path[-1]
-        if contains(view.bounds, x, y) and bool(getattr(view, want)):
+        if view.scrollable and contains(view.bounds, x, y):
             if best is None or len(view_path) > len(best):
                 best = view_path
     return best

@@ -1,0 +1,109 @@
+"""Layout building blocks shared by the demo screens: geometry, per-screen state, keys.
+
+Invariants: pure data and functions; a view key is ``<instance serial>:<local key>`` so a
+screen opened again (a new instance) never shares a key, hence a handle, with the old one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bridge.devices.sim.views import Box, Kind, View
+from bridge.wire.enums import Platform
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Screen geometry of one platform flavour."""
+
+    width: int
+    height: int
+    top: int
+    bottom: int
+    margin: int = 64
+
+
+FRAMES: dict[Platform, Frame] = {
+    Platform.ANDROID: Frame(1080, 2400, 63, 2337),
+    Platform.IOS: Frame(1179, 2556, 177, 2454),
+}
+
+
+@dataclass(slots=True)
+class ScreenState:
+    """State of one opened screen instance (an Activity / a view controller)."""
+
+    screen: str
+    serial: int
+    fields: dict[str, str] = field(default_factory=dict)
+    focus: str | None = None
+    """Local key of the focused input."""
+    error: str | None = None
+    offsets: dict[str, int] = field(default_factory=dict)
+    """First visible item per list (local key of the list)."""
+    selected: str | None = None
+    query_at: float | None = None
+    """Search: simulated time the query last changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class SceneInput:
+    """What a builder needs beyond the screen's own state."""
+
+    platform: Platform
+    toggles: dict[str, bool]
+    clock_text: str
+    search_ready: bool
+
+
+class Column:
+    """Stacks boxes top to bottom inside the content area."""
+
+    def __init__(self, frame: Frame) -> None:
+        self.left = frame.margin
+        self.right = frame.width - frame.margin
+        self.y = frame.top + 48
+        self.bottom = frame.bottom
+
+    def take(self, height: int, gap: int = 32) -> Box:
+        box = (self.left, self.y, self.right, min(self.y + height, self.bottom))
+        self.y = min(self.y + height + gap, self.bottom)
+        return box
+
+    def rest(self) -> Box:
+        return (self.left, self.y, self.right, self.bottom)
+
+
+def view_key(state: ScreenState, local: str) -> str:
+    return f"{state.serial}:{local}"
+
+
+def window_root(platform: Platform, key: str, bounds: Box, children: list[View]) -> View:
+    kind = Kind.DECOR if platform is Platform.ANDROID else Kind.IOS_WINDOW
+    return View(key=key, kind=kind, bounds=bounds, children=children)
+
+
+def heading_text(state: ScreenState, col: Column, text: str) -> View:
+    return View(
+        key=view_key(state, "title"),
+        kind=Kind.TEXT,
+        bounds=col.take(100),
+        text=text,
+        heading=True,
+        ident="title",
+    )
+
+
+def text_input(state: ScreenState, col: Column, local: str, hint: str, password: bool) -> View:
+    typed = state.fields.get(local, "")
+    return View(
+        key=view_key(state, local),
+        kind=Kind.INPUT,
+        bounds=col.take(140),
+        text=None if password or not typed else typed,
+        hint=hint,
+        ident=local,
+        password=password,
+        focused=state.focus == local,
+        on_tap=f"focus:{local}",
+    )
