@@ -110,6 +110,7 @@ def click(label: str | None, role: Role | None = Role.BUTTON) -> MutationVerdict
         # Chinese
         ("删除", DESTR, False),
         ("刪除帳號", DESTR, False),
+        ("清除数据", DESTR, False),
         ("发送", EXT, False),
         ("立即支付", EXT, True),
         ("购买", EXT, True),
@@ -118,6 +119,7 @@ def click(label: str | None, role: Role | None = Role.BUTTON) -> MutationVerdict
         ("삭제하기", DESTR, False),
         ("보내기", EXT, False),
         ("결제하기", EXT, True),
+        ("전화 걸기", EXT, False),
         # currency
         ("$9.99", EXT, True),
         ("€ 5,00", EXT, True),
@@ -152,6 +154,8 @@ def test_label_words(label: str, cls: MutationClass, financial: bool) -> None:
         "Recall",
         "Settings",
         "OK",
+        "휴대전화",  # "mobile phone" (seen in a real dump), not "call"
+        "清除",  # the clear button of a search field (seen in a real dump)
         "",
     ],
 )

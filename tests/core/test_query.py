@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -11,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bridge.core.normalize import Normalized, SnapshotContext, normalize
 from bridge.core.query import (
     Matches,
     QueryRejected,
@@ -20,11 +23,13 @@ from bridge.core.query import (
     run_query,
     visible_text,
 )
+from bridge.core.textmatch import normalize_text
 from bridge.core.tree import NodeTree
 from bridge.wire.base import Bounds
 from bridge.wire.enums import MatchMode, Role
 from bridge.wire.node import NodeState, SemanticNode
 from bridge.wire.query import QueryState, SemanticQuery, TextMatch, Within
+from tests.core.realdumps import dump_params, raw_of
 
 SCREEN: Bounds = (0, 0, 1080, 2400)
 
@@ -478,3 +483,37 @@ def test_query_invariants(
         k = nth or 0
         assert list(shown.items) == visible_items[k : k + 1]
         assert shown.total == unrestricted.total
+
+
+# --------------------------------------------------------------------------- real dumps
+
+PER_DUMP = 25
+
+
+@pytest.mark.parametrize("path", dump_params())
+def test_every_node_is_found_by_its_own_text_and_id(path: Path) -> None:
+    normalized = normalize(raw_of(path), SnapshotContext("d", "s_1", 0))
+    assert isinstance(normalized, Normalized)
+    t = NodeTree(normalized.full.nodes)
+    checked = 0
+    for n in t.nodes:
+        source = visible_text(n)
+        if source is None or checked >= PER_DUMP:
+            continue
+        checked += 1
+        wanted = normalize_text(source[1])
+        out = run(t, q(text=source[1]))
+        assert n in [m.node for m in out.items]
+        for m in out.items:
+            other = visible_text(m.node)
+            assert other is not None and normalize_text(other[1]) == wanted
+        regex = TextMatch(value=re.escape(source[1][:100]), match=MatchMode.REGEX)
+        found = run_query(t, q(text=regex), viewport=None)
+        if isinstance(found, Matches):  # an escaped literal is never rejected, but may be long
+            assert n in [m.node for m in found.items]
+        if n.resource_id or n.automation_id:
+            rid = n.resource_id or n.automation_id
+            assert rid is not None
+            assert n in [m.node for m in run(t, q(resource_id=rid)).items]
+    everything = run(t, q(first_visible=True))
+    assert everything.total == len(t)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bridge.core.normalize import Normalized, SnapshotContext, normalize
 from bridge.core.screens import (
     DEFAULT_WAIT_TIMEOUT_MS,
     MARKER_PREFIX,
@@ -27,6 +28,7 @@ from bridge.core.tree import NodeTree
 from bridge.wire.base import Bounds
 from bridge.wire.enums import Platform, Role
 from bridge.wire.node import NodeState, SemanticNode
+from tests.core.realdumps import dump_params, raw_of
 
 ANDROID, IOS = Platform.ANDROID, Platform.IOS
 SCREEN: Bounds = (0, 0, 1170, 2532)
@@ -278,3 +280,19 @@ def test_screen_invariants(t: NodeTree, expected: str) -> None:
     assert (d is None) == (expected in ios)
     if d is not None:
         assert d.message.startswith(d.cause + ":")
+
+
+# --------------------------------------------------------------------------- real dumps
+
+
+@pytest.mark.parametrize("path", dump_params())
+def test_real_dumps_carry_no_marker(path: Path) -> None:
+    """None of the public dumps comes from a marker-emitting build: every screen assertion on
+    them must name the build as the likely cause, on either platform's predicate."""
+    normalized = normalize(raw_of(path), SnapshotContext("d", "s_1", 0))
+    assert isinstance(normalized, Normalized)
+    t = NodeTree(normalized.full.nodes)
+    assert present_screens(t) == ()
+    for platform in (ANDROID, IOS):
+        d = diagnose_screen("home", t, platform, ("login",))
+        assert d is not None and d.cause == "marker-absent"
