@@ -10,19 +10,14 @@ external program would write. Usage::
             async for update in watch:
                 print(update.seq, update.snapshot.screen_state_id)
 
-Modules: ``connection`` (socket, reader task, request correlation), ``device`` (per-device
-requests and helpers), ``watch`` + ``delta`` (live snapshots from deltas), ``screenshot``
-(capture download), ``errors`` (the exception tree), ``sync`` (blocking facade).
+Modules: ``connection`` (socket, reader task, request correlation), ``channels`` (bounded
+reader -> consumer event channels), ``device`` (per-device requests and helpers), ``watch`` +
+``delta`` (live snapshots from deltas), ``screenshot`` (capture download), ``errors`` (the
+exception tree), ``sync`` (blocking facade).
 """
 
-from bridge.client.connection import (
-    DEFAULT_URL,
-    ClientStatistics,
-    EventStream,
-    HubConnection,
-    HubEvent,
-    connect,
-)
+from bridge.client.channels import EventStream, HubEvent
+from bridge.client.connection import DEFAULT_URL, ClientStatistics, HubConnection, connect
 from bridge.client.delta import Desync, SnapshotTracker, WatchUpdate, apply_delta
 from bridge.client.device import Device, Target, build_query
 from bridge.client.errors import (

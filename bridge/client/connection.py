@@ -23,18 +23,17 @@ import itertools
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 import msgspec
 import websockets
 import websockets.asyncio.client
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
+from bridge.client.channels import CHANNEL_SIZE, Channel, EventStream, HubEvent, SubscriptionEvent
 from bridge.client.device import Device
 from bridge.client.errors import (
     ClientError,
@@ -79,16 +78,10 @@ from bridge.wire.codec import encode as encode_message
 from bridge.wire.enums import ProtocolErrorCode
 
 T = TypeVar("T")
-E = TypeVar("E")
 
 DEFAULT_URL = "ws://127.0.0.1:8765/v1"
 DEFAULT_REQUEST_TIMEOUT = 10.0
-CHANNEL_SIZE = 1024
-"""Events buffered per subscription or listener before the reader starts dropping."""
 CANCELLABLE = frozenset({"wait", "screenshot"})
-
-SubscriptionEvent = SnapshotEvent | DeltaEvent
-HubEvent = DeviceEvent | LeaseEvent | ActionEvent
 
 
 @dataclass
@@ -104,31 +97,6 @@ class ClientStatistics:
     pending: int = 0
 
 
-class Channel(Generic[E]):
-    """A bounded event channel from the reader to one consumer; never blocks the reader."""
-
-    def __init__(self, size: int = CHANNEL_SIZE) -> None:
-        send, receive = anyio.create_memory_object_stream[E](size)
-        self._send: MemoryObjectSendStream[E] = send
-        self.receive: MemoryObjectReceiveStream[E] = receive
-        self.overflowed = False
-        self.dropped = 0
-
-    def offer(self, item: E) -> bool:
-        try:
-            self._send.send_nowait(item)
-        except anyio.WouldBlock:
-            self.overflowed = True
-            self.dropped += 1
-            return False
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return False
-        return True
-
-    def close(self) -> None:
-        self._send.close()
-
-
 @dataclass
 class _Pending:
     kind: str
@@ -142,47 +110,6 @@ def _tag(message: ClientToHub) -> str:
     tag = type(message).__struct_config__.tag
     assert isinstance(tag, str)
     return tag
-
-
-class EventStream:
-    """Device, lease and action events of the whole connection, as an async iterator.
-
-    Use ``async with hub.events() as events: async for event in events: ...``; events that
-    arrive while the consumer lags past the buffer are dropped (``dropped`` counts them).
-    """
-
-    def __init__(self, conn: HubConnection, size: int) -> None:
-        self._conn = conn
-        self._channel: Channel[HubEvent] = Channel(size)
-        conn._listeners.add(self._channel)
-
-    @property
-    def dropped(self) -> int:
-        return self._channel.dropped
-
-    async def __aenter__(self) -> EventStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._conn._listeners.discard(self._channel)
-        self._channel.close()
-
-    def __aiter__(self) -> EventStream:
-        return self
-
-    async def __anext__(self) -> HubEvent:
-        try:
-            return await self._channel.receive.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None
 
 
 class HubConnection:
@@ -236,7 +163,7 @@ class HubConnection:
         return await self.call(Ping(id=self.next_id()), PongResult)
 
     def events(self, size: int = 256) -> EventStream:
-        return EventStream(self, size)
+        return EventStream(self._listeners, size)
 
     async def fetch_screenshot(self, result: ScreenshotResult) -> bytes:
         """The PNG of a capture, fetched over HTTP from the hub with this session's token."""

@@ -25,7 +25,8 @@ from bridge.client.errors import ClientError, ConnectionLost, DeltaMismatch
 from bridge.wire.client_protocol import DeltaEvent, SnapshotEvent, SubscribeResult
 
 if TYPE_CHECKING:
-    from bridge.client.connection import Channel, HubConnection, SubscriptionEvent
+    from bridge.client.channels import Channel, SubscriptionEvent
+    from bridge.client.connection import HubConnection
 
 DEFAULT_RESYNC_TIMEOUT = 5.0
 
