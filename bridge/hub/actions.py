@@ -394,12 +394,12 @@ async def _act_locked(
                     f"secret {req.value_ref} is not configured on the hub",
                 )
         handle = before.normalized.handles.get(node.node_id)
-        if handle is None or device.link is None or device.raw is None:
+        if handle is None or device.link is None:
             raise offline(device.id, "no capture to act on")
         identity = NodeIdentity(
             class_name=node.class_name or node.native_type, automation_id=node.automation_id
         )
-        capture_no = device.raw.capture
+        capture_no = before.capture_no
         try:
             reply = await device.link.command(
                 lambda cid: NodeActionCommand(

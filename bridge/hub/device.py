@@ -38,11 +38,15 @@ HISTORY = 64
 
 @dataclass
 class Capture:
+    """One generation. ``capture_no`` is the agent's capture number that ``normalized.handles``
+    belong to; both are refreshed together when the agent re-sends the same screen."""
+
     generation: int
     normalized: Normalized
     tree: NodeTree
     compact_tree: NodeTree
     received_ms: int
+    capture_no: int
 
     def snapshot(self, compact: bool) -> ScreenSnapshot:
         return self.normalized.compact if compact else self.normalized.full
@@ -125,6 +129,7 @@ class DeviceRuntime:
         ):
             # Same screen: keep the generation, refresh handles for the new capture.
             cur.normalized = _with_handles(cur.normalized, result.handles)
+            cur.capture_no = push.tree.capture
             self._notify()
             return None
         self.generation += 1
@@ -135,6 +140,7 @@ class DeviceRuntime:
             NodeTree(result.full.nodes),
             NodeTree(result.compact.nodes),
             now,
+            push.tree.capture,
         )
         self.last_change_ms = now
         previous = self.current
