@@ -89,7 +89,7 @@ CONFIDENCE_CONTAINS_SPAN: Final = 0.4
 
 
 def _drop_format_chars(s: str) -> str:
-    return "".join(ch for ch in s if unicodedata.category(ch) != "Cf")
+    return "".join(ch for ch in s if ch < "\x80" or unicodedata.category(ch) != "Cf")
 
 
 def _normalize_once(s: str) -> str:
@@ -100,8 +100,12 @@ def _normalize_once(s: str) -> str:
     return " ".join(s.split())
 
 
+@functools.lru_cache(maxsize=8192)
 def normalize_text(s: str) -> str:
-    """Comparable form of a UI string (idempotent; see the module docstring)."""
+    """Comparable form of a UI string (idempotent; see the module docstring). Cached: the
+    same node texts are compared again by every query on every snapshot."""
+    if s.isascii():  # no format characters, NFKC is the identity, casefold is lower
+        return " ".join(s.lower().split())
     out = _normalize_once(s)
     # NFKC and case folding can expose new foldable sequences in rare scripts; iterate to the
     # fixed point (one extra pass in practice) so callers may rely on idempotence.
@@ -243,7 +247,8 @@ class TextMatcher:
             return None
         value, mode = self.spec.value, self.spec.match
         if mode is MatchMode.REGEX:
-            assert self.regex is not None
+            if self.regex is None:  # only compile_text_match builds matchers; never happens
+                return None
             text = candidate[: self.regex.candidate_cap]
             if self.regex.compiled.search(text) is None:
                 return None
