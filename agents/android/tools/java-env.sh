@@ -47,7 +47,7 @@ compile() {
         echo "android: no sources in $*" >&2
         return 1
     fi
-    javac --release 17 -encoding UTF-8 -Xlint:all,-serial,-options,-processing -Werror \
+    javac -J-XX:TieredStopAtLevel=1 --release 17 -encoding UTF-8 -Xlint:all,-serial,-options,-processing -Werror \
         -d "$out" -cp "$cp" "@$out.sources"
 }
 

@@ -1,0 +1,5 @@
+package android.view;
+
+public abstract class InputEvent {
+    InputEvent() { throw new RuntimeException("Stub!"); }
+}
