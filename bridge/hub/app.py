@@ -73,6 +73,8 @@ class Hub:
             log=lambda event, **kw: self.log.warning(event, **kw),
         )
         self.port: int | None = None
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._links: dict[str, anyio.CancelScope] = {}
 
     def _public_http(self) -> str:
         return f"http://{self.config.host}:{self.port}"
@@ -84,6 +86,7 @@ class Hub:
         self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         async with anyio.create_task_group() as tg:
+            self._tg = tg
             self.port = await tg.start(self.server.serve)
             targets = list(self.config.agents)
             if self.config.sim:
@@ -100,14 +103,37 @@ class Hub:
                 )
                 sim_port = await tg.start(sim.serve)
                 targets.insert(0, AgentTarget(f"ws://127.0.0.1:{sim_port}", sim_token))
-            ready = [anyio.Event() for _ in targets]
-            for target, event in zip(targets, ready, strict=True):
-                tg.start_soon(self._keep_linked, target, event)
+            ready = [self.attach(target) for target in targets]
             with anyio.move_on_after(10):
                 for event in ready:
                     await event.wait()
             self.log.info("hub_ready", port=self.port, devices=list(self.service.devices))
             task_status.started(self.port)
+
+    def attach(self, target: AgentTarget) -> anyio.Event:
+        """Link an agent by URL (a device driver calls this when a device appears). Returns an
+        event set once the first attempt finished (linked with a tree, or failed). The link
+        is kept (reconnecting with back-off) until ``detach``."""
+        if self._tg is None:
+            raise RuntimeError("the hub is not running")
+        self.detach(target.url)
+        scope = anyio.CancelScope()
+        self._links[target.url] = scope
+        first = anyio.Event()
+
+        async def keep() -> None:
+            with scope:
+                await self._keep_linked(target, first)
+            first.set()
+
+        self._tg.start_soon(keep)
+        return first
+
+    def detach(self, url: str) -> None:
+        """Stop linking ``url``; its device goes offline (subscribers see a device event)."""
+        scope = self._links.pop(url, None)
+        if scope is not None:
+            scope.cancel()
 
     async def _keep_linked(self, target: AgentTarget, first_attempt: anyio.Event) -> None:
         backoff = 0.2
