@@ -15,6 +15,7 @@ The caller passes the snapshot id, timestamp and device id in; nothing here read
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -331,12 +332,15 @@ def _fill_collections(protos: list[_Proto]) -> None:
     for p in protos:
         if p.role is not Role.LIST:
             continue
+        ids = Counter(protos[i].raw.automation_id for i in p.children)
         index = 0
         for child_idx in p.children:
             child = protos[child_idx]
             if child.role is not Role.LIST_ITEM:
                 continue
-            key = child.raw.automation_id if _distinct_id(child, p, protos) else None
+            aid = child.raw.automation_id
+            # A row's automation id is its identity only when no sibling shares it.
+            key = aid if aid and ids[aid] == 1 else None
             if key is None:
                 key = child.label or _derived_label(child)
             child.collection = CollectionInfo(
@@ -345,14 +349,6 @@ def _fill_collections(protos: list[_Proto]) -> None:
                 row_count=p.raw.collection_rows,
             )
             index += 1
-
-
-def _distinct_id(child: _Proto, parent: _Proto, protos: Sequence[_Proto]) -> bool:
-    """True when the row's automation id is unique among its siblings (so it is identity)."""
-    aid = child.raw.automation_id
-    if not aid:
-        return False
-    return sum(1 for i in parent.children if protos[i].raw.automation_id == aid) == 1
 
 
 def _identity_keys(protos: Sequence[_Proto]) -> list[tuple[object, ...]]:
