@@ -51,6 +51,7 @@ from bridge.wire.snapshot import ScreenSnapshot
 MAX_ARG_FILE = 1 << 20
 SUMMARY_TEXTS = 6
 SCREEN_MARKER = "__screen_"
+"""A screen marker id, bare (iOS, test tags) or after ``package:id/`` (Android)."""
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -230,15 +231,15 @@ def _protocol_failure(error: ProtocolFailure) -> int:
 def _screen_summary(snapshot: ScreenSnapshot) -> str:
     markers = sorted(
         {
-            ident.removeprefix(SCREEN_MARKER)
+            name.removeprefix(SCREEN_MARKER)
             for node in snapshot.nodes
             for ident in (node.resource_id, node.automation_id)
-            if ident and ident.startswith(SCREEN_MARKER)
+            if ident and (name := ident.rsplit("/", 1)[-1]).startswith(SCREEN_MARKER)
         }
     )
     texts: list[str] = []
     for node in snapshot.nodes:
-        text = node.label or node.text
+        text = node.label or node.text or node.hint
         if text and text not in texts:
             texts.append(text[:30])
         if len(texts) == SUMMARY_TEXTS:

@@ -160,7 +160,7 @@ def login_screens() -> list[ScreenSnapshot]:
     ]
     typed = [*base[:1], msgspec.structs.replace(base[1], value="demo"), *base[2:]]
     home = [
-        node("n10", Role.SCREEN, resource_id="__screen_home"),
+        node("n10", Role.SCREEN, resource_id=f"{APP}:id/__screen_home"),  # Android-style
         node("n11", Role.TEXT, "n10", text="12:00"),
         node("n12", Role.BUTTON, "n10", label="List"),
     ]
@@ -527,7 +527,9 @@ class FakeHub:
         condition = message.condition
         if isinstance(condition, ScreenShown):
             marker = f"__screen_{condition.name}"
-            met = any(n.resource_id == marker for n in self.current.nodes)
+            met = any(
+                (n.resource_id or "").rsplit("/", 1)[-1] == marker for n in self.current.nodes
+            )
         elif isinstance(condition, Present):
             met = any(matches(condition.query, n) for n in self.current.nodes)
         else:

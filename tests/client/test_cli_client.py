@@ -189,6 +189,7 @@ def test_watch_prints_one_line_per_change_and_the_screen(served: tuple[FakeHub, 
     assert lines[2] == "seq 1: +0 -0 ~1, screen screen-login"
     assert lines[3] == "seq 2: +3 -7 ~0, screen screen-home"
     assert lines[4].startswith("  screen screen-home:") and "'12:00'" in lines[4]
+    assert "markers [home]" in lines[4]  # from dev.mobridge.demo:id/__screen_home
     assert len(lines) == 5
     as_json = mobridge("watch", DEVICE, "--count", "2", "--json", url=url)
     updates = [json.loads(line) for line in as_json.stdout.splitlines()]
