@@ -28,9 +28,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Invariants: every command gets exactly one reply with its id (a malformed command whose id
  * can be read gets BAD_COMMAND; one without a readable id closes the link with 1008); trees are
- * numbered 1, 2, 3... in the order they are sent on this connection; a push is skipped when the
- * capture equals the last tree sent and adds no stability news; while the watchdog reports
- * degraded, no tree is pushed and captures are refused, so the hub never receives a stale tree.
+ * numbered 1, 2, 3... in the order they are sent on this connection; the same state is never
+ * pushed twice in a row (a capture equal to the last tree sent is dropped); while the watchdog
+ * reports degraded, no tree is pushed and captures are refused, so the hub never receives a
+ * stale tree.
  */
 final class AgentSession implements UiEventListener {
     private final AgentServer server;
@@ -49,7 +50,6 @@ final class AgentSession implements UiEventListener {
     // Touched only on the UI thread:
     private int nextCapture = 1;
     private String lastFingerprint;
-    private boolean lastStable;
 
     AgentSession(AgentServer server, Transport transport) {
         this.server = server;
@@ -308,12 +308,11 @@ final class AgentSession implements UiEventListener {
             return;
         }
         String fp = fingerprint(tree);
-        if (fp.equals(lastFingerprint) && (lastStable || !fire.stable)) {
+        if (fp.equals(lastFingerprint)) {
             return;
         }
         nextCapture++;
         lastFingerprint = fp;
-        lastStable = fire.stable;
         int quiet = (int) Math.min(Integer.MAX_VALUE, Math.max(0, fire.quietMs));
         send(new AgentMessage.Tree(reason, fire.stable, tree, quiet));
     }
