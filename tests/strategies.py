@@ -26,7 +26,6 @@ strategies yield what the hub emits, not merely what decodes.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -48,9 +47,8 @@ INT_BOUND = 2**53
 """Integers stay within what every consumer (JavaScript included) reads exactly."""
 
 FIELD_OVERRIDES: dict[tuple[type[Any], str], st.SearchStrategy[Any]] = {
-    # The reference requires `actions` to be uniqueItems; a tuple type cannot say so (the wire
-    # accepts duplicates on decode — see tests/wire/test_conformance.py). The hub emits each
-    # verb at most once, so generate that.
+    # The reference requires `actions` to be uniqueItems and SemanticNode refuses repeats;
+    # drawing distinct verbs up front avoids discarding most multi-verb draws.
     (SemanticNode, "actions"): st.lists(
         st.sampled_from(list(ActionVerb)), unique=True, max_size=MAX_ITEMS
     ).map(tuple),
@@ -73,10 +71,14 @@ json_values: st.SearchStrategy[Any] = st.recursive(
 """Any JSON value that decodes back to itself from JSON and from MessagePack."""
 
 
-@functools.cache
+_STRATEGIES: dict[Any, st.SearchStrategy[Any]] = {}
+
+
 def strategy_for(tp: Any) -> st.SearchStrategy[Any]:
     """A strategy yielding valid, canonical values of the msgspec-describable type ``tp``."""
-    return _Builder().build(mi.type_info(tp), RECURSION_BUDGET, nested=False)
+    if tp not in _STRATEGIES:
+        _STRATEGIES[tp] = _Builder().build(mi.type_info(tp), RECURSION_BUDGET, nested=False)
+    return _STRATEGIES[tp]
 
 
 def as_builtins(value: Any) -> Any:

@@ -27,7 +27,7 @@ from bridge.wire.codec import (
 from bridge.wire.enums import ProtocolErrorCode as Code
 from tests.strategies import json_values
 
-CODECS = {
+CODECS: dict[str, Codec[Any]] = {
     "client-to-hub": CLIENT_TO_HUB,
     "hub-to-client": HUB_TO_CLIENT,
     "agent-to-hub": AGENT_TO_HUB,
