@@ -5,10 +5,12 @@ Rules:
 - ``connect`` opens the socket, starts the connection's single reader task in a task group
   it owns, sends ``hello`` first and checks its result; the ``async with`` body runs only on
   a session the hub accepted. Leaving the block closes the socket and cancels the reader.
-- Every request gets a fresh integer id; the reader hands each ``result`` / ``error`` /
-  ``protocol_error`` to the request waiting on that id (answers to ids nobody waits for are
-  counted and dropped). A request waits at most its deadline (``fail_after``) and then
-  raises ``RequestTimeout``; a timed-out ``wait`` or ``screenshot`` is cancelled at the hub.
+- Every request gets a fresh integer id; at most ``MAX_INFLIGHT`` are outstanding (the hub's
+  limit), later ones wait for a slot within their own deadline. The reader hands each
+  ``result`` / ``error`` / ``protocol_error`` to the request waiting on that id (answers to
+  ids nobody waits for are counted and dropped). A request waits at most its deadline
+  (``fail_after``) and then raises ``RequestTimeout``; a timed-out ``wait`` or ``screenshot``
+  that was sent is cancelled at the hub.
 - The reader never blocks on a consumer: subscription events go to bounded per-subscription
   channels, device / lease / action events to bounded per-listener channels; a full channel
   drops the event and is marked ``overflowed`` (a watch then resubscribes).
@@ -82,6 +84,8 @@ T = TypeVar("T")
 DEFAULT_URL = "ws://127.0.0.1:8765/v1"
 DEFAULT_REQUEST_TIMEOUT = 10.0
 CANCELLABLE = frozenset({"wait", "screenshot"})
+MAX_INFLIGHT = 64
+"""Requests a client may have in flight (protocol/README.md §2); more wait their turn here."""
 
 
 @dataclass
@@ -136,6 +140,7 @@ class HubConnection:
         self._listeners: set[Channel[HubEvent]] = set()
         self._closed: str | None = None
         self._stats = ClientStatistics()
+        self._inflight = anyio.Semaphore(MAX_INFLIGHT)
         self.channel_size = CHANNEL_SIZE
         """Events buffered per new subscription before the reader drops (see module rules)."""
 
@@ -190,16 +195,19 @@ class HubConnection:
         pending = _Pending(kind, on_result=on_result)
         self._pending[message.id] = pending
         seconds = self.request_timeout if deadline is None else deadline
+        sent = False
         try:
             with anyio.fail_after(seconds):
-                await self._send(message)
-                self._stats.requests_sent += 1
-                await pending.done.wait()
+                async with self._inflight:
+                    await self._send(message)
+                    sent = True
+                    self._stats.requests_sent += 1
+                    await pending.done.wait()
         except TimeoutError:
             raise RequestTimeout(f"no answer to {kind} #{message.id} within {seconds}s") from None
         finally:
             self._pending.pop(message.id, None)
-            if not pending.done.is_set() and kind in CANCELLABLE:
+            if sent and not pending.done.is_set() and kind in CANCELLABLE:
                 await self._cancel_quietly(message.id)
         if pending.error is not None:
             raise pending.error

@@ -5,8 +5,10 @@ Rules:
 - the first update is the subscription's snapshot; each later one is a delta applied by
   ``SnapshotTracker`` or a ``snapshot`` resync that replaces the state;
 - a delta that does not apply (seq gap, wrong base, inconsistent lists) is never yielded:
-  a strict watch raises ``DeltaMismatch``; otherwise the watch waits for the hub's resync
-  snapshot and, if none arrives within ``resync_timeout``, resubscribes itself;
+  a strict watch raises ``DeltaMismatch``; otherwise the watch takes a ``snapshot`` resync
+  that the hub may already have on the way and, if none arrives within ``resync_timeout``
+  (1 s), resubscribes itself — protocol/README.md §7: "a gap means events were lost:
+  resubscribe";
 - when this client's own buffer overflowed (the consumer lagged), the watch resubscribes
   and yields the fresh snapshot;
 - ``aclose`` (or leaving ``async with``) unsubscribes; iteration then stops. A connection
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from bridge.client.channels import Channel, SubscriptionEvent
     from bridge.client.connection import HubConnection
 
-DEFAULT_RESYNC_TIMEOUT = 5.0
+DEFAULT_RESYNC_TIMEOUT = 1.0
 
 
 class Watch:

@@ -34,6 +34,8 @@ from bridge.wire.client_protocol import (
     Confirm,
     Hello,
     Objection,
+    Ping,
+    PongResult,
     ProtocolError,
     Wait,
 )
@@ -161,6 +163,31 @@ async def test_a_silent_hub_times_out_and_the_connection_stays_usable() -> None:
         assert isinstance(RequestTimeout("x"), TimeoutError)
         await hub.ping()  # answered this time
         assert hub.statistics().pending == 0
+
+
+async def test_requests_beyond_the_in_flight_limit_wait_for_a_slot() -> None:
+    fake = FakeHub()
+    fake.script("ping", SILENT, SILENT)
+    async with session(fake) as hub:
+        hub._inflight = anyio.Semaphore(2)  # the hub's limit is 64; 2 keeps the test small
+        outcomes: list[str] = []
+
+        async def ping(deadline: float) -> None:
+            try:
+                await hub.call(Ping(id=hub.next_id()), PongResult, deadline)
+                outcomes.append("pong")
+            except RequestTimeout:
+                outcomes.append("timeout")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ping, 0.3)
+            tg.start_soon(ping, 0.3)
+            await anyio.sleep(0.05)
+            tg.start_soon(ping, 5.0)
+            await anyio.sleep(0.15)
+            assert sum(isinstance(m, Ping) for m in fake.received) == 2  # the third one waits
+    assert sorted(outcomes) == ["pong", "timeout", "timeout"]
+    assert sum(isinstance(m, Ping) for m in fake.received) == 3
 
 
 async def test_a_timed_out_wait_is_cancelled_at_the_hub() -> None:
