@@ -43,6 +43,8 @@ class HubConfig:
     sim: bool = True
     sim_scene: str = "menu"
     sim_platform: Platform = Platform.ANDROID
+    sim_options: dict[str, Any] = field(default_factory=dict)
+    """Extra ``SimConfig`` fields (tests: ``action_ms``, ``time_scale``, ``animations``)."""
     agents: list[AgentTarget] = field(default_factory=list)
     takeover_after_ms: int = 5 * 60 * 1000
     secrets_file: Path | None = None
@@ -74,6 +76,8 @@ class Hub:
         )
         self.port: int | None = None
         self._tg: anyio.abc.TaskGroup | None = None
+        self.sim: Any = None
+        """The built-in simulated device when enabled (tests reach it to drop links)."""
         self._links: dict[str, anyio.CancelScope] = {}
 
     def _public_http(self) -> str:
@@ -99,8 +103,10 @@ class Hub:
                         scene=self.config.sim_scene,
                         token=sim_token,
                         port=0,
+                        **self.config.sim_options,
                     )
                 )
+                self.sim = sim
                 sim_port = await tg.start(sim.serve)
                 targets.insert(0, AgentTarget(f"ws://127.0.0.1:{sim_port}", sim_token))
             ready = [self.attach(target) for target in targets]

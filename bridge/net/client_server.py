@@ -39,7 +39,14 @@ from bridge.wire.client_protocol import (
     ProtocolError,
     RequestId,
 )
-from bridge.wire.codec import CLIENT_TO_HUB, MAX_CLIENT_FRAME, DecodeFailure, WireFormat, encode
+from bridge.wire.codec import (
+    CLIENT_TO_HUB,
+    MAX_CLIENT_FRAME,
+    DecodeFailure,
+    WireFormat,
+    encode,
+    read_request_id,
+)
 from bridge.wire.enums import ProtocolErrorCode
 
 MAX_WS_FRAME = 4 * MAX_CLIENT_FRAME
@@ -82,6 +89,7 @@ class Session:
     _resync: set[str] = field(default_factory=set)
     _wake: anyio.Event = field(default_factory=anyio.Event)
     closed: bool = False
+    event_limit: int = EVENT_QUEUE_LIMIT
 
     @property
     def role(self) -> str | None:
@@ -103,7 +111,7 @@ class Session:
         if stream is not None and stream in self._resync:
             self.stats.events_dropped += 1
             return
-        if len(self._events) >= EVENT_QUEUE_LIMIT:
+        if len(self._events) >= self.event_limit:
             self.stats.events_dropped += len(self._events) + 1
             self._events.clear()
             self._resync.update(self.streams)
@@ -131,7 +139,11 @@ class ClientServer:
         rate_per_s: float = 200.0,
         burst: float = 400.0,
         log: Callable[..., None] | None = None,
+        event_limit: int = EVENT_QUEUE_LIMIT,
+        write_limit: int = 256 * 1024,
     ) -> None:
+        self.event_limit = event_limit
+        self.write_limit = write_limit
         self.handler = handler
         self.auth = auth
         self.host = host
@@ -197,7 +209,7 @@ class ClientServer:
             select_subprotocol=_select_subprotocol,
             max_size=MAX_WS_FRAME,
             max_queue=16,
-            write_limit=256 * 1024,
+            write_limit=self.write_limit,
             ping_interval=20,
             ping_timeout=20,
             server_header="mobridge",
@@ -210,61 +222,65 @@ class ClientServer:
 
     async def _connection(self, ws: ServerConnection) -> None:
         fmt = WireFormat.MSGPACK if ws.subprotocol == SUBPROTOCOL_MSGPACK else WireFormat.JSON
-        session = Session(id=f"c{next(self._ids)}{secrets.token_hex(3)}", format=fmt)
+        session = Session(
+            id=f"c{next(self._ids)}{secrets.token_hex(3)}", format=fmt, event_limit=self.event_limit
+        )
         header_token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
         if header_token is not None:
             session.principal = self.auth.check(header_token)
         self.sessions[session.id] = session
-        bucket = TokenBucket(self.rate_per_s, self.burst)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._writer, ws, session)
-                inflight = anyio.Semaphore(MAX_INFLIGHT)
-                async for frame in ws:
-                    session.stats.requests += 1
-                    if not bucket.allow(time.monotonic()):
-                        self._protocol_error(
-                            session,
-                            ProtocolErrorCode.RATE_LIMITED,
-                            "too many requests; slow down",
-                            None,
-                        )
-                        continue
-                    message = CLIENT_TO_HUB.decode(frame, fmt)
-                    if isinstance(message, DecodeFailure):
-                        self._protocol_error(
-                            session, message.code, message.message, message.request_id
-                        )
-                        continue
-                    if not self._admit(session, message):
-                        if session.closed:  # fatal: flush the refusal, then close
-                            while session._responses:
-                                await ws.send(
-                                    session._responses.popleft(), text=fmt is WireFormat.JSON
-                                )
-                            await ws.close(1008, "unauthenticated")
-                            break
-                        continue
-                    if isinstance(message, Hello):
-                        await self.handler.handle(session, message)
-                        continue
-                    if inflight.value == 0:
-                        self._protocol_error(
-                            session,
-                            ProtocolErrorCode.RATE_LIMITED,
-                            f"more than {MAX_INFLIGHT} requests in flight",
-                            message.id,
-                        )
-                        continue
-                    tg.start_soon(self._run_request, inflight, session, message)
+                try:
+                    await self._reader(ws, session, fmt, tg)
+                except ConnectionClosed:
+                    pass
                 tg.cancel_scope.cancel()
-        except ConnectionClosed:
-            pass
         finally:
             session.closed = True
             self.sessions.pop(session.id, None)
             with anyio.CancelScope(shield=True):
                 await self.handler.session_closed(session)
+
+    async def _reader(
+        self, ws: ServerConnection, session: Session, fmt: WireFormat, tg: anyio.abc.TaskGroup
+    ) -> None:
+        bucket = TokenBucket(self.rate_per_s, self.burst)
+        inflight = anyio.Semaphore(MAX_INFLIGHT)
+        async for frame in ws:
+            session.stats.requests += 1
+            if not bucket.allow(time.monotonic()):
+                self._protocol_error(
+                    session,
+                    ProtocolErrorCode.RATE_LIMITED,
+                    "too many requests; slow down",
+                    read_request_id(frame, fmt),
+                )
+                continue
+            message = CLIENT_TO_HUB.decode(frame, fmt)
+            if isinstance(message, DecodeFailure):
+                self._protocol_error(session, message.code, message.message, message.request_id)
+                continue
+            if not self._admit(session, message):
+                if session.closed:  # fatal: flush the refusal, then close
+                    while session._responses:
+                        await ws.send(session._responses.popleft(), text=fmt is WireFormat.JSON)
+                    await ws.close(1008, "unauthenticated")
+                    break
+                continue
+            if isinstance(message, Hello):
+                await self.handler.handle(session, message)
+                continue
+            if inflight.value == 0:
+                self._protocol_error(
+                    session,
+                    ProtocolErrorCode.RATE_LIMITED,
+                    f"more than {MAX_INFLIGHT} requests in flight",
+                    message.id,
+                )
+                continue
+            tg.start_soon(self._run_request, inflight, session, message)
 
     def _admit(self, session: Session, message: ClientToHub) -> bool:
         """Authentication gate: before a principal is known only ``hello`` is accepted."""
@@ -320,6 +336,12 @@ class ClientServer:
         session.respond(ProtocolError(code=code, message=message, id=request_id, fatal=fatal))
 
     async def _writer(self, ws: ServerConnection, session: Session) -> None:
+        try:
+            await self._write_loop(ws, session)
+        except ConnectionClosed:
+            return
+
+    async def _write_loop(self, ws: ServerConnection, session: Session) -> None:
         text = session.format is WireFormat.JSON
         while True:
             await session._wake.wait()

@@ -95,6 +95,20 @@ class Codec(Generic[T]):
             return DecodeFailure(ProtocolErrorCode.MALFORMED, f"malformed {fmt.value}: {exc}")
 
 
+def read_request_id(data: bytes | str, fmt: WireFormat) -> RequestId | None:
+    """The ``id`` of a frame when it can be read cheaply, without validating the rest."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    if len(data) > MAX_CLIENT_FRAME:
+        return None
+    try:
+        if fmt is WireFormat.JSON:
+            return _id_json.decode(data).id
+        return _id_msgpack.decode(data).id
+    except (msgspec.DecodeError, ValueError, TypeError, RecursionError):
+        return None
+
+
 def _classify(reason: str, data: bytes, fmt: WireFormat) -> DecodeFailure:
     request_id: RequestId | None = None
     tag: str | None = None
