@@ -132,6 +132,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _find_file_or_device(args: argparse.Namespace) -> int:
+    if Path(args.file).is_file():
+        return int(_guard(cmd_find)(args))
+    from bridge.cli_client import run_client_command
+
+    args.device = args.file
+    args.client_command = "find"
+    return run_client_command(args)
+
+
 def _guard(fn: Any) -> Any:
     def run(args: argparse.Namespace) -> int:
         try:
@@ -148,10 +158,18 @@ def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument("file")
     p.add_argument("--full", action="store_true", help="every node (default: compact)")
     p.set_defaults(handler=_guard(cmd_snapshot))
-    p = sub.add_parser("find", help="run a SemanticQuery on a dump file")
-    p.add_argument("file")
+    from bridge.cli_client import _common
+
+    p = sub.add_parser(
+        "find",
+        parents=[_common()],
+        help="run a SemanticQuery on a dump FILE, or on a DEVICE's screen through the hub",
+        description="When the first argument is an existing file it is read as a dump "
+        "(offline); otherwise it names a device of the hub at --url.",
+    )
+    p.add_argument("file", metavar="FILE|DEVICE")
     p.add_argument("--query", required=True, help="SemanticQuery JSON or @FILE")
-    p.set_defaults(handler=_guard(cmd_find))
+    p.set_defaults(handler=_find_file_or_device)
     p = sub.add_parser("ref", help="build a NodeRef for a node of a dump file")
     p.add_argument("file")
     p.add_argument("node_id")
