@@ -102,7 +102,7 @@ def _validate(kind: str, obj: object) -> None:
 
 
 async def test_login_scenario_through_the_hub_against_the_java_agent() -> None:
-    with java_agent() as (proc, url):
+    with java_agent() as (_proc, url):
         async with hub_on(url) as hub:
             device_id = next(iter(hub.service.devices))
             async with connect(
