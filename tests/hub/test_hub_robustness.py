@@ -35,7 +35,7 @@ async def test_agent_lost_mid_action_gives_device_offline_then_recovers() -> Non
         async def watch_events() -> None:
             async with hub.events() as stream:
                 async for ev in stream:
-                    events.append(ev)
+                    events.append(ev)  # noqa: PERF401 - collected as they arrive
 
         async with anyio.create_task_group() as tg:
             await dev.snapshot()
