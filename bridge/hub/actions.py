@@ -145,6 +145,20 @@ def _policy(
     subject: str,
     confirm: Any,
 ) -> None:
+    approved = False
+    if confirm is not None:  # an answer is checked (and reported) before anything else
+        answer = svc.objections.answer(confirm.objection, confirm.answer, session.id, subject)
+        match answer:
+            case Approved():
+                approved = True
+            case Rejected():
+                raise refusal(
+                    ErrorCode.POLICY_BLOCKED,
+                    f"the user rejected objection {confirm.objection}",
+                    ("do not retry this action",),
+                )
+            case AnswerProblem(message=message):
+                raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, message)
     if policy is VerificationPolicy.DISPATCH_ONLY and not mutation.dispatch_only_allowed(
         cls, financial
     ):
@@ -156,9 +170,7 @@ def _policy(
             subject,
             answerable=False,
         )
-    if cls is not MutationClass.DESTRUCTIVE:
-        return
-    if confirm is None:
+    if cls is MutationClass.DESTRUCTIVE and not approved:
         raise _objection(
             svc,
             session,
@@ -167,18 +179,6 @@ def _policy(
             subject,
             answerable=True,
         )
-    answer = svc.objections.answer(confirm.objection, confirm.answer, session.id, subject)
-    match answer:
-        case Approved():
-            return
-        case Rejected():
-            raise refusal(
-                ErrorCode.POLICY_BLOCKED,
-                f"the user rejected objection {confirm.objection}",
-                ("do not retry this action",),
-            )
-        case AnswerProblem(message=message):
-            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, message)
 
 
 async def _wait_change(device: DeviceRuntime, timeout_s: float) -> None:

@@ -1,0 +1,96 @@
+"""A scripted agent-link server for hub tests: one screen with a destructive and a financial
+button. It stands in for a device (none exists here); every node action succeeds and removes
+the acted button from the next tree."""
+
+from __future__ import annotations
+
+import anyio
+import anyio.abc
+from websockets.asyncio.server import ServerConnection, serve
+
+from bridge.wire.agent_link import (
+    AgentHello,
+    AgentInfo,
+    DeviceInfo,
+    NodeActionCommand,
+    Reply,
+    TreePush,
+)
+from bridge.wire.codec import AGENT_TO_HUB, HUB_TO_AGENT, encode
+from bridge.wire.enums import ActionMethod, Platform
+from bridge.wire.raw import RawNode, RawTree
+
+TOKEN = "scripted-agent-token"
+BUTTONS = ("Delete account", "Pay now", "Refresh")
+
+
+def tree(capture: int, gone: set[int]) -> RawTree:
+    nodes = [
+        RawNode(
+            handle=0,
+            parent=-1,
+            class_name="android.widget.FrameLayout",
+            package="com.example.bank",
+            bounds=(0, 0, 1080, 2400),
+        )
+    ]
+    for i, label in enumerate(BUTTONS, start=1):
+        if i not in gone:
+            nodes.append(
+                RawNode(
+                    handle=i,
+                    parent=0,
+                    class_name="android.widget.Button",
+                    text=label,
+                    clickable=True,
+                    automation_id=f"com.example.bank:id/b{i}",
+                    bounds=(0, 200 * i, 1080, 200 * i + 150),
+                )
+            )
+    return RawTree(
+        capture=capture, platform=Platform.ANDROID, nodes=tuple(nodes), package="com.example.bank"
+    )
+
+
+async def _session(ws: ServerConnection) -> None:
+    header = ws.request.headers.get("Authorization") if ws.request else None
+    if header != f"Bearer {TOKEN}":
+        await ws.close(1008, "token")
+        return
+    await ws.recv()  # the hub's hello
+    await ws.send(
+        encode(
+            AgentHello(
+                protocol=1,
+                platform=Platform.ANDROID,
+                agent=AgentInfo(name="scripted", version="1"),
+                device=DeviceInfo(id="scripted-bank"),
+            )
+        ).decode()
+    )
+    capture, gone = 1, set()
+    await ws.send(
+        encode(TreePush(reason="initial", stable=True, tree=tree(capture, gone))).decode()
+    )
+    async for frame in ws:
+        command = HUB_TO_AGENT.decode(frame)
+        if isinstance(command, NodeActionCommand):
+            gone.add(command.handle)
+            await ws.send(
+                encode(
+                    Reply(id=command.id, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
+                ).decode()
+            )
+            capture += 1
+            await ws.send(
+                encode(TreePush(reason="event", stable=True, tree=tree(capture, gone))).decode()
+            )
+        elif hasattr(command, "id"):
+            await ws.send(encode(Reply(id=command.id, ok=True)).decode())  # type: ignore[union-attr]
+    _ = AGENT_TO_HUB
+
+
+async def serve_scripted(*, task_status: anyio.abc.TaskStatus[int]) -> None:
+    async with serve(_session, "127.0.0.1", 0) as server:
+        task_status.started(next(iter(server.sockets)).getsockname()[1])
+        await server.serve_forever()
