@@ -230,3 +230,42 @@ async def test_bad_clients_get_clear_errors_and_the_hub_keeps_serving() -> None:
         with pytest.raises(ProtocolFailure):
             async with connect(rh.url, token=None, name="anon"):
                 pass
+
+
+async def test_screenshot_capture_is_fetched_over_http_with_auth_and_stats_are_served() -> None:
+    async with (
+        running_hub(sim_scene="login") as rh,
+        connect(rh.url, token=CONTROLLER, name="shot") as hub,
+    ):
+        dev = hub.device(rh.device_id)
+        shot = await dev.screenshot()
+        assert shot.url.startswith(f"http://127.0.0.1:{rh.port}/v1/captures/")
+        png = await dev.fetch_screenshot(shot)
+        assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) == shot.bytes
+        assert int.from_bytes(png[16:20], "big") == shot.width
+
+        async def get(path: str, token: str | None) -> tuple[int, bytes]:
+            stream = await anyio.connect_tcp("127.0.0.1", rh.port)
+            auth = f"Authorization: Bearer {token}\r\n" if token else ""
+            await stream.send(
+                f"GET {path} HTTP/1.1\r\nHost: x\r\n{auth}Connection: close\r\n\r\n".encode()
+            )
+            data = b""
+            with anyio.fail_after(5):
+                try:
+                    while True:
+                        data += await stream.receive()
+                except (anyio.EndOfStream, anyio.BrokenResourceError):
+                    pass
+            head, _, body = data.partition(b"\r\n\r\n")
+            return int(head.split()[1]), body
+
+        path = shot.url.split(str(rh.port), 1)[1]
+        assert (await get(path, None))[0] == 401
+        assert (await get(path, OBSERVER))[0] == 200
+        status, body = await get("/v1/stats", OBSERVER)
+        stats = json.loads(body)
+        assert status == 200 and rh.device_id in stats["devices"]
+        assert any(s["client"] == "shot" for s in stats["sessions"].values())
+        assert (await get("/healthz", None))[0] == 200
+        assert (await get("/healthz", "wrong-key"))[0] == 401
