@@ -6,8 +6,10 @@ Resolution never guesses:
   decides the candidate set, later strong locators can only narrow it;
 - several candidates are narrowed only by facts that single out one element: the ref's node
   id when the snapshot comes from the same id space (ids are never reused for another
-  element), the ancestor fingerprint, or the structural path AND nearest bounds agreeing;
-  otherwise AMBIGUOUS_MATCH with every candidate;
+  element), or the ancestor fingerprint; otherwise AMBIGUOUS_MATCH with every candidate;
+- look-alikes (same role, name and scope) are told apart when the ref is built: by the text
+  next to them (a card's title: ``|text:``), else by position among exactly n (``|nth:k/n``),
+  which is honoured only while there are still exactly n — never positions alone;
 - when every strong locator finds nothing, weak locators (STRUCTURAL_PATH, BOUNDS_NEAREST)
   never resolve: they only tell STALE_NODE_REF (something else now stands there) from
   NODE_NOT_FOUND. A ref with weak locators only resolves just when the node at its path has
@@ -69,6 +71,85 @@ def ancestor_scope(tree: NodeTree, node_id: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class AncestorSpec:
+    """What ROLE_LABEL_ANCESTOR's ``ancestor`` string says, parsed.
+
+    Spelling: ``<scope>`` (see ``ancestor_scope``; empty for none), then for an element with
+    look-alikes (same role, name and scope) ``|text:<t>`` — the nearest other text that sets it
+    apart (a card's title) — and/or ``|nth:<k>/<n>`` — the k-th of n look-alikes in document
+    order, honoured only while there are still exactly n.
+    """
+
+    scope: str | None
+    text: str | None = None
+    nth: tuple[int, int] | None = None
+
+    def render(self) -> str | None:
+        tail = ""
+        if self.text is not None:
+            tail += f"|text:{self.text}"
+        if self.nth is not None:
+            tail += f"|nth:{self.nth[0]}/{self.nth[1]}"
+        if not tail:
+            return self.scope
+        return (self.scope or "") + tail
+
+    @staticmethod
+    def parse(value: str | None) -> AncestorSpec:
+        if value is None or "|" not in value:
+            return AncestorSpec(value)
+        scope, _, rest = value.partition("|")
+        text: str | None = None
+        nth: tuple[int, int] | None = None
+        if rest.startswith("text:"):
+            body = rest[5:]
+            cut = body.rfind("|nth:")
+            if cut >= 0 and _nth(body[cut + 5 :]) is not None:
+                text, nth = body[:cut], _nth(body[cut + 5 :])
+            else:
+                text = body
+        elif rest.startswith("nth:"):
+            nth = _nth(rest[4:])
+            if nth is None:
+                return AncestorSpec(value)
+        else:
+            return AncestorSpec(value)
+        return AncestorSpec(scope or None, text=text, nth=nth)
+
+
+def _nth(value: str) -> tuple[int, int] | None:
+    k, _, n = value.partition("/")
+    if k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n):
+        return int(k), int(n)
+    return None
+
+
+_CONTEXT_LEVELS = 3
+_CONTEXT_SCAN = 64
+
+
+def context_text(tree: NodeTree, node_id: str) -> str | None:
+    """The first text near the element but outside it: searched in the subtrees of its
+    nearest ancestors (up to three levels), document order, skipping its own subtree."""
+    own = {node_id} | {d.node_id for d in tree.descendants(node_id)}
+    me = tree.get(node_id)
+    my_name = node_name(me) if me is not None else None
+    for level, anc in enumerate(tree.ancestors(node_id)):
+        if level >= _CONTEXT_LEVELS:
+            break
+        for k, other in enumerate(tree.descendants(anc.node_id)):
+            if k >= _CONTEXT_SCAN:
+                break
+            if other.node_id in own or not (other.text or other.label):
+                continue
+            if (other.text or other.label) == my_name:
+                continue  # a look-alike's own text tells nothing apart
+            if other.role in (Role.TEXT, Role.IMAGE):
+                return other.text or other.label
+    return None
+
+
 def _ids_equal(node: SemanticNode, value: str) -> bool:
     return node.resource_id == value or node.automation_id == value
 
@@ -103,7 +184,10 @@ def build_ref(snapshot: ScreenSnapshot, tree: NodeTree, node_id: str) -> NodeRef
             )
         )
     if name:
-        locators.append(RoleLabelAncestorLocator(role=node.role, label=name, ancestor=scope))
+        spec = _label_spec(tree, node, name, scope)
+        locators.append(
+            RoleLabelAncestorLocator(role=node.role, label=name, ancestor=spec.render())
+        )
     locators.append(StructuralPathLocator(value=tree.path(node_id)))
     if node.bounds is not None:
         locators.append(BoundsNearestLocator(bounds=node.bounds))
@@ -114,6 +198,29 @@ def build_ref(snapshot: ScreenSnapshot, tree: NodeTree, node_id: str) -> NodeRef
         ancestor_fingerprint=ancestor_fingerprint(tree, node_id),
         locators=tuple(locators),
     )
+
+
+def _look_alikes(tree: NodeTree, role: Role, name: str, scope: str | None) -> list[SemanticNode]:
+    return [
+        n
+        for n in tree.nodes
+        if n.role is role
+        and node_name(n) == name
+        and (scope is None or ancestor_scope(tree, n.node_id) == scope)
+    ]
+
+
+def _label_spec(tree: NodeTree, node: SemanticNode, name: str, scope: str | None) -> AncestorSpec:
+    """Scope alone when that is unique; else the nearby text that sets the element apart;
+    else its position among exactly n look-alikes."""
+    alikes = _look_alikes(tree, node.role, name, scope)
+    if len(alikes) <= 1:
+        return AncestorSpec(scope)
+    ctx = context_text(tree, node.node_id)
+    if ctx is not None and sum(1 for a in alikes if context_text(tree, a.node_id) == ctx) != 1:
+        ctx = None  # the nearby text does not set it apart
+    k = next(i for i, a in enumerate(alikes, start=1) if a.node_id == node.node_id)
+    return AncestorSpec(scope, text=ctx, nth=(k, len(alikes)))
 
 
 # ---- resolving -----------------------------------------------------------------------------
@@ -171,14 +278,9 @@ def _candidates(tree: NodeTree, locator: Locator) -> list[SemanticNode]:
                 for n in nodes
                 if _ids_equal(n, value) and (anc is None or ancestor_scope(tree, n.node_id) == anc)
             ]
-        case RoleLabelAncestorLocator(role=role, label=label, ancestor=anc):
-            return [
-                n
-                for n in nodes
-                if n.role is role
-                and node_name(n) == label
-                and (anc is None or ancestor_scope(tree, n.node_id) == anc)
-            ]
+        case RoleLabelAncestorLocator():
+            found = _role_label(tree, locator)
+            return [] if isinstance(found, Stale) else found
         case CollectionItemLocator(role=role, item_key=key, scroll_container=container):
             return [
                 n
@@ -189,12 +291,33 @@ def _candidates(tree: NodeTree, locator: Locator) -> list[SemanticNode]:
                 and (container is None or ancestor_scope(tree, n.node_id) == container)
             ]
         case StructuralPathLocator(value=path):
-            found = tree.at_path(path)
-            return [found] if found is not None else []
+            there = tree.at_path(path)
+            return [there] if there is not None else []
         case BoundsNearestLocator(bounds=bounds):
             best = _nearest(nodes, bounds)
             return [best] if best is not None else []
     return []
+
+
+def _role_label(tree: NodeTree, loc: RoleLabelAncestorLocator) -> list[SemanticNode] | Stale:
+    """Look-alikes by role, name and scope, told apart by nearby text, else by position among
+    exactly n of them; fewer than n look-alikes means the ref's element cannot be told: stale."""
+    spec = AncestorSpec.parse(loc.ancestor)
+    alikes = _look_alikes(tree, loc.role, loc.label, spec.scope)
+    if spec.text is not None:
+        by_text = [n for n in alikes if context_text(tree, n.node_id) == spec.text]
+        if len(by_text) == 1 or spec.nth is None:
+            return by_text
+    if spec.nth is not None and alikes:
+        k, n = spec.nth
+        if len(alikes) == n:
+            return [alikes[k - 1]]
+        if len(alikes) < n:
+            return Stale(
+                f"the ref's element was the {k}th of {n} look-alikes; {len(alikes)} remain, "
+                "so which one it was cannot be told"
+            )
+    return alikes
 
 
 def _overlap(a: Bounds, b: Bounds) -> float:
@@ -236,27 +359,7 @@ def _narrow(
         ]
         if len(same_anc) == 1:
             return same_anc[0]
-    path = next((loc.value for loc in ref.locators if isinstance(loc, StructuralPathLocator)), None)
-    bounds = next(
-        (loc.bounds for loc in ref.locators if isinstance(loc, BoundsNearestLocator)), None
-    )
-    if path is not None and bounds is not None:
-        at_path = tree.at_path(path)
-        nearest = _unique_nearest(candidates, bounds)
-        if at_path is not None and nearest is not None and at_path.node_id == nearest.node_id:
-            return at_path
     return None
-
-
-def _unique_nearest(candidates: Sequence[SemanticNode], bounds: Bounds) -> SemanticNode | None:
-    """The candidate overlapping ``bounds`` best, only when no other ties with it."""
-    scored = sorted(
-        ((_overlap(c.bounds, bounds), i) for i, c in enumerate(candidates) if c.bounds),
-        reverse=True,
-    )
-    if not scored or scored[0][0] <= 0.5 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-        return None
-    return candidates[scored[0][1]]
 
 
 def resolve_ref(
@@ -314,7 +417,13 @@ def _resolve_strong(
     chosen: list[SemanticNode] | None = None
     chosen_by = ""
     for loc in strong:
-        found = _candidates(tree, loc)
+        if isinstance(loc, RoleLabelAncestorLocator):
+            told = _role_label(tree, loc)
+            if isinstance(told, Stale):
+                return told
+            found = told
+        else:
+            found = _candidates(tree, loc)
         if not found:
             continue
         if chosen is None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets as random_ids
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from bridge.core import mutation
-from bridge.core.conditions import ConditionOutcome, evaluate
 from bridge.core.noderef import (
     GenerationCheck,
     Resolved,
@@ -193,24 +193,19 @@ async def observe(
     *,
     timeout_ms: int,
     stable_for_ms: int,
-    expected: Any | None,
-    target_id: str | None,
+    met: Callable[[Capture], bool] | None,
 ) -> tuple[Capture, Stability]:
-    """Wait for the screen to settle after a dispatch (and, when ``expected`` is a condition,
-    for it to be met), at most ``timeout_ms``."""
+    """Wait after a dispatch, at most ``timeout_ms``: until the screen has been quiet for
+    ``stable_for_ms`` (and the agent calls it stable), and — when ``met`` is given (a
+    verification predicate) — until it holds on a quiet screen. At the deadline the newest
+    capture is returned as it is, TRANSITIONING when it was not quiet."""
     start = svc.clock_ms()
     deadline = start + timeout_ms
     while True:
         now = svc.clock_ms()
         cur = device.current or before
         quiet = now - max(device.last_change_ms, start) >= stable_for_ms and device.agent_stable
-        if expected is not None:
-            view = svc.condition_view(device, cur, now, target_id)
-            met = evaluate(expected, view)
-            if isinstance(met, ConditionOutcome) and met.result is VerificationResult.CONDITION_MET:
-                if quiet or now >= deadline:
-                    return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
-        elif quiet:
+        if quiet and (met is None or met(cur)):
             return cur, Stability.STABLE
         if now >= deadline:
             return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
@@ -436,33 +431,41 @@ async def _act_locked(
         verify_req = req.verify
         timeout_ms = verify_req.timeout_ms if verify_req else DEFAULT_OBSERVE_MS
         stable_ms = verify_req.stable_for_ms if verify_req else DEFAULT_STABLE_MS
-        expected = verify_req.expected if verify_req else None
+        before_view = _observed(device, before, before.received_ms)
+
+        def verdict_on(cap: Capture) -> Verification | None:
+            if verify_req is None or verify_req.policy is VerificationPolicy.DISPATCH_ONLY:
+                return None
+            got = verify(
+                verify_req.policy,
+                verify_req.expected,
+                before=before_view,
+                after=_observed(device, cap, svc.clock_ms()),
+                target_id=node.node_id,
+            )
+            if isinstance(got, PolicyRejected):
+                raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, got.reason)
+            return got
+
+        def holds(cap: Capture) -> bool:
+            got = verdict_on(cap)
+            return got is not None and got.result is VerificationResult.CONDITION_MET
+
         if dispatch.status is DispatchStatus.DISPATCHED:
+            wants = verify_req is not None and verify_req.policy is not (
+                VerificationPolicy.DISPATCH_ONLY
+            )
             after, stability = await observe(
                 svc,
                 device,
                 before,
                 timeout_ms=timeout_ms,
                 stable_for_ms=stable_ms,
-                expected=expected
-                if verify_req and verify_req.policy is VerificationPolicy.EXPLICIT_CONDITION
-                else None,
-                target_id=node.node_id,
+                met=holds if wants else None,
             )
         else:
             after, stability = device.current or before, Stability.UNKNOWN
-        verification: Verification | None = None
-        if verify_req is not None and verify_req.policy is not VerificationPolicy.DISPATCH_ONLY:
-            verified = verify(
-                verify_req.policy,
-                verify_req.expected,
-                before=_observed(device, before, before.received_ms),
-                after=_observed(device, after, svc.clock_ms()),
-                target_id=node.node_id,
-            )
-            if isinstance(verified, PolicyRejected):
-                raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, verified.reason)
-            verification = verified
+        verification = verdict_on(after)
         result = ActionResult(
             dispatch=dispatch,
             observation=_observation(before, after, stability),
@@ -519,8 +522,7 @@ async def run_global_or_app(
                 before,
                 timeout_ms=DEFAULT_OBSERVE_MS,
                 stable_for_ms=DEFAULT_STABLE_MS,
-                expected=None,
-                target_id=None,
+                met=None,
             )
         else:
             after, stability = device.current or before, Stability.UNKNOWN

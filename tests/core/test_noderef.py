@@ -92,8 +92,12 @@ def relabelled(raw: RawTree, i: int) -> RawTree:
     return msgspec.structs.replace(raw, nodes=tuple(nodes))
 
 
-def shifted_and_edited(raw: RawTree, i: int) -> RawTree:
+def shifted_and_edited(raw: RawTree, i: int, name: str | None = None) -> RawTree:
+    """Every bound shifted; two unrelated texts edited — not the target's, not its ancestors',
+    and not a look-alike's (a text equal to the target's own, the only thing that tells two
+    identical elements apart)."""
     end = subtree_end(raw.nodes, i)
+    own = {raw.nodes[i].text, raw.nodes[i].label, name} - {None}
     ancestors = set()
     p = raw.nodes[i].parent
     while p >= 0:
@@ -105,7 +109,7 @@ def shifted_and_edited(raw: RawTree, i: int) -> RawTree:
         b = n.bounds
         if b is not None:
             n = msgspec.structs.replace(n, bounds=(b[0] + 3, b[1] + 40, b[2] + 3, b[3] + 40))
-        unrelated = not (i <= k < end) and k not in ancestors
+        unrelated = not (i <= k < end) and k not in ancestors and n.text not in own
         if unrelated and n.text and edited < 2:
             n = msgspec.structs.replace(n, text=n.text + " (2)")
             edited += 1
@@ -146,7 +150,9 @@ def test_resolution_never_lands_on_a_wrong_target(path: Path) -> None:
         got = resolve_ref(ref, base.full, tree)
         assert isinstance(got, Resolved) and got.node.node_id == node.node_id, got
         # bounds shifted, unrelated texts edited
-        moved = norm(shifted_and_edited(raw, handle), "s_2")
+        from bridge.core.identity import node_name as name_of
+
+        moved = norm(shifted_and_edited(raw, handle, name_of(node)), "s_2")
         got = resolve_ref(ref, moved.full)
         assert isinstance(got, Resolved), (node, got)
         assert moved.handles[got.node.node_id] == handle
@@ -249,3 +255,52 @@ def test_duplicate_buttons_without_ids_resolve_by_position_only_when_unique() ->
         assert three.handles[got.node.node_id] == two.handles[buttons[1].node_id]
     env = resolution_error(Ambiguous(tuple(buttons), "ROLE_LABEL_ANCESTOR"), two.full, tree)
     assert env.error is ErrorCode.AMBIGUOUS_MATCH and len(env.candidates) == 2
+
+
+def test_look_alikes_are_told_apart_by_nearby_text_or_exact_count_never_position_alone() -> None:
+    def cards(titles: list[str], with_titles: bool = True) -> RawTree:
+        nodes = [RawNode(handle=0, parent=-1, class_name="android.widget.FrameLayout")]
+        for k, title in enumerate(titles):
+            card = len(nodes)
+            nodes.append(RawNode(handle=card, parent=0, class_name="android.widget.LinearLayout"))
+            if with_titles:
+                nodes.append(
+                    RawNode(
+                        handle=len(nodes),
+                        parent=card,
+                        class_name="android.widget.TextView",
+                        text=title,
+                    )
+                )
+            nodes.append(
+                RawNode(
+                    handle=len(nodes),
+                    parent=card,
+                    class_name="android.widget.Button",
+                    text="Continue",
+                    clickable=True,
+                    bounds=(0, 100 * k, 100, 100 * k + 80),
+                )
+            )
+        return RawTree(capture=1, platform="ANDROID", nodes=tuple(nodes))  # type: ignore[arg-type]
+
+    def continue_of(n: Normalized, k: int) -> str:
+        return [x for x in n.full.nodes if x.text == "Continue"][k].node_id
+
+    # titled cards: a third card inserted above is told apart by the title
+    two = norm(cards(["Basic", "Pro"]))
+    ref = build_ref(two.full, NodeTree(two.full.nodes), continue_of(two, 0))
+    assert ref is not None
+    three = norm(cards(["Team", "Basic", "Pro"]), "s_2")
+    got = resolve_ref(ref, three.full)
+    assert isinstance(got, Resolved) and got.node.node_id == continue_of(three, 1)
+    # untitled look-alikes: the 2nd of 2 ...
+    plain = norm(cards(["a", "b"], with_titles=False))
+    second = build_ref(plain.full, NodeTree(plain.full.nodes), continue_of(plain, 1))
+    assert second is not None
+    assert isinstance(resolve_ref(second, plain.full), Resolved)
+    # ... is never taken for the survivor when one goes, nor guessed among three
+    one = norm(cards(["a"], with_titles=False), "s_3")
+    assert isinstance(resolve_ref(second, one.full), Stale)
+    more = norm(cards(["a", "b", "c"], with_titles=False), "s_4")
+    assert isinstance(resolve_ref(second, more.full), Ambiguous)
