@@ -1,0 +1,49 @@
+"""Stands in for the hub's ``attach(url, token)`` / ``detach(url)`` callbacks, recording them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import anyio
+
+
+class HubDouble:
+    def __init__(self) -> None:
+        self.attached: list[tuple[str, str | None]] = []
+        self.detached: list[str] = []
+
+    def attach(self, url: str, token: str | None) -> anyio.Event:
+        assert url.startswith("ws://127.0.0.1:"), url
+        self.attached.append((url, token))
+        done = anyio.Event()
+        done.set()
+        return done
+
+    def detach(self, url: str) -> None:
+        self.detached.append(url)
+
+    @property
+    def linked(self) -> set[str]:
+        """URLs attached and not detached since."""
+        live: set[str] = set()
+        for url, _ in self.attached:
+            live.add(url)
+        return live - set(self.detached)
+
+
+async def eventually(check: Callable[[], object], limit_s: float = 5.0) -> None:
+    """Wait until ``check()`` is truthy (polling every 10 ms), failing after ``limit_s``."""
+    with anyio.fail_after(limit_s):
+        while not check():
+            await anyio.sleep(0.01)
+
+
+class SleepRecorder:
+    """``AndroidConfig.sleep``: records the back-off delays, sleeps only a moment."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+        await anyio.sleep(0.005)
