@@ -28,6 +28,7 @@ from bridge.core.identity import (
     screen_state_id,
     tree_hash,
 )
+from bridge.core.screens import node_screen_id
 from bridge.wire.base import PACKAGE_PATTERN
 from bridge.wire.enums import ActionVerb, Orientation, Platform, Role, Source
 from bridge.wire.node import CollectionInfo, NodeState, SemanticNode
@@ -368,19 +369,9 @@ def _identity_keys(protos: Sequence[_Proto]) -> list[tuple[object, ...]]:
 
 
 def screen_markers(nodes: Sequence[SemanticNode]) -> tuple[str, ...]:
-    """Screen ids of every ``__screen_<id>`` marker in document order (duplicates once)."""
-    found: list[str] = []
-    for node in nodes:
-        for ident in (node.automation_id, node.resource_id):
-            if not ident:
-                continue
-            tail = ident.rsplit("/", 1)[-1]
-            if tail.startswith(SCREEN_MARKER_PREFIX) and len(tail) > len(SCREEN_MARKER_PREFIX):
-                name = tail[len(SCREEN_MARKER_PREFIX) :]
-                if name not in found:
-                    found.append(name)
-                break
-    return tuple(found)
+    """Screen ids of every ``__screen_<id>`` marker in document order (duplicates once);
+    the one definition of a marker lives in ``bridge.core.screens``."""
+    return tuple(dict.fromkeys(sid for n in nodes if (sid := node_screen_id(n)) is not None))
 
 
 def normalize(

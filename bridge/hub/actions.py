@@ -256,6 +256,7 @@ def _emit(
     svc: HubService,
     session: Session,
     device: DeviceRuntime,
+    request_id: object,
     verb: str,
     action: str,
     target: ActionTarget | None,
@@ -283,6 +284,7 @@ def _emit(
         "action",
         device=device.id,
         session=session.id,
+        request=request_id,
         client=session.client_name,
         verb=verb,
         action=action,
@@ -358,7 +360,18 @@ async def _act_locked(
         )
         if not isinstance(outcome, Resolved):
             env = resolution_error(outcome, before.normalized.full, before.tree)
-            _emit(svc, session, device, "act", req.action.value, None, None, env.error, started)
+            _emit(
+                svc,
+                session,
+                device,
+                msg.id,
+                "act",
+                req.action.value,
+                None,
+                None,
+                env.error,
+                started,
+            )
             raise Refusal(env)
         node = outcome.node
         target = ActionTarget(role=node.role, label=node.label or node.text)
@@ -414,6 +427,7 @@ async def _act_locked(
                 svc,
                 session,
                 device,
+                msg.id,
                 "act",
                 req.action.value,
                 target,
@@ -426,7 +440,18 @@ async def _act_locked(
             text = None  # drop the plaintext as soon as it was sent
         dispatch, stale = _dispatch_from_reply(reply)
         if stale is not None:
-            _emit(svc, session, device, "act", req.action.value, target, None, stale.error, started)
+            _emit(
+                svc,
+                session,
+                device,
+                msg.id,
+                "act",
+                req.action.value,
+                target,
+                None,
+                stale.error,
+                started,
+            )
             raise Refusal(stale)
         verify_req = req.verify
         timeout_ms = verify_req.timeout_ms if verify_req else DEFAULT_OBSERVE_MS
@@ -474,7 +499,7 @@ async def _act_locked(
             verification=verification,
         )
         device.leases.touch(session.id, svc.clock_ms())
-        _emit(svc, session, device, "act", req.action.value, target, result, None, started)
+        _emit(svc, session, device, msg.id, "act", req.action.value, target, result, None, started)
         return result
 
 
@@ -512,7 +537,18 @@ async def run_global_or_app(
                     lambda cid: GlobalCommand(id=cid, action=glob.action)
                 )
         except (AgentLost, TimeoutError) as exc:
-            _emit(svc, session, device, verb, name, None, None, ErrorCode.DEVICE_OFFLINE, started)
+            _emit(
+                svc,
+                session,
+                device,
+                msg.id,
+                verb,
+                name,
+                None,
+                None,
+                ErrorCode.DEVICE_OFFLINE,
+                started,
+            )
             raise offline(device.id, f"the agent was lost during the action: {exc}") from exc
         dispatch, _ = _dispatch_from_reply(reply)
         if dispatch.status is DispatchStatus.DISPATCHED:
@@ -532,7 +568,7 @@ async def run_global_or_app(
             mutation_class=cls,
         )
         device.leases.touch(session.id, svc.clock_ms())
-        _emit(svc, session, device, verb, name, None, result, None, started)
+        _emit(svc, session, device, msg.id, verb, name, None, result, None, started)
         return result
 
 

@@ -162,3 +162,46 @@ async def test_200_subscribers_reconstruct_the_snapshot_from_deltas() -> None:
             got = await hub.device(rh.device_id).snapshot()
             capture = device.capture_of(got.snapshot.snapshot_id)
             assert capture is not None and got.snapshot == capture.snapshot(True)
+
+
+async def test_idle_exclusive_lease_can_be_taken_over_and_disconnect_releases() -> None:
+    from tests.hub.hubfixture import CONTROLLER_2
+
+    async with running_hub(sim_scene="login", takeover_after_ms=300) as rh:
+        async with (
+            connect(rh.url, token=CONTROLLER, name="holder") as a,
+            connect(rh.url, token=CONTROLLER_2, name="taker") as b,
+        ):
+            da, db = a.device(rh.device_id), b.device(rh.device_id)
+            held = await da.acquire_lease("exclusive")
+            assert held.lease is not None and held.lease.holder_names == ("holder",)
+            with pytest.raises(HubError) as early:
+                await db.acquire_lease("exclusive")
+            assert early.value.code is ErrorCode.POLICY_BLOCKED
+            await anyio.sleep(0.4)  # the holder stays idle past the takeover time
+            taken = await db.acquire_lease("exclusive")
+            assert taken.lease is not None and taken.lease.holder_names == ("taker",)
+            with pytest.raises(HubError):
+                await da.back()  # the former holder is now the one blocked
+        async with connect(rh.url, token=CONTROLLER, name="after") as c:
+            # the taker disconnected: its lease went with it
+            assert (await c.devices())[0].lease is None
+
+
+async def test_request_floods_are_rate_limited_with_ids_and_the_connection_survives() -> None:
+    async with running_hub(sim_scene="login") as rh:
+        async with ws_connect(
+            rh.url, additional_headers={"Authorization": f"Bearer {OBSERVER}"}
+        ) as ws:
+            await ws.send(json.dumps({"type": "hello", "id": 0, "client": {"name": "flood"}}))
+            await ws.recv()
+            for i in range(1, 901):
+                await ws.send(json.dumps({"type": "ping", "id": i}))
+            answers = [json.loads(await ws.recv()) for _ in range(900)]
+            limited = [a for a in answers if a.get("code") == "RATE_LIMITED"]
+            assert limited, "a 900-request burst must hit the per-connection limit"
+            assert all(isinstance(a["id"], int) for a in limited)  # each refusal names its request
+            assert sorted(a["id"] for a in answers) == list(range(1, 901))  # one answer each
+            await anyio.sleep(1.0)  # the bucket refills
+            await ws.send(json.dumps({"type": "ping", "id": 1000}))
+            assert json.loads(await ws.recv()) == {"type": "result", "id": 1000, "result": {}}
