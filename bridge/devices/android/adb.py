@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypeVar
 
@@ -138,11 +139,14 @@ def pump(
     token = anyio.lowlevel.current_token()
 
     def emit(item: Any) -> bool:
-        try:
-            anyio.from_thread.run(send.send, item, token=token)
-        except Exception:
-            return False
-        return True
+        while True:
+            try:
+                anyio.from_thread.run_sync(send.send_nowait, item, token=token)
+                return True
+            except anyio.WouldBlock:
+                time.sleep(0.01)  # the reader is behind: wait, in this thread
+            except BaseException:  # the stream is closed or the event loop is gone
+                return False
 
     def main() -> None:
         try:
@@ -152,7 +156,7 @@ def pump(
         finally:
             try:
                 anyio.from_thread.run_sync(send.close, token=token)
-            except Exception:
+            except BaseException:
                 pass
 
     threading.Thread(target=main, name=name, daemon=True).start()

@@ -167,6 +167,9 @@ class AgentRunner:
                     return self._start_failed(started.reason)
                 port = free_loopback_port()
                 await blocking(device.forward, f"tcp:{port}", f"localabstract:{socket_name}")
+                if not await _forwarded(device, port, socket_name):
+                    # adbutils does not read adb's second status: a refused bind shows here.
+                    return f"adb did not create the forward tcp:{port} (port taken?)"
                 record.url = f"ws://127.0.0.1:{port}"
                 self.log.info("android_agent_ready", url=record.url, version=started.version)
                 self.attach(record.url, token)
@@ -230,15 +233,14 @@ class AgentRunner:
                 tg.cancel_scope.cancel()
 
             async def forward() -> None:
-                wanted = (f"tcp:{port}", f"localabstract:{socket_name}")
                 while True:
                     await anyio.sleep(self.config.forward_check_s)
                     try:
-                        items = await blocking(device.forward_list)
+                        present = await _forwarded(device, port, socket_name)
                     except ADB_ERRORS as exc:
                         reason.append(f"adb while checking the forward: {exc}")
                         break
-                    if not any((i.local, i.remote) == wanted for i in items):
+                    if not present:
                         reason.append(f"the adb forward tcp:{port} disappeared")
                         break
                 tg.cancel_scope.cancel()
@@ -264,6 +266,12 @@ class AgentRunner:
             await shell(device, shell_command(["am", "force-stop", AGENT_PACKAGE]))
         except ADB_ERRORS:
             pass  # the device went away; adb dropped its forwards with it
+
+
+async def _forwarded(device: AdbDeviceLike, port: int, socket_name: str) -> bool:
+    wanted = (f"tcp:{port}", f"localabstract:{socket_name}")
+    items = await blocking(device.forward_list)
+    return any((item.local, item.remote) == wanted for item in items)
 
 
 def _events(parser: StatusLineParser, item: Any) -> list[StatusReport | Ended]:
