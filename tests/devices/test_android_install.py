@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.devices.android import AndroidConfig, AndroidSetupError, run_android
+from bridge.devices.android import AndroidConfig, AndroidSetupError, preflight, run_android
 from bridge.devices.android.apk import AGENT_PACKAGE, AgentApk, parse_apk
 from bridge.devices.android.install import InstallRefused, ensure_agent, parse_dumpsys_version
 from tests.devices.android_fakes.apk_builder import build_apk
@@ -107,3 +107,19 @@ def _no_adb() -> object:
 
 def _never() -> object:
     raise AssertionError("nothing may be attached")
+
+
+def test_preflight_says_why_agent_mode_cannot_start(tmp_path: Path) -> None:
+    path = tmp_path / "agent.apk"
+    path.write_bytes(build_apk())
+    assert preflight(AndroidConfig(agent_apk=path)) is None
+    assert preflight(AndroidConfig(agentless=True, agent_apk=tmp_path / "absent.apk")) is None
+    missing = preflight(AndroidConfig(agent_apk=tmp_path / "absent.apk"))
+    assert missing is not None and "cannot read" in missing
+    (tmp_path / "agent.apk.sha256").write_text("f" * 64 + "\n")
+    wrong = preflight(AndroidConfig(agent_apk=path))
+    assert wrong is not None and "sha256 mismatch" in wrong
+    assert AndroidConfig.from_cli("*").serial is None
+    assert AndroidConfig.from_cli("emulator-5554", path, True) == AndroidConfig(
+        serial="emulator-5554", agent_apk=path, agentless=True
+    )

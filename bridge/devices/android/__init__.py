@@ -18,6 +18,6 @@ Devices never import ``bridge.hub`` or ``bridge.net``: the hub passes ``attach``
 """
 
 from bridge.devices.android.config import AndroidConfig, Attach, Detach
-from bridge.devices.android.driver import AndroidSetupError, run_android
+from bridge.devices.android.driver import AndroidSetupError, preflight, run_android
 
-__all__ = ["AndroidConfig", "AndroidSetupError", "Attach", "Detach", "run_android"]
+__all__ = ["AndroidConfig", "AndroidSetupError", "Attach", "Detach", "preflight", "run_android"]

@@ -31,6 +31,11 @@ from bridge.devices.android.apk import AgentApk, ApkProblem, load_agent_apk, pac
 from bridge.devices.android.backoff import Backoff
 from bridge.devices.android.config import AndroidConfig, Attach, Detach
 
+NO_APK = (
+    "no agent APK: build it with scripts/build-android-agent (needs an Android SDK) and pass "
+    "--android-agent-apk PATH, or run without an APK: --android-agentless"
+)
+
 
 class AndroidSetupError(Exception):
     """``--android`` cannot start (no usable agent APK)."""
@@ -43,14 +48,23 @@ async def resolve_apk(config: AndroidConfig) -> AgentApk:
     else:
         candidates = await anyio.to_thread.run_sync(packaged_apk_candidates)
     if not candidates:
-        raise AndroidSetupError(
-            "no agent APK: build it with scripts/build-android-agent (needs an Android SDK) "
-            "and pass --android-agent-apk PATH, or run without an APK: --android-agentless"
-        )
+        raise AndroidSetupError(NO_APK)
     loaded = await anyio.to_thread.run_sync(load_agent_apk, candidates[0], config.agent_sha256)
     if isinstance(loaded, ApkProblem):
         raise AndroidSetupError(loaded.reason)
     return loaded
+
+
+def preflight(config: AndroidConfig) -> str | None:
+    """Blocking check before the event loop starts (for the CLI): why ``run_android`` would
+    refuse to start, or None. Agentless mode needs nothing."""
+    if config.agentless:
+        return None
+    candidates = [config.agent_apk] if config.agent_apk is not None else packaged_apk_candidates()
+    if not candidates:
+        return NO_APK
+    loaded = load_agent_apk(candidates[0], config.agent_sha256)
+    return loaded.reason if isinstance(loaded, ApkProblem) else None
 
 
 @dataclass
