@@ -54,6 +54,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     p.add_argument("--secrets-file", type=Path, help="JSON {name: value} for secret:// refs")
     p.add_argument("--log-json", action="store_true", help="JSON log lines even on a TTY")
+    p.add_argument("--no-dashboard", action="store_true", help="do not serve /dashboard")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _serve(args: argparse.Namespace) -> int:
     import anyio
 
+    from bridge.dashboard import page as dashboard_page
     from bridge.hub.app import AgentTarget, Hub, HubConfig
     from bridge.hub.logs import configure
     from bridge.net.auth import Principal
@@ -109,6 +111,7 @@ def _serve(args: argparse.Namespace) -> int:
         agents=[AgentTarget(url, args.agent_token) for url in args.agent],
         takeover_after_ms=int(args.takeover_after_s * 1000),
         secrets_file=args.secrets_file,
+        dashboard=None if args.no_dashboard else dashboard_page(),
     )
     hub = Hub(config)
 
@@ -117,6 +120,8 @@ def _serve(args: argparse.Namespace) -> int:
             port = await tg.start(hub.run)
             print(f"mobridge hub listening on ws://{args.host}:{port}/v1", flush=True)
             print(f"health: http://{args.host}:{port}/healthz", flush=True)
+            if not args.no_dashboard:
+                print(f"dashboard: http://{args.host}:{port}/dashboard", flush=True)
             if generated:
                 print(f"token (generated): {token}", flush=True)
             elif token:

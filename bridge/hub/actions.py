@@ -374,7 +374,7 @@ async def _act_locked(
             )
             raise Refusal(env)
         node = outcome.node
-        target = ActionTarget(role=node.role, label=node.label or node.text)
+        target = ActionTarget(role=node.role, label=node.label or node.text or node.hint)
         if node.role is Role.CANVAS and not req.allow_gesture_fallback:
             raise refusal(
                 ErrorCode.VISION_REQUIRED,

@@ -49,6 +49,9 @@ class HubConfig:
     takeover_after_ms: int = 5 * 60 * 1000
     secrets_file: Path | None = None
     name: str = "mobridge"
+    dashboard: bytes | None = None
+    """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
+    the hub cannot import the layer above it)."""
 
 
 def monotonic_ms() -> int:
@@ -73,6 +76,7 @@ class Hub:
             host=config.host,
             port=config.port,
             log=lambda event, **kw: self.log.warning(event, **kw),
+            pages={"/dashboard": config.dashboard} if config.dashboard else None,
         )
         self.port: int | None = None
         self._tg: anyio.abc.TaskGroup | None = None

@@ -141,7 +141,11 @@ class ClientServer:
         log: Callable[..., None] | None = None,
         event_limit: int = EVENT_QUEUE_LIMIT,
         write_limit: int = 256 * 1024,
+        pages: dict[str, bytes] | None = None,
     ) -> None:
+        self.pages = dict(pages or {})
+        """Static HTML served without auth at these paths (the dashboard); ``/`` redirects
+        to the first one."""
         self.event_limit = event_limit
         self.write_limit = write_limit
         self.handler = handler
@@ -172,6 +176,11 @@ class ClientServer:
             if token is not None and self.auth.check(token) is None:
                 return _text(HTTPStatus.UNAUTHORIZED, "wrong key\n")
             return _json(HTTPStatus.OK, self.handler.health())
+        if path in self.pages:
+            return _html(self.pages[path])
+        if path == "/" and self.pages:
+            first = next(iter(self.pages))
+            return Response(302, "Found", Headers({"Location": first, "Content-Length": "0"}), b"")
         if path in ("/v1/stats",) or path.startswith("/v1/captures/"):
             principal = self.auth.check(token) if token is not None else None
             if principal is None:
@@ -384,6 +393,24 @@ def _text(status: HTTPStatus, body: str) -> Response:
         status.phrase,
         Headers({"Content-Type": "text/plain; charset=utf-8", "Content-Length": str(len(data))}),
         data,
+    )
+
+
+def _html(body: bytes) -> Response:
+    return Response(
+        200,
+        "OK",
+        Headers(
+            {
+                "Content-Type": "text/html; charset=utf-8",
+                "Content-Length": str(len(body)),
+                "X-Content-Type-Options": "nosniff",
+                "X-Frame-Options": "DENY",
+                "Referrer-Policy": "no-referrer",
+                "Cache-Control": "no-store",
+            }
+        ),
+        body,
     )
 
 
