@@ -289,20 +289,22 @@ class AgentlessServer:
         await self._broadcast(TreePush(reason=reason, stable=stable, tree=tree, quiet_ms=quiet))
 
     async def _poll(self) -> None:
-        """Dump every ``poll_interval_s`` (or when woken after an action); push changes. A
-        changed dump is pushed as unstable, and again as stable once a dump shows no change."""
+        """While a hub is linked, dump every ``poll_interval_s`` (or when woken after an
+        action) and push changes: a changed dump is pushed as unstable, and again as stable
+        once a dump shows no change."""
         while not self._lost.is_set():
-            try:
-                tree, changed = await self.capture()
-            except _DeviceGone:
-                return
-            await self._flush_status()
-            if tree is not None and changed:
-                self._unstable = True
-                await self._push(tree, "timer", False)
-            elif tree is not None and self._unstable:
-                self._unstable = False
-                await self._push(tree, "timer", True)
+            if self._links:  # nobody linked: no dumps (a new link captures afresh)
+                try:
+                    tree, changed = await self.capture()
+                except _DeviceGone:
+                    return
+                await self._flush_status()
+                if tree is not None and changed:
+                    self._unstable = True
+                    await self._push(tree, "timer", False)
+                elif tree is not None and self._unstable:
+                    self._unstable = False
+                    await self._push(tree, "timer", True)
             with anyio.move_on_after(self.config.poll_interval_s):
                 await self._wake.wait()
             if self._wake.is_set():
@@ -384,9 +386,7 @@ class AgentlessServer:
         try:
             if not await self._hello(ws):
                 return
-            tree = self.captures.latest
-            if tree is None:
-                tree, _ = await self.capture()
+            tree, _ = await self.capture()
             if tree is not None:
                 await link.send(
                     TreePush(reason="initial", stable=not self._unstable, tree=tree, quiet_ms=0)
