@@ -55,6 +55,19 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--secrets-file", type=Path, help="JSON {name: value} for secret:// refs")
     p.add_argument("--log-json", action="store_true", help="JSON log lines even on a TTY")
     p.add_argument("--no-dashboard", action="store_true", help="do not serve /dashboard")
+    p.add_argument(
+        "--android",
+        nargs="?",
+        const="*",
+        metavar="SERIAL",
+        help="drive real Android phones over adb (every one, or only SERIAL)",
+    )
+    p.add_argument("--android-agent-apk", type=Path, metavar="PATH", help="the agent APK")
+    p.add_argument(
+        "--android-agentless",
+        action="store_true",
+        help="no APK: uiautomator dump + adb input (slow)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,6 +113,16 @@ def _serve(args: argparse.Namespace) -> int:
         tokens[token] = Principal("controller", "controller")
     if args.observer_token:
         tokens[args.observer_token] = Principal("observer", "observer")
+    android = None
+    if args.android is not None:
+        from bridge.devices.android import AndroidConfig, preflight
+
+        android = AndroidConfig.from_cli(
+            args.android, args.android_agent_apk, args.android_agentless
+        )
+        if (problem := preflight(android)) is not None:
+            print(f"mobridge: {problem}", file=sys.stderr)
+            return 2
     config = HubConfig(
         host=args.host,
         port=args.port,
@@ -112,6 +135,7 @@ def _serve(args: argparse.Namespace) -> int:
         takeover_after_ms=int(args.takeover_after_s * 1000),
         secrets_file=args.secrets_file,
         dashboard=None if args.no_dashboard else dashboard_page(),
+        android=android,
     )
     hub = Hub(config)
 

@@ -12,7 +12,7 @@ import secrets as random_ids
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
@@ -26,6 +26,9 @@ from bridge.net.auth import Authenticator, Principal
 from bridge.net.client_server import ClientServer
 from bridge.wire.agent_link import AgentStatus, TreePush
 from bridge.wire.enums import Platform
+
+if TYPE_CHECKING:
+    from bridge.devices.android import AndroidConfig
 
 
 @dataclass
@@ -49,6 +52,8 @@ class HubConfig:
     takeover_after_ms: int = 5 * 60 * 1000
     secrets_file: Path | None = None
     name: str = "mobridge"
+    android: AndroidConfig | None = None
+    """Real Android phones over adb (agent or agentless mode); None: none."""
     dashboard: bytes | None = None
     """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
     the hub cannot import the layer above it)."""
@@ -113,6 +118,15 @@ class Hub:
                 self.sim = sim
                 sim_port = await tg.start(sim.serve)
                 targets.insert(0, AgentTarget(f"ws://127.0.0.1:{sim_port}", sim_token))
+            if self.config.android is not None:
+                from bridge.devices.android import run_android
+
+                tg.start_soon(
+                    run_android,
+                    self.config.android,
+                    lambda url, token: self.attach(AgentTarget(url, token)),
+                    self.detach,
+                )
             ready = [self.attach(target) for target in targets]
             with anyio.move_on_after(10):
                 for event in ready:
