@@ -20,11 +20,8 @@ time. ``prepare`` (device facts) must succeed before ``serve``.
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 
 import anyio
@@ -36,6 +33,7 @@ from websockets.http11 import Request, Response
 
 from bridge import __version__
 from bridge.core.importers import ImportFailure, import_dump
+from bridge.devices.agent_endpoint import check_hub_hello, refuse_unless_bearer
 from bridge.devices.android.adb import (
     ADB_ERRORS,
     AdbDeviceLike,
@@ -75,7 +73,6 @@ CAPABILITIES: tuple[str, ...] = (
     "app",
     "screenshot",
 )
-HELLO_TIMEOUT_S = 10.0
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -111,13 +108,6 @@ class _DeviceGone(Exception):
 
 class _Timeout(Exception):
     pass
-
-
-def _tokens_equal(given: str, expected: str) -> bool:
-    def digest(text: str) -> bytes:
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-
-    return hmac.compare_digest(digest(given), digest(expected))
 
 
 def extract_xml(output: bytes) -> bytes | None:
@@ -338,31 +328,15 @@ class AgentlessServer:
                 await server.wait_closed()
 
     def _authorize(self, connection: ServerConnection, request: Request) -> Response | None:
-        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and _tokens_equal(given.strip(), self.config.token):
-            return None
-        self.stats.refused_auth += 1
-        response = connection.respond(HTTPStatus.UNAUTHORIZED, "missing or wrong bearer token\n")
-        response.headers["WWW-Authenticate"] = 'Bearer realm="mobridge-agentless"'
-        return response
+        refusal = refuse_unless_bearer(connection, request, self.config.token, "mobridge-agentless")
+        if refusal is not None:
+            self.stats.refused_auth += 1
+        return refusal
 
     async def _hello(self, ws: ServerConnection) -> bool:
-        first: str | bytes | None = None
-        with anyio.move_on_after(HELLO_TIMEOUT_S):
-            first = await ws.recv()
-        message = HUB_TO_AGENT.decode(first) if first is not None else None
-        if not isinstance(message, AgentHubHello):
-            await ws.close(1002, "the first message must be the hub's hello")
-            return False
-        if message.protocol != AGENT_PROTOCOL:
-            await ws.close(
-                1002,
-                f"unsupported agent protocol {message.protocol}; this agent speaks "
-                f"{AGENT_PROTOCOL}",
-            )
-            return False
-        if message.token is not None and not _tokens_equal(message.token, self.config.token):
-            await ws.close(1008, "the token in hello does not match")
+        refusal = await check_hub_hello(ws, self.config.token)
+        if refusal is not None:
+            await ws.close(*refusal)
             return False
         screen = self._screen
         hello = AgentHello(

@@ -23,12 +23,9 @@ Rules:
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 
 import anyio
@@ -38,6 +35,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from bridge import __version__
+from bridge.devices.agent_endpoint import check_hub_hello, refuse_unless_bearer
 from bridge.devices.sim.capture import HandleRegistry
 from bridge.devices.sim.debounce import PushDebouncer
 from bridge.devices.sim.device import DemoDevice
@@ -73,7 +71,6 @@ CAPABILITIES: tuple[str, ...] = (
     "screenshot",
     "clipboard",
 )
-HELLO_TIMEOUT_S = 10.0
 MAX_IDLE_S = 1.0
 _OS_VERSIONS = {Platform.ANDROID: "14", Platform.IOS: "17.5"}
 
@@ -119,14 +116,6 @@ class SimStatistics:
     pushes: int = 0
     unstable_pushes: int = 0
     screenshots: int = 0
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-
-
-def tokens_equal(given: str, expected: str) -> bool:
-    return hmac.compare_digest(_digest(given), _digest(expected))
 
 
 _READ_ONLY = (AgentPing, CaptureCommand, ScreenshotCommand, AgentHubHello)
@@ -231,39 +220,16 @@ class SimDevice:
     # ---- handshake ----------------------------------------------------------------------
 
     def _authorize(self, connection: ServerConnection, request: Request) -> Response | None:
-        header = request.headers.get("Authorization", "")
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() == "bearer" and tokens_equal(given.strip(), self.config.token):
-            return None
-        self.stats.refused_auth += 1
-        response = connection.respond(HTTPStatus.UNAUTHORIZED, "missing or wrong bearer token\n")
-        response.headers["WWW-Authenticate"] = 'Bearer realm="mobridge-sim"'
-        return response
+        refusal = refuse_unless_bearer(connection, request, self.config.token, "mobridge-sim")
+        if refusal is not None:
+            self.stats.refused_auth += 1
+        return refusal
 
     async def _hello(self, ws: ServerConnection) -> bool:
-        first: str | bytes | None = None
-        with anyio.move_on_after(HELLO_TIMEOUT_S):
-            first = await ws.recv()
-        if first is None:
+        refusal = await check_hub_hello(ws, self.config.token)
+        if refusal is not None:
             self.stats.refused_hello += 1
-            await ws.close(1008, "no hello within 10 s")
-            return False
-        message = HUB_TO_AGENT.decode(first)
-        if not isinstance(message, AgentHubHello):
-            self.stats.refused_hello += 1
-            await ws.close(1002, "the first message must be the hub's hello")
-            return False
-        if message.protocol != AGENT_PROTOCOL:
-            self.stats.refused_hello += 1
-            await ws.close(
-                1002,
-                f"unsupported agent protocol {message.protocol}; "
-                f"this agent speaks {AGENT_PROTOCOL}",
-            )
-            return False
-        if message.token is not None and not tokens_equal(message.token, self.config.token):
-            self.stats.refused_hello += 1
-            await ws.close(1008, "the token in hello does not match")
+            await ws.close(*refusal)
             return False
         frame = self.device.frame
         hello = AgentHello(
