@@ -36,8 +36,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bridge.core.regex_guard import RegexRejected
 from bridge.core.textmatch import (
-    RegexRejected,
     TextMatched,
     TextMatcher,
     compile_text_match,

@@ -360,7 +360,8 @@ class DeviceEvent(_HubMessage, tag="device", frozen=True):
 
 
 class LeaseEvent(_HubMessage, tag="lease", frozen=True):
-    """``change``: acquired, released, taken_over, expired."""
+    """``change``: acquired, joined, renewed, released, taken_over (``session``/``client`` are
+    who caused it; a lease released by a disconnect reads ``released``)."""
 
     device: DeviceId
     change: str

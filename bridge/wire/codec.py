@@ -122,9 +122,8 @@ def _classify(reason: str, data: bytes, fmt: WireFormat) -> DecodeFailure:
     except (msgspec.DecodeError, ValueError, TypeError):
         pass
     if "Invalid value" in reason and "$.type" in reason:
-        return DecodeFailure(
-            ProtocolErrorCode.UNKNOWN_TYPE, f"unknown message type {tag!r}", request_id
-        )
+        what = f"unknown message type {tag!r}" if tag is not None else "unknown message type"
+        return DecodeFailure(ProtocolErrorCode.UNKNOWN_TYPE, what, request_id)
     if "missing required field `type`" in reason:
         return DecodeFailure(ProtocolErrorCode.MALFORMED, "message has no `type`", request_id)
     if reason.startswith("Expected `object`") and " - at `$" not in reason:

@@ -14,23 +14,25 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bridge.core.regex_guard import (
+    MAX_REGEX_LENGTH,
+    REGEX_CANDIDATE_CAP,
+    RegexRejected,
+    SafeRegex,
+    check_regex,
+    regex_candidate_cap,
+    regex_degree,
+)
 from bridge.core.textmatch import (
     CONFIDENCE_EXACT,
     CONFIDENCE_NORMALIZED,
     CONFIDENCE_REGEX,
     CONFIDENCE_SYNONYM,
-    MAX_REGEX_LENGTH,
-    REGEX_CANDIDATE_CAP,
-    RegexRejected,
-    SafeRegex,
     TextMatched,
     TextMatcher,
-    check_regex,
     compile_text_match,
     match_text,
     normalize_text,
-    regex_candidate_cap,
-    regex_degree,
     synonym_groups,
 )
 from bridge.wire.enums import MatchMode
