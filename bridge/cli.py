@@ -104,6 +104,16 @@ def _serve(args: argparse.Namespace) -> int:
     from bridge.wire.enums import Platform
 
     configure(json_lines=True if args.log_json else None)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"mobridge: warning: binding {args.host}, not loopback: anyone who can reach it "
+            "and holds a token can drive the device",
+            file=sys.stderr,
+        )
+    if args.allow_unsafe_anonymous:
+        print(
+            "mobridge: warning: anonymous access is on (--allow-unsafe-anonymous)", file=sys.stderr
+        )
     token = args.token
     generated = token is None and not args.allow_unsafe_anonymous
     if generated:
