@@ -19,7 +19,7 @@ from bridge.hub.actions import Pending, run_act, run_global_or_app
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.secrets_provider import SecretsProvider
-from bridge.net.agent_link import AgentLost
+from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
 from bridge.wire.agent_link import ScreenshotCommand
 from bridge.wire.client_protocol import (
@@ -415,12 +415,18 @@ class HubService:
     ) -> ScreenshotResult:
         if device.link is None or not device.online:
             raise offline(device.id, device.offline_reason)
-        from bridge.net.agent_link import decode_reply_png
-
-        try:
-            reply = await device.link.command(lambda cid: ScreenshotCommand(id=cid), timeout_s=15.0)
-        except (AgentLost, TimeoutError) as exc:
-            raise offline(device.id, str(exc)) from exc
+        link = device.link
+        reply = None
+        with anyio.CancelScope() as scope:
+            self._cancels[(session.id, rid)] = scope
+            try:
+                reply = await link.command(lambda cid: ScreenshotCommand(id=cid), timeout_s=15.0)
+            except (AgentLost, TimeoutError) as exc:
+                raise offline(device.id, str(exc)) from exc
+            finally:
+                self._cancels.pop((session.id, rid), None)
+        if reply is None:
+            raise BadRequest(ProtocolErrorCode.CANCELLED, "the screenshot was cancelled")
         if not reply.ok:
             code = (
                 ErrorCode.SECURE_WINDOW if reply.code == "SECURE" else ErrorCode.WINDOW_UNAVAILABLE

@@ -205,3 +205,31 @@ async def test_request_floods_are_rate_limited_with_ids_and_the_connection_survi
             await anyio.sleep(1.0)  # the bucket refills
             await ws.send(json.dumps({"type": "ping", "id": 1000}))
             assert json.loads(await ws.recv()) == {"type": "result", "id": 1000, "result": {}}
+
+
+async def test_a_pending_wait_can_be_cancelled_by_its_id() -> None:
+    async with (
+        running_hub(sim_scene="login") as rh,
+        ws_connect(rh.url, additional_headers={"Authorization": f"Bearer {OBSERVER}"}) as ws,
+    ):
+        await ws.send(json.dumps({"type": "hello", "id": 0, "client": {"name": "c"}}))
+        await ws.recv()
+        never = {"kind": "present", "query": {"text": {"value": "no such text"}}}
+        await ws.send(
+            json.dumps(
+                {
+                    "type": "wait",
+                    "id": "w1",
+                    "device": rh.device_id,
+                    "condition": never,
+                    "timeoutMs": 60000,
+                }
+            )
+        )
+        await anyio.sleep(0.2)
+        await ws.send(json.dumps({"type": "cancel", "id": "c1", "request": "w1"}))
+        with anyio.fail_after(5):
+            answers = {a["id"]: a for a in [json.loads(await ws.recv()) for _ in range(2)]}
+        assert answers["c1"] == {"type": "result", "id": "c1", "result": {}}
+        assert answers["w1"]["type"] == "protocol_error"
+        assert answers["w1"]["code"] == "CANCELLED"
