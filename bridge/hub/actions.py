@@ -11,11 +11,8 @@ event or a result.
 
 from __future__ import annotations
 
-import hashlib
-import secrets as random_ids
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -26,19 +23,17 @@ from bridge.core.noderef import (
     resolution_error,
     resolve_ref,
 )
-from bridge.core.objections import AnswerProblem, Approved, Objection, Rejected
-from bridge.core.screendiff import screen_diff
-from bridge.core.verification import Observed, PolicyRejected, check_verify_request, verify
+from bridge.core.verification import PolicyRejected, check_verify_request, verify
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.observation import dispatch_from_reply, observation, observe, observed
+from bridge.hub.policy import action_subject, check_policy, lease_check, require_controller
 from bridge.net.agent_link import AgentLost
 from bridge.net.client_server import Session
 from bridge.wire.action import (
     ActionRequest,
     ActionResult,
     ActionTarget,
-    Dispatch,
-    Observation,
     Verification,
 )
 from bridge.wire.agent_link import (
@@ -46,33 +41,27 @@ from bridge.wire.agent_link import (
     GlobalCommand,
     NodeActionCommand,
     NodeIdentity,
-    Reply,
 )
 from bridge.wire.client_protocol import Act, ActionEvent, App, Global
-from bridge.wire.client_protocol import Objection as WireObjection
 from bridge.wire.enums import (
-    ActionMethod,
     ActionVerb,
     AppAction,
     DispatchStatus,
     ErrorCode,
-    FallbackType,
-    MutationClass,
     ProtocolErrorCode,
     Role,
     Stability,
     VerificationPolicy,
     VerificationResult,
 )
-from bridge.wire.errors import ErrorEnvelope
 
 if TYPE_CHECKING:
     from bridge.hub.service import HubService
 
+
 NODE_VERBS_NEEDING_VALUE = frozenset({ActionVerb.SET_TEXT})
 DEFAULT_OBSERVE_MS = 3000
 DEFAULT_STABLE_MS = 300
-TICK_S = 0.05
 
 
 @dataclass
@@ -82,174 +71,6 @@ class Pending:
     done: anyio.Event
     result: ActionResult | None = None
     error: Exception | None = None
-
-
-def _require_controller(session: Session) -> None:
-    if session.role != "controller":
-        raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observer sessions cannot act")
-
-
-def _lease_check(svc: HubService, session: Session, device: DeviceRuntime) -> None:
-    blocked = device.leases.may_act(session.id, svc.clock_ms())
-    if blocked is not None:
-        raise refusal(
-            ErrorCode.POLICY_BLOCKED,
-            blocked.message(),
-            (
-                "wait for the lease event 'released' and retry",
-                "ask the holder to release the lease (lease.release)",
-                f"acquire the lease after {blocked.takeover_in_ms} ms idle to take it over",
-            ),
-        )
-
-
-def _subject(device: DeviceRuntime, what: str, fingerprint: str, has_value: bool) -> str:
-    raw = f"{device.id}|{what}|{fingerprint}|{has_value}".encode()
-    return hashlib.sha256(raw).hexdigest()[:24]
-
-
-def _objection(
-    svc: HubService, session: Session, code: ErrorCode, reason: str, subject: str, answerable: bool
-) -> Refusal:
-    obj = svc.objections.raise_objection(
-        Objection(
-            id=f"obj_{random_ids.token_hex(6)}",
-            session=session.id,
-            subject=subject,
-            reason=reason,
-            answerable=answerable,
-        )
-    )
-    recovery = (
-        (
-            f"ask the user, then repeat the same request with confirm "
-            f"{{objection: '{obj.id}', answer: 'approve'}}",
-            "choose a different, non-destructive action",
-        )
-        if answerable
-        else ("use a verification policy other than DISPATCH_ONLY", "do not retry as is")
-    )
-    return Refusal(
-        ErrorEnvelope(error=code, message=reason, recovery=recovery),
-        WireObjection(id=obj.id, answerable=answerable, reason=reason),
-    )
-
-
-def _policy(
-    svc: HubService,
-    session: Session,
-    device: DeviceRuntime,
-    cls: MutationClass,
-    financial: bool,
-    policy: VerificationPolicy | None,
-    subject: str,
-    confirm: Any,
-) -> None:
-    approved = False
-    if confirm is not None:  # an answer is checked (and reported) before anything else
-        answer = svc.objections.answer(confirm.objection, confirm.answer, session.id, subject)
-        match answer:
-            case Approved():
-                approved = True
-            case Rejected():
-                raise refusal(
-                    ErrorCode.POLICY_BLOCKED,
-                    f"the user rejected objection {confirm.objection}",
-                    ("do not retry this action",),
-                )
-            case AnswerProblem(message=message):
-                raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, message)
-    if policy is VerificationPolicy.DISPATCH_ONLY and not mutation.dispatch_only_allowed(
-        cls, financial
-    ):
-        raise _objection(
-            svc,
-            session,
-            ErrorCode.POLICY_BLOCKED,
-            f"DISPATCH_ONLY is not allowed for a {cls.value} action",
-            subject,
-            answerable=False,
-        )
-    if cls is MutationClass.DESTRUCTIVE and not approved:
-        raise _objection(
-            svc,
-            session,
-            ErrorCode.USER_CONFIRMATION_REQUIRED,
-            "this action looks destructive and needs the user's confirmation",
-            subject,
-            answerable=True,
-        )
-
-
-async def _wait_change(device: DeviceRuntime, timeout_s: float) -> None:
-    with anyio.move_on_after(max(0.0, timeout_s)):
-        await device.changed.wait()
-
-
-async def observe(
-    svc: HubService,
-    device: DeviceRuntime,
-    before: Capture,
-    *,
-    timeout_ms: int,
-    stable_for_ms: int,
-    met: Callable[[Capture], bool] | None,
-) -> tuple[Capture, Stability]:
-    """Wait after a dispatch, at most ``timeout_ms``: until the screen has been quiet for
-    ``stable_for_ms`` (and the agent calls it stable), and — when ``met`` is given (a
-    verification predicate) — until it holds on a quiet screen. At the deadline the newest
-    capture is returned as it is, TRANSITIONING when it was not quiet."""
-    start = svc.clock_ms()
-    deadline = start + timeout_ms
-    while True:
-        now = svc.clock_ms()
-        cur = device.current or before
-        quiet = now - max(device.last_change_ms, start) >= stable_for_ms and device.agent_stable
-        if quiet and (met is None or met(cur)):
-            return cur, Stability.STABLE
-        if now >= deadline:
-            return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
-        if not device.online:
-            return cur, Stability.UNKNOWN
-        await _wait_change(device, min(TICK_S, (deadline - now) / 1000))
-
-
-def _dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
-    if reply.ok:
-        method = reply.method or ActionMethod.ACCESSIBILITY_ACTION
-        gesture = method is ActionMethod.GESTURE_FALLBACK
-        return (
-            Dispatch(
-                status=DispatchStatus.DISPATCHED,
-                method=method,
-                fallback_used=gesture or method is ActionMethod.ACCESSIBILITY_ACTION_ANCESTOR,
-                fallback_type=FallbackType.GESTURE if gesture else None,
-            ),
-            None,
-        )
-    if reply.code in ("IDENTITY_MISMATCH", "NOT_FOUND"):
-        return Dispatch(status=DispatchStatus.REJECTED), ErrorEnvelope(
-            error=ErrorCode.STALE_NODE_REF,
-            message=f"the device no longer shows that element ({reply.code})",
-            recovery=("find the element again on the current screen",),
-        )
-    if reply.code in ("UNSUPPORTED", "SECURE", "BAD_COMMAND"):
-        return Dispatch(status=DispatchStatus.REJECTED), None
-    return Dispatch(status=DispatchStatus.FAILED), None
-
-
-def _observation(before: Capture, after: Capture, stability: Stability) -> Observation:
-    b, a = before.normalized.compact, after.normalized.compact
-    changed_gen = before.generation != after.generation
-    return Observation(
-        before_snapshot_id=b.snapshot_id,
-        after_snapshot_id=a.snapshot_id,
-        stability=stability,
-        screen_changed=b.tree_hash != a.tree_hash,
-        window_changed=(b.window_id != a.window_id) or (b.package_name != a.package_name),
-        diff=screen_diff(b, a) if changed_gen else None,
-        diff_ref=f"{b.snapshot_id}:{a.snapshot_id}",
-    )
 
 
 def _emit(
@@ -297,11 +118,11 @@ def _emit(
 async def run_act(
     svc: HubService, session: Session, device: DeviceRuntime, msg: Act
 ) -> ActionResult:
-    _require_controller(session)
+    require_controller(session)
     req = msg.request
     if not device.online:
         raise offline(device.id, device.offline_reason)
-    _lease_check(svc, session, device)
+    lease_check(svc, session, device)
     if req.target is None:
         raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, f"{req.action.value} needs a target")
     if req.action in NODE_VERBS_NEEDING_VALUE and req.value is None and req.value_ref is None:
@@ -391,8 +212,8 @@ async def _act_locked(
         policy = req.verify.policy if req.verify else None
         from bridge.core.identity import fingerprint
 
-        subject = _subject(device, req.action.value, fingerprint(node), req.value is not None)
-        _policy(svc, session, device, cls, financial, policy, subject, msg.confirm)
+        subject = action_subject(device, req.action.value, fingerprint(node), req.value is not None)
+        check_policy(svc, session, device, cls, financial, policy, subject, msg.confirm)
         text = req.value
         if req.value_ref is not None:
             text = svc.secrets.resolve(req.value_ref)
@@ -438,7 +259,7 @@ async def _act_locked(
             raise offline(device.id, f"the agent was lost during the action: {exc}") from exc
         finally:
             text = None  # drop the plaintext as soon as it was sent
-        dispatch, stale = _dispatch_from_reply(reply)
+        dispatch, stale = dispatch_from_reply(reply)
         if stale is not None:
             _emit(
                 svc,
@@ -456,7 +277,7 @@ async def _act_locked(
         verify_req = req.verify
         timeout_ms = verify_req.timeout_ms if verify_req else DEFAULT_OBSERVE_MS
         stable_ms = verify_req.stable_for_ms if verify_req else DEFAULT_STABLE_MS
-        before_view = _observed(device, before, before.received_ms)
+        before_view = observed(device, before, before.received_ms)
 
         def verdict_on(cap: Capture) -> Verification | None:
             if verify_req is None or verify_req.policy is VerificationPolicy.DISPATCH_ONLY:
@@ -465,7 +286,7 @@ async def _act_locked(
                 verify_req.policy,
                 verify_req.expected,
                 before=before_view,
-                after=_observed(device, cap, svc.clock_ms()),
+                after=observed(device, cap, svc.clock_ms()),
                 target_id=node.node_id,
             )
             if isinstance(got, PolicyRejected):
@@ -493,7 +314,7 @@ async def _act_locked(
         verification = verdict_on(after)
         result = ActionResult(
             dispatch=dispatch,
-            observation=_observation(before, after, stability),
+            observation=observation(before, after, stability),
             target=target,
             mutation_class=cls,
             verification=verification,
@@ -506,10 +327,10 @@ async def _act_locked(
 async def run_global_or_app(
     svc: HubService, session: Session, device: DeviceRuntime, msg: Global | App
 ) -> ActionResult:
-    _require_controller(session)
+    require_controller(session)
     if not device.online:
         raise offline(device.id, device.offline_reason)
-    _lease_check(svc, session, device)
+    lease_check(svc, session, device)
     started = svc.clock_ms()
     if isinstance(msg, App):
         if msg.action is AppAction.APP_DEEP_LINK and not msg.uri:
@@ -550,7 +371,7 @@ async def run_global_or_app(
                 started,
             )
             raise offline(device.id, f"the agent was lost during the action: {exc}") from exc
-        dispatch, _ = _dispatch_from_reply(reply)
+        dispatch, _ = dispatch_from_reply(reply)
         if dispatch.status is DispatchStatus.DISPATCHED:
             after, stability = await observe(
                 svc,
@@ -564,20 +385,9 @@ async def run_global_or_app(
             after, stability = device.current or before, Stability.UNKNOWN
         result = ActionResult(
             dispatch=dispatch,
-            observation=_observation(before, after, stability),
+            observation=observation(before, after, stability),
             mutation_class=cls,
         )
         device.leases.touch(session.id, svc.clock_ms())
         _emit(svc, session, device, msg.id, verb, name, None, result, None, started)
         return result
-
-
-def _observed(device: DeviceRuntime, capture: Capture, at_ms: int) -> Observed:
-    full = capture.normalized.full
-    return Observed(
-        snapshot=full,
-        tree=capture.tree,
-        at_ms=at_ms,
-        stable_since_ms=device.last_change_ms,
-        viewport=full.nodes[0].bounds if full.nodes else None,
-    )

@@ -1,0 +1,104 @@
+"""Observation after a dispatch: waiting for a quiet screen (and a verification predicate),
+turning an agent reply into the Dispatch layer, and the Observation layer with its diff."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import anyio
+
+from bridge.core.screendiff import screen_diff
+from bridge.core.verification import Observed
+from bridge.hub.device import Capture, DeviceRuntime
+from bridge.wire.action import Dispatch, Observation
+from bridge.wire.agent_link import Reply
+from bridge.wire.enums import ActionMethod, DispatchStatus, ErrorCode, FallbackType, Stability
+from bridge.wire.errors import ErrorEnvelope
+
+if TYPE_CHECKING:
+    from bridge.hub.service import HubService
+
+TICK_S = 0.05
+
+
+async def wait_change(device: DeviceRuntime, timeout_s: float) -> None:
+    with anyio.move_on_after(max(0.0, timeout_s)):
+        await device.changed.wait()
+
+
+async def observe(
+    svc: HubService,
+    device: DeviceRuntime,
+    before: Capture,
+    *,
+    timeout_ms: int,
+    stable_for_ms: int,
+    met: Callable[[Capture], bool] | None,
+) -> tuple[Capture, Stability]:
+    """Wait after a dispatch, at most ``timeout_ms``: until the screen has been quiet for
+    ``stable_for_ms`` (and the agent calls it stable), and — when ``met`` is given (a
+    verification predicate) — until it holds on a quiet screen. At the deadline the newest
+    capture is returned as it is, TRANSITIONING when it was not quiet."""
+    start = svc.clock_ms()
+    deadline = start + timeout_ms
+    while True:
+        now = svc.clock_ms()
+        cur = device.current or before
+        quiet = now - max(device.last_change_ms, start) >= stable_for_ms and device.agent_stable
+        if quiet and (met is None or met(cur)):
+            return cur, Stability.STABLE
+        if now >= deadline:
+            return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
+        if not device.online:
+            return cur, Stability.UNKNOWN
+        await wait_change(device, min(TICK_S, (deadline - now) / 1000))
+
+
+def dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
+    if reply.ok:
+        method = reply.method or ActionMethod.ACCESSIBILITY_ACTION
+        gesture = method is ActionMethod.GESTURE_FALLBACK
+        return (
+            Dispatch(
+                status=DispatchStatus.DISPATCHED,
+                method=method,
+                fallback_used=gesture or method is ActionMethod.ACCESSIBILITY_ACTION_ANCESTOR,
+                fallback_type=FallbackType.GESTURE if gesture else None,
+            ),
+            None,
+        )
+    if reply.code in ("IDENTITY_MISMATCH", "NOT_FOUND"):
+        return Dispatch(status=DispatchStatus.REJECTED), ErrorEnvelope(
+            error=ErrorCode.STALE_NODE_REF,
+            message=f"the device no longer shows that element ({reply.code})",
+            recovery=("find the element again on the current screen",),
+        )
+    if reply.code in ("UNSUPPORTED", "SECURE", "BAD_COMMAND"):
+        return Dispatch(status=DispatchStatus.REJECTED), None
+    return Dispatch(status=DispatchStatus.FAILED), None
+
+
+def observation(before: Capture, after: Capture, stability: Stability) -> Observation:
+    b, a = before.normalized.compact, after.normalized.compact
+    changed_gen = before.generation != after.generation
+    return Observation(
+        before_snapshot_id=b.snapshot_id,
+        after_snapshot_id=a.snapshot_id,
+        stability=stability,
+        screen_changed=b.tree_hash != a.tree_hash,
+        window_changed=(b.window_id != a.window_id) or (b.package_name != a.package_name),
+        diff=screen_diff(b, a) if changed_gen else None,
+        diff_ref=f"{b.snapshot_id}:{a.snapshot_id}",
+    )
+
+
+def observed(device: DeviceRuntime, capture: Capture, at_ms: int) -> Observed:
+    full = capture.normalized.full
+    return Observed(
+        snapshot=full,
+        tree=capture.tree,
+        at_ms=at_ms,
+        stable_since_ms=device.last_change_ms,
+        viewport=full.nodes[0].bounds if full.nodes else None,
+    )
