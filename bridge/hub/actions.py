@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from bridge.core import mutation
+from bridge.core.identity import fingerprint
 from bridge.core.noderef import (
     GenerationCheck,
     Resolved,
@@ -210,8 +211,6 @@ async def _act_locked(
         )
         cls, financial = verdict.mutation_class, verdict.financial
         policy = req.verify.policy if req.verify else None
-        from bridge.core.identity import fingerprint
-
         subject = action_subject(device, req.action.value, fingerprint(node), req.value is not None)
         check_policy(svc, session, device, cls, financial, policy, subject, msg.confirm)
         text = req.value

@@ -362,8 +362,6 @@ class HubService:
 
     async def _wait(self, session: Session, request: Wait) -> WaitResult:
         device = self.device(request.device)
-        from bridge.core.conditions import validate_condition
-
         problem = validate_condition(request.condition)
         if problem is not None:
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, problem)
