@@ -9,7 +9,13 @@ from typing import Any
 
 import anyio
 
-from bridge.core.conditions import ConditionView, evaluate
+from bridge.core.conditions import (
+    ConditionOutcome,
+    ConditionRejected,
+    ConditionView,
+    evaluate,
+    validate_condition,
+)
 from bridge.core.idempotency import IdempotencyTable
 from bridge.core.leases import Blocked
 from bridge.core.noderef import GenerationCheck, Resolved, build_ref, resolution_error, resolve_ref
@@ -373,7 +379,7 @@ class HubService:
                 else WAIT_DEFAULT_MS
             )
         start = self.clock_ms()
-        last: Any = None
+        last: ConditionOutcome | None = None
         snapshot_id: str | None = None
         with anyio.CancelScope() as scope:
             self._cancels[(session.id, request.id)] = scope
@@ -382,14 +388,14 @@ class HubService:
                     now = self.clock_ms()
                     cap = device.current
                     if cap is not None and device.online:
-                        last = evaluate(
+                        outcome = evaluate(
                             request.condition, self.condition_view(device, cap, now, None)
                         )
+                        if isinstance(outcome, ConditionRejected):
+                            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, outcome.reason)
+                        last = outcome
                         snapshot_id = cap.normalized.full.snapshot_id
-                        result = getattr(last, "result", None)
-                        if result is None:
-                            raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, str(last))
-                        if result is VerificationResult.CONDITION_MET:
+                        if outcome.result is VerificationResult.CONDITION_MET:
                             break
                     if now - start >= timeout:
                         break
