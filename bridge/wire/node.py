@@ -31,6 +31,7 @@ class NodeState(WireStruct, frozen=True):
 
 
 NodeState.DEFAULT = NodeState()
+_DEFAULT_STATE = NodeState.DEFAULT
 
 
 class CollectionInfo(WireStruct, frozen=True):
@@ -66,10 +67,12 @@ class SemanticNode(WireStruct, frozen=True):
     confidence: Confidence = 1.0
 
     def __post_init__(self) -> None:
-        if len(set(self.actions)) != len(self.actions):
+        actions = self.actions
+        if len(actions) > 1 and len(set(actions)) != len(actions):
             raise ValueError("actions must not repeat a verb")
         # An all-default state is spelled by absence, never as ``{}``.
-        if self.state is not None and self.state.is_default():
+        state = self.state
+        if state is not None and state == _DEFAULT_STATE:
             msgspec.structs.force_setattr(self, "state", None)
 
     @property
