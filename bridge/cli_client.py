@@ -93,7 +93,12 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
         final = f"hub-{name}" if name in taken else name
-        p = subparsers.add_parser(final, parents=[common], help=help_text)
+        # A renamed clash stays reachable but out of the listing (``find`` serves both):
+        # argparse lists only subcommands added with a help text.
+        if final == name:
+            p = subparsers.add_parser(final, parents=[common], help=help_text)
+        else:
+            p = subparsers.add_parser(final, parents=[common], description=help_text)
         p.set_defaults(client_command=name, handler=run_client_command)
         return p
 
