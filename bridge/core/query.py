@@ -45,7 +45,7 @@ from bridge.core.textmatch import (
 )
 from bridge.core.tree import ROOT, NodeTree
 from bridge.wire.base import Bounds
-from bridge.wire.enums import Role
+from bridge.wire.enums import ActionVerb, Role
 from bridge.wire.node import SemanticNode
 from bridge.wire.query import QueryState, SemanticQuery, TextMatch, Within
 
@@ -253,6 +253,34 @@ def _within_is_empty(within: Within) -> bool:
 # --------------------------------------------------------------------------- entry point
 
 
+_ECHO_LEVELS = 3
+_PASSIVE_ACTIONS = frozenset({ActionVerb.COPY, ActionVerb.FOCUS})
+"""Actions a text may offer and still be only a label (copying or focusing it)."""
+
+
+def _without_echoes(tree: NodeTree, matches: list[QueryMatch]) -> list[QueryMatch]:
+    """Drop a matched text that only echoes a matched ancestor's name: a clickable row or a
+    Compose toggle takes its label from the text inside it, and both then match the same
+    words. The actionable ancestor stays (the agent acts on it either way); the echo goes, so
+    one visible text is one match, not an ambiguity."""
+    matched = {m.node.node_id: m for m in matches}
+    kept: list[QueryMatch] = []
+    for m in matches:
+        node = m.node
+        words = node.text or node.label
+        echo = False
+        if words and not (set(node.actions) - _PASSIVE_ACTIONS):
+            for level, anc in enumerate(tree.ancestors(node.node_id)):
+                if level >= _ECHO_LEVELS:
+                    break
+                if anc.node_id in matched and anc.label == words and anc.actions:
+                    echo = True
+                    break
+        if not echo:
+            kept.append(m)
+    return kept
+
+
 def run_query(
     tree: NodeTree, query: SemanticQuery, *, viewport: Bounds | None = None
 ) -> QueryOutcome:
@@ -287,6 +315,8 @@ def run_query(
                 min(m.confidence, outer.confidence),
             )
         matches.append(_any_node_reason(m))
+    if query.text is not None or query.label is not None:
+        matches = _without_echoes(tree, matches)
     total = len(matches)
 
     selected = matches

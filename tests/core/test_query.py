@@ -503,17 +503,43 @@ def test_every_node_is_found_by_its_own_text_and_id(path: Path) -> None:
         checked += 1
         wanted = normalize_text(source[1])
         out = run(t, q(text=source[1]))
-        assert n in [m.node for m in out.items]
+        found_nodes = [m.node for m in out.items]
+        # found itself, or (an echo) through the actionable ancestor whose name it gives
+        assert n in found_nodes or any(
+            a in found_nodes and a.label == (n.text or n.label) for a in t.ancestors(n.node_id)
+        )
         for m in out.items:
             other = visible_text(m.node)
             assert other is not None and normalize_text(other[1]) == wanted
         regex = TextMatch(value=re.escape(source[1][:100]), match=MatchMode.REGEX)
         found = run_query(t, q(text=regex), viewport=None)
         if isinstance(found, Matches):  # an escaped literal is never rejected, but may be long
-            assert n in [m.node for m in found.items]
+            regex_nodes = [m.node for m in found.items]
+            assert n in regex_nodes or any(a in regex_nodes for a in t.ancestors(n.node_id))
         if n.resource_id or n.automation_id:
             rid = n.resource_id or n.automation_id
             assert rid is not None
             assert n in [m.node for m in run(t, q(resource_id=rid)).items]
     everything = run(t, q(first_visible=True))
     assert everything.total == len(t)
+
+
+def test_a_text_that_only_echoes_its_actionable_container_is_one_match() -> None:
+    from bridge.wire.enums import ActionVerb
+    from bridge.wire.node import NodeState
+
+    row = SemanticNode(
+        node_id="n2",
+        parent_id="n1",
+        role=Role.LIST_ITEM,
+        label="Item 3",
+        state=NodeState(clickable=True),
+        actions=(ActionVerb.CLICK,),
+    )
+    title = SemanticNode(node_id="n3", parent_id="n2", role=Role.TEXT, text="Item 3")
+    other = SemanticNode(node_id="n4", parent_id="n1", role=Role.TEXT, text="Item 3")
+    t = NodeTree([SemanticNode(node_id="n1", role=Role.LIST), row, title, other])
+    out = run(t, q(text="Item 3"))
+    # the row (actionable) and the unrelated text stay; the row's own title is its echo
+    assert [m.node.node_id for m in out.items] == ["n2", "n4"]
+    assert [m.node.node_id for m in run(t, q(role=Role.TEXT)).items] == ["n3", "n4"]
