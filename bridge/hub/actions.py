@@ -44,11 +44,13 @@ from bridge.wire.agent_link import (
     NodeIdentity,
 )
 from bridge.wire.client_protocol import Act, ActionEvent, App, Global
+from bridge.wire.conditions import AppForeground
 from bridge.wire.enums import (
     ActionVerb,
     AppAction,
     DispatchStatus,
     ErrorCode,
+    PredicateSource,
     ProtocolErrorCode,
     Role,
     Stability,
@@ -371,6 +373,34 @@ async def run_global_or_app(
             )
             raise offline(device.id, f"the agent was lost during the action: {exc}") from exc
         dispatch, _ = dispatch_from_reply(reply)
+        # Opening or foregrounding a named app has an intrinsic postcondition: that app is in
+        # the foreground afterwards. Nothing else here has one (BACK, HOME, deep links).
+        foreground = (
+            AppForeground(app_id=msg.app_id)
+            if isinstance(msg, App)
+            and msg.app_id
+            and msg.action in (AppAction.APP_OPEN, AppAction.APP_BRING_TO_FRONT)
+            else None
+        )
+        before_view = observed(device, before, before.received_ms)
+
+        def intrinsic(cap: Capture) -> Verification | None:
+            if foreground is None:
+                return None
+            got = verify(
+                VerificationPolicy.EXPLICIT_CONDITION,
+                foreground,
+                before=before_view,
+                after=observed(device, cap, svc.clock_ms()),
+                target_id=None,
+                source=PredicateSource.INTRINSIC,
+            )
+            return None if isinstance(got, PolicyRejected) else got
+
+        def holds(cap: Capture) -> bool:
+            got = intrinsic(cap)
+            return got is not None and got.result is VerificationResult.CONDITION_MET
+
         if dispatch.status is DispatchStatus.DISPATCHED:
             after, stability = await observe(
                 svc,
@@ -378,7 +408,7 @@ async def run_global_or_app(
                 before,
                 timeout_ms=DEFAULT_OBSERVE_MS,
                 stable_for_ms=DEFAULT_STABLE_MS,
-                met=None,
+                met=holds if foreground is not None else None,
             )
         else:
             after, stability = device.current or before, Stability.UNKNOWN
@@ -386,6 +416,7 @@ async def run_global_or_app(
             dispatch=dispatch,
             observation=observation(before, after, stability),
             mutation_class=cls,
+            verification=intrinsic(after),
         )
         device.leases.touch(session.id, svc.clock_ms())
         _emit(svc, session, device, msg.id, verb, name, None, result, None, started)

@@ -269,3 +269,22 @@ async def test_screenshot_capture_is_fetched_over_http_with_auth_and_stats_are_s
         assert any(s["client"] == "shot" for s in stats["sessions"].values())
         assert (await get("/healthz", None))[0] == 200
         assert (await get("/healthz", "wrong-key"))[0] == 401
+
+
+async def test_app_open_is_verified_intrinsically_by_the_foreground_app() -> None:
+    from bridge.wire.enums import AppAction
+
+    async with (
+        running_hub(sim_scene="login") as rh,
+        connect(rh.url, token=CONTROLLER, name="apps") as hub,
+    ):
+        dev = hub.device(rh.device_id)
+        closed = await dev.app(AppAction.APP_CLOSE_UI)
+        assert closed.verification is None  # no promise to check: Back/Home only
+        opened = await dev.app(AppAction.APP_OPEN, app_id="dev.mobridge.demo")
+        _validate("action-result", opened)
+        assert opened.verification is not None
+        assert opened.verification.predicate.source is not None
+        assert opened.verification.predicate.source.value == "INTRINSIC"
+        assert opened.verification.result.value == "CONDITION_MET"
+        assert opened.observation.window_changed
