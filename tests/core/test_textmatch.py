@@ -4,17 +4,12 @@
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.core.regex_guard import (
     REGEX_CANDIDATE_CAP,
-    RegexRejected,
     SafeRegex,
     check_regex,
 )
@@ -26,51 +21,11 @@ from bridge.core.textmatch import (
     TextMatched,
     TextMatcher,
     compile_text_match,
-    match_text,
     normalize_text,
     synonym_groups,
 )
-from bridge.wire.enums import MatchMode
 from bridge.wire.query import TextMatch
-
-EXACT, NORM, CONTAINS, REGEX, SYN = (
-    MatchMode.EXACT,
-    MatchMode.NORMALIZED_EXACT,
-    MatchMode.CONTAINS,
-    MatchMode.REGEX,
-    MatchMode.SEMANTIC_SYNONYM,
-)
-
-
-def tm(value: str, mode: MatchMode = NORM) -> TextMatch:
-    return TextMatch(value=value, match=mode)
-
-
-def matched(value: str, mode: MatchMode, candidate: str | None) -> TextMatched | None:
-    out = match_text(tm(value, mode), candidate)
-    assert not isinstance(out, RegexRejected), out
-    return out
-
-
-class _Timeout(Exception):
-    pass
-
-
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """Fail instead of hanging: ``re`` checks for signals while it backtracks."""
-
-    def fire(signum: int, frame: object) -> None:
-        raise _Timeout(f"took longer than {seconds}s")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
+from tests.core.textmatch_helpers import CONTAINS, EXACT, NORM, REGEX, SYN, matched, tm
 
 # --------------------------------------------------------------------------- normalize_text
 
