@@ -178,8 +178,7 @@ async def _act_locked(
             req.target,
             before.normalized.full,
             before.tree,
-            same_id_space=req.target.snapshot_id in device.by_snapshot
-            or req.target.snapshot_id.startswith(f"s_{device.run_prefix}"),
+            same_id_space=device.owns_snapshot(req.target.snapshot_id),
             generation=gen_check,
         )
         if not isinstance(outcome, Resolved):

@@ -12,6 +12,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,7 +31,6 @@ from bridge.wire.agent_link import TreePush
 from bridge.wire.client_protocol import DeltaEvent, DeviceEvent, SnapshotEvent
 from bridge.wire.codec import WireFormat, encode
 from bridge.wire.enums import Platform
-from bridge.wire.raw import RawTree
 from bridge.wire.snapshot import ScreenSnapshot
 
 HISTORY = 64
@@ -44,7 +44,6 @@ class Capture:
     generation: int
     normalized: Normalized
     tree: NodeTree
-    compact_tree: NodeTree
     received_ms: int
     capture_no: int
 
@@ -93,7 +92,6 @@ class DeviceRuntime:
         self.allocator = IdAllocator()
         self.generation = 0
         self.current: Capture | None = None
-        self.raw: RawTree | None = None
         self.agent_stable = True
         self.last_change_ms = 0
         self.history: OrderedDict[int, Capture] = OrderedDict()
@@ -113,7 +111,6 @@ class DeviceRuntime:
         """Normalize a pushed tree; returns the new capture when it is a new generation."""
         self.stats.captures += 1
         now = self.clock_ms()
-        self.raw = push.tree
         self.agent_stable = push.stable
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
         result = normalize(push.tree, SnapshotContext(self.id, tentative, now), self.allocator)
@@ -128,7 +125,7 @@ class DeviceRuntime:
             and cur.normalized.full.nodes == result.full.nodes
         ):
             # Same screen: keep the generation, refresh handles for the new capture.
-            cur.normalized = _with_handles(cur.normalized, result.handles)
+            cur.normalized = dataclasses.replace(cur.normalized, handles=result.handles)
             cur.capture_no = push.tree.capture
             self._notify()
             return None
@@ -138,7 +135,6 @@ class DeviceRuntime:
             self.generation,
             result,
             NodeTree(result.full.nodes),
-            NodeTree(result.compact.nodes),
             now,
             push.tree.capture,
         )
@@ -168,6 +164,11 @@ class DeviceRuntime:
         """The full snapshot of ``generation`` while it is still in the history."""
         cap = self.history.get(generation)
         return cap.normalized.full if cap is not None else None
+
+    def owns_snapshot(self, snapshot_id: str) -> bool:
+        """True when ``snapshot_id`` was issued by this hub run, so its node ids come from this
+        device's allocator (the precondition for trusting a ref's node id)."""
+        return snapshot_id.startswith(f"s_{self.run_prefix}")
 
     def capture_of(self, snapshot_id: str) -> Capture | None:
         gen = self.by_snapshot.get(snapshot_id)
@@ -206,11 +207,11 @@ class DeviceRuntime:
             session.push_event(stream, data)
 
     def _resync_all(self) -> None:
+        """After a (re)connection: every member gets the stream's snapshot, encoded once."""
         for stream in self.streams.values():
-            for session in stream.members:
-                ev = self.resync_event(stream)
-                if ev is not None:
-                    session.push_event(stream.id, session.encode(ev))
+            ev = self.resync_event(stream)
+            if ev is not None and stream.members:
+                self._broadcast(stream.members, stream.id, ev)
 
     def resync_event(self, stream: Stream) -> SnapshotEvent | None:
         if self.current is None:
@@ -245,13 +246,3 @@ class DeviceRuntime:
         self.offline_reason = None if online else reason
         self.broadcast_event(DeviceEvent(device=self.id, online=online, reason=reason))
         self._notify()
-
-
-def _with_handles(normalized: Normalized, handles: dict[str, int]) -> Normalized:
-    return Normalized(
-        normalized.full,
-        normalized.compact,
-        normalized.layout_hash,
-        handles,
-        normalized.screens,
-    )

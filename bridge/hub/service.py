@@ -288,7 +288,7 @@ class HubService:
                     ref,
                     cap.normalized.full,
                     cap.tree,
-                    same_id_space=ref.snapshot_id.startswith(f"s_{device.run_prefix}"),
+                    same_id_space=device.owns_snapshot(ref.snapshot_id),
                     generation=check,
                 )
                 if not isinstance(outcome, Resolved):
