@@ -138,15 +138,23 @@ def layout_hash(nodes: Sequence[SemanticNode]) -> str:
 
 
 def screen_state_id(nodes: Sequence[SemanticNode], screen_names: Sequence[str], app: str) -> str:
-    """``<screen or app>:<8 hex>`` — coarse identity: containers and automation ids only."""
-    tree = NodeTree(nodes)
+    """``<screen or app>:<8 hex>`` — coarse identity: containers and automation ids only.
+
+    One pass over the pre-order sequence (parents come before their children)."""
     skeleton: list[tuple[object, ...]] = []
+    depth: dict[str, int] = {}
+    in_item: dict[str, bool] = {}
     for node in nodes:
-        if any(a.role is Role.LIST_ITEM for a in tree.ancestors(node.node_id)):
+        parent = node.parent_id
+        d = depth[parent] + 1 if parent in depth else 0
+        inside = parent is not None and in_item.get(parent, False)
+        depth[node.node_id] = d
+        in_item[node.node_id] = inside or node.role is Role.LIST_ITEM
+        if inside:
             continue  # list contents scroll; the list itself stays in the skeleton
         aid = automation(node)
         if node.role in _CONTAINER_ROLES or aid:
-            skeleton.append((node.role.value, aid, len(list(tree.ancestors(node.node_id)))))
+            skeleton.append((node.role.value, aid, d))
     prefix = "+".join(screen_names) if screen_names else app.rsplit(".", 1)[-1]
     return f"{prefix}:{short_hash(*skeleton, size=4)}"
 
