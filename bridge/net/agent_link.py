@@ -9,13 +9,13 @@ to callbacks and completing pending commands by id. ``command`` sends one comman
 
 from __future__ import annotations
 
+import base64
 import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
-import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
@@ -165,11 +165,10 @@ class AgentLink:
 
 
 def decode_reply_png(reply: Reply) -> bytes | None:
-    import base64
-
+    """The PNG bytes a screenshot reply carries, or None when absent or not valid base64."""
     if reply.png_base64 is None:
         return None
     try:
         return base64.b64decode(reply.png_base64, validate=True)
-    except (ValueError, msgspec.DecodeError):
+    except ValueError:  # binascii.Error is a ValueError
         return None
