@@ -214,17 +214,18 @@ class HubConnection:
         return pending.result
 
     async def subscribe(
-        self, device: str, compact: bool
+        self, device: str, compact: bool, settled: bool = False
     ) -> tuple[SubscribeResult, Channel[SubscriptionEvent]]:
-        """Subscribe; the channel is registered by the reader as the result is read, so no
-        event that follows the result can be missed."""
+        """Subscribe (``settled``: to the stream of settled screens only); the channel is
+        registered by the reader as the result is read, so no event that follows the result
+        can be missed."""
         channel: Channel[SubscriptionEvent] = Channel(self.channel_size)
 
         def register(result: Any) -> None:
             assert isinstance(result, SubscribeResult)
             self._channels[result.subscription] = channel
 
-        message = Subscribe(id=self.next_id(), device=device, compact=compact)
+        message = Subscribe(id=self.next_id(), device=device, compact=compact, settled=settled)
         result = await self.request(message, on_result=register)
         assert isinstance(result, SubscribeResult)
         return result, channel

@@ -7,7 +7,10 @@ Invariants:
   never given to another element;
 - each stream (``<device>:compact`` / ``<device>:full``) has one ``seq`` counter; a delta is
   encoded once per (stream, format) and the same bytes go to every member;
-- ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs.
+- ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs;
+- the settled streams (``<device>:compact:settled`` / ``<device>:full:settled``) get no delta
+  from ``ingest``: ``bridge.hub.settled.SettledFeed`` sends theirs, from each stream's
+  ``base`` (the snapshot every member holds) once the screen settles.
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ class Stream:
     compact: bool
     seq: int = 0
     members: set[Session] = field(default_factory=set)
+    settled: bool = False
+    base: Capture | None = None
+    """Settled streams only: the capture every member's state equals."""
 
 
 @dataclass
@@ -99,6 +105,10 @@ class DeviceRuntime:
         self.streams = {
             True: Stream(f"{device_id}:compact", True),
             False: Stream(f"{device_id}:full", False),
+        }
+        self.settled_streams = {
+            True: Stream(f"{device_id}:compact:settled", True, settled=True),
+            False: Stream(f"{device_id}:full:settled", False, settled=True),
         }
         self.action_lock = anyio.Lock()
         self.leases = LeaseBook(takeover_after_ms=takeover_after_ms)
@@ -214,24 +224,28 @@ class DeviceRuntime:
                 self._broadcast(stream.members, stream.id, ev)
 
     def resync_event(self, stream: Stream) -> SnapshotEvent | None:
-        if self.current is None:
+        capture = stream.base if stream.settled else self.current
+        if capture is None:
             return None
         return SnapshotEvent(
             subscription=stream.id,
             seq=stream.seq,
-            generation=self.current.generation,
-            snapshot=self.current.snapshot(stream.compact),
+            generation=capture.generation,
+            snapshot=capture.snapshot(stream.compact),
         )
 
+    def all_streams(self) -> tuple[Stream, ...]:
+        return (*self.streams.values(), *self.settled_streams.values())
+
     def stream_by_id(self, stream_id: str) -> Stream | None:
-        for stream in self.streams.values():
+        for stream in self.all_streams():
             if stream.id == stream_id:
                 return stream
         return None
 
     def watchers(self) -> set[Session]:
         out: set[Session] = set()
-        for stream in self.streams.values():
+        for stream in self.all_streams():
             out |= stream.members
         return out
 

@@ -66,8 +66,12 @@ class DevicesList(_Request, tag="devices.list", frozen=True):
 
 
 class Subscribe(_Request, tag="subscribe", frozen=True):
+    """Join one of the device's streams. ``settled`` true joins its settled stream: the hub
+    holds transitional frames back and sends one delta when the screen settles."""
+
     device: DeviceId
     compact: bool = True
+    settled: bool = False
 
 
 class Unsubscribe(_Request, tag="unsubscribe", frozen=True):
@@ -99,9 +103,15 @@ class Confirm(WireStruct, frozen=True):
 
 
 class Act(_Request, tag="act", frozen=True):
+    """A node action. The target is either ``request.target`` (a NodeRef) or ``query`` (a
+    SemanticQuery the hub resolves on the newest snapshot when the action's turn comes:
+    exactly one match, else NODE_NOT_FOUND or AMBIGUOUS_MATCH with the candidates); giving
+    both, or neither, is INVALID_PARAMS."""
+
     device: DeviceId
     request: ActionRequest
     confirm: Confirm | None = None
+    query: SemanticQuery | None = None
 
 
 class Global(_Request, tag="global", frozen=True):
@@ -371,7 +381,9 @@ class LeaseEvent(_HubMessage, tag="lease", frozen=True):
 
 
 class ActionEvent(_HubMessage, tag="action", frozen=True):
-    """Who did what: every act / global / app, with its outcome. Never carries a value."""
+    """Who did what: every act / global / app, with its outcome — a result, or the code and
+    message of the refusal. ``query`` is the semantic query an ``act`` named as its target.
+    Never carries a typed value or a secret."""
 
     device: DeviceId
     session: str
@@ -382,6 +394,8 @@ class ActionEvent(_HubMessage, tag="action", frozen=True):
     result: ActionResult | None = None
     error: ErrorCode | None = None
     duration_ms: NonNegInt = 0
+    query: SemanticQuery | None = None
+    message: str | None = None
 
 
 HubToClient = (
