@@ -31,6 +31,8 @@ from bridge.wire.client_protocol import (
     FindMatch,
     FindResult,
     Global,
+    History,
+    HistoryResult,
     LeaseAcquire,
     LeaseMode,
     LeaseRelease,
@@ -112,6 +114,11 @@ class Device:
         if found.count != 1 or len(found.matches) != 1:
             raise ambiguous(f"{found.count} nodes match {_describe(query)}", found.matches)
         return found.matches[0], found.generation
+
+    async def history(self, limit: int = 50) -> HistoryResult:
+        """The device's recent action, lease and device events, oldest first."""
+        message = History(id=self._conn.next_id(), device=self.id, limit=limit)
+        return await self._conn.call(message, HistoryResult)
 
     async def resolve(self, ref: NodeRef, generation: int | None = None) -> ResolveResult:
         message = Resolve(id=self._conn.next_id(), device=self.id, ref=ref, generation=generation)

@@ -32,6 +32,7 @@ from bridge.wire.client_protocol import (
     DeviceSummary,
     FindMatch,
     FindResult,
+    HistoryResult,
     HelloResult,
     LeaseMode,
     LeaseResult,
@@ -112,6 +113,9 @@ class SyncDevice:
 
     def find_one(self, query: SemanticQuery) -> tuple[FindMatch, int]:
         return self._portal.call(self.device.find_one, query)
+
+    def history(self, limit: int = 50) -> HistoryResult:
+        return self._portal.call(self.device.history, limit)
 
     def resolve(self, ref: NodeRef, generation: int | None = None) -> ResolveResult:
         return self._portal.call(self.device.resolve, ref, generation)

@@ -16,7 +16,7 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +31,7 @@ from bridge.core.tree import NodeTree
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
 from bridge.wire.agent_link import TreePush
-from bridge.wire.client_protocol import DeltaEvent, DeviceEvent, SnapshotEvent
+from bridge.wire.client_protocol import MAX_HISTORY, DeltaEvent, DeviceEvent, SnapshotEvent
 from bridge.wire.codec import WireFormat, encode
 from bridge.wire.enums import Platform
 from bridge.wire.snapshot import ScreenSnapshot
@@ -114,6 +114,8 @@ class DeviceRuntime:
         self.leases = LeaseBook(takeover_after_ms=takeover_after_ms)
         self.changed = anyio.Event()
         self.stats = DeviceStats()
+        self.recent: deque[tuple[int, Any]] = deque(maxlen=MAX_HISTORY)
+        """``(sent at, event)`` of the last device, lease and action events (``history``)."""
 
     # ---- captures ---------------------------------------------------------------------------
 
@@ -250,7 +252,9 @@ class DeviceRuntime:
         return out
 
     def broadcast_event(self, event: Any) -> None:
-        """Device, lease and action events to every session watching this device."""
+        """Device, lease and action events to every session watching this device; the last
+        ``MAX_HISTORY`` are kept for ``history``."""
+        self.recent.append((self.clock_ms(), event))
         self._broadcast(self.watchers(), None, event)
 
     def set_online(self, online: bool, reason: str | None) -> None:

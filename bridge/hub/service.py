@@ -45,6 +45,9 @@ from bridge.wire.client_protocol import (
     Global,
     Hello,
     HelloResult,
+    History,
+    HistoryEntry,
+    HistoryResult,
     LeaseAcquire,
     LeaseEvent,
     LeaseInfo,
@@ -346,6 +349,16 @@ class HubService:
                 return PongResult()
             case Ping():
                 return PongResult()
+            case History(device=device_id, limit=limit):
+                device = self.device(device_id)
+                now = self.clock_ms()
+                recent = list(device.recent)[-limit:]
+                return HistoryResult(
+                    device=device.id,
+                    entries=tuple(
+                        HistoryEntry(age_ms=max(0, now - at), event=event) for at, event in recent
+                    ),
+                )
         raise BadRequest(
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
         )

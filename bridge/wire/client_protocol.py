@@ -39,6 +39,8 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 LeaseMode = Literal["exclusive", "shared"]
 SessionRole = Literal["observer", "controller"]
 MAX_WAIT_MS = 600_000
+MAX_HISTORY = 200
+"""Recent events a hub keeps per device (and the most a ``history`` request may ask for)."""
 
 
 # ---- client -> hub ------------------------------------------------------------------------
@@ -157,6 +159,14 @@ class Ping(_Request, tag="ping", frozen=True):
     pass
 
 
+class History(_Request, tag="history", frozen=True):
+    """The device's most recent ``action``, ``lease`` and ``device`` events (oldest first), so
+    a client that connects late sees what happened before it (a dashboard's timeline)."""
+
+    device: DeviceId
+    limit: Annotated[int, msgspec.Meta(ge=1, le=MAX_HISTORY)] = 50
+
+
 ClientToHub = (
     Hello
     | DevicesList
@@ -174,6 +184,7 @@ ClientToHub = (
     | Screenshot
     | Cancel
     | Ping
+    | History
 )
 
 
@@ -408,3 +419,19 @@ HubToClient = (
     | LeaseEvent
     | ActionEvent
 )
+
+
+class HistoryEntry(WireStruct, frozen=True):
+    """One past event; ``age_ms`` is how long ago the hub sent it (the hub's clock is not
+    the client's, so the age is what travels)."""
+
+    age_ms: NonNegInt
+    event: ActionEvent | LeaseEvent | DeviceEvent
+
+
+class HistoryResult(WireStruct, frozen=True):
+    device: DeviceId
+    entries: tuple[HistoryEntry, ...]
+
+
+RESULT_TYPES["history"] = HistoryResult
