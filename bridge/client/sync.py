@@ -18,7 +18,6 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from bridge.client.connection import (
     DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_URL,
     ClientStatistics,
     HubConnection,
     connect,
@@ -271,9 +270,10 @@ class SyncHub:
 
 @contextmanager
 def connect_sync(
-    url: str = DEFAULT_URL,
+    url: str | None = None,
     *,
     token: str | None = None,
+    discover_token: bool = True,
     name: str = "mobridge-python",
     kind: str | None = None,
     format: Literal["json", "msgpack"] = "json",
@@ -285,6 +285,7 @@ def connect_sync(
         session = connect(
             url,
             token=token,
+            discover_token=discover_token,
             name=name,
             kind=kind,
             format=format,
