@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bridge.core.noderef import context_text
-from bridge.core.regex_guard import RegexRejected
+from bridge.core.safe_regex import RegexRejected
 from bridge.core.textmatch import (
     TextMatched,
     TextMatcher,
