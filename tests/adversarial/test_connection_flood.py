@@ -98,7 +98,7 @@ def test_out_of_descriptors_logs_once_per_interval_and_the_hub_recovers(tmp_path
         resource.setrlimit(resource.RLIMIT_NOFILE, (96, 96))
 
     with log.open("wb") as out:
-        hub = subprocess.Popen(  # noqa: S603 - our own CLI
+        hub = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
@@ -112,7 +112,7 @@ def test_out_of_descriptors_logs_once_per_interval_and_the_hub_recovers(tmp_path
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
-            preexec_fn=limit,  # noqa: PLW1509 - only sets the rlimit
+            preexec_fn=limit,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
     try:
@@ -132,7 +132,7 @@ def test_out_of_descriptors_logs_once_per_interval_and_the_hub_recovers(tmp_path
         time.sleep(1.5)
         assert hub.poll() is None  # still alive
         # it answers again once the flood is gone
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as resp:  # noqa: S310
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as resp:
             assert resp.status == 200
         lines = [
             ln

@@ -33,7 +33,7 @@ async def test_secret_typed_into_a_username_field_is_masked_everywhere(
 
             async def record(w: object = w) -> None:
                 async for frame in w:  # type: ignore[attr-defined]
-                    seen.append(frame if isinstance(frame, str) else frame.decode())
+                    seen.append(frame if isinstance(frame, str) else frame.decode())  # noqa: PERF401
 
             tg.start_soon(record)
 
