@@ -24,9 +24,7 @@ def _rss_mb() -> float:
         return int(f.read().split()[1]) * 4096 / 1e6
 
 
-async def test_an_agent_flooding_20k_node_trees_is_capped_and_everyone_else_keeps_being_served() -> (
-    None
-):
+async def test_an_agent_flooding_20k_node_trees_is_capped_and_others_keep_being_served() -> None:
     frames = [
         encode(TreePush(reason="event", stable=False, tree=flat_tree(c, 20_000, f"v{c}"))).decode()
         for c in (2, 3)
@@ -102,10 +100,8 @@ async def test_malformed_trees_degrade_the_device_visibly_and_a_good_tree_heals_
             assert degraded["online"] is True and degraded["reason"]
             listed = await call(ws, {"type": "devices.list", "id": 2})
             rogue_row = next(d for d in listed["result"]["devices"] if d["id"] == "rogue-1")
-            assert (
-                (rogue_row["health"] == "degraded"
-                and "bad frame" in rogue_row["reason"])
-                or ("cannot use" in rogue_row["reason"])
+            assert (rogue_row["health"] == "degraded" and "bad frame" in rogue_row["reason"]) or (
+                "cannot use" in rogue_row["reason"]
             )
         tg.cancel_scope.cancel()
 

@@ -87,6 +87,7 @@ async def test_parked_waits_evaluate_on_change_and_deadline_only(
     monkeypatch.setattr(service_module, "evaluate", counting)
     async with running_hub(sim_scene="settings") as rh, ping_probe(rh.url) as probe:
         dev = rh.device_id
+
         async def park(k: int) -> None:
             async with client(rh.url, name=f"waiter{k}") as ws:
                 for i in range(50):  # at most 64 requests in flight per connection
