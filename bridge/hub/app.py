@@ -21,6 +21,7 @@ from bridge.hub.device import DeviceRuntime
 from bridge.hub.logs import get_logger
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
+from bridge.hub.settled import SettledFeed
 from bridge.net.agent_link import AgentLink, AgentLost, AgentRefused
 from bridge.net.auth import Authenticator, Principal
 from bridge.net.client_server import ClientServer
@@ -275,6 +276,9 @@ class Hub:
                         dev.set_fault("tree", f"the hub failed to ingest a tree: {exc!r}"[:300])
                         self.log.error("ingest_crashed", device=dev.id, error=repr(exc)[:300])
                         continue
+                    feed = self.service.feeds.get(dev.id)
+                    if feed is not None:
+                        feed.poke()
                     if not dev.online and dev.current is not None:
                         dev.set_online(True, None)
                         first_attempt.set()
@@ -324,4 +328,8 @@ class Hub:
                 masker=self.service.masker,
             )
             self.service.devices[device_id] = device
+            feed = SettledFeed(device)
+            self.service.feeds[device_id] = feed
+            if self._tg is not None:
+                self._tg.start_soon(feed.run)
         return device
