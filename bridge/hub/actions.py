@@ -543,12 +543,14 @@ async def _global_or_app_locked(
                 reply = await device.link.command(
                     lambda cid: AppCommand(
                         id=cid, action=app_msg.action, app_id=app_msg.app_id, uri=app_msg.uri
-                    )
+                    ),
+                    timeout_s=COMMAND_TIMEOUT_S,
                 )
             else:
                 glob = msg
                 reply = await device.link.command(
-                    lambda cid: GlobalCommand(id=cid, action=glob.action)
+                    lambda cid: GlobalCommand(id=cid, action=glob.action),
+                    timeout_s=COMMAND_TIMEOUT_S,
                 )
         except (AgentLost, TimeoutError) as exc:
             _agent_trouble(device, exc)

@@ -64,6 +64,10 @@ class HubConfig:
     the hub cannot import the layer above it)."""
 
 
+THREAD_INGEST_NODES = 400
+"""Captures with at least this many raw nodes are prepared in a worker thread."""
+
+
 class _Mailbox:
     """The newest tree push of one link: a push that arrives before the previous one was
     ingested replaces it (ingest coalesces under a flood; the newest screen always wins)."""
@@ -222,12 +226,15 @@ class Hub:
             dev = holder.get("device")
             if dev is not None:
                 self.log.warning("agent_status", device=dev.id, state=status.state)
-                if status.state != "ready":
-                    dev.set_online(
-                        False, f"agent reports {status.state}: {status.reason or 'no reason given'}"
-                    )
+                said = f"agent reports {status.state}: {status.reason or 'no reason given'}"
+                if status.state == "ready":
+                    dev.set_fault("agent", None)
+                    if dev.current is not None:
+                        dev.set_online(True, None)
+                elif status.state == "degraded":
+                    dev.set_fault("agent", said)
                 else:
-                    dev.set_online(True, None)
+                    dev.set_online(False, said)
 
         def on_bad_frame(reason: str) -> None:
             dev = holder.get("device")
@@ -258,7 +265,13 @@ class Hub:
                     push = await mailbox.take()
                     started = time.monotonic()
                     try:
-                        dev.ingest(push)
+                        if len(push.tree.nodes) >= THREAD_INGEST_NODES:
+                            # Big trees normalize in a worker thread: the event loop keeps
+                            # answering everyone else between the GIL's switch intervals.
+                            prepared = await anyio.to_thread.run_sync(dev.prepare, push)
+                        else:
+                            prepared = dev.prepare(push)
+                        dev.commit(push, prepared)
                     except Exception as exc:  # a tree that breaks ingest degrades, never kills
                         dev.set_fault("tree", f"the hub failed to ingest a tree: {exc!r}"[:300])
                         self.log.error("ingest_crashed", device=dev.id, error=repr(exc)[:300])

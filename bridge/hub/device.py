@@ -69,6 +69,17 @@ class Capture:
         return self.normalized.compact if compact else self.normalized.full
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A normalized capture waiting to be committed."""
+
+    normalized: Normalized
+    tree: NodeTree
+    now_ms: int
+    truncation: str | None
+    """Why nodes were left out (None: the capture is complete)."""
+
+
 @dataclass
 class Stream:
     id: str
@@ -144,23 +155,37 @@ class DeviceRuntime:
 
     def ingest(self, push: TreePush) -> Capture | None:
         """Normalize a pushed tree; returns the new capture when it is a new generation."""
-        self.stats.captures += 1
+        return self.commit(push, self.prepare(push))
+
+    def prepare(self, push: TreePush) -> Prepared | NormalizeFailure:
+        """The CPU half of ingest (cap, mask, normalize, index). It touches only this device's
+        id allocator, so the caller may run it in a worker thread, one at a time per device,
+        and must then ``commit`` the result on the event loop before preparing the next."""
         now = self.clock_ms()
-        self.agent_stable = push.stable
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
         capped = cap_raw_tree(push.tree)
         raw = self.masker.mask(capped.tree)
         result = normalize(raw, SnapshotContext(self.id, tentative, now), self.allocator)
         if isinstance(result, NormalizeFailure):
-            self.stats.normalize_failures += 1
-            self.set_fault("tree", f"the agent sent a tree the hub cannot use: {result.reason}")
-            return None
+            return result
         if capped.dropped:
-            self.stats.truncated_captures += 1
             full = msgspec.structs.replace(result.full, truncated=True)
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
-            self.set_fault("tree", f"tree truncated: {capped.reason}")
+        return Prepared(result, NodeTree(result.full.nodes), now, capped.reason)
+
+    def commit(self, push: TreePush, prepared: Prepared | NormalizeFailure) -> Capture | None:
+        """Apply a prepared capture (on the event loop): generations, history, fan-out."""
+        self.stats.captures += 1
+        self.agent_stable = push.stable
+        if isinstance(prepared, NormalizeFailure):
+            self.stats.normalize_failures += 1
+            self.set_fault("tree", f"the agent sent a tree the hub cannot use: {prepared.reason}")
+            return None
+        result, now = prepared.normalized, prepared.now_ms
+        if prepared.truncation is not None:
+            self.stats.truncated_captures += 1
+            self.set_fault("tree", f"tree truncated: {prepared.truncation}")
         else:
             self.set_fault("tree", None)
         cur = self.current
@@ -177,13 +202,7 @@ class DeviceRuntime:
             return None
         self.generation += 1
         self.stats.generations += 1
-        capture = Capture(
-            self.generation,
-            result,
-            NodeTree(result.full.nodes),
-            now,
-            push.tree.capture,
-        )
+        capture = Capture(self.generation, result, prepared.tree, now, push.tree.capture)
         self.last_change_ms = now
         previous = self.current
         self.current = capture

@@ -356,6 +356,7 @@ class ClientServer:
             write_limit=self.write_limit,
             ping_interval=20,
             ping_timeout=20,
+            open_timeout=self.auth_deadline_s,
             server_header="mobridge",
         ) as server:
             self._server = server

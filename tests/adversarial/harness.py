@@ -38,17 +38,17 @@ def flat_tree(capture: int, count: int, label: str = "row") -> RawTree:
             bounds=(0, 0, 1080, 2400),
         )
     ]
-    for i in range(1, count):
-        nodes.append(
-            RawNode(
-                handle=i,
-                parent=0 if i < 50 else (i % 49) + 1,
-                class_name="android.widget.TextView",
-                text=f"{label} {i} @{capture}",
-                clickable=i < 50,
-                bounds=(0, 10 * (i % 240), 1080, 10 * (i % 240) + 9),
-            )
+    nodes.extend(
+        RawNode(
+            handle=i,
+            parent=0 if i < 50 else (i % 49) + 1,
+            class_name="android.widget.TextView",
+            text=f"{label} {i} @{capture}",
+            clickable=i < 50,
+            bounds=(0, 10 * (i % 240), 1080, 10 * (i % 240) + 9),
         )
+        for i in range(1, count)
+    )
     return RawTree(
         capture=capture, platform=Platform.ANDROID, nodes=tuple(nodes), package="com.example.rogue"
     )

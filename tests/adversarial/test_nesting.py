@@ -16,12 +16,12 @@ DEPTH = 100_000
 async def test_agent_frame_nested_100k_deep_degrades_its_device_and_the_hub_keeps_serving() -> None:
     async def attack(ws: object) -> None:
         await anyio.sleep(0.3)
-        for shape in (
-            '{"type":"status","state":"ready","x":%s}',
-            '{"type":"tree","reason":"x","stable":true,"tree":%s}',
-            '{"type":"reply","id":1,"ok":true,"tree":{"nodes":%s}}',
+        for head, tail in (
+            ('{"type":"status","state":"ready","x":', "}"),
+            ('{"type":"tree","reason":"x","stable":true,"tree":', "}"),
+            ('{"type":"reply","id":1,"ok":true,"tree":{"nodes":', "}}"),
         ):
-            await ws.send(shape % nested(DEPTH))  # type: ignore[attr-defined]
+            await ws.send(head + nested(DEPTH) + tail)  # type: ignore[attr-defined]
         await anyio.sleep(10)
 
     rogue = RogueAgent(script=attack)
@@ -54,8 +54,8 @@ async def test_client_frame_nested_100k_deep_is_answered_malformed_and_the_conne
 ):
     async with running_hub() as rh, client(rh.url) as ws:
         for frame in (
-            '{"type":"ping","id":1,"x":%s}' % nested(DEPTH),
-            '{"type":"find","id":2,"device":"sim-android","query":%s}' % nested(DEPTH),
+            '{"type":"ping","id":1,"x":' + nested(DEPTH) + "}",
+            '{"type":"find","id":2,"device":"sim-android","query":' + nested(DEPTH) + "}",
             nested(DEPTH),
             '{"a":' * DEPTH + "1" + "}" * DEPTH,
         ):
