@@ -26,12 +26,14 @@ from dataclasses import dataclass
 
 from bridge.core.identity import (
     FAR_DRIFT,
+    FINGERPRINT_FIELDS,
     ancestor_fingerprint,
     automation,
     drifted_fields,
     fingerprint,
     fingerprint_drift,
     node_name,
+    short_hash,
 )
 from bridge.core.tree import NodeTree
 from bridge.wire.base import Bounds
@@ -455,13 +457,33 @@ def _diagnose_missing(ref: NodeRef, tree: NodeTree) -> Resolution:
                 break
             fp = fingerprint(there)
             fields = drifted_fields(ref.fingerprint, fp)
-            if fields and "role" not in fields and "class" not in fields:
+            if fields and _same_kind(ref.fingerprint, there, fields):
                 return Stale(
                     f"the element at {loc.value} is the same kind but its "
                     f"{', '.join(fields)} changed",
                     there,
                 )
     return NotFound("no element matches any of the ref's strong locators")
+
+
+_TAB_EVIDENCE_ROLES = frozenset({Role.TAB, Role.BUTTON, Role.TEXT, Role.IMAGE, Role.UNKNOWN})
+"""Roles a node of one raw class moves between when tab evidence (a label saying "…, tab 2 of
+5", a selected member in a row) appears or goes."""
+
+
+def _same_kind(old_fingerprint: str, there: SemanticNode, fields: tuple[str, ...]) -> bool:
+    """The element now at the ref's path is of the same kind: same raw class and same role,
+    or a role change that is only tab evidence coming or going (TAB <-> BUTTON, TEXT ...)."""
+    if "class" in fields:
+        return False
+    if "role" not in fields:
+        return True
+    if there.role not in _TAB_EVIDENCE_ROLES:
+        return False
+    segment = len(old_fingerprint) // len(FINGERPRINT_FIELDS)
+    old_role = old_fingerprint[:segment]
+    was_tab = old_role == short_hash(Role.TAB.value, size=8)[:segment]
+    return was_tab != (there.role is Role.TAB)
 
 
 def _weak_only(ref: NodeRef, tree: NodeTree) -> Resolution:

@@ -176,6 +176,7 @@ class _Proto:
         "index",
         "label",
         "parent",
+        "position",
         "raw",
         "role",
         "state",
@@ -187,6 +188,8 @@ class _Proto:
         self.index = index
         self.raw = raw
         self.parent = raw.parent
+        self.position = 0
+        """Index among the parent's children."""
         self.children: list[int] = []
         self.descendant_texts: list[str] = []
         self.role = Role.UNKNOWN
@@ -210,6 +213,7 @@ def _build_protos(raw: RawTree) -> list[_Proto]:
     protos = [_Proto(i, n) for i, n in enumerate(raw.nodes)]
     for p in protos:
         if p.parent >= 0:
+            p.position = len(protos[p.parent].children)
             protos[p.parent].children.append(p.index)
     # bottom-up: texts of descendants (capped) for labels of containers and item keys
     for p in reversed(protos):
@@ -217,28 +221,78 @@ def _build_protos(raw: RawTree) -> list[_Proto]:
         if own is not None and not p.raw.password:
             p.descendant_texts.insert(0, own)
         if p.parent >= 0:
-            parent = protos[p.parent]
-            room = 8 - len(parent.descendant_texts)
+            above = protos[p.parent]
+            room = 8 - len(above.descendant_texts)
             if room > 0:
-                parent.descendant_texts[0:0] = p.descendant_texts[:room]
+                above.descendant_texts[0:0] = p.descendant_texts[:room]
     wtypes = _window_types(raw)
+    extents = _window_extents(raw)
+    rows: dict[int, frozenset[int]] = {}
+    kin: dict[int, list[RawNode]] = {}
     for p in protos:
-        parent_role = protos[p.parent].role if p.parent >= 0 else None
+        parent = protos[p.parent] if p.parent >= 0 else None
         window_type = wtypes.get(p.raw.window, "application")
-        if window_type == "application" and p.parent < 0 and _looks_like_dialog(p, protos):
+        if window_type == "application" and parent is None and _looks_like_dialog(p, protos):
             window_type = "dialog"
         p.role = role_rules.infer_role(
             p.raw,
-            is_root=p.parent < 0,
-            parent_role=parent_role,
-            window_type=window_type,
-            has_children=bool(p.children),
-            has_text_descendant=len(p.descendant_texts) > (1 if _own_text(p.raw, ios) else 0),
+            role_rules.RoleContext(
+                is_root=parent is None,
+                parent_role=parent.role if parent is not None else None,
+                parent_class=parent.raw.class_name if parent is not None else None,
+                window_type=window_type,
+                window_extent=extents.get(p.raw.window, 0),
+                children=[protos[c].raw for c in p.children],
+                has_text_descendant=len(p.descendant_texts) > (1 if _own_text(p.raw, ios) else 0),
+                in_tab_row=parent is not None and p.index in _tab_row(parent, protos, rows),
+                siblings=_siblings(parent, protos, kin),
+                position=p.position,
+            ),
         )
         _fill_texts(p, ios)
         _fill_state_and_actions(p, ios)
     _fill_collections(protos)
     return protos
+
+
+def _tab_row(
+    parent: _Proto, protos: Sequence[_Proto], rows: dict[int, frozenset[int]]
+) -> frozenset[int]:
+    """Indexes of the parent's children that form a tab row (computed once per parent; lists
+    and menus hold rows, not tabs)."""
+    found = rows.get(parent.index)
+    if found is None:
+        if role_rules.item_container(parent.role):
+            found = frozenset()
+        else:
+            kids = parent.children
+            found = frozenset(kids[i] for i in role_rules.tab_row([protos[k].raw for k in kids]))
+        rows[parent.index] = found
+    return found
+
+
+def _siblings(
+    parent: _Proto | None, protos: Sequence[_Proto], kin: dict[int, list[RawNode]]
+) -> list[RawNode]:
+    """The raw children of ``parent`` (built once per parent)."""
+    if parent is None:
+        return []
+    found = kin.get(parent.index)
+    if found is None:
+        found = kin[parent.index] = [protos[c].raw for c in parent.children]
+    return found
+
+
+def _window_extents(raw: RawTree) -> dict[int, int]:
+    """Per window: the area of its largest node (the window's extent as the dump shows it)."""
+    extents: dict[int, int] = {}
+    for node in raw.nodes:
+        if node.bounds is not None:
+            left, top, right, bottom = node.bounds
+            area = max(0, right - left) * max(0, bottom - top)
+            if area > extents.get(node.window, 0):
+                extents[node.window] = area
+    return extents
 
 
 def _looks_like_dialog(root: _Proto, protos: Sequence[_Proto]) -> bool:
