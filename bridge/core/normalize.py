@@ -7,7 +7,9 @@ Invariants:
   kept ancestor);
 - password values never survive: ``state.password`` is set and ``value``/``text`` are
   dropped — no value, no length;
-- roles are never raw class names (see ``roles.infer_role``).
+- roles are never raw class names (see ``roles.infer_role``);
+- a soft keyboard's root carries its summary (``keyboard``) in both views, and the compact
+  view holds that one node instead of every key (``compact.compact_nodes``).
 
 The caller passes the snapshot id, timestamp and device id in; nothing here reads a clock.
 """
@@ -22,12 +24,14 @@ from dataclasses import dataclass
 import msgspec
 
 from bridge.core import roles as role_rules
+from bridge.core.compact import compact_nodes
 from bridge.core.identity import (
     IdAllocator,
     layout_hash,
     screen_state_id,
     tree_hash,
 )
+from bridge.core.keyboard import KEYBOARD_LABEL, KeyboardRegion, find_keyboards
 from bridge.core.screens import node_screen_id
 from bridge.wire.base import PACKAGE_PATTERN
 from bridge.wire.enums import ActionVerb, Orientation, Platform, Role, Source
@@ -35,9 +39,6 @@ from bridge.wire.node import CollectionInfo, NodeState, SemanticNode
 from bridge.wire.raw import RawNode, RawTree
 from bridge.wire.snapshot import ScreenSnapshot
 
-SCREEN_MARKER_PREFIX = "__screen_"
-COMPACT_BUDGET_BYTES = 28_000
-"""Compact snapshots are cut (``truncated``) above this encoded size (target: < 30 KB)."""
 _ITEM_KEY_MAX = 120
 _PACKAGE_RE = re.compile(PACKAGE_PATTERN)
 
@@ -70,7 +71,6 @@ _ACTIONABLE_ROLES = frozenset(
         Role.SWITCH,
     }
 )
-_MEANINGFUL_ROLES = frozenset(set(Role) - {Role.UNKNOWN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +226,7 @@ def _build_protos(raw: RawTree) -> list[_Proto]:
             if room > 0:
                 above.descendant_texts[0:0] = p.descendant_texts[:room]
     wtypes = _window_types(raw)
-    extents = _window_extents(raw)
+    extents = role_rules.window_extents(raw)
     rows: dict[int, frozenset[int]] = {}
     kin: dict[int, list[RawNode]] = {}
     for p in protos:
@@ -283,16 +283,14 @@ def _siblings(
     return found
 
 
-def _window_extents(raw: RawTree) -> dict[int, int]:
-    """Per window: the area of its largest node (the window's extent as the dump shows it)."""
-    extents: dict[int, int] = {}
-    for node in raw.nodes:
-        if node.bounds is not None:
-            left, top, right, bottom = node.bounds
-            area = max(0, right - left) * max(0, bottom - top)
-            if area > extents.get(node.window, 0):
-                extents[node.window] = area
-    return extents
+def _summarize_keyboard(p: _Proto, keyboard: KeyboardRegion) -> None:
+    """A keyboard's root says what it is, which input method, and what hides it; its role is
+    UNKNOWN (the reference has no keyboard role, and a keyboard is no SCREEN of the app)."""
+    p.role = Role.UNKNOWN
+    p.label = p.label or KEYBOARD_LABEL
+    p.value = keyboard.package
+    p.hint = keyboard.hint
+    p.collection = None
 
 
 def _looks_like_dialog(root: _Proto, protos: Sequence[_Proto]) -> bool:
@@ -437,6 +435,9 @@ def normalize(
     if problem is not None:
         return NormalizeFailure(problem)
     protos = _build_protos(raw)
+    keyboards = find_keyboards(raw)
+    for keyboard in keyboards:
+        _summarize_keyboard(protos[keyboard.root], keyboard)
     allocator = ids if ids is not None else IdAllocator()
     node_ids = allocator.allocate(_identity_keys(protos))
     ios = raw.platform is Platform.IOS
@@ -484,7 +485,11 @@ def normalize(
         "app_id": app_id,
     }
     full = ScreenSnapshot(compact=False, nodes=tuple(nodes), **common)  # type: ignore[arg-type]
-    kept, truncated = compact_nodes(nodes)
+    kept, truncated = compact_nodes(
+        nodes,
+        collapsed={node_ids[k.root] for k in keyboards},
+        keep={node_ids[i] for k in keyboards for i in k.hide_keys},
+    )
     compact = ScreenSnapshot(
         compact=True,
         nodes=kept,
@@ -493,46 +498,3 @@ def normalize(
     )
     handles = {nid: p.raw.handle for p, nid in zip(protos, node_ids, strict=True)}
     return Normalized(full, compact, layout_hash(nodes), handles, markers)
-
-
-def is_meaningful(node: SemanticNode) -> bool:
-    """Kept in compact snapshots: anything with a name, value, action, a real role, or a
-    screen marker. Layout wrappers (UNKNOWN, nothing to read or do) go, ids or not."""
-    marker = node.automation_id or node.resource_id or ""
-    return bool(
-        node.parent_id is None
-        or node.label
-        or node.text
-        or node.value
-        or node.hint
-        or SCREEN_MARKER_PREFIX in marker
-        or node.actions
-        or node.effective_state.clickable
-        or node.effective_state.focused
-        or node.role in _MEANINGFUL_ROLES
-    )
-
-
-def compact_nodes(nodes: Sequence[SemanticNode]) -> tuple[tuple[SemanticNode, ...], bool]:
-    """The compact subset: meaningful nodes, parents re-pointed to the nearest kept
-    ancestor, raw class names dropped; cut to ``COMPACT_BUDGET_BYTES`` (truncated=True)."""
-    kept_parent: dict[str, str | None] = {}
-    out: list[SemanticNode] = []
-    size = 0
-    truncated = False
-    for node in nodes:
-        parent = node.parent_id
-        nearest = kept_parent.get(parent) if parent is not None else None
-        if not is_meaningful(node):
-            kept_parent[node.node_id] = nearest
-            continue
-        slim = msgspec.structs.replace(node, parent_id=nearest, class_name=None, native_type=None)
-        cost = len(msgspec.json.encode(slim)) + 1
-        if size + cost > COMPACT_BUDGET_BYTES:
-            truncated = True
-            kept_parent[node.node_id] = nearest
-            continue
-        size += cost
-        kept_parent[node.node_id] = node.node_id
-        out.append(slim)
-    return tuple(out), truncated

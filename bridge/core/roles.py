@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from bridge.wire.base import Bounds
 from bridge.wire.enums import Role
-from bridge.wire.raw import RawNode
+from bridge.wire.raw import RawNode, RawTree
 
 # Android (and Rico) widget classes by simple name; suffix matching covers AppCompat/Material.
 _ANDROID_CLASS_ROLES: tuple[tuple[str, Role], ...] = (
@@ -369,3 +369,15 @@ def _in_context(role: Role, node: RawNode, parent_role: Role | None) -> Role:
     if parent_role is Role.MENU and role in (Role.BUTTON, Role.TEXT) and node.clickable:
         return Role.MENU
     return role
+
+
+def window_extents(raw: RawTree) -> dict[int, int]:
+    """Per window: the area of its largest node (the window's extent as the dump shows it)."""
+    extents: dict[int, int] = {}
+    for node in raw.nodes:
+        if node.bounds is not None:
+            left, top, right, bottom = node.bounds
+            area = max(0, right - left) * max(0, bottom - top)
+            if area > extents.get(node.window, 0):
+                extents[node.window] = area
+    return extents
