@@ -3,7 +3,9 @@
 For each node that has a strong locator unique on its own dump (sampled, up to 12 a dump):
 same dump -> resolved to it; bounds shifted + unrelated text edited -> still it; subtree
 duplicated -> AMBIGUOUS_MATCH; removed -> refused; its own label replaced -> STALE_NODE_REF.
-Identity across copies is the raw node's handle (what the agent would act on).
+its visible text alone replaced -> STALE_NODE_REF; only its numbers changed -> still it (or a
+refusal, never another element). Identity across copies is the raw node's handle (what the
+agent would act on).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from bridge.core.noderef import (
     resolve_ref,
 )
 from bridge.core.normalize import Normalized, SnapshotContext, normalize
+from bridge.core.shown_text import visible_text
 from bridge.core.tree import NodeTree
 from bridge.wire.enums import ErrorCode
 from bridge.wire.noderef import STRONG_LOCATORS, NodeRef
@@ -90,6 +93,17 @@ def relabelled(raw: RawTree, i: int) -> RawTree:
         label="Delete account forever" if node.label or not node.text else node.label,
     )
     return msgspec.structs.replace(raw, nodes=tuple(nodes))
+
+
+def retexted(raw: RawTree, i: int, text: str) -> RawTree:
+    """Only the node's visible text replaced; its content description (label) kept."""
+    nodes = list(raw.nodes)
+    nodes[i] = msgspec.structs.replace(nodes[i], text=text)
+    return msgspec.structs.replace(raw, nodes=tuple(nodes))
+
+
+def renumbered(text: str) -> str:
+    return "".join(str((int(c) + 1) % 10) if c.isascii() and c.isdigit() else c for c in text)
 
 
 def shifted_and_edited(raw: RawTree, i: int, name: str | None = None) -> RawTree:
@@ -172,6 +186,17 @@ def test_resolution_never_lands_on_a_wrong_target(path: Path) -> None:
             swapped = norm(relabelled(raw, handle), "s_5")
             got = resolve_ref(ref, swapped.full)
             assert isinstance(got, Stale), (node, got)
+        # its visible text alone replaced (content description kept)
+        shown = visible_text(node)
+        if shown is not None and raw.nodes[handle].text:
+            other = norm(retexted(raw, handle, "Delete account forever"), "s_6")
+            got = resolve_ref(ref, other.full)
+            assert isinstance(got, Stale), (node, got)
+            if renumbered(shown) != shown:
+                counted = norm(retexted(raw, handle, renumbered(raw.nodes[handle].text or "")))
+                got = resolve_ref(ref, counted.full)
+                if isinstance(got, Resolved):
+                    assert counted.handles[got.node.node_id] == handle, (node, got)
     if len(base.full.nodes) > 5:
         assert checked > 0 or all(
             not (n.automation_id or n.label or n.text) for n in base.full.nodes
