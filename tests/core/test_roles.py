@@ -289,6 +289,16 @@ REAL_TABS = {
     "android/droidmate__f_chrome_offline_nexus7vert.xml": [
         "http://www.google.com/ is not available, tab"
     ],
+    "android/shirates-core__XmlDataAndroid_PlayStoreGamesScreen.xml": [
+        "For you",
+        "Top charts",
+        "New",
+        "Events",
+        "Games",
+        "Apps",
+        "Books",
+        "Movies & TV",
+    ],
 }
 
 
