@@ -451,9 +451,9 @@ def _same_kind(old_fingerprint: str, there: SemanticNode, fields: tuple[str, ...
     if there.role not in _TAB_EVIDENCE_ROLES:
         return False
     segment = len(old_fingerprint) // len(FINGERPRINT_FIELDS)
-    old_role = old_fingerprint[:segment]
-    was_tab = old_role == short_hash(Role.TAB.value, size=8)[:segment]
-    return was_tab != (there.role is Role.TAB)
+    old = {short_hash(r.value, size=8)[:segment]: r for r in _TAB_EVIDENCE_ROLES}
+    was = old.get(old_fingerprint[:segment])
+    return was is not None and (was is Role.TAB) != (there.role is Role.TAB)
 
 
 def _weak_only(ref: NodeRef, tree: NodeTree) -> Resolution:
