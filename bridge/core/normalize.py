@@ -242,10 +242,10 @@ def _build_protos(raw: RawTree) -> list[_Proto]:
                 parent_class=parent.raw.class_name if parent is not None else None,
                 window_type=window_type,
                 window_extent=extents.get(p.raw.window, 0),
-                children=[protos[c].raw for c in p.children],
+                children=_siblings(p, protos, kin),
                 has_text_descendant=len(p.descendant_texts) > (1 if _own_text(p.raw, ios) else 0),
-                in_tab_row=parent is not None and p.index in _tab_row(parent, protos, rows),
-                siblings=_siblings(parent, protos, kin),
+                in_tab_row=parent is not None and p.index in _tab_row(parent, protos, rows, kin),
+                siblings=_siblings(parent, protos, kin) if parent is not None else (),
                 position=p.position,
             ),
         )
@@ -256,7 +256,10 @@ def _build_protos(raw: RawTree) -> list[_Proto]:
 
 
 def _tab_row(
-    parent: _Proto, protos: Sequence[_Proto], rows: dict[int, frozenset[int]]
+    parent: _Proto,
+    protos: Sequence[_Proto],
+    rows: dict[int, frozenset[int]],
+    kin: dict[int, list[RawNode]],
 ) -> frozenset[int]:
     """Indexes of the parent's children that form a tab row (computed once per parent; lists
     and menus hold rows, not tabs)."""
@@ -266,20 +269,16 @@ def _tab_row(
             found = frozenset()
         else:
             kids = parent.children
-            found = frozenset(kids[i] for i in role_rules.tab_row([protos[k].raw for k in kids]))
+            found = frozenset(kids[i] for i in role_rules.tab_row(_siblings(parent, protos, kin)))
         rows[parent.index] = found
     return found
 
 
-def _siblings(
-    parent: _Proto | None, protos: Sequence[_Proto], kin: dict[int, list[RawNode]]
-) -> list[RawNode]:
-    """The raw children of ``parent`` (built once per parent)."""
-    if parent is None:
-        return []
-    found = kin.get(parent.index)
+def _siblings(p: _Proto, protos: Sequence[_Proto], kin: dict[int, list[RawNode]]) -> list[RawNode]:
+    """The raw children of ``p`` (built once per node, shared by it and its children)."""
+    found = kin.get(p.index)
     if found is None:
-        found = kin[parent.index] = [protos[c].raw for c in parent.children]
+        found = kin[p.index] = [protos[c].raw for c in p.children]
     return found
 
 
