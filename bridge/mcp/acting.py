@@ -153,7 +153,7 @@ def _describe(result: ActionResult, verb: ActionVerb, handle: str | None) -> str
 
 
 async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
-    device = await ctx.session.device_id(args.device)
+    device = await ctx.device_of(args.device)
     verb = wire_verb(args)
     if verb is ActionVerb.SET_TEXT and (args.text is None) == (args.value_ref is None):
         raise ToolRefusal(
@@ -268,7 +268,7 @@ async def confirm(ctx: ToolContext, args: ConfirmArgs) -> ToolOutcome:
 
 
 async def press(ctx: ToolContext, args: PressArgs) -> ToolOutcome:
-    device = await ctx.session.device_id(args.device)
+    device = await ctx.device_of(args.device)
     dev = (await ctx.session.hub()).device(device)
     result = await dev.global_action(args.button)
     text = f"{args.button.value}: {result.dispatch.status.value}"
@@ -277,7 +277,7 @@ async def press(ctx: ToolContext, args: PressArgs) -> ToolOutcome:
 
 
 async def app(ctx: ToolContext, args: AppArgs) -> ToolOutcome:
-    device = await ctx.session.device_id(args.device)
+    device = await ctx.device_of(args.device)
     if args.action in ("open", "bring_to_front") and args.app_id is None:
         raise ToolRefusal("INVALID_ARGUMENTS", f"{args.action} needs appId", ("pass appId",))
     if args.action == "open_url" and args.url is None:

@@ -247,6 +247,30 @@ class LeaseOutput(McpStruct, frozen=True):
     lease: LeaseInfo | None
 
 
+class ActivityArgs(McpStruct, frozen=True):
+    device: DeviceArg | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=200)] = 30
+
+
+class ActivityEntry(McpStruct, frozen=True):
+    """One thing that happened on a device, by any client of the hub (newest last)."""
+
+    kind: Literal["action", "lease", "device"]
+    client: str | None = None
+    session: str | None = None
+    verb: str | None = None
+    action: str | None = None
+    target: str | None = None
+    outcome: str | None = None
+    """An action's dispatch status or refusal code; a lease change; online/offline."""
+    mine: bool = False
+
+
+class ActivityOutput(McpStruct, frozen=True):
+    device: str
+    entries: tuple[ActivityEntry, ...]
+
+
 # ---- helpers -------------------------------------------------------------------------------
 
 

@@ -123,7 +123,6 @@ def build_server(target: HubTarget) -> HubMcpServer:
         tool_ctx = ToolContext(
             session, ctx.session, ctx.request_id, meta.progressToken if meta else None
         )
-        device = (req.params.arguments or {}).get("device")
         try:
             args = decode_args(spec.args, req.params.arguments)
             outcome = await spec.run(tool_ctx, args)
@@ -136,9 +135,7 @@ def build_server(target: HubTarget) -> HubMcpServer:
         except DeviceChoice as exc:
             return _error(ToolRefusal("DEVICE_REQUIRED", str(exc), ("pass device: '<id>'",)))
         except ClientError as exc:
-            mapped = from_client_error(
-                exc, session.handles, device if isinstance(device, str) else None
-            )
+            mapped = from_client_error(exc, session.handles, tool_ctx.device)
             if isinstance(mapped, McpError):
                 raise mapped from exc
             return _error(mapped)

@@ -16,21 +16,26 @@ Rules:
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from bridge.client import ConnectionLost, HubConnection, connect
 from bridge.client.errors import ClientError
 from bridge.mcp.handles import HandleTable
 from bridge.mcp.outline import Outline, build_outline
+from bridge.mcp.schemas import ActivityEntry
 from bridge.wire.client_protocol import (
+    ActionEvent,
+    DeviceEvent,
     DeviceSummary,
     FindResult,
+    LeaseEvent,
     ScreenshotResult,
     SnapshotResult,
 )
@@ -40,6 +45,8 @@ from bridge.wire.query import SemanticQuery
 MAX_OBJECTIONS = 64
 MAX_CAPTURES = 32
 MAX_WATCHES = 16
+MAX_ACTIVITY = 200
+"""Activity entries kept per device (newest last)."""
 COALESCE_QUIET_S = 0.25
 """A screen that keeps changing is announced once at the first change, then once more when it
 has been quiet this long (the simulated agent pushes transitional frames at most 300 ms apart)."""
@@ -83,6 +90,10 @@ class McpSession:
     objections: OrderedDict[str, PendingAct] = field(default_factory=OrderedDict)
     captures: OrderedDict[str, ScreenshotResult] = field(default_factory=OrderedDict)
     watches: dict[str, anyio.CancelScope] = field(default_factory=dict)
+    activity: dict[str, deque[ActivityEntry]] = field(default_factory=dict)
+    _followed: set[str] = field(default_factory=set)
+    _listeners: dict[str, dict[str, MemoryObjectSendStream[None]]] = field(default_factory=dict)
+    """device -> watch key -> a size-1 stream poked on every screen event of the device."""
     _tg: anyio.abc.TaskGroup | None = None
     _hub: HubConnection | None = None
     _release: anyio.Event | None = None
@@ -124,19 +135,69 @@ class McpSession:
             kind="agent",
             request_timeout=self.target.request_timeout,
         ) as hub:
-            task_status.started(hub)
-            await release.wait()
+            self._followed = set()
+            async with anyio.create_task_group() as inner:
+                inner.start_soon(self._collect, hub)
+                for device_id in list(self._listeners):  # resubscribe watches after a loss
+                    inner.start_soon(self._follow_on, hub, device_id)
+                task_status.started(hub)
+                await release.wait()
+                inner.cancel_scope.cancel()
+
+    async def _collect(self, hub: HubConnection) -> None:
+        """Keep what every client does on the followed devices (the hub sends action, lease
+        and device events to sessions that watch a device)."""
+        mine = hub.session.session if hub.session else None
+        async with hub.events() as events:
+            async for event in events:
+                entry = _entry(event, mine)
+                log = self.activity.get(event.device)
+                if log is None:
+                    if len(self.activity) >= MAX_WATCHES:
+                        continue
+                    log = self.activity[event.device] = deque(maxlen=MAX_ACTIVITY)
+                log.append(entry)
+
+    async def follow(self, device_id: str) -> None:
+        """Watch ``device_id`` once per hub connection: its activity is kept, and every screen
+        event pokes the resource watches of that device. One subscription per device: the
+        hub names a stream's subscription by device, so a second one would replace it."""
+        await self._follow_on(await self.hub(), device_id)
+
+    async def _follow_on(self, hub: HubConnection, device_id: str) -> None:
+        if device_id in self._followed or len(self._followed) >= MAX_WATCHES:
+            return
+        self._followed.add(device_id)
+        try:
+            _, channel = await hub.subscribe(device_id, compact=True)
+        except ClientError:
+            self._followed.discard(device_id)
+            raise
+        assert self._tg is not None
+
+        async def pump() -> None:
+            async for _ in channel.receive:
+                for poke in list(self._listeners.get(device_id, {}).values()):
+                    try:
+                        poke.send_nowait(None)
+                    except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        pass
+
+        self._tg.start_soon(pump)
 
     # ---- devices and screens ---------------------------------------------------------------
 
     async def device_id(self, requested: str | None) -> str:
-        """The named device, or the only (else the only online) device when none is named."""
+        """The named device, or the only (else the only online) device when none is named;
+        from then on the session keeps the device's activity (``follow``)."""
         if requested is not None:
+            await self.follow(requested)
             return requested
         devices = await (await self.hub()).devices()
         online = [d for d in devices if d.online]
         for pool in (devices, online):
             if len(pool) == 1:
+                await self.follow(pool[0].id)
                 return pool[0].id
         names = ", ".join(d.id for d in devices) or "none"
         raise DeviceChoice(f"name the device: the hub has {len(devices)} ({names})")
@@ -215,8 +276,9 @@ class McpSession:
             return
         if len(self.watches) >= MAX_WATCHES:
             raise DeviceChoice(f"at most {MAX_WATCHES} screen subscriptions per session")
-        hub = await self.hub()
-        result, channel = await hub.subscribe(device_id, compact=True)
+        await self.follow(device_id)
+        poke, poked = anyio.create_memory_object_stream[None](1)
+        self._listeners.setdefault(device_id, {})[key] = poke
         scope = anyio.CancelScope()
         self.watches[key] = scope
         assert self._tg is not None
@@ -224,14 +286,15 @@ class McpSession:
         async def run() -> None:
             with scope:
                 try:
-                    await _announce_changes(channel.receive, notify)
+                    await _announce_changes(poked, notify)
                 finally:
                     self.watches.pop(key, None)
-                    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-                        try:
-                            await hub.unsubscribe(result.subscription)
-                        except ClientError:
-                            pass
+                    listeners = self._listeners.get(device_id, {})
+                    listeners.pop(key, None)
+                    if not listeners:
+                        self._listeners.pop(device_id, None)
+                    poke.close()
+                    poked.close()
 
         self._tg.start_soon(run)
 
@@ -241,12 +304,43 @@ class McpSession:
             scope.cancel()
 
 
+def _entry(event: ActionEvent | LeaseEvent | DeviceEvent, mine: str | None) -> ActivityEntry:
+    match event:
+        case ActionEvent():
+            target = None
+            if event.target is not None:
+                role = event.target.role.value.lower() if event.target.role else "node"
+                target = f'{role} "{event.target.label or ""}"'
+            outcome = event.error.value if event.error is not None else None
+            if outcome is None and event.result is not None:
+                outcome = event.result.dispatch.status.value
+            return ActivityEntry(
+                kind="action",
+                client=event.client,
+                session=event.session,
+                verb=event.verb,
+                action=event.action,
+                target=target,
+                outcome=outcome,
+                mine=event.session == mine,
+            )
+        case LeaseEvent():
+            return ActivityEntry(
+                kind="lease",
+                client=event.client,
+                session=event.session,
+                outcome=event.change,
+                mine=event.session == mine,
+            )
+    return ActivityEntry(kind="device", outcome="online" if event.online else "offline")
+
+
 class DeviceChoice(Exception):
     """The call did not say which device, and the hub has several (a caller mistake)."""
 
 
 async def _announce_changes(
-    events: anyio.abc.ObjectReceiveStream[object], notify: Callable[[], Awaitable[None]]
+    events: MemoryObjectReceiveStream[None], notify: Callable[[], Awaitable[None]]
 ) -> None:
     """Leading edge at once, then one trailing notice once the screen has been quiet."""
     async for _event in events:

@@ -21,6 +21,8 @@ from pydantic import AnyUrl
 
 from bridge.mcp.outline import node_name, render_line
 from bridge.mcp.schemas import (
+    ActivityArgs,
+    ActivityOutput,
     DevicesOutput,
     FindArgs,
     FindOutput,
@@ -45,12 +47,18 @@ CAPTURE_URI = "mobridge://captures/{capture}"
 SCREEN_URI = "mobridge://devices/{device}/screen"
 
 
-@dataclass(frozen=True)
+@dataclass
 class ToolContext:
     session: McpSession
     mcp: ServerSession
     request_id: str | int
     progress_token: str | int | None = None
+    device: str | None = None
+    """The device this call turned out to be about (refusals name its candidates' handles)."""
+
+    async def device_of(self, requested: str | None) -> str:
+        self.device = await self.session.device_id(requested)
+        return self.device
 
 
 @dataclass(frozen=True)
@@ -95,7 +103,7 @@ async def devices(ctx: ToolContext, _: NoArgs) -> ToolOutcome:
 
 
 async def screen(ctx: ToolContext, args: ScreenArgs) -> ToolOutcome:
-    device = await ctx.session.device_id(args.device)
+    device = await ctx.device_of(args.device)
     view = await ctx.session.screen(device, args.max_lines)
     size = view.outline.size
     out = ScreenOutput(
@@ -112,7 +120,7 @@ async def screen(ctx: ToolContext, args: ScreenArgs) -> ToolOutcome:
 
 
 async def find(ctx: ToolContext, args: FindArgs) -> ToolOutcome:
-    device = await ctx.session.device_id(args.device)
+    device = await ctx.device_of(args.device)
     hub = await ctx.session.hub()
     result = await hub.device(device).find(args.query)
     ctx.session.remember_finds(device, (result,))
@@ -150,7 +158,7 @@ async def find(ctx: ToolContext, args: FindArgs) -> ToolOutcome:
 async def wait(ctx: ToolContext, args: WaitArgs) -> ToolOutcome:
     """Waits at the hub; sends MCP progress while waiting (when the caller asked for it).
     Cancelling the MCP request cancels the hub's wait (bridge.client sends ``cancel``)."""
-    device = await ctx.session.device_id(args.device)
+    device = await ctx.device_of(args.device)
     hub = await ctx.session.hub()
     budget = args.timeout_ms
     if budget is None:
@@ -190,7 +198,7 @@ async def _progress(ctx: ToolContext, token: str | int, budget_ms: int) -> None:
 
 
 async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ToolOutcome:
-    device = await ctx.session.device_id(args.device)
+    device = await ctx.device_of(args.device)
     hub = await ctx.session.hub()
     dev = hub.device(device)
     result = await dev.screenshot()
@@ -221,7 +229,7 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ToolOutcome:
 
 
 async def lease(ctx: ToolContext, args: LeaseArgs) -> ToolOutcome:
-    device = await ctx.session.device_id(args.device)
+    device = await ctx.device_of(args.device)
     dev = (await ctx.session.hub()).device(device)
     if args.action == "acquire":
         result = await dev.acquire_lease(args.mode)
@@ -233,6 +241,23 @@ async def lease(ctx: ToolContext, args: LeaseArgs) -> ToolOutcome:
         who = ", ".join(result.lease.holder_names or result.lease.holders)
         text = f"{device}: {result.lease.mode} lease held by {who}"
     return ToolOutcome(text, LeaseOutput(device=device, lease=result.lease))
+
+
+async def activity(ctx: ToolContext, args: ActivityArgs) -> ToolOutcome:
+    device = await ctx.device_of(args.device)
+    log = list(ctx.session.activity.get(device, ()))[-args.limit :]
+    lines = [f"{device}: {len(log)} recent event(s) since this session started, newest last"]
+    for e in log:
+        who = "you" if e.mine else (e.client or "?")
+        if e.kind == "action":
+            lines.append(
+                f"  {who}: {e.action} {e.target or ''} -> {e.outcome}".replace("  ->", " ->")
+            )
+        elif e.kind == "lease":
+            lines.append(f"  {who}: lease {e.outcome}")
+        else:
+            lines.append(f"  device {e.outcome}")
+    return ToolOutcome("\n".join(lines), ActivityOutput(device=device, entries=tuple(log)))
 
 
 READING_TOOLS: tuple[ToolSpec, ...] = (
@@ -283,6 +308,15 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
         ScreenshotArgs,
         ScreenshotOutput,
         screenshot,
+    ),
+    ToolSpec(
+        "activity",
+        "Recent activity on a device",
+        "What every client of the hub (other agents included) did on the device since this "
+        "session first used it: actions with their outcome or refusal, lease changes.",
+        ActivityArgs,
+        ActivityOutput,
+        activity,
     ),
     ToolSpec(
         "lease",
