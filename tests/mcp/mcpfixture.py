@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import jsonschema
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.session import ElicitationFnT
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "s3cret-value-for-mcp"
@@ -80,7 +81,7 @@ async def stdio_mcp(
         cwd=str(ROOT),
     )
     recorder = Recorder()
-    with open(os.devnull, "w") as errlog:
+    with open(os.devnull, "w") as errlog:  # noqa: ASYNC230 - /dev/null never blocks
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(
                 read,
@@ -140,7 +141,11 @@ async def http_mcp(
 ) -> AsyncIterator[McpClient]:
     recorder = Recorder()
     headers = {"Authorization": f"Bearer {token}"}
-    async with streamablehttp_client(url, headers=headers) as (read, write, _):
+    timeout = httpx.Timeout(30.0, read=300.0)
+    async with (
+        httpx.AsyncClient(headers=headers, timeout=timeout) as http,
+        streamable_http_client(url, http_client=http) as (read, write, _),
+    ):
         async with ClientSession(
             read,
             write,
