@@ -171,7 +171,7 @@ async def test_a_long_wait_reports_progress_and_mcp_cancellation_cancels_it_at_t
     with anyio.fail_after(60):
         async with running_hub(sim_scene="login") as hub, stdio_mcp(hub.url, CONTROLLER) as mcp:
             await mcp.call("devices", {})
-            pending = hub.hub.service._cancels
+            pending = hub.hub.service.cancels
             progress: list[tuple[float, float | None, str | None]] = []
 
             async def on_progress(done: float, total: float | None, message: str | None) -> None:
