@@ -40,7 +40,7 @@ def _outline_sizes() -> list[str]:
         norm = normalize(raw, SnapshotContext("bench", "s_1", 0))
         if isinstance(norm, NormalizeFailure):
             continue
-        outline = build_outline(norm.compact, 1, lambda n: f"e{n.node_id[1:]}")
+        outline = build_outline(norm.compact, lambda n: f"e{n.node_id[1:]}")
         compact = len(msgspec.json.encode(norm.compact).decode())
         rows.append((len(outline.text), compact, len(data.decode(errors="replace")), path.name))
     columns = [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]]

@@ -17,7 +17,8 @@ Line grammar (one node per line, indented two spaces per outlined ancestor, at m
   text that only repeats the name of the outlined node it sits in;
 - screen markers (``__screen_<id>``) are not lines: they are listed in the header.
 
-The header is ``<device> · <app> · screen <ids> · gen <generation> · <w>x<h> <orientation>``.
+The header is ``<device> · <app> · screen <ids> · <w>x<h> <orientation>`` (the generation is
+in the structured content; handles carry it to ``act``).
 Nothing here reads a clock or a socket.
 """
 
@@ -168,7 +169,6 @@ def _size(snapshot: ScreenSnapshot) -> tuple[int, int] | None:
 
 def build_outline(
     snapshot: ScreenSnapshot,
-    generation: int,
     handle_of: Callable[[SemanticNode], str | None],
     max_lines: int = 200,
 ) -> Outline:
@@ -206,7 +206,6 @@ def build_outline(
     header = [snapshot.device_id, snapshot.app_id or snapshot.package_name]
     if screens:
         header.append("screen " + ",".join(screens))
-    header.append(f"gen {generation}")
     if size is not None:
         header.append(f"{size[0]}x{size[1]} {snapshot.orientation.value}")
     if omitted:

@@ -229,7 +229,6 @@ class McpSession:
         # Handles are issued in document order (the outline's), then given the hub's refs.
         outline = build_outline(
             snap.snapshot,
-            snap.generation,
             lambda node: self.handles.handle_for(device_id, node.node_id),
             max_lines,
         )

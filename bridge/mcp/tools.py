@@ -125,7 +125,7 @@ async def find(ctx: ToolContext, args: FindArgs) -> ToolOutcome:
     result = await hub.device(device).find(args.query)
     ctx.session.remember_finds(device, (result,))
     matches = []
-    lines = [f"{result.count} match(es) on {device} · gen {result.generation}"]
+    lines = [f"{result.count} match(es) on {device}"]
     for m in result.matches:
         handle = ctx.session.handles.handle_for(device, m.node.node_id)
         matches.append(

@@ -66,14 +66,14 @@ def test_outline_shows_meaningful_nodes_with_handles_state_and_screen_markers() 
         SemanticNode(node_id="n8", role=Role.TEXT, parent_id="n3", text="x" * 200),
     )
     table = HandleTable()
-    outline = build_outline(snap, 7, lambda n: table.handle_for("dev", n.node_id))
-    assert outline.header == "dev · com.example.app · screen login · gen 7 · 1080x2400 portrait"
+    outline = build_outline(snap, lambda n: table.handle_for("dev", n.node_id))
+    assert outline.header == "dev · com.example.app · screen login · 1080x2400 portrait"
     assert outline.lines[0] == 'e1 input hint="Password" #pw focused password'
     assert outline.lines[1] == 'e2 list_item "Wi-Fi"'
     assert outline.lines[2] == "  e3 switch disabled unchecked"
     assert outline.lines[3].startswith('e4 text "xxx') and outline.lines[3].endswith('…"')
     assert len(outline.lines) == 4 and outline.shown == ("n4", "n5", "n7", "n8")
-    clipped = build_outline(snap, 7, lambda n: None, max_lines=2)
+    clipped = build_outline(snap, lambda n: None, max_lines=2)
     assert clipped.omitted == 2 and clipped.lines[-1].startswith("… 2 more")
 
 
@@ -118,7 +118,7 @@ def test_outline_median_is_under_2000_characters_on_the_real_dumps() -> None:
     sizes = []
     for path in dump_paths():
         normalized = load(str(path))
-        outline = build_outline(normalized.compact, 1, lambda n: f"e{n.node_id[1:]}")
+        outline = build_outline(normalized.compact, lambda n: f"e{n.node_id[1:]}")
         compact = len(msgspec.json.encode(normalized.compact))
         raw = len(Path(path).read_text(errors="replace"))
         sizes.append((len(outline.text), compact, raw))
