@@ -54,7 +54,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         import mcp  # noqa: F401
     except ImportError:
         print(
-            "mobridge: the MCP server needs the mcp extra: pip install 'mobridge[mcp]'",
+            "mobridge: the MCP server needs the mcp extra: pip install -e '.[mcp]'",
             file=sys.stderr,
         )
         return 2
