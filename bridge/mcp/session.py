@@ -128,21 +128,36 @@ class McpSession:
     async def _hold(
         self, release: anyio.Event, *, task_status: anyio.abc.TaskStatus[HubConnection]
     ) -> None:
-        async with connect(
-            self.target.url,
-            token=self.token if self.token is not None else self.target.token,
-            name=self.client_name[:128] or "mcp-client",
-            kind="agent",
-            request_timeout=self.target.request_timeout,
-        ) as hub:
-            self._followed = set()
-            async with anyio.create_task_group() as inner:
-                inner.start_soon(self._collect, hub)
-                for device_id in list(self._listeners):  # resubscribe watches after a loss
-                    inner.start_soon(self._follow_on, hub, device_id)
-                task_status.started(hub)
-                await release.wait()
-                inner.cancel_scope.cancel()
+        """Open the hub session and keep it until ``release``. A failure to open reaches the
+        caller of ``hub()``; a failure after that only ends this connection (the next call
+        reopens one), never the MCP session."""
+        started = False
+        try:
+            async with connect(
+                self.target.url,
+                token=self.token if self.token is not None else self.target.token,
+                name=self.client_name[:128] or "mcp-client",
+                kind="agent",
+                request_timeout=self.target.request_timeout,
+            ) as hub:
+                self._followed = set()
+                async with anyio.create_task_group() as inner:
+                    inner.start_soon(self._collect, hub)
+                    for device_id in list(self._listeners):  # resubscribe watches after a loss
+                        inner.start_soon(self._refollow, hub, device_id)
+                    task_status.started(hub)
+                    started = True
+                    await release.wait()
+                    inner.cancel_scope.cancel()
+        except ClientError:
+            if not started:
+                raise
+
+    async def _refollow(self, hub: HubConnection, device_id: str) -> None:
+        try:
+            await self._follow_on(hub, device_id)
+        except ClientError:
+            pass
 
     async def _collect(self, hub: HubConnection) -> None:
         """Keep what every client does on the followed devices (the hub sends action, lease
@@ -286,6 +301,8 @@ class McpSession:
             with scope:
                 try:
                     await _announce_changes(poked, notify)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    pass  # the MCP transport closed: nobody is left to notify
                 finally:
                     self.watches.pop(key, None)
                     listeners = self._listeners.get(device_id, {})

@@ -275,3 +275,13 @@ async def test_a_screen_transition_is_announced_coalesced_not_frame_by_frame() -
             await dev.tap(build_query(text="Sign in"))
             await anyio.sleep(0.5)
             assert len(mcp.recorder.updated(uri)) == len(notices), "announced after unsubscribe"
+
+
+async def test_an_unreachable_hub_is_a_tool_error_and_the_session_survives() -> None:
+    with anyio.fail_after(60):
+        async with stdio_mcp("ws://127.0.0.1:9/v1", CONTROLLER) as mcp:
+            for _ in range(2):
+                result = await mcp.call("devices", {})
+                assert result.isError and text_of(result).startswith("HUB_UNREACHABLE")
+                assert "--embedded" in text_of(result)
+            assert len((await mcp.session.list_tools()).tools) == len(TOOLS)
