@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 from mcp import types
 
-from bridge.client import ConfirmationRequired, HubConnection
+from bridge.client import ClientError, ConfirmationRequired, HubConnection
 from bridge.mcp.refusals import ToolRefusal
 from bridge.mcp.schemas import (
     ActArgs,
@@ -229,11 +229,9 @@ async def _answer(
     arguments["confirm"] = {"objection": objection, "answer": answer}
     repeated = decode_args(ActArgs, arguments)
     if answer == "reject":
-        try:
+        try:  # tells the hub (which closes the objection); its refusal is expected
             await act(ctx, repeated)
-        except ToolRefusal:
-            pass
-        except Exception:
+        except (ToolRefusal, ClientError):
             pass
         raise ToolRefusal(
             "USER_REJECTED",

@@ -32,10 +32,10 @@ from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl
 
 from bridge import __version__
-from bridge.client import ClientError
+from bridge.client import ClientError, HubError, ProtocolFailure
 from bridge.client.screenshot import fetch_capture
 from bridge.mcp.acting import ACTING_TOOLS
-from bridge.mcp.refusals import ToolRefusal, from_client_error
+from bridge.mcp.refusals import ToolRefusal, from_client_error, protocol_error
 from bridge.mcp.schemas import decode_args, to_structured, tool_schema
 from bridge.mcp.session import DeviceChoice, HubTarget, McpSession
 from bridge.mcp.tools import CAPTURE_URI, READING_TOOLS, SCREEN_URI, ToolContext, ToolSpec
@@ -246,9 +246,12 @@ def _error(refusal: ToolRefusal) -> types.ServerResult:
 
 
 def _as_protocol(exc: ClientError) -> McpError:
-    """Outside tools there is no tool result to carry a refusal: every failure is an error."""
-    message = str(exc)
-    return McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message))
+    """Outside tools there is no tool result to carry a refusal: every failure is an error
+    (hub protocol errors keep their mapping; refusals and connection failures say why)."""
+    if isinstance(exc, ProtocolFailure):
+        return protocol_error(exc)
+    code = types.INVALID_PARAMS if isinstance(exc, HubError) else types.INTERNAL_ERROR
+    return McpError(types.ErrorData(code=code, message=str(exc)))
 
 
 def _screen_device(uri: str) -> str:

@@ -4,12 +4,14 @@ resource subscriptions and secrets."""
 
 from __future__ import annotations
 
+import base64
 import statistics
 import time
 from typing import Any
 
 import anyio
 import jsonschema
+import msgspec
 import pytest
 from mcp import types
 from mcp.shared.exceptions import McpError
@@ -285,3 +287,28 @@ async def test_an_unreachable_hub_is_a_tool_error_and_the_session_survives() -> 
                 assert result.isError and text_of(result).startswith("HUB_UNREACHABLE")
                 assert "--embedded" in text_of(result)
             assert len((await mcp.session.list_tools()).tools) == len(TOOLS)
+
+
+async def test_screens_and_captures_are_resources() -> None:
+    with anyio.fail_after(60):
+        async with running_hub(sim_scene="login") as hub, stdio_mcp(hub.url, CONTROLLER) as mcp:
+            templates = await mcp.session.list_resource_templates()
+            assert {t.uriTemplate for t in templates.resourceTemplates} == {
+                "mobridge://devices/{device}/screen",
+                "mobridge://captures/{capture}",
+            }
+            shot = await mcp.call("screenshot", {"includeImage": False})
+            capture = shot.structuredContent["uri"]
+            listed = {str(r.uri) for r in (await mcp.session.list_resources()).resources}
+            screen_uri = f"mobridge://devices/{hub.device_id}/screen"
+            assert {screen_uri, capture} <= listed
+            png = (await mcp.session.read_resource(AnyUrl(capture))).contents[0]
+            assert isinstance(png, types.BlobResourceContents) and png.mimeType == "image/png"
+            assert base64.b64decode(png.blob).startswith(b"\x89PNG")
+            json_part, outline_part = (await mcp.session.read_resource(AnyUrl(screen_uri))).contents
+            assert isinstance(json_part, types.TextResourceContents)
+            assert isinstance(outline_part, types.TextResourceContents)
+            assert msgspec.json.decode(json_part.text)["deviceId"] == hub.device_id
+            assert "screen login" in outline_part.text
+            with pytest.raises(McpError):
+                await mcp.session.subscribe_resource(AnyUrl(capture))
