@@ -54,6 +54,10 @@ class HubConfig:
     name: str = "mobridge"
     android: AndroidConfig | None = None
     """Real Android phones over adb (agent or agentless mode); None: none."""
+    client_limits: dict[str, Any] = field(default_factory=dict)
+    """Overrides of ``ClientServer``'s per-connection bounds (``outbound_soft_limit``,
+    ``slow_client_grace_s``, ``auth_deadline_s``, ``max_per_peer``, ...); tests and
+    ``scripts/soak`` shorten them."""
     dashboard: bytes | None = None
     """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
     the hub cannot import the layer above it)."""
@@ -107,6 +111,7 @@ class Hub:
             port=config.port,
             log=lambda event, **kw: self.log.warning(event, **kw),
             pages={"/dashboard": config.dashboard} if config.dashboard else None,
+            **config.client_limits,
         )
         self.service.connections = lambda: self.server.sessions
         self.port: int | None = None
