@@ -312,3 +312,19 @@ async def test_screens_and_captures_are_resources() -> None:
             assert "screen login" in outline_part.text
             with pytest.raises(McpError):
                 await mcp.session.subscribe_resource(AnyUrl(capture))
+
+
+async def test_a_handle_from_a_screen_that_moved_on_is_refused_not_guessed() -> None:
+    with anyio.fail_after(60):
+        async with (
+            running_hub(sim_scene="login") as hub,
+            stdio_mcp(hub.url, CONTROLLER) as mcp,
+            connect(hub.url, token=CONTROLLER_2, name="other-agent") as other,
+        ):
+            outline = (await mcp.call("screen", {})).structuredContent["outline"]
+            sign_in = handle_in(outline, '"Sign in"')
+            await other.device(hub.device_id).back()  # another agent leaves the login screen
+            stale = await mcp.call("act", {"action": "CLICK", "handle": sign_in})
+            assert stale.isError
+            assert text_of(stale).split(":")[0] in ("STALE_NODE_REF", "NODE_NOT_FOUND")
+            assert "try:" in text_of(stale)
