@@ -21,6 +21,7 @@ from bridge.hub.device import DeviceRuntime
 from bridge.hub.logs import get_logger
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
+from bridge.hub.settled import SettledFeed
 from bridge.net.agent_link import AgentLink, AgentLost, AgentRefused
 from bridge.net.auth import Authenticator, Principal
 from bridge.net.client_server import ClientServer
@@ -61,6 +62,10 @@ class HubConfig:
     dashboard: bytes | None = None
     """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
     the hub cannot import the layer above it)."""
+
+
+THREAD_INGEST_NODES = 400
+"""Captures with at least this many raw nodes are prepared in a worker thread."""
 
 
 class _Mailbox:
@@ -221,12 +226,15 @@ class Hub:
             dev = holder.get("device")
             if dev is not None:
                 self.log.warning("agent_status", device=dev.id, state=status.state)
-                if status.state != "ready":
-                    dev.set_online(
-                        False, f"agent reports {status.state}: {status.reason or 'no reason given'}"
-                    )
+                said = f"agent reports {status.state}: {status.reason or 'no reason given'}"
+                if status.state == "ready":
+                    dev.set_fault("agent", None)
+                    if dev.current is not None:
+                        dev.set_online(True, None)
+                elif status.state == "degraded":
+                    dev.set_fault("agent", said)
                 else:
-                    dev.set_online(True, None)
+                    dev.set_online(False, said)
 
         def on_bad_frame(reason: str) -> None:
             dev = holder.get("device")
@@ -257,11 +265,20 @@ class Hub:
                     push = await mailbox.take()
                     started = time.monotonic()
                     try:
-                        dev.ingest(push)
+                        if len(push.tree.nodes) >= THREAD_INGEST_NODES:
+                            # Big trees normalize in a worker thread: the event loop keeps
+                            # answering everyone else between the GIL's switch intervals.
+                            prepared = await anyio.to_thread.run_sync(dev.prepare, push)
+                        else:
+                            prepared = dev.prepare(push)
+                        dev.commit(push, prepared)
                     except Exception as exc:  # a tree that breaks ingest degrades, never kills
                         dev.set_fault("tree", f"the hub failed to ingest a tree: {exc!r}"[:300])
                         self.log.error("ingest_crashed", device=dev.id, error=repr(exc)[:300])
                         continue
+                    feed = self.service.feeds.get(dev.id)
+                    if feed is not None:
+                        feed.poke()
                     if not dev.online and dev.current is not None:
                         dev.set_online(True, None)
                         first_attempt.set()
@@ -311,4 +328,8 @@ class Hub:
                 masker=self.service.masker,
             )
             self.service.devices[device_id] = device
+            feed = SettledFeed(device)
+            self.service.feeds[device_id] = feed
+            if self._tg is not None:
+                self._tg.start_soon(feed.run)
         return device
