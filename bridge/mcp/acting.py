@@ -1,11 +1,11 @@
 """The acting tools: act, press, app, confirm.
 
 Targets (``act``): exactly one of ``handle`` (from screen/find), ``ref`` (a NodeRef), ``query``
-(a SemanticQuery that must match exactly one node: none is NODE_NOT_FOUND, several are
-AMBIGUOUS_MATCH listing every candidate with a handle) or ``point`` (the innermost node of a
-fresh outline whose bounds hold the point). Every target becomes a NodeRef that the hub
-re-resolves strictly on its newest snapshot; a handle or a query is sent with the
-generation the agent saw, so a screen that moved on is refused STALE_NODE_REF, never guessed.
+(a SemanticQuery sent as the act's query: the hub resolves it when the action's turn comes —
+none is NODE_NOT_FOUND, several are AMBIGUOUS_MATCH, listed here with a handle per candidate)
+or ``point`` (the innermost node of a fresh outline whose bounds hold the point). A ref is
+re-resolved strictly by the hub on its newest snapshot; a handle is sent with the generation
+the agent saw, so a screen that moved on is refused STALE_NODE_REF, never guessed.
 
 Objections: a refusal that carries an answerable objection (USER_CONFIRMATION_REQUIRED) is
 remembered by id (bounded); ``confirm`` repeats that act with the answer. When the MCP client
@@ -74,8 +74,9 @@ def wire_verb(args: ActArgs) -> ActionVerb:
 
 async def _target(
     ctx: ToolContext, hub: HubConnection, device: str, args: ActArgs, verb: ActionVerb
-) -> tuple[NodeRef, int | None, str | None]:
-    """The ref to act on, the generation to check it against, and its handle."""
+) -> tuple[NodeRef | None, int | None, str | None]:
+    """The ref to act on (None for a query target), the generation to check it against, and
+    its handle."""
     given = [t for t in (args.handle, args.ref, args.query, args.point) if t is not None]
     if len(given) != 1:
         raise ToolRefusal(
@@ -102,9 +103,7 @@ async def _target(
     if args.ref is not None:
         return args.ref, None, handles.known(device, args.ref.node_id)
     if args.query is not None:
-        match, generation = await hub.device(device).find_one(args.query)
-        handle = handles.handle_for(device, match.node.node_id, match.ref, generation)
-        return match.ref, generation, handle
+        return None, None, None  # sent as the act's query: the hub resolves it in turn
     assert args.point is not None
     return await _at_point(ctx, device, args, verb)
 
@@ -177,7 +176,7 @@ async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
     if args.confirm is not None:
         confirm = Confirm(objection=args.confirm.objection, answer=args.confirm.answer)
     try:
-        result = await hub.device(device).act(request, confirm)
+        result = await hub.device(device).act(request, confirm, query=args.query)
     except ConfirmationRequired as exc:
         if exc.objection is None or not exc.objection.answerable:
             raise

@@ -16,17 +16,19 @@ Rules:
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectSendStream
 
 from bridge.client import ConnectionLost, HubConnection, connect
+from bridge.client.channels import Channel, SubscriptionEvent
 from bridge.client.errors import ClientError
+from bridge.mcp.coalesce import ScreenChange, announce_changes
 from bridge.mcp.handles import HandleTable
 from bridge.mcp.outline import Outline, build_outline
 from bridge.mcp.schemas import ActivityEntry
@@ -37,6 +39,7 @@ from bridge.wire.client_protocol import (
     FindResult,
     LeaseEvent,
     ScreenshotResult,
+    SnapshotEvent,
     SnapshotResult,
 )
 from bridge.wire.enums import Role
@@ -45,11 +48,8 @@ from bridge.wire.query import SemanticQuery
 MAX_OBJECTIONS = 64
 MAX_CAPTURES = 32
 MAX_WATCHES = 16
-MAX_ACTIVITY = 200
-"""Activity entries kept per device (newest last)."""
-COALESCE_QUIET_S = 0.25
-"""A screen that keeps changing is announced once at the first change, then once more when it
-has been quiet this long (the simulated agent pushes transitional frames at most 300 ms apart)."""
+WATCH_BUFFER = 64
+"""Screen events buffered per resource watch (see ``bridge.mcp.coalesce``)."""
 
 
 @dataclass(frozen=True)
@@ -90,10 +90,11 @@ class McpSession:
     objections: OrderedDict[str, PendingAct] = field(default_factory=OrderedDict)
     captures: OrderedDict[str, ScreenshotResult] = field(default_factory=OrderedDict)
     watches: dict[str, anyio.CancelScope] = field(default_factory=dict)
-    activity: dict[str, deque[ActivityEntry]] = field(default_factory=dict)
     _followed: set[str] = field(default_factory=set)
-    _listeners: dict[str, dict[str, MemoryObjectSendStream[None]]] = field(default_factory=dict)
-    """device -> watch key -> a size-1 stream poked on every screen event of the device."""
+    _listeners: dict[str, dict[str, MemoryObjectSendStream[ScreenChange]]] = field(
+        default_factory=dict
+    )
+    """device -> watch key -> the watch's bounded stream of screen events of the device."""
     _tg: anyio.abc.TaskGroup | None = None
     _hub: HubConnection | None = None
     _release: anyio.Event | None = None
@@ -142,7 +143,6 @@ class McpSession:
             ) as hub:
                 self._followed = set()
                 async with anyio.create_task_group() as inner:
-                    inner.start_soon(self._collect, hub)
                     for device_id in list(self._listeners):  # resubscribe watches after a loss
                         inner.start_soon(self._refollow, hub, device_id)
                     task_status.started(hub)
@@ -159,24 +159,11 @@ class McpSession:
         except ClientError:
             pass
 
-    async def _collect(self, hub: HubConnection) -> None:
-        """Keep what every client does on the followed devices (the hub sends action, lease
-        and device events to sessions that watch a device)."""
-        mine = hub.session.session if hub.session else None
-        async with hub.events() as events:
-            async for event in events:
-                entry = _entry(event, mine)
-                log = self.activity.get(event.device)
-                if log is None:
-                    if len(self.activity) >= MAX_WATCHES:
-                        continue
-                    log = self.activity[event.device] = deque(maxlen=MAX_ACTIVITY)
-                log.append(entry)
-
     async def follow(self, device_id: str) -> None:
-        """Watch ``device_id`` once per hub connection: its activity is kept, and every screen
-        event pokes the resource watches of that device. One subscription per device: the
-        hub names a stream's subscription by device, so a second one would replace it."""
+        """Subscribe to the device's frame and settled streams once per hub connection and
+        hand their events to the device's resource watches (``bridge.mcp.coalesce`` decides
+        what is announced). Once per device: the hub names a subscription by its stream, so
+        subscribing twice would replace the first channel."""
         await self._follow_on(await self.hub(), device_id)
 
     async def _follow_on(self, hub: HubConnection, device_id: str) -> None:
@@ -184,35 +171,39 @@ class McpSession:
             return
         self._followed.add(device_id)
         try:
-            _, channel = await hub.subscribe(device_id, compact=True)
+            _, frames = await hub.subscribe(device_id, compact=True)
+            _, settled = await hub.subscribe(device_id, compact=True, settled=True)
         except ClientError:
             self._followed.discard(device_id)
             raise
         assert self._tg is not None
 
-        async def pump() -> None:
-            async for _ in channel.receive:
+        async def pump(channel: Channel[SubscriptionEvent], is_settled: bool) -> None:
+            async for event in channel.receive:
+                sid = (
+                    event.snapshot.snapshot_id
+                    if isinstance(event, SnapshotEvent)
+                    else event.snapshot_id
+                )
                 for poke in list(self._listeners.get(device_id, {}).values()):
                     try:
-                        poke.send_nowait(None)
+                        poke.send_nowait((is_settled, sid))
                     except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        pass
+                        pass  # a lagging watch loses frames; the settle timeout covers it
 
-        self._tg.start_soon(pump)
+        self._tg.start_soon(pump, frames, False)
+        self._tg.start_soon(pump, settled, True)
 
     # ---- devices and screens ---------------------------------------------------------------
 
     async def device_id(self, requested: str | None) -> str:
-        """The named device, or the only (else the only online) device when none is named;
-        from then on the session keeps the device's activity (``follow``)."""
+        """The named device, or the only (else the only online) device when none is named."""
         if requested is not None:
-            await self.follow(requested)
             return requested
         devices = await (await self.hub()).devices()
         online = [d for d in devices if d.online]
         for pool in (devices, online):
             if len(pool) == 1:
-                await self.follow(pool[0].id)
                 return pool[0].id
         names = ", ".join(d.id for d in devices) or "none"
         raise DeviceChoice(f"name the device: the hub has {len(devices)} ({names})")
@@ -284,14 +275,14 @@ class McpSession:
     # ---- resource watches ------------------------------------------------------------------
 
     async def watch(self, key: str, device_id: str, notify: Callable[[], Awaitable[None]]) -> None:
-        """Call ``notify`` when the device's screen changes (coalesced, see the module
-        constant) until ``unwatch(key)``. Subscribing twice to one key keeps one watch."""
+        """Call ``notify`` when the device's screen changes (``bridge.mcp.coalesce``) until
+        ``unwatch(key)``. Subscribing twice to one key keeps one watch."""
         if key in self.watches:
             return
         if len(self.watches) >= MAX_WATCHES:
             raise DeviceChoice(f"at most {MAX_WATCHES} screen subscriptions per session")
         await self.follow(device_id)
-        poke, poked = anyio.create_memory_object_stream[None](1)
+        poke, poked = anyio.create_memory_object_stream[ScreenChange](WATCH_BUFFER)
         self._listeners.setdefault(device_id, {})[key] = poke
         scope = anyio.CancelScope()
         self.watches[key] = scope
@@ -300,7 +291,7 @@ class McpSession:
         async def run() -> None:
             with scope:
                 try:
-                    await _announce_changes(poked, notify)
+                    await announce_changes(poked, notify)
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     pass  # the MCP transport closed: nobody is left to notify
                 finally:
@@ -320,7 +311,10 @@ class McpSession:
             scope.cancel()
 
 
-def _entry(event: ActionEvent | LeaseEvent | DeviceEvent, mine: str | None) -> ActivityEntry:
+def activity_entry(
+    event: ActionEvent | LeaseEvent | DeviceEvent, mine: str | None
+) -> ActivityEntry:
+    """One hub event as an activity line (``mine``: this session's hub session id)."""
     match event:
         case ActionEvent():
             target = None
@@ -353,23 +347,3 @@ def _entry(event: ActionEvent | LeaseEvent | DeviceEvent, mine: str | None) -> A
 
 class DeviceChoice(Exception):
     """The call did not say which device, and the hub has several (a caller mistake)."""
-
-
-async def _announce_changes(
-    events: MemoryObjectReceiveStream[None], notify: Callable[[], Awaitable[None]]
-) -> None:
-    """Leading edge at once, then one trailing notice once the screen has been quiet."""
-    async for _event in events:
-        await notify()
-        changed_since = False
-        while True:
-            with anyio.move_on_after(COALESCE_QUIET_S) as quiet:
-                try:
-                    await events.receive()
-                except anyio.EndOfStream:
-                    return
-                changed_since = True
-            if quiet.cancelled_caught:
-                break
-        if changed_since:
-            await notify()

@@ -38,7 +38,7 @@ from bridge.mcp.schemas import (
     WaitArgs,
     WaitOutput,
 )
-from bridge.mcp.session import McpSession
+from bridge.mcp.session import McpSession, activity_entry
 from bridge.wire.conditions import ScreenShown
 from bridge.wire.enums import VerificationResult
 
@@ -245,19 +245,21 @@ async def lease(ctx: ToolContext, args: LeaseArgs) -> ToolOutcome:
 
 async def activity(ctx: ToolContext, args: ActivityArgs) -> ToolOutcome:
     device = await ctx.device_of(args.device)
-    log = list(ctx.session.activity.get(device, ()))[-args.limit :]
-    lines = [f"{device}: {len(log)} recent event(s) since this session started, newest last"]
-    for e in log:
+    hub = await ctx.session.hub()
+    history = await hub.device(device).history(args.limit)
+    mine = hub.session.session if hub.session else None
+    log = tuple(activity_entry(h.event, mine) for h in history.entries)
+    lines = [f"{device}: the last {len(log)} event(s), oldest first"]
+    for e, h in zip(log, history.entries, strict=True):
         who = "you" if e.mine else (e.client or "?")
+        ago = f"{h.age_ms / 1000:.1f}s ago"
         if e.kind == "action":
-            lines.append(
-                f"  {who}: {e.action} {e.target or ''} -> {e.outcome}".replace("  ->", " ->")
-            )
+            lines.append(f"  {ago} {who}: {e.action} {e.target or ''} -> {e.outcome}")
         elif e.kind == "lease":
-            lines.append(f"  {who}: lease {e.outcome}")
+            lines.append(f"  {ago} {who}: lease {e.outcome}")
         else:
-            lines.append(f"  device {e.outcome}")
-    return ToolOutcome("\n".join(lines), ActivityOutput(device=device, entries=tuple(log)))
+            lines.append(f"  {ago} device {e.outcome}")
+    return ToolOutcome("\n".join(lines), ActivityOutput(device=device, entries=log))
 
 
 READING_TOOLS: tuple[ToolSpec, ...] = (
@@ -312,8 +314,8 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "activity",
         "Recent activity on a device",
-        "What every client of the hub (other agents included) did on the device since this "
-        "session first used it: actions with their outcome or refusal, lease changes.",
+        "What every client of the hub (other agents included) did on the device lately, "
+        "oldest first: actions with their outcome or refusal, lease changes.",
         ActivityArgs,
         ActivityOutput,
         activity,

@@ -130,6 +130,7 @@ async def test_two_agents_share_a_device_through_an_exclusive_lease() -> None:
         return {(e.get("client"), e.get("action"), e.get("outcome")) for e in entries}
 
     # each agent sees the other's actions (and refusals) and lease changes, under its name
+    assert ("agent-two 2", "CLICK", "POLICY_BLOCKED") in summary(seen_by_one)
     assert ("agent-two 2", "CLICK", "DISPATCHED") in summary(seen_by_one)
     assert ("agent-one 1", "CLICK", "DISPATCHED") in summary(seen_by_two)
     assert ("agent-one 1", None, "acquired") in summary(seen_by_two)
