@@ -53,7 +53,7 @@ public final class ScriptedApp {
 
     private let full = Rect(0, 0, ScriptedApp.width, ScriptedApp.height)
 
-    func appTree() -> ElementSnapshot {
+    public func appTree() -> ElementSnapshot {
         var windows = [ElementSnapshot(type: .window, frame: full, children: [screen == .login ? loginScreen() : homeScreen()])]
         if focus != nil {
             let kb = Rect(0, 552, Self.width, 300)

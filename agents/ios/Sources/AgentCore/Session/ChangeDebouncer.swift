@@ -11,6 +11,12 @@ public struct ChangeDebouncer: Sendable {
         public let reason: String
         public let stable: Bool
         public let quietMs: Int
+
+        public init(reason: String, stable: Bool, quietMs: Int) {
+            self.reason = reason
+            self.stable = stable
+            self.quietMs = quietMs
+        }
     }
 
     public static let never = Int.max

@@ -143,6 +143,29 @@ public final class SocketStream: ByteStream, @unchecked Sendable {
         Glue.noSigPipe(fd)
     }
 
+    /// A client connection to 127.0.0.1:`port` (tests play the hub with it).
+    public static func connect(port: Int) throws -> SocketStream {
+        let fd = Glue.socket(AF_INET)
+        if fd < 0 { throw StreamError.io("socket") }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port)).bigEndian
+        addr.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        #if canImport(Darwin)
+        addr.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glue.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if rc != 0 {
+            _ = Glue.close(fd)
+            throw StreamError.io("connect 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+        }
+        return SocketStream(fd: fd)
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             let n = Glue.recv(fd, buffer.baseAddress, buffer.count)
@@ -237,6 +260,14 @@ enum Glue {
         return Glibc.listen(fd, backlog)
         #else
         return Darwin.listen(fd, backlog)
+        #endif
+    }
+
+    static func connect(_ fd: Int32, _ addr: UnsafePointer<sockaddr>, _ len: socklen_t) -> Int32 {
+        #if canImport(Glibc)
+        return Glibc.connect(fd, addr, len)
+        #else
+        return Darwin.connect(fd, addr, len)
         #endif
     }
 
