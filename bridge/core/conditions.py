@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import msgspec
 
 from bridge.core.query import QueryRejected, run_query
-from bridge.core.regex_guard import RegexRejected
+from bridge.core.safe_regex import RegexRejected
 from bridge.core.screens import displayed_screens
 from bridge.core.textmatch import compile_text_match
 from bridge.core.tree import NodeTree

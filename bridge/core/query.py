@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bridge.core.regex_guard import RegexRejected
+from bridge.core.safe_regex import RegexRejected
 from bridge.core.textmatch import (
     TextMatched,
     TextMatcher,

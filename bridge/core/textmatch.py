@@ -11,7 +11,7 @@ NORMALIZED_EXACT        exact (reported EXACT, 1.0), else equal after           
 CONTAINS                equal as above, else the normalized value is a non-empty    0.5 .. <0.9
                         substring of the normalized candidate; scaled by coverage
                         ``0.5 + 0.4 * len(value) / len(candidate)``
-REGEX                   ``re.search`` over the raw candidate (see the safety rules) 0.9
+REGEX                   RE2 search over the raw candidate (``bridge.core.safe_regex``) 0.9
 SEMANTIC_SYNONYM        equal as above, else both fall in one group of the synonym  0.8
                         table below (compared normalized, leading/trailing
                         punctuation and symbols ignored: "OK!" ~ "okay")
@@ -21,12 +21,10 @@ Invariants:
 - ``normalize_text`` is idempotent: NFKC, case folding, format characters (zero-width space and
   joiners, bidi controls, soft hyphen, BOM: Unicode category Cf) removed, every run of
   whitespace (NBSP and ideographic space included) collapsed to one space, ends stripped.
-- Matching never raises for a candidate: ``None`` never matches; REGEX reads at most the
-  pattern's candidate cap (see below), so a pathological screen text cannot stall the caller.
-- A REGEX pattern is checked once (``check_regex``, cached by pattern) before any candidate is
-  read. A pattern that fails the check yields ``RegexRejected(reason)``, never a match attempt.
-
-REGEX patterns are checked by ``bridge.core.regex_guard`` (rules in its docstring).
+- Matching never raises for a candidate: ``None`` never matches; REGEX runs on RE2 (linear
+  time) and reads at most ``REGEX_CANDIDATE_CAP`` characters of a candidate.
+- A REGEX pattern is compiled once (``compile_regex``, cached by pattern) before any candidate
+  is read. A pattern RE2 refuses yields ``RegexRejected(reason)``, never a match attempt.
 """
 
 from __future__ import annotations
@@ -36,7 +34,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
-from bridge.core.regex_guard import RegexRejected, SafeRegex, check_regex
+from bridge.core.safe_regex import RegexRejected, UserRegex, compile_regex
 from bridge.wire.enums import MatchMode
 from bridge.wire.query import TextMatch
 
@@ -184,7 +182,7 @@ class TextMatcher:
 
     spec: TextMatch
     normalized_value: str
-    regex: SafeRegex | None
+    regex: UserRegex | None
     synonyms: frozenset[int]
     synonym_key: str
 
@@ -195,8 +193,7 @@ class TextMatcher:
         if mode is MatchMode.REGEX:
             if self.regex is None:  # only compile_text_match builds matchers; never happens
                 return None
-            text = candidate[: self.regex.candidate_cap]
-            if self.regex.compiled.search(text) is None:
+            if not self.regex.search(candidate):
                 return None
             return TextMatched(MatchMode.REGEX, CONFIDENCE_REGEX)
         if candidate == value:
@@ -221,10 +218,10 @@ class TextMatcher:
 
 
 def compile_text_match(spec: TextMatch) -> TextMatcher | RegexRejected:
-    """Prepare ``spec`` once per query; a REGEX spec is checked here (``check_regex``)."""
-    regex: SafeRegex | None = None
+    """Prepare ``spec`` once per query; a REGEX spec is compiled here (``compile_regex``)."""
+    regex: UserRegex | None = None
     if spec.match is MatchMode.REGEX:
-        checked = check_regex(spec.value)
+        checked = compile_regex(spec.value)
         if isinstance(checked, RegexRejected):
             return checked
         regex = checked

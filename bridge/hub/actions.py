@@ -1,20 +1,30 @@
 """The action pipeline for ``act``, ``global`` and ``app``.
 
 Order (each step may refuse; nothing after a refusal runs):
-role -> lease -> request validation -> idempotency -> [per-device FIFO lock] -> resolve the
-NodeRef against the newest snapshot (generation check) -> mutation class and policy
+role -> lease -> request validation (duration caps) -> idempotency -> [per-device FIFO lock,
+lease checked again] -> resolve the NodeRef against the newest snapshot (generation check) ->
+mutation class and policy
 (DISPATCH_ONLY refused for destructive/financial/external actions; destructive actions need
 a confirmed objection) -> secret resolution -> dispatch -> observe (stability, diff) ->
 verify -> ActionResult + ``action`` event. Secrets and typed values never reach a log, an
-event or a result.
+event or a result; a typed secret is registered with the device's masker before dispatch.
+
+Every act / global / app runs in its own cancel scope, registered under (session, request id)
+so ``cancel`` stops it (answered CANCELLED, saying what was already dispatched), and under the
+device so a lease that changes hands cancels the actions of sessions that no longer hold it
+(queued or running). An act with an ``idempotencyKey`` is shielded from its client's
+disconnect: it runs to its (capped) end and its outcome waits for the retry.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import hashlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
+import msgspec
 
 from bridge.core import mutation
 from bridge.core.identity import fingerprint
@@ -29,12 +39,13 @@ from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.observation import dispatch_from_reply, observation, observe, observed
 from bridge.hub.policy import action_subject, check_policy, lease_check, require_controller
-from bridge.net.agent_link import AgentLost
+from bridge.net.agent_link import AgentLost, AgentTimeout
 from bridge.net.client_server import Session
 from bridge.wire.action import (
     ActionRequest,
     ActionResult,
     ActionTarget,
+    Dispatch,
     Verification,
 )
 from bridge.wire.agent_link import (
@@ -50,6 +61,7 @@ from bridge.wire.enums import (
     AppAction,
     DispatchStatus,
     ErrorCode,
+    MutationClass,
     PredicateSource,
     ProtocolErrorCode,
     Role,
@@ -65,15 +77,85 @@ if TYPE_CHECKING:
 NODE_VERBS_NEEDING_VALUE = frozenset({ActionVerb.SET_TEXT})
 DEFAULT_OBSERVE_MS = 3000
 DEFAULT_STABLE_MS = 300
+MAX_VERIFY_TIMEOUT_MS = 60_000
+"""Cap on ``verify.timeoutMs``: how long one action may hold the device's queue observing."""
+MAX_VERIFY_STABLE_MS = 10_000
+"""Cap on ``verify.stableForMs``."""
+COMMAND_TIMEOUT_S = 10.0
+"""How long the hub waits for the agent to answer one command."""
+
+T = TypeVar("T")
 
 
 @dataclass
 class Pending:
-    """An idempotent action in flight or done: retries wait on ``done``."""
+    """An idempotent action in flight or done: retries wait on ``done``. ``digest`` is the
+    request's fingerprint: a key reused with another request is refused."""
 
     done: anyio.Event
+    digest: str
     result: ActionResult | None = None
     error: Exception | None = None
+
+
+@dataclass
+class Progress:
+    """How far one action got (reported when it is cancelled)."""
+
+    dispatched: str | None = None
+    cancel_reason: str | None = None
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+
+
+def request_digest(req: ActionRequest) -> str:
+    return hashlib.sha256(msgspec.json.encode(req)).hexdigest()
+
+
+def check_caps(req: ActionRequest) -> None:
+    """Refuse caller-supplied durations above the documented caps (never clamp silently)."""
+    if req.verify is None:
+        return
+    if req.verify.timeout_ms > MAX_VERIFY_TIMEOUT_MS:
+        raise BadRequest(
+            ProtocolErrorCode.INVALID_PARAMS,
+            f"verify.timeoutMs {req.verify.timeout_ms} exceeds the cap of "
+            f"{MAX_VERIFY_TIMEOUT_MS} ms (use wait for longer conditions)",
+        )
+    if req.verify.stable_for_ms > MAX_VERIFY_STABLE_MS:
+        raise BadRequest(
+            ProtocolErrorCode.INVALID_PARAMS,
+            f"verify.stableForMs {req.verify.stable_for_ms} exceeds the cap of "
+            f"{MAX_VERIFY_STABLE_MS} ms",
+        )
+
+
+async def cancellable(
+    svc: HubService,
+    session: Session,
+    device: DeviceRuntime,
+    request_id: object,
+    run: Callable[[Progress], Awaitable[T]],
+) -> T:
+    """Run one action under a scope that ``cancel`` (by request id) and a lease change (by
+    device) can stop; a stopped action is answered CANCELLED with what was dispatched."""
+    progress = Progress()
+    key = (session.id, request_id)
+    svc.cancels[key] = progress.scope
+    device.actions[id(progress)] = (session.id, progress)
+    try:
+        with progress.scope:
+            return await run(progress)
+    finally:
+        svc.cancels.pop(key, None)
+        device.actions.pop(id(progress), None)
+    # Only reached when the scope swallowed a cancel (by request or by a lease change).
+    what = (
+        f"it was already dispatched ({progress.dispatched}); its effect was not observed"
+        if progress.dispatched
+        else "nothing was dispatched"
+    )
+    why = progress.cancel_reason or "cancelled by request"
+    raise BadRequest(ProtocolErrorCode.CANCELLED, f"the action was cancelled ({why}): {what}")
 
 
 def _emit(
@@ -130,42 +212,64 @@ async def run_act(
         raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, f"{req.action.value} needs a target")
     if req.action in NODE_VERBS_NEEDING_VALUE and req.value is None and req.value_ref is None:
         raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "SET_TEXT needs value or valueRef")
+    check_caps(req)
     if req.verify is not None:
         problem = check_verify_request(req.verify, has_target=True)
         if problem is not None:
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, problem)
+
+    def attempt(progress: Progress) -> Awaitable[ActionResult]:
+        return _act_locked(svc, session, device, msg, req, progress)
+
     key = req.idempotency_key
-    if key:
-        pending: Pending | None = svc.idempotency.get(device.id, key, svc.clock_ms())
-        if pending is not None:
-            await pending.done.wait()
-            if pending.error is not None:
-                raise pending.error
-            assert pending.result is not None
-            return pending.result
-        pending = Pending(anyio.Event())
-        svc.idempotency.put(device.id, key, pending, svc.clock_ms())
-    else:
-        pending = None
-    try:
-        result = await _act_locked(svc, session, device, msg, req)
-    except Exception as exc:
-        if pending is not None:
-            pending.error = exc
-            pending.done.set()
-        raise
+    if not key:
+        return await cancellable(svc, session, device, msg.id, attempt)
+    digest = request_digest(req)
+    pending: Pending | None = svc.idempotency.get(device.id, key, svc.clock_ms())
     if pending is not None:
+        if pending.digest != digest:
+            raise BadRequest(
+                ProtocolErrorCode.INVALID_PARAMS,
+                "idempotency key reused with a different request "
+                "(keys are per device; use a new key for a new action)",
+            )
+        await pending.done.wait()
+        if pending.error is not None:
+            raise pending.error
+        assert pending.result is not None
+        return pending.result
+    pending = Pending(anyio.Event(), digest)
+    svc.idempotency.put(device.id, key, pending, svc.clock_ms())
+    try:
+        # A keyed action survives its client's disconnect (bounded by the duration caps), so
+        # the retry gets its real outcome; ``cancel`` and lease changes still stop it.
+        with anyio.CancelScope(shield=True):
+            result = await cancellable(svc, session, device, msg.id, attempt)
         pending.result = result
+    except Exception as exc:
+        pending.error = exc
+        raise
+    finally:
+        if pending.result is None and pending.error is None:
+            pending.error = BadRequest(
+                ProtocolErrorCode.CANCELLED, "the first attempt with this key was cancelled"
+            )
         pending.done.set()
     return result
 
 
 async def _act_locked(
-    svc: HubService, session: Session, device: DeviceRuntime, msg: Act, req: ActionRequest
+    svc: HubService,
+    session: Session,
+    device: DeviceRuntime,
+    msg: Act,
+    req: ActionRequest,
+    progress: Progress,
 ) -> ActionResult:
     started = svc.clock_ms()
     assert req.target is not None
     async with device.action_lock:
+        lease_check(svc, session, device)  # the lease may have changed hands while queued
         before = device.current
         if before is None or not device.online:
             raise offline(device.id, device.offline_reason)
@@ -222,6 +326,7 @@ async def _act_locked(
                     ProtocolErrorCode.INVALID_PARAMS,
                     f"secret {req.value_ref} is not configured on the hub",
                 )
+            device.masker.typed(text)  # before dispatch: the next capture is already masked
         handle = before.normalized.handles.get(node.node_id)
         if handle is None or device.link is None:
             raise offline(device.id, "no capture to act on")
@@ -241,9 +346,10 @@ async def _act_locked(
                     allow_ancestor=True,
                     allow_gesture=req.allow_gesture_fallback,
                 ),
-                timeout_s=10.0,
+                timeout_s=COMMAND_TIMEOUT_S,
             )
         except (AgentLost, TimeoutError) as exc:
+            _agent_trouble(device, exc)
             _emit(
                 svc,
                 session,
@@ -256,10 +362,12 @@ async def _act_locked(
                 ErrorCode.DEVICE_OFFLINE,
                 started,
             )
-            raise offline(device.id, f"the agent was lost during the action: {exc}") from exc
+            raise offline(device.id, _trouble_reason(exc)) from exc
         finally:
             text = None  # drop the plaintext as soon as it was sent
+        device.set_fault("commands", None)
         dispatch, stale = dispatch_from_reply(reply)
+        progress.dispatched = _dispatch_text(dispatch)
         if stale is not None:
             _emit(
                 svc,
@@ -340,7 +448,30 @@ async def run_global_or_app(
     else:
         cls = mutation.classify_global(msg.action)
         verb, name = "global", msg.action.value
+    return await cancellable(
+        svc,
+        session,
+        device,
+        msg.id,
+        lambda progress: _global_or_app_locked(
+            svc, session, device, msg, cls, verb, name, started, progress
+        ),
+    )
+
+
+async def _global_or_app_locked(
+    svc: HubService,
+    session: Session,
+    device: DeviceRuntime,
+    msg: Global | App,
+    cls: MutationClass,
+    verb: str,
+    name: str,
+    started: int,
+    progress: Progress,
+) -> ActionResult:
     async with device.action_lock:
+        lease_check(svc, session, device)  # the lease may have changed hands while queued
         before = device.current
         if before is None or device.link is None:
             raise offline(device.id, device.offline_reason)
@@ -358,6 +489,7 @@ async def run_global_or_app(
                     lambda cid: GlobalCommand(id=cid, action=glob.action)
                 )
         except (AgentLost, TimeoutError) as exc:
+            _agent_trouble(device, exc)
             _emit(
                 svc,
                 session,
@@ -370,8 +502,10 @@ async def run_global_or_app(
                 ErrorCode.DEVICE_OFFLINE,
                 started,
             )
-            raise offline(device.id, f"the agent was lost during the action: {exc}") from exc
+            raise offline(device.id, _trouble_reason(exc)) from exc
+        device.set_fault("commands", None)
         dispatch, _ = dispatch_from_reply(reply)
+        progress.dispatched = _dispatch_text(dispatch)
         # Opening or foregrounding a named app has an intrinsic postcondition: that app is in
         # the foreground afterwards. Nothing else here has one (BACK, HOME, deep links).
         foreground = (
@@ -420,3 +554,20 @@ async def run_global_or_app(
         device.leases.touch(session.id, svc.clock_ms())
         _emit(svc, session, device, msg.id, verb, name, None, result, None, started)
         return result
+
+
+def _trouble_reason(exc: BaseException) -> str:
+    if isinstance(exc, AgentTimeout):
+        return f"the agent is not answering: {exc}"
+    return f"the agent was lost during the action: {exc or type(exc).__name__}"
+
+
+def _agent_trouble(device: DeviceRuntime, exc: BaseException) -> None:
+    """An agent that misses a command deadline degrades its device (visible to everyone)."""
+    if isinstance(exc, AgentTimeout):
+        device.set_fault("commands", f"the agent missed a command deadline: {exc}")
+
+
+def _dispatch_text(dispatch: Dispatch) -> str:
+    method = f" via {dispatch.method.value}" if dispatch.method is not None else ""
+    return f"{dispatch.status.value}{method}"

@@ -59,6 +59,26 @@ class HubConfig:
     the hub cannot import the layer above it)."""
 
 
+class _Mailbox:
+    """The newest tree push of one link: a push that arrives before the previous one was
+    ingested replaces it (ingest coalesces under a flood; the newest screen always wins)."""
+
+    def __init__(self) -> None:
+        self._push: TreePush | None = None
+        self._event = anyio.Event()
+
+    def put(self, push: TreePush) -> None:
+        self._push = push
+        self._event.set()
+
+    async def take(self) -> TreePush:
+        while self._push is None:
+            await self._event.wait()
+            self._event = anyio.Event()
+        push, self._push = self._push, None
+        return push
+
+
 def monotonic_ms() -> int:
     return time.monotonic_ns() // 1_000_000
 
@@ -68,6 +88,11 @@ class Hub:
         self.config = config
         self.log = get_logger(component="hub")
         self.run_prefix = random_ids.token_hex(2)
+        self.generation_base = time.time_ns() // 1000
+        """Generations of this run start here (wall-clock microseconds at start), so a
+        generation from before a restart is never one of this run's."""
+        self._owners: dict[str, str] = {}
+        """Device id -> URL of the agent link that serves it."""
         self.service = HubService(
             name=config.name,
             clock_ms=monotonic_ms,
@@ -83,6 +108,7 @@ class Hub:
             log=lambda event, **kw: self.log.warning(event, **kw),
             pages={"/dashboard": config.dashboard} if config.dashboard else None,
         )
+        self.service.connections = lambda: self.server.sessions
         self.port: int | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.sim: Any = None
@@ -161,56 +187,111 @@ class Hub:
 
     async def _keep_linked(self, target: AgentTarget, first_attempt: anyio.Event) -> None:
         backoff = 0.2
-        device: DeviceRuntime | None = None
         while True:
-            holder: dict[str, DeviceRuntime] = {}
-
-            async def on_tree(push: TreePush, holder: dict[str, DeviceRuntime] = holder) -> None:
-                dev = holder.get("device")
-                if dev is not None:
-                    dev.ingest(push)
-                    if not dev.online and dev.current is not None:
-                        dev.set_online(True, None)
-                        first_attempt.set()
-
-            async def on_status(
-                status: AgentStatus, holder: dict[str, DeviceRuntime] = holder
-            ) -> None:
-                dev = holder.get("device")
-                if dev is not None:
-                    self.log.warning("agent_status", device=dev.id, state=status.state)
-                    if status.state != "ready":
-                        dev.set_online(False, f"agent reports {status.state}: {status.reason}")
-                    else:
-                        dev.set_online(True, None)
-
-            link = AgentLink(target.url, target.token, on_tree=on_tree, on_status=on_status)
             try:
-                hello = await link.connect()
-                device = self._device_for(hello.device.id, hello.platform)
-                device.model = hello.device.model
-                device.agent_name = f"{hello.agent.name} {hello.agent.version}"
-                device.capabilities = hello.capabilities
-                device.link = link
-                holder["device"] = device
-                device.current = None  # the first tree after (re)connecting resyncs everyone
-                self.log.info("agent_linked", device=device.id, url=target.url)
+                await self._link_once(target, first_attempt)
                 backoff = 0.2
-                await link.run()
             except AgentRefused as exc:
                 self.log.error("agent_refused", url=target.url, error=str(exc))
                 backoff = 5.0
             except AgentLost as exc:
                 self.log.warning("agent_lost", url=target.url, error=str(exc))
+            except Exception as exc:  # one agent's fault never ends the hub
+                self.log.error("agent_task_crashed", url=target.url, error=repr(exc)[:300])
+                backoff = 5.0
             finally:
-                await link.close()
                 first_attempt.set()
-                if device is not None and device.link is link:
-                    device.link = None
-                    device.stats.reconnects += 1
-                    device.set_online(False, "agent link lost; reconnecting")
             await anyio.sleep(backoff)
             backoff = min(5.0, backoff * 2)
+
+    async def _link_once(self, target: AgentTarget, first_attempt: anyio.Event) -> None:
+        """One connection to an agent, from hello until it drops (raises AgentLost)."""
+        holder: dict[str, DeviceRuntime] = {}
+        mailbox = _Mailbox()
+
+        async def on_tree(push: TreePush) -> None:
+            mailbox.put(push)
+
+        async def on_status(status: AgentStatus) -> None:
+            dev = holder.get("device")
+            if dev is not None:
+                self.log.warning("agent_status", device=dev.id, state=status.state)
+                if status.state != "ready":
+                    dev.set_online(
+                        False, f"agent reports {status.state}: {status.reason or 'no reason given'}"
+                    )
+                else:
+                    dev.set_online(True, None)
+
+        def on_bad_frame(reason: str) -> None:
+            dev = holder.get("device")
+            if dev is not None:
+                dev.set_fault("frames", reason)
+
+        link = AgentLink(
+            target.url,
+            target.token,
+            on_tree=on_tree,
+            on_status=on_status,
+            on_bad_frame=on_bad_frame,
+        )
+        device: DeviceRuntime | None = None
+        try:
+            hello = await link.connect()
+            device = self._claim_device(hello.device.id, hello.platform, target.url)
+            device.model = hello.device.model
+            device.agent_name = f"{hello.agent.name} {hello.agent.version}"
+            device.capabilities = hello.capabilities
+            device.link = link
+            holder["device"] = device
+            device.current = None  # the first tree after (re)connecting resyncs everyone
+            self.log.info("agent_linked", device=device.id, url=target.url)
+
+            async def ingest_loop(dev: DeviceRuntime) -> None:
+                while True:
+                    push = await mailbox.take()
+                    started = time.monotonic()
+                    try:
+                        dev.ingest(push)
+                    except Exception as exc:  # a tree that breaks ingest degrades, never kills
+                        dev.set_fault("tree", f"the hub failed to ingest a tree: {exc!r}"[:300])
+                        self.log.error("ingest_crashed", device=dev.id, error=repr(exc)[:300])
+                        continue
+                    if not dev.online and dev.current is not None:
+                        dev.set_online(True, None)
+                        first_attempt.set()
+                    # Ingest is CPU work on the event loop: after an expensive one, leave as
+                    # much time to everyone else before the next (coalesced) tree.
+                    spent = time.monotonic() - started
+                    await anyio.sleep(min(0.2, spent) if spent > 0.02 else 0)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(ingest_loop, device)
+                try:
+                    await link.run()
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            await link.close()
+            if device is not None and device.link is link:
+                device.link = None
+                device.stats.reconnects += 1
+                device.set_online(False, "agent link lost; reconnecting")
+                self._owners.pop(device.id, None)
+
+    def _claim_device(self, device_id: str, platform: Platform, url: str) -> DeviceRuntime:
+        """The runtime for ``device_id``, owned by the agent at ``url``. A second agent
+        announcing an id that a live link already serves is refused (never a silent takeover)."""
+        owner = self._owners.get(device_id)
+        existing = self.service.devices.get(device_id)
+        if owner is not None and owner != url and existing is not None and existing.link:
+            self.log.error("device_id_conflict", device=device_id, url=url, owner=owner)
+            raise AgentRefused(
+                f"device id {device_id!r} is already served by the agent at {owner}; "
+                "refusing a second agent with the same id"
+            )
+        self._owners[device_id] = url
+        return self._device_for(device_id, platform)
 
     def _device_for(self, device_id: str, platform: Platform) -> DeviceRuntime:
         device = self.service.devices.get(device_id)
@@ -221,6 +302,8 @@ class Hub:
                 run_prefix=self.run_prefix,
                 clock_ms=monotonic_ms,
                 takeover_after_ms=self.config.takeover_after_ms,
+                generation_base=self.generation_base,
+                masker=self.service.masker,
             )
             self.service.devices[device_id] = device
         return device

@@ -1,8 +1,14 @@
 """DeviceRuntime: one device's live state in the hub.
 
 Invariants:
-- ``generation`` increases by one per semantically new capture (treeHash or layout changed);
-  snapshot ids are ``s_<run><generation>`` and unique for the hub's run;
+- ``generation`` increases by one per semantically new capture (treeHash or layout changed)
+  and starts at the hub run's epoch (``generation_base``, microseconds of wall time at start),
+  so a generation issued before a restart is never mistaken for one of this run; snapshot ids
+  are ``s_<run><generation>`` and unique for the hub's run;
+- a capture is capped (``cap_raw_tree``) and typed secrets masked (``SecretMasker``) before it
+  is normalized, so neither a huge tree nor a secret's plaintext enters the snapshot model;
+- health is ``online`` / ``degraded`` (online, with faults named by cause) / ``offline``; every
+  change is broadcast as a ``device`` event with its reason;
 - node ids come from one ``IdAllocator`` per device, so they are stable across captures and
   never given to another element;
 - each stream (``<device>:compact`` / ``<device>:full``) has one ``seq`` counter; a delta is
@@ -19,16 +25,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import msgspec
 
 from bridge.core.identity import IdAllocator
 from bridge.core.leases import LeaseBook
 from bridge.core.normalize import Normalized, NormalizeFailure, SnapshotContext, normalize
 from bridge.core.patch import patch
+from bridge.core.raw_limits import cap_raw_tree
+from bridge.core.secret_mask import SecretMasker
 from bridge.core.tree import NodeTree
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
 from bridge.wire.agent_link import TreePush
-from bridge.wire.client_protocol import DeltaEvent, DeviceEvent, SnapshotEvent
+from bridge.wire.client_protocol import DeltaEvent, DeviceEvent, DeviceHealth, SnapshotEvent
 from bridge.wire.codec import WireFormat, encode
 from bridge.wire.enums import Platform
 from bridge.wire.snapshot import ScreenSnapshot
@@ -65,6 +74,7 @@ class DeviceStats:
     generations: int = 0
     deltas: int = 0
     normalize_failures: int = 0
+    truncated_captures: int = 0
     reconnects: int = 0
     action_ms: list[float] = field(default_factory=list)
 
@@ -78,6 +88,8 @@ class DeviceRuntime:
         run_prefix: str,
         clock_ms: Callable[[], int],
         takeover_after_ms: int,
+        generation_base: int = 0,
+        masker: SecretMasker | None = None,
     ) -> None:
         self.id = device_id
         self.platform = platform
@@ -90,7 +102,10 @@ class DeviceRuntime:
         self.agent_name: str | None = None
         self.capabilities: tuple[str, ...] = ()
         self.allocator = IdAllocator()
-        self.generation = 0
+        self.generation = generation_base
+        self.masker = masker if masker is not None else SecretMasker()
+        self.faults: dict[str, str] = {}
+        """Cause -> reason of what currently degrades the device (empty: healthy)."""
         self.current: Capture | None = None
         self.agent_stable = True
         self.last_change_ms = 0
@@ -101,6 +116,8 @@ class DeviceRuntime:
             False: Stream(f"{device_id}:full", False),
         }
         self.action_lock = anyio.Lock()
+        self.actions: dict[int, tuple[str, Any]] = {}
+        """Actions queued or running on this device: id -> (session id, ``Progress``)."""
         self.leases = LeaseBook(takeover_after_ms=takeover_after_ms)
         self.changed = anyio.Event()
         self.stats = DeviceStats()
@@ -113,10 +130,21 @@ class DeviceRuntime:
         now = self.clock_ms()
         self.agent_stable = push.stable
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
-        result = normalize(push.tree, SnapshotContext(self.id, tentative, now), self.allocator)
+        capped = cap_raw_tree(push.tree)
+        raw = self.masker.mask(capped.tree)
+        result = normalize(raw, SnapshotContext(self.id, tentative, now), self.allocator)
         if isinstance(result, NormalizeFailure):
             self.stats.normalize_failures += 1
+            self.set_fault("tree", f"the agent sent a tree the hub cannot use: {result.reason}")
             return None
+        if capped.dropped:
+            self.stats.truncated_captures += 1
+            full = msgspec.structs.replace(result.full, truncated=True)
+            compact = msgspec.structs.replace(result.compact, truncated=True)
+            result = dataclasses.replace(result, full=full, compact=compact)
+            self.set_fault("tree", f"tree truncated: {capped.reason}")
+        else:
+            self.set_fault("tree", None)
         cur = self.current
         if (
             cur is not None
@@ -239,10 +267,57 @@ class DeviceRuntime:
         """Device, lease and action events to every session watching this device."""
         self._broadcast(self.watchers(), None, event)
 
+    # ---- health -----------------------------------------------------------------------------
+
+    @property
+    def health(self) -> DeviceHealth:
+        if not self.online:
+            return "offline"
+        return "degraded" if self.faults else "online"
+
+    @property
+    def health_reason(self) -> str | None:
+        if not self.online:
+            return self.offline_reason or "offline (no reason reported)"
+        return "; ".join(self.faults.values()) if self.faults else None
+
+    def _health_event(self) -> None:
+        self.broadcast_event(
+            DeviceEvent(
+                device=self.id, online=self.online, reason=self.health_reason, health=self.health
+            )
+        )
+
+    def set_fault(self, cause: str, reason: str | None) -> None:
+        """Record (``reason``) or clear (None) one cause of degradation; broadcasts a device
+        event when the device's health or reason changed."""
+        before = (self.health, self.health_reason)
+        if reason is None:
+            self.faults.pop(cause, None)
+        else:
+            self.faults[cause] = reason
+        if (self.health, self.health_reason) != before:
+            self._health_event()
+
+    def cancel_actions_not_of(self, holders: set[str], why: str) -> int:
+        """Cancel queued and running actions of sessions outside ``holders`` (a lease changed
+        hands); returns how many were cancelled."""
+        count = 0
+        for session_id, progress in list(self.actions.values()):
+            if session_id not in holders:
+                progress.cancel_reason = why
+                progress.scope.cancel()
+                count += 1
+        return count
+
     def set_online(self, online: bool, reason: str | None) -> None:
+        if not online and not reason:
+            reason = "offline (no reason reported)"
         if online == self.online and reason == self.offline_reason:
             return
         self.online = online
         self.offline_reason = None if online else reason
-        self.broadcast_event(DeviceEvent(device=self.id, online=online, reason=reason))
+        if not online:
+            self.faults.clear()
+        self._health_event()
         self._notify()

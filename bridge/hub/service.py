@@ -21,6 +21,7 @@ from bridge.core.leases import Blocked
 from bridge.core.noderef import GenerationCheck, Resolved, build_ref, resolution_error, resolve_ref
 from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
+from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import Pending, run_act, run_global_or_app
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
@@ -66,7 +67,7 @@ from bridge.wire.client_protocol import (
     Wait,
     WaitResult,
 )
-from bridge.wire.conditions import ScreenShown
+from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode, VerificationResult
 
 SCREEN_WAIT_DEFAULT_MS = 10_000
@@ -95,7 +96,12 @@ class HubService:
         self.idempotency: IdempotencyTable[Pending] = IdempotencyTable()
         self.captures: OrderedDict[str, bytes] = OrderedDict()
         self.sessions: dict[str, Session] = {}
-        self._cancels: dict[tuple[str, object], anyio.CancelScope] = {}
+        """Sessions that said hello (the server's table has every connection)."""
+        self.connections: Callable[[], dict[str, Session]] = lambda: self.sessions
+        """Every open connection, authenticated or not (the composition root wires it)."""
+        self.masker = SecretMasker()
+        """Secrets the hub typed, masked in every device's captures (one table for all)."""
+        self.cancels: dict[tuple[str, object], anyio.CancelScope] = {}
 
     # ---- RequestHandler ---------------------------------------------------------------------
 
@@ -132,7 +138,7 @@ class HubService:
     def health(self) -> dict[str, Any]:
         return {
             "status": "ok",
-            "devices": {d.id: ("online" if d.online else "offline") for d in self.devices.values()},
+            "devices": {d.id: d.health for d in self.devices.values()},
         }
 
     def statistics(self) -> dict[str, Any]:
@@ -141,6 +147,9 @@ class HubService:
             lat = sorted(d.stats.action_ms)
             devices[d.id] = {
                 "online": d.online,
+                "health": d.health,
+                "reason": d.health_reason,
+                "truncated_captures": d.stats.truncated_captures,
                 "generation": d.generation,
                 "captures": d.stats.captures,
                 "deltas": d.stats.deltas,
@@ -155,10 +164,12 @@ class HubService:
             s.id: {
                 "client": s.client_name,
                 "role": s.role,
+                "hello": s.id in self.sessions,
                 "queue_depth": s.queue_depth(),
+                "queued_bytes": s.queued_bytes(),
                 **vars(s.stats),
             }
-            for s in self.sessions.values()
+            for s in list(self.connections().values())
         }
         return {"hub": self.name, "devices": devices, "sessions": sessions}
 
@@ -244,6 +255,8 @@ class HubService:
                             agent=d.agent_name,
                             capabilities=d.capabilities,
                             lease=self._lease_info(d),
+                            health=d.health,
+                            reason=d.health_reason,
                         )
                         for d in self.devices.values()
                     )
@@ -323,6 +336,14 @@ class HubService:
                             f"retry after {granted.takeover_in_ms} ms to take over the idle lease",
                         ),
                     )
+                lease = device.leases.lease
+                if lease is not None:
+                    # The queue is released when the lease changes hands: actions of sessions
+                    # that no longer hold it are cancelled, queued or running.
+                    device.cancel_actions_not_of(
+                        set(lease.holders),
+                        f"the device's lease passed to {session.client_name} ({session.id})",
+                    )
                 self._lease_event(device, session, granted.change)
                 return LeaseResult(device=device.id, lease=self._lease_info(device))
             case LeaseRelease(device=device_id):
@@ -333,7 +354,7 @@ class HubService:
             case Screenshot(device=device_id):
                 return await self._screenshot(session, request.id, self.device(device_id))
             case Cancel(request=target):
-                scope = self._cancels.get((session.id, target))
+                scope = self.cancels.get((session.id, target))
                 if scope is not None:
                     scope.cancel()
                 return PongResult()
@@ -382,7 +403,7 @@ class HubService:
         last: ConditionOutcome | None = None
         snapshot_id: str | None = None
         with anyio.CancelScope() as scope:
-            self._cancels[(session.id, request.id)] = scope
+            self.cancels[(session.id, request.id)] = scope
             try:
                 while True:
                     now = self.clock_ms()
@@ -399,10 +420,19 @@ class HubService:
                             break
                     if now - start >= timeout:
                         break
-                    with anyio.move_on_after(min(0.05, (timeout - (now - start)) / 1000)):
+                    # Evaluate again on a capture change, at the deadline, or when a `stable`
+                    # leaf could turn true by the clock alone; never on a fixed tick.
+                    wake_ms = timeout - (now - start)
+                    since = device.last_change_ms if device.agent_stable else None
+                    if since is not None and cap is not None:
+                        for for_ms in _stable_thresholds(request.condition):
+                            due = since + for_ms - now
+                            if due >= 0:
+                                wake_ms = min(wake_ms, due + 1)
+                    with anyio.move_on_after(wake_ms / 1000):
                         await device.changed.wait()
             finally:
-                self._cancels.pop((session.id, request.id), None)
+                self.cancels.pop((session.id, request.id), None)
         if scope.cancelled_caught:
             raise BadRequest(ProtocolErrorCode.CANCELLED, "the wait was cancelled")
         if last is None:
@@ -422,13 +452,13 @@ class HubService:
         link = device.link
         reply = None
         with anyio.CancelScope() as scope:
-            self._cancels[(session.id, rid)] = scope
+            self.cancels[(session.id, rid)] = scope
             try:
                 reply = await link.command(lambda cid: ScreenshotCommand(id=cid), timeout_s=15.0)
             except (AgentLost, TimeoutError) as exc:
                 raise offline(device.id, str(exc)) from exc
             finally:
-                self._cancels.pop((session.id, rid), None)
+                self.cancels.pop((session.id, rid), None)
         if reply is None:
             raise BadRequest(ProtocolErrorCode.CANCELLED, "the screenshot was cancelled")
         if not reply.ok:
@@ -456,3 +486,16 @@ class HubService:
             height=height,
             bytes=len(png),
         )
+
+
+def _stable_thresholds(condition: Condition) -> list[int]:
+    """``forMs`` of every ``stable`` leaf: the only conditions the clock alone can change."""
+    match condition:
+        case Stable(for_ms=for_ms):
+            return [for_ms]
+        case AllOf(conditions=subs) | AnyOf(conditions=subs):
+            return [t for sub in subs for t in _stable_thresholds(sub)]
+        case Not(condition=sub):
+            return _stable_thresholds(sub)
+        case _:
+            return []

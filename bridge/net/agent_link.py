@@ -35,6 +35,10 @@ class AgentLost(Exception):
     """The link to the agent dropped (or never came up)."""
 
 
+class AgentTimeout(TimeoutError):
+    """A command got no reply within its deadline; the link itself may still be up."""
+
+
 class AgentRefused(AgentLost):
     """The agent refused the link (wrong token, wrong protocol): do not retry quickly."""
 
@@ -56,12 +60,14 @@ class AgentLink:
         on_tree: Callable[[TreePush], Awaitable[None]],
         on_status: Callable[[AgentStatus], Awaitable[None]],
         hub_name: str = "mobridge",
+        on_bad_frame: Callable[[str], None] | None = None,
     ) -> None:
         self.url = url
         self._token = token
         self._on_tree = on_tree
         self._on_status = on_status
         self._hub_name = hub_name
+        self._on_bad_frame = on_bad_frame or (lambda reason: None)
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[anyio.Event, list[Reply]]] = {}
@@ -105,7 +111,11 @@ class AgentLink:
         try:
             async for frame in ws:
                 message = AGENT_TO_HUB.decode(frame)
-                await self._dispatch(message)
+                try:
+                    await self._dispatch(message)
+                except Exception as exc:  # a fault in one frame never ends the hub
+                    self.stats.bad_frames += 1
+                    self._on_bad_frame(f"a frame could not be handled: {exc!r}"[:300])
         except ConnectionClosed as exc:
             raise AgentLost(f"agent link closed: {exc}") from exc
         finally:
@@ -125,17 +135,20 @@ class AgentLink:
                     waiter[0].set()
             case AgentStatus():
                 await self._on_status(message)
-            case DecodeFailure():
+            case DecodeFailure(code=code, message=reason):
                 self.stats.bad_frames += 1
+                self._on_bad_frame(f"the agent sent a bad frame ({code.value}): {reason}"[:300])
             case _:
                 self.stats.bad_frames += 1
+                self._on_bad_frame(f"the agent sent an unexpected {type(message).__name__}")
 
     def _fail_pending(self) -> None:
         for event, _ in self._pending.values():
             event.set()
 
     async def command(self, build: Callable[[int], Any], timeout_s: float = 10.0) -> Reply:
-        """Send ``build(id)`` and wait for its reply. Raises AgentLost or TimeoutError."""
+        """Send ``build(id)`` and wait for its reply. Raises AgentLost, or AgentTimeout when
+        no reply came within ``timeout_s`` (the link stays up; the caller decides)."""
         ws = self._ws
         if ws is None:
             raise AgentLost("not connected")
@@ -149,8 +162,10 @@ class AgentLink:
                 await ws.send(encode(build(cid)).decode())
             except ConnectionClosed as exc:
                 raise AgentLost(f"agent link closed: {exc}") from exc
-            with anyio.fail_after(timeout_s):
+            with anyio.move_on_after(timeout_s):
                 await event.wait()
+            if not event.is_set():
+                raise AgentTimeout(f"the agent did not answer within {timeout_s:g} s")
             if not box:
                 raise AgentLost("agent link closed before the reply")
             return box[0]

@@ -1,10 +1,21 @@
 """The subscriber-facing server: websockets on ``/v1`` plus a few HTTP GETs on one port.
 
 Per connection: a reader (decode strictly, rate-limit, hand requests to the hub's handler in
-their own tasks) and a writer (drains the session's outbox). Responses are never dropped;
-events go through a bounded queue, and a session that falls behind loses its pending events
-and is sent a ``snapshot`` resync for each stream once it drains (see ``Session``). A frozen
-reader therefore never slows other sessions nor grows the hub's memory without bound.
+their own tasks) and a writer (drains the session's outbox).
+
+Bounds (every one is per connection unless named otherwise):
+- events: at most ``event_limit`` queued and ``EVENT_BYTES_LIMIT`` bytes; past either, the
+  pending events are dropped and each subscribed stream gets a ``snapshot`` resync once the
+  client drains (see ``Session``);
+- responses are never dropped, but all queued bytes count against the outbound budget: above
+  ``OUTBOUND_SOFT_LIMIT`` the reader stops reading the client's requests (TCP pushes back on
+  it) until the queue drains below half of it; a client that stays above it for
+  ``SLOW_CLIENT_GRACE_S`` or passes ``OUTBOUND_HARD_LIMIT`` is closed with 1008 and a reason;
+- a connection that has not authenticated within ``AUTH_DEADLINE_S`` is closed (1008);
+- at most ``max_per_peer`` connections per peer address and ``max_unauthenticated_per_peer``
+  of them not yet authenticated (HTTP 503 beyond);
+- repeated accept failures (out of descriptors) are logged once per interval
+  (``bridge.net.log_limits``), never once per attempt.
 
 HTTP: ``GET /healthz`` (no auth; a wrong key, if one is sent, is rejected),
 ``GET /v1/stats`` and ``GET /v1/captures/<id>.png`` (Bearer auth).
@@ -30,6 +41,7 @@ from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
 from bridge.net.auth import Authenticator, Principal, bearer
+from bridge.net.log_limits import install_log_limits
 from bridge.net.ratelimit import TokenBucket
 from bridge.wire.client_protocol import (
     SUBPROTOCOL_JSON,
@@ -52,6 +64,13 @@ from bridge.wire.enums import ProtocolErrorCode
 MAX_WS_FRAME = 4 * MAX_CLIENT_FRAME
 """Frames up to this size are read and answered TOO_LARGE; beyond it the socket closes 1009."""
 EVENT_QUEUE_LIMIT = 256
+EVENT_BYTES_LIMIT = 2 << 20
+OUTBOUND_SOFT_LIMIT = 2 << 20
+OUTBOUND_HARD_LIMIT = 16 << 20
+SLOW_CLIENT_GRACE_S = 10.0
+AUTH_DEADLINE_S = 5.0
+MAX_PER_PEER = 4096
+MAX_UNAUTHENTICATED_PER_PEER = 64
 MAX_INFLIGHT = 64
 
 
@@ -71,6 +90,7 @@ class SessionStats:
     events_dropped: int = 0
     resyncs: int = 0
     protocol_errors: int = 0
+    paused: int = 0
 
 
 @dataclass(eq=False)
@@ -84,12 +104,22 @@ class Session:
     client_kind: str | None = None
     streams: set[str] = field(default_factory=set)
     stats: SessionStats = field(default_factory=SessionStats)
+    peer: str = "?"
     _responses: deque[bytes] = field(default_factory=deque)
     _events: deque[tuple[str | None, bytes]] = field(default_factory=deque)
     _resync: set[str] = field(default_factory=set)
     _wake: anyio.Event = field(default_factory=anyio.Event)
+    _drained: anyio.Event = field(default_factory=anyio.Event)
+    _response_bytes: int = 0
+    _event_bytes: int = 0
     closed: bool = False
     event_limit: int = EVENT_QUEUE_LIMIT
+    event_bytes_limit: int = EVENT_BYTES_LIMIT
+    hard_limit: int = OUTBOUND_HARD_LIMIT
+    kill_reason: str | None = None
+    """Set when the connection must close (over budget, auth deadline); the server closes it."""
+    killed: anyio.Event = field(default_factory=anyio.Event)
+    counted_unauthenticated: bool = False
 
     @property
     def role(self) -> str | None:
@@ -99,9 +129,51 @@ class Session:
         return encode(message, self.format)
 
     def respond(self, message: Any) -> None:
-        """Queue a response (never dropped)."""
-        self._responses.append(self.encode(message))
+        """Queue a response (never dropped; a client whose queue passes the hard limit is
+        disconnected instead)."""
+        if self.closed:
+            return
+        data = self.encode(message)
+        self._responses.append(data)
+        self._response_bytes += len(data)
         self._wake.set()
+        if self.queued_bytes() > self.hard_limit:
+            self.kill(f"outbound queue over {self.hard_limit} bytes: the client is not reading")
+
+    def kill(self, reason: str) -> None:
+        """Ask the server to close this connection with ``reason`` (1008); drops the queue."""
+        if self.kill_reason is None:
+            self.kill_reason = reason
+        self._responses.clear()
+        self._events.clear()
+        self._response_bytes = self._event_bytes = 0
+        self.closed = True
+        self.killed.set()
+        self._wake.set()
+        self._drained.set()
+
+    def queued_bytes(self) -> int:
+        return self._response_bytes + self._event_bytes
+
+    async def drained(self, below: int) -> None:
+        """Return once the queued bytes are below ``below`` (or the session is closed)."""
+        while self.queued_bytes() >= below and not self.closed:
+            self._drained = anyio.Event()
+            await self._drained.wait()
+
+    def _pop(self) -> tuple[bool, bytes] | None:
+        """The next (is_event, bytes) to send, or None."""
+        if self._responses:
+            data = self._responses.popleft()
+            self._response_bytes -= len(data)
+        elif self._events:
+            _, data = self._events.popleft()
+            self._event_bytes -= len(data)
+            self.stats.events_sent += 1
+        else:
+            return None
+        self._drained.set()
+        return (False, data)
 
     def push_event(self, stream: str | None, data: bytes) -> None:
         """Queue event bytes already encoded in this session's format. On overflow every
@@ -111,12 +183,17 @@ class Session:
         if stream is not None and stream in self._resync:
             self.stats.events_dropped += 1
             return
-        if len(self._events) >= self.event_limit:
+        if (
+            len(self._events) >= self.event_limit
+            or self._event_bytes + len(data) > self.event_bytes_limit
+        ):
             self.stats.events_dropped += len(self._events) + 1
             self._events.clear()
+            self._event_bytes = 0
             self._resync.update(self.streams)
         else:
             self._events.append((stream, data))
+            self._event_bytes += len(data)
         self._wake.set()
 
     def queue_depth(self) -> int:
@@ -126,6 +203,7 @@ class Session:
         self.streams.discard(stream)
         self._resync.discard(stream)
         self._events = deque(e for e in self._events if e[0] != stream)
+        self._event_bytes = sum(len(e[1]) for e in self._events)
 
 
 class ClientServer:
@@ -142,12 +220,26 @@ class ClientServer:
         event_limit: int = EVENT_QUEUE_LIMIT,
         write_limit: int = 256 * 1024,
         pages: dict[str, bytes] | None = None,
+        outbound_soft_limit: int = OUTBOUND_SOFT_LIMIT,
+        outbound_hard_limit: int = OUTBOUND_HARD_LIMIT,
+        slow_client_grace_s: float = SLOW_CLIENT_GRACE_S,
+        auth_deadline_s: float = AUTH_DEADLINE_S,
+        max_per_peer: int = MAX_PER_PEER,
+        max_unauthenticated_per_peer: int = MAX_UNAUTHENTICATED_PER_PEER,
     ) -> None:
         self.pages = dict(pages or {})
         """Static HTML served without auth at these paths (the dashboard); ``/`` redirects
         to the first one."""
         self.event_limit = event_limit
         self.write_limit = write_limit
+        self.outbound_soft_limit = outbound_soft_limit
+        self.outbound_hard_limit = outbound_hard_limit
+        self.slow_client_grace_s = slow_client_grace_s
+        self.auth_deadline_s = auth_deadline_s
+        self.max_per_peer = max_per_peer
+        self.max_unauthenticated_per_peer = max_unauthenticated_per_peer
+        self._peers: dict[str, int] = {}
+        self._unauthenticated: dict[str, int] = {}
         self.handler = handler
         self.auth = auth
         self.host = host
@@ -203,6 +295,20 @@ class ClientServer:
             return _text(HTTPStatus.FORBIDDEN, "cross-origin websocket refused\n")
         if token is not None and self.auth.check(token) is None:
             return _text(HTTPStatus.UNAUTHORIZED, "wrong bearer token\n")
+        peer = _peer_of(connection)
+        if self._peers.get(peer, 0) >= self.max_per_peer:
+            return _text(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                f"too many connections from {peer} (at most {self.max_per_peer})\n",
+            )
+        if token is None and self._unauthenticated.get(peer, 0) >= (
+            self.max_unauthenticated_per_peer
+        ):
+            return _text(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                f"too many unauthenticated connections from {peer} "
+                f"(at most {self.max_unauthenticated_per_peer}); authenticate or close some\n",
+            )
         return None
 
     # ---- websocket side ---------------------------------------------------------------------
@@ -210,6 +316,7 @@ class ClientServer:
     async def serve(
         self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
     ) -> None:
+        install_log_limits()
         async with serve(
             self._connection,
             self.host,
@@ -231,16 +338,26 @@ class ClientServer:
 
     async def _connection(self, ws: ServerConnection) -> None:
         fmt = WireFormat.MSGPACK if ws.subprotocol == SUBPROTOCOL_MSGPACK else WireFormat.JSON
+        peer = _peer_of(ws)
         session = Session(
-            id=f"c{next(self._ids)}{secrets.token_hex(3)}", format=fmt, event_limit=self.event_limit
+            id=f"c{next(self._ids)}{secrets.token_hex(3)}",
+            format=fmt,
+            event_limit=self.event_limit,
+            hard_limit=self.outbound_hard_limit,
+            peer=peer,
         )
         header_token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
         if header_token is not None:
             session.principal = self.auth.check(header_token)
         self.sessions[session.id] = session
+        self._peers[peer] = self._peers.get(peer, 0) + 1
+        if session.principal is None:
+            session.counted_unauthenticated = True
+            self._unauthenticated[peer] = self._unauthenticated.get(peer, 0) + 1
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._writer, ws, session)
+                tg.start_soon(self._guard, ws, session, tg.cancel_scope)
                 try:
                     await self._reader(ws, session, fmt, tg)
                 except ConnectionClosed:
@@ -249,8 +366,36 @@ class ClientServer:
         finally:
             session.closed = True
             self.sessions.pop(session.id, None)
+            _decrement(self._peers, peer)
+            self._stop_counting(session)
             with anyio.CancelScope(shield=True):
                 await self.handler.session_closed(session)
+
+    def _stop_counting(self, session: Session) -> None:
+        if session.counted_unauthenticated:
+            session.counted_unauthenticated = False
+            _decrement(self._unauthenticated, session.peer)
+
+    async def _guard(
+        self, ws: ServerConnection, session: Session, scope: anyio.CancelScope
+    ) -> None:
+        """Close the connection when it is killed (over its outbound budget, too slow) or
+        when it has not authenticated within the deadline."""
+        with anyio.move_on_after(self.auth_deadline_s):
+            await session.killed.wait()
+        if session.principal is None and session.kill_reason is None:
+            session.kill(
+                f"not authenticated within {self.auth_deadline_s:g} s "
+                "(send hello with a token, or an Authorization header)"
+            )
+        await session.killed.wait()
+        reason = session.kill_reason or "closed by the hub"
+        self._log("connection_closed_by_hub", session=session.id, peer=session.peer, reason=reason)
+        with anyio.move_on_after(2.0):
+            await ws.close(1008, reason[:120])
+        if ws.transport is not None:
+            ws.transport.abort()
+        scope.cancel()
 
     async def _reader(
         self, ws: ServerConnection, session: Session, fmt: WireFormat, tg: anyio.abc.TaskGroup
@@ -258,6 +403,18 @@ class ClientServer:
         bucket = TokenBucket(self.rate_per_s, self.burst)
         inflight = anyio.Semaphore(MAX_INFLIGHT)
         async for frame in ws:
+            if session.queued_bytes() >= self.outbound_soft_limit:
+                # Backpressure: stop reading this client's requests until its queue drains.
+                session.stats.paused += 1
+                with anyio.move_on_after(self.slow_client_grace_s):
+                    await session.drained(self.outbound_soft_limit // 2)
+                if session.queued_bytes() >= self.outbound_soft_limit:
+                    session.kill(
+                        f"outbound queue over {self.outbound_soft_limit} bytes for "
+                        f"{self.slow_client_grace_s:g} s: the client is not reading"
+                    )
+                if session.closed:
+                    break
             session.stats.requests += 1
             if not bucket.allow(time.monotonic()):
                 self._protocol_error(
@@ -292,8 +449,23 @@ class ClientServer:
             tg.start_soon(self._run_request, inflight, session, message)
 
     def _admit(self, session: Session, message: ClientToHub) -> bool:
-        """Authentication gate: before a principal is known only ``hello`` is accepted."""
+        """Authentication gate: before a principal is known only ``hello`` is accepted; a
+        ``hello`` whose token is wrong is fatal even after header authentication."""
         if session.principal is not None:
+            if (
+                isinstance(message, Hello)
+                and message.token is not None
+                and self.auth.check(message.token) is None
+            ):
+                self._protocol_error(
+                    session,
+                    ProtocolErrorCode.UNAUTHENTICATED,
+                    "hello carries a wrong token",
+                    message.id,
+                    fatal=True,
+                )
+                session.closed = True
+                return False
             return True
         if isinstance(message, Hello):
             principal = self.auth.check(message.token)
@@ -308,6 +480,7 @@ class ClientServer:
                 session.closed = True
                 return False
             session.principal = principal
+            self._stop_counting(session)
             return True
         self._protocol_error(
             session,
@@ -356,11 +529,11 @@ class ClientServer:
             await session._wake.wait()
             session._wake = anyio.Event()
             while session._responses or session._events or session._resync:
-                if session._responses:
-                    data = session._responses.popleft()
-                elif session._events:
-                    _, data = session._events.popleft()
-                    session.stats.events_sent += 1
+                if session.closed and session.kill_reason is not None:
+                    return
+                item = session._pop()
+                if item is not None:
+                    data = item[1]
                 else:
                     stream = session._resync.pop()
                     payload = self.handler.resync(session, stream)
@@ -374,6 +547,21 @@ class ClientServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+
+
+def _peer_of(connection: ServerConnection) -> str:
+    address = connection.remote_address
+    if isinstance(address, tuple) and address:
+        return str(address[0])
+    return "?"
+
+
+def _decrement(table: dict[str, int], key: str) -> None:
+    left = table.get(key, 0) - 1
+    if left > 0:
+        table[key] = left
+    else:
+        table.pop(key, None)
 
 
 def _select_subprotocol(

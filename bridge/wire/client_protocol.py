@@ -186,6 +186,12 @@ class LeaseInfo(WireStruct, frozen=True):
     idle_ms: NonNegInt = 0
 
 
+DeviceHealth = Literal["online", "degraded", "offline"]
+"""``online``: serving normally. ``degraded``: online, but something is wrong that clients
+should know (trees truncated or malformed, the agent missed a command deadline); ``reason``
+says what. ``offline``: not serving; ``reason`` says why."""
+
+
 class DeviceSummary(WireStruct, frozen=True):
     id: DeviceId
     platform: Platform
@@ -194,6 +200,9 @@ class DeviceSummary(WireStruct, frozen=True):
     agent: str | None = None
     capabilities: tuple[str, ...] = ()
     lease: LeaseInfo | None = None
+    health: DeviceHealth = "online"
+    reason: str | None = None
+    """Why the device is degraded or offline; absent when healthy."""
 
 
 class DevicesListResult(WireStruct, frozen=True):
@@ -354,9 +363,12 @@ class DeltaEvent(_HubMessage, tag="delta", frozen=True):
 
 
 class DeviceEvent(_HubMessage, tag="device", frozen=True):
+    """A device's health changed (online, degraded with a reason, offline with a reason)."""
+
     device: DeviceId
     online: bool
     reason: str | None = None
+    health: DeviceHealth = "online"
 
 
 class LeaseEvent(_HubMessage, tag="lease", frozen=True):

@@ -4,6 +4,13 @@ Decoding is strict and never raises to the caller: ``decode`` returns either the
 message or a ``DecodeFailure`` naming the protocol error code, a one-line reason and, when it
 could be read, the request id — so the hub can answer with a ``protocol_error`` and keep the
 connection. Encoders are shared; encode once and send the same bytes to every subscriber.
+
+Nesting: msgspec guards every nested array/object/map with the interpreter's recursion check,
+so a frame nested deeper than about ``sys.getrecursionlimit()`` levels raises ``RecursionError``
+inside msgspec; every decode here turns that into ``MALFORMED`` ("nested too deeply"), including
+the cheap id/type probes used to classify a failure. Typed messages are much shallower than
+that limit; raw trees are flat (parent indexes), and the hub caps their depth and size
+(``bridge.core.raw_limits``).
 """
 
 from __future__ import annotations
@@ -87,11 +94,13 @@ class Codec(Generic[T]):
             if fmt is WireFormat.JSON:
                 return self._json.decode(data)
             return self._msgpack.decode(data)
+        except RecursionError:
+            return DecodeFailure(ProtocolErrorCode.MALFORMED, f"{fmt.value} nested too deeply")
         except msgspec.ValidationError as exc:
             return _classify(str(exc), data, fmt)
         except msgspec.DecodeError as exc:
             return DecodeFailure(ProtocolErrorCode.MALFORMED, f"malformed {fmt.value}: {exc}")
-        except (ValueError, TypeError, RecursionError) as exc:  # defensive: hostile nesting
+        except (ValueError, TypeError, MemoryError) as exc:  # defensive: hostile input
             return DecodeFailure(ProtocolErrorCode.MALFORMED, f"malformed {fmt.value}: {exc}")
 
 
@@ -119,7 +128,9 @@ def _classify(reason: str, data: bytes, fmt: WireFormat) -> DecodeFailure:
         else:
             request_id = _id_msgpack.decode(data).id
             tag = _type_msgpack.decode(data).type
-    except (msgspec.DecodeError, ValueError, TypeError):
+    except RecursionError:
+        return DecodeFailure(ProtocolErrorCode.MALFORMED, f"{fmt.value} nested too deeply")
+    except (msgspec.DecodeError, ValueError, TypeError, MemoryError):
         pass
     if "Invalid value" in reason and "$.type" in reason:
         what = f"unknown message type {tag!r}" if tag is not None else "unknown message type"

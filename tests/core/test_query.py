@@ -320,8 +320,8 @@ def test_nth_indexes_the_ordered_matches(login: NodeTree) -> None:
 @pytest.mark.parametrize(
     ("query", "field"),
     [
-        (SemanticQuery(text=TextMatch(value="(a+)+$", match=MatchMode.REGEX)), "text"),
-        (SemanticQuery(label=TextMatch(value="(a|aa)+$", match=MatchMode.REGEX)), "label"),
+        (SemanticQuery(text=TextMatch(value=r"(a)\1", match=MatchMode.REGEX)), "text"),
+        (SemanticQuery(label=TextMatch(value="(?=a)a", match=MatchMode.REGEX)), "label"),
         (
             SemanticQuery(
                 role=Role.TEXT,

@@ -8,11 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.core.regex_guard import (
-    REGEX_CANDIDATE_CAP,
-    SafeRegex,
-    check_regex,
-)
+from bridge.core.safe_regex import REGEX_CANDIDATE_CAP, compile_regex
 from bridge.core.textmatch import (
     CONFIDENCE_EXACT,
     CONFIDENCE_NORMALIZED,
@@ -214,8 +210,6 @@ def test_synonym_groups_are_symmetric_lookups() -> None:
         (r"[a-z]+(-[a-z]+)*$", "x well-known-word", "Word-"),
         (r"\w+@\w+\.\w+", "mail a@b.io", "a@b"),
         (r"^\$\d+(\.\d{2})?$", "$12.50", "$12.5"),
-        (r"(?<=Total: )\d+", "Total: 42", "Subtotal 42"),
-        (r"^(?!Cancel)\w+", "Continue", "Cancel"),
         (r"注文|order", "ご注文", "購入"),
     ],
 )
@@ -231,16 +225,13 @@ def test_regex_searches_the_raw_candidate() -> None:
 
 
 def test_regex_reads_at_most_its_candidate_cap() -> None:
-    safe = check_regex("needle")
-    assert isinstance(safe, SafeRegex)
-    assert safe.candidate_cap == REGEX_CANDIDATE_CAP
     pad = "x" * REGEX_CANDIDATE_CAP
     assert matched("needle", REGEX, pad[:-10] + "needle") is not None
     assert matched("needle", REGEX, pad + "needle") is None
 
 
 def test_compile_once_per_pattern() -> None:
-    assert check_regex(r"^Sign.*") is check_regex(r"^Sign.*")
+    assert compile_regex(r"^Sign.*") is compile_regex(r"^Sign.*")
     matcher = compile_text_match(tm(r"^Sign.*", REGEX))
     assert isinstance(matcher, TextMatcher)
-    assert matcher.regex is check_regex(r"^Sign.*")
+    assert matcher.regex is compile_regex(r"^Sign.*")

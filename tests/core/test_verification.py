@@ -386,7 +386,7 @@ def test_verification_encodes_for_the_wire() -> None:
         (P.DISPATCH_ONLY, Present(query=label("a")), True, "no expected condition"),
         (
             P.EXPLICIT_CONDITION,
-            Present(query=SemanticQuery(label=TextMatch(value="(a+)+$", match=MatchMode.REGEX))),
+            Present(query=SemanticQuery(label=TextMatch(value="(?!a)b", match=MatchMode.REGEX))),
             True,
             "regex",
         ),

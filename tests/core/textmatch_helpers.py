@@ -6,7 +6,7 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bridge.core.regex_guard import RegexRejected
+from bridge.core.safe_regex import RegexRejected
 from bridge.core.textmatch import TextMatched, match_text
 from bridge.wire.enums import MatchMode
 from bridge.wire.query import TextMatch
