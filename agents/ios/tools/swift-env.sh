@@ -35,4 +35,5 @@ ios_build_host() {
     fi
     echo "ios: building mobridge-ios-host (swift build)" >&2
     (cd "$IOS_DIR" && swift build --product mobridge-ios-host >&2)
+    touch "$IOS_HOST_BIN"  # up to date now, even when swift had nothing to relink
 }
