@@ -49,7 +49,7 @@ public enum BridgeRunner {
         do {
             server = AgentServer(backend: backend, tokens: try TokenCheck(env.token), config: config,
                                  uiThread: MainQueueThread(), platform: .ios, log: log)
-            listener = try LoopbackListener(port: env.port)
+            listener = try LoopbackListener(port: env.port, ipv6: env.ipv6)
         } catch {
             log.warn("not starting: \(error)")
             return

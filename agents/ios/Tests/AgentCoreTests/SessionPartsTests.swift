@@ -133,6 +133,8 @@ final class RunnerEnvironmentTests: XCTestCase {
         XCTAssertEqual(env.port, 8300)
         XCTAssertEqual(env.deviceId, "00008120-X")
         XCTAssertEqual(env.bundleId, "com.example.Shop-Beta")
+        XCTAssertFalse(env.ipv6)
+        XCTAssertTrue(try RunnerEnvironment(["MOBRIDGE_TOKEN": "t", "MOBRIDGE_LISTEN_IPV6": "1"]).ipv6)
         XCTAssertEqual(try RunnerEnvironment(["MOBRIDGE_TOKEN": "t"]).port, RunnerEnvironment.defaultPort)
         XCTAssertThrowsError(try RunnerEnvironment([:]))
         XCTAssertThrowsError(try RunnerEnvironment(["MOBRIDGE_TOKEN": "t", "MOBRIDGE_PORT": "99999"]))

@@ -368,3 +368,16 @@ final class ScriptedAppTests: XCTestCase {
         XCTAssertThrowsError(try HostOptions.parse(["--port", "1", "--token", "t", "--bogus"], environment: [:]))
     }
 }
+
+final class LoopbackListenerTests: XCTestCase {
+    func testListensOnLoopbackOnlyAndOnIpv6OnlyWhenAsked() throws {
+        let l = try LoopbackListener(port: 0)
+        defer { l.stop() }
+        XCTAssertGreaterThan(l.port, 0)
+        XCTAssertNoThrow(try SocketStream.connect(port: l.port).close())
+        XCTAssertThrowsError(try LoopbackListener(port: l.port), "the port is taken")
+        let both = try LoopbackListener(port: 0, ipv6: true)
+        both.stop()
+        XCTAssertThrowsError(try SocketStream.connect(port: both.port), "stopped listeners refuse")
+    }
+}

@@ -12,13 +12,15 @@ import Darwin
 /// - `MOBRIDGE_TOKEN` (required): the bearer token the hub presents;
 /// - `MOBRIDGE_PORT` (default 8200): the loopback port;
 /// - `MOBRIDGE_DEVICE_ID` (default `ios-device`): the device id announced in hello (the UDID);
-/// - `MOBRIDGE_BUNDLE_ID` (optional): the app under test, captured while it is in front.
+/// - `MOBRIDGE_BUNDLE_ID` (optional): the app under test, captured while it is in front;
+/// - `MOBRIDGE_LISTEN_IPV6=1` (optional): listen on ::1 as well as 127.0.0.1.
 public struct RunnerEnvironment: Equatable, Sendable {
     public static let defaultPort = 8200
     public var token: String
     public var port: Int
     public var deviceId: String
     public var bundleId: String?
+    public var ipv6: Bool
 
     public init(_ env: [String: String]) throws {
         guard let token = env["MOBRIDGE_TOKEN"], !token.isEmpty else {
@@ -33,6 +35,7 @@ public struct RunnerEnvironment: Equatable, Sendable {
         }
         deviceId = env["MOBRIDGE_DEVICE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? "ios-device"
         bundleId = env["MOBRIDGE_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
+        ipv6 = env["MOBRIDGE_LISTEN_IPV6"] == "1"
     }
 }
 

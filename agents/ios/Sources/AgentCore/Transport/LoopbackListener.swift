@@ -9,8 +9,9 @@ import Darwin
 /// mode, tests) and inside an XCTest runner on iOS alike, so the bytes a real device exchanges
 /// pass through exactly the framing code the tests here exercise.
 ///
-/// Invariants: binds 127.0.0.1 (and ::1 on the same port when the system has IPv6; a usbmux
-/// connect may arrive on either family), never any other address; `accept` hands each
+/// Invariants: binds 127.0.0.1 — and, only when asked (`ipv6`), ::1 on the same port, in case a
+/// usbmux connect arrives over IPv6 on some iOS release (unverified) — never any other address;
+/// `accept` hands each
 /// connection to `onConnection` on its own thread; `stop` closes the listening sockets, which
 /// ends the accept loops. Connections already accepted belong to their handlers.
 public final class LoopbackListener: @unchecked Sendable {
@@ -21,7 +22,7 @@ public final class LoopbackListener: @unchecked Sendable {
 
     /// Binds now (port 0 picks a free port; `port` then holds the real one). Throws when the
     /// port is taken.
-    public init(port: Int, ipv6: Bool = true) throws {
+    public init(port: Int, ipv6: Bool = false) throws {
         let v4 = try Self.bindV4(port)
         var bound = v4.1
         var all = [v4.0]
