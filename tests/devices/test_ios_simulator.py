@@ -125,3 +125,12 @@ def test_preflight_names_what_is_missing(tmp_path: Path) -> None:
     runner = SimulatorRunner(nothing, lambda *a: anyio.Event(), lambda url: None)
     if runner.xcrun() is None:  # no Xcode on this machine (the usual case off macOS)
         assert "xcrun" in (preflight(nothing) or "")
+
+
+def test_serve_refuses_to_start_when_the_simulator_runner_cannot_be_reached(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bridge.cli import main
+
+    assert main(["serve", "--no-sim", "--port", "0", "--ios-simulator", SIM]) == 2
+    assert "--agent-token" in capsys.readouterr().err

@@ -381,3 +381,23 @@ final class LoopbackListenerTests: XCTestCase {
         XCTAssertThrowsError(try SocketStream.connect(port: both.port), "stopped listeners refuse")
     }
 }
+
+final class ConnectionCapTests: XCTestCase {
+    func testConnectionsBeyondTheCapAreClosedAndTheHubStillGetsInOnceOthersGo() throws {
+        var config = AgentConfig()
+        config.maxConnections = 2
+        config.handshakeTimeoutMs = 300
+        let agent = try RunningAgent(config: config)
+        let idle = try (0..<2).map { _ in try SocketStream.connect(port: agent.listener.port) }
+        Thread.sleep(forTimeInterval: 0.1)
+        let extra = try SocketStream.connect(port: agent.listener.port)
+        try extra.setReadTimeout(ms: 2000)
+        var buf = [UInt8](repeating: 0, count: 16)
+        XCTAssertEqual(try buf.withUnsafeMutableBytes { try extra.read(into: $0) }, 0, "closed at once")
+        Thread.sleep(forTimeInterval: 0.6)  // the idle ones time out in their handshake
+        idle.forEach { $0.close() }
+        let hub = try agent.hub()
+        XCTAssertEqual(hub.status, 101)
+        _ = try hub.hello()
+    }
+}

@@ -18,6 +18,7 @@ public final class AgentServer: @unchecked Sendable {
     private let lock = NSLock()
     private var current: AgentSession?
     private var stopped = false
+    private var connections = 0
 
     public init(backend: UiBackend, tokens: TokenCheck, config: AgentConfig, uiThread: UIThread,
                 platform: Platform = .ios, clock: Clock = SystemClock(), log: AgentLog = StderrLog()) {
@@ -30,11 +31,28 @@ public final class AgentServer: @unchecked Sendable {
         executor = UIExecutor(thread: uiThread, clock: clock, maxInFlight: config.maxCommandsInFlight)
     }
 
-    /// Runs one connection to its end (blocking). Never throws.
+    /// Runs one connection to its end (blocking). Never throws. Beyond `maxConnections` at once
+    /// a connection is closed without a word.
     public func serve(_ stream: ByteStream) {
+        lock.lock()
+        if connections >= config.maxConnections {
+            lock.unlock()
+            log.warn("refusing a connection: \(config.maxConnections) already open")
+            stream.close()
+            return
+        }
+        connections += 1
+        lock.unlock()
+        defer {
+            lock.lock()
+            connections -= 1
+            lock.unlock()
+        }
         let session = AgentSession(server: self, stream: stream)
         do {
             try session.run()
+        } catch StreamError.timeout {
+            log.info("a connection sent no handshake or hello in time; closed")
         } catch {
             log.warn("session ended with an error: \(describe(error))")
         }

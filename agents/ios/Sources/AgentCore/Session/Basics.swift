@@ -28,6 +28,9 @@ public struct AgentConfig: Sendable {
     public var commandDeadlineMs = 8000
     /// Commands waiting for or running on the main thread at once; more are answered `busy`.
     public var maxCommandsInFlight = 16
+    /// Connections served at once (each has a thread until its handshake or hello times out);
+    /// more are closed at once.
+    public var maxConnections = 8
 
     public init() {}
 }
