@@ -1,19 +1,44 @@
-"""LAYER 4 — the ``mobridge`` command: argument parsing -> config -> run; no logic here."""
+"""LAYER 4 — the ``mobridge`` command: argument parsing -> config -> run; no logic here.
+
+Every mistake ends in one line on stderr saying what to do and exit status 2; a traceback is
+printed only with ``--debug`` (``mobridge --debug COMMAND`` or ``COMMAND --debug``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import secrets
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from bridge import __version__
+
+EXIT_USAGE = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line (and the --help to read)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _sim_scenes() -> tuple[str, ...]:
+    from bridge.devices.sim.device import START_SCENES
+
+    return START_SCENES
 
 
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="start the hub (default device: the simulated one)")
+    p.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
+    )
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any)")
     p.add_argument(
@@ -32,8 +57,20 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="accept clients without a token (never on a shared network)",
     )
     p.add_argument("--no-sim", action="store_true", help="do not start the simulated device")
-    p.add_argument("--sim-scene", default="menu", help="start screen of the simulated app")
-    p.add_argument("--sim-platform", choices=("android", "ios"), default="android")
+    scenes = _sim_scenes()
+    p.add_argument(
+        "--sim-scene",
+        default="menu",
+        choices=scenes,
+        metavar="SCENE",
+        help=f"start screen of the simulated app: {', '.join(scenes)} (default: menu)",
+    )
+    p.add_argument(
+        "--sim-platform",
+        choices=("android", "ios"),
+        default="android",
+        help="the simulated device's platform; its id is sim-android or sim-ios",
+    )
     p.add_argument(
         "--agent",
         action="append",
@@ -92,12 +129,17 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="mobridge",
         description="A hub that lets many programs share one phone at once.",
     )
     parser.add_argument("--version", action="version", version=f"mobridge {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        parser_class=OneLineParser,
+    )
     sub.required = True
     _serve_parser(sub)
     try:
@@ -135,6 +177,9 @@ def _serve(args: argparse.Namespace) -> int:
         print(
             "mobridge: warning: anonymous access is on (--allow-unsafe-anonymous)", file=sys.stderr
         )
+    if args.secrets_file is not None and not args.secrets_file.is_file():
+        print(f"mobridge serve: --secrets-file {args.secrets_file}: no such file", file=sys.stderr)
+        return EXIT_USAGE
     token = args.token
     generated = token is None and not args.allow_unsafe_anonymous
     if generated:
@@ -187,36 +232,96 @@ def _serve(args: argparse.Namespace) -> int:
         ios=ios,
     )
     hub = Hub(config)
+    token_file: list[Path] = []
 
     async def main() -> None:
+        from bridge.client.local_hub import remove_token, write_token
+
         async with anyio.create_task_group() as tg:
             port = await tg.start(hub.run)
             print(f"mobridge hub listening on ws://{args.host}:{port}/v1", flush=True)
             print(f"health: http://{args.host}:{port}/healthz", flush=True)
+            fragment = f"#token={token}" if generated else ""
             if not args.no_dashboard:
-                print(f"dashboard: http://{args.host}:{port}/dashboard", flush=True)
+                print(f"dashboard: http://{args.host}:{port}/dashboard{fragment}", flush=True)
             if generated:
                 print(f"token (generated): {token}", flush=True)
+                assert token is not None
+                written = write_token(port, token)
+                if written is not None:
+                    token_file.append(written)
+                    print(
+                        f"  (saved for local clients in {written}; removed when the hub stops)",
+                        flush=True,
+                    )
             elif token:
                 print("token: (as configured)", flush=True)
             print(f"devices: {', '.join(hub.service.devices) or '(none yet)'}", flush=True)
+            try:
+                with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+                    async for _ in signals:  # a polite stop: clean up, then leave
+                        tg.cancel_scope.cancel()
+                        break
+            finally:
+                for path in token_file:
+                    remove_token(path)
 
     try:
         anyio.run(main)
     except KeyboardInterrupt:
         return 0
+    except BaseException as exc:
+        busy = _find_os_error(exc, errno.EADDRINUSE)
+        if busy is None or args.debug:
+            raise
+        print(
+            f"mobridge serve: port {args.port} on {args.host} is already in use (another hub?); "
+            "stop it, or pass --port N (--port 0 picks a free one)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     return 0
+
+
+def _find_os_error(exc: BaseException, code: int) -> OSError | None:
+    """The OSError with ``code`` inside ``exc`` (exception groups and causes included)."""
+    if isinstance(exc, OSError) and exc.errno == code:
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _find_os_error(inner, code)
+            if found is not None:
+                return found
+    cause = exc.__cause__ or exc.__context__
+    return _find_os_error(cause, code) if cause is not None else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "serve":
-        return _serve(args)
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        print(f"mobridge: unknown command {args.command}", file=sys.stderr)
-        return 2
-    return int(handler(args))
+    debug = bool(args.debug)
+    try:
+        if args.command == "serve":
+            return _serve(args)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            print(f"mobridge: unknown command {args.command}", file=sys.stderr)
+            return EXIT_USAGE
+        return int(handler(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # the reader went away (`mobridge screen D | head`): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as exc:
+        if debug:
+            raise
+        print(
+            f"mobridge {args.command}: {type(exc).__name__}: {exc} "
+            "(a bug? rerun with --debug for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

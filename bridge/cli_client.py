@@ -1,72 +1,91 @@
-"""LAYER 4 — client commands against a running hub: devices, watch, find, tap, type, back, wait.
+"""LAYER 4 — client commands against a running hub: look (devices, screen, find, watch,
+screenshot, wait), act (tap, long-press, type, scroll, swipe, press, app) and lease.
 
 Each command opens one session with ``bridge.client`` (``--url``, default ``$MOBRIDGE_URL`` or
-``ws://127.0.0.1:8765/v1``; ``--token``, default ``$MOBRIDGE_TOKEN``), does one thing and
-closes it.
+``ws://127.0.0.1:8765/v1``; ``--token``, default ``$MOBRIDGE_TOKEN``, else the token a hub on
+this machine generated, see ``cli_tokens``), does one thing and closes it.
 
-Output: a result is one JSON line on stdout (the wire encoding of the result body); a
-refusal is the reference error envelope as one JSON line on stdout plus a one-line message on
-stderr (AMBIGUOUS_MATCH adds one stderr line per candidate: its label and its ref); a
-``protocol_error`` is that message as JSON on stdout plus one stderr line. ``watch`` streams
-human-readable lines (``--json`` for one JSON object per update).
+Targets: a positional TARGET is a handle from ``mobridge screen`` (``n12``) or a text; or
+``--text`` / ``--label`` / ``--id`` / ``--role``, narrowed by ``--within TEXT`` and ``--nth N``
+(0-based, document order); or ``--ref`` (a NodeRef). A text, label, id or role becomes a
+SemanticQuery the hub resolves when the action runs: exactly one match is acted on, none or
+several is a refusal the hub logs and shows to every watcher.
 
-Exit status: 0 success; 1 a domain refusal (or a ``wait`` whose condition was not met);
-2 bad usage, a connection failure, a timeout or a protocol error; 130 interrupted.
+Output: on a terminal, short human lines (``--json`` for the JSON); piped, the JSON of the
+result (one line). A refusal is the reference error envelope as JSON on stdout (when piped)
+plus lines on stderr saying what to do. Exit status: 0 success; 1 a refusal (or a ``wait``
+whose condition was not met); 2 a mistake (bad usage, no hub, wrong token, unknown device,
+invalid input), one line on stderr; 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import msgspec
 
+from bridge.cli_failures import (
+    EXIT_USAGE,
+    UsageError,
+    app_action,
+    check_url,
+    explain,
+    global_action,
+    invalid_json,
+)
+from bridge.cli_render import (
+    candidate_lines,
+    emit,
+    node_words,
+    outline,
+    say,
+    screen_title,
+    watch_line,
+)
 from bridge.client import (
     DEFAULT_URL,
     AmbiguousError,
-    ClientError,
     ConfirmationRequired,
     Device,
     HubConnection,
     HubError,
+    NotFoundError,
     ProtocolFailure,
-    WatchUpdate,
-    build_query,
     connect,
 )
 from bridge.client.device import Target
-from bridge.wire.client_protocol import MAX_WAIT_MS, Confirm, FindMatch, ProtocolError
-from bridge.wire.codec import encode
-from bridge.wire.conditions import Condition
-from bridge.wire.enums import VerificationResult
-from bridge.wire.noderef import NodeRef, RoleLabelAncestorLocator
-from bridge.wire.query import SemanticQuery
-from bridge.wire.snapshot import ScreenSnapshot
+from bridge.client.errors import not_found
+from bridge.wire.action import ActionRequest, ActionResult
+from bridge.wire.client_protocol import MAX_WAIT_MS, Confirm, FindMatch, LeaseMode
+from bridge.wire.conditions import Absent, Condition, Present, ScreenShown
+from bridge.wire.enums import ActionVerb, MatchMode, ProtocolErrorCode, Role, VerificationResult
+from bridge.wire.noderef import NodeRef
+from bridge.wire.query import SemanticQuery, TextMatch, Within
 
 MAX_ARG_FILE = 1 << 20
-SUMMARY_TEXTS = 6
-SCREEN_MARKER = "__screen_"
-"""A screen marker id, bare (iOS, test tags) or after ``package:id/`` (Android)."""
-
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-class UsageError(Exception):
-    """Bad usage or unreadable input: exit 2 with this one-line message."""
+HANDLE = re.compile(r"^n[0-9]+$")
+EXIT_OK, EXIT_REFUSED, EXIT_INTERRUPTED = 0, 1, 130
+SWIPES = {"up": True, "left": True, "down": False, "right": False}
+"""A swipe up (or left) scrolls content forward, as a finger would."""
 
 
 # ---- argument parsing ----------------------------------------------------------------------
 
 
-def _common() -> argparse.ArgumentParser:
+def common_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--url", help=f"hub URL (default: $MOBRIDGE_URL or {DEFAULT_URL})")
-    common.add_argument("--token", help="bearer token (default: $MOBRIDGE_TOKEN)")
+    common.add_argument(
+        "--token", help="bearer token (default: $MOBRIDGE_TOKEN, else a local hub's own)"
+    )
     common.add_argument(
         "--format", choices=("json", "msgpack"), default="json", help="wire format to use"
     )
@@ -74,58 +93,108 @@ def _common() -> argparse.ArgumentParser:
         "--request-timeout", type=float, default=10.0, help="seconds to wait for an answer"
     )
     common.add_argument("--name", default="mobridge-cli", help="client name shown to others")
+    common.add_argument("--json", action="store_true", help="print JSON even on a terminal")
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
+    )
     return common
 
 
-def _target_options(p: argparse.ArgumentParser) -> None:
-    group = p.add_mutually_exclusive_group(required=True)
-    group.add_argument("--ref", help="NodeRef JSON (or a FindMatch), or @FILE")
-    group.add_argument("--text", help="the node whose text is T (must match exactly one)")
-    group.add_argument("--label", help="the node whose label is L (must match exactly one)")
-    group.add_argument("--id", dest="resource_id", help="the node with resource id ID")
+def _selectors(p: argparse.ArgumentParser, positional: bool = True) -> None:
+    if positional:
+        p.add_argument(
+            "target",
+            nargs="?",
+            metavar="TARGET",
+            help="a handle from `mobridge screen` (n12) or a text",
+        )
+    p.add_argument("--text", help="the node showing this text (or hint, for a field)")
+    p.add_argument("--label", help="the node with this accessibility label")
+    p.add_argument("--id", dest="resource_id", help="the node with this resource id")
+    p.add_argument("--role", type=str.upper, help="restrict to a role (BUTTON, INPUT, ...)")
+    p.add_argument("--within", metavar="TEXT", help="inside, or next to, the element showing TEXT")
+    p.add_argument("--nth", type=int, metavar="N", help="the N-th match (0-based, document order)")
+    p.add_argument(
+        "--contains", action="store_true", help="--text/--label/--within match a part of the text"
+    )
+    if positional:
+        p.add_argument("--ref", help="a NodeRef JSON (or a FindMatch), or @FILE")
 
 
 def add_client_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the client commands. A name another module already registered (``find`` is also
     an offline command) is added as ``hub-<name>`` instead of clashing."""
-    common = _common()
+    common = common_options()
     taken = set(subparsers.choices)
 
-    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+    def add(name: str, help_text: str, listed: bool = True) -> argparse.ArgumentParser:
         final = f"hub-{name}" if name in taken else name
-        # A renamed clash stays reachable but out of the listing (``find`` serves both):
-        # argparse lists only subcommands added with a help text.
-        if final == name:
+        if final == name and listed:
             p = subparsers.add_parser(final, parents=[common], help=help_text)
-        else:
+        else:  # a renamed clash or an alias: reachable, but out of the listing
             p = subparsers.add_parser(final, parents=[common], description=help_text)
         p.set_defaults(client_command=name, handler=run_client_command)
         return p
 
     add("devices", "list the hub's devices")
-    p = add("watch", "print each change of a device's screen as it happens")
+    p = add("screen", "the live screen as an outline (handles, roles, texts, state)")
     p.add_argument("device")
-    p.add_argument("--count", type=int, help="stop after N updates (the first snapshot counts)")
+    p.add_argument("--full", action="store_true", help="every node (default: the compact tree)")
+    p.add_argument("--bounds", action="store_true", help="show each node's bounds")
+    p = add("watch", "one line per settled screen change, as it happens")
+    p.add_argument("device")
+    p.add_argument("--all", action="store_true", help="every frame, animations included")
+    p.add_argument("--count", type=int, help="stop after N updates (the first screen counts)")
     p.add_argument("--full", action="store_true", help="full snapshots (default: compact)")
-    p.add_argument("--json", action="store_true", help="one JSON object per update")
-    p = add("find", "run a SemanticQuery on a device's current screen")
+    p = add("find", "run a query on a device's current screen")
     p.add_argument("device")
-    p.add_argument("--query", required=True, help="SemanticQuery JSON or @FILE")
-    p = add("tap", "click one node (refuses when the target is ambiguous)")
+    p.add_argument("--query", help="SemanticQuery JSON or @FILE (instead of the options below)")
+    _selectors(p, positional=False)
+    for name, verb_help in (
+        ("tap", "tap one node (the hub refuses when none or several match)"),
+        ("long-press", "long-press one node"),
+    ):
+        p = add(name, verb_help)
+        p.add_argument("device")
+        _selectors(p)
+        p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
+    p = add("type", "set the text of one field")
     p.add_argument("device")
-    _target_options(p)
-    p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
-    p = add("type", "set the text of one node")
-    p.add_argument("device")
-    _target_options(p)
+    _selectors(p)
     value = p.add_mutually_exclusive_group(required=True)
     value.add_argument("--value", help="the text to type")
     value.add_argument("--value-ref", help="a secret reference (secret://...) the hub resolves")
-    p = add("back", "press BACK")
+    p = add("scroll", "scroll a container forward (or --back)")
     p.add_argument("device")
+    _selectors(p)
+    p.add_argument("--back", action="store_true", help="scroll backward")
+    p = add("swipe", "swipe a container up/down/left/right (scrolls it as a finger would)")
+    p.add_argument("device")
+    p.add_argument("direction", choices=tuple(SWIPES))
+    _selectors(p)
+    p = add("press", "press back, home, recents or notifications")
+    p.add_argument("device")
+    p.add_argument("key", metavar="KEY", help="back, home, recents or notifications")
+    p = add("back", "press BACK", listed=False)
+    p.add_argument("device")
+    p = add("app", "open (APP_ID), bring to front (APP_ID), close, or open a URL")
+    p.add_argument("device")
+    p.add_argument("action", metavar="ACTION", help="open, front, close or url")
+    p.add_argument("arg", nargs="?", metavar="APP_ID|URL")
+    p = add("lease", "show who holds a device's lease, or hold it (--hold) until Ctrl-C")
+    p.add_argument("device")
+    p.add_argument("--hold", type=float, nargs="?", const=0.0, metavar="SECONDS")
+    p.add_argument("--shared", action="store_true", help="a shared lease (default: exclusive)")
+    p = add("screenshot", "save a PNG of the device's screen")
+    p.add_argument("device")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the PNG")
     p = add("wait", "wait until a condition holds on a device")
     p.add_argument("device")
-    p.add_argument("--condition", required=True, help="wait condition JSON or @FILE")
+    cond = p.add_mutually_exclusive_group(required=True)
+    cond.add_argument("--condition", help="wait condition JSON or @FILE")
+    cond.add_argument("--screen", help="the screen marked __screen_NAME is shown")
+    cond.add_argument("--present", metavar="TEXT", help="a node showing TEXT is present")
+    cond.add_argument("--gone", metavar="TEXT", help="no node shows TEXT")
     p.add_argument("--timeout-ms", type=int, help="default: the hub's (10 s screen, else 5 s)")
 
 
@@ -138,10 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# ---- input and output ----------------------------------------------------------------------
+# ---- arguments -> values --------------------------------------------------------------------
 
 
-def _json_arg(text: str, kind: Any, what: str) -> Any:
+def json_arg(text: str, kind: Any, what: str) -> Any:
     """The JSON argument ``text`` (or the file ``@PATH``) decoded strictly as ``kind``."""
     data: bytes
     if text.startswith("@"):
@@ -156,256 +225,488 @@ def _json_arg(text: str, kind: Any, what: str) -> Any:
         data = text.encode()
     try:
         return msgspec.json.decode(data, type=kind, strict=True)
-    except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as exc:
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise invalid_json(what, exc) from exc
+    except ValueError as exc:
         raise UsageError(f"invalid {what}: {exc}") from exc
 
 
 def _ref_arg(text: str) -> NodeRef:
     try:
-        ref: NodeRef = _json_arg(text, NodeRef, "NodeRef")
+        ref: NodeRef = json_arg(text, NodeRef, "--ref (a NodeRef)")
     except UsageError as first:
         try:
-            match: FindMatch = _json_arg(text, FindMatch, "FindMatch")
+            match: FindMatch = json_arg(text, FindMatch, "--ref")
         except UsageError:
             raise first from None
         ref = match.ref
     return ref
 
 
-def _target(args: argparse.Namespace) -> Target:
-    if args.ref is not None:
-        return _ref_arg(args.ref)
-    return build_query(text=args.text, label=args.label, resource_id=args.resource_id)
+def _role(name: str | None) -> Role | None:
+    if name is None:
+        return None
+    try:
+        return Role(name)
+    except ValueError:
+        roles = ", ".join(r.value for r in Role)
+        raise UsageError(f"--role {name}: not a role; roles: {roles}") from None
 
 
-def _emit(value: Any) -> None:
-    sys.stdout.write(encode(value).decode() + "\n")
-    sys.stdout.flush()
+@dataclass(frozen=True)
+class Selector:
+    """What a command acts on: a handle (``n12``), a NodeRef, or a query for the hub."""
+
+    handle: str | None = None
+    ref: NodeRef | None = None
+    query: SemanticQuery | None = None
 
 
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def _ref_label(ref: NodeRef) -> str:
-    for locator in ref.locators:
-        if isinstance(locator, RoleLabelAncestorLocator):
-            return locator.label
-    return ""
-
-
-def _candidate_lines(error: AmbiguousError) -> list[str]:
-    lines: list[str] = []
-    if error.matches:
-        for i, match in enumerate(error.matches, 1):
-            node = match.node
-            label = node.label or node.text or node.resource_id or ""
-            ref_json = encode(match.ref).decode()
-            lines.append(
-                f"  candidate {i}: {node.role.value} {label!r} {node.node_id} ref={ref_json}"
+def query_of(args: argparse.Namespace, text: str | None = None) -> SemanticQuery | None:
+    """The SemanticQuery the selector options describe (None: they describe nothing)."""
+    mode = MatchMode.CONTAINS if args.contains else MatchMode.NORMALIZED_EXACT
+    text = text if text is not None else args.text
+    role = _role(args.role)
+    if args.nth is not None and args.nth < 0:
+        raise UsageError("--nth counts from 0")
+    fields = (text, args.label, args.resource_id, role)
+    if all(f is None for f in fields):
+        if args.within is not None or args.nth is not None:
+            raise UsageError(
+                "--within and --nth narrow a target: give a text, --label, --id or --role"
             )
+        return None
+    return SemanticQuery(
+        text=None if text is None else TextMatch(value=text, match=mode),
+        label=None if args.label is None else TextMatch(value=args.label, match=mode),
+        resource_id=args.resource_id,
+        role=role,
+        within=None
+        if args.within is None
+        else Within(text=TextMatch(value=args.within, match=mode)),
+        nth=args.nth,
+    )
+
+
+def selector_of(args: argparse.Namespace) -> Selector:
+    """The selector the options give; a usage error when they give none."""
+    selector = optional_selector(args)
+    if selector is None:
+        raise UsageError(
+            "what to act on? give a TARGET (a text, or a handle like n12 from "
+            "`mobridge screen DEVICE`), --text, --label, --id, --role or --ref"
+        )
+    return selector
+
+
+def optional_selector(args: argparse.Namespace) -> Selector | None:
+    target: str | None = getattr(args, "target", None)
+    ref_text: str | None = getattr(args, "ref", None)
+    if ref_text is not None:
+        if target is not None or query_of(args) is not None:
+            raise UsageError("--ref names the target on its own: drop the other target options")
+        return Selector(ref=_ref_arg(ref_text))
+    if target is not None and HANDLE.match(target):
+        if query_of(args) is not None:
+            raise UsageError(f"{target} is a handle: drop the other target options")
+        return Selector(handle=target)
+    if target is not None and args.text is not None:
+        raise UsageError(f"give the text once: {target!r} or --text {args.text!r}")
+    query = query_of(args, text=target)
+    return None if query is None else Selector(query=query)
+
+
+async def target_of(device: Device, selector: Selector) -> Target:
+    if selector.ref is not None:
+        return selector.ref
+    if selector.query is not None:
+        return selector.query
+    assert selector.handle is not None
+    return await _match_of_handle(device, selector.handle)
+
+
+async def _match_of_handle(device: Device, handle: str) -> FindMatch:
+    """The current ref of the node whose id is ``handle`` (ids are stable for an element)."""
+    snapshot = (await device.snapshot(compact=False)).snapshot
+    node = next((n for n in snapshot.nodes if n.node_id == handle), None)
+    if node is None:
+        raise not_found(f"no node {handle} on the current screen of {device.id}")
+    found = await device.find(SemanticQuery(role=node.role))
+    match = next((m for m in found.matches if m.node.node_id == handle), None)
+    if match is None:
+        raise UsageError(f"{handle} is gone from the screen; see `mobridge screen {device.id}`")
+    return match
+
+
+# ---- commands -------------------------------------------------------------------------------
+
+
+Plan = Callable[[HubConnection], Awaitable[int]]
+
+
+def _human(args: argparse.Namespace) -> bool:
+    return sys.stdout.isatty() and not args.json
+
+
+async def _devices(hub: HubConnection, args: argparse.Namespace) -> int:
+    devices = await hub.devices()
+    if _human(args):
+        if not devices:
+            print("no devices")
+        for d in devices:
+            state = "online" if d.online else "offline"
+            lease = f", leased by {', '.join(d.lease.holder_names)}" if d.lease else ""
+            print(f"{d.id}  {d.platform.value.lower()}  {d.model or ''}  {state}{lease}".strip())
     else:
-        for i, ref in enumerate(error.candidates, 1):
-            ref_json = encode(ref).decode()
-            lines.append(f"  candidate {i}: {_ref_label(ref)!r} {ref.node_id} ref={ref_json}")
-    return lines
+        emit({"devices": msgspec.to_builtins(devices)})
+    return EXIT_OK
 
 
-def _refused(error: HubError) -> int:
-    _emit(error.envelope)
-    _say(f"refused: {error}")
-    if isinstance(error, AmbiguousError):
-        for line in _candidate_lines(error):
-            _say(line)
-    if isinstance(error, ConfirmationRequired) and error.objection is not None:
-        objection = error.objection
-        hint = f"answer with --confirm {objection.id}" if objection.answerable else "unanswerable"
-        _say(f"  objection {objection.id}: {objection.reason} ({hint})")
+async def _screen(device: Device, args: argparse.Namespace) -> int:
+    got = await device.snapshot(compact=not args.full)
+    if args.json:
+        emit(got)
+    else:
+        for line in outline(got.snapshot, device.id, bounds=args.bounds):
+            print(line)
+    return EXIT_OK
+
+
+async def _find(device: Device, query: SemanticQuery, args: argparse.Namespace) -> int:
+    found = await device.find(query)
+    if _human(args):
+        print(f"{found.count} match{'es' if found.count != 1 else ''}")
+        for m in found.matches:
+            print(f"{m.node.node_id}  {node_words(m.node)}   ({m.reason})")
+    else:
+        emit(found)
+    return EXIT_OK
+
+
+def _done(result: ActionResult, args: argparse.Namespace, what: str) -> int:
+    if not _human(args):
+        emit(result)
+        return EXIT_OK
+    target = result.target
+    named = f" {target.role.value if target.role else ''} {target.label!r}" if target else ""
+    obs = result.observation
+    changed = "screen changed" if obs.screen_changed else "screen unchanged"
+    method = f" via {result.dispatch.method.value}" if result.dispatch.method else ""
+    verdict = f", {result.verification.result.value}" if result.verification else ""
+    print(f"{what}{named}: {result.dispatch.status.value}{method}, {changed}{verdict}")
+    return EXIT_OK
+
+
+async def _act(
+    device: Device,
+    selector: Selector,
+    verb: ActionVerb,
+    args: argparse.Namespace,
+    value: str | None = None,
+    value_ref: str | None = None,
+    confirm: Confirm | None = None,
+) -> int:
+    target = await target_of(device, selector)
+    if isinstance(target, SemanticQuery):
+        result = await device.act_on(
+            target, verb, value=value, value_ref=value_ref, confirm=confirm
+        )
+    else:
+        ref = target.ref if isinstance(target, FindMatch) else target
+        request = ActionRequest(action=verb, target=ref, value=value, value_ref=value_ref)
+        result = await device.act(request, confirm)
+    return _done(result, args, args.client_command)
+
+
+async def _scrollable(device: Device) -> Selector:
+    """The screen's only scrollable container, when no target is given."""
+    snapshot = (await device.snapshot(compact=False)).snapshot
+    found = [
+        n
+        for n in snapshot.nodes
+        if ActionVerb.SCROLL_FORWARD in n.actions or ActionVerb.SCROLL_BACKWARD in n.actions
+    ]
+    if len(found) != 1:
+        listed = ", ".join(f"{n.node_id} {n.role.value}" for n in found[:6])
+        what = f"{len(found)} scrollable containers ({listed})" if found else "nothing scrollable"
+        raise UsageError(f"the screen has {what}; name one: a handle from `mobridge screen`")
+    return Selector(handle=found[0].node_id)
+
+
+async def _lease(device: Device, hub: HubConnection, args: argparse.Namespace) -> int:
+    if args.hold is None:
+        summary = next((d for d in await hub.devices() if d.id == device.id), None)
+        lease = summary.lease if summary else None
+        if _human(args):
+            if lease is None:
+                print(f"{device.id}: no lease (any controller may act)")
+            else:
+                print(
+                    f"{device.id}: {lease.mode} lease held by {', '.join(lease.holder_names)}, "
+                    f"idle {lease.idle_ms} ms"
+                )
+        else:
+            emit({"device": device.id, "lease": msgspec.to_builtins(lease)})
+        return EXIT_OK
+    mode: LeaseMode = "shared" if args.shared else "exclusive"
+    async with device.lease(mode) as got:
+        holders = ", ".join(got.lease.holder_names) if got.lease else "?"
+        say(f"holding the {mode} lease on {device.id} ({holders}); Ctrl-C releases it")
+        if args.hold > 0:
+            await anyio.sleep(args.hold)
+        else:
+            await anyio.sleep_forever()
+    return EXIT_OK
+
+
+async def _screenshot(device: Device, output: str, args: argparse.Namespace) -> int:
+    shot = await device.screenshot()
+    png = await device.fetch_screenshot(shot)
+    try:
+        await anyio.Path(output).write_bytes(png)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    if _human(args):
+        print(f"wrote {output} ({shot.width}x{shot.height}, {len(png)} bytes)")
+    else:
+        emit({"file": output, "width": shot.width, "height": shot.height, "bytes": len(png)})
+    return EXIT_OK
+
+
+async def _wait(device: Device, condition: Condition, args: argparse.Namespace) -> int:
+    timeout_ms: int | None = args.timeout_ms
+    result = await device.wait(condition, timeout_ms)
+    if _human(args):
+        print(f"{result.result.value} after {result.elapsed_ms} ms")
+    else:
+        emit(result)
+    if result.result is VerificationResult.CONDITION_MET:
+        return EXIT_OK
+    say(f"condition {result.result.value} after {result.elapsed_ms} ms")
     return EXIT_REFUSED
 
 
-def _protocol_failure(error: ProtocolFailure) -> int:
-    _emit(ProtocolError(code=error.code, message=error.message))
-    _say(f"protocol error: {error}")
-    return EXIT_USAGE
-
-
-# ---- commands ------------------------------------------------------------------------------
-
-
-def _screen_summary(snapshot: ScreenSnapshot) -> str:
-    markers = sorted(
-        {
-            name.removeprefix(SCREEN_MARKER)
-            for node in snapshot.nodes
-            for ident in (node.resource_id, node.automation_id)
-            if ident and (name := ident.rsplit("/", 1)[-1]).startswith(SCREEN_MARKER)
-        }
-    )
-    texts: list[str] = []
-    for node in snapshot.nodes:
-        text = node.label or node.text or node.hint
-        if text and text not in texts:
-            texts.append(text[:30])
-        if len(texts) == SUMMARY_TEXTS:
-            break
-    shown = ", ".join(repr(t) for t in texts)
-    return (
-        f"  screen {snapshot.screen_state_id}: {snapshot.package_name}, "
-        f"{len(snapshot.nodes)} nodes, markers [{', '.join(markers)}], {shown}"
-    )
-
-
-def _update_line(update: WatchUpdate) -> str:
-    screen = update.snapshot.screen_state_id
-    if update.delta is None:
-        return (
-            f"seq {update.seq}: snapshot {update.snapshot.snapshot_id} "
-            f"({len(update.snapshot.nodes)} nodes), screen {screen}"
-        )
-    return (
-        f"seq {update.seq}: +{len(update.added)} -{len(update.removed)} "
-        f"~{len(update.changed)}, screen {screen}"
-    )
-
-
-def _update_json(update: WatchUpdate) -> dict[str, Any]:
-    return {
-        "seq": update.seq,
-        "snapshotId": update.snapshot.snapshot_id,
-        "screenStateId": update.snapshot.screen_state_id,
-        "resync": update.delta is None,
-        "nodes": len(update.snapshot.nodes),
-        "added": list(update.added),
-        "removed": list(update.removed),
-        "changed": list(update.changed),
-    }
-
-
 async def _watch(device: Device, args: argparse.Namespace) -> int:
-    last_screen: str | None = None
     seen = 0
-    async with device.watch(compact=not args.full) as watch:
+    async with device.watch(compact=not args.full, settled=not args.all) as watch:
         async for update in watch:
             if args.json:
-                _emit(_update_json(update))
+                emit(
+                    {
+                        "seq": update.seq,
+                        "snapshotId": update.snapshot.snapshot_id,
+                        "screen": screen_title(update.snapshot),
+                        "screenStateId": update.snapshot.screen_state_id,
+                        "resync": update.delta is None,
+                        "nodes": len(update.snapshot.nodes),
+                        "added": list(update.added),
+                        "removed": list(update.removed),
+                        "changed": list(update.changed),
+                    }
+                )
             else:
-                print(_update_line(update), flush=True)
-                screen = update.snapshot.screen_state_id
-                if update.delta is None or screen != last_screen:
-                    print(_screen_summary(update.snapshot), flush=True)
-                last_screen = screen
+                line = watch_line(
+                    update.snapshot,
+                    len(update.added),
+                    len(update.removed),
+                    len(update.changed),
+                    initial=update.delta is None,
+                )
+                print(line, flush=True)
             seen += 1
             if args.count is not None and seen >= args.count:
                 break
     return EXIT_OK
 
 
-Plan = Callable[[HubConnection], Awaitable[int]]
+def _condition(args: argparse.Namespace) -> Condition:
+    if args.condition is not None:
+        condition: Condition = json_arg(args.condition, Condition, "--condition")
+        return condition
+    if args.screen is not None:
+        return ScreenShown(name=args.screen)
+    if args.present is not None:
+        return Present(query=SemanticQuery(text=TextMatch(value=args.present)))
+    return Absent(query=SemanticQuery(text=TextMatch(value=args.gone)))
 
 
-async def _devices(hub: HubConnection) -> int:
-    _emit({"devices": msgspec.to_builtins(await hub.devices())})
-    return EXIT_OK
-
-
-async def _emit_action(action: Awaitable[Any]) -> int:
-    _emit(await action)
-    return EXIT_OK
-
-
-async def _wait(device: Device, condition: Condition, timeout_ms: int | None) -> int:
-    result = await device.wait(condition, timeout_ms)
-    _emit(result)
-    if result.result is VerificationResult.CONDITION_MET:
-        return EXIT_OK
-    _say(f"condition {result.result.value} after {result.elapsed_ms} ms")
-    return EXIT_REFUSED
-
-
-def _plan(args: argparse.Namespace) -> Plan:
+def plan_of(args: argparse.Namespace) -> Plan:
     """Everything the command needs from its arguments, checked before connecting."""
     command: str = args.client_command
     if command == "devices":
-        return _devices
+        return lambda hub: _devices(hub, args)
     device_id: str = args.device
+    if command == "screen":
+        return lambda hub: _screen(hub.device(device_id), args)
     if command == "watch":
         if args.count is not None and args.count < 1:
             raise UsageError("--count must be at least 1")
         return lambda hub: _watch(hub.device(device_id), args)
     if command == "find":
-        query: SemanticQuery = _json_arg(args.query, SemanticQuery, "SemanticQuery")
-        return lambda hub: _emit_action(hub.device(device_id).find(query))
-    if command == "tap":
-        target = _target(args)
+        if args.query is not None:
+            if query_of(args) is not None:
+                raise UsageError("--query says it all: drop --text/--label/--id/--role")
+            query: SemanticQuery = json_arg(args.query, SemanticQuery, "--query")
+        else:
+            made = query_of(args)
+            if made is None:
+                raise UsageError("what to find? give --query JSON, --text, --label, --id or --role")
+            query = made
+        return lambda hub: _find(hub.device(device_id), query, args)
+    if command in ("tap", "long-press"):
+        selector = selector_of(args)
         confirm = (
             None if args.confirm is None else Confirm(objection=args.confirm, answer="approve")
         )
-        return lambda hub: _emit_action(hub.device(device_id).tap(target, confirm=confirm))
+        verb = ActionVerb.CLICK if command == "tap" else ActionVerb.LONG_CLICK
+        return lambda hub: _act(hub.device(device_id), selector, verb, args, confirm=confirm)
     if command == "type":
-        target = _target(args)
-        value: str | None = args.value
+        selector = selector_of(args)
         value_ref: str | None = args.value_ref
         if value_ref is not None and not value_ref.startswith("secret://"):
             raise UsageError("--value-ref must be a secret://... reference")
-        return lambda hub: _emit_action(
-            hub.device(device_id).type_text(target, value, value_ref=value_ref)
+        return lambda hub: _act(
+            hub.device(device_id),
+            selector,
+            ActionVerb.SET_TEXT,
+            args,
+            value=args.value,
+            value_ref=value_ref,
         )
-    if command == "back":
-        return lambda hub: _emit_action(hub.device(device_id).back())
+    if command in ("scroll", "swipe"):
+        chosen = optional_selector(args)
+        forward = SWIPES[args.direction] if command == "swipe" else not args.back
+        verb = ActionVerb.SCROLL_FORWARD if forward else ActionVerb.SCROLL_BACKWARD
+
+        async def scroll(hub: HubConnection) -> int:
+            device = hub.device(device_id)
+            picked = chosen if chosen is not None else await _scrollable(device)
+            return await _act(device, picked, verb, args)
+
+        return scroll
+    if command in ("press", "back"):
+        action = global_action("back" if command == "back" else args.key)
+        return lambda hub: _global(hub.device(device_id), action, args)
+    if command == "app":
+        app = app_action(args.action)
+        arg: str | None = args.arg
+        if app.value in ("APP_OPEN", "APP_BRING_TO_FRONT", "APP_DEEP_LINK") and not arg:
+            what = "URL" if app.value == "APP_DEEP_LINK" else "APP_ID"
+            raise UsageError(f"app {args.action} needs {what}")
+        uri = arg if app.value == "APP_DEEP_LINK" else None
+        app_id = None if uri is not None else arg
+        return lambda hub: _app(hub.device(device_id), app, app_id, uri, args)
+    if command == "lease":
+        if args.hold is not None and args.hold < 0:
+            raise UsageError("--hold SECONDS must be positive (or omitted: until Ctrl-C)")
+        return lambda hub: _lease(hub.device(device_id), hub, args)
+    if command == "screenshot":
+        output: str = args.output
+        return lambda hub: _screenshot(hub.device(device_id), output, args)
     if command == "wait":
-        condition: Condition = _json_arg(args.condition, Condition, "condition")
-        timeout_ms: int | None = args.timeout_ms
-        if timeout_ms is not None and not 0 <= timeout_ms <= MAX_WAIT_MS:
+        condition = _condition(args)
+        timeout: int | None = args.timeout_ms
+        if timeout is not None and not 0 <= timeout <= MAX_WAIT_MS:
             raise UsageError(f"--timeout-ms must be within 0..{MAX_WAIT_MS}")
-        return lambda hub: _wait(hub.device(device_id), condition, timeout_ms)
+        return lambda hub: _wait(hub.device(device_id), condition, args)
     raise UsageError(f"unknown client command {command!r}")
 
 
-async def _session(args: argparse.Namespace, plan: Plan) -> int:
-    url = args.url or os.environ.get("MOBRIDGE_URL") or DEFAULT_URL
-    token = args.token or os.environ.get("MOBRIDGE_TOKEN") or None
+async def _global(device: Device, action: Any, args: argparse.Namespace) -> int:
+    return _done(await device.global_action(action), args, f"press {action.value.lower()}")
+
+
+async def _app(
+    device: Device, action: Any, app_id: str | None, uri: str | None, args: argparse.Namespace
+) -> int:
+    result = await device.app(action, app_id, uri)
+    return _done(result, args, f"app {action.value.lower()}")
+
+
+# ---- running --------------------------------------------------------------------------------
+
+
+def _url(args: argparse.Namespace) -> str:
+    url: str = args.url or os.environ.get("MOBRIDGE_URL") or DEFAULT_URL
+    check_url(url)
+    return url
+
+
+async def _unknown_device(hub: HubConnection, device: str) -> UsageError:
+    devices = await hub.devices()
+    listed = ", ".join(f"{d.id} ({'online' if d.online else 'offline'})" for d in devices)
+    return UsageError(
+        f"no device {device!r} on this hub; devices: {listed or 'none'} (see `mobridge devices`)"
+    )
+
+
+async def _session(args: argparse.Namespace, url: str, plan: Plan) -> int:
     async with connect(
         url,
-        token=token,
+        token=args.token,
         name=args.name,
         kind="cli",
         format=args.format,
         request_timeout=args.request_timeout,
     ) as hub:
-        return await plan(hub)
+        try:
+            return await plan(hub)
+        except ProtocolFailure as exc:
+            if exc.code is ProtocolErrorCode.UNKNOWN_DEVICE and hasattr(args, "device"):
+                raise await _unknown_device(hub, args.device) from exc
+            raise
 
 
-def _run(main: Callable[[], Awaitable[int]]) -> int:
-    try:
-        return anyio.run(main)
-    except UsageError as exc:
-        _say(f"mobridge: {exc}")
-        return EXIT_USAGE
-    except HubError as exc:
-        return _refused(exc)
-    except ProtocolFailure as exc:
-        return _protocol_failure(exc)
-    except ClientError as exc:
-        _say(f"mobridge: {exc}")
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+def refused(error: HubError, args: argparse.Namespace) -> int:
+    """Show a domain refusal: the envelope (when piped) and lines saying what to do."""
+    if not sys.stdout.isatty() or args.json:
+        emit(error.envelope)
+    say(f"mobridge: refused: {error}")
+    device = getattr(args, "device", "DEVICE")
+    verb = getattr(args, "client_command", "tap")
+    if isinstance(error, AmbiguousError):
+        for line in candidate_lines(error.candidates, device, verb):
+            say(line)
+    elif isinstance(error, ConfirmationRequired) and error.objection is not None:
+        objection = error.objection
+        hint = (
+            f"answer with --confirm {objection.id}"
+            if objection.answerable
+            else "cannot be answered"
+        )
+        say(f"  objection {objection.id}: {objection.reason} ({hint})")
+    elif isinstance(error, NotFoundError):
+        say(f"  see what is on the screen: mobridge screen {device}")
+    elif error.recovery:
+        say(f"  {error.recovery[0]}")
+    return EXIT_REFUSED
 
 
 def run_client_command(args: argparse.Namespace) -> int:
     """Run the client command ``args`` was parsed for (``args.client_command``)."""
+    url = args.url or DEFAULT_URL
     try:
-        plan = _plan(args)
-    except (UsageError, ValueError) as exc:  # ValueError: e.g. a query with no field
-        _say(f"mobridge: {exc}")
-        return EXIT_USAGE
-    return _run(lambda: _session(args, plan))
+        url = _url(args)
+        plan = plan_of(args)
+        return int(anyio.run(lambda: _session(args, url, plan)))
+    except HubError as exc:
+        return refused(exc, args)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        explained = explain(exc, url)
+        if explained is None or getattr(args, "debug", False):
+            raise
+        status, line = explained
+        say(line)
+        return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     return run_client_command(build_parser().parse_args(argv))
 
+
+__all__ = ["EXIT_USAGE", "add_client_commands", "common_options", "main", "run_client_command"]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -26,6 +26,8 @@ from bridge.wire.query import SemanticQuery
 
 MAX_INPUT = 32 << 20
 OFFLINE_DEVICE = "offline"
+DUMP_SUFFIXES = frozenset({".xml", ".json", ".txt", ".html", ".plist", ".yaml", ".yml", ".dump"})
+FORMATS = "uiautomator XML, Appium/WDA page source, Maestro, idb, Rico, or the agent's JSON"
 
 
 class UsageError(Exception):
@@ -42,8 +44,23 @@ def _read(path: str) -> bytes:
         raise UsageError(f"{path}: cannot read ({exc.strerror or exc})") from exc
 
 
+def _not_a_dump(path: str, data: bytes) -> UsageError | None:
+    """A file that is neither XML nor JSON, named with what it starts with (as text)."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if head in (b"<", b"{", b"["):
+        return None
+    preview = data[:24].decode("utf-8", "replace")
+    preview = "".join(c if c.isprintable() else " " for c in preview).strip()
+    start = f"it starts with {preview!r}" if preview else "it is empty"
+    return UsageError(f"{path}: not a screen dump ({start}); mobridge reads {FORMATS}")
+
+
 def load(path: str, snapshot_id: str = "s_1", ids: IdAllocator | None = None) -> Normalized:
-    raw = import_dump(_read(path), path)
+    data = _read(path)
+    problem = _not_a_dump(path, data)
+    if problem is not None:
+        raise problem
+    raw = import_dump(data, path)
     if isinstance(raw, ImportFailure):
         raise UsageError(raw.reason if path in raw.reason else f"{path}: {raw.reason}")
     result = normalize(raw, SnapshotContext(OFFLINE_DEVICE, snapshot_id, 0), ids)
@@ -57,16 +74,20 @@ def _json_arg(text: str, kind: type[Any], what: str) -> Any:
         data = _read(text[1:])
     else:
         data = text.encode()
+    from bridge.cli_failures import invalid_json
+
     try:
         return msgspec.json.decode(data, type=kind)
-    except msgspec.ValidationError as exc:
-        raise UsageError(f"{what} is not valid: {exc}") from exc
-    except msgspec.DecodeError as exc:
-        raise UsageError(f"{what} is not JSON: {exc}") from exc
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise UsageError(str(invalid_json(what, exc))) from exc
+    except ValueError as exc:
+        raise UsageError(f"invalid {what}: {exc}") from exc
 
 
 def _emit(obj: Any) -> None:
-    sys.stdout.write(msgspec.json.encode(obj).decode() + "\n")
+    from bridge.cli_render import emit
+
+    emit(obj)
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
@@ -76,9 +97,15 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 
 def cmd_find(args: argparse.Namespace) -> int:
+    from bridge.cli_client import query_of
     from bridge.core.query import QueryRejected, run_query
 
-    query = _json_arg(args.query, SemanticQuery, "--query")
+    if args.query is not None:
+        query = _json_arg(args.query, SemanticQuery, "--query")
+    else:
+        query = query_of(args)
+        if query is None:
+            raise UsageError("what to find? give --query JSON, --text, --label, --id or --role")
     n = load(args.file)
     tree = NodeTree(n.full.nodes)
     root = n.full.nodes[0].bounds if n.full.nodes else None
@@ -133,8 +160,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _find_file_or_device(args: argparse.Namespace) -> int:
-    if Path(args.file).is_file():
+    path = Path(args.file)
+    if path.is_file():
         return int(_guard(cmd_find)(args))
+    if path.suffix.lower() in DUMP_SUFFIXES or "/" in args.file or path.exists():
+        what = "is not a file" if path.exists() else "no such file"
+        print(
+            f"mobridge find: {args.file}: {what} (to query a device, give its id as "
+            "`mobridge devices` lists it)",
+            file=sys.stderr,
+        )
+        return 2
     from bridge.cli_client import run_client_command
 
     args.device = args.file
@@ -143,10 +179,12 @@ def _find_file_or_device(args: argparse.Namespace) -> int:
 
 
 def _guard(fn: Any) -> Any:
+    from bridge.cli_failures import UsageError as ClientUsageError
+
     def run(args: argparse.Namespace) -> int:
         try:
             return int(fn(args))
-        except UsageError as exc:
+        except (UsageError, ClientUsageError) as exc:
             print(f"mobridge {args.command}: {exc}", file=sys.stderr)
             return 2
 
@@ -158,17 +196,18 @@ def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument("file")
     p.add_argument("--full", action="store_true", help="every node (default: compact)")
     p.set_defaults(handler=_guard(cmd_snapshot))
-    from bridge.cli_client import _common
+    from bridge.cli_client import _selectors, common_options
 
     p = sub.add_parser(
         "find",
-        parents=[_common()],
+        parents=[common_options()],
         help="run a SemanticQuery on a dump FILE, or on a DEVICE's screen through the hub",
         description="When the first argument is an existing file it is read as a dump "
         "(offline); otherwise it names a device of the hub at --url.",
     )
     p.add_argument("file", metavar="FILE|DEVICE")
-    p.add_argument("--query", required=True, help="SemanticQuery JSON or @FILE")
+    p.add_argument("--query", help="SemanticQuery JSON or @FILE (instead of the options below)")
+    _selectors(p, positional=False)
     p.set_defaults(handler=_find_file_or_device)
     p = sub.add_parser("ref", help="build a NodeRef for a node of a dump file")
     p.add_argument("file")

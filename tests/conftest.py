@@ -5,16 +5,24 @@
   schemas and real dumps. It is not part of the project and may be absent: tests that need it
   take the ``shared_dir`` fixture or carry ``@pytest.mark.requires_shared`` (or the
   ``requires_shared`` mark object below); either way they skip when it is missing.
+- Honest runs (``tests/skips.py``): under CI (env ``CI`` set) a skipped test is reported as a
+  failure with its reason; locally, when ``MOBRIDGE_SKIP_REPORT`` names a file, the session
+  writes one line per skip reason there (``scripts/test`` prints them last).
 """
 
 from __future__ import annotations
 
+import os
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-SHARED_DIR = Path(__file__).resolve().parents[1].parent / "shared"
-SHARED_ABSENT_REASON = "../shared is absent (reference schemas and real dumps live there)"
+from tests.skips import SHARED_ABSENT, SHARED_DIR
+
+SHARED_ABSENT_REASON = SHARED_ABSENT
+_SKIPS: Counter[str] = Counter()
 
 requires_shared = pytest.mark.skipif(not SHARED_DIR.is_dir(), reason=SHARED_ABSENT_REASON)
 
@@ -34,3 +42,30 @@ def shared_dir() -> Path:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("requires_shared") and not SHARED_DIR.is_dir():
         pytest.skip(SHARED_ABSENT_REASON)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return
+    why = _skip_reason(report.longrepr)
+    if os.environ.get("CI"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI, where nothing may skip: {why}"
+    else:
+        _SKIPS[why] += 1
+
+
+def _skip_reason(longrepr: object) -> str:
+    text = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return str(text).removeprefix("Skipped: ")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    target = os.environ.get("MOBRIDGE_SKIP_REPORT")
+    if not target:
+        return
+    lines = [f"skipped {n} test{'s' if n != 1 else ''}: {why}" for why, n in _SKIPS.most_common()]
+    Path(target).write_text("".join(line + "\n" for line in lines))

@@ -415,24 +415,36 @@ class Bench:
     agent: BenchAgent
     url: str
     ingest_ns: list[int] = field(default_factory=list)
-    """Time the hub spent in ``DeviceRuntime.ingest`` per push (normalize, patch, encode
-    once per format, queue to every member), recorded by wrapping the method."""
+    """Time the hub spent ingesting each push (``prepare``: cap, mask, normalize; ``commit``:
+    patch, encode once per format, queue to every member), recorded by wrapping both."""
 
     def generation(self) -> int:
         return self.hub.service.devices[DEVICE_ID].generation
 
     def time_ingest(self) -> None:
+        """Wrap ``prepare`` and ``commit`` (the two halves of an ingest); one push's time is
+        the sum of both."""
         device = self.hub.service.devices[DEVICE_ID]
-        ingest = device.ingest
+        prepare, commit = device.prepare, device.commit
+        pending: list[int] = []
 
-        def timed(push: TreePush) -> Any:
+        def timed_prepare(push: TreePush) -> Any:
             t = time.perf_counter_ns()
             try:
-                return ingest(push)
+                return prepare(push)
             finally:
-                self.ingest_ns.append(time.perf_counter_ns() - t)
+                pending.append(time.perf_counter_ns() - t)
 
-        device.ingest = timed  # type: ignore[method-assign]
+        def timed_commit(push: TreePush, prepared: Any) -> Any:
+            t = time.perf_counter_ns()
+            try:
+                return commit(push, prepared)
+            finally:
+                spent = time.perf_counter_ns() - t
+                self.ingest_ns.append(spent + (pending.pop() if pending else 0))
+
+        device.prepare = timed_prepare  # type: ignore[method-assign]
+        device.commit = timed_commit  # type: ignore[method-assign]
 
     def ingest_p50(self) -> str:
         taken, self.ingest_ns = self.ingest_ns, []

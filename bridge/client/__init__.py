@@ -3,7 +3,7 @@
 Imports only ``bridge.wire`` (plus websockets, anyio and the standard library): it is what an
 external program would write. Usage::
 
-    async with connect("ws://127.0.0.1:8765/v1", token=TOKEN, name="my-script") as hub:
+    async with connect(name="my-script") as hub:  # the local hub, its token found for you
         device = hub.device((await hub.devices())[0].id)
         await device.tap(build_query(text="Sign in"))
         async with device.watch() as watch:
@@ -17,7 +17,7 @@ exception tree), ``sync`` (blocking facade).
 """
 
 from bridge.client.channels import EventStream, HubEvent
-from bridge.client.connection import DEFAULT_URL, ClientStatistics, HubConnection, connect
+from bridge.client.connection import ClientStatistics, HubConnection, connect
 from bridge.client.delta import Desync, SnapshotTracker, WatchUpdate, apply_delta
 from bridge.client.device import Device, Target, build_query
 from bridge.client.errors import (
@@ -35,6 +35,7 @@ from bridge.client.errors import (
     RequestTimeout,
     StaleRefError,
 )
+from bridge.client.local_hub import DEFAULT_URL
 from bridge.client.watch import Watch
 
 __all__ = [

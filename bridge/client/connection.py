@@ -45,6 +45,7 @@ from bridge.client.errors import (
     RequestTimeout,
     hub_error,
 )
+from bridge.client.local_hub import hub_token, hub_url
 from bridge.client.screenshot import fetch_capture
 from bridge.wire.client_protocol import (
     PROTOCOL_VERSION,
@@ -81,7 +82,6 @@ from bridge.wire.enums import ProtocolErrorCode
 
 T = TypeVar("T")
 
-DEFAULT_URL = "ws://127.0.0.1:8765/v1"
 DEFAULT_REQUEST_TIMEOUT = 10.0
 CANCELLABLE = frozenset({"wait", "screenshot"})
 MAX_INFLIGHT = 64
@@ -214,17 +214,18 @@ class HubConnection:
         return pending.result
 
     async def subscribe(
-        self, device: str, compact: bool
+        self, device: str, compact: bool, settled: bool = False
     ) -> tuple[SubscribeResult, Channel[SubscriptionEvent]]:
-        """Subscribe; the channel is registered by the reader as the result is read, so no
-        event that follows the result can be missed."""
+        """Subscribe (``settled``: to the stream of settled screens only); the channel is
+        registered by the reader as the result is read, so no event that follows the result
+        can be missed."""
         channel: Channel[SubscriptionEvent] = Channel(self.channel_size)
 
         def register(result: Any) -> None:
             assert isinstance(result, SubscribeResult)
             self._channels[result.subscription] = channel
 
-        message = Subscribe(id=self.next_id(), device=device, compact=compact)
+        message = Subscribe(id=self.next_id(), device=device, compact=compact, settled=settled)
         result = await self.request(message, on_result=register)
         assert isinstance(result, SubscribeResult)
         return result, channel
@@ -371,9 +372,10 @@ def _handshake_error(url: str, exc: Exception) -> ClientError:
 
 @asynccontextmanager
 async def connect(
-    url: str = DEFAULT_URL,
+    url: str | None = None,
     *,
     token: str | None = None,
+    discover_token: bool = True,
     name: str = "mobridge-python",
     kind: str | None = None,
     format: Literal["json", "msgpack"] = "json",
@@ -382,11 +384,18 @@ async def connect(
 ) -> AsyncIterator[HubConnection]:
     """Open a greeted session: ``async with connect(url, token=...) as hub: ...``.
 
+    ``url`` defaults to ``$MOBRIDGE_URL``, else ``ws://127.0.0.1:8765/v1``. With no ``token``
+    (and ``discover_token``), ``$MOBRIDGE_TOKEN`` is used, else the token a hub started on this
+    machine generated for that port (``bridge.client.local_hub``).
+
     The token travels in the ``Authorization: Bearer`` header (``token_in="hello"`` puts it
     in ``hello.token`` instead). Raises ``ConnectionFailed`` when the socket cannot be
     opened, ``ProtocolFailure`` when the hub refuses the session, ``HubError`` when it
     refuses the hello with a domain error.
     """
+    url = hub_url(url)
+    if token is None and discover_token:
+        token = hub_token(url)
     fmt = WireFormat(format)
     wanted = SUBPROTOCOL_JSON if fmt is WireFormat.JSON else SUBPROTOCOL_MSGPACK
     headers = {"Authorization": f"Bearer {token}"} if token and token_in == "header" else {}

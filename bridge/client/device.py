@@ -1,10 +1,11 @@
 """``Device``: the requests about one device, typed with the wire types.
 
 Helpers that take a ``Target`` accept a ``NodeRef`` (acted on as is), a ``FindMatch`` (its
-ref), or a ``SemanticQuery``: the query is run with ``find`` first and must match exactly
-one node — none raises ``NotFoundError``, several raise ``AmbiguousError`` carrying every
-candidate; the client never picks one of several. A ref found that way is acted on with the
-``generation`` of its find, so a screen that moved on in between answers STALE_NODE_REF.
+ref), or a ``SemanticQuery``: a query is sent as the ``act``'s ``query`` and resolved by the
+hub when the action's turn comes; it must match exactly one node — none raises
+``NotFoundError``, several raise ``AmbiguousError`` carrying every candidate's ref (the hub
+never picks one of several, and reports the refusal to every watcher as an ``action`` event).
+Use ``nth`` / ``within`` in the query to single out a look-alike.
 
 Deadlines: ordinary requests wait ``request_timeout``; ``wait`` adds its own ``timeoutMs``
 (10 s when unset), actions their verification budget (``timeoutMs + stableForMs``, 8 s when
@@ -30,6 +31,8 @@ from bridge.wire.client_protocol import (
     FindMatch,
     FindResult,
     Global,
+    History,
+    HistoryResult,
     LeaseAcquire,
     LeaseMode,
     LeaseRelease,
@@ -112,6 +115,11 @@ class Device:
             raise ambiguous(f"{found.count} nodes match {_describe(query)}", found.matches)
         return found.matches[0], found.generation
 
+    async def history(self, limit: int = 50) -> HistoryResult:
+        """The device's recent action, lease and device events, oldest first."""
+        message = History(id=self._conn.next_id(), device=self.id, limit=limit)
+        return await self._conn.call(message, HistoryResult)
+
     async def resolve(self, ref: NodeRef, generation: int | None = None) -> ResolveResult:
         message = Resolve(id=self._conn.next_id(), device=self.id, ref=ref, generation=generation)
         return await self._conn.call(message, ResolveResult)
@@ -122,15 +130,52 @@ class Device:
         *,
         strict: bool = False,
         resync_timeout: float = DEFAULT_RESYNC_TIMEOUT,
+        settled: bool = False,
     ) -> Watch:
-        """Live snapshots: ``async with device.watch() as w: async for update in w``."""
-        return Watch(self._conn, self.id, compact, strict, resync_timeout)
+        """Live snapshots: ``async with device.watch() as w: async for update in w``.
+        ``settled=True``: only settled screens, one update per screen change (the hub holds
+        animation frames back)."""
+        return Watch(self._conn, self.id, compact, strict, resync_timeout, settled)
 
     # ---- acting ----------------------------------------------------------------------------
 
-    async def act(self, request: ActionRequest, confirm: Confirm | None = None) -> ActionResult:
-        message = Act(id=self._conn.next_id(), device=self.id, request=request, confirm=confirm)
+    async def act(
+        self,
+        request: ActionRequest,
+        confirm: Confirm | None = None,
+        *,
+        query: SemanticQuery | None = None,
+    ) -> ActionResult:
+        """Send ``request``; its target is ``request.target`` or, instead, ``query`` (the
+        hub resolves it: exactly one match, else a refusal with the candidates)."""
+        message = Act(
+            id=self._conn.next_id(), device=self.id, request=request, confirm=confirm, query=query
+        )
         return await self._conn.call(message, ActionResult, self._action_deadline(request.verify))
+
+    async def act_on(
+        self,
+        query: SemanticQuery,
+        action: ActionVerb | str,
+        *,
+        value: str | None = None,
+        value_ref: str | None = None,
+        verify: Verify | None = None,
+        confirm: Confirm | None = None,
+        idempotency_key: str | None = None,
+        allow_gesture_fallback: bool = False,
+    ) -> ActionResult:
+        """Act on the single node ``query`` matches, resolved by the hub."""
+        return await self._act_on(
+            ActionVerb(action),
+            query,
+            value=value,
+            value_ref=value_ref,
+            verify=verify,
+            confirm=confirm,
+            idempotency_key=idempotency_key,
+            allow_gesture_fallback=allow_gesture_fallback,
+        )
 
     async def tap(
         self,
@@ -262,10 +307,10 @@ class Device:
         idempotency_key: str | None = None,
         allow_gesture_fallback: bool = False,
     ) -> ActionResult:
-        generation: int | None = None
+        query: SemanticQuery | None = None
+        ref: NodeRef | None = None
         if isinstance(target, SemanticQuery):
-            match, generation = await self.find_one(target)
-            ref = match.ref
+            query = target
         elif isinstance(target, FindMatch):
             ref = target.ref
         else:
@@ -278,9 +323,8 @@ class Device:
             verify=verify,
             idempotency_key=idempotency_key,
             allow_gesture_fallback=allow_gesture_fallback,
-            generation=generation,
         )
-        return await self.act(request, confirm)
+        return await self.act(request, confirm, query=query)
 
     def _action_deadline(self, verify: Verify | None) -> float:
         budget_ms = (

@@ -18,7 +18,6 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from bridge.client.connection import (
     DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_URL,
     ClientStatistics,
     HubConnection,
     connect,
@@ -33,6 +32,7 @@ from bridge.wire.client_protocol import (
     FindMatch,
     FindResult,
     HelloResult,
+    HistoryResult,
     LeaseMode,
     LeaseResult,
     ResolveResult,
@@ -41,7 +41,7 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import Condition
-from bridge.wire.enums import AppAction, GlobalAction, Role
+from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, Role
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery
 
@@ -113,11 +113,45 @@ class SyncDevice:
     def find_one(self, query: SemanticQuery) -> tuple[FindMatch, int]:
         return self._portal.call(self.device.find_one, query)
 
+    def history(self, limit: int = 50) -> HistoryResult:
+        return self._portal.call(self.device.history, limit)
+
     def resolve(self, ref: NodeRef, generation: int | None = None) -> ResolveResult:
         return self._portal.call(self.device.resolve, ref, generation)
 
-    def act(self, request: ActionRequest, confirm: Confirm | None = None) -> ActionResult:
-        return self._portal.call(self.device.act, request, confirm)
+    def act(
+        self,
+        request: ActionRequest,
+        confirm: Confirm | None = None,
+        *,
+        query: SemanticQuery | None = None,
+    ) -> ActionResult:
+        return self._portal.call(lambda: self.device.act(request, confirm, query=query))
+
+    def act_on(
+        self,
+        query: SemanticQuery,
+        action: ActionVerb | str,
+        *,
+        value: str | None = None,
+        value_ref: str | None = None,
+        verify: Verify | None = None,
+        confirm: Confirm | None = None,
+        idempotency_key: str | None = None,
+        allow_gesture_fallback: bool = False,
+    ) -> ActionResult:
+        return self._portal.call(
+            lambda: self.device.act_on(
+                query,
+                action,
+                value=value,
+                value_ref=value_ref,
+                verify=verify,
+                confirm=confirm,
+                idempotency_key=idempotency_key,
+                allow_gesture_fallback=allow_gesture_fallback,
+            )
+        )
 
     def tap(
         self,
@@ -199,8 +233,11 @@ class SyncDevice:
         *,
         strict: bool = False,
         resync_timeout: float = DEFAULT_RESYNC_TIMEOUT,
+        settled: bool = False,
     ) -> SyncWatch:
-        watch = self.device.watch(compact, strict=strict, resync_timeout=resync_timeout)
+        watch = self.device.watch(
+            compact, strict=strict, resync_timeout=resync_timeout, settled=settled
+        )
         return SyncWatch(self._portal, watch)
 
 
@@ -233,9 +270,10 @@ class SyncHub:
 
 @contextmanager
 def connect_sync(
-    url: str = DEFAULT_URL,
+    url: str | None = None,
     *,
     token: str | None = None,
+    discover_token: bool = True,
     name: str = "mobridge-python",
     kind: str | None = None,
     format: Literal["json", "msgpack"] = "json",
@@ -247,6 +285,7 @@ def connect_sync(
         session = connect(
             url,
             token=token,
+            discover_token=discover_token,
             name=name,
             kind=kind,
             format=format,

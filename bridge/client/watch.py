@@ -43,10 +43,13 @@ class Watch:
         compact: bool = True,
         strict: bool = False,
         resync_timeout: float = DEFAULT_RESYNC_TIMEOUT,
+        settled: bool = False,
     ) -> None:
         self._conn = conn
         self.device = device
         self.compact = compact
+        self.settled = settled
+        """Settled screens only: the hub holds transitional frames back (protocol §7)."""
         self.strict = strict
         self.resync_timeout = resync_timeout
         self.tracker = SnapshotTracker()
@@ -59,7 +62,7 @@ class Watch:
     async def start(self) -> WatchUpdate:
         """Subscribe (once); returns the initial update, which iteration yields first."""
         if self._channel is None:
-            result, channel = await self._conn.subscribe(self.device, self.compact)
+            result, channel = await self._conn.subscribe(self.device, self.compact, self.settled)
             self._first = self._adopt(result, channel)
         assert self._first is not None or self.tracker.snapshot is not None
         return self._first or self._current()
@@ -140,7 +143,7 @@ class Watch:
                 await self._conn.unsubscribe(old)
             except ClientError:
                 pass
-        result, channel = await self._conn.subscribe(self.device, self.compact)
+        result, channel = await self._conn.subscribe(self.device, self.compact, self.settled)
         self.resubscribes += 1
         return self._adopt(result, channel)
 

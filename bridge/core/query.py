@@ -7,8 +7,11 @@ Field semantics (every field given must hold; absent fields do not filter):
   blank; else, for an INPUT, its ``value``; else ``node.label``. The label fallback is what a
   user of Appium-style ``text`` expects: an icon button whose only name is its label "Sign in"
   is found by ``text="Sign in"``. A node that has visible text is never matched through its
-  label (query ``label`` for that). Password nodes never expose ``text`` or ``value`` to
-  matching, so a query cannot be used as an oracle on a secret: only their label matches.
+  label (query ``label`` for that). An INPUT is also matched through its ``hint`` (the
+  placeholder, "Username") when its visible text does not match, so a field is found by the
+  words shown in it whether or not something was typed. Password nodes never expose ``text``
+  or ``value`` to matching, so a query cannot be used as an oracle on a secret: only their
+  label and hint match.
 - ``label``: matches ``node.label`` only.
 - ``resourceId``: exact match against ``resource_id`` or ``automation_id``; a short id without
   ``:id/`` also matches the Android form ``<package>:id/<short>`` (``login`` finds
@@ -16,7 +19,11 @@ Field semantics (every field given must hold; absent fields do not filter):
 - ``state``: each given field equals the node's effective state (defaults applied); ``checked``
   absent on the node (not checkable) never equals true or false.
 - ``within``: only descendants (the anchor itself excluded) of ANY node matching every given
-  ``within`` field. A ``within`` with no field set imposes no restriction.
+  ``within`` field. A ``within`` with no field set imposes no restriction. A ``within`` that
+  gives only ``text`` also admits a node whose nearest text around it
+  (``noderef.context_text``: a card's title beside its button) matches that text — the title
+  of a card is usually its sibling, not its ancestor, so "Continue within 'Basic plan'" finds
+  the button of that card.
 - ``firstVisible``: keep only matches whose bounds intersect the viewport with non-zero area;
   then select the first (or the ``nth``). The viewport is the caller's, else the bounding box of
   the root nodes' bounds; with neither, any non-empty bounds count as visible.
@@ -36,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bridge.core.noderef import context_text
 from bridge.core.safe_regex import RegexRejected
 from bridge.core.textmatch import (
     TextMatched,
@@ -212,6 +220,9 @@ def _evaluate(c: _Compiled, node: SemanticNode) -> QueryMatch | None:
     if c.text is not None:
         source = visible_text(node)
         hit: TextMatched | None = c.text.match(source[1]) if source is not None else None
+        if hit is None and node.role is Role.INPUT and _present(node.hint):
+            source = ("hint", node.hint or "")
+            hit = c.text.match(source[1])
         if source is None or hit is None:
             return None
         via = "" if source[0] == "text" else f" (from {source[0]})"
@@ -244,6 +255,23 @@ def _within_allowed(tree: NodeTree, anchors: Iterable[SemanticNode]) -> set[str]
             continue
         allowed.update(d.node_id for d in tree.descendants(anchor.node_id))
     return allowed
+
+
+def _near_text(
+    tree: NodeTree, main: _Compiled, nearby: TextMatcher, node: SemanticNode
+) -> QueryMatch | None:
+    """``node`` matched through the text beside it (see ``within`` in the module doc)."""
+    m = _evaluate(main, node)
+    if m is None:
+        return None
+    context = context_text(tree, node.node_id)
+    hit = nearby.match(context) if context is not None else None
+    if hit is None or context is None:
+        return None
+    reason = f"near text {_quote(context)}"
+    return QueryMatch(
+        m.node, f"{m.reason} + {reason}" if m.reason else reason, min(m.confidence, hit.confidence)
+    )
 
 
 def _within_is_empty(within: Within) -> bool:
@@ -290,6 +318,7 @@ def run_query(
         return main
     anchors: dict[str, QueryMatch] | None = None
     allowed: set[str] = set()
+    nearby: TextMatcher | None = None
     if query.within is not None and not _within_is_empty(query.within):
         w = query.within
         within_c = _compile(w.role, w.text, None, w.resource_id, None, "within.")
@@ -297,10 +326,15 @@ def run_query(
             return within_c
         anchors = {n.node_id: m for n in tree.nodes if (m := _evaluate(within_c, n)) is not None}
         allowed = _within_allowed(tree, (m.node for m in anchors.values()))
+        if w.role is None and w.resource_id is None:
+            nearby = within_c.text
 
     matches: list[QueryMatch] = []
     for node in tree.nodes:
         if anchors is not None and node.node_id not in allowed:
+            near = _near_text(tree, main, nearby, node) if nearby is not None else None
+            if near is not None:
+                matches.append(near)
             continue
         m = _evaluate(main, node)
         if m is None:

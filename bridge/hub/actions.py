@@ -28,17 +28,13 @@ import msgspec
 
 from bridge.core import mutation
 from bridge.core.identity import fingerprint
-from bridge.core.noderef import (
-    GenerationCheck,
-    Resolved,
-    resolution_error,
-    resolve_ref,
-)
+from bridge.core.noderef import Resolved
 from bridge.core.verification import PolicyRejected, check_verify_request, verify
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.observation import dispatch_from_reply, observation, observe, observed
 from bridge.hub.policy import action_subject, check_policy, lease_check, require_controller
+from bridge.hub.targeting import describe_query, resolve_target
 from bridge.net.agent_link import AgentLost, AgentTimeout
 from bridge.net.client_server import Session
 from bridge.wire.action import (
@@ -69,6 +65,7 @@ from bridge.wire.enums import (
     VerificationPolicy,
     VerificationResult,
 )
+from bridge.wire.query import SemanticQuery
 
 if TYPE_CHECKING:
     from bridge.hub.service import HubService
@@ -107,8 +104,9 @@ class Progress:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
 
-def request_digest(req: ActionRequest) -> str:
-    return hashlib.sha256(msgspec.json.encode(req)).hexdigest()
+def request_digest(req: ActionRequest, query: SemanticQuery | None = None) -> str:
+    """What an idempotency key stands for: the request and, when it has one, its query."""
+    return hashlib.sha256(msgspec.json.encode((req, query))).hexdigest()
 
 
 def check_caps(req: ActionRequest) -> None:
@@ -169,6 +167,9 @@ def _emit(
     result: ActionResult | None,
     error: ErrorCode | None,
     started_ms: int,
+    *,
+    query: SemanticQuery | None = None,
+    message: str | None = None,
 ) -> None:
     elapsed = max(0, svc.clock_ms() - started_ms)
     device.stats.action_ms.append(float(elapsed))
@@ -184,6 +185,8 @@ def _emit(
             result=result,
             error=error,
             duration_ms=elapsed,
+            query=query,
+            message=message,
         )
     )
     svc.log.info(
@@ -195,12 +198,59 @@ def _emit(
         verb=verb,
         action=action,
         target=target.label if target else None,
+        query=describe_query(query) if query is not None else None,
         outcome=error.value if error else (result.dispatch.status.value if result else None),
+        reason=message,
         ms=elapsed,
     )
 
 
+def _announce(
+    svc: HubService,
+    session: Session,
+    device: DeviceRuntime,
+    msg: Act | Global | App,
+    refused: Refusal,
+    started_ms: int,
+) -> None:
+    """Report a refusal not reported yet as an ``action`` event (and a log line)."""
+    if refused.announced:
+        return
+    refused.announced = True
+    if isinstance(msg, Act):
+        verb, name, query = "act", msg.request.action.value, msg.query
+    else:
+        verb, name, query = ("app" if isinstance(msg, App) else "global"), msg.action.value, None
+    env = refused.envelope
+    _emit(
+        svc,
+        session,
+        device,
+        msg.id,
+        verb,
+        name,
+        None,
+        None,
+        env.error,
+        started_ms,
+        query=query,
+        message=env.message,
+    )
+
+
 async def run_act(
+    svc: HubService, session: Session, device: DeviceRuntime, msg: Act
+) -> ActionResult:
+    """The ``act`` pipeline; every refusal is announced once as an ``action`` event."""
+    started = svc.clock_ms()
+    try:
+        return await _run_act(svc, session, device, msg)
+    except Refusal as refused:
+        _announce(svc, session, device, msg, refused, started)
+        raise
+
+
+async def _run_act(
     svc: HubService, session: Session, device: DeviceRuntime, msg: Act
 ) -> ActionResult:
     require_controller(session)
@@ -208,8 +258,13 @@ async def run_act(
     if not device.online:
         raise offline(device.id, device.offline_reason)
     lease_check(svc, session, device)
-    if req.target is None:
-        raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, f"{req.action.value} needs a target")
+    if req.target is None and msg.query is None:
+        raise BadRequest(
+            ProtocolErrorCode.INVALID_PARAMS,
+            f"{req.action.value} needs a target: request.target (a NodeRef) or query",
+        )
+    if req.target is not None and msg.query is not None:
+        raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "give request.target or query, not both")
     if req.action in NODE_VERBS_NEEDING_VALUE and req.value is None and req.value_ref is None:
         raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "SET_TEXT needs value or valueRef")
     check_caps(req)
@@ -224,7 +279,7 @@ async def run_act(
     key = req.idempotency_key
     if not key:
         return await cancellable(svc, session, device, msg.id, attempt)
-    digest = request_digest(req)
+    digest = request_digest(req, msg.query)
     pending: Pending | None = svc.idempotency.get(device.id, key, svc.clock_ms())
     if pending is not None:
         if pending.digest != digest:
@@ -267,39 +322,14 @@ async def _act_locked(
     progress: Progress,
 ) -> ActionResult:
     started = svc.clock_ms()
-    assert req.target is not None
     async with device.action_lock:
         lease_check(svc, session, device)  # the lease may have changed hands while queued
         before = device.current
         if before is None or not device.online:
             raise offline(device.id, device.offline_reason)
-        gen_check = None
-        if req.generation is not None:
-            gen_check = GenerationCheck(
-                req.generation, before.generation, device.snapshot_at(req.generation)
-            )
-        outcome = resolve_ref(
-            req.target,
-            before.normalized.full,
-            before.tree,
-            same_id_space=device.owns_snapshot(req.target.snapshot_id),
-            generation=gen_check,
-        )
+        outcome = resolve_target(msg, device, before)
         if not isinstance(outcome, Resolved):
-            env = resolution_error(outcome, before.normalized.full, before.tree)
-            _emit(
-                svc,
-                session,
-                device,
-                msg.id,
-                "act",
-                req.action.value,
-                None,
-                None,
-                env.error,
-                started,
-            )
-            raise Refusal(env)
+            raise Refusal(outcome)
         node = outcome.node
         target = ActionTarget(role=node.role, label=node.label or node.text or node.hint)
         if node.role is Role.CANVAS and not req.allow_gesture_fallback:
@@ -350,6 +380,8 @@ async def _act_locked(
             )
         except (AgentLost, TimeoutError) as exc:
             _agent_trouble(device, exc)
+            lost = offline(device.id, _trouble_reason(exc))
+            lost.announced = True
             _emit(
                 svc,
                 session,
@@ -361,14 +393,18 @@ async def _act_locked(
                 None,
                 ErrorCode.DEVICE_OFFLINE,
                 started,
+                query=msg.query,
+                message=lost.envelope.message,
             )
-            raise offline(device.id, _trouble_reason(exc)) from exc
+            raise lost from exc
         finally:
             text = None  # drop the plaintext as soon as it was sent
         device.set_fault("commands", None)
         dispatch, stale = dispatch_from_reply(reply)
         progress.dispatched = _dispatch_text(dispatch)
         if stale is not None:
+            refused = Refusal(stale)
+            refused.announced = True
             _emit(
                 svc,
                 session,
@@ -380,8 +416,10 @@ async def _act_locked(
                 None,
                 stale.error,
                 started,
+                query=msg.query,
+                message=stale.message,
             )
-            raise Refusal(stale)
+            raise refused
         verify_req = req.verify
         timeout_ms = verify_req.timeout_ms if verify_req else DEFAULT_OBSERVE_MS
         stable_ms = verify_req.stable_for_ms if verify_req else DEFAULT_STABLE_MS
@@ -428,11 +466,35 @@ async def _act_locked(
             verification=verification,
         )
         device.leases.touch(session.id, svc.clock_ms())
-        _emit(svc, session, device, msg.id, "act", req.action.value, target, result, None, started)
+        _emit(
+            svc,
+            session,
+            device,
+            msg.id,
+            "act",
+            req.action.value,
+            target,
+            result,
+            None,
+            started,
+            query=msg.query,
+        )
         return result
 
 
 async def run_global_or_app(
+    svc: HubService, session: Session, device: DeviceRuntime, msg: Global | App
+) -> ActionResult:
+    """``global`` / ``app``; every refusal is announced once as an ``action`` event."""
+    started = svc.clock_ms()
+    try:
+        return await _run_global_or_app(svc, session, device, msg)
+    except Refusal as refused:
+        _announce(svc, session, device, msg, refused, started)
+        raise
+
+
+async def _run_global_or_app(
     svc: HubService, session: Session, device: DeviceRuntime, msg: Global | App
 ) -> ActionResult:
     require_controller(session)
@@ -481,27 +543,17 @@ async def _global_or_app_locked(
                 reply = await device.link.command(
                     lambda cid: AppCommand(
                         id=cid, action=app_msg.action, app_id=app_msg.app_id, uri=app_msg.uri
-                    )
+                    ),
+                    timeout_s=COMMAND_TIMEOUT_S,
                 )
             else:
                 glob = msg
                 reply = await device.link.command(
-                    lambda cid: GlobalCommand(id=cid, action=glob.action)
+                    lambda cid: GlobalCommand(id=cid, action=glob.action),
+                    timeout_s=COMMAND_TIMEOUT_S,
                 )
         except (AgentLost, TimeoutError) as exc:
             _agent_trouble(device, exc)
-            _emit(
-                svc,
-                session,
-                device,
-                msg.id,
-                verb,
-                name,
-                None,
-                None,
-                ErrorCode.DEVICE_OFFLINE,
-                started,
-            )
             raise offline(device.id, _trouble_reason(exc)) from exc
         device.set_fault("commands", None)
         dispatch, _ = dispatch_from_reply(reply)

@@ -23,6 +23,7 @@ from bridge.hub.device import DeviceRuntime
 from bridge.hub.logs import get_logger
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
+from bridge.hub.settled import SettledFeed
 from bridge.net.agent_link import AgentLink, AgentLost, AgentRefused
 from bridge.net.auth import Authenticator, Principal
 from bridge.net.client_server import ClientServer
@@ -61,9 +62,17 @@ class HubConfig:
     ios: IosConfig | None = None
     """Real iPhones over usbmux, or a Simulator's runner on loopback; None: none."""
     """Real Android phones over adb (agent or agentless mode); None: none."""
+    client_limits: dict[str, Any] = field(default_factory=dict)
+    """Overrides of ``ClientServer``'s per-connection bounds (``outbound_soft_limit``,
+    ``slow_client_grace_s``, ``auth_deadline_s``, ``max_per_peer``, ...); tests and
+    ``scripts/soak`` shorten them."""
     dashboard: bytes | None = None
     """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
     the hub cannot import the layer above it)."""
+
+
+THREAD_INGEST_NODES = 400
+"""Captures with at least this many raw nodes are prepared in a worker thread."""
 
 
 class _Mailbox:
@@ -114,6 +123,7 @@ class Hub:
             port=config.port,
             log=lambda event, **kw: self.log.warning(event, **kw),
             pages={"/dashboard": config.dashboard} if config.dashboard else None,
+            **config.client_limits,
         )
         self.service.connections = lambda: self.server.sessions
         self.port: int | None = None
@@ -232,12 +242,15 @@ class Hub:
             dev = holder.get("device")
             if dev is not None:
                 self.log.warning("agent_status", device=dev.id, state=status.state)
-                if status.state != "ready":
-                    dev.set_online(
-                        False, f"agent reports {status.state}: {status.reason or 'no reason given'}"
-                    )
+                said = f"agent reports {status.state}: {status.reason or 'no reason given'}"
+                if status.state == "ready":
+                    dev.set_fault("agent", None)
+                    if dev.current is not None:
+                        dev.set_online(True, None)
+                elif status.state == "degraded":
+                    dev.set_fault("agent", said)
                 else:
-                    dev.set_online(True, None)
+                    dev.set_online(False, said)
 
         def on_bad_frame(reason: str) -> None:
             dev = holder.get("device")
@@ -269,11 +282,20 @@ class Hub:
                     push = await mailbox.take()
                     started = time.monotonic()
                     try:
-                        dev.ingest(push)
+                        if len(push.tree.nodes) >= THREAD_INGEST_NODES:
+                            # Big trees normalize in a worker thread: the event loop keeps
+                            # answering everyone else between the GIL's switch intervals.
+                            prepared = await anyio.to_thread.run_sync(dev.prepare, push)
+                        else:
+                            prepared = dev.prepare(push)
+                        dev.commit(push, prepared)
                     except Exception as exc:  # a tree that breaks ingest degrades, never kills
                         dev.set_fault("tree", f"the hub failed to ingest a tree: {exc!r}"[:300])
                         self.log.error("ingest_crashed", device=dev.id, error=repr(exc)[:300])
                         continue
+                    feed = self.service.feeds.get(dev.id)
+                    if feed is not None:
+                        feed.poke()
                     if not dev.online and dev.current is not None:
                         dev.set_online(True, None)
                         first_attempt.set()
@@ -323,4 +345,8 @@ class Hub:
                 masker=self.service.masker,
             )
             self.service.devices[device_id] = device
+            feed = SettledFeed(device)
+            self.service.feeds[device_id] = feed
+            if self._tg is not None:
+                self._tg.start_soon(feed.run)
         return device

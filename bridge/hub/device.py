@@ -13,13 +13,16 @@ Invariants:
   never given to another element;
 - each stream (``<device>:compact`` / ``<device>:full``) has one ``seq`` counter; a delta is
   encoded once per (stream, format) and the same bytes go to every member;
-- ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs.
+- ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs;
+- the settled streams (``<device>:compact:settled`` / ``<device>:full:settled``) get no delta
+  from ``ingest``: ``bridge.hub.settled.SettledFeed`` sends theirs, from each stream's
+  ``base`` (the snapshot every member holds) once the screen settles.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +40,13 @@ from bridge.core.tree import NodeTree
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
 from bridge.wire.agent_link import TreePush
-from bridge.wire.client_protocol import DeltaEvent, DeviceEvent, DeviceHealth, SnapshotEvent
+from bridge.wire.client_protocol import (
+    MAX_HISTORY,
+    DeltaEvent,
+    DeviceEvent,
+    DeviceHealth,
+    SnapshotEvent,
+)
 from bridge.wire.codec import WireFormat, encode
 from bridge.wire.enums import Platform
 from bridge.wire.snapshot import ScreenSnapshot
@@ -60,12 +69,26 @@ class Capture:
         return self.normalized.compact if compact else self.normalized.full
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A normalized capture waiting to be committed."""
+
+    normalized: Normalized
+    tree: NodeTree
+    now_ms: int
+    truncation: str | None
+    """Why nodes were left out (None: the capture is complete)."""
+
+
 @dataclass
 class Stream:
     id: str
     compact: bool
     seq: int = 0
     members: set[Session] = field(default_factory=set)
+    settled: bool = False
+    base: Capture | None = None
+    """Settled streams only: the capture every member's state equals."""
 
 
 @dataclass
@@ -115,34 +138,54 @@ class DeviceRuntime:
             True: Stream(f"{device_id}:compact", True),
             False: Stream(f"{device_id}:full", False),
         }
+        self.settled_streams = {
+            True: Stream(f"{device_id}:compact:settled", True, settled=True),
+            False: Stream(f"{device_id}:full:settled", False, settled=True),
+        }
         self.action_lock = anyio.Lock()
         self.actions: dict[int, tuple[str, Any]] = {}
         """Actions queued or running on this device: id -> (session id, ``Progress``)."""
         self.leases = LeaseBook(takeover_after_ms=takeover_after_ms)
         self.changed = anyio.Event()
         self.stats = DeviceStats()
+        self.recent: deque[tuple[int, Any]] = deque(maxlen=MAX_HISTORY)
+        """``(sent at, event)`` of the last device, lease and action events (``history``)."""
 
     # ---- captures ---------------------------------------------------------------------------
 
     def ingest(self, push: TreePush) -> Capture | None:
         """Normalize a pushed tree; returns the new capture when it is a new generation."""
-        self.stats.captures += 1
+        return self.commit(push, self.prepare(push))
+
+    def prepare(self, push: TreePush) -> Prepared | NormalizeFailure:
+        """The CPU half of ingest (cap, mask, normalize, index). It touches only this device's
+        id allocator, so the caller may run it in a worker thread, one at a time per device,
+        and must then ``commit`` the result on the event loop before preparing the next."""
         now = self.clock_ms()
-        self.agent_stable = push.stable
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
         capped = cap_raw_tree(push.tree)
         raw = self.masker.mask(capped.tree)
         result = normalize(raw, SnapshotContext(self.id, tentative, now), self.allocator)
         if isinstance(result, NormalizeFailure):
-            self.stats.normalize_failures += 1
-            self.set_fault("tree", f"the agent sent a tree the hub cannot use: {result.reason}")
-            return None
+            return result
         if capped.dropped:
-            self.stats.truncated_captures += 1
             full = msgspec.structs.replace(result.full, truncated=True)
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
-            self.set_fault("tree", f"tree truncated: {capped.reason}")
+        return Prepared(result, NodeTree(result.full.nodes), now, capped.reason)
+
+    def commit(self, push: TreePush, prepared: Prepared | NormalizeFailure) -> Capture | None:
+        """Apply a prepared capture (on the event loop): generations, history, fan-out."""
+        self.stats.captures += 1
+        self.agent_stable = push.stable
+        if isinstance(prepared, NormalizeFailure):
+            self.stats.normalize_failures += 1
+            self.set_fault("tree", f"the agent sent a tree the hub cannot use: {prepared.reason}")
+            return None
+        result, now = prepared.normalized, prepared.now_ms
+        if prepared.truncation is not None:
+            self.stats.truncated_captures += 1
+            self.set_fault("tree", f"tree truncated: {prepared.truncation}")
         else:
             self.set_fault("tree", None)
         cur = self.current
@@ -159,13 +202,7 @@ class DeviceRuntime:
             return None
         self.generation += 1
         self.stats.generations += 1
-        capture = Capture(
-            self.generation,
-            result,
-            NodeTree(result.full.nodes),
-            now,
-            push.tree.capture,
-        )
+        capture = Capture(self.generation, result, prepared.tree, now, push.tree.capture)
         self.last_change_ms = now
         previous = self.current
         self.current = capture
@@ -242,29 +279,35 @@ class DeviceRuntime:
                 self._broadcast(stream.members, stream.id, ev)
 
     def resync_event(self, stream: Stream) -> SnapshotEvent | None:
-        if self.current is None:
+        capture = stream.base if stream.settled else self.current
+        if capture is None:
             return None
         return SnapshotEvent(
             subscription=stream.id,
             seq=stream.seq,
-            generation=self.current.generation,
-            snapshot=self.current.snapshot(stream.compact),
+            generation=capture.generation,
+            snapshot=capture.snapshot(stream.compact),
         )
 
+    def all_streams(self) -> tuple[Stream, ...]:
+        return (*self.streams.values(), *self.settled_streams.values())
+
     def stream_by_id(self, stream_id: str) -> Stream | None:
-        for stream in self.streams.values():
+        for stream in self.all_streams():
             if stream.id == stream_id:
                 return stream
         return None
 
     def watchers(self) -> set[Session]:
         out: set[Session] = set()
-        for stream in self.streams.values():
+        for stream in self.all_streams():
             out |= stream.members
         return out
 
     def broadcast_event(self, event: Any) -> None:
-        """Device, lease and action events to every session watching this device."""
+        """Device, lease and action events to every session watching this device; the last
+        ``MAX_HISTORY`` are kept for ``history``."""
+        self.recent.append((self.clock_ms(), event))
         self._broadcast(self.watchers(), None, event)
 
     # ---- health -----------------------------------------------------------------------------

@@ -15,10 +15,14 @@ from bridge.wire.errors import ErrorEnvelope
 
 
 class Refusal(Exception):
+    """``announced`` is set once an ``action`` event reported this refusal, so the action
+    entry point reports every refusal exactly once."""
+
     def __init__(self, envelope: ErrorEnvelope, objection: Objection | None = None) -> None:
         super().__init__(envelope.message)
         self.envelope = envelope
         self.objection = objection
+        self.announced = False
 
 
 class BadRequest(Exception):

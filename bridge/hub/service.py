@@ -26,6 +26,7 @@ from bridge.hub.actions import Pending, run_act, run_global_or_app
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.secrets_provider import SecretsProvider
+from bridge.hub.settled import SettledFeed
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
 from bridge.wire.agent_link import ScreenshotCommand
@@ -45,6 +46,9 @@ from bridge.wire.client_protocol import (
     Global,
     Hello,
     HelloResult,
+    History,
+    HistoryEntry,
+    HistoryResult,
     LeaseAcquire,
     LeaseEvent,
     LeaseInfo,
@@ -92,6 +96,8 @@ class HubService:
         self.log = log
         self.public_http = public_http
         self.devices: dict[str, DeviceRuntime] = {}
+        self.feeds: dict[str, SettledFeed] = {}
+        """The settled-stream feed of each device (the composition root creates and runs it)."""
         self.objections = ObjectionBook()
         self.idempotency: IdempotencyTable[Pending] = IdempotencyTable()
         self.captures: OrderedDict[str, bytes] = OrderedDict()
@@ -123,7 +129,7 @@ class HubService:
         self.sessions.pop(session.id, None)
         self.objections.drop_session(session.id)
         for device in self.devices.values():
-            for stream in device.streams.values():
+            for stream in device.all_streams():
                 stream.members.discard(session)
             if device.leases.release(session.id):
                 self._lease_event(device, session, "released")
@@ -155,7 +161,7 @@ class HubService:
                 "deltas": d.stats.deltas,
                 "normalize_failures": d.stats.normalize_failures,
                 "reconnects": d.stats.reconnects,
-                "subscribers": {s.id: len(s.members) for s in d.streams.values()},
+                "subscribers": {s.id: len(s.members) for s in d.all_streams()},
                 "action_ms_p50": lat[len(lat) // 2] if lat else None,
                 "action_ms_max": lat[-1] if lat else None,
                 "link": vars(d.link.stats) if d.link else None,
@@ -261,6 +267,10 @@ class HubService:
                         for d in self.devices.values()
                     )
                 )
+            case Subscribe(device=device_id, compact=compact, settled=True):
+                device = self.device(device_id)
+                self.current(device)
+                return self.feeds[device.id].join(session, compact)
             case Subscribe(device=device_id, compact=compact):
                 device = self.device(device_id)
                 cap = self.current(device)
@@ -360,6 +370,16 @@ class HubService:
                 return PongResult()
             case Ping():
                 return PongResult()
+            case History(device=device_id, limit=limit):
+                device = self.device(device_id)
+                now = self.clock_ms()
+                recent = list(device.recent)[-limit:]
+                return HistoryResult(
+                    device=device.id,
+                    entries=tuple(
+                        HistoryEntry(age_ms=max(0, now - at), event=event) for at, event in recent
+                    ),
+                )
         raise BadRequest(
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
         )

@@ -11,6 +11,7 @@ Bounds (every one is per connection unless named otherwise):
   ``OUTBOUND_SOFT_LIMIT`` the reader stops reading the client's requests (TCP pushes back on
   it) until the queue drains below half of it; a client that stays above it for
   ``SLOW_CLIENT_GRACE_S`` or passes ``OUTBOUND_HARD_LIMIT`` is closed with 1008 and a reason;
+- the kernel's send buffer per socket is fixed (``SOCKET_SEND_BUFFER``), not auto-tuned;
 - a connection that has not authenticated within ``AUTH_DEADLINE_S`` is closed (1008);
 - at most ``max_per_peer`` connections per peer address and ``max_unauthenticated_per_peer``
   of them not yet authenticated (HTTP 503 beyond);
@@ -23,8 +24,10 @@ HTTP: ``GET /healthz`` (no auth; a wrong key, if one is sent, is rejected),
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
+import socket
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -69,6 +72,12 @@ OUTBOUND_SOFT_LIMIT = 2 << 20
 OUTBOUND_HARD_LIMIT = 16 << 20
 SLOW_CLIENT_GRACE_S = 10.0
 AUTH_DEADLINE_S = 5.0
+SOCKET_SEND_BUFFER = 256 * 1024
+"""SO_SNDBUF of each client socket: the kernel's share of a connection's outbound bytes is
+fixed instead of auto-tuned up to megabytes."""
+CLOSE_WAIT_S = 10.0
+"""How long a connection the hub closes may take to read what is queued and the close frame
+(its buffers stay bounded meanwhile); then the socket is aborted."""
 MAX_PER_PEER = 4096
 MAX_UNAUTHENTICATED_PER_PEER = 64
 MAX_INFLIGHT = 64
@@ -120,6 +129,11 @@ class Session:
     """Set when the connection must close (over budget, auth deadline); the server closes it."""
     killed: anyio.Event = field(default_factory=anyio.Event)
     counted_unauthenticated: bool = False
+    soft_limit: int = OUTBOUND_SOFT_LIMIT
+    over_since: float | None = None
+    """Monotonic time the queue last rose to ``soft_limit`` (None while below it)."""
+    signal: anyio.Event = field(default_factory=anyio.Event)
+    """Set on kill and when the queue rises to ``soft_limit``: wakes the connection's guard."""
 
     @property
     def role(self) -> str | None:
@@ -137,6 +151,7 @@ class Session:
         self._responses.append(data)
         self._response_bytes += len(data)
         self._wake.set()
+        self._check_over()
         if self.queued_bytes() > self.hard_limit:
             self.kill(f"outbound queue over {self.hard_limit} bytes: the client is not reading")
 
@@ -149,8 +164,14 @@ class Session:
         self._response_bytes = self._event_bytes = 0
         self.closed = True
         self.killed.set()
+        self.signal.set()
         self._wake.set()
         self._drained.set()
+
+    def _check_over(self) -> None:
+        if self.over_since is None and self.queued_bytes() >= self.soft_limit:
+            self.over_since = time.monotonic()
+            self.signal.set()
 
     def queued_bytes(self) -> int:
         return self._response_bytes + self._event_bytes
@@ -172,6 +193,8 @@ class Session:
             self.stats.events_sent += 1
         else:
             return None
+        if self.over_since is not None and self.queued_bytes() < self.soft_limit:
+            self.over_since = None
         self._drained.set()
         return (False, data)
 
@@ -194,6 +217,7 @@ class Session:
         else:
             self._events.append((stream, data))
             self._event_bytes += len(data)
+            self._check_over()
         self._wake.set()
 
     def queue_depth(self) -> int:
@@ -226,6 +250,7 @@ class ClientServer:
         auth_deadline_s: float = AUTH_DEADLINE_S,
         max_per_peer: int = MAX_PER_PEER,
         max_unauthenticated_per_peer: int = MAX_UNAUTHENTICATED_PER_PEER,
+        socket_send_buffer: int = SOCKET_SEND_BUFFER,
     ) -> None:
         self.pages = dict(pages or {})
         """Static HTML served without auth at these paths (the dashboard); ``/`` redirects
@@ -238,6 +263,9 @@ class ClientServer:
         self.auth_deadline_s = auth_deadline_s
         self.max_per_peer = max_per_peer
         self.max_unauthenticated_per_peer = max_unauthenticated_per_peer
+        self.socket_send_buffer = socket_send_buffer
+        self.closed_by_hub = 0
+        """Connections the hub closed (auth deadline, outbound budget)."""
         self._peers: dict[str, int] = {}
         self._unauthenticated: dict[str, int] = {}
         self.handler = handler
@@ -328,6 +356,7 @@ class ClientServer:
             write_limit=self.write_limit,
             ping_interval=20,
             ping_timeout=20,
+            open_timeout=self.auth_deadline_s,
             server_header="mobridge",
         ) as server:
             self._server = server
@@ -339,11 +368,16 @@ class ClientServer:
     async def _connection(self, ws: ServerConnection) -> None:
         fmt = WireFormat.MSGPACK if ws.subprotocol == SUBPROTOCOL_MSGPACK else WireFormat.JSON
         peer = _peer_of(ws)
+        sock = ws.transport.get_extra_info("socket") if ws.transport is not None else None
+        if sock is not None and self.socket_send_buffer:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.socket_send_buffer)
         session = Session(
             id=f"c{next(self._ids)}{secrets.token_hex(3)}",
             format=fmt,
             event_limit=self.event_limit,
             hard_limit=self.outbound_hard_limit,
+            soft_limit=self.outbound_soft_limit,
             peer=peer,
         )
         header_token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
@@ -362,7 +396,9 @@ class ClientServer:
                     await self._reader(ws, session, fmt, tg)
                 except ConnectionClosed:
                     pass
-                tg.cancel_scope.cancel()
+                if session.kill_reason is None:
+                    tg.cancel_scope.cancel()
+                # else the guard sends the close frame with its reason, then ends the group
         finally:
             session.closed = True
             self.sessions.pop(session.id, None)
@@ -379,19 +415,36 @@ class ClientServer:
     async def _guard(
         self, ws: ServerConnection, session: Session, scope: anyio.CancelScope
     ) -> None:
-        """Close the connection when it is killed (over its outbound budget, too slow) or
-        when it has not authenticated within the deadline."""
-        with anyio.move_on_after(self.auth_deadline_s):
-            await session.killed.wait()
-        if session.principal is None and session.kill_reason is None:
-            session.kill(
-                f"not authenticated within {self.auth_deadline_s:g} s "
-                "(send hello with a token, or an Authorization header)"
-            )
-        await session.killed.wait()
+        """Close the connection when it misses the auth deadline, is killed, or keeps its
+        outbound queue above the soft limit for the grace period (event-driven: no tick)."""
+        if session.principal is None:
+            with anyio.move_on_after(self.auth_deadline_s):
+                await session.killed.wait()
+            if session.principal is None and session.kill_reason is None:
+                session.kill(
+                    f"not authenticated within {self.auth_deadline_s:g} s "
+                    "(send hello with a token, or an Authorization header)"
+                )
+        while session.kill_reason is None:
+            await session.signal.wait()
+            session.signal = anyio.Event()
+            if session.kill_reason is not None or session.over_since is None:
+                continue
+            with anyio.move_on_after(self.slow_client_grace_s):
+                await session.killed.wait()
+            since = session.over_since
+            if session.kill_reason is None and since is not None:
+                if time.monotonic() - since >= self.slow_client_grace_s:
+                    session.kill(
+                        f"outbound queue over {self.outbound_soft_limit} bytes for "
+                        f"{self.slow_client_grace_s:g} s: the client is not reading"
+                    )
+                else:
+                    session.signal.set()  # it dipped and rose again: look again
         reason = session.kill_reason or "closed by the hub"
+        self.closed_by_hub += 1
         self._log("connection_closed_by_hub", session=session.id, peer=session.peer, reason=reason)
-        with anyio.move_on_after(2.0):
+        with anyio.move_on_after(CLOSE_WAIT_S):
             await ws.close(1008, reason[:120])
         if ws.transport is not None:
             ws.transport.abort()

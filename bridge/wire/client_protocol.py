@@ -39,6 +39,8 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 LeaseMode = Literal["exclusive", "shared"]
 SessionRole = Literal["observer", "controller"]
 MAX_WAIT_MS = 600_000
+MAX_HISTORY = 200
+"""Recent events a hub keeps per device (and the most a ``history`` request may ask for)."""
 
 
 # ---- client -> hub ------------------------------------------------------------------------
@@ -66,8 +68,12 @@ class DevicesList(_Request, tag="devices.list", frozen=True):
 
 
 class Subscribe(_Request, tag="subscribe", frozen=True):
+    """Join one of the device's streams. ``settled`` true joins its settled stream: the hub
+    holds transitional frames back and sends one delta when the screen settles."""
+
     device: DeviceId
     compact: bool = True
+    settled: bool = False
 
 
 class Unsubscribe(_Request, tag="unsubscribe", frozen=True):
@@ -99,9 +105,15 @@ class Confirm(WireStruct, frozen=True):
 
 
 class Act(_Request, tag="act", frozen=True):
+    """A node action. The target is either ``request.target`` (a NodeRef) or ``query`` (a
+    SemanticQuery the hub resolves on the newest snapshot when the action's turn comes:
+    exactly one match, else NODE_NOT_FOUND or AMBIGUOUS_MATCH with the candidates); giving
+    both, or neither, is INVALID_PARAMS."""
+
     device: DeviceId
     request: ActionRequest
     confirm: Confirm | None = None
+    query: SemanticQuery | None = None
 
 
 class Global(_Request, tag="global", frozen=True):
@@ -147,6 +159,14 @@ class Ping(_Request, tag="ping", frozen=True):
     pass
 
 
+class History(_Request, tag="history", frozen=True):
+    """The device's most recent ``action``, ``lease`` and ``device`` events (oldest first), so
+    a client that connects late sees what happened before it (a dashboard's timeline)."""
+
+    device: DeviceId
+    limit: Annotated[int, msgspec.Meta(ge=1, le=MAX_HISTORY)] = 50
+
+
 ClientToHub = (
     Hello
     | DevicesList
@@ -164,6 +184,7 @@ ClientToHub = (
     | Screenshot
     | Cancel
     | Ping
+    | History
 )
 
 
@@ -383,7 +404,9 @@ class LeaseEvent(_HubMessage, tag="lease", frozen=True):
 
 
 class ActionEvent(_HubMessage, tag="action", frozen=True):
-    """Who did what: every act / global / app, with its outcome. Never carries a value."""
+    """Who did what: every act / global / app, with its outcome — a result, or the code and
+    message of the refusal. ``query`` is the semantic query an ``act`` named as its target.
+    Never carries a typed value or a secret."""
 
     device: DeviceId
     session: str
@@ -394,6 +417,8 @@ class ActionEvent(_HubMessage, tag="action", frozen=True):
     result: ActionResult | None = None
     error: ErrorCode | None = None
     duration_ms: NonNegInt = 0
+    query: SemanticQuery | None = None
+    message: str | None = None
 
 
 HubToClient = (
@@ -406,3 +431,19 @@ HubToClient = (
     | LeaseEvent
     | ActionEvent
 )
+
+
+class HistoryEntry(WireStruct, frozen=True):
+    """One past event; ``age_ms`` is how long ago the hub sent it (the hub's clock is not
+    the client's, so the age is what travels)."""
+
+    age_ms: NonNegInt
+    event: ActionEvent | LeaseEvent | DeviceEvent
+
+
+class HistoryResult(WireStruct, frozen=True):
+    device: DeviceId
+    entries: tuple[HistoryEntry, ...]
+
+
+RESULT_TYPES["history"] = HistoryResult

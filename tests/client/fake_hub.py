@@ -11,7 +11,9 @@ Behaviour:
 - ``subscribe`` answers ``screens[0]`` at seq 0, then sends ``subscription_events(sub)``
   (by default one reference delta per following screen) ``event_gap`` seconds apart;
 - ``find`` matches text / label / resourceId / role exactly on the current screen;
-- ``act`` on a node labelled "Delete" needs ``confirm`` of objection ``obj-delete``;
+- ``act`` targets a ref's node id or the single node its ``query`` matches (none or several
+  is refused like the hub does, with candidate refs); on a node labelled "Delete" it needs
+  ``confirm`` of objection ``obj-delete``;
 - ``wait`` on ``screen`` / ``present`` is met at once or after ``timeoutMs`` not met;
 - ``scripted[type]``: canned replies consumed first — an ``ErrorEnvelope`` (with optional
   ``Objection``), a ``ProtocolError`` (its id filled in), ``SILENT`` (never answered),
@@ -470,11 +472,28 @@ class FakeHub:
 
     async def _act(self, session: FakeSession, message: Act) -> Any:
         target = message.request.target
-        if target is None:
+        if (target is None) == (message.query is None):
             return ProtocolError(
-                code=ProtocolErrorCode.INVALID_PARAMS, message="target required", id=message.id
+                code=ProtocolErrorCode.INVALID_PARAMS,
+                message="exactly one of target and query",
+                id=message.id,
             )
-        found = next((n for n in self.current.nodes if n.node_id == target.node_id), None)
+        if message.query is not None:
+            hits = [n for n in self.current.nodes if matches(message.query, n)]
+            if len(hits) != 1:
+                return ErrorMessage(
+                    id=message.id,
+                    error=ErrorEnvelope(
+                        error=ErrorCode.AMBIGUOUS_MATCH if hits else ErrorCode.NODE_NOT_FOUND,
+                        message=f"{len(hits)} nodes match",
+                        recovery=("narrow the query",),
+                        candidates=tuple(ref_for(self.current, n) for n in hits),
+                    ),
+                )
+            found: SemanticNode | None = hits[0]
+        else:
+            assert target is not None
+            found = next((n for n in self.current.nodes if n.node_id == target.node_id), None)
         if found is None:
             return ErrorMessage(
                 id=message.id,

@@ -104,4 +104,7 @@ async def test_two_continue_buttons_are_refused_with_both_candidates(hub_url: st
             with pytest.raises(AmbiguousError) as caught:
                 await device.tap(build_query(text="Continue"))
             assert len(caught.value.candidates) == 2
-            assert {m.node.text for m in caught.value.matches} == {"Continue"}
+            # decided by the hub: candidate refs, both named in the message
+            assert caught.value.matches == ()
+            for ref in caught.value.candidates:
+                assert f"BUTTON 'Continue' ({ref.node_id})" in caught.value.envelope.message

@@ -91,7 +91,7 @@ async def test_wrong_header_token_is_refused_at_the_handshake() -> None:
 
 async def test_missing_token_is_refused_at_hello() -> None:
     with pytest.raises(ProtocolFailure) as caught:
-        async with session(FakeHub(), token=None):
+        async with session(FakeHub(), token=None, discover_token=False):
             pass
     assert caught.value.code is ProtocolErrorCode.UNAUTHENTICATED
 

@@ -64,30 +64,38 @@ async def test_find_by_keywords_builds_the_query() -> None:
     assert build_query(role="INPUT").role is Role.INPUT
 
 
-async def test_tap_on_a_query_acts_on_the_single_match_with_its_generation() -> None:
+async def test_tap_on_a_query_sends_the_query_for_the_hub_to_resolve() -> None:
     fake = FakeHub()
     async with device_of(fake) as device:
         await device.tap(build_query(text="Sign in"))
         match = (await device.find(resource_id="password")).matches[0]
         await device.tap(match)  # a FindMatch: its ref, no generation
         await device.tap(match.ref, idempotency_key="k-1")
-    first, second, third = acts(fake)
-    assert first.action is ActionVerb.CLICK and first.target is not None
-    assert first.target.node_id == "n4" and first.generation == fake.generation
-    assert second.target == match.ref and second.generation is None
-    assert third.idempotency_key == "k-1"
+        await device.act_on(build_query(resource_id="username"), "LONG_CLICK")
+    sent = [m for m in fake.received if isinstance(m, Act)]
+    first, second, third, fourth = sent
+    assert first.request.action is ActionVerb.CLICK and first.request.target is None
+    assert first.query == build_query(text="Sign in")
+    assert second.request.target == match.ref and second.query is None
+    assert second.request.generation is None
+    assert third.request.idempotency_key == "k-1"
+    assert fourth.request.action is ActionVerb.LONG_CLICK
+    assert fourth.query == build_query(resource_id="username")
 
 
-async def test_tap_refuses_to_pick_one_of_several() -> None:
+async def test_tap_on_several_matches_raises_the_hubs_refusal() -> None:
     fake = FakeHub()
     async with device_of(fake) as device:
         with pytest.raises(AmbiguousError) as caught:
             await device.tap(build_query(label="Continue"))
         with pytest.raises(NotFoundError):
             await device.tap(build_query(label="Nowhere"))
-    assert [m.node.node_id for m in caught.value.matches] == ["n5", "n6"]
+        with pytest.raises(AmbiguousError) as client_side:
+            await device.find_one(build_query(label="Continue"))
+    # the hub's refusal carries candidate refs; find_one's also the matched nodes
     assert [r.node_id for r in caught.value.candidates] == ["n5", "n6"]
-    assert acts(fake) == []  # nothing was acted on
+    assert caught.value.matches == ()
+    assert [m.node.node_id for m in client_side.value.matches] == ["n5", "n6"]
 
 
 async def test_type_text_sends_a_value_or_a_secret_reference() -> None:

@@ -543,3 +543,52 @@ def test_a_text_that_only_echoes_its_actionable_container_is_one_match() -> None
     # the row (actionable) and the unrelated text stay; the row's own title is its echo
     assert [m.node.node_id for m in out.items] == ["n2", "n4"]
     assert [m.node.node_id for m in run(t, q(role=Role.TEXT)).items] == ["n3", "n4"]
+
+
+# ---- hints and the text beside a look-alike ----------------------------------------------
+
+
+def test_an_input_is_found_by_its_hint_empty_or_typed_and_a_password_never_by_its_value() -> None:
+    t = tree(
+        node("n0", Role.SCREEN, bounds=SCREEN),
+        node("n1", Role.INPUT, "n0", hint="Username", bounds=(0, 0, 10, 10)),
+        node("n2", Role.INPUT, "n0", hint="Email", value="ada@x.org", bounds=(0, 0, 10, 10)),
+        node(
+            "n3",
+            Role.INPUT,
+            "n0",
+            hint="Password",
+            state=NodeState(password=True),
+            bounds=(0, 0, 10, 10),
+        ),
+        node("n4", Role.TEXT, "n0", hint="Username", bounds=(0, 0, 10, 10)),
+    )
+    found = run(t, q(text="Username"))
+    assert ids(found) == ["n1"]  # a TEXT's hint is not what it shows
+    assert "(from hint)" in found.items[0].reason
+    assert ids(run(t, q(text="Email"))) == ["n2"]
+    assert ids(run(t, q(text="ada@x.org"))) == ["n2"]
+    assert ids(run(t, q(text="Password"))) == ["n3"]
+
+
+@pytest.fixture
+def plans() -> NodeTree:
+    return tree(
+        node("n0", Role.SCREEN, bounds=SCREEN),
+        node("n1", Role.UNKNOWN, "n0"),
+        node("n2", Role.TEXT, "n1", text="Basic plan"),
+        node("n3", Role.BUTTON, "n1", text="Continue", actions=("CLICK",)),
+        node("n4", Role.UNKNOWN, "n0"),
+        node("n5", Role.TEXT, "n4", text="Pro plan"),
+        node("n6", Role.BUTTON, "n4", text="Continue", actions=("CLICK",)),
+    )
+
+
+def test_within_text_admits_the_look_alike_beside_that_text(plans: NodeTree) -> None:
+    out = run(plans, q(text="Continue", within=Within(text=TextMatch(value="Pro plan"))))
+    assert ids(out) == ["n6"]
+    assert out.items[0].reason.endswith("near text 'Pro plan'")
+    assert ids(run(plans, q(text="Continue"))) == ["n3", "n6"]
+    # with a role the reference meaning holds alone: an ancestor must match
+    scoped = q(text="Continue", within=Within(role=Role.UNKNOWN, text=TextMatch(value="Pro plan")))
+    assert ids(run(plans, scoped)) == []

@@ -24,6 +24,7 @@ from bridge.devices.android.apk import (
     read_manifest,
 )
 from tests.devices.android_fakes.apk_builder import build_apk, manifest_xml
+from tests.skips import NO_AAPT
 
 REPO = Path(__file__).resolve().parents[2]
 FRAMEWORK_RES = Path("/usr/share/android-framework-res/framework-res.apk")
@@ -32,7 +33,7 @@ FRAMEWORK_RES = Path("/usr/share/android-framework-res/framework-res.apk")
 def _aapt_apk(tmp_path: Path, code: int, name: str, min_sdk: int) -> Path:
     aapt = shutil.which("aapt")
     if aapt is None or not FRAMEWORK_RES.is_file():
-        pytest.skip("needs aapt and framework-res.apk (apt install aapt android-framework-res)")
+        pytest.skip(NO_AAPT)
     src = (REPO / "agents/android/app/AndroidManifest.xml").read_text()
     manifest_dir = tmp_path / f"m{min_sdk}"
     manifest_dir.mkdir()

@@ -6,7 +6,6 @@ goes offline, and the driver restarts it with a new token: online again."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import anyio
@@ -23,10 +22,11 @@ from tests.devices.android_fakes.apk_builder import build_apk
 from tests.devices.android_fakes.fake_adbutils import FakeAdbClient
 from tests.devices.android_fakes.hub_double import SleepRecorder, eventually
 from tests.devices.android_fakes.java_host import JavaHostDevice
+from tests.skips import need_jdk
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK (scripts/test installs one)"),
+    need_jdk,
 ]
 
 TOKEN = "android-java-host-hub-token"

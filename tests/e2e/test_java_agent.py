@@ -9,7 +9,6 @@ and restarted and the hub must report it offline, then online with a resync.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -38,6 +37,7 @@ from bridge.wire.agent_link import (
 from bridge.wire.conditions import ScreenShown
 from bridge.wire.enums import ActionVerb, VerificationPolicy
 from tests.conftest import SHARED_DIR
+from tests.skips import need_jdk
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "run-android-agent-host"
@@ -45,7 +45,7 @@ AGENT_TOKEN = "java-agent-token-for-tests"
 HUB_TOKEN = "hub-token-for-java-tests"
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK (scripts/test installs one)"),
+    need_jdk,
 ]
 
 

@@ -18,11 +18,11 @@ ensure_java_deps() {
         [ -f "$HAMCREST_JAR" ] || missing="$missing libhamcrest-java"
     fi
     [ -z "$missing" ] && return 0
-    echo "android: installing missing packages:$missing" >&2
     if [ "$(id -u)" -ne 0 ]; then
-        echo "android: not root; run: sudo apt-get install -y$missing" >&2
+        echo "android: missing$missing; install them with: sudo scripts/system-packages --install" >&2
         return 1
     fi
+    echo "android: running apt-get as root to install:$missing (listed in scripts/system-packages)" >&2
     export DEBIAN_FRONTEND=noninteractive
     # shellcheck disable=SC2086 # word list of package names
     { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } >&2

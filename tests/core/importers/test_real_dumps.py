@@ -18,6 +18,7 @@ from bridge.wire.enums import Platform
 from bridge.wire.raw import RawNode, RawTree
 from tests.conftest import SHARED_DIR
 from tests.core.importers.structure import assert_well_formed
+from tests.skips import SHARED_ABSENT
 
 DUMPS = SHARED_DIR / "data" / "real-dumps"
 MANIFEST = DUMPS / "MANIFEST.tsv"
@@ -44,7 +45,7 @@ def _rows() -> list[dict[str, str]]:
 
 
 ROWS = _rows()
-requires_dumps = pytest.mark.skipif(not ROWS, reason="../shared real dumps are absent")
+requires_dumps = pytest.mark.skipif(not ROWS, reason=SHARED_ABSENT)
 
 
 def _load(name: str) -> RawTree:

@@ -1,4 +1,6 @@
-"""The client CLI commands, run as real subprocesses against the client-only FakeHub."""
+"""The client CLI commands, run as real subprocesses against the client-only FakeHub: what
+the CLI sends and prints (piped: JSON on stdout). Behaviour that needs the real hub is in
+``test_cli_hub.py``."""
 
 from __future__ import annotations
 
@@ -20,10 +22,9 @@ from bridge.wire.client_protocol import (
     DeviceSummary,
     FindResult,
     Global,
-    ProtocolError,
     WaitResult,
 )
-from bridge.wire.enums import ErrorCode, GlobalAction, ProtocolErrorCode
+from bridge.wire.enums import ErrorCode, GlobalAction
 from bridge.wire.errors import ErrorEnvelope
 from tests.client.fake_hub import DEVICE, TOKEN, FakeHub
 
@@ -94,7 +95,9 @@ def test_tap_by_text_acts_on_the_single_match(served: tuple[FakeHub, str]) -> No
     result = msgspec.json.decode(one_line(run.stdout), type=ActionResult)
     assert result.target is not None and result.target.label == "Sign in"
     (act,) = acts(fake)
-    assert act.request.target is not None and act.request.target.node_id == "n4"
+    assert act.request.target is None  # the hub resolves the query
+    assert act.query is not None and act.query.text is not None
+    assert act.query.text.value == "Sign in"
 
 
 def test_tap_refuses_ambiguity_and_lists_the_candidates(served: tuple[FakeHub, str]) -> None:
@@ -105,11 +108,13 @@ def test_tap_refuses_ambiguity_and_lists_the_candidates(served: tuple[FakeHub, s
     assert envelope.error is ErrorCode.AMBIGUOUS_MATCH
     assert [c.node_id for c in envelope.candidates] == ["n5", "n6"]
     lines = run.stderr.splitlines()
-    assert lines[0].startswith("refused: AMBIGUOUS_MATCH")
-    assert len(lines) == 3
-    for line, ref in zip(lines[1:], envelope.candidates, strict=True):
-        assert "'Continue'" in line and msgspec.json.encode(ref).decode() in line
-    assert acts(fake) == []
+    assert lines[0].startswith("mobridge: refused: AMBIGUOUS_MATCH")
+    assert len(lines) == 4
+    for i, (line, ref) in enumerate(zip(lines[1:3], envelope.candidates, strict=True)):
+        assert line.startswith(f"  --nth {i}:") and f"({ref.node_id})" in line
+    assert f"mobridge tap {DEVICE} n5" in lines[3]
+    (act,) = acts(fake)  # sent once; the hub refused it
+    assert act.query is not None
 
 
 def test_tap_by_ref_inline_or_from_a_find_match_file(
@@ -131,7 +136,7 @@ def test_tap_by_ref_inline_or_from_a_find_match_file(
     assert run.returncode == 0, run.stderr
     assert [a.request.target for a in acts(fake)] == [second.ref, found.matches[0].ref]
     bad = mobridge("tap", DEVICE, "--ref", '{"nodeId": "n1"}', url=url)
-    assert bad.returncode == 2 and "invalid NodeRef" in bad.stderr
+    assert bad.returncode == 2 and "invalid --ref (a NodeRef)" in bad.stderr
 
 
 def test_tap_needing_confirmation_names_the_objection(served: tuple[FakeHub, str]) -> None:
@@ -179,24 +184,26 @@ def test_wait_exit_status_says_met_or_not(served: tuple[FakeHub, str]) -> None:
     assert "CONDITION_NOT_MET" in missed.stderr
 
 
-def test_watch_prints_one_line_per_change_and_the_screen(served: tuple[FakeHub, str]) -> None:
-    _, url = served
+def test_watch_prints_one_line_per_change_with_the_screens_name_and_texts(
+    served: tuple[FakeHub, str],
+) -> None:
+    fake, url = served
     run = mobridge("watch", DEVICE, "--count", "3", url=url)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0] == "seq 0: snapshot s_1 (7 nodes), screen screen-login"
-    assert lines[1].startswith("  screen screen-login: dev.mobridge.demo, 7 nodes, markers [login]")
-    assert lines[2] == "seq 1: +0 -0 ~1, screen screen-login"
-    assert lines[3] == "seq 2: +3 -7 ~0, screen screen-home"
-    assert lines[4].startswith("  screen screen-home:") and "'12:00'" in lines[4]
-    assert "markers [home]" in lines[4]  # from dev.mobridge.demo:id/__screen_home
-    assert len(lines) == 5
-    as_json = mobridge("watch", DEVICE, "--count", "2", "--json", url=url)
+    assert len(lines) == 3
+    assert lines[0][8:].startswith("  login      7 nodes")
+    assert lines[1][8:].startswith("  login      +0 -0 ~1")
+    assert lines[2][8:].startswith("  home       +3 -7 ~0") and "'12:00'" in lines[2]
+    (subscribe,) = [m for m in fake.received if type(m).__name__ == "Subscribe"]
+    assert subscribe.settled is True  # settled screens by default
+    as_json = mobridge("watch", DEVICE, "--count", "2", "--json", "--all", url=url)
     updates = [json.loads(line) for line in as_json.stdout.splitlines()]
     assert [(u["seq"], u["resync"], u["changed"]) for u in updates] == [
         (0, True, []),
         (1, False, ["n2"]),
     ]
+    assert [m.settled for m in fake.received if type(m).__name__ == "Subscribe"] == [True, False]
 
 
 def test_url_and_token_come_from_the_environment(served: tuple[FakeHub, str]) -> None:
@@ -206,13 +213,12 @@ def test_url_and_token_come_from_the_environment(served: tuple[FakeHub, str]) ->
     assert fake.auth_headers == [f"Bearer {TOKEN}"]
 
 
-def test_a_wrong_token_is_a_protocol_error_with_exit_2(served: tuple[FakeHub, str]) -> None:
+def test_a_wrong_token_is_one_line_naming_the_token_options(served: tuple[FakeHub, str]) -> None:
     _, url = served
     run = mobridge("devices", url=url, token="wrong")
-    assert run.returncode == 2
-    failure = msgspec.json.decode(one_line(run.stdout), type=ProtocolError)
-    assert failure.code is ProtocolErrorCode.UNAUTHENTICATED
-    assert "UNAUTHENTICATED" in run.stderr
+    assert run.returncode == 2 and run.stdout == ""
+    (line,) = run.stderr.splitlines()
+    assert "refused the token" in line and "MOBRIDGE_TOKEN" in line and "--token" in line
 
 
 def test_no_hub_is_a_connection_error_with_exit_2() -> None:
@@ -227,13 +233,18 @@ def test_no_hub_is_a_connection_error_with_exit_2() -> None:
 def test_usage_errors_exit_2_before_connecting() -> None:
     nowhere = "ws://127.0.0.1:9/v1"
     run = mobridge("find", DEVICE, "--query", "{not json", url=nowhere)
-    assert run.returncode == 2 and "invalid SemanticQuery" in run.stderr
+    assert run.returncode == 2 and "--query is not JSON" in run.stderr
     run = mobridge("find", DEVICE, "--query", "{}", url=nowhere)
     assert run.returncode == 2 and "at least one field" in run.stderr
     run = mobridge("wait", DEVICE, "--condition", '{"kind": "nope"}', url=nowhere)
-    assert run.returncode == 2 and "invalid condition" in run.stderr
+    assert run.returncode == 2 and "invalid --condition" in run.stderr
     run = mobridge("tap", DEVICE, url=nowhere)
-    assert run.returncode == 2 and "one of the arguments" in run.stderr
+    assert run.returncode == 2 and "what to act on?" in run.stderr
+    for run in (
+        mobridge("find", DEVICE, "--query", "{}", url=nowhere),
+        mobridge("tap", DEVICE, url=nowhere),
+    ):
+        assert len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
 
 
 @pytest.mark.requires_shared

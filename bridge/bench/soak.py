@@ -1,0 +1,591 @@
+"""A bounded soak: the hub under honest load and every kind of misbehaviour at once.
+
+``scripts/soak --minutes N`` starts, each in its own process:
+- the hub (``mobridge serve``) with the simulated device on its settings screen, plus two
+  rogue agents served from this process: one pushing 20,000-node trees every second (the hub
+  keeps 5,000), one that never answers a command;
+- a subscriber pool: ``--subscribers`` (50) connections subscribed to the simulated device,
+  checking that every delta's ``seq`` follows the previous one (a gap without a resync is an
+  error) and measuring capture -> delivery latency (the hub stamps ``meta.timestamp`` from the
+  same monotonic clock this machine's processes share);
+and in this process: a controller toggling Wi-Fi every 200 ms, and one misbehaving client of
+each kind issue 8 found: 100,000-deep nesting, catastrophic and unsupported regexes, a client
+that sends but never reads, idempotent retries after a drop and key conflicts, a verify that
+would hold the device for a minute (cancelled), unauthenticated connections left open, and an
+action on the mute agent's device.
+
+Each minute it prints the hub's RSS, delta latency p50/p99, deltas, gaps and errors; at the
+end RSS at start and end and the growth. Exit status 1 when anything went wrong (an error, a
+gap, or RSS growth of 10% or more), else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
+
+from bridge.wire.agent_link import AgentHello, AgentInfo, DeviceInfo, Reply, TreePush
+from bridge.wire.codec import HUB_TO_AGENT, encode
+from bridge.wire.enums import Platform
+from bridge.wire.raw import RawNode, RawTree
+
+ROOT = Path(__file__).resolve().parents[2]
+SIM = "sim-android"
+FLOOD_ID = "soak-flood"
+MUTE_ID = "soak-mute"
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _now_ms() -> int:
+    return time.monotonic_ns() // 1_000_000
+
+
+def _pct(data: list[float], q: float) -> float:
+    if not data:
+        return float("nan")
+    data = sorted(data)
+    return data[min(len(data) - 1, int(len(data) * q))]
+
+
+@dataclass
+class Tally:
+    errors: list[str] = field(default_factory=list)
+    done: dict[str, int] = field(default_factory=dict)
+
+    def error(self, what: str) -> None:
+        self.errors.append(what[:300])
+
+    def count(self, what: str) -> None:
+        self.done[what] = self.done.get(what, 0) + 1
+
+
+async def _client(url: str, token: str | None, name: str) -> ClientConnection:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    ws = await ws_connect(url, additional_headers=headers, max_size=64 << 20)
+    await ws.send(json.dumps({"type": "hello", "id": 0, "client": {"name": name}}))
+    await ws.recv()
+    return ws
+
+
+async def _call(ws: ClientConnection, msg: dict[str, Any], timeout_s: float = 15) -> Any:
+    with anyio.fail_after(timeout_s):
+        await ws.send(json.dumps(msg))
+        while True:
+            reply = json.loads(await ws.recv())
+            if reply.get("id") == msg["id"] and reply.get("type") in (
+                "result",
+                "error",
+                "protocol_error",
+            ):
+                return reply
+
+
+# --------------------------------------------------------------------------- rogue agents
+
+
+def _big_tree(capture: int) -> RawTree:
+    nodes = [RawNode(handle=0, parent=-1, class_name="android.widget.FrameLayout",
+                     package="com.example.flood", bounds=(0, 0, 1080, 2400))]  # fmt: skip
+    nodes.extend(
+        RawNode(
+            handle=i,
+            parent=0 if i < 50 else (i % 49) + 1,
+            class_name="android.widget.TextView",
+            text=f"row {i} #{capture}",
+            bounds=(0, 10 * (i % 240), 1080, 10 * (i % 240) + 9),
+        )
+        for i in range(1, 20_000)
+    )
+    return RawTree(capture=capture, platform=Platform.ANDROID, nodes=tuple(nodes))
+
+
+class RogueAgents:
+    """Two agents on one port: the path picks the behaviour (``/flood``, ``/mute``)."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.port = 0
+        self._frames = [
+            encode(TreePush(reason="event", stable=False, tree=_big_tree(c))).decode()
+            for c in (2, 3)
+        ]
+
+    async def _session(self, ws: ServerConnection) -> None:
+        header = ws.request.headers.get("Authorization") if ws.request else None
+        if header != f"Bearer {self.token}":
+            await ws.close(1008, "token")
+            return
+        flood = ws.request is not None and ws.request.path == "/flood"
+        await ws.recv()
+        hello = AgentHello(
+            protocol=1,
+            platform=Platform.ANDROID,
+            agent=AgentInfo(name="soak-rogue", version="0"),
+            device=DeviceInfo(id=FLOOD_ID if flood else MUTE_ID),
+        )
+        await ws.send(encode(hello).decode())
+        small = RawTree(capture=1, platform=Platform.ANDROID, nodes=(
+            RawNode(handle=0, parent=-1, class_name="android.widget.FrameLayout",
+                    package="com.example.rogue", bounds=(0, 0, 1080, 2400)),
+            RawNode(handle=1, parent=0, class_name="android.widget.Button", text="Go",
+                    clickable=True, bounds=(0, 0, 200, 100)),
+        ))  # fmt: skip
+        await ws.send(encode(TreePush(reason="initial", stable=True, tree=small)).decode())
+        async with anyio.create_task_group() as tg:
+            if flood:
+
+                async def push() -> None:
+                    i = 0
+                    while True:
+                        await anyio.sleep(1.0)
+                        await ws.send(self._frames[i % 2])
+                        i += 1
+
+                tg.start_soon(push)
+            with contextlib.suppress(ConnectionClosed):
+                async for frame in ws:
+                    command = HUB_TO_AGENT.decode(frame)
+                    if flood and hasattr(command, "id"):
+                        await ws.send(encode(Reply(id=command.id, ok=True)).decode())
+            tg.cancel_scope.cancel()
+
+    async def serve(self, *, task_status: anyio.abc.TaskStatus[int]) -> None:
+        async with serve(self._session, "127.0.0.1", 0, max_size=64 << 20) as server:
+            self.port = next(iter(server.sockets)).getsockname()[1]
+            task_status.started(self.port)
+            await server.serve_forever()
+
+
+# --------------------------------------------------------------------------- subscriber pool
+
+
+async def subscriber_pool(url: str, token: str, n: int) -> None:
+    """Runs in its own process: ``n`` subscribers; one JSON line of figures per minute."""
+    latencies: list[float] = []
+    stats = {"deltas": 0, "gaps": 0, "resyncs": 0, "errors": 0, "secret_seen": 0}
+    secret = os.environ.get("MOBRIDGE_SECRET_SOAK", "")
+
+    async def follow(i: int) -> None:
+        while True:
+            try:
+                ws = await _client(url, token, f"sub{i}")
+                reply = await _call(ws, {"type": "subscribe", "id": 1, "device": SIM})
+                seq = reply["result"]["seq"]
+                async for frame in ws:
+                    text = frame if isinstance(frame, str) else frame.decode()
+                    if secret and secret in text:
+                        stats["secret_seen"] += 1
+                    msg = json.loads(text)
+                    kind = msg.get("type")
+                    if kind == "delta":
+                        if msg["seq"] != seq + 1:
+                            stats["gaps"] += 1
+                        seq = msg["seq"]
+                        stats["deltas"] += 1
+                        latencies.append(_now_ms() - msg["meta"]["timestamp"])
+                    elif kind == "snapshot":
+                        seq = msg["seq"]
+                        stats["resyncs"] += 1
+            except (ConnectionClosed, OSError, TimeoutError, KeyError, WebSocketException):
+                stats["errors"] += 1
+                await anyio.sleep(1)
+
+    async with anyio.create_task_group() as tg:
+        for i in range(n):
+            tg.start_soon(follow, i)
+        while True:
+            await anyio.sleep(60)
+            taken, latencies[:] = list(latencies), []
+            line = {
+                **stats,
+                "p50": _pct(taken, 0.5) if taken else None,
+                "p99": _pct(taken, 0.99) if taken else None,
+            }
+            print(json.dumps(line), flush=True)
+            for k in stats:
+                stats[k] = 0
+
+
+# --------------------------------------------------------------------------- driver
+
+
+class Soak:
+    def __init__(self, url: str, port: int, controller: str, observer: str) -> None:
+        self.url, self.port = url, port
+        self.controller, self.observer = controller, observer
+        self.tally = Tally()
+        self.act_ms: list[float] = []
+
+    async def _wifi_ref(self, ws: ClientConnection) -> Any:
+        found = await _call(
+            ws, {"type": "find", "id": 1, "device": SIM, "query": {"label": {"value": "Wi-Fi"}}}
+        )
+        return found["result"]["matches"][0]["ref"]
+
+    async def controller_loop(self) -> None:
+        ws = await _client(self.url, self.controller, "soak-controller")
+        n = 10
+        while True:
+            n += 1
+            try:
+                ref = await self._wifi_ref(ws)
+                start = time.perf_counter()
+                reply = await _call(
+                    ws, {"type": "act", "id": n, "device": SIM,
+                         "request": {"action": "CLICK", "target": ref}},
+                )  # fmt: skip
+                if reply["type"] == "result":
+                    self.act_ms.append((time.perf_counter() - start) * 1000)
+                    self.tally.count("controller act")
+                elif not (
+                    reply["type"] == "protocol_error" and reply.get("code") == "CANCELLED"
+                ) and not (
+                    reply["type"] == "error" and reply["error"]["error"] == "STALE_NODE_REF"
+                ):
+                    self.tally.error(f"controller act: {reply}")
+            except TimeoutError:
+                self.tally.error("controller act: no answer within 15 s")
+            await anyio.sleep(0.2)
+
+    async def nesting_loop(self) -> None:
+        ws = await _client(self.url, self.controller, "soak-nesting")
+        deep = '{"type":"ping","id":7,"x":' + "[" * 100_000 + "]" * 100_000 + "}"
+        while True:
+            await ws.send(deep)
+            with anyio.fail_after(5):
+                reply = json.loads(await ws.recv())
+            if reply.get("code") != "MALFORMED":
+                self.tally.error(f"nesting: {reply}")
+            else:
+                self.tally.count("nesting refused")
+            await anyio.sleep(5)
+
+    async def regex_loop(self) -> None:
+        ws = await _client(self.url, self.observer, "soak-regex")
+        patterns = [r"(?:[A-Za-z ](?!@)?)*#", r"(a|aa)+$", r"^(\w+\s?)*$", r"(x+x+)+y"]
+        n = 0
+        while True:
+            for p in patterns:
+                n += 1
+                start = time.perf_counter()
+                query = {"text": {"value": p, "match": "REGEX"}}
+                reply = await _call(ws, {"type": "find", "id": n, "device": SIM, "query": query})
+                if time.perf_counter() - start > 1.0:
+                    self.tally.error(f"regex {p!r} took {time.perf_counter() - start:.1f} s")
+                if reply["type"] not in ("result", "protocol_error"):
+                    self.tally.error(f"regex: {reply}")
+                self.tally.count("regex find")
+            await anyio.sleep(5)
+
+    async def non_reader_loop(self) -> None:
+        while True:
+            await anyio.to_thread.run_sync(_non_reader, self.port, self.observer, 15.0)
+            self.tally.count("non-reader cycle")
+
+    async def idempotency_loop(self) -> None:
+        n = 0
+        never = {"policy": "EXPLICIT_CONDITION", "expected": {"kind": "screen", "name": "x"},
+                 "timeoutMs": 1500}  # fmt: skip
+        while True:
+            await anyio.sleep(10)
+            n += 1
+            key = f"soak-{n}-{secrets.token_hex(3)}"
+            first = await _client(self.url, self.controller, "soak-dropper")
+            ref = await self._wifi_ref(first)
+            request = {"action": "CLICK", "target": ref, "idempotencyKey": key, "verify": never}
+            await first.send(
+                json.dumps({"type": "act", "id": 5, "device": SIM, "request": request})
+            )
+            await anyio.sleep(0.3)
+            await first.close()
+            second = await _client(self.url, self.controller, "soak-retrier")
+            try:
+                reply = await _call(second, {"type": "act", "id": 6, "device": SIM,
+                                             "request": request}, timeout_s=20)  # fmt: skip
+                if reply["type"] != "result" and reply.get("code") != "CANCELLED":
+                    self.tally.error(f"idempotent retry: {reply}")
+                other = {**request, "action": "LONG_CLICK"}
+                clash = await _call(second, {"type": "act", "id": 7, "device": SIM,
+                                             "request": other})  # fmt: skip
+                if clash.get("code") != "INVALID_PARAMS":
+                    self.tally.error(f"key conflict not refused: {clash}")
+                self.tally.count("idempotency cycle")
+            except TimeoutError:
+                self.tally.error("idempotent retry: no answer within 20 s")
+            finally:
+                await second.close()
+
+    async def hog_loop(self) -> None:
+        ws = await _client(self.url, self.controller, "soak-hog")
+        never = {"policy": "EXPLICIT_CONDITION", "expected": {"kind": "screen", "name": "x"},
+                 "timeoutMs": 60_000}  # fmt: skip
+        n = 100
+        while True:
+            await anyio.sleep(15)
+            n += 2
+            ref = await self._wifi_ref(ws)
+            await ws.send(json.dumps({"type": "act", "id": n, "device": SIM,
+                                      "request": {"action": "CLICK", "target": ref,
+                                                  "verify": never}}))  # fmt: skip
+            await anyio.sleep(1.0)
+            reply = await _call(ws, {"type": "cancel", "id": n + 1, "request": n}, timeout_s=5)
+            if reply["type"] != "result":
+                self.tally.error(f"cancel: {reply}")
+            with anyio.fail_after(5):
+                while True:
+                    msg = json.loads(await ws.recv())
+                    if msg.get("id") == n:
+                        break
+            if msg.get("code") != "CANCELLED":
+                self.tally.error(f"hog not cancelled: {msg}")
+            else:
+                self.tally.count("hog cancelled")
+
+    async def unauthenticated_loop(self) -> None:
+        while True:
+            idle = []
+            for _ in range(20):
+                try:
+                    idle.append(await ws_connect(self.url))
+                except (InvalidStatus, OSError):
+                    pass
+            await anyio.sleep(7)  # past the 5 s deadline: the hub closed them
+            for conn in idle:
+                if conn.close_code is None:
+                    self.tally.error("an unauthenticated connection outlived the deadline")
+                await conn.close()
+            self.tally.count("unauthenticated batch closed")
+            await anyio.sleep(3)
+
+    async def mute_loop(self) -> None:
+        ws = await _client(self.url, self.controller, "soak-mute-caller")
+        n = 0
+        while True:
+            await anyio.sleep(20)
+            n += 1
+            reply = await _call(ws, {"type": "global", "id": n, "device": MUTE_ID,
+                                     "action": "BACK"}, timeout_s=20)  # fmt: skip
+            if reply.get("type") != "error" or not reply["error"].get("message"):
+                self.tally.error(f"mute agent: {reply}")
+            else:
+                self.tally.count("mute refusal")
+
+
+def _non_reader(port: int, token: str, seconds: float) -> None:
+    """Send ``snapshot.get`` (full) at ~190/s for ``seconds`` without reading a byte."""
+    import base64
+    import struct
+
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        (
+            f"GET /v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade"
+            f"\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Authorization: Bearer {token}\r\n\r\n"
+        ).encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)
+        if not chunk:
+            return
+        head += chunk
+
+    def frame(payload: bytes) -> bytes:
+        mask = os.urandom(4)
+        n = len(payload)
+        header = (
+            struct.pack("!BB", 0x81, 0x80 | n) if n < 126 else struct.pack("!BBH", 0x81, 0xFE, n)
+        )
+        return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+    sock.settimeout(0.2)
+    end = time.monotonic() + seconds
+    n = 0
+    try:
+        while time.monotonic() < end:
+            n += 1
+            msg = {"type": "snapshot.get", "id": n, "device": SIM, "compact": False}
+            with contextlib.suppress(OSError):
+                sock.sendall(frame(json.dumps(msg).encode()))
+            time.sleep(1 / 190)
+    finally:
+        sock.close()
+
+
+async def drive(args: argparse.Namespace) -> int:
+    port = _free_port()
+    controller, observer, agent_token = (secrets.token_urlsafe(16) for _ in range(3))
+    url = f"ws://127.0.0.1:{port}/v1"
+    rogue = RogueAgents(agent_token)
+    root = ROOT
+    async with anyio.create_task_group() as tg:
+        rport = await tg.start(rogue.serve)
+        hub = subprocess.Popen(  # noqa: ASYNC220 - a long-lived child, polled
+            [sys.executable, "-m", "bridge.cli", "serve", "--port", str(port),
+             "--token", controller, "--observer-token", observer, "--sim-scene", "settings",
+             "--agent", f"ws://127.0.0.1:{rport}/flood", "--agent", f"ws://127.0.0.1:{rport}/mute",
+             "--agent-token", agent_token, "--log-json"],
+            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        subs: subprocess.Popen[str] | None = None
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    ws = await _client(url, observer, "soak-probe")
+                    listed = await _call(ws, {"type": "devices.list", "id": 1})
+                    await ws.close()
+                    online = {d["id"] for d in listed["result"]["devices"] if d["online"]}
+                    if {SIM, FLOOD_ID, MUTE_ID} <= online:
+                        break
+                except (OSError, InvalidStatus, TimeoutError, ConnectionClosed):
+                    pass
+                if time.monotonic() > deadline or hub.poll() is not None:
+                    print("soak: the hub did not come up", file=sys.stderr)
+                    return 1
+                await anyio.sleep(0.3)
+            await anyio.sleep(3)  # let the flood settle into its rhythm before the baseline
+            rss_start = _rss_mb(hub.pid)
+            subs = subprocess.Popen(  # noqa: ASYNC220 - a long-lived child, read in a thread
+                [sys.executable, "-m", "bridge.bench.soak", "--pool", url, observer,
+                 str(args.subscribers)],
+                cwd=root, stdout=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            soak = Soak(url, port, controller, observer)
+            print(
+                f"soak: {args.minutes} min, hub pid {hub.pid}, {args.subscribers} subscribers "
+                f"(pid {subs.pid}), controller every 200 ms, misbehaving: nesting, regex, "
+                f"non-reader, idempotent drop + key conflict, 60 s verify (cancelled), "
+                f"unauthenticated x20, 20,000-node tree flood, mute agent"
+            )
+            print(f"soak: RSS at start {rss_start:.1f} MB")
+            for loop in (soak.controller_loop, soak.nesting_loop, soak.regex_loop,
+                         soak.non_reader_loop, soak.idempotency_loop, soak.hog_loop,
+                         soak.unauthenticated_loop, soak.mute_loop):  # fmt: skip
+                tg.start_soon(_guarded, loop, soak.tally)
+            lines = _LineReader(subs)
+            totals = {"deltas": 0, "gaps": 0, "errors": 0, "secret_seen": 0}
+            for minute in range(1, args.minutes + 1):
+                with anyio.fail_after(90):
+                    line = await lines.next()
+                figures = json.loads(line)
+                for k in totals:
+                    totals[k] += figures.get(k, 0)
+                act = soak.act_ms
+                print(
+                    f"minute {minute}: RSS {_rss_mb(hub.pid):.1f} MB; deltas {figures['deltas']} "
+                    f"p50 {figures['p50']} ms p99 {figures['p99']} ms; gaps {figures['gaps']}; "
+                    f"resyncs {figures['resyncs']}; subscriber errors {figures['errors']}; "
+                    f"controller acts {len(act)} (p50 {statistics.median(act) if act else 0:.0f}"
+                    f" ms); errors {len(soak.tally.errors)}"
+                )
+                soak.act_ms = []
+            rss_end = _rss_mb(hub.pid)
+            growth = (rss_end - rss_start) / rss_start * 100
+            print(
+                f"soak: RSS start {rss_start:.1f} MB, end {rss_end:.1f} MB ({growth:+.1f}%); "
+                f"deltas {totals['deltas']}, gaps {totals['gaps']}, subscriber errors "
+                f"{totals['errors']}, secret seen {totals['secret_seen']}; misbehaviour handled: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(soak.tally.done.items()))
+            )
+            for e in soak.tally.errors[:20]:
+                print(f"  error: {e}")
+            bad = (
+                soak.tally.errors
+                or totals["gaps"]
+                or totals["errors"]
+                or totals["secret_seen"]
+                or growth >= 10
+                or hub.poll() is not None
+            )
+            print("soak: FAIL" if bad else "soak: OK")
+            return 1 if bad else 0
+        finally:
+            if subs is not None:
+                subs.send_signal(signal.SIGTERM)
+            hub.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                hub.wait(10)
+            tg.cancel_scope.cancel()
+    return 1  # not reached: the task group only ends through the returns above
+
+
+async def _guarded(loop: Any, tally: Tally) -> None:
+    while True:
+        try:
+            await loop()
+        except (ConnectionClosed, OSError, TimeoutError, WebSocketException, KeyError) as exc:
+            tally.error(f"{loop.__name__}: {exc!r}")
+            await anyio.sleep(1)
+
+
+class _LineReader:
+    """Lines of a child's stdout, read in a worker thread."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+
+    async def next(self) -> str:
+        assert self.proc.stdout is not None
+        line = await anyio.to_thread.run_sync(self.proc.stdout.readline)
+        if not line:
+            raise RuntimeError("the subscriber pool ended")
+        return line
+
+
+def main(argv: Sequence[str]) -> int:
+    if argv[:1] == ["--pool"]:
+        url, token, n = argv[1], argv[2], int(argv[3])
+        with contextlib.suppress(KeyboardInterrupt):
+            anyio.run(subscriber_pool, url, token, n)
+        return 0
+    parser = argparse.ArgumentParser(prog="scripts/soak", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=int, default=5, help="how long (default 5)")
+    parser.add_argument("--subscribers", type=int, default=50, help="subscribers (default 50)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.minutes <= 24 * 60 or not 1 <= args.subscribers <= 2000:
+        parser.error("--minutes must be 1..1440 and --subscribers 1..2000")
+    return anyio.run(drive, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,98 @@
+"""Issue 8.4: a secret typed into an ordinary field never leaves the hub (deltas, action events,
+results, snapshots, finds), and the field shows again once it holds something else."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+
+from tests.adversarial.harness import call, client
+from tests.hub.hubfixture import OBSERVER, running_hub
+
+SECRET = "Tr0ub4dor&3-horse"
+
+
+async def test_secret_typed_into_a_username_field_is_masked_everywhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MOBRIDGE_SECRET_PW", SECRET)
+    seen: list[str] = []
+    async with (
+        running_hub(sim_scene="login") as rh,
+        client(rh.url, OBSERVER, "watcher") as watch,
+        client(rh.url, OBSERVER, "watcher-full") as watch_full,
+        client(rh.url) as ws,
+        anyio.create_task_group() as tg,
+    ):
+        dev = rh.device_id
+        for w, compact in ((watch, True), (watch_full, False)):
+            reply = await call(w, {"type": "subscribe", "id": 1, "device": dev, "compact": compact})
+            seen.append(json.dumps(reply))
+
+            async def record(w: object = w) -> None:
+                async for frame in w:  # type: ignore[attr-defined]
+                    seen.append(frame if isinstance(frame, str) else frame.decode())  # noqa: PERF401
+
+            tg.start_soon(record)
+
+        found = await call(
+            ws, {"type": "find", "id": 2, "device": dev, "query": {"resourceId": "username"}}
+        )
+        assert found["result"]["count"] == 1, found
+        ref = found["result"]["matches"][0]["ref"]
+        act = await call(
+            ws,
+            {
+                "type": "act",
+                "id": 3,
+                "device": dev,
+                "request": {
+                    "action": "SET_TEXT",
+                    "target": ref,
+                    "valueRef": "secret://pw",
+                },
+            },
+        )
+        assert act["type"] == "result", act
+        results = [json.dumps(act)]
+        for n, message in enumerate(
+            (
+                {"type": "snapshot.get", "id": 10, "device": dev, "compact": False},
+                {"type": "snapshot.get", "id": 11, "device": dev},
+                {"type": "find", "id": 12, "device": dev, "query": {"role": "TEXT_FIELD"}},
+                {
+                    "type": "find",
+                    "id": 13,
+                    "device": dev,
+                    "query": {"text": {"value": SECRET[:8], "match": "CONTAINS"}},
+                },
+            )
+        ):
+            results.append(json.dumps(await call(ws, {**message, "id": 20 + n})))
+        await anyio.sleep(0.5)  # let the last deltas arrive
+        everything = "\n".join(seen + results)
+        assert SECRET not in everything
+        assert SECRET[:8] not in everything
+        assert "••••" in everything  # the field is shown, masked
+        # the typed value did change the field (the mask is in the full snapshot)
+        full = json.loads(results[1])["result"]["snapshot"]["nodes"]
+        assert any(n.get("value") == "••••••••" for n in full)
+
+        # typing something the hub did not take from a secret shows normally again
+        act = await call(
+            ws,
+            {
+                "type": "act",
+                "id": 40,
+                "device": dev,
+                "request": {"action": "SET_TEXT", "target": ref, "value": "alice"},
+            },
+        )
+        assert act["type"] == "result", act
+        await anyio.sleep(0.3)
+        snap = await call(ws, {"type": "snapshot.get", "id": 41, "device": dev, "compact": False})
+        values = [n.get("value") for n in snap["result"]["snapshot"]["nodes"]]
+        assert "alice" in values and "••••••••" not in values
+        tg.cancel_scope.cancel()

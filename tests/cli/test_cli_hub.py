@@ -1,0 +1,166 @@
+"""The CLI against a real ``mobridge serve`` (simulated device), as a person types it: the live
+screen, acting by text, handle, hint, --nth / --within, gestures, keys, apps, leases,
+screenshots, waits and watch, with token discovery and pretty JSON on a terminal."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import msgspec
+
+from bridge.wire.client_protocol import FindResult, SnapshotResult
+from bridge.wire.errors import ErrorEnvelope
+from tests.cli.hubproc import mobridge_command, served_hub
+
+DEV = "sim-android"
+
+
+def ok(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    return proc.stdout
+
+
+def handle_of(outline: str, words: str) -> str:
+    """The handle (first column) of the outline line containing ``words``."""
+    for line in outline.splitlines()[1:]:
+        if words in line:
+            return line.split()[0]
+    raise AssertionError(f"{words!r} not in\n{outline}")
+
+
+def test_screen_outline_then_act_by_handle_text_and_hint(tmp_path: Path) -> None:
+    with served_hub(tmp_path) as hub:
+        assert any(line.startswith("dashboard: ") and "#token=" in line for line in hub.lines)
+        token_file = hub.runtime_dir / "mobridge" / f"hub-{hub.port}.token"
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        menu = ok(hub.run("screen", DEV))
+        header, *nodes = menu.splitlines()
+        assert header.startswith(f"{DEV}  menu  (dev.mobridge.demo, ")
+        assert re.fullmatch(r"n\d+ +BUTTON \"Login\" #open_login", handle_of_line(nodes, "Login"))
+        login_button = handle_of(menu, '"Login"')
+        ok(hub.run("tap", DEV, login_button))  # by handle, found with no token given
+        assert "CONDITION_MET" in ok(hub.run("wait", DEV, "--screen", "login"))
+        login = ok(hub.run("screen", DEV))
+        assert 'INPUT hint "Username" #username' in login
+        assert 'INPUT hint "Password" #password password' in login
+        ok(hub.run("type", DEV, "Username", "--value", "demo"))  # found by its hint
+        ok(hub.run("type", DEV, "--text", "Password", "--value", "pw"))
+        ok(hub.run("tap", DEV, "Sign in"))
+        ok(hub.run("wait", DEV, "--screen", "home"))
+        as_json = msgspec.json.decode(ok(hub.run("screen", DEV, "--json")), type=SnapshotResult)
+        assert any(n.text == "Home" for n in as_json.snapshot.nodes)
+    assert not token_file.exists(), "the hub removes its token file when it stops"
+
+
+def handle_of_line(lines: list[str], words: str) -> str:
+    return next(line for line in lines if words in line)
+
+
+def test_look_alikes_are_refused_with_the_ways_to_pick_one(tmp_path: Path) -> None:
+    with served_hub(tmp_path, "--sim-scene", "ambiguous") as hub:
+        refused = hub.run("tap", DEV, "Continue")
+        assert refused.returncode == 1
+        envelope = msgspec.json.decode(refused.stdout, type=ErrorEnvelope)
+        assert envelope.error.value == "AMBIGUOUS_MATCH" and len(envelope.candidates) == 2
+        lines = refused.stderr.splitlines()
+        assert lines[0].startswith("mobridge: refused: AMBIGUOUS_MATCH: 2 elements match")
+        assert lines[1].startswith("  --nth 0: BUTTON 'Continue'")
+        assert lines[2].startswith("  --nth 1: BUTTON 'Continue'")
+        assert "--within TEXT" in lines[3] and f"mobridge tap {DEV} n" in lines[3]
+        ok(hub.run("tap", DEV, "Continue", "--within", "Pro plan"))
+        ok(hub.run("wait", DEV, "--present", "Chose Pro plan", "--timeout-ms", "3000"))
+        ok(hub.run("tap", DEV, "Continue", "--nth", "0"))
+        ok(hub.run("wait", DEV, "--present", "Chose Basic plan", "--timeout-ms", "3000"))
+        found = msgspec.json.decode(
+            ok(hub.run("find", DEV, "--text", "plan", "--contains")), type=FindResult
+        )
+        texts = [m.node.text for m in found.matches]
+        assert texts == ["Choose a plan", "Basic plan", "Pro plan", "Chose Basic plan"]
+
+
+def test_swipe_scroll_long_press_press_and_app(tmp_path: Path) -> None:
+    with served_hub(tmp_path, "--sim-scene", "list") as hub:
+        before = ok(hub.run("screen", DEV))
+        ok(hub.run("swipe", DEV, "up"))  # the only scrollable container
+        after = ok(hub.run("screen", DEV))
+        assert '"Item 1"' in before and '"Item 1"' not in after
+        ok(hub.run("scroll", DEV, "--back", "--role", "LIST"))
+        assert '"Item 1"' in ok(hub.run("screen", DEV))
+        pressed = json.loads(ok(hub.run("long-press", DEV, "Item 2")))
+        assert pressed["dispatch"]["status"] == "DISPATCHED"
+        ok(hub.run("press", DEV, "home"))
+        assert "launcher" in ok(hub.run("screen", DEV)).splitlines()[0]
+        opened = json.loads(ok(hub.run("app", DEV, "open", "dev.mobridge.demo")))
+        assert opened["verification"]["result"] == "CONDITION_MET"
+        ok(hub.run("app", DEV, "url", "mobridge-demo://settings"))
+        ok(hub.run("wait", DEV, "--screen", "settings"))
+        ok(hub.run("press", DEV, "back"))
+        assert hub.run("press", DEV, "sideways").returncode == 2
+        assert hub.run("app", DEV, "open").returncode == 2
+
+
+def test_leases_screenshots_and_pretty_json_on_a_terminal(tmp_path: Path) -> None:
+    with served_hub(tmp_path, "--sim-scene", "login") as hub:
+        shown = json.loads(ok(hub.run("lease", DEV)))
+        assert shown == {"device": DEV, "lease": None}
+        holder = subprocess.Popen(
+            [*mobridge_command("lease", DEV, "--hold", "20", "--name", "holder-bot")],
+            env=hub.env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stderr is not None
+            assert "holding the exclusive lease" in holder.stderr.readline()
+            held = json.loads(ok(hub.run("lease", DEV)))
+            assert held["lease"]["holderNames"] == ["holder-bot"]
+            blocked = hub.run("tap", DEV, "Sign in")
+            assert blocked.returncode == 1 and "POLICY_BLOCKED" in blocked.stderr
+            assert "holder-bot" in blocked.stderr
+        finally:
+            holder.terminate()
+            holder.wait(timeout=10)
+        png = tmp_path / "screen.png"
+        saved = json.loads(ok(hub.run("screenshot", DEV, "-o", str(png))))
+        assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+        assert saved["bytes"] == png.stat().st_size and saved["width"] > 0
+        piped = ok(hub.run("devices"))
+        assert len(piped.splitlines()) == 1  # one JSON line for scripts
+        status, tty = hub.run_tty("devices", "--json")
+        assert status == 0 and tty.startswith('{\n  "devices": [\n')  # indented for people
+        status, human = hub.run_tty("tap", DEV, "Sign in")
+        assert status == 0 and human.startswith("tap BUTTON 'Sign in': DISPATCHED")
+
+
+def test_watch_prints_settled_screens_and_all_frames_on_request(tmp_path: Path) -> None:
+    with served_hub(tmp_path, "--sim-scene", "menu") as hub:
+        settled = subprocess.Popen(
+            mobridge_command("watch", DEV, "--count", "3"),
+            env=hub.env(),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        frames = subprocess.Popen(
+            mobridge_command("watch", DEV, "--all", "--count", "6"),
+            env=hub.env(),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(1.5)  # both subscribed
+        ok(hub.run("tap", DEV, "Login"))
+        ok(hub.run("wait", DEV, "--screen", "login"))
+        time.sleep(0.6)
+        ok(hub.run("press", DEV, "back"))
+        out, _ = settled.communicate(timeout=30)
+        all_out, _ = frames.communicate(timeout=30)
+    lines = out.splitlines()
+    assert [line.split()[1] for line in lines] == ["menu", "login", "menu"]
+    assert "'Welcome', 'Username', 'Password', 'Sign in'" in lines[1]
+    # --all shows the animation frames in between: more lines for the same two changes
+    assert len(all_out.splitlines()) == 6
+    assert [line.split()[1] for line in all_out.splitlines()][:2] == ["menu", "login"]

@@ -1,0 +1,35 @@
+"""What a test may need that a checkout may lack, and how to get it.
+
+Every skip in this suite names what is missing and the command that enables it, in one
+spelling: ``<what is missing> — enable: <command>``, so ``scripts/test`` can end with one line
+per skipped group. Under CI (the ``CI`` environment variable set) nothing may skip: the
+suite's conftest turns any skip into a failure with the same reason.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+SHARED_DIR = Path(__file__).resolve().parents[1].parent / "shared"
+SYSTEM_PACKAGES = "sudo scripts/system-packages --install"
+
+
+def reason(missing: str, enable: str) -> str:
+    return f"{missing} — enable: {enable}"
+
+
+SHARED_ABSENT = reason(
+    "../shared is absent (reference schemas, conformance tool and real dumps)",
+    "place the project's shared folder next to this checkout, at ../shared",
+)
+NO_CHROMIUM = reason("no Chromium for the dashboard browser tests", SYSTEM_PACKAGES)
+NO_JDK = reason("no JDK for the Android agent core", SYSTEM_PACKAGES)
+NO_AAPT = reason("no aapt / android-framework-res for the APK tests", SYSTEM_PACKAGES)
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+need_chromium = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+need_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason=NO_JDK)
