@@ -5,11 +5,22 @@ reshapes one, this fails here instead of on a user's iPhone."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import inspect
 import socket
 
+import pytest
+
 from bridge.devices.ios.pmd3 import Pmd3, load_pmd3
 from tests.devices.ios_fakes.fake_pmd3 import FakeMuxDevice, FakeTestConfig, FakeUsbmux
+from tests.skips import reason
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("pymobiledevice3") is None,
+    reason=reason(
+        "pymobiledevice3 (the ios extra) is not installed", "MOBRIDGE_EXTRAS=ios scripts/test"
+    ),
+)
 
 
 def _params(fn: object) -> list[str]:
@@ -17,7 +28,7 @@ def _params(fn: object) -> list[str]:
 
 
 def test_the_real_calls_exist_and_are_async() -> None:
-    real = load_pmd3()  # the ios extra is part of the development install (scripts/_venv)
+    real = load_pmd3()
     for call in (
         real.list_devices,
         real.select_device,
