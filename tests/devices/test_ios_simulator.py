@@ -9,6 +9,8 @@ import os
 import secrets
 import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -127,10 +129,15 @@ def test_preflight_names_what_is_missing(tmp_path: Path) -> None:
         assert "xcrun" in (preflight(nothing) or "")
 
 
-def test_serve_refuses_to_start_when_the_simulator_runner_cannot_be_reached(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    from bridge.cli import main
-
-    assert main(["serve", "--no-sim", "--port", "0", "--ios-simulator", SIM]) == 2
-    assert "--agent-token" in capsys.readouterr().err
+def test_serve_refuses_to_start_when_the_simulator_runner_cannot_be_reached() -> None:
+    # A subprocess: the CLI configures the process's logging, which must not leak into others.
+    argv = ["serve", "--no-sim", "--port", "0", "--ios-simulator", SIM]
+    out = subprocess.run(
+        [sys.executable, "-m", "bridge.cli", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 2
+    assert "--agent-token" in out.stderr
