@@ -154,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_client_commands(sub)
+    from bridge.cli_mcp import add_mcp_command
+
+    add_mcp_command(sub)
     return parser
 
 
