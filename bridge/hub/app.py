@@ -21,6 +21,7 @@ import anyio.abc
 
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.logs import get_logger
+from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
 from bridge.hub.settled import SettledFeed
@@ -41,6 +42,8 @@ class AgentTarget:
     token: str | None
     open_socket: Callable[[], Awaitable[socket.socket]] | None = None
     """Supplies the connected stream instead of dialling the URL (iPhones through usbmux)."""
+    stage_package: Stager | None = None
+    """Copies an app package onto the device for ``app.install`` (None: the hub cannot)."""
 
 
 @dataclass
@@ -66,6 +69,8 @@ class HubConfig:
     """Overrides of ``ClientServer``'s per-connection bounds (``outbound_soft_limit``,
     ``slow_client_grace_s``, ``auth_deadline_s``, ``max_per_peer``, ...); tests and
     ``scripts/soak`` shorten them."""
+    install_dir: Path | None = None
+    """Packages ``app.install`` may install, by file name (None: installing is disabled)."""
     dashboard: bytes | None = None
     """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
     the hub cannot import the layer above it)."""
@@ -126,6 +131,7 @@ class Hub:
             **config.client_limits,
         )
         self.service.connections = lambda: self.server.sessions
+        self.service.install_dir = config.install_dir
         self.port: int | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.sim: Any = None
@@ -160,7 +166,12 @@ class Hub:
                 )
                 self.sim = sim
                 sim_port = await tg.start(sim.serve)
-                targets.insert(0, AgentTarget(f"ws://127.0.0.1:{sim_port}", sim_token))
+                targets.insert(
+                    0,
+                    AgentTarget(
+                        f"ws://127.0.0.1:{sim_port}", sim_token, stage_package=sim.stage_package
+                    ),
+                )
             if self.config.android is not None:
                 from bridge.devices.android import run_android
 
@@ -273,6 +284,10 @@ class Hub:
             device.agent_name = f"{hello.agent.name} {hello.agent.version}"
             device.capabilities = hello.capabilities
             device.link = link
+            if target.stage_package is not None:
+                self.service.stagers[device.id] = target.stage_package
+            else:
+                self.service.stagers.pop(device.id, None)
             holder["device"] = device
             device.current = None  # the first tree after (re)connecting resyncs everyone
             self.log.info("agent_linked", device=device.id, url=target.url)
