@@ -68,6 +68,7 @@ SYSTEM_APPS: tuple[InstalledApp, ...] = (
 MAX_PACKAGE = 4096
 """Largest simulated package (bytes of JSON)."""
 MAX_USER_APPS = 64
+MAX_VOLUME = 15
 _APP_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+")
 
 
@@ -106,6 +107,7 @@ class DemoDevice:
         self.orientation = Orientation.PORTRAIT
         self.animations = animations
         self.apps: dict[str, InstalledApp] = {a.app_id: a for a in SYSTEM_APPS}
+        self.volume = 7
         self.started_at = now
         self.changed_at = now
         self.clipboard = ""
@@ -429,10 +431,16 @@ class DemoDevice:
             if top is not None and top.screen == "login" and top.focus is not None:
                 self._run("submit", top, now)
             return OK
-        if key == "TAB":
+        if key in ("TAB", "DPAD_DOWN", "DPAD_UP"):
             if top is not None:
-                self._next_focus(top, now)
+                self._next_focus(top, now, backward=key == "DPAD_UP")
             return OK
+        if key in ("VOLUME_UP", "VOLUME_DOWN", "VOLUME_MUTE"):
+            step = {"VOLUME_UP": 1, "VOLUME_DOWN": -1}.get(key)
+            self.volume = 0 if step is None else max(0, min(MAX_VOLUME, self.volume + step))
+            return OK  # the volume has no view: nothing on screen changes
+        if key == "APP_SWITCH":
+            return self.global_action(GlobalAction.RECENTS, now)
         if key == "SPACE":
             return self.type_text(" ", now) if top is not None and top.focus else OK
         if len(key) == 1 and key.isalnum():
@@ -524,12 +532,12 @@ class DemoDevice:
             owner[0].focus = owner[1]
             self._changed(now)
 
-    def _next_focus(self, state: ScreenState, now: float) -> None:
+    def _next_focus(self, state: ScreenState, now: float, backward: bool = False) -> None:
         inputs = {"login": ["username", "password"], "search": ["query"]}.get(state.screen, [])
         if not inputs:
             return
         current = inputs.index(state.focus) if state.focus in inputs else -1
-        state.focus = inputs[(current + 1) % len(inputs)]
+        state.focus = inputs[(current + (-1 if backward else 1)) % len(inputs)]
         self._changed(now)
 
     def _set_field(self, state: ScreenState, local: str, value: str, now: float) -> None:
