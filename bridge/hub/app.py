@@ -178,7 +178,9 @@ class Hub:
                 tg.start_soon(
                     run_android,
                     self.config.android,
-                    lambda url, token: self.attach(AgentTarget(url, token)),
+                    lambda url, token, stage: self.attach(
+                        AgentTarget(url, token, stage_package=stage)
+                    ),
                     self.detach,
                 )
             if self.config.ios is not None:

@@ -256,7 +256,7 @@ def test_app_management_orientation_and_double_tap() -> None:
     assert isinstance(bad, Reply) and bad.code == "BAD_COMMAND"
     staged = "/data/local/tmp/mobridge-1a2b.apk"
     install = plan_command(InstallCommand(id=1, path=staged), captures)
-    assert argvs(install) == [("pm", "install", "-r", "-t", staged)]
+    assert argvs(install) == [("pm", "install", "-r", "-t", staged), ("rm", "-f", staged)]
     for path in ("/sdcard/x.apk", "/data/local/tmp/../x.apk", "/data/local/tmp/a b.apk"):
         refused = plan_command(InstallCommand(id=1, path=path), captures)
         assert isinstance(refused, Reply) and refused.code == "BAD_COMMAND"

@@ -74,6 +74,7 @@ CAPABILITIES: tuple[str, ...] = (
     "screenshot",
     "apps",
     "terminate",
+    "install",
     "uninstall",
     "orientation",
 )

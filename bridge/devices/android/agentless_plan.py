@@ -21,8 +21,9 @@ Invariants:
 - app management uses the package manager and activity manager: ``pm list packages`` (user
   apps with ``-3``, system apps with ``-s``; the reply's ``apps`` are read from both
   outputs), ``am force-stop``, ``pm uninstall``, ``pm install -r -t`` of a path under
-  ``/data/local/tmp/`` only; the orientation is locked with ``settings put system
-  accelerometer_rotation 0`` and ``user_rotation`` 0 (portrait) or 1 (landscape);
+  ``/data/local/tmp/`` only (where the hub staged it; deleted afterwards); the orientation
+  is locked with ``settings put system accelerometer_rotation 0`` and ``user_rotation`` 0
+  (portrait) or 1 (landscape);
 - a double tap is UNSUPPORTED: every ``input`` command starts a process, so two taps are
   further apart than the platform's double-tap timeout.
 """
@@ -398,7 +399,8 @@ def plan_command(cmd: HubToAgent, captures: Captures) -> Plan | Reply | None:
         case InstallCommand(id=cid, path=path):
             if not _STAGED.fullmatch(path) or ".." in path:
                 return _refuse(cid, "BAD_COMMAND", f"packages are installed from {STAGED_PREFIX}")
-            return Plan((Step(("pm", "install", "-r", "-t", path), 120.0, _PM_MARKERS),))
+            install = Step(("pm", "install", "-r", "-t", path), 120.0, _PM_MARKERS)
+            return Plan((install, Step(("rm", "-f", path), fail_markers=())))
         case OrientationCommand(orientation=orientation):
             turn = "0" if orientation is Orientation.PORTRAIT else "1"
             return Plan(

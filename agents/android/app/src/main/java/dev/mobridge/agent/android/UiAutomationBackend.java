@@ -716,6 +716,7 @@ final class UiAutomationBackend implements UiBackend {
             }
         }
         String out = shell("pm install -r -t " + path).trim();
+        shell("rm -f " + path);  // the staged copy is the hub's; it is not kept
         return out.contains("Success") ? Outcome.ok() : Outcome.failed(PackageLists.first(out));
     }
 
