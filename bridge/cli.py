@@ -72,6 +72,12 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="the simulated device's platform; its id is sim-android or sim-ios",
     )
     p.add_argument(
+        "--sim-id",
+        metavar="ID",
+        help="the simulated device's id instead of sim-android / sim-ios (farm hubs each "
+        "need their own)",
+    )
+    p.add_argument(
         "--agent",
         action="append",
         default=[],
@@ -186,6 +192,7 @@ def _serve(args: argparse.Namespace) -> int:
         sim=not args.no_sim,
         sim_scene=args.sim_scene,
         sim_platform=Platform.IOS if args.sim_platform == "ios" else Platform.ANDROID,
+        sim_device_id=args.sim_id,
         agents=[AgentTarget(url, args.agent_token) for url in args.agent],
         takeover_after_ms=int(args.takeover_after_s * 1000),
         secrets_file=args.secrets_file,

@@ -47,6 +47,9 @@ class HubConfig:
     sim: bool = True
     sim_scene: str = "menu"
     sim_platform: Platform = Platform.ANDROID
+    sim_device_id: str | None = None
+    """The simulated device's id (default ``sim-android`` / ``sim-ios``); hubs of one farm
+    each need their own."""
     sim_options: dict[str, Any] = field(default_factory=dict)
     """Extra ``SimConfig`` fields (tests: ``action_ms``, ``time_scale``, ``animations``)."""
     agents: list[AgentTarget] = field(default_factory=list)
@@ -148,6 +151,7 @@ class Hub:
                         scene=self.config.sim_scene,
                         token=sim_token,
                         port=0,
+                        device_id=self.config.sim_device_id,
                         **self.config.sim_options,
                     )
                 )
