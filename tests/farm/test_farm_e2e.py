@@ -69,7 +69,9 @@ async def test_a_client_on_hub_a_logs_in_on_hub_c_device(tmp_path: Path) -> None
             waited = await dev.wait(ScreenShown(name="home"))
             assert waited.result.value == "CONDITION_MET"
             history = await dev.history()
-            assert [e.event.action for e in history.entries if isinstance(e.event, ActionEvent)] == [
+            assert [
+                e.event.action for e in history.entries if isinstance(e.event, ActionEvent)
+            ] == [
                 "SET_TEXT",
                 "SET_TEXT",
                 "CLICK",
