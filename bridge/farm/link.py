@@ -187,7 +187,12 @@ class FarmLink:
             self._closed.set()
 
         async def on_error(exc: Exception) -> None:
-            self.stats.last_error = _describe(exc)
+            # nats-py keeps retrying (also a refused first connection); log each new error
+            # once, not once per attempt
+            text = _describe(exc)
+            if text != self.stats.last_error:
+                self.log("farm_error", url=cfg.redacted_url(), error=text)
+            self.stats.last_error = text
 
         options: dict[str, Any] = {}
         if cfg.user is not None:

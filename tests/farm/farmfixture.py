@@ -71,7 +71,7 @@ class NatsServer:
         conf.write_text(
             f"listen: 127.0.0.1:{self.port}\nmax_payload: 8MB\n{self.extra}\n", encoding="utf-8"
         )
-        log = open(self.workdir / "nats.log", "ab")  # noqa: SIM115 - closed with the process
+        log = open(self.workdir / "nats.log", "ab")  # closed right after the fork
         self.process = subprocess.Popen(
             [NATS_SERVER, "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT
         )
@@ -136,7 +136,7 @@ class FarmHub:
             "--sim-id", self.sim_id, "--sim-scene", self.scene,
             "--farm", self.nats_url, "--farm-name", self.name, *self.extra,
         ]  # fmt: skip
-        log = open(self.log_path, "a")  # noqa: SIM115 - closed with the process
+        log = open(self.log_path, "a")  # closed right after the fork
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=ROOT, env=env
         )

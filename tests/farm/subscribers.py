@@ -4,7 +4,7 @@ a desync, never papered over)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -148,9 +148,10 @@ async def subscribers(
             tg.cancel_scope.cancel()
 
 
-async def wait_until(predicate: object, timeout: float, what: str) -> None:
-    check = predicate if callable(predicate) else (lambda: bool(predicate))
-    with anyio.fail_after(timeout):
-        while not check():
-            await anyio.sleep(0.05)
-    del what
+async def wait_until(predicate: Callable[[], bool], within_s: float, what: str) -> None:
+    """Poll ``predicate`` until true; fails naming ``what`` after ``within_s``."""
+    deadline = anyio.current_time() + within_s
+    while not predicate():
+        if anyio.current_time() > deadline:
+            raise AssertionError(f"not within {within_s:g} s: {what}")
+        await anyio.sleep(0.05)

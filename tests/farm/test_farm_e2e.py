@@ -19,10 +19,10 @@ from tests.farm.farmfixture import SECRET, TOKEN, FarmHub, farm, nats_server, ne
 pytestmark = [pytest.mark.anyio, need_nats]
 
 
-async def farm_listed(hub: FarmHub, devices: set[str], timeout: float = 10.0) -> dict[str, object]:
+async def farm_listed(hub: FarmHub, devices: set[str], within_s: float = 10.0) -> dict[str, object]:
     """Wait until ``hub`` lists every device of ``devices`` online; returns id -> summary."""
     async with connect(hub.url, token=TOKEN, name="lister") as client:
-        with anyio.fail_after(timeout):
+        with anyio.fail_after(within_s):
             while True:
                 listed = {d.id: d for d in await client.devices()}
                 if all(d in listed and listed[d].online for d in devices):

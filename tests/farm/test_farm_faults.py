@@ -114,7 +114,7 @@ async def test_owner_killed_then_restarted(tmp_path: Path) -> None:
 async def test_nats_restart_heals_and_a_cut_off_hub_serves_its_own_devices(
     tmp_path: Path,
 ) -> None:
-    with nats_server(tmp_path) as nats, farm(tmp_path, nats, "A", "B", "C") as (a, b, c):
+    with nats_server(tmp_path) as nats, farm(tmp_path, nats, "A", "B", "C") as (a, _, c):
         await farm_listed(a, {"sim-b", "sim-c"})
         specs = [(a.url, "sim-c", WireFormat.JSON), (a.url, "sim-b", WireFormat.MSGPACK)]
         async with subscribers(specs) as subs:
@@ -134,8 +134,8 @@ async def test_nats_restart_heals_and_a_cut_off_hub_serves_its_own_devices(
             before = [s.snapshots for s in subs]
             nats.start()
             back = time.monotonic()
-            await farm_listed(a, {"sim-a", "sim-b", "sim-c"}, timeout=20)
-            await farm_listed(c, {"sim-a", "sim-b"}, timeout=20)
+            await farm_listed(a, {"sim-a", "sim-b", "sim-c"}, within_s=20)
+            await farm_listed(c, {"sim-a", "sim-b"}, within_s=20)
             healed = time.monotonic() - back
             await wait_until(
                 lambda: all(

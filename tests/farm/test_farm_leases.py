@@ -81,7 +81,7 @@ async def test_exclusive_lease_through_a_blocks_b_until_a_disappears(tmp_path: P
 
 
 async def test_roles_travel_with_forwarded_requests(tmp_path: Path) -> None:
-    with nats_server(tmp_path) as nats, farm(tmp_path, nats, "A", "C") as (a, c):
+    with nats_server(tmp_path) as nats, farm(tmp_path, nats, "A", "C") as (a, _):
         await farm_listed(a, {"sim-c"})
         async with connect(a.url, token=OBSERVER, name="watcher-on-a") as watcher:
             found = await watcher.device("sim-c").find(build_query(resource_id="username"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-import anyio
 import pytest
 
 from bridge.client import build_query, connect
@@ -66,4 +65,3 @@ async def test_200_subscribers_over_three_hubs_rebuild_the_owner_snapshot(
                 assert got.snapshot == truth.snapshot
         stats_c = c.log_text()
         assert "farm_relay_gap" not in stats_c
-        await anyio.sleep(0)
