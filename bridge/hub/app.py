@@ -145,7 +145,7 @@ class Hub:
             self.farm = Farm(config.farm, self.service, log=self.log, clock_ms=monotonic_ms)
             self.service.remote = self.farm.remote
             self.service.owner_name = config.farm.hub
-            self.service.farm_report = self.farm.health
+            self.service.farm_report = self.farm.report
 
     def _public_http(self) -> str:
         return f"http://{self.config.host}:{self.port}"

@@ -80,16 +80,19 @@ class Farm:
     def farm_connected(self, again: bool) -> None:
         self.remote.farm_connected(again)
 
-    def statistics(self) -> dict[str, Any]:
-        return {
-            "link": self.link.statistics(),
-            "owner": self.owner.statistics(),
-            "remote": self.remote.statistics(),
-        }
-
-    def health(self) -> dict[str, Any]:
-        return {
+    def report(self, detailed: bool) -> dict[str, Any]:
+        """The farm's state: for ``/healthz`` (who is heard), or with ``detailed`` for
+        ``/v1/stats`` (link counters, relays at the owner and here)."""
+        short: dict[str, Any] = {
             "hub": self.config.hub,
             "connected": self.link.connected,
             "hubs": {r.name: r.online for r in self.link.registry.hubs.values()},
+        }
+        if not detailed:
+            return short
+        return {
+            **short,
+            "link": self.link.statistics(),
+            "owner": self.owner.statistics(),
+            "remote": self.remote.statistics(),
         }

@@ -123,8 +123,9 @@ class HubService:
         """In a farm: the devices of other hubs (the composition root wires it)."""
         self.owner_name: str | None = None
         """In a farm: this hub's name, the ``owner`` of its devices in ``devices.list``."""
-        self.farm_report: Callable[[], dict[str, Any]] | None = None
-        """In a farm: the farm's state for ``/healthz`` (``statistics`` gets it too)."""
+        self.farm_report: Callable[[bool], dict[str, Any]] | None = None
+        """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
+        ``statistics`` (True)."""
 
     # ---- RequestHandler ---------------------------------------------------------------------
 
@@ -169,7 +170,7 @@ class HubService:
             "devices": {d.id: d.health for d in self.devices.values()},
         }
         if self.farm_report is not None:
-            health["farm"] = self.farm_report()
+            health["farm"] = self.farm_report(False)
         return health
 
     def statistics(self) -> dict[str, Any]:
@@ -204,7 +205,7 @@ class HubService:
         }
         stats = {"hub": self.name, "devices": devices, "sessions": sessions}
         if self.farm_report is not None:
-            stats["farm"] = self.farm_report()
+            stats["farm"] = self.farm_report(True)
         return stats
 
     def capture(self, capture_id: str) -> bytes | None:

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import itertools
+import json
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bridge.client import build_query, connect
 from bridge.wire.codec import WireFormat
 from bridge.wire.enums import ActionVerb
-from tests.farm.farmfixture import TOKEN, farm, nats_server, need_nats
+from tests.farm.farmfixture import TOKEN, FarmHub, farm, nats_server, need_nats
 from tests.farm.subscribers import subscribers, wait_until
 from tests.farm.test_farm_e2e import farm_listed
 
 pytestmark = [pytest.mark.anyio, need_nats]
+
+
+def stats(hub: FarmHub) -> dict[str, Any]:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{hub.port}/v1/stats", headers={"Authorization": f"Bearer {TOKEN}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read())  # type: ignore[no-any-return]
 
 
 async def test_200_subscribers_over_three_hubs_rebuild_the_owner_snapshot(
@@ -58,6 +69,15 @@ async def test_200_subscribers_over_three_hubs_rebuild_the_owner_snapshot(
             for sub in settled_subs:  # one delta per settled screen, never more than frames
                 assert sub.errors == [] and sub.tracker.snapshot == truth.snapshot
                 assert 1 <= sub.deltas <= subs[0].deltas
+            # one relay per (stream, format) at the owner, one feed per hub and format
+            owner = stats(c)["farm"]["owner"]["relays"]
+            assert owner["sim-c:compact/json"] == ["A", "B"]
+            assert owner["sim-c:compact/msgpack"] == ["A", "B"]
+            for hub in (a, b):
+                feeds = stats(hub)["farm"]["remote"]["relays"]
+                on_hub = sum(1 for s in subs if s.url == hub.url and s.fmt is WireFormat.JSON)
+                assert feeds["sim-c:compact/json"]["members"] == on_hub
+                assert feeds["sim-c:compact/json"]["owner"] == "C"
             # the same answer from every hub
             for hub in hubs:
                 async with connect(hub.url, token=TOKEN, name="get") as client:
