@@ -33,6 +33,8 @@ from bridge.wire.enums import Platform
 if TYPE_CHECKING:
     from bridge.devices.android import AndroidConfig
     from bridge.devices.ios import IosConfig
+    from bridge.farm.config import FarmConfig
+    from bridge.hub.farm import Farm
 
 
 @dataclass
@@ -52,6 +54,9 @@ class HubConfig:
     sim: bool = True
     sim_scene: str = "menu"
     sim_platform: Platform = Platform.ANDROID
+    sim_device_id: str | None = None
+    """The simulated device's id (default ``sim-android`` / ``sim-ios``); hubs of one farm
+    each need their own."""
     sim_options: dict[str, Any] = field(default_factory=dict)
     """Extra ``SimConfig`` fields (tests: ``action_ms``, ``time_scale``, ``animations``)."""
     agents: list[AgentTarget] = field(default_factory=list)
@@ -69,6 +74,8 @@ class HubConfig:
     dashboard: bytes | None = None
     """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
     the hub cannot import the layer above it)."""
+    farm: FarmConfig | None = None
+    """Join a farm of hubs over NATS (``docs/farm.md``); None: this hub alone."""
 
 
 THREAD_INGEST_NODES = 400
@@ -131,6 +138,14 @@ class Hub:
         self.sim: Any = None
         """The built-in simulated device when enabled (tests reach it to drop links)."""
         self._links: dict[str, anyio.CancelScope] = {}
+        self.farm: Farm | None = None
+        if config.farm is not None:
+            from bridge.hub.farm import Farm
+
+            self.farm = Farm(config.farm, self.service, log=self.log, clock_ms=monotonic_ms)
+            self.service.remote = self.farm.remote
+            self.service.owner_name = config.farm.hub
+            self.service.farm_report = self.farm.report
 
     def _public_http(self) -> str:
         return f"http://{self.config.host}:{self.port}"
@@ -155,6 +170,7 @@ class Hub:
                         scene=self.config.sim_scene,
                         token=sim_token,
                         port=0,
+                        device_id=self.config.sim_device_id,
                         **self.config.sim_options,
                     )
                 )
@@ -183,6 +199,8 @@ class Hub:
             with anyio.move_on_after(10):
                 for event in ready:
                     await event.wait()
+            if self.farm is not None:
+                tg.start_soon(self.farm.run)
             self.log.info("hub_ready", port=self.port, devices=list(self.service.devices))
             task_status.started(self.port)
 
@@ -345,6 +363,8 @@ class Hub:
                 masker=self.service.masker,
             )
             self.service.devices[device_id] = device
+            if self.farm is not None:
+                device.on_event = self.farm.owner.on_device_event
             feed = SettledFeed(device)
             self.service.feeds[device_id] = feed
             if self._tg is not None:
