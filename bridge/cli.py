@@ -133,6 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_client_commands(sub)
+    try:
+        from bridge.cli_flows import add_flow_commands
+    except ImportError:  # pragma: no cover
+        pass
+    else:
+        add_flow_commands(sub)
     return parser
 
 
