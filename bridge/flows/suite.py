@@ -60,9 +60,13 @@ class _Queue:
         return index, self.flows[index]
 
 
-def slug(index: int, flow: Flow) -> str:
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", flow.path.stem).strip("-") or "flow"
-    return f"{index + 1:02d}-{stem}"
+def slugs(flows: list[Flow]) -> list[str]:
+    """A directory name per test for its screenshots: the file's stem, numbered when two
+    tests share one."""
+    stems = [re.sub(r"[^A-Za-z0-9._-]+", "-", f.path.stem).strip("-") or "flow" for f in flows]
+    return [
+        stem if stems.count(stem) == 1 else f"{i + 1:02d}-{stem}" for i, stem in enumerate(stems)
+    ]
 
 
 async def run_suite(
@@ -72,13 +76,14 @@ async def run_suite(
     started_at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     started = time.monotonic()
     queue = _Queue(flows)
+    names = slugs(flows)
     devices = {d: DeviceReport(id=d) for d in device_ids}
 
     async def worker(device_id: str) -> None:
         while (taken := queue.take()) is not None:
             index, flow = taken
             began = time.monotonic()
-            report = await _one_test(conn, device_id, flow, slug(index, flow), started, options)
+            report = await _one_test(conn, device_id, flow, names[index], started, options)
             devices[device_id].tests += 1
             devices[device_id].busy_ms += round((time.monotonic() - began) * 1000)
             queue.results[index] = report
