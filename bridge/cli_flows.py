@@ -262,12 +262,6 @@ async def _record(args: argparse.Namespace, url: str) -> int:
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(stop_on_signal)
-                print(
-                    f"recording {args.device} into {args.output}; act on it (CLI, dashboard, "
-                    "MCP), Ctrl-C to stop",
-                    file=sys.stderr,
-                    flush=True,
-                )
                 recorder = await record_device(
                     conn,
                     args.device,
@@ -276,6 +270,12 @@ async def _record(args: argparse.Namespace, url: str) -> int:
                     count=args.count,
                     duration_s=args.duration,
                     on_step=lambda line: print(line, flush=True),
+                    ready=lambda: print(
+                        f"recording {args.device} into {args.output}; act on it (CLI, "
+                        "dashboard, MCP), Ctrl-C to stop",
+                        file=sys.stderr,
+                        flush=True,
+                    ),
                 )
                 tg.cancel_scope.cancel()
         steps = sum(not isinstance(s, tuple) for s in recorder.steps)

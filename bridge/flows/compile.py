@@ -220,7 +220,11 @@ class FlowLoader:
         self._sources: dict[Path, Source] = {}
 
     def load(self, path: Path, shown: str) -> Flow:
-        return self._flow(path, shown, (), {}, None)
+        """The checked flow of one test file (raises FlowErrors)."""
+        try:
+            return self._flow(path, shown, (), {}, None)
+        except FlowError as exc:
+            raise FlowErrors([exc]) from None
 
     def _source(self, path: Path, shown: str, at: FlowError | None) -> Source:
         key = path.resolve()
