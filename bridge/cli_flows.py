@@ -18,7 +18,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -87,6 +87,20 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--count", type=int, metavar="N", help="stop after N recorded steps")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+
+
+def _unwrapped(run: Callable[[], int]) -> int:
+    """``run()``, raising the one exception a task group wrapped (the embedded hub's and the
+    recorder's task groups wrap whatever the command raised)."""
+    try:
+        return run()
+    except BaseExceptionGroup as group:
+        inner: BaseException = group
+        while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
+            inner = inner.exceptions[0]
+        if inner is group:
+            raise
+        raise inner from None
 
 
 # ---- test -----------------------------------------------------------------------------------
@@ -225,7 +239,7 @@ def run_test_command(args: argparse.Namespace) -> int:
             raise UsageError("give --device ID or --devices all, not both")
         if not 0 <= args.lease_wait <= 3600:
             raise UsageError("--lease-wait must be within 0..3600 seconds")
-        return int(anyio.run(_run_tests, args, url))
+        return int(_unwrapped(lambda: anyio.run(_run_tests, args, url)))
     except FlowErrors as exc:
         for error in exc.errors:
             print(error, file=sys.stderr)
@@ -293,7 +307,7 @@ def run_record_command(args: argparse.Namespace) -> int:
             raise UsageError("--count must be at least 1")
         if args.duration is not None and args.duration <= 0:
             raise UsageError("--duration must be positive")
-        return int(anyio.run(_record, args, url))
+        return int(_unwrapped(lambda: anyio.run(_record, args, url)))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as exc:
