@@ -240,10 +240,15 @@ def _dump(body: list[Any]) -> str:
         if list(item.values()) == [None]:
             out.append(f"- {next(iter(item))}\n")
             continue
-        text = yaml.safe_dump(
-            [item], sort_keys=False, allow_unicode=True, default_flow_style=None, width=100
+        block = str(
+            yaml.safe_dump(
+                item, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+            )
         )
-        out.append(str(text))
+        lines = block.splitlines()
+        out.append(
+            "".join(("- " if i == 0 else "  ") + line + "\n" for i, line in enumerate(lines))
+        )
     return "".join(out)
 
 
