@@ -133,12 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_client_commands(sub)
-    try:
-        from bridge.cli_flows import add_flow_commands
-    except ImportError:  # pragma: no cover
-        pass
-    else:
-        add_flow_commands(sub)
+    from bridge.cli_mcp import add_mcp_command
+
+    add_mcp_command(sub)
+    from bridge.cli_flows import add_flow_commands
+
+    add_flow_commands(sub)
     return parser
 
 

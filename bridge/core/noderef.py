@@ -24,15 +24,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bridge.core.ancestor_spec import AncestorSpec
 from bridge.core.identity import (
     FAR_DRIFT,
+    FIELD_WEIGHTS,
+    FINGERPRINT_FIELDS,
     ancestor_fingerprint,
     automation,
     drifted_fields,
     fingerprint,
-    fingerprint_drift,
     node_name,
+    short_hash,
 )
+from bridge.core.shown_text import numbers_only, text_change, to_record
 from bridge.core.tree import NodeTree
 from bridge.wire.base import Bounds
 from bridge.wire.enums import ErrorCode, Role
@@ -68,60 +72,6 @@ def ancestor_scope(tree: NodeTree, node_id: str) -> str | None:
             return f"id:{aid}"
         if anc.role in _SCOPE_ROLES:
             return anc.role.value
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class AncestorSpec:
-    """What ROLE_LABEL_ANCESTOR's ``ancestor`` string says, parsed.
-
-    Spelling: ``<scope>`` (see ``ancestor_scope``; empty for none), then for an element with
-    look-alikes (same role, name and scope) ``|text:<t>`` — the nearest other text that sets it
-    apart (a card's title) — and/or ``|nth:<k>/<n>`` — the k-th of n look-alikes in document
-    order, honoured only while there are still exactly n.
-    """
-
-    scope: str | None
-    text: str | None = None
-    nth: tuple[int, int] | None = None
-
-    def render(self) -> str | None:
-        tail = ""
-        if self.text is not None:
-            tail += f"|text:{self.text}"
-        if self.nth is not None:
-            tail += f"|nth:{self.nth[0]}/{self.nth[1]}"
-        if not tail:
-            return self.scope
-        return (self.scope or "") + tail
-
-    @staticmethod
-    def parse(value: str | None) -> AncestorSpec:
-        if value is None or "|" not in value:
-            return AncestorSpec(value)
-        scope, _, rest = value.partition("|")
-        text: str | None = None
-        nth: tuple[int, int] | None = None
-        if rest.startswith("text:"):
-            body = rest[5:]
-            cut = body.rfind("|nth:")
-            if cut >= 0 and _nth(body[cut + 5 :]) is not None:
-                text, nth = body[:cut], _nth(body[cut + 5 :])
-            else:
-                text = body
-        elif rest.startswith("nth:"):
-            nth = _nth(rest[4:])
-            if nth is None:
-                return AncestorSpec(value)
-        else:
-            return AncestorSpec(value)
-        return AncestorSpec(scope or None, text=text, nth=nth)
-
-
-def _nth(value: str) -> tuple[int, int] | None:
-    k, _, n = value.partition("/")
-    if k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n):
-        return int(k), int(n)
     return None
 
 
@@ -185,6 +135,7 @@ def build_ref(snapshot: ScreenSnapshot, tree: NodeTree, node_id: str) -> NodeRef
         )
     if name:
         spec = _label_spec(tree, node, name, scope)
+        spec = AncestorSpec(spec.scope, spec.text, spec.nth, shown=to_record(node, name))
         locators.append(
             RoleLabelAncestorLocator(role=node.role, label=name, ancestor=spec.render())
         )
@@ -401,13 +352,34 @@ def resolve_ref(
                 f"the element found by {outcome.locator} sits under different ancestors",
                 outcome.node,
             )
-        drift = fingerprint_drift(ref.fingerprint, fingerprint(outcome.node))
-        limit = (
-            1 if generation is not None and generation.expected != generation.current else FAR_DRIFT
-        )
-        if drift >= limit:
-            fields = ", ".join(drifted_fields(ref.fingerprint, fingerprint(outcome.node)))
-            return Stale(f"the element found by {outcome.locator} changed ({fields})", outcome.node)
+        strict = generation is not None and generation.expected != generation.current
+        return _check_drift(ref, outcome, strict=strict)
+    return outcome
+
+
+def _label_locator(ref: NodeRef) -> RoleLabelAncestorLocator | None:
+    return next((loc for loc in ref.locators if isinstance(loc, RoleLabelAncestorLocator)), None)
+
+
+def _check_drift(ref: NodeRef, outcome: Resolved, *, strict: bool) -> Resolution:
+    """The one candidate is refused when its identity drifted far (any drift under a
+    generation check), or when the text it shows is no longer the one the ref recorded
+    (``shown_text``); a name or text whose numbers alone changed is tolerated unless
+    ``strict``."""
+    node = outcome.node
+    fields = drifted_fields(ref.fingerprint, fingerprint(node))
+    label = _label_locator(ref)
+    name = node_name(node)
+    if not strict and fields == ("name",) and label is not None and name is not None:
+        if numbers_only(label.label, name):
+            fields = ()  # a counter, a clock, a percentage in the name
+    if sum(FIELD_WEIGHTS[f] for f in fields) >= (1 if strict else FAR_DRIFT):
+        return Stale(f"the element found by {outcome.locator} changed ({', '.join(fields)})", node)
+    if label is not None:
+        shown = AncestorSpec.parse(label.ancestor).shown
+        reason = text_change(shown, label.label, node, strict=strict)
+        if reason is not None:
+            return Stale(f"the element found by {outcome.locator} changed: {reason}", node)
     return outcome
 
 
@@ -455,13 +427,33 @@ def _diagnose_missing(ref: NodeRef, tree: NodeTree) -> Resolution:
                 break
             fp = fingerprint(there)
             fields = drifted_fields(ref.fingerprint, fp)
-            if fields and "role" not in fields and "class" not in fields:
+            if fields and _same_kind(ref.fingerprint, there, fields):
                 return Stale(
                     f"the element at {loc.value} is the same kind but its "
                     f"{', '.join(fields)} changed",
                     there,
                 )
     return NotFound("no element matches any of the ref's strong locators")
+
+
+_TAB_EVIDENCE_ROLES = frozenset({Role.TAB, Role.BUTTON, Role.TEXT, Role.IMAGE, Role.UNKNOWN})
+"""Roles a node of one raw class moves between when tab evidence (a label saying "…, tab 2 of
+5", a selected member in a row) appears or goes."""
+
+
+def _same_kind(old_fingerprint: str, there: SemanticNode, fields: tuple[str, ...]) -> bool:
+    """The element now at the ref's path is of the same kind: same raw class and same role,
+    or a role change that is only tab evidence coming or going (TAB <-> BUTTON, TEXT ...)."""
+    if "class" in fields:
+        return False
+    if "role" not in fields:
+        return True
+    if there.role not in _TAB_EVIDENCE_ROLES:
+        return False
+    segment = len(old_fingerprint) // len(FINGERPRINT_FIELDS)
+    old = {short_hash(r.value, size=8)[:segment]: r for r in _TAB_EVIDENCE_ROLES}
+    was = old.get(old_fingerprint[:segment])
+    return was is not None and (was is Role.TAB) != (there.role is Role.TAB)
 
 
 def _weak_only(ref: NodeRef, tree: NodeTree) -> Resolution:

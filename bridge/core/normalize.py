@@ -7,7 +7,9 @@ Invariants:
   kept ancestor);
 - password values never survive: ``state.password`` is set and ``value``/``text`` are
   dropped — no value, no length;
-- roles are never raw class names (see ``roles.infer_role``).
+- roles are never raw class names (see ``roles.infer_role``);
+- a soft keyboard's root carries its summary (``keyboard``) in both views, and the compact
+  view holds that one node instead of every key (``compact.compact_nodes``).
 
 The caller passes the snapshot id, timestamp and device id in; nothing here reads a clock.
 """
@@ -22,12 +24,14 @@ from dataclasses import dataclass
 import msgspec
 
 from bridge.core import roles as role_rules
+from bridge.core.compact import compact_nodes
 from bridge.core.identity import (
     IdAllocator,
     layout_hash,
     screen_state_id,
     tree_hash,
 )
+from bridge.core.keyboard import KEYBOARD_LABEL, KeyboardRegion, find_keyboards
 from bridge.core.screens import node_screen_id
 from bridge.wire.base import PACKAGE_PATTERN
 from bridge.wire.enums import ActionVerb, Orientation, Platform, Role, Source
@@ -35,9 +39,6 @@ from bridge.wire.node import CollectionInfo, NodeState, SemanticNode
 from bridge.wire.raw import RawNode, RawTree
 from bridge.wire.snapshot import ScreenSnapshot
 
-SCREEN_MARKER_PREFIX = "__screen_"
-COMPACT_BUDGET_BYTES = 28_000
-"""Compact snapshots are cut (``truncated``) above this encoded size (target: < 30 KB)."""
 _ITEM_KEY_MAX = 120
 _PACKAGE_RE = re.compile(PACKAGE_PATTERN)
 
@@ -70,7 +71,6 @@ _ACTIONABLE_ROLES = frozenset(
         Role.SWITCH,
     }
 )
-_MEANINGFUL_ROLES = frozenset(set(Role) - {Role.UNKNOWN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +176,7 @@ class _Proto:
         "index",
         "label",
         "parent",
+        "position",
         "raw",
         "role",
         "state",
@@ -187,6 +188,8 @@ class _Proto:
         self.index = index
         self.raw = raw
         self.parent = raw.parent
+        self.position = 0
+        """Index among the parent's children."""
         self.children: list[int] = []
         self.descendant_texts: list[str] = []
         self.role = Role.UNKNOWN
@@ -210,6 +213,7 @@ def _build_protos(raw: RawTree) -> list[_Proto]:
     protos = [_Proto(i, n) for i, n in enumerate(raw.nodes)]
     for p in protos:
         if p.parent >= 0:
+            p.position = len(protos[p.parent].children)
             protos[p.parent].children.append(p.index)
     # bottom-up: texts of descendants (capped) for labels of containers and item keys
     for p in reversed(protos):
@@ -217,28 +221,75 @@ def _build_protos(raw: RawTree) -> list[_Proto]:
         if own is not None and not p.raw.password:
             p.descendant_texts.insert(0, own)
         if p.parent >= 0:
-            parent = protos[p.parent]
-            room = 8 - len(parent.descendant_texts)
+            above = protos[p.parent]
+            room = 8 - len(above.descendant_texts)
             if room > 0:
-                parent.descendant_texts[0:0] = p.descendant_texts[:room]
+                above.descendant_texts[0:0] = p.descendant_texts[:room]
     wtypes = _window_types(raw)
+    extents = role_rules.window_extents(raw)
+    rows: dict[int, frozenset[int]] = {}
+    kin: dict[int, list[RawNode]] = {}
     for p in protos:
-        parent_role = protos[p.parent].role if p.parent >= 0 else None
+        parent = protos[p.parent] if p.parent >= 0 else None
         window_type = wtypes.get(p.raw.window, "application")
-        if window_type == "application" and p.parent < 0 and _looks_like_dialog(p, protos):
+        if window_type == "application" and parent is None and _looks_like_dialog(p, protos):
             window_type = "dialog"
         p.role = role_rules.infer_role(
             p.raw,
-            is_root=p.parent < 0,
-            parent_role=parent_role,
-            window_type=window_type,
-            has_children=bool(p.children),
-            has_text_descendant=len(p.descendant_texts) > (1 if _own_text(p.raw, ios) else 0),
+            role_rules.RoleContext(
+                is_root=parent is None,
+                parent_role=parent.role if parent is not None else None,
+                parent_class=parent.raw.class_name if parent is not None else None,
+                window_type=window_type,
+                window_extent=extents.get(p.raw.window, 0),
+                children=_siblings(p, protos, kin),
+                has_text_descendant=len(p.descendant_texts) > (1 if _own_text(p.raw, ios) else 0),
+                in_tab_row=parent is not None and p.index in _tab_row(parent, protos, rows, kin),
+                siblings=_siblings(parent, protos, kin) if parent is not None else (),
+                position=p.position,
+            ),
         )
         _fill_texts(p, ios)
         _fill_state_and_actions(p, ios)
     _fill_collections(protos)
     return protos
+
+
+def _tab_row(
+    parent: _Proto,
+    protos: Sequence[_Proto],
+    rows: dict[int, frozenset[int]],
+    kin: dict[int, list[RawNode]],
+) -> frozenset[int]:
+    """Indexes of the parent's children that form a tab row (computed once per parent; lists
+    and menus hold rows, not tabs)."""
+    found = rows.get(parent.index)
+    if found is None:
+        if role_rules.item_container(parent.role):
+            found = frozenset()
+        else:
+            kids = parent.children
+            found = frozenset(kids[i] for i in role_rules.tab_row(_siblings(parent, protos, kin)))
+        rows[parent.index] = found
+    return found
+
+
+def _siblings(p: _Proto, protos: Sequence[_Proto], kin: dict[int, list[RawNode]]) -> list[RawNode]:
+    """The raw children of ``p`` (built once per node, shared by it and its children)."""
+    found = kin.get(p.index)
+    if found is None:
+        found = kin[p.index] = [protos[c].raw for c in p.children]
+    return found
+
+
+def _summarize_keyboard(p: _Proto, keyboard: KeyboardRegion) -> None:
+    """A keyboard's root says what it is, which input method, and what hides it; its role is
+    UNKNOWN (the reference has no keyboard role, and a keyboard is no SCREEN of the app)."""
+    p.role = Role.UNKNOWN
+    p.label = p.label or KEYBOARD_LABEL
+    p.value = keyboard.package
+    p.hint = keyboard.hint
+    p.collection = None
 
 
 def _looks_like_dialog(root: _Proto, protos: Sequence[_Proto]) -> bool:
@@ -383,6 +434,9 @@ def normalize(
     if problem is not None:
         return NormalizeFailure(problem)
     protos = _build_protos(raw)
+    keyboards = find_keyboards(raw)
+    for keyboard in keyboards:
+        _summarize_keyboard(protos[keyboard.root], keyboard)
     allocator = ids if ids is not None else IdAllocator()
     node_ids = allocator.allocate(_identity_keys(protos))
     ios = raw.platform is Platform.IOS
@@ -430,7 +484,11 @@ def normalize(
         "app_id": app_id,
     }
     full = ScreenSnapshot(compact=False, nodes=tuple(nodes), **common)  # type: ignore[arg-type]
-    kept, truncated = compact_nodes(nodes)
+    kept, truncated = compact_nodes(
+        nodes,
+        collapsed={node_ids[k.root] for k in keyboards},
+        keep={node_ids[i] for k in keyboards for i in k.hide_keys},
+    )
     compact = ScreenSnapshot(
         compact=True,
         nodes=kept,
@@ -439,46 +497,3 @@ def normalize(
     )
     handles = {nid: p.raw.handle for p, nid in zip(protos, node_ids, strict=True)}
     return Normalized(full, compact, layout_hash(nodes), handles, markers)
-
-
-def is_meaningful(node: SemanticNode) -> bool:
-    """Kept in compact snapshots: anything with a name, value, action, a real role, or a
-    screen marker. Layout wrappers (UNKNOWN, nothing to read or do) go, ids or not."""
-    marker = node.automation_id or node.resource_id or ""
-    return bool(
-        node.parent_id is None
-        or node.label
-        or node.text
-        or node.value
-        or node.hint
-        or SCREEN_MARKER_PREFIX in marker
-        or node.actions
-        or node.effective_state.clickable
-        or node.effective_state.focused
-        or node.role in _MEANINGFUL_ROLES
-    )
-
-
-def compact_nodes(nodes: Sequence[SemanticNode]) -> tuple[tuple[SemanticNode, ...], bool]:
-    """The compact subset: meaningful nodes, parents re-pointed to the nearest kept
-    ancestor, raw class names dropped; cut to ``COMPACT_BUDGET_BYTES`` (truncated=True)."""
-    kept_parent: dict[str, str | None] = {}
-    out: list[SemanticNode] = []
-    size = 0
-    truncated = False
-    for node in nodes:
-        parent = node.parent_id
-        nearest = kept_parent.get(parent) if parent is not None else None
-        if not is_meaningful(node):
-            kept_parent[node.node_id] = nearest
-            continue
-        slim = msgspec.structs.replace(node, parent_id=nearest, class_name=None, native_type=None)
-        cost = len(msgspec.json.encode(slim)) + 1
-        if size + cost > COMPACT_BUDGET_BYTES:
-            truncated = True
-            kept_parent[node.node_id] = nearest
-            continue
-        size += cost
-        kept_parent[node.node_id] = node.node_id
-        out.append(slim)
-    return tuple(out), truncated

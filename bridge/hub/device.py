@@ -13,7 +13,9 @@ Invariants:
   never given to another element;
 - each stream (``<device>:compact`` / ``<device>:full``) has one ``seq`` counter; a delta is
   encoded once per (stream, format) and the same bytes go to every member;
-- ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs;
+- ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs, and
+  at most ``HISTORY_NODES`` nodes in all (never fewer than 2 generations): a device showing
+  5,000-node screens keeps 8 generations, not 64, so memory per device stays bounded;
 - the settled streams (``<device>:compact:settled`` / ``<device>:full:settled``) get no delta
   from ``ingest``: ``bridge.hub.settled.SettledFeed`` sends theirs, from each stream's
   ``base`` (the snapshot every member holds) once the screen settles.
@@ -52,6 +54,7 @@ from bridge.wire.enums import Platform
 from bridge.wire.snapshot import ScreenSnapshot
 
 HISTORY = 64
+HISTORY_NODES = 40_000
 
 
 @dataclass
@@ -133,6 +136,7 @@ class DeviceRuntime:
         self.agent_stable = True
         self.last_change_ms = 0
         self.history: OrderedDict[int, Capture] = OrderedDict()
+        self.history_nodes = 0
         self.by_snapshot: dict[str, int] = {}
         self.streams = {
             True: Stream(f"{device_id}:compact", True),
@@ -207,9 +211,13 @@ class DeviceRuntime:
         previous = self.current
         self.current = capture
         self.history[self.generation] = capture
+        self.history_nodes += len(result.full.nodes)
         self.by_snapshot[result.full.snapshot_id] = self.generation
-        while len(self.history) > HISTORY:
+        while len(self.history) > HISTORY or (
+            len(self.history) > 2 and self.history_nodes > HISTORY_NODES
+        ):
             _, old = self.history.popitem(last=False)
+            self.history_nodes -= len(old.normalized.full.nodes)
             self.by_snapshot.pop(old.normalized.full.snapshot_id, None)
         if previous is not None:
             self._fan_out(previous, capture)

@@ -39,5 +39,10 @@ class WireStruct(
     rename="camel",
     omit_defaults=True,
     forbid_unknown_fields=True,
+    gc=False,
 ):
-    """Base of every message and reference type."""
+    """Base of every message and reference type.
+
+    ``gc=False``: wire values are trees of immutable atoms, tuples and structs that never
+    reference themselves, so the cycle collector need not track them. The hub holds hundreds
+    of thousands of them (node histories); untracked, full collections stay short."""

@@ -3,7 +3,9 @@
 For each node that has a strong locator unique on its own dump (sampled, up to 12 a dump):
 same dump -> resolved to it; bounds shifted + unrelated text edited -> still it; subtree
 duplicated -> AMBIGUOUS_MATCH; removed -> refused; its own label replaced -> STALE_NODE_REF.
-Identity across copies is the raw node's handle (what the agent would act on).
+its visible text alone replaced -> STALE_NODE_REF; only its numbers changed -> still it (or a
+refusal, never another element). Identity across copies is the raw node's handle (what the
+agent would act on).
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from bridge.core.noderef import (
     resolve_ref,
 )
 from bridge.core.normalize import Normalized, SnapshotContext, normalize
+from bridge.core.shown_text import visible_text
 from bridge.core.tree import NodeTree
 from bridge.wire.enums import ErrorCode
-from bridge.wire.noderef import STRONG_LOCATORS, NodeRef
+from bridge.wire.noderef import STRONG_LOCATORS, NodeRef, RoleLabelAncestorLocator
 from bridge.wire.raw import RawNode, RawTree
 from tests.core.realdumps import dump_params, raw_of
 
@@ -90,6 +93,17 @@ def relabelled(raw: RawTree, i: int) -> RawTree:
         label="Delete account forever" if node.label or not node.text else node.label,
     )
     return msgspec.structs.replace(raw, nodes=tuple(nodes))
+
+
+def retexted(raw: RawTree, i: int, text: str) -> RawTree:
+    """Only the node's visible text replaced; its content description (label) kept."""
+    nodes = list(raw.nodes)
+    nodes[i] = msgspec.structs.replace(nodes[i], text=text)
+    return msgspec.structs.replace(raw, nodes=tuple(nodes))
+
+
+def renumbered(text: str) -> str:
+    return "".join(str((int(c) + 1) % 10) if c.isascii() and c.isdigit() else c for c in text)
 
 
 def shifted_and_edited(raw: RawTree, i: int, name: str | None = None) -> RawTree:
@@ -172,6 +186,17 @@ def test_resolution_never_lands_on_a_wrong_target(path: Path) -> None:
             swapped = norm(relabelled(raw, handle), "s_5")
             got = resolve_ref(ref, swapped.full)
             assert isinstance(got, Stale), (node, got)
+        # its visible text alone replaced (content description kept)
+        shown = visible_text(node)
+        if shown is not None and raw.nodes[handle].text:
+            other = norm(retexted(raw, handle, "Delete account forever"), "s_6")
+            got = resolve_ref(ref, other.full)
+            assert isinstance(got, Stale), (node, got)
+            if renumbered(shown) != shown:
+                counted = norm(retexted(raw, handle, renumbered(raw.nodes[handle].text or "")))
+                got = resolve_ref(ref, counted.full)
+                if isinstance(got, Resolved):
+                    assert counted.handles[got.node.node_id] == handle, (node, got)
     if len(base.full.nodes) > 5:
         assert checked > 0 or all(
             not (n.automation_id or n.label or n.text) for n in base.full.nodes
@@ -304,3 +329,105 @@ def test_look_alikes_are_told_apart_by_nearby_text_or_exact_count_never_position
     assert isinstance(resolve_ref(second, one.full), Stale)
     more = norm(cards(["a", "b", "c"], with_titles=False), "s_4")
     assert isinstance(resolve_ref(second, more.full), Ambiguous)
+
+
+# ---- iOS: an element whose name is its label has no automation id -------------------------
+
+
+def _ios_screen(*sections: tuple[str, list[tuple[str, str, str]]]) -> RawTree:
+    """WDA page source: one Other per section (its name an identifier), holding elements given
+    as (type, name, label). WDA writes the label as the name when no identifier is set."""
+    parts = []
+    y = 100
+    for section, items in sections:
+        inner = []
+        for kind, name, label in items:
+            inner.append(
+                f'<XCUIElementType{kind} type="XCUIElementType{kind}" name="{name}" '
+                f'label="{label}" enabled="true" visible="true" x="16" y="{y}" width="358" '
+                f'height="44"/>'
+            )
+            y += 50
+        inner_xml = "".join(inner)
+        parts.append(
+            f'<XCUIElementTypeOther type="XCUIElementTypeOther" name="{section}" '
+            f'enabled="true" visible="true" x="0" y="80" width="390" height="700">'
+            f"{inner_xml}</XCUIElementTypeOther>"
+        )
+    body = "".join(parts)
+    xml = (
+        '<?xml version="1.0" encoding="UTF-8"?><AppiumAUT>'
+        '<XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Prefs" '
+        'label="Prefs" enabled="true" visible="true" x="0" y="0" width="390" height="844">'
+        '<XCUIElementTypeWindow type="XCUIElementTypeWindow" enabled="true" visible="true" '
+        f'x="0" y="0" width="390" height="844">{body}</XCUIElementTypeWindow>'
+        "</XCUIElementTypeApplication></AppiumAUT>"
+    )
+    from bridge.core.importers import import_dump
+
+    raw = import_dump(xml.encode(), "prefs.xml")
+    assert isinstance(raw, RawTree), raw
+    return raw
+
+
+SIGN_OUT = ("Button", "Sign out", "Sign out")
+ACCOUNT = "account-section"
+DANGER = "danger-zone"
+
+
+def _sign_out_ref() -> NodeRef:
+    base = norm(_ios_screen((ACCOUNT, [SIGN_OUT]), (DANGER, [("Button", "Erase", "Erase")])))
+    tree = NodeTree(base.full.nodes)
+    target = next(n for n in base.full.nodes if n.label == "Sign out")
+    assert target.automation_id is None and target.resource_id is None  # name == label
+    ref = build_ref(base.full, tree, target.node_id)
+    assert ref is not None
+    kinds = [type(loc).__name__ for loc in ref.locators]
+    assert kinds == ["RoleLabelAncestorLocator", "StructuralPathLocator", "BoundsNearestLocator"]
+    label = ref.locators[0]
+    assert isinstance(label, RoleLabelAncestorLocator) and label.ancestor == f"id:{ACCOUNT}"
+    return ref
+
+
+def _landed_on(got: object, raw: RawTree) -> str | None:
+    assert isinstance(got, Resolved), got
+    section = raw.nodes[raw.nodes[norm(raw).handles[got.node.node_id]].parent]
+    return section.automation_id
+
+
+def test_ios_label_only_ref_resolves_to_its_element_when_a_look_alike_appears_elsewhere() -> None:
+    ref = _sign_out_ref()
+    raw = _ios_screen((ACCOUNT, [SIGN_OUT]), (DANGER, [SIGN_OUT, ("Button", "Erase", "Erase")]))
+    got = resolve_ref(ref, norm(raw, "s_2").full)
+    assert _landed_on(got, raw) == ACCOUNT  # the scope tells them apart: its own element
+
+
+def test_ios_label_only_ref_refuses_when_only_a_look_alike_elsewhere_is_left() -> None:
+    ref = _sign_out_ref()
+    raw = _ios_screen((ACCOUNT, []), (DANGER, [SIGN_OUT, ("Button", "Erase", "Erase")]))
+    got = resolve_ref(ref, norm(raw, "s_2").full)
+    assert isinstance(got, NotFound | Stale), got
+
+
+def test_ios_label_only_ref_is_ambiguous_when_the_label_is_reused_beside_it() -> None:
+    ref = _sign_out_ref()
+    raw = _ios_screen((ACCOUNT, [SIGN_OUT, SIGN_OUT]), (DANGER, []))
+    got = resolve_ref(ref, norm(raw, "s_2").full)
+    assert isinstance(got, Ambiguous) and len(got.candidates) == 2
+
+
+def test_ios_label_only_ref_refuses_a_look_alike_that_has_an_identifier() -> None:
+    ref = _sign_out_ref()
+    alike = ("Button", "signOutEverywhere", "Sign out")  # a real identifier, the same label
+    alone = norm(_ios_screen((ACCOUNT, [alike]), (DANGER, [])), "s_2")
+    got = resolve_ref(ref, alone.full)
+    assert isinstance(got, Stale) and "automation" in got.reason, got
+    both = norm(_ios_screen((ACCOUNT, [SIGN_OUT, alike]), (DANGER, [])), "s_3")
+    assert isinstance(resolve_ref(ref, both.full), Ambiguous)
+
+
+def test_ios_label_only_ref_refuses_a_text_that_reuses_the_label() -> None:
+    ref = _sign_out_ref()
+    raw = _ios_screen((ACCOUNT, [("StaticText", "Sign out", "Sign out")]), (DANGER, []))
+    got = resolve_ref(ref, norm(raw, "s_2").full)
+    assert isinstance(got, NotFound | Stale), got

@@ -13,9 +13,10 @@ Invariants (all documented heuristics, applied identically by every Android impo
   ``scrollBackward``;
 - a window root's type comes from its package: ``com.android.systemui`` and the pseudo-package
   ``gesture`` (gesture-navigation edge windows) are ``system``; a keyboard package (name
-  contains ``inputmethod``, ``keyboard``, ``honeyboard``, ``swiftkey``, ``gboard`` or ``.ime``)
-  is ``input_method``; anything else — apps, their dialogs, the framework's own ``android``
-  dialogs — is ``application``.
+  contains ``inputmethod``, ``keyboard``, ``honeyboard``, ``swiftkey``, ``gboard``, ``wetype``,
+  ``openwnn`` or ``.ime``, or is Baidu's ``com.baidu.input[_<vendor>]``) is ``input_method``;
+  anything else — apps, their dialogs, the framework's own ``android`` dialogs — is
+  ``application``.
 """
 
 from __future__ import annotations
@@ -61,7 +62,11 @@ ANDROID_ACTION_NAMES = {
 }
 
 _EDITABLE_CLASS = re.compile(r"EditText|AutoCompleteTextView$|SearchAutoComplete$")
-_IME_PACKAGE = re.compile(r"inputmethod|keyboard|honeyboard|swiftkey|gboard|\.ime(\.|$)", re.I)
+_IME_PACKAGE = re.compile(
+    r"inputmethod|keyboard|honeyboard|swiftkey|gboard|wetype|openwnn|\.ime(\.|$)|"
+    r"^com\.baidu\.input(_\w+)?$",
+    re.I,
+)
 _SYSTEM_PACKAGES = frozenset({"com.android.systemui", "gesture"})
 
 

@@ -119,7 +119,7 @@ class IosWindows:
     """Window assignment for iOS trees: every ``Window`` element opens a window (ids in
     pre-order); other nodes take their parent's window; roots outside any window take 0; a
     window holding a ``Keyboard`` is ``input_method``. With no window element, nodes still live
-    in one application window 0."""
+    in one application window 0 (a keyboard inside it does not make the app a keyboard)."""
 
     def __init__(self) -> None:
         self.window_of: list[int] = []
@@ -139,10 +139,11 @@ class IosWindows:
 
     def windows(self, package: str | None) -> tuple[RawWindow, ...]:
         frames = self.frames or ([None] if self.window_of else [])
+        real = bool(self.frames)  # without Window elements, window 0 is the whole app
         return tuple(
             RawWindow(
                 id=i,
-                type="input_method" if i in self.keyboards else "application",
+                type="input_method" if real and i in self.keyboards else "application",
                 package=package,
                 bounds=frame,
             )

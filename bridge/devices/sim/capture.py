@@ -266,6 +266,8 @@ def _ios_node(view: View, handle: int, parent: int, window: Window) -> RawNode:
         actions = ("click", "setText")
     elif kind is Kind.LIST:
         actions = ("scrollForward", "scrollBackward")
+    elif kind is Kind.SURFACE:
+        traits = ("allowsdirectinteraction",)  # what an accessible iOS game view declares
     if kind is Kind.TOGGLE:
         value = "1" if view.checked else "0"
     shown = visible(view.bounds)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from bridge.core.importers import ImportFailure, detect_format, import_dump
 from bridge.wire.enums import Platform
 from bridge.wire.raw import RawNode, RawTree, RawWindow
+from tests.core.importers.structure import assert_well_formed
 
 _EMPTY = {
     "accessibilityText": "",
@@ -175,3 +179,87 @@ def test_maestro_shape_errors_name_the_node() -> None:
     failure = import_dump(json.dumps(nested_attr).encode(), "m.json")
     assert isinstance(failure, ImportFailure)
     assert "'attributes.text' that is an object" in failure.reason
+
+
+# ---- every shape Maestro writes (fixtures built for these tests, tests/fixtures/semantics) ----
+
+MAESTRO_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "semantics" / "maestro"
+REPORT_SHAPES = (
+    "report-root.ios.json",  # a hierarchyRoot cut out of a report: the root has no attributes
+    "error.ios.json",  # a failed assertion's error: {"message", "hierarchyRoot", ...}
+    "command-metadata.ios.json",  # a command's debug metadata: {"status", "hierarchy", ...}
+    "commands-report.ios.json",  # a whole commands-*.json: the same error on two entries
+)
+
+
+def _fixture(name: str) -> bytes:
+    return (MAESTRO_FIXTURES / name).read_bytes()
+
+
+@pytest.mark.parametrize("name", REPORT_SHAPES)
+def test_every_report_shape_imports_the_same_tree(name: str) -> None:
+    data = _fixture(name)
+    assert detect_format(data) == "ios-maestro-json"
+    tree = import_dump(data, name)
+    assert isinstance(tree, RawTree), tree
+    assert tree == import_dump(_fixture("report-root.ios.json"), "root")
+    assert_well_formed(tree)
+
+
+def test_report_root_without_attributes_is_one_empty_node() -> None:
+    tree = import_dump(_fixture("report-root.ios.json"), "root")
+    assert isinstance(tree, RawTree), tree
+    assert len(tree.nodes) == 12
+    assert tree.nodes[0] == RawNode(handle=0, parent=-1)  # Maestro's synthetic root
+    empty = [n for n in tree.nodes if n.bounds is None]
+    assert [n.handle for n in empty] == [0, 3, 5, 9]  # no attributes / null / {} / children only
+    cancel = next(n for n in tree.nodes if n.automation_id == "alert-cancel")
+    assert cancel.label == "Cancel" and cancel.clickable and cancel.parent == 9
+    assert cancel.bounds == (52, 470, 196, 520)
+    assert tree.platform is Platform.IOS
+
+
+def test_missing_and_null_attribute_maps_and_children_in_the_android_flavour() -> None:
+    data = _fixture("missing-attributes.android.json")
+    assert detect_format(data) == "android-maestro-json"
+    tree = import_dump(data, "android")
+    assert isinstance(tree, RawTree), tree
+    assert [(n.parent, n.class_name) for n in tree.nodes] == [
+        (-1, "android.widget.FrameLayout"),
+        (0, None),
+        (0, None),
+        (2, "android.widget.TextView"),
+        (2, "android.widget.Button"),
+        (2, None),
+    ]
+    button = tree.nodes[4]
+    assert button.clickable and button.enabled and button.actions == ("click",)
+    assert tree.package == "org.example.drafts"
+
+
+def test_a_report_with_two_different_screens_is_refused_naming_both() -> None:
+    report = json.loads(_fixture("commands-report.ios.json"))
+    other = json.loads(_fixture("missing-attributes.android.json"))
+    report[1]["metadata"]["hierarchy"] = other
+    failure = import_dump(json.dumps(report).encode(), "two.json")
+    assert isinstance(failure, ImportFailure)
+    assert failure.format == "android-maestro-json"  # any Android hierarchy decides the flavour
+    assert "2 different view hierarchies" in failure.reason
+    assert "$[1].metadata.hierarchy" in failure.reason
+    assert "$[2].metadata.error.hierarchyRoot" in failure.reason
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {},
+        {"children": []},
+        {"children": [{"class": "x"}]},
+        {"hierarchy": {"children": []}},
+        {"status": "COMPLETED", "timestamp": 1},
+        [{"command": {}, "metadata": {"status": "COMPLETED"}}],
+        {"attributes": "text"},
+    ],
+)
+def test_objects_without_a_hierarchy_are_not_maestro(doc: object) -> None:
+    assert detect_format(json.dumps(doc).encode()) is None

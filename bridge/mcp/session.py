@@ -1,0 +1,349 @@
+"""One MCP session's state: its own hub session, handles, objections, captures, watches.
+
+Rules:
+
+- every MCP session is its own hub session: the connection is opened on the first tool call
+  (after ``initialize``, so it is named after the MCP client: ``"<name> <version>"``) with the
+  token of that MCP session (stdio: the configured one; HTTP: the caller's bearer token), and
+  it is reopened when the hub dropped it. The hub therefore applies its own roles, leases,
+  policies and verification to the agent, and shows its actions under the agent's name;
+- the connection and every watch are tasks of the session's task group (``McpSession.run``);
+  leaving it closes them, so an MCP session that ends leaves nothing behind at the hub
+  (its lease is released by the hub when the connection closes);
+- every table is bounded: handles (``HandleTable``), objections (``MAX_OBJECTIONS``),
+  captures (``MAX_CAPTURES``), resource watches (``MAX_WATCHES``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.abc
+from anyio.streams.memory import MemoryObjectSendStream
+
+from bridge.client import ConnectionLost, HubConnection, connect
+from bridge.client.channels import Channel, SubscriptionEvent
+from bridge.client.errors import ClientError
+from bridge.mcp.coalesce import ScreenChange, announce_changes
+from bridge.mcp.handles import HandleTable
+from bridge.mcp.outline import Outline, build_outline
+from bridge.mcp.schemas import ActivityEntry
+from bridge.wire.client_protocol import (
+    ActionEvent,
+    DeviceEvent,
+    DeviceSummary,
+    FindResult,
+    LeaseEvent,
+    ScreenshotResult,
+    SnapshotEvent,
+    SnapshotResult,
+)
+from bridge.wire.enums import Role
+from bridge.wire.query import SemanticQuery
+
+MAX_OBJECTIONS = 64
+MAX_CAPTURES = 32
+MAX_WATCHES = 16
+WATCH_BUFFER = 64
+"""Screen events buffered per resource watch (see ``bridge.mcp.coalesce``)."""
+
+
+@dataclass(frozen=True)
+class HubTarget:
+    """Which hub to reach, and the token when the transport does not carry one (stdio)."""
+
+    url: str
+    token: str | None = None
+    request_timeout: float = 10.0
+
+
+@dataclass
+class PendingAct:
+    """An act refused pending an objection, kept so that ``confirm`` can repeat it by id."""
+
+    device: str
+    arguments: dict[str, object]
+    reason: str
+    answerable: bool
+
+
+@dataclass
+class ScreenView:
+    """The screen as last shown to the agent: snapshot, generation, outline, handles."""
+
+    device: str
+    snapshot: SnapshotResult
+    outline: Outline
+    handles: dict[str, str]
+
+
+@dataclass
+class McpSession:
+    target: HubTarget
+    client_name: str = "mcp-client"
+    token: str | None = None
+    handles: HandleTable = field(default_factory=HandleTable)
+    objections: OrderedDict[str, PendingAct] = field(default_factory=OrderedDict)
+    captures: OrderedDict[str, ScreenshotResult] = field(default_factory=OrderedDict)
+    watches: dict[str, anyio.CancelScope] = field(default_factory=dict)
+    _followed: set[str] = field(default_factory=set)
+    _listeners: dict[str, dict[str, MemoryObjectSendStream[ScreenChange]]] = field(
+        default_factory=dict
+    )
+    """device -> watch key -> the watch's bounded stream of screen events of the device."""
+    _tg: anyio.abc.TaskGroup | None = None
+    _hub: HubConnection | None = None
+    _release: anyio.Event | None = None
+    _lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    # ---- lifetime --------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def run(self) -> AsyncIterator[McpSession]:
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            try:
+                yield self
+            finally:
+                tg.cancel_scope.cancel()
+                self._tg = None
+                self._hub = None
+
+    async def hub(self) -> HubConnection:
+        """This session's hub connection (opened, or reopened after a loss, on demand)."""
+        async with self._lock:
+            if self._hub is not None and not self._hub.closed:
+                return self._hub
+            if self._tg is None:
+                raise ConnectionLost("the MCP session is closing")
+            if self._release is not None:
+                self._release.set()
+            self._release = anyio.Event()
+            self._hub = await self._tg.start(self._hold, self._release)
+            return self._hub
+
+    async def _hold(
+        self, release: anyio.Event, *, task_status: anyio.abc.TaskStatus[HubConnection]
+    ) -> None:
+        """Open the hub session and keep it until ``release``. A failure to open reaches the
+        caller of ``hub()``; a failure after that only ends this connection (the next call
+        reopens one), never the MCP session."""
+        started = False
+        try:
+            async with connect(
+                self.target.url,
+                token=self.token if self.token is not None else self.target.token,
+                name=self.client_name[:128] or "mcp-client",
+                kind="agent",
+                request_timeout=self.target.request_timeout,
+            ) as hub:
+                self._followed = set()
+                async with anyio.create_task_group() as inner:
+                    for device_id in list(self._listeners):  # resubscribe watches after a loss
+                        inner.start_soon(self._refollow, hub, device_id)
+                    task_status.started(hub)
+                    started = True
+                    await release.wait()
+                    inner.cancel_scope.cancel()
+        except ClientError:
+            if not started:
+                raise
+
+    async def _refollow(self, hub: HubConnection, device_id: str) -> None:
+        try:
+            await self._follow_on(hub, device_id)
+        except ClientError:
+            pass
+
+    async def follow(self, device_id: str) -> None:
+        """Subscribe to the device's frame and settled streams once per hub connection and
+        hand their events to the device's resource watches (``bridge.mcp.coalesce`` decides
+        what is announced). Once per device: the hub names a subscription by its stream, so
+        subscribing twice would replace the first channel."""
+        await self._follow_on(await self.hub(), device_id)
+
+    async def _follow_on(self, hub: HubConnection, device_id: str) -> None:
+        if device_id in self._followed or len(self._followed) >= MAX_WATCHES:
+            return
+        self._followed.add(device_id)
+        try:
+            _, frames = await hub.subscribe(device_id, compact=True)
+            _, settled = await hub.subscribe(device_id, compact=True, settled=True)
+        except ClientError:
+            self._followed.discard(device_id)
+            raise
+        assert self._tg is not None
+
+        async def pump(channel: Channel[SubscriptionEvent], is_settled: bool) -> None:
+            async for event in channel.receive:
+                sid = (
+                    event.snapshot.snapshot_id
+                    if isinstance(event, SnapshotEvent)
+                    else event.snapshot_id
+                )
+                for poke in list(self._listeners.get(device_id, {}).values()):
+                    try:
+                        poke.send_nowait((is_settled, sid))
+                    except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        pass  # a lagging watch loses frames; the settle timeout covers it
+
+        self._tg.start_soon(pump, frames, False)
+        self._tg.start_soon(pump, settled, True)
+
+    # ---- devices and screens ---------------------------------------------------------------
+
+    async def device_id(self, requested: str | None) -> str:
+        """The named device, or the only (else the only online) device when none is named."""
+        if requested is not None:
+            return requested
+        devices = await (await self.hub()).devices()
+        online = [d for d in devices if d.online]
+        for pool in (devices, online):
+            if len(pool) == 1:
+                return pool[0].id
+        names = ", ".join(d.id for d in devices) or "none"
+        raise DeviceChoice(f"name the device: the hub has {len(devices)} ({names})")
+
+    async def devices(self) -> tuple[DeviceSummary, ...]:
+        return await (await self.hub()).devices()
+
+    async def screen(self, device_id: str, max_lines: int = 200) -> ScreenView:
+        """The compact snapshot, its outline, and a handle (with a hub ref) for each line.
+
+        Refs come from the hub's own ``find`` (one query per role shown, sent together), so
+        every handle maps to a NodeRef the hub built; a node the finds did not return (the
+        screen moved on in between) keeps its handle without a fresh ref."""
+        hub = await self.hub()
+        dev = hub.device(device_id)
+        snap = await dev.snapshot()
+        roles = sorted({n.role for n in snap.snapshot.nodes if n.role is not Role.SCREEN}, key=str)
+        found: dict[Role, FindResult] = {}
+
+        async def find_role(role: Role) -> None:
+            try:
+                found[role] = await dev.find(SemanticQuery(role=role))
+            except ClientError:
+                pass
+
+        async with anyio.create_task_group() as tg:
+            for role in roles:
+                tg.start_soon(find_role, role)
+        # Handles are issued in document order (the outline's), then given the hub's refs.
+        outline = build_outline(
+            snap.snapshot,
+            lambda node: self.handles.handle_for(device_id, node.node_id),
+            max_lines,
+        )
+        self.remember_finds(device_id, found.values(), snap.generation, set(outline.shown))
+        handles = {self.handles.handle_for(device_id, nid): nid for nid in outline.shown}
+        return ScreenView(device_id, snap, outline, handles)
+
+    def remember_finds(
+        self,
+        device_id: str,
+        results: Iterable[FindResult],
+        generation: int | None = None,
+        only: set[str] | None = None,
+    ) -> None:
+        """Refresh handles from find results (``only`` these node ids, when given);
+        ``generation`` is the one the agent saw (default: each find's own)."""
+        for result in results:
+            gen = result.generation if generation is None else generation
+            for match in result.matches:
+                if only is not None and match.node.node_id not in only:
+                    continue
+                self.handles.handle_for(device_id, match.node.node_id, match.ref, gen)
+
+    # ---- objections and captures -----------------------------------------------------------
+
+    def remember_objection(self, objection_id: str, pending: PendingAct) -> None:
+        self.objections[objection_id] = pending
+        self.objections.move_to_end(objection_id)
+        while len(self.objections) > MAX_OBJECTIONS:
+            self.objections.popitem(last=False)
+
+    def remember_capture(self, result: ScreenshotResult) -> None:
+        self.captures[result.capture] = result
+        self.captures.move_to_end(result.capture)
+        while len(self.captures) > MAX_CAPTURES:
+            self.captures.popitem(last=False)
+
+    # ---- resource watches ------------------------------------------------------------------
+
+    async def watch(self, key: str, device_id: str, notify: Callable[[], Awaitable[None]]) -> None:
+        """Call ``notify`` when the device's screen changes (``bridge.mcp.coalesce``) until
+        ``unwatch(key)``. Subscribing twice to one key keeps one watch."""
+        if key in self.watches:
+            return
+        if len(self.watches) >= MAX_WATCHES:
+            raise DeviceChoice(f"at most {MAX_WATCHES} screen subscriptions per session")
+        await self.follow(device_id)
+        poke, poked = anyio.create_memory_object_stream[ScreenChange](WATCH_BUFFER)
+        self._listeners.setdefault(device_id, {})[key] = poke
+        scope = anyio.CancelScope()
+        self.watches[key] = scope
+        assert self._tg is not None
+
+        async def run() -> None:
+            with scope:
+                try:
+                    await announce_changes(poked, notify)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    pass  # the MCP transport closed: nobody is left to notify
+                finally:
+                    self.watches.pop(key, None)
+                    listeners = self._listeners.get(device_id, {})
+                    listeners.pop(key, None)
+                    if not listeners:
+                        self._listeners.pop(device_id, None)
+                    poke.close()
+                    poked.close()
+
+        self._tg.start_soon(run)
+
+    def unwatch(self, key: str) -> None:
+        scope = self.watches.pop(key, None)
+        if scope is not None:
+            scope.cancel()
+
+
+def activity_entry(
+    event: ActionEvent | LeaseEvent | DeviceEvent, mine: str | None
+) -> ActivityEntry:
+    """One hub event as an activity line (``mine``: this session's hub session id)."""
+    match event:
+        case ActionEvent():
+            target = None
+            if event.target is not None:
+                role = event.target.role.value.lower() if event.target.role else "node"
+                target = f'{role} "{event.target.label or ""}"'
+            outcome = event.error.value if event.error is not None else None
+            if outcome is None and event.result is not None:
+                outcome = event.result.dispatch.status.value
+            return ActivityEntry(
+                kind="action",
+                client=event.client,
+                session=event.session,
+                verb=event.verb,
+                action=event.action,
+                target=target,
+                outcome=outcome,
+                mine=event.session == mine,
+            )
+        case LeaseEvent():
+            return ActivityEntry(
+                kind="lease",
+                client=event.client,
+                session=event.session,
+                outcome=event.change,
+                mine=event.session == mine,
+            )
+    return ActivityEntry(kind="device", outcome="online" if event.online else "offline")
+
+
+class DeviceChoice(Exception):
+    """The call did not say which device, and the hub has several (a caller mistake)."""
