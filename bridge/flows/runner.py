@@ -300,9 +300,12 @@ class FlowRunner:
 
     async def _scroll_until(self, action: ScrollUntil, report: StepReport) -> str:
         report.expected = f"{describe(action.element)} present"
+        element = action.element
+        if element.first_visible is None:  # on screen, not merely in the tree
+            element = msgspec.structs.replace(element, first_visible=True)
         for scrolls in range(action.max_scrolls + 1):
-            found = await self._call(self.device.find(action.element))
-            if found.count >= 1:
+            found = await self._call(self.device.find(element))
+            if found.matches:
                 return f"found after {scrolls} scroll{'s' if scrolls != 1 else ''}"
             if scrolls == action.max_scrolls:
                 break
