@@ -2,11 +2,14 @@
 flow from what is done to a device). Parsing and wiring only; the work is in
 ``bridge.flows``.
 
-``test`` runs through the hub named by ``--url`` (or ``$MOBRIDGE_URL``) with ``--token``;
-with neither, it starts an embedded hub on a free loopback port with ``--sims N`` simulated
-devices and stops it at the end. Exit status: 0 every test passed; 1 a test failed (or could
-not run); 2 bad input (a flow mistake, listed as ``file:line:column: message``, and nothing
-ran), no hub, an unknown device.
+``test`` runs through the hub named by ``--url`` (with ``--token``, else ``$MOBRIDGE_TOKEN``
+or a local hub's token); without ``--url`` it starts an embedded hub on a free loopback port
+with ``--sims N`` simulated devices and stops it at the end (``$MOBRIDGE_URL`` alone does not
+choose a hub for a suite: which devices a suite runs on is said on its command line).
+
+Exit status: 0 every test passed; 1 a test failed (or could not run); 2 bad input (a flow
+mistake, listed as ``file:line:column: message``, and nothing ran), no hub, an unknown
+device.
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ MAX_SIMS = 16
 
 def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     hub = argparse.ArgumentParser(add_help=False)
-    hub.add_argument("--url", help=f"hub URL (default: $MOBRIDGE_URL; {DEFAULT_URL} for record)")
+    hub.add_argument(
+        "--url",
+        help=f"hub URL (test: none runs an embedded hub; record: $MOBRIDGE_URL or {DEFAULT_URL})",
+    )
     hub.add_argument("--token", help="bearer token (default: $MOBRIDGE_TOKEN, else a local hub's)")
     hub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS)
     p = subparsers.add_parser(
@@ -220,17 +226,18 @@ async def _run_tests(args: argparse.Namespace, url: str | None) -> int:
     return EXIT_OK if s.passed == s.tests else EXIT_FAILED
 
 
-def _hub_url(args: argparse.Namespace, default: str | None) -> str | None:
-    url: str | None = args.url or os.environ.get("MOBRIDGE_URL") or default
-    if url is not None:
-        check_url(url)
+def _record_url(args: argparse.Namespace) -> str:
+    url: str = args.url or os.environ.get("MOBRIDGE_URL") or DEFAULT_URL
+    check_url(url)
     return url
 
 
 def run_test_command(args: argparse.Namespace) -> int:
     url: str | None = None
     try:
-        url = _hub_url(args, None)
+        url = args.url
+        if url is not None:
+            check_url(url)
         if url is not None and args.sims != 1:
             raise UsageError("--sims starts simulated devices in an embedded hub: drop --url")
         if not 1 <= args.sims <= MAX_SIMS:
@@ -300,7 +307,7 @@ async def _record(args: argparse.Namespace, url: str) -> int:
 def run_record_command(args: argparse.Namespace) -> int:
     url = DEFAULT_URL
     try:
-        url = _hub_url(args, DEFAULT_URL) or DEFAULT_URL
+        url = _record_url(args)
         if args.output.exists() and not args.force:
             raise UsageError(f"{args.output} exists; pass --force to overwrite it")
         if args.count is not None and args.count < 1:

@@ -17,8 +17,8 @@ action on the mute agent's device.
 Each minute it prints the hub's RSS, delta latency p50/p99, deltas, gaps and errors; at the
 end RSS at start and end and the growth. "Start" is after ``WARMUP_S`` of full load (every
 device's history full, every connection open), so that growth measures leaks, not warm-up;
-the RSS when the hub became ready is printed too. Exit status 1 when anything went wrong (an error, a
-gap, or RSS growth of 10% or more), else 0.
+the RSS when the hub became ready is printed too. Exit status 1 when anything went wrong (an
+error, a gap, or RSS growth of 10% or more), else 0.
 """
 
 from __future__ import annotations
@@ -392,7 +392,7 @@ class Soak:
                     idle.append(await ws_connect(self.url))
                 except (InvalidStatus, OSError):
                     pass
-            await anyio.sleep(7)  # past the 5 s deadline: the hub closed them
+            await anyio.sleep(10)  # past the 5 s deadline (and the close handshake)
             for conn in idle:
                 if conn.close_code is None:
                     self.tally.error("an unauthenticated connection outlived the deadline")
