@@ -220,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bridge.cli_mcp import add_mcp_command
 
     add_mcp_command(sub)
+    from bridge.cli_flows import add_flow_commands
+
+    add_flow_commands(sub)
     return parser
 
 

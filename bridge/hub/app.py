@@ -59,6 +59,9 @@ class HubConfig:
     each need their own."""
     sim_options: dict[str, Any] = field(default_factory=dict)
     """Extra ``SimConfig`` fields (tests: ``action_ms``, ``time_scale``, ``animations``)."""
+    sim_count: int = 1
+    """Simulated devices to run (with ``sim``): the first is ``sim-<platform>``, the others
+    ``sim-<platform>-2``, ``-3``, ... (a test suite spread over several devices)."""
     agents: list[AgentTarget] = field(default_factory=list)
     takeover_after_ms: int = 5 * 60 * 1000
     secrets_file: Path | None = None
@@ -137,6 +140,8 @@ class Hub:
         self._tg: anyio.abc.TaskGroup | None = None
         self.sim: Any = None
         """The built-in simulated device when enabled (tests reach it to drop links)."""
+        self.sims: list[Any] = []
+        """Every simulated device (``sim`` first)."""
         self._links: dict[str, anyio.CancelScope] = {}
         self.farm: Farm | None = None
         if config.farm is not None:
@@ -177,6 +182,22 @@ class Hub:
                 self.sim = sim
                 sim_port = await tg.start(sim.serve)
                 targets.insert(0, AgentTarget(f"ws://127.0.0.1:{sim_port}", sim_token))
+                self.sims.append(sim)
+                for n in range(2, self.config.sim_count + 1):
+                    extra_token = random_ids.token_urlsafe(24)
+                    extra = SimDevice(
+                        SimConfig(
+                            platform=self.config.sim_platform,
+                            scene=self.config.sim_scene,
+                            token=extra_token,
+                            port=0,
+                            device_id=f"{sim.device_id}-{n}",
+                            **self.config.sim_options,
+                        )
+                    )
+                    self.sims.append(extra)
+                    extra_port = await tg.start(extra.serve)
+                    targets.insert(n - 1, AgentTarget(f"ws://127.0.0.1:{extra_port}", extra_token))
             if self.config.android is not None:
                 from bridge.devices.android import run_android
 
