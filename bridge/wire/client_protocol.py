@@ -42,7 +42,8 @@ from bridge.wire.node import SemanticNode
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery
 from bridge.wire.request_parts import Confirm as Confirm
-from bridge.wire.request_parts import Name, Request
+from bridge.wire.request_parts import Name as Name
+from bridge.wire.request_parts import Request
 from bridge.wire.request_parts import RequestId as RequestId
 from bridge.wire.snapshot import ScreenSnapshot
 
