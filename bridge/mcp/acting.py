@@ -287,8 +287,9 @@ ACTING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "confirm",
         "Answer an objection",
-        "Answer an objection an act was refused with, by its id: the act is repeated with the "
-        "answer. Where the client supports it the user is asked directly.",
+        "Answer an objection a call (act, touch, swipe, press, type, app) was refused with, by "
+        "its id: the call is repeated with the answer. Where the client supports it the user "
+        "is asked directly.",
         ConfirmArgs,
         ActOutput,
         confirm,

@@ -49,8 +49,11 @@ SCREEN_RE = re.compile(r"^mobridge://devices/([^/?#]{1,128})/screen$")
 CAPTURE_RE = re.compile(r"^mobridge://captures/([A-Za-z0-9_-]{1,64})$")
 INSTRUCTIONS = (
     "Drives phones shared through a mobridge hub. Read the screen with `screen` (an outline "
-    "with handles like e7), act with `act` on a handle, wait with `wait`. The hub refuses "
-    "instead of guessing: read the recovery hints of an error and follow them."
+    "with handles like e7), act with `act` on a handle, wait with `wait`. When an element is "
+    "not in the outline, `touch` / `swipe` act at coordinates (device pixels, see `display`); "
+    "`press` presses buttons and keys, `type` types into the focused field, `app` manages "
+    "apps. The hub refuses instead of guessing: read the recovery hints of an error and "
+    "follow them."
 )
 
 
