@@ -329,3 +329,30 @@ async def test_orientation_turns_the_screen_and_points_follow_it() -> None:
         assert (await dev.tap_at(2000, 500)).dispatch.status is DispatchStatus.DISPATCHED
         await dev.set_orientation("portrait")
         assert (await dev.display()).height == 2400
+
+
+async def test_a_secret_typed_into_an_ordinary_field_is_masked_in_every_snapshot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    secret = "typed-secret-9876"
+    monkeypatch.setenv("MOBRIDGE_SECRET_TOKEN_X", secret)
+    async with running_hub(sim_scene="login", sim_options=FAST) as rh, watched(rh) as (a, o, _):
+        dev = a.device(rh.device_id)
+        x, y = await centre_of(a, rh.device_id, "Username")
+        await dev.tap_at(x, y)
+        async with o.device(rh.device_id).watch(compact=False) as watch:
+            first = await watch.__anext__()
+            result = await dev.type_focused(value_ref="secret://token_x")
+            assert result.observation.screen_changed
+            update = await watch.__anext__()
+        for snap in (first.snapshot, update.snapshot, (await dev.snapshot(False)).snapshot):
+            assert secret.encode() not in encode(snap)
+        username = next(
+            n
+            for n in update.snapshot.nodes
+            if n.resource_id is not None and n.resource_id.endswith("username")
+        )
+        assert username.text == "••••••••" or username.value == "••••••••", username
+        assert secret.encode() not in encode(result)
+        with pytest.raises(ProtocolFailure, match="not configured"):
+            await dev.type_focused(value_ref="secret://absent")
