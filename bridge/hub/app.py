@@ -220,6 +220,8 @@ class Hub:
                 from bridge.devices.android import run_android
 
                 tg.start_soon(
+                    self._guarded,
+                    "android_driver",
                     run_android,
                     self.config.android,
                     lambda url, token, stage: self.attach(
@@ -231,6 +233,8 @@ class Hub:
                 from bridge.devices.ios import run_ios
 
                 tg.start_soon(
+                    self._guarded,
+                    "ios_driver",
                     run_ios,
                     self.config.ios,
                     lambda url, token, opener: self.attach(AgentTarget(url, token, opener)),
@@ -241,9 +245,17 @@ class Hub:
                 for event in ready:
                     await event.wait()
             if self.farm is not None:
-                tg.start_soon(self.farm.run)
+                tg.start_soon(self._guarded, "farm", self.farm.run)
             self.log.info("hub_ready", port=self.port, devices=list(self.service.devices))
             task_status.started(self.port)
+
+    async def _guarded(self, name: str, run: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Run one long-lived hub task; an exception is logged once and ends that task only,
+        never the hub (the other devices and every client keep being served)."""
+        try:
+            await run(*args)
+        except Exception as exc:
+            self.log.error("hub_task_crashed", task=name, error=repr(exc)[:300])
 
     def attach(self, target: AgentTarget) -> anyio.Event:
         """Link an agent by URL (a device driver calls this when a device appears). Returns an
@@ -413,5 +425,5 @@ class Hub:
             feed = SettledFeed(device)
             self.service.feeds[device_id] = feed
             if self._tg is not None:
-                self._tg.start_soon(feed.run)
+                self._tg.start_soon(self._guarded, f"settled_feed {device_id}", feed.run)
         return device
