@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -52,9 +53,10 @@ async def _sim() -> AsyncIterator[tuple[str, str]]:
 
 
 @asynccontextmanager
-async def _java() -> AsyncIterator[tuple[str, str]]:
+async def _host_agent(script: str, name: str) -> AsyncIterator[tuple[str, str]]:
+    """Start ``scripts/<script>`` (a host-mode agent) on a free port; yields (port, token)."""
     token = secrets.token_urlsafe(16)
-    argv = [str(ROOT / "scripts" / "run-android-agent-host"), "--port", "0", "--token", token]
+    argv = [str(ROOT / "scripts" / script), "--port", "0", "--token", token]
     proc = await anyio.to_thread.run_sync(
         lambda: subprocess.Popen(
             argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT
@@ -64,31 +66,19 @@ async def _java() -> AsyncIterator[tuple[str, str]]:
         assert proc.stdout is not None
         line = await anyio.to_thread.run_sync(proc.stdout.readline)
         if not line.startswith("READY "):
-            raise RuntimeError(f"the Java agent did not start: {line!r}")
+            raise RuntimeError(f"the {name} agent did not start: {line!r}")
         yield line.split()[1], token
     finally:
         proc.terminate()
         await anyio.to_thread.run_sync(proc.wait)
 
 
-@asynccontextmanager
-async def _swift() -> AsyncIterator[tuple[str, str]]:
-    token = secrets.token_urlsafe(16)
-    argv = [str(ROOT / "scripts" / "run-ios-agent-host"), "--port", "0", "--token", token]
-    proc = await anyio.to_thread.run_sync(
-        lambda: subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT
-        )
-    )
-    try:
-        assert proc.stdout is not None
-        line = await anyio.to_thread.run_sync(proc.stdout.readline)
-        if not line.startswith("READY "):
-            raise RuntimeError(f"the Swift agent did not start: {line!r}")
-        yield line.split()[1], token
-    finally:
-        proc.terminate()
-        await anyio.to_thread.run_sync(proc.wait)
+def _java() -> Any:
+    return _host_agent("run-android-agent-host", "Java")
+
+
+def _swift() -> Any:
+    return _host_agent("run-ios-agent-host", "Swift")
 
 
 def _have_swift() -> bool:

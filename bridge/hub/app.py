@@ -365,7 +365,9 @@ class Hub:
                             prepared = dev.prepare(push)
                         dev.commit(push, prepared)
                     except Exception as exc:  # a tree that breaks ingest degrades, never kills
-                        dev.set_fault("tree", f"the hub failed to ingest a tree: {exc!r}"[:300])
+                        dev.set_fault(
+                            "tree", f"the hub failed to ingest a tree ({type(exc).__name__})"
+                        )
                         self.log.error("ingest_crashed", device=dev.id, error=repr(exc)[:300])
                         continue
                     feed = self.service.feeds.get(dev.id)

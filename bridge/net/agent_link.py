@@ -121,7 +121,8 @@ class AgentLink:
                     await self._dispatch(message)
                 except Exception as exc:  # a fault in one frame never ends the hub
                     self.stats.bad_frames += 1
-                    self._on_bad_frame(f"a frame could not be handled: {exc!r}"[:300])
+                    # The reason reaches every watcher: name the fault, never the frame's content.
+                    self._on_bad_frame(f"a frame could not be handled ({type(exc).__name__})")
         except ConnectionClosed as exc:
             raise AgentLost(f"agent link closed: {exc}") from exc
         finally:

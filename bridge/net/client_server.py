@@ -182,8 +182,8 @@ class Session:
             self._drained = anyio.Event()
             await self._drained.wait()
 
-    def _pop(self) -> tuple[bool, bytes] | None:
-        """The next (is_event, bytes) to send, or None."""
+    def _pop(self) -> bytes | None:
+        """The next queued frame to send (responses first), or None."""
         if self._responses:
             data = self._responses.popleft()
             self._response_bytes -= len(data)
@@ -196,7 +196,7 @@ class Session:
         if self.over_since is not None and self.queued_bytes() < self.soft_limit:
             self.over_since = None
         self._drained.set()
-        return (False, data)
+        return data
 
     def push_event(self, stream: str | None, data: bytes) -> None:
         """Queue event bytes already encoded in this session's format. On overflow every
@@ -584,9 +584,9 @@ class ClientServer:
             while session._responses or session._events or session._resync:
                 if session.closed and session.kill_reason is not None:
                     return
-                item = session._pop()
-                if item is not None:
-                    data = item[1]
+                popped = session._pop()
+                if popped is not None:
+                    data = popped
                 else:
                     stream = session._resync.pop()
                     payload = self.handler.resync(session, stream)
