@@ -10,9 +10,7 @@ see it offline, then online; python-websockets talks to the Swift server directl
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 import msgspec
@@ -21,8 +19,6 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
 from bridge.client import DeviceOffline, HubError, build_query, connect
-from bridge.hub.app import AgentTarget, Hub, HubConfig
-from bridge.net.auth import Principal
 from bridge.wire.action import ActionRequest, Verify
 from bridge.wire.agent_link import (
     AgentHello,
@@ -37,42 +33,17 @@ from bridge.wire.agent_link import (
 )
 from bridge.wire.conditions import ScreenShown
 from bridge.wire.enums import ActionVerb, Role, VerificationPolicy
-from tests.conftest import SHARED_DIR
 from tests.devices.ios_fakes.swift_host import swift_agent
+from tests.hub.agent_hub import hub_on as shared_hub_on
+from tests.hub.agent_hub import validate_reference
 
 AGENT_TOKEN = "swift-agent-token-for-tests"
 HUB_TOKEN = "hub-token-for-swift-tests"
 pytestmark = pytest.mark.anyio
 
 
-@asynccontextmanager
-async def hub_on(url: str) -> AsyncIterator[Hub]:
-    hub = Hub(
-        HubConfig(
-            port=0,
-            sim=False,
-            tokens={HUB_TOKEN: Principal("controller", "swift-e2e")},
-            agents=[AgentTarget(url, AGENT_TOKEN)],
-        )
-    )
-    async with anyio.create_task_group() as tg:
-        await tg.start(hub.run)
-        with anyio.fail_after(15):
-            while not any(d.online for d in hub.service.devices.values()):
-                await anyio.sleep(0.05)
-        try:
-            yield hub
-        finally:
-            tg.cancel_scope.cancel()
-
-
-def _validate(kind: str, obj: object) -> None:
-    if not SHARED_DIR.is_dir():
-        return
-    from tests.wire.schemas import reference_validator
-
-    errors = list(reference_validator(kind).iter_errors(json.loads(msgspec.json.encode(obj))))
-    assert not errors, (kind, [e.message for e in errors[:3]])
+def hub_on(url: str) -> Any:
+    return shared_hub_on(url, agent_token=AGENT_TOKEN, hub_token=HUB_TOKEN, name="swift-e2e")
 
 
 async def test_login_scenario_through_the_hub_against_the_swift_agent(
@@ -90,19 +61,19 @@ async def test_login_scenario_through_the_hub_against_the_swift_agent(
                     first = await watch.__anext__()
                     assert first.snapshot.platform.value == "IOS"
                     assert first.snapshot.package_name == "dev.mobridge.demo"
-                    _validate("snapshot", first.snapshot)
+                    validate_reference("snapshot", first.snapshot)
                     assert (await dev.wait(ScreenShown(name="login"))).result.value == (
                         "CONDITION_MET"
                     )
                     user = await dev.find(build_query(resource_id="username"))
                     assert user.count == 1 and user.matches[0].node.role is Role.INPUT
-                    _validate("noderef", user.matches[0].ref)
+                    validate_reference("noderef", user.matches[0].ref)
                     result = await dev.act(
                         ActionRequest(
                             action=ActionVerb.SET_TEXT, target=user.matches[0].ref, value="demo"
                         )
                     )
-                    _validate("action-result", result)
+                    validate_reference("action-result", result)
                     assert result.dispatch.status.value == "DISPATCHED"
                     assert result.dispatch.method is not None
                     assert result.dispatch.method.value == "ACCESSIBILITY_ACTION"
@@ -115,7 +86,7 @@ async def test_login_scenario_through_the_hub_against_the_swift_agent(
                             value_ref="secret://demo/password",
                         )
                     )
-                    _validate("action-result", result)
+                    validate_reference("action-result", result)
                     assert "hunter2" not in msgspec.json.encode(result).decode()
                     sign_in = await dev.find(build_query(text="Sign in"))
                     assert sign_in.count == 1 and sign_in.matches[0].node.role is Role.BUTTON
@@ -130,14 +101,14 @@ async def test_login_scenario_through_the_hub_against_the_swift_agent(
                             ),
                         )
                     )
-                    _validate("action-result", result)
+                    validate_reference("action-result", result)
                     assert result.verification is not None
                     assert result.verification.result.value == "CONDITION_MET"
                     assert result.observation.screen_changed
                     waited = await dev.wait(ScreenShown(name="home"))
                     assert waited.result.value == "CONDITION_MET"
                     snap = await dev.snapshot(compact=False)
-                    _validate("snapshot", snap.snapshot)
+                    validate_reference("snapshot", snap.snapshot)
                     assert "hunter2" not in msgspec.json.encode(snap).decode()
                     entries = [n for n in snap.snapshot.nodes if n.role is Role.LIST_ITEM]
                     assert [n.label for n in entries] == ["Alert", "Sign out"]
@@ -242,7 +213,7 @@ async def test_device_actions_through_the_hub_against_the_swift_agent() -> None:
                     (user.bounds[1] + user.bounds[3]) // 2,
                 )
                 tapped = await dev.tap_at(x, y)
-                _validate("action-result", tapped)
+                validate_reference("action-result", tapped)
                 await dev.type_focused("demo", submit=True)
                 assert (await dev.wait(ScreenShown(name="home"), 5000)).result.value == (
                     "CONDITION_MET"

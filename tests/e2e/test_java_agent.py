@@ -8,12 +8,12 @@ and restarted and the hub must report it offline, then online with a resync.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import msgspec
@@ -22,8 +22,6 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
 from bridge.client import DeviceOffline, HubError, build_query, connect
-from bridge.hub.app import AgentTarget, Hub, HubConfig
-from bridge.net.auth import Principal
 from bridge.wire.action import ActionRequest, Verify
 from bridge.wire.agent_link import (
     AgentHello,
@@ -36,7 +34,8 @@ from bridge.wire.agent_link import (
 )
 from bridge.wire.conditions import ScreenShown
 from bridge.wire.enums import ActionVerb, VerificationPolicy
-from tests.conftest import SHARED_DIR
+from tests.hub.agent_hub import hub_on as shared_hub_on
+from tests.hub.agent_hub import validate_reference
 from tests.skips import need_jdk
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,34 +70,8 @@ def java_agent(port: int = 0) -> Iterator[tuple[subprocess.Popen[str], str]]:
             proc.kill()
 
 
-@asynccontextmanager
-async def hub_on(url: str) -> AsyncIterator[Hub]:
-    hub = Hub(
-        HubConfig(
-            port=0,
-            sim=False,
-            tokens={HUB_TOKEN: Principal("controller", "java-e2e")},
-            agents=[AgentTarget(url, AGENT_TOKEN)],
-        )
-    )
-    async with anyio.create_task_group() as tg:
-        await tg.start(hub.run)
-        with anyio.fail_after(15):
-            while not any(d.online for d in hub.service.devices.values()):
-                await anyio.sleep(0.05)
-        try:
-            yield hub
-        finally:
-            tg.cancel_scope.cancel()
-
-
-def _validate(kind: str, obj: object) -> None:
-    if not SHARED_DIR.is_dir():
-        return
-    from tests.wire.schemas import reference_validator
-
-    errors = list(reference_validator(kind).iter_errors(json.loads(msgspec.json.encode(obj))))
-    assert not errors, [e.message for e in errors[:3]]
+def hub_on(url: str) -> Any:
+    return shared_hub_on(url, agent_token=AGENT_TOKEN, hub_token=HUB_TOKEN, name="java-e2e")
 
 
 async def test_login_scenario_through_the_hub_against_the_java_agent() -> None:
@@ -121,7 +94,7 @@ async def test_login_scenario_through_the_hub_against_the_java_agent() -> None:
                             action=ActionVerb.SET_TEXT, target=user.matches[0].ref, value="demo"
                         )
                     )
-                    _validate("action-result", result)
+                    validate_reference("action-result", result)
                     pw = await dev.find(build_query(resource_id="password"))
                     await dev.act(
                         ActionRequest(
@@ -141,14 +114,14 @@ async def test_login_scenario_through_the_hub_against_the_java_agent() -> None:
                             ),
                         )
                     )
-                    _validate("action-result", result)
+                    validate_reference("action-result", result)
                     assert result.verification is not None
                     assert result.verification.result.value == "CONDITION_MET"
                     assert (await dev.wait(ScreenShown(name="home"))).result.value == (
                         "CONDITION_MET"
                     )
                     snap = await dev.snapshot(compact=False)
-                    _validate("snapshot", snap.snapshot)
+                    validate_reference("snapshot", snap.snapshot)
                     assert "pw-1" not in msgspec.json.encode(snap).decode()
                     # the watcher kept up through deltas
                     with anyio.fail_after(5):
@@ -241,7 +214,7 @@ async def test_device_actions_through_the_hub_against_the_java_agent() -> None:
                     (user.bounds[1] + user.bounds[3]) // 2,
                 )
                 tapped = await dev.double_tap_at(x, y)
-                _validate("action-result", tapped)
+                validate_reference("action-result", tapped)
                 await dev.type_focused("demo")
                 await dev.press_key("DPAD_DOWN")
                 await dev.type_focused("pw", submit=True)
