@@ -53,7 +53,16 @@ def meta_of(snapshot: ScreenSnapshot) -> ScreenSnapshot:
     return msgspec.structs.replace(snapshot, nodes=())
 
 
-def patch(a: ScreenSnapshot, b: ScreenSnapshot) -> Patch:
+def patch(a: ScreenSnapshot, b: ScreenSnapshot, changed: Sequence[str] | None = None) -> Patch:
+    """The delta from ``a`` to ``b``. ``changed`` (optional) names every node of ``b`` that
+    differs from ``a`` when both have the same ids in the same places (the normalization
+    engine knows it); then the delta is built from those nodes alone."""
+    if changed is not None:
+        if not changed:
+            return Patch(a.snapshot_id, meta_of(b), (), (), {})
+        wanted = set(changed)
+        upsert = tuple(n for n in b.nodes if n.node_id in wanted)
+        return Patch(a.snapshot_id, meta_of(b), (), upsert, {})
     old = {n.node_id: n for n in a.nodes}
     new_ids = {n.node_id for n in b.nodes}
     remove = tuple(n.node_id for n in a.nodes if n.node_id not in new_ids)

@@ -7,7 +7,7 @@ roots. Built once per snapshot (O(n)); never mutated afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from bridge.wire.node import SemanticNode
 
@@ -31,6 +31,23 @@ class NodeTree:
             pid = node.parent_id if node.parent_id is not None else ROOT
             self.parent[nid] = pid
             self.children.setdefault(pid, []).append(nid)
+
+    @classmethod
+    def replaced(
+        cls, previous: NodeTree, nodes: Sequence[SemanticNode], changed: Iterable[SemanticNode]
+    ) -> NodeTree:
+        """The tree of ``nodes``: ``previous``'s nodes with ``changed`` ones replaced by nodes
+        of the same ids and parents (the shape is shared, not rebuilt)."""
+        tree = cls.__new__(cls)
+        tree.nodes = tuple(nodes)
+        tree.order = previous.order
+        tree.parent = previous.parent
+        tree.children = previous.children
+        by_id = dict(previous.by_id)
+        for node in changed:
+            by_id[node.node_id] = node
+        tree.by_id = by_id
+        return tree
 
     def __len__(self) -> int:
         return len(self.nodes)

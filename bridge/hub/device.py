@@ -34,7 +34,7 @@ import msgspec
 
 from bridge.core.identity import IdAllocator
 from bridge.core.leases import LeaseBook
-from bridge.core.normalize import Normalized, NormalizeFailure, SnapshotContext, normalize
+from bridge.core.normalize import Normalized, NormalizeEngine, NormalizeFailure, SnapshotContext
 from bridge.core.patch import patch
 from bridge.core.raw_limits import cap_raw_tree
 from bridge.core.secret_mask import SecretMasker
@@ -128,6 +128,8 @@ class DeviceRuntime:
         self.agent_name: str | None = None
         self.capabilities: tuple[str, ...] = ()
         self.allocator = IdAllocator()
+        self.engine = NormalizeEngine(self.allocator)
+        """Normalizes this device's captures in order, reusing what did not change."""
         self.generation = generation_base
         self.masker = masker if masker is not None else SecretMasker()
         self.faults: dict[str, str] = {}
@@ -163,20 +165,22 @@ class DeviceRuntime:
 
     def prepare(self, push: TreePush) -> Prepared | NormalizeFailure:
         """The CPU half of ingest (cap, mask, normalize, index). It touches only this device's
-        id allocator, so the caller may run it in a worker thread, one at a time per device,
-        and must then ``commit`` the result on the event loop before preparing the next."""
+        normalization engine (and its id allocator), so the caller may run it in a worker
+        thread, one at a time per device, and must then ``commit`` the result on the event
+        loop before preparing the next."""
         now = self.clock_ms()
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
         capped = cap_raw_tree(push.tree)
         raw = self.masker.mask(capped.tree)
-        result = normalize(raw, SnapshotContext(self.id, tentative, now), self.allocator)
+        result = self.engine.run(raw, SnapshotContext(self.id, tentative, now))
         if isinstance(result, NormalizeFailure):
             return result
+        tree = result.tree if result.tree is not None else NodeTree(result.full.nodes)
         if capped.dropped:
             full = msgspec.structs.replace(result.full, truncated=True)
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
-        return Prepared(result, NodeTree(result.full.nodes), now, capped.reason)
+        return Prepared(result, tree, now, capped.reason)
 
     def commit(self, push: TreePush, prepared: Prepared | NormalizeFailure) -> Capture | None:
         """Apply a prepared capture (on the event loop): generations, history, fan-out."""
@@ -253,7 +257,11 @@ class DeviceRuntime:
         for compact, stream in self.streams.items():
             if not stream.members:
                 continue
-            body = patch(previous.snapshot(compact), capture.snapshot(compact))
+            body = patch(
+                previous.snapshot(compact),
+                capture.snapshot(compact),
+                None if compact else _known_changes(previous, capture),
+            )
             stream.seq += 1
             self.stats.deltas += 1
             event = DeltaEvent(
@@ -372,3 +380,14 @@ class DeviceRuntime:
             self.faults.clear()
         self._health_event()
         self._notify()
+
+
+def _known_changes(previous: Capture, capture: Capture) -> tuple[str, ...] | None:
+    """The full nodes that changed from ``previous`` to ``capture`` when the normalization
+    engine knows them relative to exactly ``previous``'s nodes (else None: compare)."""
+    norm = capture.normalized
+    base = norm.changed_from
+    if norm.changed is None or base is None:
+        return None
+    before = previous.normalized.full.nodes
+    return norm.changed if base is before or base == before else None
