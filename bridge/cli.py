@@ -105,6 +105,27 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help="no APK: uiautomator dump + adb input (slow)",
     )
+    p.add_argument(
+        "--ios",
+        nargs="?",
+        const="*",
+        metavar="UDID",
+        help="drive real iPhones over usbmux (every one, or only UDID; the ios extra)",
+    )
+    p.add_argument(
+        "--ios-simulator",
+        metavar="UDID",
+        help="attach to the runner of this Simulator on 127.0.0.1 (starts it with --ios-xctestrun)",
+    )
+    p.add_argument("--ios-port", type=int, metavar="P", help="the runner's port (default 8200)")
+    p.add_argument("--ios-runner", metavar="BUNDLE_ID", help="the runner app's bundle id")
+    p.add_argument("--ios-app", metavar="BUNDLE_ID", help="the app under test (captured in front)")
+    p.add_argument(
+        "--ios-xctestrun",
+        type=Path,
+        metavar="PATH",
+        help="Simulator: run xcodebuild test-without-building with this .xctestrun (macOS)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -181,6 +202,23 @@ def _serve(args: argparse.Namespace) -> int:
         if (problem := preflight(android)) is not None:
             print(f"mobridge: {problem}", file=sys.stderr)
             return 2
+    ios = None
+    if args.ios is not None or args.ios_simulator is not None:
+        from bridge.devices.ios import IosConfig
+        from bridge.devices.ios import preflight as ios_preflight
+
+        ios = IosConfig.from_cli(
+            args.ios,
+            args.ios_simulator,
+            port=args.ios_port,
+            runner_bundle_id=args.ios_runner,
+            target_bundle_id=args.ios_app,
+            xctestrun=args.ios_xctestrun,
+            agent_token=args.agent_token,
+        )
+        if (problem := ios_preflight(ios)) is not None:
+            print(f"mobridge: {problem}", file=sys.stderr)
+            return 2
     config = HubConfig(
         host=args.host,
         port=args.port,
@@ -194,6 +232,7 @@ def _serve(args: argparse.Namespace) -> int:
         secrets_file=args.secrets_file,
         dashboard=None if args.no_dashboard else dashboard_page(),
         android=android,
+        ios=ios,
     )
     hub = Hub(config)
     token_file: list[Path] = []

@@ -1,8 +1,9 @@
-"""Agent round trips, side by side for the simulated device and the Java agent core in host
-mode (scripts/run-android-agent-host): capture -> hub snapshot (a capture command over the agent
-link plus normalization) and an action's round trip through the hub (act SET_TEXT with
-NODE_VALUE_EQUALS verification, stableForMs 0). The Java agent is skipped, and says so, when no
-JDK is installed."""
+"""Agent round trips, side by side for the simulated device, the Java agent core in host mode
+(scripts/run-android-agent-host) and the Swift agent core in host mode (scripts/run-ios-agent-host):
+capture -> hub snapshot (a capture command over the agent link plus normalization) and an
+action's round trip through the hub (act SET_TEXT with NODE_VALUE_EQUALS verification,
+stableForMs 0). The Java and Swift agents are skipped, and say so, when no JDK or no Swift
+toolchain is installed."""
 
 from __future__ import annotations
 
@@ -68,6 +69,30 @@ async def _java() -> AsyncIterator[tuple[str, str]]:
     finally:
         proc.terminate()
         await anyio.to_thread.run_sync(proc.wait)
+
+
+@asynccontextmanager
+async def _swift() -> AsyncIterator[tuple[str, str]]:
+    token = secrets.token_urlsafe(16)
+    argv = [str(ROOT / "scripts" / "run-ios-agent-host"), "--port", "0", "--token", token]
+    proc = await anyio.to_thread.run_sync(
+        lambda: subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT
+        )
+    )
+    try:
+        assert proc.stdout is not None
+        line = await anyio.to_thread.run_sync(proc.stdout.readline)
+        if not line.startswith("READY "):
+            raise RuntimeError(f"the Swift agent did not start: {line!r}")
+        yield line.split()[1], token
+    finally:
+        proc.terminate()
+        await anyio.to_thread.run_sync(proc.wait)
+
+
+def _have_swift() -> bool:
+    return shutil.which("swift") is not None or Path("/opt/swift/usr/bin/swift").exists()
 
 
 async def _capture_round_trips(url: str, token: str, runs: int) -> list[float]:
@@ -153,6 +178,10 @@ def run(quick: bool) -> list[str]:
         agents.append(("Java core, host", _java))
     else:
         lines.append("  (no JDK: the Java agent is not measured)")
+    if _have_swift():
+        agents.append(("Swift core, host", _swift))
+    else:
+        lines.append("  (no Swift toolchain: the Swift agent is not measured)")
     results: dict[str, tuple[list[float], list[float]]] = {}
 
     async def main() -> None:
@@ -169,10 +198,13 @@ def run(quick: bool) -> list[str]:
             f"  {name:18} {statistics.median(caps):11.2f}  {_pct(caps, 0.99):11.2f}  "
             f"{statistics.median(acts):8.2f}  {_pct(acts, 0.99):8.2f}"
         )
-    if len(results) == 2:
-        (c1, a1), (c2, a2) = results.values()
-        lines.append(
-            f"  java/sim ratio: capture {statistics.median(c2) / statistics.median(c1):.2f}x, "
-            f"act {statistics.median(a2) / statistics.median(a1):.2f}x"
-        )
+    c1, a1 = results["simulated (Python)"]
+    for name, short in (("Java core, host", "java"), ("Swift core, host", "swift")):
+        if name in results:
+            c2, a2 = results[name]
+            lines.append(
+                f"  {short}/sim ratio: capture "
+                f"{statistics.median(c2) / statistics.median(c1):.2f}x, "
+                f"act {statistics.median(a2) / statistics.median(a1):.2f}x"
+            )
     return lines

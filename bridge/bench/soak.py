@@ -17,8 +17,8 @@ action on the mute agent's device.
 Each minute it prints the hub's RSS, delta latency p50/p99, deltas, gaps and errors; at the
 end RSS at start and end and the growth. "Start" is after ``WARMUP_S`` of full load (every
 device's history full, every connection open), so that growth measures leaks, not warm-up;
-the RSS when the hub became ready is printed too. Exit status 1 when anything went wrong (an error, a
-gap, or RSS growth of 10% or more), else 0.
+the RSS when the hub became ready is printed too. Exit status 1 when anything went wrong (an
+error, a gap, or RSS growth of 10% or more), else 0.
 """
 
 from __future__ import annotations
@@ -255,6 +255,7 @@ class Soak:
         self.controller, self.observer = controller, observer
         self.tally = Tally()
         self.act_ms: list[float] = []
+        self.ping_ms: list[float] = []
         self.slowest_regex_s = 0.0
 
     async def _wifi_ref(self, ws: ClientConnection) -> Any:
@@ -287,6 +288,17 @@ class Soak:
             except TimeoutError:
                 self.tally.error("controller act: no answer within 15 s")
             await anyio.sleep(0.2)
+
+    async def ping_loop(self) -> None:
+        """An honest observer pinging every 100 ms: how long anyone waits for the hub."""
+        ws = await _client(self.url, self.observer, "soak-ping")
+        n = 0
+        while True:
+            n += 1
+            start = time.perf_counter()
+            await _call(ws, {"type": "ping", "id": n}, timeout_s=30)
+            self.ping_ms.append((time.perf_counter() - start) * 1000)
+            await anyio.sleep(0.1)
 
     async def nesting_loop(self) -> None:
         ws = await _client(self.url, self.controller, "soak-nesting")
@@ -392,7 +404,7 @@ class Soak:
                     idle.append(await ws_connect(self.url))
                 except (InvalidStatus, OSError):
                     pass
-            await anyio.sleep(7)  # past the 5 s deadline: the hub closed them
+            await anyio.sleep(10)  # past the 5 s deadline (and the close handshake)
             for conn in idle:
                 if conn.close_code is None:
                     self.tally.error("an unauthenticated connection outlived the deadline")
@@ -505,7 +517,7 @@ async def drive(args: argparse.Namespace) -> int:
                 f"unauthenticated x20, 20,000-node tree flood, mute agent"
             )
             print(f"soak: RSS when the hub was ready {rss_ready:.1f} MB")
-            for loop in (soak.controller_loop, soak.nesting_loop, soak.regex_loop,
+            for loop in (soak.ping_loop, soak.controller_loop, soak.nesting_loop, soak.regex_loop,
                          soak.non_reader_loop, soak.idempotency_loop, soak.hog_loop,
                          soak.unauthenticated_loop, soak.mute_loop):  # fmt: skip
                 tg.start_soon(_guarded, loop, soak.tally)
@@ -522,15 +534,16 @@ async def drive(args: argparse.Namespace) -> int:
                 figures = json.loads(line)
                 for k in totals:
                     totals[k] += figures.get(k, 0)
-                act = soak.act_ms
+                act, pings = soak.act_ms, soak.ping_ms
                 print(
                     f"minute {minute}: RSS {_rss_mb(hub.pid):.1f} MB; deltas {figures['deltas']} "
                     f"p50 {figures['p50']} ms p99 {figures['p99']} ms; gaps {figures['gaps']}; "
                     f"resyncs {figures['resyncs']}; subscriber errors {figures['errors']}; "
                     f"controller acts {len(act)} (p50 {statistics.median(act) if act else 0:.0f}"
-                    f" ms); errors {len(soak.tally.errors)}"
+                    f" ms); ping p50 {_pct(pings, 0.5):.1f} p99 {_pct(pings, 0.99):.1f} max "
+                    f"{max(pings, default=float('nan')):.0f} ms; errors {len(soak.tally.errors)}"
                 )
-                soak.act_ms = []
+                soak.act_ms, soak.ping_ms = [], []
             rss_end = _rss_mb(hub.pid)
             growth = (rss_end - rss_start) / rss_start * 100
             print(

@@ -9,7 +9,9 @@ exponential back-off (0.2 s doubling to 5 s) and marks the device offline while 
 from __future__ import annotations
 
 import secrets as random_ids
+import socket
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,12 +32,15 @@ from bridge.wire.enums import Platform
 
 if TYPE_CHECKING:
     from bridge.devices.android import AndroidConfig
+    from bridge.devices.ios import IosConfig
 
 
 @dataclass
 class AgentTarget:
     url: str
     token: str | None
+    open_socket: Callable[[], Awaitable[socket.socket]] | None = None
+    """Supplies the connected stream instead of dialling the URL (iPhones through usbmux)."""
 
 
 @dataclass
@@ -54,6 +59,8 @@ class HubConfig:
     secrets_file: Path | None = None
     name: str = "mobridge"
     android: AndroidConfig | None = None
+    ios: IosConfig | None = None
+    """Real iPhones over usbmux, or a Simulator's runner on loopback; None: none."""
     """Real Android phones over adb (agent or agentless mode); None: none."""
     client_limits: dict[str, Any] = field(default_factory=dict)
     """Overrides of ``ClientServer``'s per-connection bounds (``outbound_soft_limit``,
@@ -163,6 +170,15 @@ class Hub:
                     lambda url, token: self.attach(AgentTarget(url, token)),
                     self.detach,
                 )
+            if self.config.ios is not None:
+                from bridge.devices.ios import run_ios
+
+                tg.start_soon(
+                    run_ios,
+                    self.config.ios,
+                    lambda url, token, opener: self.attach(AgentTarget(url, token, opener)),
+                    self.detach,
+                )
             ready = [self.attach(target) for target in targets]
             with anyio.move_on_after(10):
                 for event in ready:
@@ -247,6 +263,7 @@ class Hub:
             on_tree=on_tree,
             on_status=on_status,
             on_bad_frame=on_bad_frame,
+            open_socket=target.open_socket,
         )
         device: DeviceRuntime | None = None
         try:

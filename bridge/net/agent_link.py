@@ -4,13 +4,15 @@ Lifecycle: ``connect`` (Bearer token in the upgrade) -> send ``hello`` -> receiv
 ``hello`` -> ``run`` reads frames until the link drops, handing tree pushes and status reports
 to callbacks and completing pending commands by id. ``command`` sends one command and waits
 (``fail_after``) for its single reply. When the link drops every pending command fails with
-``AgentLost``; the caller (the hub) reconnects with back-off.
+``AgentLost``; the caller (the hub) reconnects with back-off. ``open_socket``, when given,
+supplies the connected stream (an iPhone's port through usbmux) for the URL's host and path.
 """
 
 from __future__ import annotations
 
 import base64
 import itertools
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -61,8 +63,10 @@ class AgentLink:
         on_status: Callable[[AgentStatus], Awaitable[None]],
         hub_name: str = "mobridge",
         on_bad_frame: Callable[[str], None] | None = None,
+        open_socket: Callable[[], Awaitable[socket.socket]] | None = None,
     ) -> None:
         self.url = url
+        self._open_socket = open_socket
         self._token = token
         self._on_tree = on_tree
         self._on_status = on_status
@@ -78,8 +82,10 @@ class AgentLink:
         headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
         try:
             with anyio.fail_after(timeout_s):
+                sock = await self._open_socket() if self._open_socket is not None else None
                 self._ws = await connect(
                     self.url,
+                    sock=sock,
                     additional_headers=headers,
                     max_size=MAX_AGENT_FRAME,
                     open_timeout=timeout_s,

@@ -224,3 +224,17 @@ def ws_frame(payload: bytes, opcode: int = 1) -> bytes:
         head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
     body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
     return head + mask + body
+
+
+@asynccontextmanager
+async def hub_under_attack(bound_ms: float = 1000, **overrides: Any) -> AsyncIterator[Any]:
+    """A running hub (``tests.hub.hubfixture.running_hub``) pinged by an honest observer for
+    the whole body; on exit every ping must have been answered, the worst within ``bound_ms``."""
+    from tests.hub.hubfixture import running_hub
+
+    async with running_hub(**overrides) as rh:
+        async with ping_probe(rh.url) as probe:
+            yield rh
+        assert probe.latencies_ms, "the probe never got an answer"
+        assert probe.failures == 0, f"{probe.failures} pings unanswered within 5 s"
+        assert probe.worst_ms < bound_ms, f"a ping took {probe.worst_ms:.0f} ms"

@@ -15,7 +15,15 @@ from bridge.core.raw_limits import MAX_CAPTURE_NODES
 from bridge.hub.app import AgentTarget
 from bridge.wire.agent_link import TreePush
 from bridge.wire.codec import encode
-from tests.adversarial.harness import ROGUE_TOKEN, RogueAgent, call, client, flat_tree, ping_probe
+from tests.adversarial.harness import (
+    ROGUE_TOKEN,
+    RogueAgent,
+    call,
+    client,
+    flat_tree,
+    hub_under_attack,
+    ping_probe,
+)
 from tests.hub.hubfixture import OBSERVER, running_hub
 
 
@@ -86,7 +94,7 @@ async def test_malformed_trees_degrade_the_device_visibly_and_a_good_tree_heals_
     async with anyio.create_task_group() as tg:
         await tg.start(rogue.serve)
         async with (
-            running_hub(agents=[AgentTarget(rogue.url, ROGUE_TOKEN)]) as rh,
+            hub_under_attack(agents=[AgentTarget(rogue.url, ROGUE_TOKEN)]) as rh,
             client(rh.url, OBSERVER) as ws,
         ):
             await call(ws, {"type": "subscribe", "id": 1, "device": "rogue-1"})
@@ -113,7 +121,7 @@ async def test_an_agent_that_never_answers_gives_offline_with_a_reason_and_shows
     async with anyio.create_task_group() as tg:
         await tg.start(rogue.serve)
         async with (
-            running_hub(agents=[AgentTarget(rogue.url, ROGUE_TOKEN)]) as rh,
+            hub_under_attack(agents=[AgentTarget(rogue.url, ROGUE_TOKEN)]) as rh,
             client(rh.url) as ws,
         ):
             found = await call(

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from tests.adversarial.harness import call, client, ping_probe
+from tests.adversarial.harness import call, client, hub_under_attack, ping_probe
 from tests.hub.hubfixture import CONTROLLER_2, running_hub
 
 
@@ -55,7 +55,7 @@ async def test_retry_after_the_client_dropped_gets_the_first_attempts_result() -
 
 
 async def test_a_key_reused_with_a_different_request_is_refused() -> None:
-    async with running_hub(sim_scene="settings") as rh:
+    async with hub_under_attack(sim_scene="settings") as rh:
         dev = rh.device_id
         async with client(rh.url) as ws:
             wifi = await _ref(ws, dev, "Wi-Fi")

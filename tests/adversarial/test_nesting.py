@@ -7,7 +7,15 @@ import json
 import anyio
 
 from bridge.hub.app import AgentTarget
-from tests.adversarial.harness import ROGUE_TOKEN, RogueAgent, call, client, nested, ping_probe
+from tests.adversarial.harness import (
+    ROGUE_TOKEN,
+    RogueAgent,
+    call,
+    client,
+    hub_under_attack,
+    nested,
+    ping_probe,
+)
 from tests.hub.hubfixture import running_hub
 
 DEPTH = 100_000
@@ -52,7 +60,7 @@ async def test_agent_frame_nested_100k_deep_degrades_its_device_and_the_hub_keep
 async def test_client_frame_nested_100k_deep_is_answered_malformed_and_the_connection_lives() -> (
     None
 ):
-    async with running_hub() as rh, client(rh.url) as ws:
+    async with hub_under_attack() as rh, client(rh.url) as ws:
         for frame in (
             '{"type":"ping","id":1,"x":' + nested(DEPTH) + "}",
             '{"type":"find","id":2,"device":"sim-android","query":' + nested(DEPTH) + "}",
@@ -75,7 +83,7 @@ async def test_msgpack_frame_nested_deep_is_malformed() -> None:
     from tests.hub.hubfixture import CONTROLLER
 
     async with (
-        running_hub() as rh,
+        hub_under_attack() as rh,
         ws_connect(
             rh.url,
             subprotocols=["mobridge.v1.msgpack"],  # type: ignore[list-item]

@@ -8,8 +8,8 @@ import json
 import anyio
 import pytest
 
-from tests.adversarial.harness import call, client
-from tests.hub.hubfixture import OBSERVER, running_hub
+from tests.adversarial.harness import call, client, hub_under_attack
+from tests.hub.hubfixture import OBSERVER
 
 SECRET = "Tr0ub4dor&3-horse"
 
@@ -20,7 +20,7 @@ async def test_secret_typed_into_a_username_field_is_masked_everywhere(
     monkeypatch.setenv("MOBRIDGE_SECRET_PW", SECRET)
     seen: list[str] = []
     async with (
-        running_hub(sim_scene="login") as rh,
+        hub_under_attack(sim_scene="login") as rh,
         client(rh.url, OBSERVER, "watcher") as watch,
         client(rh.url, OBSERVER, "watcher-full") as watch_full,
         client(rh.url) as ws,

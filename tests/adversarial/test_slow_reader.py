@@ -8,7 +8,14 @@ import time
 
 import anyio
 
-from tests.adversarial.harness import call, client, ping_probe, raw_ws_open, ws_frame
+from tests.adversarial.harness import (
+    call,
+    client,
+    hub_under_attack,
+    ping_probe,
+    raw_ws_open,
+    ws_frame,
+)
 from tests.hub.hubfixture import OBSERVER, running_hub
 
 SOFT = 256 * 1024
@@ -82,7 +89,7 @@ async def test_non_reading_clients_are_slowed_then_closed_and_memory_stays_bound
 
 async def test_a_non_reader_hears_why_it_was_closed() -> None:
     limits = {"outbound_soft_limit": 64 * 1024, "slow_client_grace_s": 0.5}
-    async with running_hub(sim_scene="list", client_limits=limits) as rh:
+    async with hub_under_attack(sim_scene="list", client_limits=limits) as rh:
         sock = await anyio.to_thread.run_sync(raw_ws_open, rh.port, OBSERVER, 64 * 1024)
 
         def burst() -> None:

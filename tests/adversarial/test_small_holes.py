@@ -14,7 +14,14 @@ from websockets.exceptions import ConnectionClosed
 
 from bridge.hub import service as service_module
 from bridge.hub.app import AgentTarget
-from tests.adversarial.harness import ROGUE_TOKEN, RogueAgent, call, client, ping_probe
+from tests.adversarial.harness import (
+    ROGUE_TOKEN,
+    RogueAgent,
+    call,
+    client,
+    hub_under_attack,
+    ping_probe,
+)
 from tests.hub.hubfixture import CONTROLLER, running_hub
 
 
@@ -23,7 +30,7 @@ async def test_a_second_agent_announcing_an_attached_device_id_is_refused() -> N
     async with anyio.create_task_group() as tg:
         await tg.start(first.serve)
         await tg.start(second.serve)
-        async with running_hub(agents=[AgentTarget(first.url, ROGUE_TOKEN)]) as rh:
+        async with hub_under_attack(agents=[AgentTarget(first.url, ROGUE_TOKEN)]) as rh:
             with anyio.fail_after(5):
                 while (
                     "twin" not in rh.hub.service.devices
@@ -41,7 +48,7 @@ async def test_a_second_agent_announcing_an_attached_device_id_is_refused() -> N
 
 async def test_hello_with_a_wrong_token_after_header_auth_is_fatal() -> None:
     async with (
-        running_hub() as rh,
+        hub_under_attack() as rh,
         ws_connect(rh.url, additional_headers={"Authorization": f"Bearer {CONTROLLER}"}) as ws,
     ):
         await ws.send(
@@ -55,7 +62,7 @@ async def test_hello_with_a_wrong_token_after_header_auth_is_fatal() -> None:
 
 async def test_sessions_that_never_said_hello_are_in_stats() -> None:
     async with (
-        running_hub() as rh,
+        hub_under_attack() as rh,
         ws_connect(rh.url, additional_headers={"Authorization": f"Bearer {CONTROLLER}"}),
         ws_connect(rh.url),
     ):
@@ -133,7 +140,7 @@ async def test_parked_waits_evaluate_on_change_and_deadline_only(
 
 
 async def test_a_generation_from_before_a_restart_is_stale() -> None:
-    async with running_hub(sim_scene="settings") as rh, client(rh.url) as ws:
+    async with hub_under_attack(sim_scene="settings") as rh, client(rh.url) as ws:
         found = await call(
             ws,
             {
@@ -145,7 +152,7 @@ async def test_a_generation_from_before_a_restart_is_stale() -> None:
         )
         old_ref = found["result"]["matches"][0]["ref"]
         old_generation = found["result"]["generation"]
-    async with running_hub(sim_scene="settings") as rh, client(rh.url) as ws:
+    async with hub_under_attack(sim_scene="settings") as rh, client(rh.url) as ws:
         found = await call(
             ws,
             {

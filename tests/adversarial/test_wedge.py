@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from tests.adversarial.harness import call, client, ping_probe
+from tests.adversarial.harness import call, client, hub_under_attack, ping_probe
 from tests.hub.hubfixture import CONTROLLER_2, running_hub
 
 NEVER = {"kind": "screen", "name": "nowhere"}
@@ -30,7 +30,7 @@ def _act(n: int, device: str, ref: Any, **verify: Any) -> dict[str, Any]:
 
 
 async def test_durations_above_their_caps_are_refused_with_the_cap() -> None:
-    async with running_hub(sim_scene="settings") as rh, client(rh.url) as ws:
+    async with hub_under_attack(sim_scene="settings") as rh, client(rh.url) as ws:
         ref = await _wifi(ws, rh.device_id)
         hour = await call(ws, _act(2, rh.device_id, ref, timeoutMs=3_600_000))
         assert hour["code"] == "INVALID_PARAMS" and "60000 ms" in hour["message"]
@@ -73,7 +73,7 @@ async def test_cancel_stops_a_running_act_and_says_what_was_dispatched() -> None
 
 
 async def test_a_new_lease_holder_is_not_stuck_behind_the_previous_controllers_act() -> None:
-    async with running_hub(sim_scene="settings") as rh:
+    async with hub_under_attack(sim_scene="settings") as rh:
         dev = rh.device_id
         async with (
             client(rh.url, name="hog") as hog,

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from bridge.client import NotFoundError, build_query, connect
@@ -66,6 +67,14 @@ async def browser_tab(rh: RunningHub, fragment: str = "") -> AsyncIterator[tuple
             await browser.close()
 
 
+async def until(tab: Any, predicate: str, arg: Any = None) -> None:
+    """Poll a page predicate through the debugger, for 5 s at most (the page's CSP forbids
+    the eval that ``wait_for_function`` would use)."""
+    with anyio.fail_after(5):
+        while not await tab.evaluate(predicate, arg):
+            await anyio.sleep(0.05)
+
+
 def centre_on_picture(
     box: dict[str, float], snap: ScreenSnapshot, text: str
 ) -> tuple[float, float]:
@@ -103,7 +112,7 @@ async def test_sign_in_then_pick_an_element_on_the_picture_and_follow_the_timeli
         # the screen as a picture with outlines, and the element list
         await expect(tab.get_by_test_id("screen-meta")).to_contain_text("login")
         shot = tab.get_by_test_id("shot")
-        await tab.wait_for_function("document.getElementById('shot').naturalWidth > 0")
+        await until(tab, "() => document.getElementById('shot').naturalWidth > 0")
         await expect(tab.locator("#outlines rect")).not_to_have_count(0)
         # a click on the picture selects the node under it and shows its query and ref
         async with connect(rh.url, token=OBSERVER, name="check") as hub:
@@ -149,9 +158,7 @@ async def test_sign_in_then_pick_an_element_on_the_picture_and_follow_the_timeli
             old_src = await shot.get_attribute("src")
             await dev.tap(build_query(text="Sign in"))
         await expect(tab.get_by_test_id("screen-meta")).to_contain_text("home", timeout=5000)
-        await tab.wait_for_function(
-            "src => document.getElementById('shot').src !== src", arg=old_src
-        )
+        await until(tab, "src => document.getElementById('shot').src !== src", old_src)
         await expect(tab.get_by_test_id("tree")).to_contain_text('"Home"')
         await expect(tab.get_by_test_id("details")).to_contain_text("gone from the screen")
         # it fills the window: no page scrolling, the panels reach the right and bottom edges

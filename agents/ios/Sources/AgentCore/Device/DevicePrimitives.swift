@@ -1,0 +1,89 @@
+/// The few things a platform must do for the agent, at XCUITest's level: one snapshot of the
+/// foreground UI, coordinate input, typing, the home button, apps by bundle id and screenshots.
+/// The XCUITest layer implements them on a device or Simulator; host mode over its scripted
+/// screens. Everything above them (`PrimitiveBackend`, node actions, pacing, handles) is shared
+/// and tested here.
+///
+/// Contract: called on the UI (main) thread only, one call at a time, except `deviceInfo`,
+/// `capabilities` and `setChangeListener`; coordinates are in points; an error thrown means the
+/// platform call failed (reported FAILED), expected refusals are `Outcome`s.
+public protocol DevicePrimitives: AnyObject, Sendable {
+    var deviceInfo: DeviceInfo { get }
+    var capabilities: [String] { get }
+    /// One snapshot of the foreground application (and SpringBoard's alert when one is up).
+    func snapshot() throws -> ScreenCapture
+    func tap(x: Double, y: Double) throws
+    func longPress(x: Double, y: Double, seconds: Double) throws
+    func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws
+    /// Types into the element that has keyboard focus; `KeyText.delete` deletes one character.
+    func typeText(_ text: String) throws
+    func typeKey(_ key: KeyName) throws
+    func pressHome() throws
+    func app(_ action: AppAction, bundleId: String?, url: String?) throws -> Outcome
+    func screenshotPNG() throws -> [UInt8]
+    /// Host mode raises change events when its scripted app changes; XCUITest has none.
+    func setChangeListener(_ listener: (@Sendable () -> Void)?)
+    func health() -> String?
+}
+
+public enum KeyName: String, Sendable {
+    case enter, delete, tab, space
+}
+
+/// Characters XCUITest's `typeText` treats as keys (`XCUIKeyboardKey` raw values).
+public enum KeyText {
+    public static let delete = "\u{8}"
+    public static let enter = "\n"
+    public static let tab = "\t"
+}
+
+/// How fast text is typed: the first character alone, a pause (XCUITest drops the characters
+/// right after the first one when typing fast into a field that just got focus), then chunks
+/// with pauses so the average stays at or under `charsPerSecond`. 0 types everything at once.
+public struct TypingPace: Equatable, Sendable {
+    public var charsPerSecond: Double
+    public var firstPauseMs: Int
+    public var chunk: Int
+
+    public init(charsPerSecond: Double, firstPauseMs: Int, chunk: Int) {
+        self.charsPerSecond = charsPerSecond
+        self.firstPauseMs = firstPauseMs
+        self.chunk = max(1, chunk)
+    }
+
+    /// The device default: 40 characters a second in chunks of 8, 300 ms after the first.
+    public static let device = TypingPace(charsPerSecond: 40, firstPauseMs: 300, chunk: 8)
+    public static let unpaced = TypingPace(charsPerSecond: 0, firstPauseMs: 0, chunk: 1)
+
+    /// The text cut into (chunk, pause after it in ms); concatenated, the chunks are the text.
+    public func plan(_ text: String) -> [(String, Int)] {
+        if text.isEmpty { return [] }
+        if charsPerSecond <= 0 { return [(text, 0)] }
+        let chars = Array(text)
+        var out: [(String, Int)] = [(String(chars[0]), chars.count > 1 ? firstPauseMs : 0)]
+        var i = 1
+        while i < chars.count {
+            let n = min(chunk, chars.count - i)
+            let last = i + n >= chars.count
+            out.append((String(chars[i..<i + n]), last ? 0 : Int((Double(n) * 1000 / charsPerSecond).rounded(.up))))
+            i += n
+        }
+        return out
+    }
+
+    /// How long typing `text` pauses in total (deadlines add it).
+    public func pauseMs(_ text: String) -> Int { plan(text).reduce(0) { $0 + $1.1 } }
+}
+
+/// Width and height of a PNG from its IHDR chunk, without decoding it (the device layer learns
+/// the screen scale from a screenshot's pixel width and the application frame in points).
+public enum PNGInfo {
+    public static func size(_ png: [UInt8]) -> (width: Int, height: Int)? {
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard png.count >= 24, Array(png[0..<8]) == signature, Array(png[12..<16]) == Array("IHDR".utf8) else {
+            return nil
+        }
+        func be(_ i: Int) -> Int { Int(png[i]) << 24 | Int(png[i + 1]) << 16 | Int(png[i + 2]) << 8 | Int(png[i + 3]) }
+        return (be(16), be(20))
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The agent's `UiBackend` on iOS, over `DevicePrimitives`: captures with handles, node actions
+/// with a live check, gestures in pixels, keys, paced typing, apps and screenshots.
+///
+/// Invariants: every method runs on the UI thread (the session's executor guarantees it), so the
+/// retained captures need no lock; at most `retainedCaptures` captures are kept (oldest
+/// dropped); a node action re-reads the screen first (one snapshot) and acts only on the element
+/// found at the same structural path with the same identity — a stale handle never acts on
+/// another element; pixels from the hub are divided by the scale of the newest capture; password
+/// values never reach a capture (`SnapshotConverter`).
+public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
+    public let primitives: DevicePrimitives
+    public var converter: SnapshotConverter
+    public var pace: TypingPace
+    /// Re-read the screen before each node action (one more snapshot per action).
+    public var liveCheck = true
+    private var captures: [(Int, CaptureRecord)] = []
+    private var scale: Double?
+
+    public init(primitives: DevicePrimitives, converter: SnapshotConverter = SnapshotConverter(),
+                pace: TypingPace = .device) {
+        self.primitives = primitives
+        self.converter = converter
+        self.pace = pace
+    }
+
+    public var deviceInfo: DeviceInfo { primitives.deviceInfo }
+    public var capabilities: [String] { primitives.capabilities }
+
+    public func setChangeListener(_ listener: (@Sendable () -> Void)?) { primitives.setChangeListener(listener) }
+
+    public func reset() { captures.removeAll() }
+
+    public func capture(_ captureId: Int) throws -> RawTree {
+        let (tree, record) = converter.convert(try primitives.snapshot(), captureId: captureId)
+        scale = record.scale
+        captures.removeAll { $0.0 == captureId }
+        captures.append((captureId, record))
+        if captures.count > retainedCaptures { captures.removeFirst(captures.count - retainedCaptures) }
+        return tree
+    }
+
+    public func record(_ captureId: Int) -> CaptureRecord? { captures.first { $0.0 == captureId }?.1 }
+
+    public func nodeAction(_ cmd: NodeActionCommand) throws -> Outcome {
+        let at = "handle \(cmd.handle) of capture \(cmd.capture)"
+        guard let record = record(cmd.capture) else { return .notFound("capture \(cmd.capture) is not held any more") }
+        guard let seen = record.element(handle: cmd.handle) else { return .notFound("capture \(cmd.capture) has no handle \(cmd.handle)") }
+        if let why = mismatch(cmd.identity, seen) { return .fail(.identityMismatch, "\(at): \(why)") }
+        var liveRecord = record
+        var live = seen
+        if liveCheck {
+            let (_, fresh) = converter.convert(try primitives.snapshot(), captureId: 0)
+            scale = fresh.scale
+            guard let found = fresh.find(path: seen.path) else { return .notFound("\(at) is no longer on screen") }
+            if let why = mismatch(cmd.identity, found) { return .fail(.identityMismatch, "\(at): \(why)") }
+            liveRecord = fresh
+            live = found
+        }
+        return try NodeActionRunner.run(cmd, live: live, in: liveRecord, primitives: primitives, pace: pace)
+    }
+
+    private func mismatch(_ identity: NodeIdentity, _ e: CapturedElement) -> String? {
+        identity.mismatch(className: e.className, automationId: e.automationId, text: e.text, label: e.label)
+    }
+
+    private func currentScale() throws -> Double {
+        if let s = scale { return s }
+        let s = try primitives.snapshot().scale
+        scale = s
+        return s
+    }
+
+    public func gesture(kind: String, points: [Point], durationMs: Int) throws -> Outcome {
+        let s = try currentScale()
+        guard s > 0, let first = points.first else { return .fail(.badCommand, "no point") }
+        let x = Double(first.x) / s, y = Double(first.y) / s
+        switch kind {
+        case "tap":
+            try primitives.tap(x: x, y: y)
+        case "long_press":
+            try primitives.longPress(x: x, y: y, seconds: max(0.5, Double(durationMs) / 1000))
+        case "swipe":
+            guard let last = points.last, points.count >= 2 else { return .fail(.badCommand, "swipe needs at least two points") }
+            try primitives.drag(fromX: x, fromY: y, toX: Double(last.x) / s, toY: Double(last.y) / s,
+                                seconds: max(0.05, Double(durationMs) / 1000))
+        default:
+            return .unsupported("gesture kind \(kind)")
+        }
+        return .success
+    }
+
+    public func globalAction(_ action: GlobalAction) throws -> Outcome {
+        switch action {
+        case .home:
+            try primitives.pressHome()
+            return .success
+        case .back:
+            return .unsupported("iOS has no system BACK; tap the screen's own back button")
+        case .recents, .notificationShade:
+            return .unsupported("\(action.rawValue) is not available through XCUITest here")
+        }
+    }
+
+    public func key(_ name: String) throws -> Outcome {
+        switch name {
+        case "ENTER": try primitives.typeKey(.enter)
+        case "DEL": try primitives.typeKey(.delete)
+        case "TAB": try primitives.typeKey(.tab)
+        case "SPACE": try primitives.typeKey(.space)
+        case "HOME": try primitives.pressHome()
+        default: return .unsupported("key \(name) is not available on iOS")
+        }
+        return .success
+    }
+
+    public func typeText(_ text: String) throws -> Outcome {
+        for (chunk, pause) in pace.plan(text) {
+            try primitives.typeText(chunk)
+            if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1000) }
+        }
+        return .success
+    }
+
+    public func app(_ action: AppAction, appId: String?, uri: String?) throws -> Outcome {
+        try primitives.app(action, bundleId: appId, url: uri)
+    }
+
+    public func screenshot() throws -> Outcome {
+        .png(Base64.encode(try primitives.screenshotPNG()))
+    }
+
+    public func clipboard(set: String?) throws -> Outcome {
+        .unsupported("the iOS agent does not read or set the pasteboard")
+    }
+
+    public func health() -> String? { primitives.health() }
+}

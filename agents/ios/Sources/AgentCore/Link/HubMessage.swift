@@ -1,0 +1,234 @@
+/// Hub -> agent messages (bridge/wire/agent_link.py `HubToAgent`), tagged by `type`.
+///
+/// Every message except `hello` is a command carrying an integer `id` >= 0 that the agent
+/// answers with exactly one reply. Decoding is strict: unknown fields, unknown types, wrong
+/// JSON types and out-of-range values fail with a `JsonError` naming the field.
+
+/// What the hub believes a handle points at. Only the fields it sets are compared: the agent
+/// refuses with IDENTITY_MISMATCH when a set field differs from the live element, so a stale
+/// handle never acts on another element. Mismatch reasons name fields, never values.
+public struct NodeIdentity: Equatable, Sendable {
+    public var className: String?
+    public var automationId: String?
+    public var text: String?
+    public var label: String?
+
+    public init(className: String? = nil, automationId: String? = nil, text: String? = nil, label: String? = nil) {
+        self.className = className
+        self.automationId = automationId
+        self.text = text
+        self.label = label
+    }
+
+    /// Nil when the live values agree with every field this identity sets, else a reason.
+    public func mismatch(className liveClass: String?, automationId liveId: String?, text liveText: String?, label liveLabel: String?) -> String? {
+        var why: [String] = []
+        func differs(_ name: String, _ expected: String?, _ live: String?) {
+            if let e = expected, e != live { why.append(name + (live == nil ? " is absent" : " differs")) }
+        }
+        differs("className", className, liveClass)
+        differs("automationId", automationId, liveId)
+        differs("text", text, liveText)
+        differs("label", label, liveLabel)
+        return why.isEmpty ? nil : why.joined(separator: ", ")
+    }
+
+    public func toJson() -> Json {
+        var o = JsonObject()
+        o.put("className", className.map(Json.string))
+        o.put("automationId", automationId.map(Json.string))
+        o.put("text", text.map(Json.string))
+        o.put("label", label.map(Json.string))
+        return .object(o)
+    }
+
+    public static func fromJson(_ v: Json) throws -> NodeIdentity {
+        var f = try JsonFields(v, "identity")
+        let id = NodeIdentity(className: try f.optString("className"), automationId: try f.optString("automationId"),
+                              text: try f.optString("text"), label: try f.optString("label"))
+        try f.finish()
+        return id
+    }
+}
+
+public struct Point: Equatable, Sendable {
+    public var x: Int
+    public var y: Int
+    public init(_ x: Int, _ y: Int) { self.x = x; self.y = y }
+}
+
+public struct NodeActionCommand: Equatable, Sendable {
+    public var id: Int
+    public var capture: Int
+    public var handle: Int
+    public var action: ActionVerb
+    public var identity: NodeIdentity
+    public var text: String?
+    public var allowAncestor = true
+    public var allowGesture = false
+
+    public init(id: Int, capture: Int, handle: Int, action: ActionVerb, identity: NodeIdentity) {
+        self.id = id
+        self.capture = capture
+        self.handle = handle
+        self.action = action
+        self.identity = identity
+    }
+}
+
+/// One hub -> agent message.
+public enum HubMessage: Equatable, Sendable {
+    case hello(protocolVersion: Int, hub: String, token: String?)
+    case capture(id: Int)
+    case nodeAction(NodeActionCommand)
+    /// `kind`: tap, long_press or swipe.
+    case gesture(id: Int, kind: String, points: [Point], durationMs: Int)
+    case global(id: Int, action: GlobalAction)
+    case key(id: Int, key: String)
+    case text(id: Int, text: String)
+    case app(id: Int, action: AppAction, appId: String?, uri: String?)
+    case screenshot(id: Int)
+    case clipboard(id: Int, set: String?)
+    case ping(id: Int)
+
+    public static let maxGesturePoints = 64
+
+    /// The command id; nil for `hello`.
+    public var commandId: Int? {
+        switch self {
+        case .hello: return nil
+        case .capture(let id), .screenshot(let id), .ping(let id): return id
+        case .nodeAction(let c): return c.id
+        case .gesture(let id, _, _, _), .global(let id, _), .key(let id, _), .text(let id, _),
+             .app(let id, _, _, _), .clipboard(let id, _):
+            return id
+        }
+    }
+
+    /// The wire `type`.
+    public var type: String {
+        switch self {
+        case .hello: return "hello"
+        case .capture: return "capture"
+        case .nodeAction: return "node_action"
+        case .gesture: return "gesture"
+        case .global: return "global"
+        case .key: return "key"
+        case .text: return "text"
+        case .app: return "app"
+        case .screenshot: return "screenshot"
+        case .clipboard: return "clipboard"
+        case .ping: return "ping"
+        }
+    }
+
+    public static func decode(_ text: String) throws -> HubMessage {
+        try fromJson(try Json.parse(text))
+    }
+
+    /// The `id` of a command when one can be read (used to answer a bad command), else nil.
+    public static func peekId(_ text: String) -> Int? {
+        guard case .object(let o)? = try? Json.parse(text), case .int(let n)? = o["id"], n >= 0,
+              let id = Int(exactly: n) else { return nil }
+        return id
+    }
+
+    public static func fromJson(_ v: Json) throws -> HubMessage {
+        var f = try JsonFields(v, "message")
+        let type = try f.reqString("type")
+        let m: HubMessage
+        switch type {
+        case "hello":
+            m = .hello(protocolVersion: try f.reqInt("protocol"), hub: try f.reqString("hub"), token: try f.optString("token"))
+        case "capture":
+            m = .capture(id: try f.reqNonNegInt("id"))
+        case "node_action":
+            var c = NodeActionCommand(id: try f.reqNonNegInt("id"), capture: try f.reqInt("capture"),
+                                      handle: try f.reqInt("handle"), action: try f.reqEnum("action", ActionVerb.self),
+                                      identity: try NodeIdentity.fromJson(try f.reqValue("identity")))
+            c.text = try f.optString("text")
+            c.allowAncestor = try f.optBool("allowAncestor", true)
+            c.allowGesture = try f.optBool("allowGesture", false)
+            m = .nodeAction(c)
+        case "gesture":
+            let id = try f.reqNonNegInt("id")
+            let kind = try f.reqString("kind")
+            let raw = try f.reqArray("points")
+            if raw.isEmpty || raw.count > maxGesturePoints {
+                throw JsonError("gesture.points: 1 to \(maxGesturePoints) points")
+            }
+            let points = try raw.enumerated().map { k, p -> Point in
+                var pf = try JsonFields(p, "gesture.points[\(k)]")
+                let pt = Point(try pf.reqInt("x"), try pf.reqInt("y"))
+                try pf.finish()
+                return pt
+            }
+            m = .gesture(id: id, kind: kind, points: points, durationMs: try f.optNonNegInt("durationMs", 0))
+        case "global":
+            m = .global(id: try f.reqNonNegInt("id"), action: try f.reqEnum("action", GlobalAction.self))
+        case "key":
+            m = .key(id: try f.reqNonNegInt("id"), key: try f.reqString("key"))
+        case "text":
+            m = .text(id: try f.reqNonNegInt("id"), text: try f.reqString("text"))
+        case "app":
+            m = .app(id: try f.reqNonNegInt("id"), action: try f.reqEnum("action", AppAction.self),
+                     appId: try f.optString("appId"), uri: try f.optString("uri"))
+        case "screenshot":
+            m = .screenshot(id: try f.reqNonNegInt("id"))
+        case "clipboard":
+            m = .clipboard(id: try f.reqNonNegInt("id"), set: try f.optString("set"))
+        case "ping":
+            m = .ping(id: try f.reqNonNegInt("id"))
+        default:
+            throw JsonError("unknown message type '\(type)'")
+        }
+        try f.finish()
+        return m
+    }
+
+    public func toJson() -> Json {
+        var o = JsonObject()
+        o["type"] = .string(type)
+        if let id = commandId { o["id"] = .int(Int64(id)) }
+        switch self {
+        case .hello(let p, let hub, let token):
+            o["protocol"] = .int(Int64(p))
+            o["hub"] = .string(hub)
+            o.put("token", token.map(Json.string))
+        case .capture, .screenshot, .ping:
+            break
+        case .nodeAction(let c):
+            o["capture"] = .int(Int64(c.capture))
+            o["handle"] = .int(Int64(c.handle))
+            o["action"] = .string(c.action.rawValue)
+            o["identity"] = c.identity.toJson()
+            o.put("text", c.text.map(Json.string))
+            if !c.allowAncestor { o["allowAncestor"] = .bool(false) }
+            if c.allowGesture { o["allowGesture"] = .bool(true) }
+        case .gesture(_, let kind, let points, let duration):
+            o["kind"] = .string(kind)
+            o["points"] = .array(points.map { p in
+                var po = JsonObject()
+                po["x"] = .int(Int64(p.x))
+                po["y"] = .int(Int64(p.y))
+                return .object(po)
+            })
+            if duration != 0 { o["durationMs"] = .int(Int64(duration)) }
+        case .global(_, let action):
+            o["action"] = .string(action.rawValue)
+        case .key(_, let key):
+            o["key"] = .string(key)
+        case .text(_, let text):
+            o["text"] = .string(text)
+        case .app(_, let action, let appId, let uri):
+            o["action"] = .string(action.rawValue)
+            o.put("appId", appId.map(Json.string))
+            o.put("uri", uri.map(Json.string))
+        case .clipboard(_, let set):
+            o.put("set", set.map(Json.string))
+        }
+        return .object(o)
+    }
+
+    public func encode() -> String { toJson().encoded() }
+}

@@ -1,0 +1,407 @@
+import Foundation
+
+/// One hub connection: handshake, hello exchange, the initial tree, then commands in and
+/// debounced pushes, status changes and keepalive pings out.
+///
+/// Invariants: every command gets exactly one reply with its id (a malformed command whose id
+/// can be read gets BAD_COMMAND; one without a readable id closes the link with 1008); commands
+/// run on the UI thread through the server's `UIExecutor` (deadline, `busy`) from a worker, so
+/// the reader keeps answering pings; trees are numbered 1, 2, 3... in the order they are sent;
+/// the same state is never pushed twice in a row; while the watchdog reports degraded no tree
+/// is pushed and commands are refused, so the hub never receives a stale tree. `nextCapture`
+/// and `lastFingerprint` are touched on the UI thread only; the debouncer under `pushLock`.
+final class AgentSession: @unchecked Sendable {
+    private let server: AgentServer
+    private let stream: ByteStream
+    private let config: AgentConfig
+    private var backend: UiBackend { server.backend }
+    private let pushLock = NSCondition()
+    private var debouncer: ChangeDebouncer?
+    private var settles: [Int] = []
+    private var conn: WsConnection?
+    private let stateLock = NSLock()
+    private var runningFlag = false
+    private var watchdog = Watchdog()
+    private var probeStarted: Int?
+    private var probeResult: String??
+    // UI thread only:
+    private var nextCapture = 1
+    private var lastFingerprint: String?
+
+    init(server: AgentServer, stream: ByteStream) {
+        self.server = server
+        self.stream = stream
+        config = server.config
+    }
+
+    private var running: Bool {
+        get { stateLock.lock(); defer { stateLock.unlock() }; return runningFlag }
+        set { stateLock.lock(); runningFlag = newValue; stateLock.unlock() }
+    }
+
+    private var now: Int { server.clock.nowMillis() }
+
+    func run() throws {
+        let reader = BufferedReader(stream)
+        try stream.setReadTimeout(ms: config.handshakeTimeoutMs)
+        let hs = try WsHandshake.perform(reader, tokens: server.tokens)
+        if !hs.ok {
+            server.log.info("handshake refused: \(hs.status) \(hs.reason)")
+            return
+        }
+        let c = WsConnection(reader: reader, maxMessage: config.maxMessageBytes)
+        conn = c
+        if !server.activate(self) {
+            c.close(code: CloseCode.goingAway, reason: "agent stopping")
+            return
+        }
+        running = true
+        try stream.setReadTimeout(ms: config.helloTimeoutMs)
+        guard try exchangeHello(c) else { return }
+        try stream.setReadTimeout(ms: config.idleTimeoutMs)
+        startBackground()
+        server.log.info("hub connected")
+        while running {
+            let text: String?
+            do {
+                text = try c.readMessage()
+            } catch StreamError.timeout {
+                c.close(code: CloseCode.goingAway, reason: "no traffic for \(config.idleTimeoutMs) ms")
+                break
+            }
+            guard let t = text else { break }
+            handle(t)
+        }
+        server.log.info("hub link closed: \(c.closeCode)")
+    }
+
+    private func exchangeHello(_ c: WsConnection) throws -> Bool {
+        let text: String?
+        do {
+            text = try c.readMessage()
+        } catch StreamError.timeout {
+            c.close(code: CloseCode.policyViolation, reason: "no hello")
+            return false
+        }
+        guard let t = text else { return false }
+        let first: HubMessage
+        do {
+            first = try HubMessage.decode(t)
+        } catch {
+            c.close(code: CloseCode.policyViolation, reason: "bad hello: \(error)")
+            return false
+        }
+        guard case .hello(let p, _, let token) = first else {
+            c.close(code: CloseCode.policyViolation, reason: "hello must come first")
+            return false
+        }
+        if p != AgentProtocol.version {
+            c.close(code: CloseCode.policyViolation, reason: "protocol mismatch: agent speaks \(AgentProtocol.version)")
+            return false
+        }
+        if token != nil && !server.tokens.matches(token) {
+            c.close(code: CloseCode.policyViolation, reason: "wrong token in hello")
+            return false
+        }
+        pushLock.lock()
+        debouncer = ChangeDebouncer(quietMs: config.quietMs, capMs: config.capMs, timerMs: config.timerMs, now: now)
+        pushLock.unlock()
+        send(.hello(protocolVersion: AgentProtocol.version, platform: server.platform, agentName: config.agentName,
+                    agentVersion: config.agentVersion, device: backend.deviceInfo, capabilities: backend.capabilities))
+        do {
+            try server.executor.run("initial capture", deadlineMs: max(config.commandDeadlineMs, 30_000)) { [self] in
+                backend.reset()
+                backend.setChangeListener { [weak self] in self?.onUiEvent() }
+                if let problem = backend.health() {
+                    stateLock.lock()
+                    _ = watchdog.observe(problem)
+                    stateLock.unlock()
+                    send(.status(state: Watchdog.degraded, reason: problem))
+                    return
+                }
+                push(ChangeDebouncer.Fire(reason: "initial", stable: true, quietMs: 0))
+            }
+        } catch {
+            server.log.warn("initial capture failed: \(error)")
+        }
+        return running
+    }
+
+    private func startBackground() {
+        let timers = Thread { [self] in timerLoop() }
+        timers.name = "mobridge-timers"
+        timers.start()
+        let pusher = Thread { [self] in pushLoop() }
+        pusher.name = "mobridge-pusher"
+        pusher.start()
+    }
+
+    private func handle(_ text: String) {
+        let msg: HubMessage
+        do {
+            msg = try HubMessage.decode(text)
+        } catch {
+            if let id = HubMessage.peekId(text) {
+                send(.reply(.failure(id, .badCommand, "\(error)")))
+            } else {
+                conn?.close(code: CloseCode.policyViolation, reason: "malformed message without an id")
+                running = false
+            }
+            return
+        }
+        guard let id = msg.commandId else {
+            conn?.close(code: CloseCode.policyViolation, reason: "hello sent twice")
+            running = false
+            return
+        }
+        if case .ping = msg {
+            send(.reply(Reply(id: id, ok: true)))
+            return
+        }
+        DispatchQueue.global().async { [self] in
+            send(.reply(dispatch(msg, id)))
+        }
+    }
+
+    /// Runs one command on the UI thread (deadline, busy) and builds its reply; worker thread.
+    func dispatch(_ msg: HubMessage, _ id: Int) -> Reply {
+        stateLock.lock()
+        let degraded = watchdog.isDegraded ? watchdog.reason : nil
+        stateLock.unlock()
+        if let why = degraded { return .failure(id, .failed, "agent degraded: \(why)") }
+        var deadline = config.commandDeadlineMs
+        if case .text(_, let t) = msg { deadline += t.count * 50 }
+        if case .nodeAction(let c) = msg, let t = c.text { deadline += t.count * 50 }
+        do {
+            return try server.executor.run(msg.type, deadlineMs: deadline) { [self] in execute(msg, id) }
+        } catch let f as UIExecutor.Failure {
+            return .failure(id, .failed, f.description)
+        } catch {
+            return .failure(id, .failed, describe(error))
+        }
+    }
+
+    /// UI thread.
+    private func execute(_ msg: HubMessage, _ id: Int) -> Reply {
+        do {
+            let outcome: Outcome
+            switch msg {
+            case .capture:
+                let tree = try backend.capture(nextCapture)
+                nextCapture += 1
+                lastFingerprint = fingerprint(tree)
+                pushLock.lock()
+                debouncer?.captured(now)
+                pushLock.unlock()
+                var r = Reply(id: id, ok: true)
+                r.tree = tree
+                return r
+            case .nodeAction(let c):
+                outcome = try backend.nodeAction(c)
+                acted()
+            case .gesture(_, let kind, let points, let duration):
+                if kind == "swipe" && points.count < 2 {
+                    outcome = .fail(.badCommand, "swipe needs at least two points")
+                } else {
+                    outcome = try backend.gesture(kind: kind, points: points, durationMs: duration)
+                    acted()
+                }
+            case .global(_, let action):
+                outcome = try backend.globalAction(action)
+                acted()
+            case .key(_, let key):
+                outcome = try backend.key(key)
+                acted()
+            case .text(_, let text):
+                outcome = try backend.typeText(text)
+                acted()
+            case .app(_, let action, let appId, let uri):
+                outcome = try backend.app(action, appId: appId, uri: uri)
+                acted()
+            case .screenshot:
+                outcome = try backend.screenshot()
+            case .clipboard(_, let set):
+                outcome = try backend.clipboard(set: set)
+            case .hello, .ping:
+                outcome = .unsupported("command \(msg.type) is not supported here")
+            }
+            return outcome.reply(id)
+        } catch {
+            server.log.warn("command \(msg.type) failed: \(describe(error))")
+            return .failure(id, .failed, describe(error))
+        }
+    }
+
+    /// An action may have changed the screen: capture soon, and once more after it settled
+    /// (XCUITest reports no accessibility events).
+    private func acted() {
+        pushLock.lock()
+        let t = now
+        debouncer?.onEvent(t)
+        if settles.count < 8 { settles.append(t + config.settleMs) }
+        pushLock.broadcast()
+        pushLock.unlock()
+    }
+
+    func onUiEvent() {
+        pushLock.lock()
+        debouncer?.onEvent(now)
+        pushLock.broadcast()
+        pushLock.unlock()
+    }
+
+    private func pushLoop() {
+        while running {
+            pushLock.lock()
+            let t = now
+            settles.removeAll { s in
+                if s <= t { debouncer?.onEvent(s); return true }
+                return false
+            }
+            guard let fire = debouncer?.poll(t) else {
+                let wake = min(debouncer?.deadline ?? ChangeDebouncer.never, settles.min() ?? ChangeDebouncer.never)
+                if wake == ChangeDebouncer.never {
+                    _ = pushLock.wait(until: Date().addingTimeInterval(1))
+                } else if wake > t {
+                    _ = pushLock.wait(until: Date().addingTimeInterval(Double(wake - t) / 1000))
+                }
+                pushLock.unlock()
+                continue
+            }
+            pushLock.unlock()
+            do {
+                try server.executor.run("push", deadlineMs: config.commandDeadlineMs) { [self] in push(fire) }
+            } catch {
+                // Busy or over the deadline: the next event or timer tick tries again.
+            }
+        }
+    }
+
+    /// Captures and sends a tree unless degraded, stopped or unchanged (UI thread).
+    private func push(_ fire: ChangeDebouncer.Fire) {
+        stateLock.lock()
+        let skip = watchdog.isDegraded || !runningFlag
+        stateLock.unlock()
+        if skip { return }
+        let tree: RawTree
+        do {
+            tree = try backend.capture(nextCapture)
+        } catch {
+            server.log.warn("capture for a push failed: \(describe(error))")
+            return
+        }
+        let fp = fingerprint(tree)
+        if fp == lastFingerprint { return }
+        nextCapture += 1
+        lastFingerprint = fp
+        send(.tree(reason: fire.reason, stable: fire.stable, tree: tree, quietMs: max(0, fire.quietMs)))
+    }
+
+    /// The tree's content without its capture number.
+    private func fingerprint(_ tree: RawTree) -> String {
+        var t = tree
+        t.capture = 0
+        return t.toJson().encoded()
+    }
+
+    private func timerLoop() {
+        var nextWatch = now + config.watchdogIntervalMs
+        var nextPing = now + config.keepaliveMs
+        while running {
+            let t = now
+            if t >= nextWatch {
+                watchdogTick()
+                nextWatch = t + config.watchdogIntervalMs
+            }
+            if t >= nextPing {
+                do { try conn?.sendPing() } catch { closeTransport() }
+                nextPing = t + config.keepaliveMs
+            }
+            Thread.sleep(forTimeInterval: Double(max(1, min(nextWatch, nextPing) - now)) / 1000)
+        }
+    }
+
+    private func watchdogTick() {
+        let t = now
+        var transition: String?
+        stateLock.lock()
+        if let started = probeStarted {
+            if let result = probeResult {
+                probeStarted = nil
+                probeResult = nil
+                transition = watchdog.observe(result)
+            } else if t - started > config.probeTimeoutMs {
+                transition = watchdog.observe("the main thread has not answered for \(t - started) ms")
+            }
+            stateLock.unlock()
+        } else {
+            probeStarted = t
+            probeResult = nil
+            stateLock.unlock()
+            server.executor.thread.post { [self] in
+                let h = backend.health()
+                stateLock.lock()
+                if probeStarted != nil { probeResult = .some(h) }
+                stateLock.unlock()
+            }
+        }
+        guard let state = transition else { return }
+        stateLock.lock()
+        let reason = watchdog.reason
+        stateLock.unlock()
+        if state == Watchdog.degraded {
+            server.log.info("degraded: \(reason ?? "")")
+            send(.status(state: Watchdog.degraded, reason: reason))
+        } else {
+            server.log.info("ready again")
+            send(.status(state: Watchdog.ready, reason: nil))
+            _ = try? server.executor.run("resync", deadlineMs: config.commandDeadlineMs) { [self] in
+                lastFingerprint = nil
+                pushLock.lock()
+                let quiet = debouncer?.quietFor(now) ?? 0
+                pushLock.unlock()
+                push(ChangeDebouncer.Fire(reason: "event", stable: true, quietMs: quiet))
+            }
+        }
+    }
+
+    private func send(_ m: AgentMessage) {
+        guard let c = conn else { return }
+        do {
+            try c.sendText(m.encode())
+        } catch {
+            if running { server.log.info("send failed; closing the link") }
+            running = false
+            closeTransport()
+        }
+    }
+
+    /// A newer hub connection took over.
+    func supersede() {
+        running = false
+        conn?.close(code: CloseCode.goingAway, reason: "superseded by a newer hub connection")
+        closeTransport()
+    }
+
+    /// The agent is shutting down: say so, then close.
+    func stop(reason: String) {
+        if let c = conn, c.isOpen {
+            send(.status(state: "stopping", reason: reason))
+            c.close(code: CloseCode.goingAway, reason: "agent stopping")
+        }
+        running = false
+        closeTransport()
+    }
+
+    func shutdown() {
+        running = false
+        pushLock.lock()
+        pushLock.broadcast()
+        pushLock.unlock()
+        if server.isCurrent(self) { backend.setChangeListener(nil) }
+        if let c = conn, c.isOpen { c.close(code: CloseCode.normal, reason: "") }
+        closeTransport()
+    }
+
+    private func closeTransport() { stream.close() }
+}

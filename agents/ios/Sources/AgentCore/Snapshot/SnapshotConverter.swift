@@ -1,0 +1,193 @@
+/// A UI snapshot -> the agent link's raw tree, in one pre-order walk.
+///
+/// Invariants:
+/// - nodes are in pre-order, `parent` is an earlier index or -1 (one root per captured root:
+///   the foreground application, then SpringBoard's alert when one is up); handles are
+///   `index + 1`, valid only for this capture;
+/// - frames (points) become pixel `bounds` at the capture's scale;
+/// - at most `maxDepth` levels below a root and `maxNodes` nodes are emitted; an element whose
+///   children were left out carries the trait `truncated` (the frontier), so the hub can tell
+///   a cut tree from a small one;
+/// - a secure text field is masked on the device: `password` set, no `value` (XCUITest reports
+///   its bullets there), and no `text`;
+/// - every `Window` element opens a window (ids 1, 2, ... in pre-order); a window holding a
+///   `Keyboard` is `input_method`, SpringBoard's are `system`;
+/// - the same snapshot always gives the same tree (deterministic).
+public struct SnapshotConverter: Sendable {
+    /// WebDriverAgent's default; XCUITest itself breaks above about 62.
+    public var maxDepth = 50
+    public var maxNodes = RawLimits.maxRawNodes
+    public static let truncatedTrait = "truncated"
+    public static let markerPrefix = "__screen_"
+
+    public init(maxDepth: Int = 50, maxNodes: Int = RawLimits.maxRawNodes) {
+        self.maxDepth = maxDepth
+        self.maxNodes = maxNodes
+    }
+
+    public func convert(_ capture: ScreenCapture, captureId: Int) -> (RawTree, CaptureRecord) {
+        var w = Walk(scale: capture.scale, maxDepth: maxDepth, maxNodes: maxNodes)
+        for (layer, root) in capture.roots.enumerated() {
+            if w.nodes.count >= maxNodes { break }
+            w.root(root, layer: layer)
+        }
+        var tree = RawTree(capture: captureId, platform: .ios)
+        tree.nodes = w.nodes
+        tree.windows = w.windows
+        tree.package = capture.roots.first { !$0.system }?.bundleId ?? capture.roots.first?.bundleId
+        tree.focus = w.focus
+        if let first = capture.roots.first {
+            let b = first.tree.frame.pixels(capture.scale)
+            if b.right > b.left && b.bottom > b.top { tree.screen = (b.right - b.left, b.bottom - b.top) }
+        }
+        return (tree, CaptureRecord(scale: capture.scale, elements: w.records))
+    }
+
+    private struct Walk {
+        let scale: Double
+        let maxDepth: Int
+        let maxNodes: Int
+        var nodes: [RawNode] = []
+        var records: [CapturedElement] = []
+        var windows: [RawWindow] = []
+        var focus: Int?
+
+        init(scale: Double, maxDepth: Int, maxNodes: Int) {
+            self.scale = scale
+            self.maxDepth = maxDepth
+            self.maxNodes = maxNodes
+        }
+
+        mutating func root(_ root: CapturedRoot, layer: Int) {
+            visit(root.tree, parent: -1, depth: 0, window: 0, path: root.bundleId, root: root, layer: layer)
+            // The root element (Application) belongs to its first window.
+            if let first = nodes.lastIndex(where: { $0.parent == -1 }), nodes[first].window == 0,
+               let w = nodes[(first + 1)...].first(where: { $0.window != 0 })?.window {
+                nodes[first].window = w
+            }
+        }
+
+        mutating func visit(_ e: ElementSnapshot, parent: Int, depth: Int, window: Int, path: String,
+                            root: CapturedRoot, layer: Int) {
+            let index = nodes.count
+            let type = e.type
+            var win = window
+            if type == .window {
+                var rw = RawWindow(id: windows.count + 1)
+                rw.type = root.system ? "system" : "application"
+                rw.layer = layer
+                rw.package = root.bundleId
+                rw.bounds = e.frame.pixels(scale)
+                rw.active = true
+                rw.focused = windows.isEmpty && !root.system
+                windows.append(rw)
+                win = rw.id
+            } else if type == .keyboard, let k = windows.firstIndex(where: { $0.id == window }) {
+                windows[k].type = "input_method"
+                windows[k].focused = false
+            }
+            var n = RawNode(handle: index + 1, parent: parent)
+            n.window = win
+            n.className = ElementType.className(of: e.elementType)
+            n.automationId = nonEmpty(e.identifier)
+            n.label = nonEmpty(e.label)
+            n.text = nonEmpty(e.title)
+            n.hint = nonEmpty(e.placeholder)
+            n.bounds = e.frame.pixels(scale)
+            n.enabled = e.enabled
+            n.selected = e.selected
+            n.focused = e.hasFocus
+            n.hittable = e.hittable
+            if let t = type {
+                n.clickable = t.isClickable
+                n.editable = t.isEditable
+                n.focusable = t.isEditable
+                n.scrollable = t.isScrollable
+                n.checkable = t.isCheckable
+                n.password = t.isSecure
+                n.actions = t.actionNames
+                if t.isCheckable { n.checked = ["1", "true", "on"].contains((e.value ?? "").lowercased()) }
+            }
+            if !n.password { n.value = nonEmpty(e.value) }
+            if e.hasFocus && n.editable { focus = n.handle }
+            nodes.append(n)
+            records.append(CapturedElement(index: index, parent: parent, path: path, element: e, window: win))
+            if e.children.isEmpty { return }
+            if depth >= maxDepth {
+                nodes[index].traits.append(SnapshotConverter.truncatedTrait)
+                return
+            }
+            var seen: [String: Int] = [:]
+            for child in e.children {
+                if nodes.count >= maxNodes {
+                    if !nodes[index].traits.contains(SnapshotConverter.truncatedTrait) {
+                        nodes[index].traits.append(SnapshotConverter.truncatedTrait)
+                    }
+                    return
+                }
+                let key = "\(child.elementType):\(child.identifier)"
+                let ordinal = seen[key, default: 0]
+                seen[key] = ordinal + 1
+                visit(child, parent: index, depth: depth + 1, window: win, path: path + "/" + key + "#\(ordinal)",
+                      root: root, layer: layer)
+            }
+        }
+
+        private func nonEmpty(_ s: String?) -> String? {
+            guard let s = s, !s.isEmpty else { return nil }
+            return s
+        }
+    }
+}
+
+/// What the agent keeps of one element for later commands: its snapshot values (the secure
+/// field's bullets included, they never leave the device), frame in points and a structural
+/// path (`bundle/type:identifier#ordinal/...`) to find it again in a fresh snapshot.
+public struct CapturedElement: Equatable, Sendable {
+    public let index: Int
+    public let parent: Int
+    public let path: String
+    public let element: ElementSnapshot
+    public let window: Int
+
+    public init(index: Int, parent: Int, path: String, element: ElementSnapshot, window: Int) {
+        self.index = index
+        self.parent = parent
+        self.path = path
+        var e = element
+        e.children = []  // the record holds one element, not its subtree
+        self.element = e
+        self.window = window
+    }
+
+    public var type: ElementType? { element.type }
+    public var className: String { ElementType.className(of: element.elementType) }
+    public var automationId: String? { element.identifier.isEmpty ? nil : element.identifier }
+    public var label: String? { element.label.isEmpty ? nil : element.label }
+    /// The text the hub saw (`text` is XCUITest's title; nothing for a secure field).
+    public var text: String? { type?.isSecure == true || element.title.isEmpty ? nil : element.title }
+}
+
+/// One retained capture: its elements by index (handle - 1) and the scale it was taken at.
+public struct CaptureRecord: Equatable, Sendable {
+    public let scale: Double
+    public let elements: [CapturedElement]
+
+    public func element(handle: Int) -> CapturedElement? {
+        let i = handle - 1
+        return i >= 0 && i < elements.count ? elements[i] : nil
+    }
+
+    public func find(path: String) -> CapturedElement? {
+        elements.first { $0.path == path }
+    }
+
+    /// Identifiers of the screen markers (`__screen_<id>`) in document order, once each.
+    public var markerIdentifiers: [String] {
+        var out: [String] = []
+        for e in elements where e.element.identifier.hasPrefix(SnapshotConverter.markerPrefix) {
+            if !out.contains(e.element.identifier) { out.append(e.element.identifier) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,73 @@
+import AgentCore
+import Foundation
+
+/// Command line of `mobridge-ios-host` (scripts/run-ios-agent-host):
+///
+///     --port P            loopback port, 0 picks a free one (required)
+///     --token T           the hub's bearer token (or env MOBRIDGE_AGENT_TOKEN)
+///     --device-id ID      device id announced in hello (default ios-host-fake)
+///     --replay FILE       serve a recorded snapshot (SnapshotFile) instead of the scripted app
+///     --type-cps N        type at most N characters a second, paced like the device (default 0:
+///                         no pacing; the scripted app drops nothing)
+///     --no-live-check     act on the handle's capture without re-reading the screen first
+public struct HostOptions: Equatable {
+    public var port: Int
+    public var token: String
+    public var deviceId = "ios-host-fake"
+    public var replay: String?
+    public var typeCps = 0.0
+    public var liveCheck = true
+
+    public static let usage = "usage: run-ios-agent-host --port P --token T [--device-id ID] [--replay FILE] [--type-cps N] [--no-live-check]"
+
+    public static func parse(_ args: [String], environment: [String: String]) throws -> HostOptions {
+        var port: Int?
+        var token = environment["MOBRIDGE_AGENT_TOKEN"]
+        var o = HostOptions(port: 0, token: "")
+        var i = 0
+        func value(_ name: String) throws -> String {
+            i += 1
+            guard i < args.count else { throw JsonError("\(name) needs a value") }
+            return args[i]
+        }
+        while i < args.count {
+            switch args[i] {
+            case "--port":
+                let v = try value("--port")
+                guard let p = Int(v), (0...65535).contains(p) else { throw JsonError("bad port \(v)") }
+                port = p
+            case "--token": token = try value("--token")
+            case "--device-id": o.deviceId = try value("--device-id")
+            case "--replay": o.replay = try value("--replay")
+            case "--type-cps":
+                let v = try value("--type-cps")
+                guard let n = Double(v), n >= 0 else { throw JsonError("bad --type-cps \(v)") }
+                o.typeCps = n
+            case "--no-live-check": o.liveCheck = false
+            default: throw JsonError("unknown argument \(args[i])")
+            }
+            i += 1
+        }
+        guard let p = port else { throw JsonError("--port is required") }
+        guard let t = token, !t.isEmpty else { throw JsonError("--token (or MOBRIDGE_AGENT_TOKEN) is required") }
+        o.port = p
+        o.token = t
+        return o
+    }
+
+    /// The backend these options describe.
+    public func backend() throws -> PrimitiveBackend {
+        let primitives: DevicePrimitives
+        if let path = replay {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            primitives = ReplayPrimitives(try SnapshotFile.parse(text), deviceId: deviceId)
+        } else {
+            primitives = HostPrimitives(deviceId: deviceId)
+        }
+        let pace = typeCps > 0 ? TypingPace(charsPerSecond: typeCps, firstPauseMs: TypingPace.device.firstPauseMs,
+                                            chunk: TypingPace.device.chunk) : .unpaced
+        let b = PrimitiveBackend(primitives: primitives, pace: pace)
+        b.liveCheck = liveCheck
+        return b
+    }
+}

@@ -1,0 +1,171 @@
+import AgentCore
+import Foundation
+
+/// `DevicePrimitives` over the scripted app: what the XCUITest layer does on a device, done to
+/// `ScriptedApp` on this machine. Touches hit-test its frames, typing goes to its focused field,
+/// the home button shows SpringBoard, a screenshot is a grey picture of the element outlines.
+///
+/// Invariants: every use of the app holds `lock` (the clock thread and the UI thread both touch
+/// it); change events are delivered outside the lock; the clock ticks (an event a second)
+/// only while the home screen is in front, like the Java host mode's.
+public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
+    public let deviceInfo: DeviceInfo
+    public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot"]
+    private let lock = NSLock()
+    private let app: ScriptedApp
+    private var listener: (@Sendable () -> Void)?
+    private var pending = false
+    private var problem: String?
+    private let ticking: Bool
+    private var clockStarted = false
+
+    public init(deviceId: String = "ios-host-fake", ticking: Bool = true) {
+        deviceInfo = DeviceInfo(id: deviceId, model: "mobridge iOS host fake", osVersion: "host",
+                                width: Int(ScriptedApp.width * ScriptedApp.scale),
+                                height: Int(ScriptedApp.height * ScriptedApp.scale))
+        app = ScriptedApp()
+        self.ticking = ticking
+        app.onChange = { [unowned self] in pending = true }
+    }
+
+    /// Runs `body` on the app under the lock, then delivers one change event if it changed.
+    private func withApp<T>(_ body: (ScriptedApp) throws -> T) rethrows -> T {
+        lock.lock()
+        let result: T
+        do {
+            result = try body(app)
+        } catch {
+            pending = false
+            lock.unlock()
+            throw error
+        }
+        let fire = pending ? listener : nil
+        pending = false
+        lock.unlock()
+        fire?()
+        return result
+    }
+
+    // MARK: test hooks
+
+    public var screenName: String { withApp { $0.inFront ? $0.screen.rawValue : "springboard" } }
+    public func setHealthProblem(_ p: String?) { withApp { _ in problem = p } }
+
+    // MARK: DevicePrimitives
+
+    public func snapshot() throws -> ScreenCapture {
+        withApp { ScreenCapture(scale: ScriptedApp.scale, roots: $0.roots()) }
+    }
+
+    public func tap(x: Double, y: Double) throws { withApp { $0.tap(x: x, y: y) } }
+
+    public func longPress(x: Double, y: Double, seconds: Double) throws {}
+
+    public func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws {}
+
+    public func typeText(_ text: String) throws { try withApp { try $0.type(text) } }
+
+    public func typeKey(_ key: KeyName) throws {
+        switch key {
+        case .enter: try typeText("\r")
+        case .delete: try typeText(KeyText.delete)
+        case .tab: try typeText("\t")
+        case .space: try typeText(" ")
+        }
+    }
+
+    public func pressHome() throws { withApp { $0.home() } }
+
+    public func app(_ action: AppAction, bundleId: String?, url: String?) throws -> Outcome {
+        withApp { app in
+            switch action {
+            case .open, .bringToFront:
+                guard bundleId == ScriptedApp.bundleId else {
+                    return .notFound("no app \(bundleId ?? "(none)") is installed")
+                }
+                app.bringToFront()
+                return .success
+            case .closeUI:
+                app.home()
+                return .success
+            case .deepLink:
+                if let b = bundleId, b != ScriptedApp.bundleId { return .notFound("no app \(b) is installed") }
+                return app.open(url ?? "") ? .success : .notFound("no app handles \(url ?? "the link")")
+            }
+        }
+    }
+
+    public func screenshotPNG() throws -> [UInt8] {
+        let roots = withApp { $0.roots() }
+        let w = Int(ScriptedApp.width) / 3, h = Int(ScriptedApp.height) / 3
+        var px = [UInt8](repeating: 0xF0, count: w * h)
+        func outline(_ e: ElementSnapshot) {
+            let l = max(0, Int(e.frame.x / 3)), t = max(0, Int(e.frame.y / 3))
+            let r = min(w - 1, Int((e.frame.x + e.frame.width) / 3) - 1)
+            let b = min(h - 1, Int((e.frame.y + e.frame.height) / 3) - 1)
+            if r >= l && b >= t {
+                for x in l...r { px[t * w + x] = 0x40; px[b * w + x] = 0x40 }
+                for y in t...b { px[y * w + l] = 0x40; px[y * w + r] = 0x40 }
+            }
+            e.children.forEach(outline)
+        }
+        roots.forEach { outline($0.tree) }
+        return PNGWriter.grey(width: w, height: h, pixels: px)
+    }
+
+    public func setChangeListener(_ l: (@Sendable () -> Void)?) {
+        lock.lock()
+        listener = l
+        let start = l != nil && ticking && !clockStarted  // one clock thread per process
+        if start { clockStarted = true }
+        lock.unlock()
+        if start {
+            let t = Thread { [weak self] in self?.tickLoop() }
+            t.name = "host-clock"
+            t.start()
+        }
+    }
+
+    private func tickLoop() {
+        while true {
+            let ms = Date().timeIntervalSince1970 * 1000
+            Thread.sleep(forTimeInterval: (1000 - ms.truncatingRemainder(dividingBy: 1000) + 5) / 1000)
+            lock.lock()
+            let onHome = app.inFront && app.screen == .home
+            let l = listener
+            lock.unlock()
+            if onHome { l?() }
+        }
+    }
+
+    public func health() -> String? { withApp { _ in problem } }
+}
+
+/// A recorded snapshot served as a static screen (`--replay FILE`): the converter and the hub
+/// see exactly the elements of the file; input is accepted and changes nothing.
+public final class ReplayPrimitives: DevicePrimitives, @unchecked Sendable {
+    public let deviceInfo: DeviceInfo
+    public let capabilities = ["tree", "node_action", "gesture", "screenshot"]
+    private let capture: ScreenCapture
+
+    public init(_ capture: ScreenCapture, deviceId: String = "ios-replay") {
+        self.capture = capture
+        let f = capture.roots.first?.tree.frame ?? Rect(0, 0, 0, 0)
+        deviceInfo = DeviceInfo(id: deviceId, model: "mobridge iOS replay", osVersion: "host",
+                                width: Int(f.width * capture.scale), height: Int(f.height * capture.scale))
+    }
+
+    public func snapshot() throws -> ScreenCapture { capture }
+    public func tap(x: Double, y: Double) throws {}
+    public func longPress(x: Double, y: Double, seconds: Double) throws {}
+    public func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws {}
+    public func typeText(_ text: String) throws {}
+    public func typeKey(_ key: KeyName) throws {}
+    public func pressHome() throws {}
+    public func app(_ action: AppAction, bundleId: String?, url: String?) throws -> Outcome {
+        .unsupported("a replayed screen has no apps")
+    }
+    public func screenshotPNG() throws -> [UInt8] { PNGWriter.grey(width: 1, height: 1, pixels: [0xF0]) }
+    public func setChangeListener(_ listener: (@Sendable () -> Void)?) {}
+    public func health() -> String? { nil }
+}

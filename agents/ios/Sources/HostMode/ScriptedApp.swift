@@ -1,0 +1,235 @@
+import AgentCore
+import Foundation
+
+/// The demo app (`dev.mobridge.demo`) as XCUITest would see it, for host mode: the same login
+/// and home screens as the simulated device and the Java agent's host mode.
+///
+/// Screens: `login` (marker `__screen_login`; "Welcome", text field `username`, secure field
+/// `password`, button `login` "Sign in"; user `demo` with any password opens home, anyone else
+/// gets "Invalid credentials"), `home` (marker `__screen_home`; "Home", a clock `clock` whose
+/// label changes every second, a table `entries` with cells "Alert" and "Sign out"), and
+/// SpringBoard (the home screen with the app's icon) when the app is not in front. "Alert"
+/// raises a SpringBoard permission alert over the app. While a text field has focus the app
+/// shows a keyboard window with a Return key.
+///
+/// As XCUITest reports them: an empty field's value is its placeholder, a secure field's value is
+/// one bullet per character, the focused field has `hasFocus`. Frames are in points on a
+/// 393 x 852 screen (scale 3). State changes call `onChange`. Not thread-safe: `HostPrimitives`
+/// holds the lock around every use.
+public final class ScriptedApp {
+    public static let bundleId = "dev.mobridge.demo"
+    public static let springboard = "com.apple.springboard"
+    public static let width = 393.0
+    public static let height = 852.0
+    public static let scale = 3.0
+
+    public enum Screen: String, Sendable { case login, home }
+
+    public private(set) var screen = Screen.login
+    public private(set) var inFront = true
+    public private(set) var alertShown = false
+    public private(set) var username = ""
+    public private(set) var password = ""
+    public private(set) var focus: String?
+    public private(set) var showError = false
+    public var clock: () -> Date = Date.init
+    public var onChange: () -> Void = {}
+
+    public init() {}
+
+    // MARK: the element trees
+
+    /// The roots a capture sees: the app (or SpringBoard), then the alert when one is up.
+    public func roots() -> [CapturedRoot] {
+        var out: [CapturedRoot] = []
+        if inFront {
+            out.append(CapturedRoot(bundleId: Self.bundleId, system: false, tree: appTree()))
+            if alertShown { out.append(CapturedRoot(bundleId: Self.springboard, system: true, tree: alertTree())) }
+        } else {
+            out.append(CapturedRoot(bundleId: Self.springboard, system: true, tree: springboardTree()))
+        }
+        return out
+    }
+
+    private let full = Rect(0, 0, ScriptedApp.width, ScriptedApp.height)
+
+    public func appTree() -> ElementSnapshot {
+        var windows = [ElementSnapshot(type: .window, frame: full, children: [screen == .login ? loginScreen() : homeScreen()])]
+        if focus != nil {
+            let kb = Rect(0, 552, Self.width, 300)
+            let key = ElementSnapshot(type: .key, identifier: "Return", label: "return", frame: Rect(290, 790, 100, 50))
+            windows.append(ElementSnapshot(type: .window, frame: kb, children: [
+                ElementSnapshot(type: .keyboard, frame: kb, children: [key]),
+            ]))
+        }
+        return ElementSnapshot(type: .application, label: "Mobridge Demo", frame: full, children: windows)
+    }
+
+    private func marker(_ name: String, _ children: [ElementSnapshot]) -> ElementSnapshot {
+        var m = ElementSnapshot(type: .other, identifier: "__screen_\(name)", frame: Rect(0, 59, Self.width, 759),
+                                children: children)
+        m.hittable = !alertShown
+        return m
+    }
+
+    private func loginScreen() -> ElementSnapshot {
+        var items = [
+            ElementSnapshot(type: .staticText, identifier: "title", label: "Welcome", frame: Rect(21, 75, 351, 34)),
+            ElementSnapshot(type: .textField, identifier: "username", value: username.isEmpty ? "Username" : username,
+                            placeholder: "Username", frame: Rect(21, 130, 351, 47), hasFocus: focus == "username"),
+            ElementSnapshot(type: .secureTextField, identifier: "password",
+                            value: password.isEmpty ? "Password" : String(repeating: "•", count: password.count),
+                            placeholder: "Password", frame: Rect(21, 190, 351, 47), hasFocus: focus == "password"),
+            ElementSnapshot(type: .button, identifier: "login", label: "Sign in", frame: Rect(21, 250, 351, 47)),
+        ]
+        if showError {
+            items.append(ElementSnapshot(type: .staticText, identifier: "error", label: "Invalid credentials",
+                                         frame: Rect(21, 310, 351, 27)))
+        }
+        return marker("login", items)
+    }
+
+    private func homeScreen() -> ElementSnapshot {
+        let f = DateFormatter()
+        f.dateFormat = "HH:mm:ss"
+        f.timeZone = TimeZone(identifier: "UTC")
+        let cells = ["Alert", "Sign out"].enumerated().map { i, name in
+            let top = 220 + Double(i) * 54
+            return ElementSnapshot(type: .cell, identifier: "entry.\(i)", frame: Rect(0, top, Self.width, 54), children: [
+                ElementSnapshot(type: .staticText, label: name, frame: Rect(21, top + 15, 351, 24)),
+            ])
+        }
+        return marker("home", [
+            ElementSnapshot(type: .staticText, identifier: "title", label: "Home", frame: Rect(21, 75, 351, 34)),
+            ElementSnapshot(type: .staticText, identifier: "clock", label: f.string(from: clock()), frame: Rect(21, 120, 351, 27)),
+            ElementSnapshot(type: .table, identifier: "entries", frame: Rect(0, 210, Self.width, 608), children: cells),
+        ])
+    }
+
+    func alertTree() -> ElementSnapshot {
+        let box = Rect(66, 330, 270, 190)
+        return ElementSnapshot(type: .alert, label: "“Mobridge Demo” Would Like to Send You Notifications", frame: box, children: [
+            ElementSnapshot(type: .staticText, label: "“Mobridge Demo” Would Like to Send You Notifications",
+                            frame: Rect(82, 346, 238, 60)),
+            ElementSnapshot(type: .button, label: "Don’t Allow", frame: Rect(66, 476, 135, 44)),
+            ElementSnapshot(type: .button, label: "Allow", frame: Rect(201, 476, 135, 44)),
+        ])
+    }
+
+    func springboardTree() -> ElementSnapshot {
+        let icon = ElementSnapshot(type: .icon, identifier: "Mobridge Demo", label: "Mobridge Demo", frame: Rect(27, 120, 64, 80))
+        return ElementSnapshot(type: .application, label: "SpringBoard", frame: full, children: [
+            ElementSnapshot(type: .window, frame: full, children: [icon]),
+        ])
+    }
+
+    // MARK: input
+
+    /// A touch at (x, y) points: whatever the scripted screen puts there reacts.
+    public func tap(x: Double, y: Double) {
+        if !inFront {
+            if Rect(27, 120, 64, 80).contains(x: x, y: y) { bringToFront() }
+            return
+        }
+        if alertShown {
+            if Rect(66, 476, 270, 44).contains(x: x, y: y) {
+                alertShown = false
+                changed()
+            }
+            return  // the alert is modal
+        }
+        if focus != nil, Rect(290, 790, 100, 50).contains(x: x, y: y) {
+            submit()
+            return
+        }
+        switch screen {
+        case .login:
+            if Rect(21, 130, 351, 47).contains(x: x, y: y) { setFocus("username") }
+            else if Rect(21, 190, 351, 47).contains(x: x, y: y) { setFocus("password") }
+            else if Rect(21, 250, 351, 47).contains(x: x, y: y) { signIn() }
+        case .home:
+            if Rect(0, 220, Self.width, 54).contains(x: x, y: y) {
+                alertShown = true
+                changed()
+            } else if Rect(0, 274, Self.width, 54).contains(x: x, y: y) {
+                go(.login)
+            }
+        }
+    }
+
+    public struct NoFocus: Error, CustomStringConvertible {
+        public var description: String { "neither the application nor any descendant has keyboard focus" }
+    }
+
+    /// Types into the focused field (XCUITest's `typeText`): `\u{8}` deletes, `\n`/`\r` submit,
+    /// `\t` moves to the next field.
+    public func type(_ text: String) throws {
+        guard inFront, !alertShown, focus != nil else { throw NoFocus() }
+        for c in text {
+            guard let f = focus else { break }
+            switch c {
+            case "\u{8}":
+                if f == "username" { if !username.isEmpty { username.removeLast() } }
+                else if !password.isEmpty { password.removeLast() }
+            case "\n", "\r", "\r\n":
+                submit()
+            case "\t":
+                focus = f == "username" ? "password" : "username"
+            default:
+                if f == "username" { username.append(c) } else { password.append(c) }
+            }
+        }
+        changed()
+    }
+
+    public func home() {
+        inFront = false
+        focus = nil
+        changed()
+    }
+
+    public func bringToFront() {
+        inFront = true
+        changed()
+    }
+
+    /// A deep link `mobridge-demo://login|home|alert`; false when nothing handles it.
+    public func open(_ url: String) -> Bool {
+        switch url {
+        case "mobridge-demo://login": inFront = true; go(.login)
+        case "mobridge-demo://home": inFront = true; go(.home)
+        case "mobridge-demo://alert": inFront = true; alertShown = true; changed()
+        default: return false
+        }
+        return true
+    }
+
+    private func setFocus(_ name: String) {
+        focus = name
+        changed()
+    }
+
+    private func submit() {
+        if screen == .login { signIn() } else { focus = nil; changed() }
+    }
+
+    private func signIn() {
+        if username == "demo" {
+            password = ""
+            showError = false
+            go(.home)
+        } else {
+            showError = true
+            changed()
+        }
+    }
+
+    private func go(_ s: Screen) {
+        screen = s
+        focus = nil
+        if s == .login { username = ""; password = "" }
+        changed()
+    }
+
+    private func changed() { onChange() }
+}

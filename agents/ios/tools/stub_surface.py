@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""The XCTest/XCUITest stub surface of the iOS runner, and whether it is exactly what it uses.
+
+Reads ``agents/ios/Sources/XCUITestStubs/*.swift`` (the declarations) and
+``agents/ios/Sources/BridgeRunner/*.swift`` (the XCUITest layer), comments and string literals
+removed, and fails (exit 1) when:
+
+- the layer names an Apple type (``XC*``, ``CG*`` other than Foundation's ``CGRect`` /
+  ``CGFloat`` / ``CGPoint`` / ``CGSize``) that the stubs do not declare;
+- a stub declares a type or member that the layer never uses (the stubs mirror the used surface
+  only: a member used nowhere is removed, so the list stays the runner's real dependency on
+  Apple's SDK).
+
+That members are *spelled and typed* right is checked by the compiler: ``scripts/check-ios``
+builds the layer against the stubs. This script is the part that needs no Swift toolchain;
+``scripts/check`` runs it. ``--list`` prints the surface (one ``Type`` or ``Type.member`` a line).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STUBS = ROOT / "Sources" / "XCUITestStubs"
+LAYER = ROOT / "Sources" / "BridgeRunner"
+FOUNDATION_CG = frozenset({"CGRect", "CGFloat", "CGPoint", "CGSize"})
+
+_TYPE = re.compile(r"\b(class|struct|enum|protocol)\s+([A-Z]\w*)")
+_FUNC = re.compile(r"\bfunc\s+(`?\w+`?)\s*\(([^)]*)\)")
+_INIT = re.compile(r"\binit\s*\(([^)]*)\)")
+_VAR = re.compile(r"\b(?:var|let)\s+(`?\w+`?)\s*:")
+_CASE = re.compile(r"\bcase\s+(`?\w+`?)")
+
+
+@dataclass
+class Member:
+    owner: str
+    kind: str  # func, init, var, case
+    name: str
+    labels: tuple[str, ...] = ()
+
+    def spelled(self) -> str:
+        if self.kind in ("func", "init"):
+            return f"{self.owner}.{self.name}({''.join(label + ':' for label in self.labels)})"
+        return f"{self.owner}.{self.name}"
+
+
+@dataclass
+class Surface:
+    types: list[str] = field(default_factory=list)
+    members: list[Member] = field(default_factory=list)
+
+
+def _interpolations(literal: re.Match[str]) -> str:
+    """A string literal reduced to its interpolated expressions (code that runs)."""
+    return " ".join(re.findall(r"\\\(([^()]*(?:\([^()]*\)[^()]*)*)\)", literal.group(0)))
+
+
+def strip_swift(text: str) -> str:
+    """Swift source without comments, imports and the text of string literals (none of which
+    can use an API); interpolations inside strings are kept."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    text = re.sub(r"^\s*(?:@\w+\s+)?import\s+\w+.*$", " ", text, flags=re.M)
+    text = re.sub(r'"""(.|\n)*?"""', _interpolations, text)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"', _interpolations, text)
+
+
+def _labels(params: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for part in params.split(","):
+        words = part.split(":")[0].split()
+        if words:
+            out.append(words[0])
+    return tuple(out)
+
+
+def parse_stubs(text: str) -> Surface:
+    """Types (nested ones as ``Outer.Inner``) and their public members, in file order."""
+    surface = Surface()
+    stack: list[tuple[str, int, str]] = []  # (qualified type, brace depth inside it, kind)
+    depth = 0
+    for line in strip_swift(text).splitlines():
+        owner = stack[-1][0] if stack else None
+        found = _TYPE.search(line)
+        if found and "{" in line:
+            name = f"{owner}.{found.group(2)}" if owner else found.group(2)
+            surface.types.append(name)
+            depth += line.count("{") - line.count("}")
+            stack.append((name, depth, found.group(1)))
+            continue
+        in_protocol = bool(stack) and stack[-1][2] == "protocol"
+        if owner is not None and (in_protocol or re.search(r"\b(public|open)\b", line)):
+            if (m := _FUNC.search(line)) is not None:
+                surface.members.append(Member(owner, "func", m.group(1), _labels(m.group(2))))
+            elif (m := _INIT.search(line)) is not None:
+                surface.members.append(Member(owner, "init", "init", _labels(m.group(1))))
+            elif (m := _VAR.search(line)) is not None:
+                surface.members.append(Member(owner, "var", m.group(1)))
+        if (
+            owner is not None
+            and (m := _CASE.search(line)) is not None
+            and line.strip().startswith("case")
+        ):
+            surface.members.append(Member(owner, "case", m.group(1)))
+        depth += line.count("{") - line.count("}")
+        while stack and depth < stack[-1][1]:
+            stack.pop()
+    return surface
+
+
+def _used(member: Member, layer: str) -> bool:
+    name = member.name.strip("`")
+    short = member.owner.rsplit(".", 1)[-1]
+    if member.kind == "init":
+        labels = "".join(rf"\s*{label}\s*:[^,)]*,?" for label in member.labels if label != "_")
+        return re.search(rf"\b{short}\s*\({labels}", layer) is not None
+    if member.kind == "func":
+        own = re.sub(rf"(?<!override )\bfunc\s+{name}\s*\(", " ", layer)
+        return re.search(rf"(\.|\boverride func\s+|\bsuper\.|\W){name}\s*\(", own) is not None
+    if member.kind == "case":
+        return re.search(rf"\.`?{name}`?\b", layer) is not None
+    return re.search(rf"(\.{name}\b|^\s*{name}\s*=|\s{name}\s*=)", layer, re.M) is not None
+
+
+def check(stub_text: str, layer_text: str) -> tuple[Surface, list[str]]:
+    surface = parse_stubs(stub_text)
+    layer = strip_swift(layer_text)
+    problems: list[str] = []
+    declared = {t.rsplit(".", 1)[-1] for t in surface.types}
+    declared |= {m.group(2) for m in _TYPE.finditer(layer)}  # the runner's own types
+    named = sorted(set(re.findall(r"\b(XC[A-Z]\w*|CG[A-Z]\w*)\b", layer)))
+    problems.extend(
+        f"the runner uses {name}, which the stubs do not declare"
+        for name in named
+        if name not in declared and name not in FOUNDATION_CG
+    )
+    used_types: set[str] = set()
+    for m in surface.members:
+        if _used(m, layer):
+            used_types.add(m.owner)
+        else:
+            problems.append(f"stub member {m.spelled()} is used nowhere in the runner")
+    for t in surface.types:
+        short = t.rsplit(".", 1)[-1]
+        if t not in used_types and re.search(rf"\b{short}\b", layer) is None:
+            problems.append(f"stub type {t} is used nowhere in the runner")
+    return surface, problems
+
+
+def _read(directory: Path) -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(directory.glob("*.swift")))
+
+
+def main(argv: list[str]) -> int:
+    surface, problems = check(_read(STUBS), _read(LAYER))
+    if "--list" in argv:
+        for t in surface.types:
+            print(t)
+            for m in surface.members:
+                if m.owner == t:
+                    print(f"  {m.spelled()}")
+    for p in problems:
+        print(f"ios: {p}", file=sys.stderr)
+    if problems:
+        return 1
+    print(
+        f"ios: stubs declare {len(surface.types)} types and {len(surface.members)} members, "
+        "all used by the XCUITest layer; every XC* type it names is declared"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
