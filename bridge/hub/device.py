@@ -41,6 +41,7 @@ from bridge.core.secret_mask import SecretMasker
 from bridge.core.tree import NodeTree
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
+from bridge.net.frames import Outgoing
 from bridge.wire.agent_link import TreePush
 from bridge.wire.client_protocol import (
     MAX_HISTORY,
@@ -49,7 +50,7 @@ from bridge.wire.client_protocol import (
     DeviceHealth,
     SnapshotEvent,
 )
-from bridge.wire.codec import WireFormat, encode
+from bridge.wire.codec import encode
 from bridge.wire.enums import Platform
 from bridge.wire.snapshot import ScreenSnapshot
 
@@ -279,13 +280,11 @@ class DeviceRuntime:
             self._broadcast(stream.members, stream.id, event)
 
     def _broadcast(self, members: set[Session], stream: str | None, event: Any) -> None:
-        """Encode once per format; the same bytes go to every member."""
-        cache: dict[WireFormat, bytes] = {}
+        """Encode once per format and frame once per (format, compression); the same bytes
+        go to every member."""
+        outgoing = Outgoing(event, encode)
         for session in list(members):
-            data = cache.get(session.format)
-            if data is None:
-                data = cache[session.format] = encode(event, session.format)
-            session.push_event(stream, data)
+            session.push_event(stream, outgoing)
 
     def _resync_all(self) -> None:
         """After a (re)connection: every member gets the stream's snapshot, encoded once."""
