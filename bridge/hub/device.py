@@ -36,7 +36,7 @@ from bridge.core.identity import IdAllocator
 from bridge.core.leases import LeaseBook
 from bridge.core.normalize import Normalized, NormalizeEngine, NormalizeFailure, SnapshotContext
 from bridge.core.patch import patch
-from bridge.core.raw_limits import cap_raw_tree
+from bridge.core.raw_limits import MAX_CAPTURE_NODES, Capped, cap_raw_tree
 from bridge.core.secret_mask import SecretMasker
 from bridge.core.tree import NodeTree
 from bridge.net.agent_link import AgentLink
@@ -52,6 +52,7 @@ from bridge.wire.client_protocol import (
 )
 from bridge.wire.codec import encode
 from bridge.wire.enums import Platform
+from bridge.wire.raw import RawTree
 from bridge.wire.snapshot import ScreenSnapshot
 
 HISTORY = 64
@@ -131,6 +132,10 @@ class DeviceRuntime:
         self.allocator = IdAllocator()
         self.engine = NormalizeEngine(self.allocator)
         """Normalizes this device's captures in order, reusing what did not change."""
+        self._whole = False
+        """The last capture prepared was normalized whole (not cut by the caps)."""
+        self._mask_memo: tuple[int, RawTree] | None = None
+        """(masker version, masked tree) of the last capture prepared, while secrets exist."""
         self.generation = generation_base
         self.masker = masker if masker is not None else SecretMasker()
         self.faults: dict[str, str] = {}
@@ -164,24 +169,58 @@ class DeviceRuntime:
         """Normalize a pushed tree; returns the new capture when it is a new generation."""
         return self.commit(push, self.prepare(push))
 
-    def prepare(self, push: TreePush) -> Prepared | NormalizeFailure:
+    def prepare(
+        self, push: TreePush, changed: tuple[int, ...] | None = None
+    ) -> Prepared | NormalizeFailure:
         """The CPU half of ingest (cap, mask, normalize, index). It touches only this device's
-        normalization engine (and its id allocator), so the caller may run it in a worker
-        thread, one at a time per device, and must then ``commit`` the result on the event
-        loop before preparing the next."""
+        normalization engine (and its id allocator) and masking state, so the caller may run
+        it in a worker thread, one at a time per device, and must then ``commit`` the result
+        on the event loop before preparing the next. ``changed``: the indexes that differ from
+        the previous capture prepared, when the shape did not change (an agent's tree delta
+        says), so nothing else is looked at again."""
         now = self.clock_ms()
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
-        capped = cap_raw_tree(push.tree)
-        raw = self.masker.mask(capped.tree)
-        result = self.engine.run(raw, SnapshotContext(self.id, tentative, now))
+        same_shape = changed is not None and self._whole
+        if same_shape and len(push.tree.nodes) <= MAX_CAPTURE_NODES:
+            capped = Capped(push.tree, 0)  # the shape passed the caps last time
+        else:
+            capped = cap_raw_tree(push.tree)
+            changed = None if capped.dropped else changed
+        raw = self._masked(capped.tree, changed)
+        self._whole = False
+        result = self.engine.run(raw, SnapshotContext(self.id, tentative, now), changed)
         if isinstance(result, NormalizeFailure):
             return result
+        self._whole = not capped.dropped
         tree = result.tree if result.tree is not None else NodeTree(result.full.nodes)
         if capped.dropped:
             full = msgspec.structs.replace(result.full, truncated=True)
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
         return Prepared(result, tree, now, capped.reason)
+
+    def _masked(self, raw: RawTree, changed: tuple[int, ...] | None) -> RawTree:
+        """``raw`` with typed secrets masked: only the ``changed`` nodes are looked at when the
+        previous capture was masked with the same secrets."""
+        masker = self.masker
+        if not len(masker):
+            self._mask_memo = None
+            return raw
+        memo = self._mask_memo
+        if (
+            changed is not None
+            and memo is not None
+            and memo[0] == masker.version
+            and len(memo[1].nodes) == len(raw.nodes)
+        ):
+            nodes = list(memo[1].nodes)
+            for i in changed:
+                nodes[i] = masker.mask_node(raw.nodes[i])
+            masked = msgspec.structs.replace(raw, nodes=tuple(nodes))
+        else:
+            masked = masker.mask(raw)
+        self._mask_memo = (masker.version, masked)
+        return masked
 
     def commit(self, push: TreePush, prepared: Prepared | NormalizeFailure) -> Capture | None:
         """Apply a prepared capture (on the event loop): generations, history, fan-out."""

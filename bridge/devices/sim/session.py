@@ -37,6 +37,7 @@ from bridge.wire.agent_link import (
     KeyCommand,
     NodeActionCommand,
     NodeIdentity,
+    OptionsCommand,
     Reply,
     ScreenshotCommand,
     TextCommand,
@@ -143,6 +144,8 @@ class AgentSession:
                 return reply_of(cid, device.set_clipboard(value, now))
             case ScreenshotCommand(id=cid):
                 return Reply(id=cid, ok=False, code="FAILED", message="screenshot not rendered")
+            case OptionsCommand(id=cid):
+                return Reply(id=cid, ok=True)  # the link's server applies the options
         return None  # pragma: no cover - the union is exhaustive
 
     def _node_action(self, cmd: NodeActionCommand, now: float) -> Outcome:
