@@ -4,10 +4,12 @@ It speaks the agent link like the simulated device: Bearer token in the upgrade,
 both ways, an ``initial`` push, then one push per ``push_change`` (the ``Count N`` text
 changes: a one-field change) and exactly one reply per command (``node_action`` changes the
 count too and pushes the new tree before replying, as a real agent's post-action capture
-does). ``sent`` records, per capture number, when its frame was handed to the socket
-(``time.monotonic_ns``, the clock every process of this machine shares), so a subscriber in
-another process can time change -> delta; ``agent_ns`` the agent's own time per node action
-(command frame read -> reply sent).
+does). It announces ``tree_delta``: once the hub asks, a change of the count goes as a delta
+of that one node (what an agent that tracks its handles sends), a new screen whole; with
+``whole_trees`` set every push is a whole tree. ``sent`` records, per capture number, when
+its frame was handed to the socket (``time.monotonic_ns``, the clock every process of this
+machine shares), so a subscriber in another process can time change -> delta; ``agent_ns``
+the agent's own time per node action (command frame read -> reply sent).
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ from http import HTTPStatus
 
 import anyio
 import anyio.abc
+import msgspec
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from bridge.bench.hub_screens import raw_tree, screen_nodes, with_count
+from bridge.bench.hub_screens import COUNT_INDEX, raw_tree, screen_nodes, with_count
+from bridge.core.raw_delta import DeltaBody
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
+    TREE_DELTA,
     AgentHello,
     AgentHubHello,
     AgentInfo,
@@ -32,7 +37,9 @@ from bridge.wire.agent_link import (
     CaptureCommand,
     DeviceInfo,
     NodeActionCommand,
+    OptionsCommand,
     Reply,
+    TreeDelta,
     TreePush,
 )
 from bridge.wire.codec import HUB_TO_AGENT, MAX_AGENT_FRAME, encode
@@ -54,6 +61,12 @@ class BenchAgent:
         """Capture number -> monotonic ns just before its frame was sent."""
         self.agent_ns: list[int] = []
         self.linked = anyio.Event()
+        self.deltas = False
+        """The hub asked for tree deltas."""
+        self.whole_trees = False
+        """Send whole trees even when deltas were asked for (the full-tree path)."""
+        self._base: tuple[int, tuple[RawNode, ...]] | None = None
+        """(capture, nodes) of the last tree sent."""
         self._ws: ServerConnection | None = None
         self._send_lock = anyio.Lock()
 
@@ -71,9 +84,16 @@ class BenchAgent:
         return raw_tree(self.nodes, self.capture)
 
     async def _send_tree(self, ws: ServerConnection, reason: str) -> int:
-        tree = self._tree()
-        data = encode(TreePush(reason=reason, stable=True, tree=tree))
         async with self._send_lock:
+            base = self._base
+            tree = self._tree()
+            message: TreePush | TreeDelta = TreePush(reason=reason, stable=True, tree=tree)
+            if self.deltas and not self.whole_trees and base is not None:
+                delta = _count_delta(base, tree)
+                if delta is not None:
+                    message = delta.message(reason, True)
+            data = encode(message)
+            self._base = (tree.capture, tree.nodes)
             self.sent[tree.capture] = time.monotonic_ns()
             await ws.send(data, text=True)
         return tree.capture
@@ -125,9 +145,11 @@ class BenchAgent:
             platform=Platform.ANDROID,
             agent=AgentInfo(name="mobridge-bench-agent", version="1"),
             device=DeviceInfo(id=DEVICE_ID, model="bench", width=1080, height=2400),
-            capabilities=("tree", "node_action"),
+            capabilities=("tree", "node_action", TREE_DELTA),
         )
         await self._send(ws, encode(answer))
+        self._base = None
+        self.deltas = False
         await self._send_tree(ws, "initial")
         self._ws = ws
         self.linked.set()
@@ -143,9 +165,14 @@ class BenchAgent:
                         await self._send(ws, encode(reply))
                         self.agent_ns.append(time.monotonic_ns() - t_in)
                     case CaptureCommand(id=cid):
-                        tree = self._tree()
-                        self.sent[tree.capture] = time.monotonic_ns()
-                        await self._send(ws, encode(Reply(id=cid, ok=True, tree=tree)))
+                        async with self._send_lock:
+                            tree = self._tree()
+                            self._base = (tree.capture, tree.nodes)
+                            self.sent[tree.capture] = time.monotonic_ns()
+                            await ws.send(encode(Reply(id=cid, ok=True, tree=tree)), text=True)
+                    case OptionsCommand(id=cid, tree_delta=wanted):
+                        self.deltas = wanted
+                        await self._send(ws, encode(Reply(id=cid, ok=True)))
                     case AgentPing(id=cid):
                         await self._send(ws, encode(Reply(id=cid, ok=True)))
                     case _:
@@ -157,3 +184,21 @@ class BenchAgent:
         finally:
             if self._ws is ws:
                 self._ws = None
+
+
+def _count_delta(base: tuple[int, tuple[RawNode, ...]], tree: RawTree) -> DeltaBody | None:
+    """The delta of a change of the count alone (None: another screen, send it whole)."""
+    capture, nodes = base
+    if len(nodes) != len(tree.nodes) or any(
+        a is not b
+        for i, (a, b) in enumerate(zip(nodes, tree.nodes, strict=True))
+        if i != COUNT_INDEX
+    ):
+        return None
+    node = tree.nodes[COUNT_INDEX]
+    if node == nodes[COUNT_INDEX]:
+        return DeltaBody(capture, tree.capture, (), (), {}, None)
+    parent = tree.nodes[node.parent].handle
+    return DeltaBody(
+        capture, tree.capture, (), (msgspec.structs.replace(node, parent=parent),), {}, None
+    )
