@@ -124,6 +124,13 @@ class NormalizeEngine:
         """Forget the previous capture (the next run is a full pass)."""
         self._state = None
 
+    def reuses(self, raw: RawTree, changed: Sequence[int]) -> bool:
+        """Whether ``run(raw, ctx, changed)`` would take the incremental pass (cheap: the
+        caller may then run it on its event loop). Looks at ``changed`` only; mutates
+        nothing."""
+        state = self._state
+        return state is not None and _precheck(state, raw, list(changed)) is not None
+
     def run(
         self, raw: RawTree, ctx: SnapshotContext, changed: Iterable[int] | None = None
     ) -> Normalized | NormalizeFailure:
@@ -224,17 +231,45 @@ def _incremental(
 ) -> Normalized | None:
     """The next capture from ``state`` when it has the same shape; None: use the full pass.
     ``state`` becomes the new capture's state only once every precondition held."""
+    changed = (
+        _changed_indexes(state.raw.nodes, raw.nodes, hint) if _same_frame(state, raw) else None
+    )
+    if changed is None:
+        return None
+    checked = _precheck(state, raw, changed)
+    if checked is None:
+        return None
+    olds, news = checked
+    # Every precondition held: from here on ``state`` becomes the new capture's.
+    state.raw = raw
+    for i, node in zip(changed, news, strict=True):
+        state.protos[i].raw = node
+    if not changed:
+        return _rerun_unchanged(state, ctx)
+    return _Pass(ids, state, changed, olds, ctx).run()
+
+
+def _same_frame(state: _State, raw: RawTree) -> bool:
+    old = state.raw
+    return (
+        len(raw.nodes) == len(old.nodes)
+        and raw.platform is old.platform
+        and raw.windows == old.windows
+        and raw.package == old.package
+    )
+
+
+def _precheck(
+    state: _State, raw: RawTree, changed: list[int]
+) -> tuple[list[RawNode], list[RawNode]] | None:
+    """(old, new) raw nodes at ``changed`` when the incremental pass applies; else None."""
+    if not _same_frame(state, raw):
+        return None
     old = state.raw
     n = len(raw.nodes)
-    if (
-        n != len(old.nodes)
-        or raw.platform is not old.platform
-        or raw.windows != old.windows
-        or raw.package != old.package
+    if len(changed) > INCREMENTAL_SHARE * n + 1 or (
+        changed and not 0 <= min(changed) <= max(changed) < n
     ):
-        return None
-    changed = _changed_indexes(old.nodes, raw.nodes, hint)
-    if changed is None or len(changed) > INCREMENTAL_SHARE * n + 1:
         return None
     olds = [old.nodes[i] for i in changed]
     news = [raw.nodes[i] for i in changed]
@@ -253,13 +288,7 @@ def _incremental(
     )
     if keyboards_touched and find_keyboards(raw) != state.keyboards:
         return None
-    # Every precondition held: from here on ``state`` becomes the new capture's.
-    state.raw = raw
-    for i, node in zip(changed, news, strict=True):
-        state.protos[i].raw = node
-    if not changed:
-        return _rerun_unchanged(state, ctx)
-    return _Pass(ids, state, changed, olds, ctx).run()
+    return olds, news
 
 
 def _rerun_unchanged(state: _State, ctx: SnapshotContext) -> Normalized:

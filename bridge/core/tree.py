@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
+from bridge.core.node_index import NodeIndex
 from bridge.wire.node import SemanticNode
 
 ROOT = ""
 
 
 class NodeTree:
-    __slots__ = ("by_id", "children", "nodes", "order", "parent")
+    __slots__ = ("_index", "by_id", "children", "nodes", "order", "parent")
 
     def __init__(self, nodes: Sequence[SemanticNode]) -> None:
         self.nodes: tuple[SemanticNode, ...] = tuple(nodes)
@@ -31,6 +32,7 @@ class NodeTree:
             pid = node.parent_id if node.parent_id is not None else ROOT
             self.parent[nid] = pid
             self.children.setdefault(pid, []).append(nid)
+        self._index: NodeIndex | None = None
 
     @classmethod
     def replaced(
@@ -44,10 +46,27 @@ class NodeTree:
         tree.parent = previous.parent
         tree.children = previous.children
         by_id = dict(previous.by_id)
+        pairs = []
         for node in changed:
+            pairs.append((previous.by_id[node.node_id], node))
             by_id[node.node_id] = node
         tree.by_id = by_id
+        index = previous._index
+        tree._index = index.replaced(tree.order, pairs) if index is not None else None
         return tree
+
+    @property
+    def index(self) -> NodeIndex:
+        """Lookups by id, text, label, role, name and item key (built on first use)."""
+        index = self._index
+        if index is None:
+            index = self._index = NodeIndex.build(self.nodes, self.order)
+        return index
+
+    def lookup(self, map_name: str, key: object) -> list[SemanticNode]:
+        """The nodes in ``map_name``'s bucket ``key`` (document order)."""
+        by_id = self.by_id
+        return [by_id[nid] for nid in self.index.find(map_name, key)]
 
     def __len__(self) -> int:
         return len(self.nodes)

@@ -74,7 +74,10 @@ class HubConfig:
 
 
 THREAD_INGEST_NODES = 400
-"""Captures with at least this many raw nodes are prepared in a worker thread."""
+"""Captures with at least this many raw nodes are prepared in a worker thread..."""
+INLINE_CHANGES = 64
+"""...unless the agent's delta changed at most this many nodes of a capture of the same shape
+and normalization will reuse the rest: that costs less than the hop to a thread."""
 
 
 class _Mailbox:
@@ -298,7 +301,11 @@ class Hub:
                     push, changed = await mailbox.take()
                     started = time.monotonic()
                     try:
-                        if len(push.tree.nodes) >= THREAD_INGEST_NODES:
+                        if len(push.tree.nodes) >= THREAD_INGEST_NODES and not (
+                            changed is not None
+                            and len(changed) <= INLINE_CHANGES
+                            and dev.engine.reuses(push.tree, changed)
+                        ):
                             # Big trees normalize in a worker thread: the event loop keeps
                             # answering everyone else between the GIL's switch intervals.
                             prepared = await anyio.to_thread.run_sync(dev.prepare, push, changed)

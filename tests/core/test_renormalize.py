@@ -164,6 +164,13 @@ def _same(engine_out: object, full_out: object, engine: NormalizeEngine, ids: Id
     assert tree.nodes == fresh.nodes and tree.by_id == fresh.by_id
     assert tree.parent == fresh.parent and tree.children == fresh.children
     assert tree.order == fresh.order
+    # the lookups (derived from the previous capture's when the shape held) are exactly
+    # what a fresh build gives
+    derived, built = tree.index, fresh.index
+    for name in ("ids", "short", "text", "text_norm", "hint", "hint_norm", "label"):
+        assert getattr(derived, name) == getattr(built, name), name
+    for name in ("label_norm", "role", "name", "item"):
+        assert getattr(derived, name) == getattr(built, name), name
 
 
 def _changed_is_exact(before: Normalized, after: Normalized) -> None:
