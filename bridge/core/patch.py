@@ -11,7 +11,7 @@ nodes and meta, node for node in pre-order; ``patch(a, a)`` is empty.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -40,6 +40,24 @@ class PatchMismatch:
     not exist. The subscriber must resync from a full snapshot."""
 
     reason: str
+
+
+def unseen_changes(
+    a: ScreenSnapshot,
+    b: ScreenSnapshot,
+    cut_a: Collection[str],
+    cut_b: Collection[str],
+    changed: Sequence[str] | None = None,
+) -> list[str]:
+    """Ids of the full nodes, ``a`` to ``b``, that were added or changed among ``b``'s
+    compact cut (``cut_b``) or removed from ``a``'s (``cut_a``): what a compact subscriber
+    cannot see (``b`` order, removals after). ``changed``: see ``patch``."""
+    if not cut_a and not cut_b:
+        return []
+    body = patch(a, b, changed)
+    out = [n.node_id for n in body.upsert if n.node_id in cut_b]
+    out += [nid for nid in body.remove if nid in cut_a]
+    return out
 
 
 def _children(nodes: Sequence[SemanticNode]) -> dict[str, list[str]]:

@@ -35,7 +35,7 @@ import msgspec
 from bridge.core.identity import IdAllocator
 from bridge.core.leases import LeaseBook
 from bridge.core.normalize import Normalized, NormalizeEngine, NormalizeFailure, SnapshotContext
-from bridge.core.patch import patch
+from bridge.core.patch import patch, unseen_changes
 from bridge.core.raw_limits import MAX_CAPTURE_NODES, Capped, cap_raw_tree
 from bridge.core.secret_mask import SecretMasker
 from bridge.core.tree import NodeTree
@@ -45,10 +45,12 @@ from bridge.net.frames import Outgoing
 from bridge.wire.agent_link import TreePush
 from bridge.wire.client_protocol import (
     MAX_HISTORY,
+    MAX_UNSEEN,
     DeltaEvent,
     DeviceEvent,
     DeviceHealth,
     SnapshotEvent,
+    Unseen,
 )
 from bridge.wire.codec import encode
 from bridge.wire.enums import Platform
@@ -297,10 +299,11 @@ class DeviceRuntime:
         for compact, stream in self.streams.items():
             if not stream.members:
                 continue
+            known = _known_changes(previous, capture)
             body = patch(
                 previous.snapshot(compact),
                 capture.snapshot(compact),
-                None if compact else _known_changes(previous, capture),
+                None if compact else known,
             )
             stream.seq += 1
             self.stats.deltas += 1
@@ -315,6 +318,7 @@ class DeviceRuntime:
                 remove=body.remove,
                 upsert=body.upsert,
                 order=body.order,
+                unseen=unseen_of(previous, capture, known) if compact else None,
             )
             self._broadcast(stream.members, stream.id, event)
 
@@ -418,6 +422,18 @@ class DeviceRuntime:
             self.faults.clear()
         self._health_event()
         self._notify()
+
+
+def unseen_of(
+    previous: Capture, capture: Capture, known: tuple[str, ...] | None = None
+) -> Unseen | None:
+    """What changed from ``previous`` to ``capture`` where the compact views, cut at their
+    budget, do not reach (None: nothing, or the views were whole)."""
+    before, after = previous.normalized, capture.normalized
+    ids = unseen_changes(before.full, after.full, before.cut, after.cut, known)
+    if not ids:
+        return None
+    return Unseen(count=len(ids), nodes=tuple(ids[:MAX_UNSEEN]))
 
 
 def _known_changes(previous: Capture, capture: Capture) -> tuple[str, ...] | None:

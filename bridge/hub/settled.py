@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 
 from bridge.core.patch import patch
-from bridge.hub.device import Capture, DeviceRuntime, Stream
+from bridge.hub.device import Capture, DeviceRuntime, Stream, unseen_of
 from bridge.net.client_server import Session
 from bridge.net.frames import Outgoing
 from bridge.wire.client_protocol import DeltaEvent, SubscribeResult
@@ -156,6 +156,7 @@ class SettledFeed:
             remove=body.remove,
             upsert=body.upsert,
             order=body.order,
+            unseen=unseen_of(base, capture) if stream.compact else None,
         )
         outgoing = Outgoing(event, encode)
         for session in list(stream.members):
