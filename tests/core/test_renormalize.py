@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from bridge.core.identity import IdAllocator
 from bridge.core.normalize import (
-    NormalizeEngine,
     Normalized,
+    NormalizeEngine,
     SnapshotContext,
     normalize,
 )
@@ -196,7 +196,9 @@ def _changed_is_exact(before: Normalized, after: Normalized) -> None:
     steps=st.integers(2, 8),
     hinted=st.booleans(),
 )
-def test_incremental_pass_equals_full_pass(source: int, seed: int, steps: int, hinted: bool) -> None:
+def test_incremental_pass_equals_full_pass(
+    source: int, seed: int, steps: int, hinted: bool
+) -> None:
     _, tree = SOURCES[source]
     rng = random.Random(seed)
     engine = NormalizeEngine()
@@ -210,7 +212,8 @@ def test_incremental_pass_equals_full_pass(source: int, seed: int, steps: int, h
         ctx = SnapshotContext("dev", f"s_{step + 1}", 1000 + step)
         hint = None
         if hinted and step and len(tree.nodes) == len(history[-2].nodes):
-            hint = [i for i, (a, b) in enumerate(zip(history[-2].nodes, tree.nodes)) if a != b]
+            pairs = zip(history[-2].nodes, tree.nodes, strict=True)
+            hint = [i for i, (a, b) in enumerate(pairs) if a != b]
             hint += [rng.randrange(len(tree.nodes))]  # a superset is fine
         got = engine.run(tree, ctx, hint)
         want = normalize(tree, ctx, ids)
