@@ -90,6 +90,9 @@ public enum HubMessage: Equatable, Sendable {
     case screenshot(id: Int)
     case clipboard(id: Int, set: String?)
     case ping(id: Int)
+    /// Link options; sent only to an agent announcing the matching capability. `treeDelta`: the
+    /// agent may push `tree_delta` messages from now on.
+    case options(id: Int, treeDelta: Bool)
 
     public static let maxGesturePoints = 64
 
@@ -98,6 +101,7 @@ public enum HubMessage: Equatable, Sendable {
         switch self {
         case .hello: return nil
         case .capture(let id), .screenshot(let id), .ping(let id): return id
+        case .options(let id, _): return id
         case .nodeAction(let c): return c.id
         case .gesture(let id, _, _, _), .global(let id, _), .key(let id, _), .text(let id, _),
              .app(let id, _, _, _), .clipboard(let id, _):
@@ -119,6 +123,7 @@ public enum HubMessage: Equatable, Sendable {
         case .screenshot: return "screenshot"
         case .clipboard: return "clipboard"
         case .ping: return "ping"
+        case .options: return "options"
         }
     }
 
@@ -179,6 +184,8 @@ public enum HubMessage: Equatable, Sendable {
             m = .clipboard(id: try f.reqNonNegInt("id"), set: try f.optString("set"))
         case "ping":
             m = .ping(id: try f.reqNonNegInt("id"))
+        case "options":
+            m = .options(id: try f.reqNonNegInt("id"), treeDelta: try f.optBool("treeDelta", false))
         default:
             throw JsonError("unknown message type '\(type)'")
         }
@@ -226,6 +233,8 @@ public enum HubMessage: Equatable, Sendable {
             o.put("uri", uri.map(Json.string))
         case .clipboard(_, let set):
             o.put("set", set.map(Json.string))
+        case .options(_, let treeDelta):
+            if treeDelta { o["treeDelta"] = .bool(true) }
         }
         return .object(o)
     }
