@@ -14,9 +14,12 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from bridge import __version__
+
+if TYPE_CHECKING:
+    from bridge.farm.config import FarmConfig
 
 EXIT_USAGE = 2
 
@@ -70,6 +73,12 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         choices=("android", "ios"),
         default="android",
         help="the simulated device's platform; its id is sim-android or sim-ios",
+    )
+    p.add_argument(
+        "--sim-id",
+        metavar="ID",
+        help="the simulated device's id instead of sim-android / sim-ios (farm hubs each "
+        "need their own)",
     )
     p.add_argument(
         "--agent",
@@ -126,6 +135,60 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="PATH",
         help="Simulator: run xcodebuild test-without-building with this .xctestrun (macOS)",
     )
+    _farm_arguments(p)
+
+
+def _farm_arguments(p: argparse.ArgumentParser) -> None:
+    farm = p.add_argument_group("farm (several hubs, one view, over NATS: docs/farm.md)")
+    farm.add_argument("--farm", metavar="URL", help="join a farm: nats://HOST:PORT or tls://...")
+    farm.add_argument(
+        "--farm-name", metavar="NAME", help="this hub's name in the farm (default: host name)"
+    )
+    farm.add_argument("--farm-user", default=os.environ.get("MOBRIDGE_FARM_USER"))
+    farm.add_argument(
+        "--farm-password",
+        default=os.environ.get("MOBRIDGE_FARM_PASSWORD"),
+        help="NATS password (env MOBRIDGE_FARM_PASSWORD)",
+    )
+    farm.add_argument(
+        "--farm-token",
+        default=os.environ.get("MOBRIDGE_FARM_TOKEN"),
+        help="NATS token (env MOBRIDGE_FARM_TOKEN)",
+    )
+    farm.add_argument("--farm-tls-ca", type=Path, metavar="PEM", help="CA to verify NATS with")
+    farm.add_argument("--farm-tls-cert", type=Path, metavar="PEM", help="client certificate")
+    farm.add_argument("--farm-tls-key", type=Path, metavar="PEM", help="client certificate key")
+    farm.add_argument(
+        "--farm-prefix", default="mobridge.farm", help="NATS subject prefix (one per farm)"
+    )
+
+
+def _farm_config(args: argparse.Namespace) -> FarmConfig | None:
+    """The ``FarmConfig`` of ``serve``'s farm options (None without ``--farm``); raises
+    ``ValueError`` with a one-line reason when they do not fit."""
+    if args.farm is None:
+        return None
+    import re
+    import socket
+
+    from bridge.farm.config import FarmConfig
+
+    name = args.farm_name or re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname())[:64] or "hub"
+    for option in ("farm_tls_ca", "farm_tls_cert", "farm_tls_key"):
+        path = getattr(args, option)
+        if path is not None and not path.is_file():
+            raise ValueError(f"--{option.replace('_', '-')} {path}: no such file")
+    return FarmConfig(
+        url=args.farm,
+        hub=name,
+        user=args.farm_user,
+        password=args.farm_password,
+        token=args.farm_token,
+        tls_ca=args.farm_tls_ca,
+        tls_cert=args.farm_tls_cert,
+        tls_key=args.farm_tls_key,
+        prefix=args.farm_prefix,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bridge.cli_mcp import add_mcp_command
 
     add_mcp_command(sub)
+    from bridge.cli_flows import add_flow_commands
+
+    add_flow_commands(sub)
     return parser
 
 
@@ -219,6 +285,11 @@ def _serve(args: argparse.Namespace) -> int:
         if (problem := ios_preflight(ios)) is not None:
             print(f"mobridge: {problem}", file=sys.stderr)
             return 2
+    try:
+        farm = _farm_config(args)
+    except ValueError as exc:
+        print(f"mobridge serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     config = HubConfig(
         host=args.host,
         port=args.port,
@@ -227,11 +298,13 @@ def _serve(args: argparse.Namespace) -> int:
         sim=not args.no_sim,
         sim_scene=args.sim_scene,
         sim_platform=Platform.IOS if args.sim_platform == "ios" else Platform.ANDROID,
+        sim_device_id=args.sim_id,
         agents=[AgentTarget(url, args.agent_token) for url in args.agent],
         takeover_after_ms=int(args.takeover_after_s * 1000),
         secrets_file=args.secrets_file,
         dashboard=None if args.no_dashboard else dashboard_page(),
         android=android,
+        farm=farm,
         ios=ios,
     )
     hub = Hub(config)
@@ -259,6 +332,13 @@ def _serve(args: argparse.Namespace) -> int:
                     )
             elif token:
                 print("token: (as configured)", flush=True)
+            if hub.farm is not None:
+                farm_cfg = hub.farm.config
+                print(
+                    f"farm: joining {farm_cfg.redacted_url()} as {farm_cfg.hub} (devices of "
+                    f"other hubs appear within {farm_cfg.heartbeat_s:g} s)",
+                    flush=True,
+                )
             print(f"devices: {', '.join(hub.service.devices) or '(none yet)'}", flush=True)
             try:
                 with anyio.open_signal_receiver(signal.SIGTERM) as signals:

@@ -356,7 +356,9 @@ async def _devices(hub: HubConnection, args: argparse.Namespace) -> int:
         for d in devices:
             state = "online" if d.online else "offline"
             lease = f", leased by {', '.join(d.lease.holder_names)}" if d.lease else ""
-            print(f"{d.id}  {d.platform.value.lower()}  {d.model or ''}  {state}{lease}".strip())
+            owner = f"  (hub {d.owner})" if d.owner else ""
+            line = f"{d.id}  {d.platform.value.lower()}  {d.model or ''}  {state}{lease}{owner}"
+            print(line.strip())
     else:
         emit({"devices": msgspec.to_builtins(devices)})
     return EXIT_OK

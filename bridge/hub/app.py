@@ -33,6 +33,8 @@ from bridge.wire.enums import Platform
 if TYPE_CHECKING:
     from bridge.devices.android import AndroidConfig
     from bridge.devices.ios import IosConfig
+    from bridge.farm.config import FarmConfig
+    from bridge.hub.farm import Farm
 
 
 @dataclass
@@ -52,8 +54,14 @@ class HubConfig:
     sim: bool = True
     sim_scene: str = "menu"
     sim_platform: Platform = Platform.ANDROID
+    sim_device_id: str | None = None
+    """The simulated device's id (default ``sim-android`` / ``sim-ios``); hubs of one farm
+    each need their own."""
     sim_options: dict[str, Any] = field(default_factory=dict)
     """Extra ``SimConfig`` fields (tests: ``action_ms``, ``time_scale``, ``animations``)."""
+    sim_count: int = 1
+    """Simulated devices to run (with ``sim``): the first is ``sim-<platform>``, the others
+    ``sim-<platform>-2``, ``-3``, ... (a test suite spread over several devices)."""
     agents: list[AgentTarget] = field(default_factory=list)
     takeover_after_ms: int = 5 * 60 * 1000
     secrets_file: Path | None = None
@@ -71,6 +79,8 @@ class HubConfig:
     dashboard: bytes | None = None
     """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
     the hub cannot import the layer above it)."""
+    farm: FarmConfig | None = None
+    """Join a farm of hubs over NATS (``docs/farm.md``); None: this hub alone."""
 
 
 THREAD_INGEST_NODES = 400
@@ -144,7 +154,17 @@ class Hub:
         self._tg: anyio.abc.TaskGroup | None = None
         self.sim: Any = None
         """The built-in simulated device when enabled (tests reach it to drop links)."""
+        self.sims: list[Any] = []
+        """Every simulated device (``sim`` first)."""
         self._links: dict[str, anyio.CancelScope] = {}
+        self.farm: Farm | None = None
+        if config.farm is not None:
+            from bridge.hub.farm import Farm
+
+            self.farm = Farm(config.farm, self.service, log=self.log, clock_ms=monotonic_ms)
+            self.service.remote = self.farm.remote
+            self.service.owner_name = config.farm.hub
+            self.service.farm_report = self.farm.report
 
     def _public_http(self) -> str:
         return f"http://{self.config.host}:{self.port}"
@@ -169,16 +189,35 @@ class Hub:
                         scene=self.config.sim_scene,
                         token=sim_token,
                         port=0,
+                        device_id=self.config.sim_device_id,
                         **self.config.sim_options,
                     )
                 )
                 self.sim = sim
                 sim_port = await tg.start(sim.serve)
                 targets.insert(0, AgentTarget(f"ws://127.0.0.1:{sim_port}", sim_token))
+                self.sims.append(sim)
+                for n in range(2, self.config.sim_count + 1):
+                    extra_token = random_ids.token_urlsafe(24)
+                    extra = SimDevice(
+                        SimConfig(
+                            platform=self.config.sim_platform,
+                            scene=self.config.sim_scene,
+                            token=extra_token,
+                            port=0,
+                            device_id=f"{sim.device_id}-{n}",
+                            **self.config.sim_options,
+                        )
+                    )
+                    self.sims.append(extra)
+                    extra_port = await tg.start(extra.serve)
+                    targets.insert(n - 1, AgentTarget(f"ws://127.0.0.1:{extra_port}", extra_token))
             if self.config.android is not None:
                 from bridge.devices.android import run_android
 
                 tg.start_soon(
+                    self._guarded,
+                    "android_driver",
                     run_android,
                     self.config.android,
                     lambda url, token: self.attach(AgentTarget(url, token)),
@@ -188,6 +227,8 @@ class Hub:
                 from bridge.devices.ios import run_ios
 
                 tg.start_soon(
+                    self._guarded,
+                    "ios_driver",
                     run_ios,
                     self.config.ios,
                     lambda url, token, opener: self.attach(AgentTarget(url, token, opener)),
@@ -197,8 +238,18 @@ class Hub:
             with anyio.move_on_after(10):
                 for event in ready:
                     await event.wait()
+            if self.farm is not None:
+                tg.start_soon(self._guarded, "farm", self.farm.run)
             self.log.info("hub_ready", port=self.port, devices=list(self.service.devices))
             task_status.started(self.port)
+
+    async def _guarded(self, name: str, run: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Run one long-lived hub task; an exception is logged once and ends that task only,
+        never the hub (the other devices and every client keep being served)."""
+        try:
+            await run(*args)
+        except Exception as exc:
+            self.log.error("hub_task_crashed", task=name, error=repr(exc)[:300])
 
     def attach(self, target: AgentTarget) -> anyio.Event:
         """Link an agent by URL (a device driver calls this when a device appears). Returns an
@@ -368,8 +419,10 @@ class Hub:
                 masker=self.service.masker,
             )
             self.service.devices[device_id] = device
+            if self.farm is not None:
+                device.on_event = self.farm.owner.on_device_event
             feed = SettledFeed(device)
             self.service.feeds[device_id] = feed
             if self._tg is not None:
-                self._tg.start_soon(feed.run)
+                self._tg.start_soon(self._guarded, f"settled_feed {device_id}", feed.run)
         return device

@@ -164,6 +164,8 @@ class DeviceRuntime:
         self.stats = DeviceStats()
         self.recent: deque[tuple[int, Any]] = deque(maxlen=MAX_HISTORY)
         """``(sent at, event)`` of the last device, lease and action events (``history``)."""
+        self.on_event: Callable[[DeviceRuntime, Any], None] | None = None
+        """Also told every device, lease and action event (a farm relays them)."""
 
     # ---- captures ---------------------------------------------------------------------------
 
@@ -367,6 +369,8 @@ class DeviceRuntime:
         ``MAX_HISTORY`` are kept for ``history``."""
         self.recent.append((self.clock_ms(), event))
         self._broadcast(self.watchers(), None, event)
+        if self.on_event is not None:
+            self.on_event(self, event)
 
     # ---- health -----------------------------------------------------------------------------
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import secrets as random_ids
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import anyio
 
@@ -80,6 +80,17 @@ MAX_CAPTURES = 32
 MAX_CAPTURE_BYTES = 16 << 20
 
 
+class RemoteService(Protocol):
+    """Devices other hubs of a farm own (``bridge.hub.farm_remote.RemoteDevices``): the
+    service hands it every request it ``claims`` and merges its summaries and resyncs."""
+
+    def claims(self, session: Session, request: ClientToHub) -> bool: ...
+    async def handle(self, session: Session, request: ClientToHub) -> None: ...
+    def summaries(self) -> Sequence[DeviceSummary]: ...
+    def resync(self, session: Session, stream_id: str) -> Any | None: ...
+    async def session_closed(self, session: Session) -> None: ...
+
+
 class HubService:
     def __init__(
         self,
@@ -108,10 +119,20 @@ class HubService:
         self.masker = SecretMasker()
         """Secrets the hub typed, masked in every device's captures (one table for all)."""
         self.cancels: dict[tuple[str, object], anyio.CancelScope] = {}
+        self.remote: RemoteService | None = None
+        """In a farm: the devices of other hubs (the composition root wires it)."""
+        self.owner_name: str | None = None
+        """In a farm: this hub's name, the ``owner`` of its devices in ``devices.list``."""
+        self.farm_report: Callable[[bool], dict[str, Any]] | None = None
+        """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
+        ``statistics`` (True)."""
 
     # ---- RequestHandler ---------------------------------------------------------------------
 
     async def handle(self, session: Session, request: ClientToHub) -> None:
+        if self.remote is not None and self.remote.claims(session, request):
+            await self.remote.handle(session, request)
+            return
         try:
             result = await self._dispatch(session, request)
         except Refusal as exc:
@@ -133,19 +154,24 @@ class HubService:
                 stream.members.discard(session)
             if device.leases.release(session.id):
                 self._lease_event(device, session, "released")
+        if self.remote is not None:
+            await self.remote.session_closed(session)
 
     def resync(self, session: Session, stream_id: str) -> Any | None:
         device = self.devices.get(stream_id.split(":", 1)[0])
         if device is None:
-            return None
+            return self.remote.resync(session, stream_id) if self.remote is not None else None
         stream = device.stream_by_id(stream_id)
         return device.resync_event(stream) if stream is not None else None
 
     def health(self) -> dict[str, Any]:
-        return {
+        health: dict[str, Any] = {
             "status": "ok",
             "devices": {d.id: d.health for d in self.devices.values()},
         }
+        if self.farm_report is not None:
+            health["farm"] = self.farm_report(False)
+        return health
 
     def statistics(self) -> dict[str, Any]:
         devices: dict[str, Any] = {}
@@ -177,7 +203,10 @@ class HubService:
             }
             for s in list(self.connections().values())
         }
-        return {"hub": self.name, "devices": devices, "sessions": sessions}
+        stats = {"hub": self.name, "devices": devices, "sessions": sessions}
+        if self.farm_report is not None:
+            stats["farm"] = self.farm_report(True)
+        return stats
 
     def capture(self, capture_id: str) -> bytes | None:
         return self.captures.get(capture_id)
@@ -251,22 +280,8 @@ class HubService:
                     formats=("json", "msgpack"),
                 )
             case DevicesList():
-                return DevicesListResult(
-                    devices=tuple(
-                        DeviceSummary(
-                            id=d.id,
-                            platform=d.platform,
-                            online=d.online,
-                            model=d.model,
-                            agent=d.agent_name,
-                            capabilities=d.capabilities,
-                            lease=self._lease_info(d),
-                            health=d.health,
-                            reason=d.health_reason,
-                        )
-                        for d in self.devices.values()
-                    )
-                )
+                remote = self.remote.summaries() if self.remote is not None else ()
+                return DevicesListResult(devices=(*self.local_summaries(), *remote))
             case Subscribe(device=device_id, compact=compact, settled=True):
                 device = self.device(device_id)
                 self.current(device)
@@ -382,6 +397,24 @@ class HubService:
                 )
         raise BadRequest(
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
+        )
+
+    def local_summaries(self) -> tuple[DeviceSummary, ...]:
+        """This hub's own devices (``owner`` is this hub's farm name, if any)."""
+        return tuple(
+            DeviceSummary(
+                id=d.id,
+                platform=d.platform,
+                online=d.online,
+                model=d.model,
+                agent=d.agent_name,
+                capabilities=d.capabilities,
+                lease=self._lease_info(d),
+                health=d.health,
+                reason=d.health_reason,
+                owner=self.owner_name,
+            )
+            for d in self.devices.values()
         )
 
     def _find(self, device: DeviceRuntime, query: Any) -> FindResult:

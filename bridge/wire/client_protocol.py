@@ -224,6 +224,8 @@ class DeviceSummary(WireStruct, frozen=True):
     health: DeviceHealth = "online"
     reason: str | None = None
     """Why the device is degraded or offline; absent when healthy."""
+    owner: str | None = None
+    """In a farm: the name of the hub the device is attached to (absent outside a farm)."""
 
 
 class DevicesListResult(WireStruct, frozen=True):

@@ -19,6 +19,7 @@ from bridge.wire.client_protocol import RESULT_TYPES, ClientToHub, HubToClient
 from bridge.wire.conditions import Condition
 from bridge.wire.diff import ScreenDiff
 from bridge.wire.errors import ErrorEnvelope
+from bridge.wire.farm import FarmEventRelay, FarmReply, FarmRequest, HubAnnounce
 from bridge.wire.node import SemanticNode
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery
@@ -43,6 +44,10 @@ TYPES: dict[str, Any] = {
     "agent-to-hub": AgentToHub,
     "hub-to-agent": HubToAgent,
     "raw-tree": RawTree,
+    "farm-announce": HubAnnounce,
+    "farm-request": FarmRequest,
+    "farm-reply": FarmReply,
+    "farm-event": FarmEventRelay,
 }
 
 

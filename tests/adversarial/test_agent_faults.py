@@ -150,3 +150,21 @@ async def test_an_agent_that_never_answers_gives_offline_with_a_reason_and_shows
             row = next(d for d in listed["result"]["devices"] if d["id"] == "rogue-1")
             assert row["health"] == "degraded" and "missed a command deadline" in row["reason"]
         tg.cancel_scope.cancel()
+
+
+async def test_a_crashing_device_driver_ends_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bridge.devices.android as android
+    from bridge.devices.android.config import AndroidConfig
+
+    async def broken(*args: Any) -> None:
+        await anyio.sleep(0.1)
+        raise RuntimeError("adb exploded")
+
+    monkeypatch.setattr(android, "run_android", broken)
+    async with hub_under_attack(android=AndroidConfig()) as rh, client(rh.url) as ws:
+        await anyio.sleep(0.5)  # the driver has crashed by now
+        listed = await call(ws, {"type": "devices.list", "id": 1})
+        assert [d["id"] for d in listed["result"]["devices"]] == ["sim-android"]
+        assert (await call(ws, {"type": "snapshot.get", "id": 2, "device": "sim-android"}))[
+            "type"
+        ] == "result"

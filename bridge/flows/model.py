@@ -1,0 +1,373 @@
+"""The flow file format as typed definitions (msgspec Structs): the one source of truth for
+what a flow may say. ``bridge.flows.compile`` converts each step with these types (strict:
+unknown keys, wrong types and out-of-range values are refused with the file and line), and
+``bridge.flows.schema`` generates ``protocol/flows/flow.schema.json`` from them for editors.
+
+A flow file is YAML with two documents: a header mapping (``FlowHeader``), then ``---`` and
+a list of steps. Each step is a mapping with exactly one key, the step's name, whose value
+has that step's type (``STEPS``). Steps with nothing to say may be written as a bare word
+(``- back`` is not one; ``- launchApp`` is). Targets are written as a ``Query``: a bare
+string means "the node showing this text"; a mapping gives ``text``, ``label``, ``id``,
+``role``, ``within``, ``nth``, ... (the same fields as the hub's SemanticQuery, in short form).
+Keys are camelCase. See docs/flows.md for every step with an example.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from bridge.wire.enums import MatchMode, Role, VerificationPolicy
+
+TIMEOUT_CAP_MS = 600_000
+VERIFY_CAP_MS = 60_000
+Text = Annotated[str, msgspec.Meta(max_length=1024)]
+Timeout = Annotated[int, msgspec.Meta(ge=0, le=TIMEOUT_CAP_MS)]
+AppId = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
+ScreenshotName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+SecretRef = Annotated[str, msgspec.Meta(pattern=r"^secret://[A-Za-z0-9._/-]{1,200}$")]
+VariableName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+
+
+class FlowStruct(msgspec.Struct, forbid_unknown_fields=True, rename="camel", frozen=True):
+    pass
+
+
+# ---- targets ---------------------------------------------------------------------------------
+
+
+class WithinSpec(FlowStruct, frozen=True):
+    """Inside (or, for a text, beside) the element matching every given field."""
+
+    text: Text | None = None
+    role: Role | None = None
+    id: Text | None = None
+
+
+class StateSpec(FlowStruct, frozen=True):
+    enabled: bool | None = None
+    checked: bool | None = None
+    selected: bool | None = None
+    focused: bool | None = None
+    clickable: bool | None = None
+
+
+class Query(FlowStruct, frozen=True):
+    """A semantic target, resolved by the hub: exactly one match, or the step fails with the
+    refusal (none: NODE_NOT_FOUND; several: AMBIGUOUS_MATCH with every candidate)."""
+
+    text: Text | None = None
+    """The node showing this text (an input: its value or its hint)."""
+    label: Text | None = None
+    """The accessibility label (content description)."""
+    id: Text | None = None
+    """Resource id / accessibility identifier (``login`` also finds ``pkg:id/login``)."""
+    role: Role | None = None
+    within: Text | WithinSpec | None = None
+    """Inside, or beside, the element showing this text (or matching these fields)."""
+    nth: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
+    """The n-th match, 0-based, in document order."""
+    match: MatchMode | None = None
+    """How ``text``, ``label`` and ``within`` text compare (default NORMALIZED_EXACT)."""
+    state: StateSpec | None = None
+    first_visible: bool | None = None
+
+
+Target = Text | Query
+
+
+# ---- wait conditions (the hub's, with queries in the short form) ------------------------------
+
+
+class _Cond(FlowStruct, tag_field="kind", frozen=True):
+    pass
+
+
+class PresentCond(_Cond, tag="present", frozen=True):
+    query: Target
+
+
+class AbsentCond(_Cond, tag="absent", frozen=True):
+    query: Target
+
+
+class ValueCond(_Cond, tag="value", frozen=True):
+    equals: Text
+    query: Target | None = None
+
+
+class StateCond(_Cond, tag="state", frozen=True):
+    query: Target
+    state: StateSpec
+
+
+class ScreenCond(_Cond, tag="screen", frozen=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+
+
+class AppCond(_Cond, tag="app", frozen=True):
+    app_id: AppId
+
+
+class StableCond(_Cond, tag="stable", frozen=True):
+    for_ms: Timeout
+
+
+class ClipboardCond(_Cond, tag="clipboard", frozen=True):
+    equals: Text
+
+
+class AllOfCond(_Cond, tag="allOf", frozen=True):
+    conditions: Annotated[list[Condition], msgspec.Meta(min_length=1, max_length=32)]
+
+
+class AnyOfCond(_Cond, tag="anyOf", frozen=True):
+    conditions: Annotated[list[Condition], msgspec.Meta(min_length=1, max_length=32)]
+
+
+class NotCond(_Cond, tag="not", frozen=True):
+    condition: Condition
+
+
+Condition = (
+    PresentCond
+    | AbsentCond
+    | ValueCond
+    | StateCond
+    | ScreenCond
+    | AppCond
+    | StableCond
+    | ClipboardCond
+    | AllOfCond
+    | AnyOfCond
+    | NotCond
+)
+
+
+class VerifySpec(FlowStruct, frozen=True):
+    """How the hub checks an action's effect (protocol/README.md §8)."""
+
+    policy: VerificationPolicy
+    expected: Condition | None = None
+    timeout_ms: Annotated[int, msgspec.Meta(ge=0, le=VERIFY_CAP_MS)] | None = None
+    stable_for_ms: Annotated[int, msgspec.Meta(ge=0, le=VERIFY_CAP_MS)] | None = None
+
+
+# ---- step values -----------------------------------------------------------------------------
+
+
+class TapSpec(Query, frozen=True):
+    verify: VerifySpec | None = None
+    gesture_fallback: bool = False
+    """Allow a tap gesture at the node's centre when it has no click action."""
+
+
+class InputSpec(FlowStruct, frozen=True):
+    """Set the text of one field: ``text`` (literal, may use ``${VARS}``) or ``secret`` (a
+    ``secret://NAME`` the hub resolves; the value never reaches the runner or the report)."""
+
+    into: Target
+    text: Annotated[str, msgspec.Meta(max_length=16384)] | None = None
+    secret: SecretRef | None = None
+    verify: VerifySpec | None = None
+
+
+class EraseSpec(Query, frozen=True):
+    verify: VerifySpec | None = None
+
+
+Direction = Literal["forward", "backward"]
+SwipeDirection = Literal["up", "down", "left", "right"]
+
+
+class ScrollSpec(FlowStruct, frozen=True):
+    in_: Target | None = msgspec.field(default=None, name="in")
+    """The container; default: the screen's only scrollable one."""
+    direction: Direction = "forward"
+
+
+class SwipeSpec(FlowStruct, frozen=True):
+    direction: SwipeDirection
+    in_: Target | None = msgspec.field(default=None, name="in")
+
+
+class ScrollUntilVisibleSpec(FlowStruct, frozen=True):
+    element: Target
+    in_: Target | None = msgspec.field(default=None, name="in")
+    direction: Direction = "forward"
+    max_scrolls: Annotated[int, msgspec.Meta(ge=1, le=200)] = 20
+
+
+class LaunchSpec(FlowStruct, frozen=True):
+    app_id: AppId | None = None
+    clear_state: bool = False
+
+
+class AssertSpec(Query, frozen=True):
+    timeout_ms: Timeout | None = None
+
+
+class AssertValueSpec(FlowStruct, frozen=True):
+    element: Target
+    equals: Text
+    timeout_ms: Timeout | None = None
+
+
+class AssertStateSpec(FlowStruct, frozen=True):
+    element: Target
+    enabled: bool | None = None
+    checked: bool | None = None
+    selected: bool | None = None
+    focused: bool | None = None
+    clickable: bool | None = None
+    timeout_ms: Timeout | None = None
+
+
+class AssertScreenSpec(FlowStruct, frozen=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    timeout_ms: Timeout | None = None
+
+
+class WaitForSpec(FlowStruct, frozen=True):
+    condition: Condition
+    timeout_ms: Timeout | None = None
+
+
+class RunFlowSpec(FlowStruct, frozen=True):
+    file: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)]
+    env: dict[VariableName, Text] = msgspec.field(default_factory=dict)
+
+
+Key = Literal["back", "home", "recents", "notifications"]
+
+
+# ---- steps: one key each -----------------------------------------------------------------------
+
+
+class LaunchAppStep(FlowStruct, frozen=True):
+    launch_app: AppId | LaunchSpec | None
+
+
+class StopAppStep(FlowStruct, frozen=True):
+    stop_app: AppId | None
+
+
+class ClearStateStep(FlowStruct, frozen=True):
+    clear_state: AppId | None
+
+
+class OpenLinkStep(FlowStruct, frozen=True):
+    open_link: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
+
+
+class TapStep(FlowStruct, frozen=True):
+    tap: Text | TapSpec
+
+
+class LongPressStep(FlowStruct, frozen=True):
+    long_press: Text | TapSpec
+
+
+class InputTextStep(FlowStruct, frozen=True):
+    input_text: InputSpec
+
+
+class EraseTextStep(FlowStruct, frozen=True):
+    erase_text: Text | EraseSpec
+
+
+class ScrollStep(FlowStruct, frozen=True):
+    scroll: ScrollSpec | None
+
+
+class SwipeStep(FlowStruct, frozen=True):
+    swipe: SwipeDirection | SwipeSpec
+
+
+class ScrollUntilVisibleStep(FlowStruct, frozen=True):
+    scroll_until_visible: ScrollUntilVisibleSpec
+
+
+class PressKeyStep(FlowStruct, frozen=True):
+    press_key: Key
+
+
+class AssertVisibleStep(FlowStruct, frozen=True):
+    assert_visible: Text | AssertSpec
+
+
+class AssertNotVisibleStep(FlowStruct, frozen=True):
+    assert_not_visible: Text | AssertSpec
+
+
+class AssertValueStep(FlowStruct, frozen=True):
+    assert_value: AssertValueSpec
+
+
+class AssertStateStep(FlowStruct, frozen=True):
+    assert_state: AssertStateSpec
+
+
+class AssertScreenStep(FlowStruct, frozen=True):
+    assert_screen: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | AssertScreenSpec
+
+
+class WaitForStep(FlowStruct, frozen=True):
+    wait_for: WaitForSpec
+
+
+class TakeScreenshotStep(FlowStruct, frozen=True):
+    take_screenshot: ScreenshotName
+
+
+class RunFlowStep(FlowStruct, frozen=True):
+    run_flow: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | RunFlowSpec
+
+
+STEPS: dict[str, type[FlowStruct]] = {
+    "launchApp": LaunchAppStep,
+    "stopApp": StopAppStep,
+    "clearState": ClearStateStep,
+    "openLink": OpenLinkStep,
+    "tap": TapStep,
+    "longPress": LongPressStep,
+    "inputText": InputTextStep,
+    "eraseText": EraseTextStep,
+    "scroll": ScrollStep,
+    "swipe": SwipeStep,
+    "scrollUntilVisible": ScrollUntilVisibleStep,
+    "pressKey": PressKeyStep,
+    "assertVisible": AssertVisibleStep,
+    "assertNotVisible": AssertNotVisibleStep,
+    "assertValue": AssertValueStep,
+    "assertState": AssertStateStep,
+    "assertScreen": AssertScreenStep,
+    "waitFor": WaitForStep,
+    "takeScreenshot": TakeScreenshotStep,
+    "runFlow": RunFlowStep,
+}
+"""Step name -> its one-key Struct (the key is the step name, camelCase)."""
+
+BARE_STEPS = frozenset({"launchApp", "stopApp", "clearState", "scroll"})
+"""Steps that may be written as a bare word (their value is then null)."""
+
+Reset = Literal["relaunch", "clearState", "none"]
+
+
+class FlowHeader(FlowStruct, frozen=True):
+    """The first document of a flow file."""
+
+    app_id: AppId
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+    tags: list[Annotated[str, msgspec.Meta(min_length=1, max_length=64)]] = msgspec.field(
+        default_factory=list
+    )
+    env: dict[VariableName, Text] = msgspec.field(default_factory=dict)
+    """Defaults for ``${NAME}`` variables (the environment, --env and runFlow env win)."""
+    reset: Reset = "relaunch"
+    """Before the test (not before a flow it runs): relaunch the app (default), clear its
+    state and relaunch, or leave the device as it is."""
+    setup: list[Any] = msgspec.field(default_factory=list)
+    """Steps run after the reset and before the flow's own steps (typed as steps by the
+    schema; checked like them)."""

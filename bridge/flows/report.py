@@ -1,0 +1,168 @@
+"""The suite report: typed (``SuiteReport``, written as ``index.json``; its JSON Schema is
+generated into ``protocol/flows/report.schema.json``) and the files beside it.
+
+A report directory holds ``index.json``, ``index.html`` (one self-contained page: styles and
+screenshots inline, nothing fetched) and ``screenshots/<test>/<name>.png``. Paths inside the
+report are relative to the directory, so it can be moved or archived as a whole.
+
+Invariants: tests appear in suite order (lexical by file), whichever device ran them;
+``summary`` counts agree with ``tests``; a failed test names its failing step and, when the
+device could still be reached, a screenshot taken at the failure. Typed values and secrets
+never appear: steps are quoted as written (``${VAR}`` unexpanded), and ActionResults come from
+the hub, which never echoes a typed value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from bridge.wire.action import ActionResult
+from bridge.wire.client_protocol import WaitResult
+
+REPORT_SCHEMA_VERSION: Literal[1] = 1
+StepStatus = Literal["passed", "failed", "skipped"]
+TestStatus = Literal["passed", "failed", "error"]
+
+
+class ReportStruct(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    pass
+
+
+class Candidate(ReportStruct):
+    """One of several nodes an AMBIGUOUS_MATCH refusal named (from its NodeRef)."""
+
+    node_id: str
+    role: str | None = None
+    label: str | None = None
+    where: str | None = None
+    """What tells it apart (the ref's ancestor scope: ``id:...|text:Basic plan|nth:1/2``)."""
+    resource_id: str | None = None
+
+
+class Refusal(ReportStruct):
+    """The hub's refusal of a step (the reference error envelope, summarized)."""
+
+    code: str
+    message: str
+    recovery: list[str] = msgspec.field(default_factory=list)
+    candidates: list[Candidate] = msgspec.field(default_factory=list)
+
+
+class Shot(ReportStruct):
+    name: str
+    file: str
+    """Relative to the report directory (``screenshots/<test>/<name>.png``); empty when the
+    run wrote no report directory."""
+    width: int
+    height: int
+    bytes: int
+
+
+class StepReport(ReportStruct):
+    index: int
+    """1-based position in its list (setup, steps, or a runFlow's steps)."""
+    kind: str
+    file: str
+    line: int
+    source: str
+    """The step as written (variables not expanded)."""
+    status: StepStatus
+    elapsed_ms: int = 0
+    message: str | None = None
+    """What happened, in words (always set for a failure)."""
+    expected: str | None = None
+    action_result: ActionResult | None = None
+    wait_result: WaitResult | None = None
+    refusal: Refusal | None = None
+    screenshot: Shot | None = None
+    steps: list[StepReport] = msgspec.field(default_factory=list)
+    """The steps of the flow a runFlow step ran."""
+
+
+class Failure(ReportStruct):
+    message: str
+    at: str
+    """``file:line`` of the step that failed (the innermost, for a runFlow)."""
+    kind: str
+    screenshot: Shot | None = None
+
+
+class EndScreen(ReportStruct):
+    """The screen when the test ended."""
+
+    screen_state_id: str
+    snapshot_id: str
+    app_id: str | None = None
+    markers: list[str] = msgspec.field(default_factory=list)
+    """Screen markers displayed (``__screen_<name>`` ids): the screen's names."""
+
+
+class TestReport(ReportStruct):
+    name: str
+    file: str
+    device: str | None
+    status: TestStatus
+    started_ms: int = 0
+    """When it started, counted from the suite's start."""
+    duration_ms: int = 0
+    setup: list[StepReport] = msgspec.field(default_factory=list)
+    """The reset (relaunch or clearState) and the header's setup steps."""
+    steps: list[StepReport] = msgspec.field(default_factory=list)
+    failure: Failure | None = None
+    screenshots: list[Shot] = msgspec.field(default_factory=list)
+    end_screen: EndScreen | None = None
+
+
+class DeviceReport(ReportStruct):
+    id: str
+    tests: int = 0
+    busy_ms: int = 0
+
+
+class Summary(ReportStruct):
+    tests: int
+    passed: int
+    failed: int
+    errors: int
+    devices: int
+    duration_ms: int
+
+
+class SuiteReport(ReportStruct):
+    schema_version: Literal[1]
+    tool: str
+    hub: str
+    started_at: str
+    """UTC, ISO 8601."""
+    summary: Summary
+    devices: list[DeviceReport]
+    tests: list[TestReport]
+
+
+def summarize(tests: list[TestReport], devices: int, duration_ms: int) -> Summary:
+    return Summary(
+        tests=len(tests),
+        passed=sum(t.status == "passed" for t in tests),
+        failed=sum(t.status == "failed" for t in tests),
+        errors=sum(t.status == "error" for t in tests),
+        devices=devices,
+        duration_ms=duration_ms,
+    )
+
+
+def encode_report(report: SuiteReport) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n"
+
+
+def decode_report(data: bytes) -> SuiteReport:
+    return msgspec.json.decode(data, type=SuiteReport, strict=True)
+
+
+def write_index(report: SuiteReport, directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "index.json"
+    path.write_bytes(encode_report(report))
+    return path

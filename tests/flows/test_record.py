@@ -1,0 +1,127 @@
+"""``mobridge record DEVICE -o FLOW.yaml`` against a real ``mobridge serve``: a person acts
+with the CLI (each command its own session), the recorder writes steps from the hub's action
+events with the semantic target each action was resolved from, and the recorded flow replays
+(``mobridge test --url``) to the same end screen."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import yaml
+
+from bridge.flows.record import Recorder, flow_target
+from bridge.flows.report import decode_report
+from bridge.wire.client_protocol import ActionEvent
+from bridge.wire.enums import ErrorCode, MatchMode, Role
+from bridge.wire.query import SemanticQuery, TextMatch, Within
+from tests.cli.hubproc import ROOT, mobridge_command, served_hub
+
+
+def wait_for_line(process: subprocess.Popen[str], words: str, timeout: float = 20) -> str:
+    assert process.stderr is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if words in line:
+            return line
+        if not line and process.poll() is not None:
+            break
+    raise AssertionError(f"no line with {words!r} from the recorder")
+
+
+def test_a_recorded_flow_replays_to_the_same_end_screen(tmp_path: Path) -> None:
+    secrets = tmp_path / "secrets.json"
+    secrets.write_text(json.dumps({"password": "typed-at-replay"}))
+    flow = tmp_path / "recorded.yaml"
+    with served_hub(tmp_path, "--secrets-file", str(secrets)) as hub:
+        recorder = subprocess.Popen(
+            mobridge_command("record", "sim-android", "-o", str(flow), "--count", "5"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=hub.env(),
+        )
+        try:
+            wait_for_line(recorder, "recording sim-android")
+            steps = [
+                ("tap", "sim-android", "--text", "Login"),
+                ("type", "sim-android", "--text", "Username", "--value", "demo"),
+                ("type", "sim-android", "--text", "Password", "--value", "pw-typed-live"),
+                ("tap", "sim-android", "--text", "Nowhere"),  # refused: a comment, not a step
+                ("tap", "sim-android", "--text", "Sign in", "--role", "BUTTON"),
+                ("tap", "sim-android", "--text", "Settings"),
+            ]
+            for args in steps:
+                done = hub.run(*args)
+                assert done.returncode == (1 if "Nowhere" in args else 0), done.stderr
+            out, err = recorder.communicate(timeout=30)
+        finally:
+            if recorder.poll() is None:
+                recorder.kill()
+                recorder.wait()
+        assert recorder.returncode == 0, err
+        assert out.splitlines()[0] == "- tap: Login"  # each step shown as it is recorded
+        assert f"wrote {flow} (5 steps)" in err
+        text = flow.read_text()
+        assert "pw-typed-live" not in text  # a password field's value is never observable
+        assert "bounds" not in text and "x:" not in text  # targets, not coordinates
+        header, body = yaml.safe_load_all(text)
+        assert header == {"appId": "dev.mobridge.demo"}
+        assert body == [
+            {"assertScreen": "menu"},
+            {"tap": "Login"},
+            {"inputText": {"into": "Username", "text": "demo"}},
+            {"inputText": {"into": "Password", "secret": "secret://password"}},
+            {"tap": {"text": "Sign in", "role": "BUTTON"}},
+            {"tap": "Settings"},
+            {"assertScreen": "settings"},
+        ]
+        assert "# refused, not recorded: CLICK Nowhere: NODE_NOT_FOUND" in text
+        assert "# Needs secret://password on the hub" in text
+        screen = json.loads(hub.run("screen", "sim-android", "--json").stdout)
+        recorded_end = screen["snapshot"]["screenStateId"]
+        # the device elsewhere, then the replay (it relaunches the app first)
+        assert hub.run("press", "sim-android", "back").returncode == 0
+        report_dir = tmp_path / "replay"
+        replay = hub.run("test", str(flow), "--url", hub.url, "--report", str(report_dir))
+        assert replay.returncode == 0, replay.stdout + replay.stderr
+        report = decode_report((report_dir / "index.json").read_bytes())
+        (test,) = report.tests
+        assert test.status == "passed"
+        assert test.end_screen is not None
+        assert test.end_screen.markers == ["settings"]
+        assert test.end_screen.screen_state_id == recorded_end
+
+
+def test_targets_are_written_in_the_flow_short_form() -> None:
+    q = SemanticQuery(
+        role=Role.BUTTON,
+        text=TextMatch(value="Continue"),
+        within=Within(text=TextMatch(value="Pro plan")),
+        nth=0,
+    )
+    assert flow_target(q) == {"text": "Continue", "role": "BUTTON", "within": "Pro plan", "nth": 0}
+    contains = SemanticQuery(text=TextMatch(value="Item", match=MatchMode.CONTAINS))
+    assert flow_target(contains) == {"text": "Item", "match": "CONTAINS"}
+    assert flow_target(SemanticQuery(text=TextMatch(value="costs ${X}"))) == "costs $${X}"
+    recorder = Recorder("sim-android", "dev.mobridge.demo")
+    other = ActionEvent(device="sim-ios", session="s", client="c", verb="global", action="BACK")
+    assert recorder.add(other) is None and recorder.steps == []
+    refused = ActionEvent(
+        device="sim-android",
+        session="s",
+        client="c",
+        verb="global",
+        action="HOME",
+        error=ErrorCode.POLICY_BLOCKED,
+        message="the device is leased by someone else",
+    )
+    line = recorder.add(refused)
+    assert line == (
+        "# refused, not recorded: HOME: POLICY_BLOCKED (the device is leased by someone else)"
+    )
+    assert recorder.steps == [("comment", line.removeprefix("# "))]
