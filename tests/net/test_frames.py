@@ -118,8 +118,7 @@ async def test_clients_of_every_kind_rebuild_the_same_snapshots() -> None:
             ) as ws:
                 exts = ws.protocol.extensions
                 negotiated[k] = bool(exts) and all(
-                    isinstance(e, PerMessageDeflate) and e.remote_no_context_takeover
-                    for e in exts
+                    isinstance(e, PerMessageDeflate) and e.remote_no_context_takeover for e in exts
                 )
                 sub = {"type": "subscribe", "id": 1, "device": rh.device_id, "compact": False}
                 await ws.send(codec.encode(sub), text=not msgpack)
