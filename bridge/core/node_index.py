@@ -131,6 +131,7 @@ class NodeIndex:
         for map_name in _MAPS:
             setattr(out, map_name, dict(getattr(self, map_name)))
         structural = False
+        changed = [(b, a) for b, a in changed if b is not a]
         for before, after in changed:
             nid = after.node_id
             old, new = set(_keys(before)), set(_keys(after))

@@ -16,7 +16,7 @@ ROOT = ""
 
 
 class NodeTree:
-    __slots__ = ("_index", "by_id", "children", "nodes", "order", "parent")
+    __slots__ = ("_index", "_pending", "by_id", "children", "nodes", "order", "parent")
 
     def __init__(self, nodes: Sequence[SemanticNode]) -> None:
         self.nodes: tuple[SemanticNode, ...] = tuple(nodes)
@@ -33,6 +33,8 @@ class NodeTree:
             self.parent[nid] = pid
             self.children.setdefault(pid, []).append(nid)
         self._index: NodeIndex | None = None
+        self._pending: tuple[NodeIndex, dict[str, tuple[SemanticNode, SemanticNode]]] | None = None
+        """An earlier capture's index and the nodes changed since (built on first use)."""
 
     @classmethod
     def replaced(
@@ -51,8 +53,19 @@ class NodeTree:
             pairs.append((previous.by_id[node.node_id], node))
             by_id[node.node_id] = node
         tree.by_id = by_id
-        index = previous._index
-        tree._index = index.replaced(tree.order, pairs) if index is not None else None
+        tree._index = None
+        tree._pending = None
+        if previous._index is not None:
+            base, changes = previous._index, {}
+        elif previous._pending is not None:
+            base, earlier = previous._pending
+            changes = dict(earlier)
+        else:
+            return tree
+        for before, after in pairs:
+            first = changes.get(after.node_id)
+            changes[after.node_id] = (first[0] if first is not None else before, after)
+        tree._pending = (base, changes)
         return tree
 
     @property
@@ -60,7 +73,13 @@ class NodeTree:
         """Lookups by id, text, label, role, name and item key (built on first use)."""
         index = self._index
         if index is None:
-            index = self._index = NodeIndex.build(self.nodes, self.order)
+            pending = self._pending
+            if pending is not None:
+                base, changes = pending
+                index = base.replaced(self.order, changes.values())
+            else:
+                index = NodeIndex.build(self.nodes, self.order)
+            self._index, self._pending = index, None
         return index
 
     def lookup(self, map_name: str, key: object) -> list[SemanticNode]:

@@ -249,7 +249,7 @@ class AgentLink:
         self.stats.commands += 1
         try:
             try:
-                await ws.send(encode(build(cid)).decode())
+                await ws.send(encode(build(cid)), text=True)
             except ConnectionClosed as exc:
                 raise AgentLost(f"agent link closed: {exc}") from exc
             with anyio.move_on_after(timeout_s):

@@ -147,7 +147,13 @@ def _perturb(rng: random.Random, tree: RawTree, history: list[RawTree]) -> RawTr
     return msgspec.structs.replace(tree, nodes=tuple(nodes))
 
 
-def _same(engine_out: object, full_out: object, engine: NormalizeEngine, ids: IdAllocator) -> None:
+def _same(
+    engine_out: object,
+    full_out: object,
+    engine: NormalizeEngine,
+    ids: IdAllocator,
+    lookups: bool = True,
+) -> None:
     assert isinstance(engine_out, Normalized) and isinstance(full_out, Normalized)
     assert engine_out.full == full_out.full
     assert engine_out.compact == full_out.compact
@@ -164,8 +170,10 @@ def _same(engine_out: object, full_out: object, engine: NormalizeEngine, ids: Id
     assert tree.nodes == fresh.nodes and tree.by_id == fresh.by_id
     assert tree.parent == fresh.parent and tree.children == fresh.children
     assert tree.order == fresh.order
-    # the lookups (derived from the previous capture's when the shape held) are exactly
-    # what a fresh build gives
+    if not lookups:
+        return  # left unbuilt: the next capture's lookups derive from an older capture's
+    # the lookups (derived from an earlier capture's when the shape held) are exactly what a
+    # fresh build gives
     derived, built = tree.index, fresh.index
     for name in ("ids", "short", "text", "text_norm", "hint", "hint_norm", "label"):
         assert getattr(derived, name) == getattr(built, name), name
@@ -217,7 +225,7 @@ def test_incremental_pass_equals_full_pass(
             hint += [rng.randrange(len(tree.nodes))]  # a superset is fine
         got = engine.run(tree, ctx, hint)
         want = normalize(tree, ctx, ids)
-        _same(got, want, engine, ids)
+        _same(got, want, engine, ids, lookups=rng.random() < 0.5)
         assert isinstance(got, Normalized)
         if previous is not None:
             _changed_is_exact(previous, got)
