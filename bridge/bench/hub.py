@@ -55,6 +55,7 @@ from bridge.wire.client_protocol import (
     ClientInfo,
     Find,
     Hello,
+    Ping,
     Resolve,
     SnapshotGet,
 )
@@ -531,6 +532,10 @@ class ActionFigures:
     total_ns: list[int]
     agent_ns: list[int]
     ingest_ns: float | None
+    ping_ns: list[int] = field(default_factory=list)
+    """Round trips of ``ping`` on the same connection: one loopback round trip through the
+    websocket stacks, the floor under each of the two an action makes (client <-> hub,
+    hub <-> agent)."""
 
     @property
     def overhead_ns(self) -> list[int]:
@@ -544,6 +549,11 @@ async def action_overhead(bench: Bench, tree: int) -> ActionFigures:
         query = SemanticQuery(resource_id=INCREMENT_ID)
         found, _ = await actor.request(lambda i: Find(id=i, device=DEVICE_ID, query=query))
         target = convert(found["matches"][0]["ref"], NodeRef)
+        pings: list[int] = []
+        for _ in range(max(5, sizes.actions // 2)):
+            t0 = time.monotonic_ns()
+            _, t1 = await actor.request(lambda i: Ping(id=i))
+            pings.append(t1 - t0)
         warmup = max(1, sizes.warmup)
         for i in range(warmup + sizes.actions):
             if i == warmup:
@@ -574,7 +584,11 @@ async def action_overhead(bench: Bench, tree: int) -> ActionFigures:
     stats = await bench.hub.window()
     ingest = [p + c for _, _, p, c in stats.commits]
     return ActionFigures(
-        tree, total, list(bench.agent.agent_ns), statistics.median(ingest) if ingest else None
+        tree,
+        total,
+        list(bench.agent.agent_ns),
+        statistics.median(ingest) if ingest else None,
+        pings,
     )
 
 
@@ -860,6 +874,15 @@ def _action_lines(actions: list[ActionFigures]) -> list[str]:
             p50, p99 = _ms(statistics.median(xs)), _ms(percentile(xs, 99))
             lines.append(f"  {a.tree:>6} {name:<14} {p50:>8} {p99:>8}")
         lines.append(f"  {a.tree:>6} {'  ingest':<14} {_ms(a.ingest_ns):>8}")
+        ping = a.ping_ns or [0]
+        lines.append(
+            f"  {a.tree:>6} {'ping':<14} {_ms(statistics.median(ping)):>8} "
+            f"{_ms(percentile(ping, 99)):>8}"
+        )
+    lines.append(
+        "  (ping: one client <-> hub round trip on the same connection; an action makes two "
+        "such round trips, client <-> hub and hub <-> agent)"
+    )
     return lines
 
 
