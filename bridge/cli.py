@@ -99,6 +99,12 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="an idle lease can be taken over after this many seconds",
     )
     p.add_argument("--secrets-file", type=Path, help="JSON {name: value} for secret:// refs")
+    p.add_argument(
+        "--install-dir",
+        type=Path,
+        metavar="DIR",
+        help="allow app.install of the packages in DIR, named by file name (off by default)",
+    )
     p.add_argument("--log-json", action="store_true", help="JSON log lines even on a TTY")
     p.add_argument("--no-dashboard", action="store_true", help="do not serve /dashboard")
     p.add_argument(
@@ -249,6 +255,11 @@ def _serve(args: argparse.Namespace) -> int:
     if args.secrets_file is not None and not args.secrets_file.is_file():
         print(f"mobridge serve: --secrets-file {args.secrets_file}: no such file", file=sys.stderr)
         return EXIT_USAGE
+    if args.install_dir is not None and not args.install_dir.is_dir():
+        print(
+            f"mobridge serve: --install-dir {args.install_dir}: no such directory", file=sys.stderr
+        )
+        return EXIT_USAGE
     token = args.token
     generated = token is None and not args.allow_unsafe_anonymous
     if generated:
@@ -302,6 +313,7 @@ def _serve(args: argparse.Namespace) -> int:
         agents=[AgentTarget(url, args.agent_token) for url in args.agent],
         takeover_after_ms=int(args.takeover_after_s * 1000),
         secrets_file=args.secrets_file,
+        install_dir=args.install_dir,
         dashboard=None if args.no_dashboard else dashboard_page(),
         android=android,
         farm=farm,

@@ -1,5 +1,7 @@
 """LAYER 4 — client commands against a running hub: look (devices, screen, find, watch,
-screenshot, wait), act (tap, long-press, type, scroll, swipe, press, app) and lease.
+screenshot, wait), act (tap, long-press, type, scroll, swipe, press, app) and lease; the
+device-level forms (``--at X,Y``, ``type`` into the focused input, ``key``, ``apps``,
+``orientation``, ``app terminate|install|uninstall``) are planned by ``bridge.cli_device``.
 
 Each command opens one session with ``bridge.client`` (``--url``, default ``$MOBRIDGE_URL`` or
 ``ws://127.0.0.1:8765/v1``; ``--token``, default ``$MOBRIDGE_TOKEN``, else the token a hub on
@@ -32,6 +34,7 @@ from typing import Any
 import anyio
 import msgspec
 
+from bridge.cli_device import add_device_commands, approve_option, device_plan, point_arg
 from bridge.cli_failures import (
     EXIT_USAGE,
     UsageError,
@@ -151,19 +154,30 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("--query", help="SemanticQuery JSON or @FILE (instead of the options below)")
     _selectors(p, positional=False)
     for name, verb_help in (
-        ("tap", "tap one node (the hub refuses when none or several match)"),
-        ("long-press", "long-press one node"),
+        ("tap", "tap one node (the hub refuses when none or several match), or --at X,Y"),
+        ("long-press", "long-press one node, or --at X,Y"),
     ):
         p = add(name, verb_help)
         p.add_argument("device")
         _selectors(p)
         p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
-    p = add("type", "set the text of one field")
+        approve_option(p)
+        p.add_argument(
+            "--at", type=point_arg, metavar="X,Y", help="a point on the screen (device pixels)"
+        )
+        if name == "tap":
+            p.add_argument("--double", action="store_true", help="with --at: a double tap")
+        else:
+            p.add_argument("--hold-ms", type=int, metavar="MS", help="with --at: hold this long")
+    p = add("type", "set the text of one field, or (no target) type into the focused one")
     p.add_argument("device")
     _selectors(p)
     value = p.add_mutually_exclusive_group(required=True)
     value.add_argument("--value", help="the text to type")
     value.add_argument("--value-ref", help="a secret reference (secret://...) the hub resolves")
+    p.add_argument("--submit", action="store_true", help="no target: press ENTER afterwards")
+    p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
+    approve_option(p)
     p = add("scroll", "scroll a container forward (or --back)")
     p.add_argument("device")
     _selectors(p)
@@ -172,15 +186,29 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("device")
     p.add_argument("direction", choices=tuple(SWIPES))
     _selectors(p)
+    p.add_argument(
+        "--at", type=point_arg, metavar="X,Y", help="swipe on the screen from this point instead"
+    )
+    p.add_argument("--distance", type=int, metavar="PX", help="with --at (default: 30%% of it)")
+    p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
+    approve_option(p)
     p = add("press", "press back, home, recents or notifications")
     p.add_argument("device")
     p.add_argument("key", metavar="KEY", help="back, home, recents or notifications")
     p = add("back", "press BACK", listed=False)
     p.add_argument("device")
-    p = add("app", "open (APP_ID), bring to front (APP_ID), close, or open a URL")
+    p = add("app", "open, front, close, url, terminate, install or uninstall an app")
     p.add_argument("device")
-    p.add_argument("action", metavar="ACTION", help="open, front, close or url")
-    p.add_argument("arg", nargs="?", metavar="APP_ID|URL")
+    p.add_argument(
+        "action",
+        metavar="ACTION",
+        help="open, front, close, url, terminate, install (PACKAGE of the hub's --install-dir) "
+        "or uninstall",
+    )
+    p.add_argument("arg", nargs="?", metavar="APP_ID|URL|PACKAGE")
+    p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
+    approve_option(p)
+    add_device_commands(add)
     p = add("lease", "show who holds a device's lease, or hold it (--hold) until Ctrl-C")
     p.add_argument("device")
     p.add_argument("--hold", type=float, nargs="?", const=0.0, metavar="SECONDS")
@@ -538,6 +566,9 @@ def plan_of(args: argparse.Namespace) -> Plan:
     if command == "devices":
         return lambda hub: _devices(hub, args)
     device_id: str = args.device
+    planned = device_plan(args, device_id)
+    if planned is not None:
+        return planned
     if command == "screen":
         return lambda hub: _screen(hub.device(device_id), args)
     if command == "watch":
@@ -652,7 +683,19 @@ async def _session(args: argparse.Namespace, url: str, plan: Plan) -> int:
         request_timeout=args.request_timeout,
     ) as hub:
         try:
-            return await plan(hub)
+            try:
+                return await plan(hub)
+            except ConfirmationRequired as exc:
+                # An objection is answerable only within the session it was raised in: with
+                # --approve the person running the command gives their word here and now.
+                objection = exc.objection
+                if not getattr(args, "approve", False) or objection is None:
+                    raise
+                if not objection.answerable:
+                    raise
+                say(f"mobridge: approving objection {objection.id}: {objection.reason}")
+                args.confirm = objection.id
+                return await plan_of(args)(hub)
         except ProtocolFailure as exc:
             if exc.code is ProtocolErrorCode.UNKNOWN_DEVICE and hasattr(args, "device"):
                 raise await _unknown_device(hub, args.device) from exc
@@ -672,7 +715,8 @@ def refused(error: HubError, args: argparse.Namespace) -> int:
     elif isinstance(error, ConfirmationRequired) and error.objection is not None:
         objection = error.objection
         hint = (
-            f"answer with --confirm {objection.id}"
+            f"approve it: rerun with --approve (or --confirm {objection.id} within the "
+            "same session)"
             if objection.answerable
             else "cannot be answered"
         )

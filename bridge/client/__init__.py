@@ -21,6 +21,7 @@ from bridge.client.connection import ClientStatistics, HubConnection, connect
 from bridge.client.delta import Desync, SnapshotTracker, WatchUpdate, apply_delta
 from bridge.client.device import Device, Target, build_query
 from bridge.client.errors import (
+    ActionUnsupported,
     AmbiguousError,
     ClientError,
     ConfirmationRequired,
@@ -40,6 +41,7 @@ from bridge.client.watch import Watch
 
 __all__ = [
     "DEFAULT_URL",
+    "ActionUnsupported",
     "AmbiguousError",
     "ClientError",
     "ClientStatistics",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, Verify
@@ -76,8 +77,9 @@ def build_query(
     )
 
 
-class Device:
-    """Requests about device ``id`` over one hub connection."""
+class Device(DeviceControl):
+    """Requests about device ``id`` over one hub connection (device-level actions:
+    ``bridge.client.device_control``)."""
 
     def __init__(self, conn: HubConnection, device_id: str) -> None:
         self._conn = conn

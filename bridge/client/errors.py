@@ -11,6 +11,7 @@
     │   ├── StaleRefError            STALE_NODE_REF
     │   ├── PolicyBlockedError       POLICY_BLOCKED
     │   ├── ConfirmationRequired     USER_CONFIRMATION_REQUIRED (answer ``.objection`` by id)
+    │   ├── ActionUnsupported        ACTION_UNSUPPORTED (the device cannot do it at all)
     │   └── DeviceOffline            DEVICE_OFFLINE
     ├── ProtocolFailure              a ``protocol_error`` from the hub, or a hub message this
     │                                client could not read (``.code``, ``.message``)
@@ -92,6 +93,10 @@ class DeviceOffline(HubError):
     pass
 
 
+class ActionUnsupported(HubError):
+    pass
+
+
 class ProtocolFailure(ClientError):
     def __init__(self, code: ProtocolErrorCode, message: str) -> None:
         super().__init__(f"{code.value}: {message}")
@@ -122,6 +127,7 @@ _BY_CODE: dict[ErrorCode, type[HubError]] = {
     ErrorCode.POLICY_BLOCKED: PolicyBlockedError,
     ErrorCode.USER_CONFIRMATION_REQUIRED: ConfirmationRequired,
     ErrorCode.DEVICE_OFFLINE: DeviceOffline,
+    ErrorCode.ACTION_UNSUPPORTED: ActionUnsupported,
 }
 
 

@@ -9,8 +9,9 @@ Not for use from inside a running event loop (use ``bridge.client.connect`` ther
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from functools import partial
 from types import TracebackType
 from typing import Literal
 
@@ -41,7 +42,16 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import Condition
-from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, Role
+from bridge.wire.device_control import AppsListResult, DisplayResult
+from bridge.wire.enums import (
+    ActionVerb,
+    AppAction,
+    GestureKind,
+    GlobalAction,
+    KeyName,
+    Orientation,
+    Role,
+)
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery
 
@@ -205,6 +215,86 @@ class SyncDevice:
         self, action: AppAction | str, app_id: str | None = None, uri: str | None = None
     ) -> ActionResult:
         return self._portal.call(self.device.app, action, app_id, uri)
+
+    # ---- the device itself (``bridge.client.device_control``) ----------------------------
+
+    def gesture(
+        self,
+        kind: GestureKind | str,
+        points: Iterable[tuple[int, int]],
+        *,
+        duration_ms: int | None = None,
+        verify: Verify | None = None,
+        confirm: Confirm | None = None,
+    ) -> ActionResult:
+        call = partial(
+            self.device.gesture,
+            kind,
+            list(points),
+            duration_ms=duration_ms,
+            verify=verify,
+            confirm=confirm,
+        )
+        return self._portal.call(call)
+
+    def tap_at(self, x: int, y: int, *, confirm: Confirm | None = None) -> ActionResult:
+        return self._portal.call(partial(self.device.tap_at, x, y, confirm=confirm))
+
+    def double_tap_at(self, x: int, y: int, *, confirm: Confirm | None = None) -> ActionResult:
+        return self._portal.call(partial(self.device.double_tap_at, x, y, confirm=confirm))
+
+    def long_press_at(
+        self, x: int, y: int, duration_ms: int | None = None, *, confirm: Confirm | None = None
+    ) -> ActionResult:
+        call = partial(self.device.long_press_at, x, y, duration_ms, confirm=confirm)
+        return self._portal.call(call)
+
+    def swipe_on_screen(
+        self,
+        points: Iterable[tuple[int, int]],
+        duration_ms: int | None = None,
+        *,
+        confirm: Confirm | None = None,
+    ) -> ActionResult:
+        call = partial(self.device.swipe_on_screen, list(points), duration_ms, confirm=confirm)
+        return self._portal.call(call)
+
+    def press_key(self, key: KeyName | str, *, confirm: Confirm | None = None) -> ActionResult:
+        return self._portal.call(partial(self.device.press_key, key, confirm=confirm))
+
+    def type_focused(
+        self,
+        text: str | None = None,
+        *,
+        value_ref: str | None = None,
+        submit: bool = False,
+        confirm: Confirm | None = None,
+    ) -> ActionResult:
+        call = partial(
+            self.device.type_focused, text, value_ref=value_ref, submit=submit, confirm=confirm
+        )
+        return self._portal.call(call)
+
+    def display(self) -> DisplayResult:
+        return self._portal.call(self.device.display)
+
+    def set_orientation(self, orientation: Orientation | str) -> ActionResult:
+        return self._portal.call(self.device.set_orientation, orientation)
+
+    def apps(self) -> AppsListResult:
+        return self._portal.call(self.device.apps)
+
+    def terminate_app(self, app_id: str, *, confirm: Confirm | None = None) -> ActionResult:
+        return self._portal.call(partial(self.device.terminate_app, app_id, confirm=confirm))
+
+    def install_app(
+        self, package: str, *, sha256: str | None = None, confirm: Confirm | None = None
+    ) -> ActionResult:
+        call = partial(self.device.install_app, package, sha256=sha256, confirm=confirm)
+        return self._portal.call(call)
+
+    def uninstall_app(self, app_id: str, *, confirm: Confirm | None = None) -> ActionResult:
+        return self._portal.call(partial(self.device.uninstall_app, app_id, confirm=confirm))
 
     def wait(self, condition: Condition, timeout_ms: int | None = None) -> WaitResult:
         return self._portal.call(self.device.wait, condition, timeout_ms)

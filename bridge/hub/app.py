@@ -21,6 +21,7 @@ import anyio.abc
 
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.logs import get_logger
+from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
 from bridge.hub.settled import SettledFeed
@@ -43,6 +44,8 @@ class AgentTarget:
     token: str | None
     open_socket: Callable[[], Awaitable[socket.socket]] | None = None
     """Supplies the connected stream instead of dialling the URL (iPhones through usbmux)."""
+    stage_package: Stager | None = None
+    """Copies an app package onto the device for ``app.install`` (None: the hub cannot)."""
 
 
 @dataclass
@@ -76,6 +79,8 @@ class HubConfig:
     ``scripts/soak`` shorten them."""
     agent_tree_deltas: bool = True
     """Ask agents that can for tree deltas (``tree_delta``); off: every tree comes whole."""
+    install_dir: Path | None = None
+    """Packages ``app.install`` may install, by file name (None: installing is disabled)."""
     dashboard: bytes | None = None
     """The dashboard page to serve at ``/dashboard`` (the CLI passes ``bridge.dashboard.page()``;
     the hub cannot import the layer above it)."""
@@ -150,6 +155,7 @@ class Hub:
             **config.client_limits,
         )
         self.service.connections = lambda: self.server.sessions
+        self.service.install_dir = config.install_dir
         self.port: int | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.sim: Any = None
@@ -195,7 +201,12 @@ class Hub:
                 )
                 self.sim = sim
                 sim_port = await tg.start(sim.serve)
-                targets.insert(0, AgentTarget(f"ws://127.0.0.1:{sim_port}", sim_token))
+                targets.insert(
+                    0,
+                    AgentTarget(
+                        f"ws://127.0.0.1:{sim_port}", sim_token, stage_package=sim.stage_package
+                    ),
+                )
                 self.sims.append(sim)
                 for n in range(2, self.config.sim_count + 1):
                     extra_token = random_ids.token_urlsafe(24)
@@ -211,7 +222,14 @@ class Hub:
                     )
                     self.sims.append(extra)
                     extra_port = await tg.start(extra.serve)
-                    targets.insert(n - 1, AgentTarget(f"ws://127.0.0.1:{extra_port}", extra_token))
+                    targets.insert(
+                        n - 1,
+                        AgentTarget(
+                            f"ws://127.0.0.1:{extra_port}",
+                            extra_token,
+                            stage_package=extra.stage_package,
+                        ),
+                    )
             if self.config.android is not None:
                 from bridge.devices.android import run_android
 
@@ -220,7 +238,9 @@ class Hub:
                     "android_driver",
                     run_android,
                     self.config.android,
-                    lambda url, token: self.attach(AgentTarget(url, token)),
+                    lambda url, token, stage: self.attach(
+                        AgentTarget(url, token, stage_package=stage)
+                    ),
                     self.detach,
                 )
             if self.config.ios is not None:
@@ -343,6 +363,10 @@ class Hub:
             device.agent_name = f"{hello.agent.name} {hello.agent.version}"
             device.capabilities = hello.capabilities
             device.link = link
+            if target.stage_package is not None:
+                self.service.stagers[device.id] = target.stage_package
+            else:
+                self.service.stagers.pop(device.id, None)
             holder["device"] = device
             device.current = None  # the first tree after (re)connecting resyncs everyone
             self.log.info("agent_linked", device=device.id, url=target.url)

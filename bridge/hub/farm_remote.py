@@ -59,6 +59,7 @@ from bridge.wire.client_protocol import (
     Wait,
 )
 from bridge.wire.codec import WireFormat, convert, encode
+from bridge.wire.device_control import DEVICE_ACTIONS
 from bridge.wire.enums import ProtocolErrorCode
 from bridge.wire.farm import (
     CaptureData,
@@ -476,6 +477,8 @@ def _timeout(request: ClientToHub) -> float:
             return (ms if ms is not None else 10_000) / 1000 + 10
         case Act() | Global() | App():
             return ACT_TIMEOUT_S
+    if isinstance(request, DEVICE_ACTIONS):  # gestures, keys, typing, app lifecycle
+        return ACT_TIMEOUT_S
     return OTHER_TIMEOUT_S
 
 

@@ -6,7 +6,8 @@
   another session's, or for an unanswerable objection;
 - DISPATCH_ONLY is refused for destructive, external or financial actions (unanswerable);
 - a destructive action needs an approved objection raised for the very same action
-  (``action_subject``), used once.
+  (``action_subject``), used once; so does any action the caller marks ``always_confirm``
+  (installing an app).
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def check_policy(
     policy: VerificationPolicy | None,
     subject: str,
     confirm: Any,
+    *,
+    always_confirm: bool = False,
 ) -> None:
     approved = False
     if confirm is not None:  # an answer is checked (and reported) before anything else
@@ -114,12 +117,12 @@ def check_policy(
             subject,
             answerable=False,
         )
-    if cls is MutationClass.DESTRUCTIVE and not approved:
+    if (cls is MutationClass.DESTRUCTIVE or always_confirm) and not approved:
+        reason = (
+            "this action looks destructive and needs the user's confirmation"
+            if cls is MutationClass.DESTRUCTIVE
+            else "this action always needs the user's confirmation (it changes what is installed)"
+        )
         raise objection_refusal(
-            svc,
-            session,
-            ErrorCode.USER_CONFIRMATION_REQUIRED,
-            "this action looks destructive and needs the user's confirmation",
-            subject,
-            answerable=True,
+            svc, session, ErrorCode.USER_CONFIRMATION_REQUIRED, reason, subject, answerable=True
         )

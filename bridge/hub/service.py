@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets as random_ids
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
@@ -24,7 +25,10 @@ from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import Pending, run_act, run_global_or_app
 from bridge.hub.device import Capture, DeviceRuntime
+from bridge.hub.device_actions import run_device_action
+from bridge.hub.device_reads import apps, display
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.net.agent_link import AgentLost, decode_reply_png
@@ -72,6 +76,17 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
+from bridge.wire.device_control import (
+    AppInstall,
+    AppsList,
+    AppTerminate,
+    AppUninstall,
+    DisplayGet,
+    Gesture,
+    KeyPress,
+    OrientationSet,
+    TypeText,
+)
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode, VerificationResult
 
 SCREEN_WAIT_DEFAULT_MS = 10_000
@@ -119,6 +134,10 @@ class HubService:
         self.masker = SecretMasker()
         """Secrets the hub typed, masked in every device's captures (one table for all)."""
         self.cancels: dict[tuple[str, object], anyio.CancelScope] = {}
+        self.install_dir: Path | None = None
+        """Where ``app.install`` packages are taken from (None: installing is disabled)."""
+        self.stagers: dict[str, Stager] = {}
+        """Device id -> how its device layer copies a package onto it (set at linking)."""
         self.remote: RemoteService | None = None
         """In a farm: the devices of other hubs (the composition root wires it)."""
         self.owner_name: str | None = None
@@ -343,6 +362,20 @@ class HubService:
                 return await run_act(self, session, self.device(device_id), request)
             case Global(device=device_id) | App(device=device_id):
                 return await run_global_or_app(self, session, self.device(device_id), request)
+            case (
+                Gesture(device=device_id)
+                | KeyPress(device=device_id)
+                | TypeText(device=device_id)
+                | OrientationSet(device=device_id)
+                | AppTerminate(device=device_id)
+                | AppInstall(device=device_id)
+                | AppUninstall(device=device_id)
+            ):
+                return await run_device_action(self, session, self.device(device_id), request)
+            case DisplayGet(device=device_id):
+                return display(self, self.device(device_id))
+            case AppsList(device=device_id):
+                return await apps(self, session, request.id, self.device(device_id))
             case Wait():
                 return await self._wait(session, request)
             case LeaseAcquire(device=device_id, mode=mode):

@@ -1,4 +1,5 @@
-"""The acting tools: act, press, app, confirm.
+"""The acting tools: act and confirm (the device tools — press, app, touch, swipe, type,
+... — are in ``bridge.mcp.device_tools`` and share the objection handling here).
 
 Targets (``act``): exactly one of ``handle`` (from screen/find), ``ref`` (a NodeRef), ``query``
 (a SemanticQuery sent as the act's query: the hub resolves it when the action's turn comes —
@@ -8,7 +9,8 @@ re-resolved strictly by the hub on its newest snapshot; a handle is sent with th
 the agent saw, so a screen that moved on is refused STALE_NODE_REF, never guessed.
 
 Objections: a refusal that carries an answerable objection (USER_CONFIRMATION_REQUIRED) is
-remembered by id (bounded); ``confirm`` repeats that act with the answer. When the MCP client
+remembered by id (bounded) with the tool and arguments that raised it; ``confirm`` repeats
+that call with the answer (any tool registered in ``REPEATABLE``). When the MCP client
 supports elicitation the user is asked directly (the model's own "approve" is not taken for
 the user's word); without it, ``confirm`` passes the model's answer on.
 
@@ -17,6 +19,7 @@ Invariant: a typed text and a ``valueRef`` never appear in a result or a refusal
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -28,9 +31,7 @@ from bridge.mcp.schemas import (
     ActArgs,
     ActOutput,
     ActVerb,
-    AppArgs,
     ConfirmArgs,
-    PressArgs,
     decode_args,
     to_structured,
 )
@@ -38,7 +39,7 @@ from bridge.mcp.session import PendingAct
 from bridge.mcp.tools import ToolContext, ToolOutcome, ToolSpec
 from bridge.wire.action import ActionRequest, ActionResult
 from bridge.wire.client_protocol import Confirm
-from bridge.wire.enums import ActionVerb, AppAction, VerificationResult
+from bridge.wire.enums import ActionVerb, VerificationResult
 from bridge.wire.noderef import NodeRef
 
 _FORWARD = {
@@ -49,12 +50,8 @@ _FORWARD = {
     "right": False,
     "backward": False,
 }
-_APP_ACTIONS = {
-    "open": AppAction.APP_OPEN,
-    "close": AppAction.APP_CLOSE_UI,
-    "bring_to_front": AppAction.APP_BRING_TO_FRONT,
-    "open_url": AppAction.APP_DEEP_LINK,
-}
+REPEATABLE: dict[str, tuple[type[Any], Callable[[ToolContext, Any], Awaitable[ToolOutcome]]]] = {}
+"""Tools whose call ``confirm`` may repeat with an answer: name -> (argument type, runner)."""
 
 
 def wire_verb(args: ActArgs) -> ActionVerb:
@@ -178,14 +175,7 @@ async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
     try:
         result = await hub.device(device).act(request, confirm, query=args.query)
     except ConfirmationRequired as exc:
-        if exc.objection is None or not exc.objection.answerable:
-            raise
-        arguments = to_structured(msgspec.structs.replace(args, confirm=None, device=device))
-        pending = PendingAct(device, arguments, exc.objection.reason, True)
-        ctx.session.remember_objection(exc.objection.id, pending)
-        if not _can_elicit(ctx):
-            raise
-        return await _ask_user(ctx, exc.objection.id, pending)
+        return await objected(ctx, "act", args, device, exc)
     text = _describe(result, verb, handle)
     verification = result.verification
     if verification is not None and verification.result is not VerificationResult.CONDITION_MET:
@@ -199,6 +189,22 @@ async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
 # ---- objections ----------------------------------------------------------------------------
 
 
+async def objected(
+    ctx: ToolContext, tool: str, args: Any, device: str, exc: ConfirmationRequired
+) -> ToolOutcome:
+    """A tool call refused pending the user's word: remember it under its objection id (so
+    ``confirm`` can repeat it), and ask the user at once when the client can elicit; else the
+    refusal goes to the model, naming the objection."""
+    if exc.objection is None or not exc.objection.answerable:
+        raise exc
+    arguments = to_structured(msgspec.structs.replace(args, confirm=None, device=device))
+    pending = PendingAct(device, arguments, exc.objection.reason, True, tool)
+    ctx.session.remember_objection(exc.objection.id, pending)
+    if not _can_elicit(ctx):
+        raise exc
+    return await _ask_user(ctx, exc.objection.id, pending)
+
+
 def _can_elicit(ctx: ToolContext) -> bool:
     wanted = types.ClientCapabilities(elicitation=types.ElicitationCapability())
     return ctx.mcp.check_client_capability(wanted)
@@ -207,7 +213,8 @@ def _can_elicit(ctx: ToolContext) -> bool:
 async def _ask_user(ctx: ToolContext, objection: str, pending: PendingAct) -> ToolOutcome:
     action = pending.arguments.get("action", "?")
     message = (
-        f"An agent asks to {action} on {pending.device}. The hub objects: {pending.reason}. "
+        f"An agent asks to {pending.tool} {action} on {pending.device}. "
+        f"The hub objects: {pending.reason}. "
         "Allow this once?"
     )
     schema: dict[str, Any] = {
@@ -226,10 +233,11 @@ async def _answer(
     ctx.session.objections.pop(objection, None)
     arguments = dict(pending.arguments)
     arguments["confirm"] = {"objection": objection, "answer": answer}
-    repeated = decode_args(ActArgs, arguments)
+    kind, run = REPEATABLE[pending.tool]
+    repeated = decode_args(kind, arguments)
     if answer == "reject":
         try:  # tells the hub (which closes the objection); its refusal is expected
-            await act(ctx, repeated)
+            await run(ctx, repeated)
         except (ToolRefusal, ClientError):
             pass
         raise ToolRefusal(
@@ -237,7 +245,7 @@ async def _answer(
             f"the user did not allow it (objection {objection} answered 'reject')",
             ("choose a different, non-destructive action",),
         )
-    return await act(ctx, repeated)
+    return await run(ctx, repeated)
 
 
 async def confirm(ctx: ToolContext, args: ConfirmArgs) -> ToolOutcome:
@@ -245,7 +253,7 @@ async def confirm(ctx: ToolContext, args: ConfirmArgs) -> ToolOutcome:
     if pending is None:
         raise ToolRefusal(
             "UNKNOWN_OBJECTION",
-            f"no act of this session was refused with objection {args.objection}",
+            f"no call of this session was refused with objection {args.objection}",
             ("answer only objection ids that act returned to this session",),
         )
     if args.answer == "reject":
@@ -259,32 +267,6 @@ async def confirm(ctx: ToolContext, args: ConfirmArgs) -> ToolOutcome:
             ("call confirm again with answer 'approve' or 'reject'",),
         )
     return await _answer(ctx, args.objection, pending, args.answer)
-
-
-# ---- press and app ------------------------------------------------------------------------
-
-
-async def press(ctx: ToolContext, args: PressArgs) -> ToolOutcome:
-    device = await ctx.device_of(args.device)
-    dev = (await ctx.session.hub()).device(device)
-    result = await dev.global_action(args.button)
-    text = f"{args.button.value}: {result.dispatch.status.value}"
-    text += f" · screen {'changed' if result.observation.screen_changed else 'unchanged'}"
-    return ToolOutcome(text, ActOutput(device=device, action=args.button.value, result=result))
-
-
-async def app(ctx: ToolContext, args: AppArgs) -> ToolOutcome:
-    device = await ctx.device_of(args.device)
-    if args.action in ("open", "bring_to_front") and args.app_id is None:
-        raise ToolRefusal("INVALID_ARGUMENTS", f"{args.action} needs appId", ("pass appId",))
-    if args.action == "open_url" and args.url is None:
-        raise ToolRefusal("INVALID_ARGUMENTS", "open_url needs url", ("pass url",))
-    dev = (await ctx.session.hub()).device(device)
-    wire = _APP_ACTIONS[args.action]
-    result = await dev.app(wire, args.app_id, args.url)
-    text = _describe(result, ActionVerb.CLICK, None).split(" · ", 1)[1]
-    text = f"{wire.value} {args.app_id or args.url or ''}: {text}"
-    return ToolOutcome(text, ActOutput(device=device, action=wire.value, result=result))
 
 
 ACTING_TOOLS: tuple[ToolSpec, ...] = (
@@ -303,29 +285,11 @@ ACTING_TOOLS: tuple[ToolSpec, ...] = (
         destructive=True,
     ),
     ToolSpec(
-        "press",
-        "Press a system button",
-        "Press BACK, HOME, RECENTS or NOTIFICATION_SHADE.",
-        PressArgs,
-        ActOutput,
-        press,
-        read_only=False,
-    ),
-    ToolSpec(
-        "app",
-        "Open, close or bring an app to front; open a URL",
-        "open (appId), close (leaves its UI with Back/Home; never guarantees the process "
-        "died), bring_to_front (appId), open_url (url or deep link).",
-        AppArgs,
-        ActOutput,
-        app,
-        read_only=False,
-    ),
-    ToolSpec(
         "confirm",
         "Answer an objection",
-        "Answer an objection an act was refused with, by its id: the act is repeated with the "
-        "answer. Where the client supports it the user is asked directly.",
+        "Answer an objection a call (act, touch, swipe, press, type, app) was refused with, by "
+        "its id: the call is repeated with the answer. Where the client supports it the user "
+        "is asked directly.",
         ConfirmArgs,
         ActOutput,
         confirm,
@@ -333,3 +297,5 @@ ACTING_TOOLS: tuple[ToolSpec, ...] = (
         destructive=True,
     ),
 )
+
+REPEATABLE["act"] = (ActArgs, act)

@@ -21,7 +21,6 @@ import msgspec
 from bridge.wire.action import ActionResult, Verify
 from bridge.wire.client_protocol import DeviceSummary, LeaseInfo, WaitResult
 from bridge.wire.conditions import Condition
-from bridge.wire.enums import GlobalAction
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery
 from bridge.wire.snapshot import ScreenSnapshot
@@ -131,18 +130,6 @@ class ActArgs(McpStruct, frozen=True):
     allow_gesture_fallback: bool = False
 
 
-class PressArgs(McpStruct, frozen=True):
-    button: GlobalAction
-    device: DeviceArg | None = None
-
-
-class AppArgs(McpStruct, frozen=True):
-    action: Literal["open", "close", "bring_to_front", "open_url"]
-    device: DeviceArg | None = None
-    app_id: Annotated[str, msgspec.Meta(min_length=1, max_length=255)] | None = None
-    url: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)] | None = None
-
-
 class WaitArgs(McpStruct, frozen=True):
     condition: Condition
     device: DeviceArg | None = None
@@ -235,11 +222,15 @@ class WaitOutput(McpStruct, frozen=True):
 
 
 class ScreenshotOutput(McpStruct, frozen=True):
+    """``uri`` reads the capture again as a resource; ``url`` is where the hub keeps it
+    (HTTP GET with the hub token)."""
+
     device: str
     uri: str
     width: int
     height: int
     bytes: int
+    url: str | None = None
 
 
 class LeaseOutput(McpStruct, frozen=True):

@@ -35,19 +35,25 @@ from bridge import __version__
 from bridge.client import ClientError, HubError, ProtocolFailure
 from bridge.client.screenshot import fetch_capture
 from bridge.mcp.acting import ACTING_TOOLS
+from bridge.mcp.device_tools import DEVICE_TOOLS
 from bridge.mcp.refusals import ToolRefusal, from_client_error, protocol_error
 from bridge.mcp.schemas import decode_args, to_structured, tool_schema
 from bridge.mcp.session import DeviceChoice, HubTarget, McpSession
 from bridge.mcp.tools import CAPTURE_URI, READING_TOOLS, SCREEN_URI, ToolContext, ToolSpec
 from bridge.wire.client_protocol import ScreenshotResult
 
-TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (*READING_TOOLS, *ACTING_TOOLS)}
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec for spec in (*READING_TOOLS, *ACTING_TOOLS, *DEVICE_TOOLS)
+}
 SCREEN_RE = re.compile(r"^mobridge://devices/([^/?#]{1,128})/screen$")
 CAPTURE_RE = re.compile(r"^mobridge://captures/([A-Za-z0-9_-]{1,64})$")
 INSTRUCTIONS = (
     "Drives phones shared through a mobridge hub. Read the screen with `screen` (an outline "
-    "with handles like e7), act with `act` on a handle, wait with `wait`. The hub refuses "
-    "instead of guessing: read the recovery hints of an error and follow them."
+    "with handles like e7), act with `act` on a handle, wait with `wait`. When an element is "
+    "not in the outline, `touch` / `swipe` act at coordinates (device pixels, see `display`); "
+    "`press` presses buttons and keys, `type` types into the focused field, `app` manages "
+    "apps. The hub refuses instead of guessing: read the recovery hints of an error and "
+    "follow them."
 )
 
 

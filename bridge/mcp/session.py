@@ -63,12 +63,14 @@ class HubTarget:
 
 @dataclass
 class PendingAct:
-    """An act refused pending an objection, kept so that ``confirm`` can repeat it by id."""
+    """A tool call refused pending an objection, kept so that ``confirm`` can repeat it by
+    id: the tool's name and its arguments (without the answer)."""
 
     device: str
     arguments: dict[str, object]
     reason: str
     answerable: bool
+    tool: str = "act"
 
 
 @dataclass

@@ -222,7 +222,12 @@ async def screenshot(ctx: ToolContext, args: ScreenshotArgs) -> ToolOutcome:
         )
     )
     out = ScreenshotOutput(
-        device=device, uri=uri, width=result.width, height=result.height, bytes=result.bytes
+        device=device,
+        uri=uri,
+        width=result.width,
+        height=result.height,
+        bytes=result.bytes,
+        url=result.url,
     )
     text = f"screenshot of {device}: {result.width}x{result.height} PNG, {uri}"
     return ToolOutcome(text, out, extra)

@@ -16,12 +16,22 @@ from typing import Annotated
 import msgspec
 
 from bridge.wire.base import NonNegInt, WireStruct
-from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction, Platform
+from bridge.wire.enums import (
+    ActionMethod,
+    ActionVerb,
+    AppAction,
+    GlobalAction,
+    Orientation,
+    Platform,
+)
 from bridge.wire.raw import MAX_RAW_NODES, RawNode, RawTree, RawWindow, ScreenSize
 
 AGENT_PROTOCOL = 1
 TREE_DELTA = "tree_delta"
 """The capability an agent announces when it can send ``tree_delta`` pushes."""
+MAX_APPS = 4096
+"""Most installed apps one ``apps`` reply may list."""
+AppIdText = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 
 CommandId = Annotated[int, msgspec.Meta(ge=0)]
 
@@ -77,7 +87,9 @@ class Point(WireStruct, frozen=True):
 
 
 class GestureCommand(_HubToAgent, tag="gesture", frozen=True):
-    """``kind``: tap, long_press or swipe (two or more points)."""
+    """``kind``: tap, double_tap, long_press (one point) or swipe (two or more points, the
+    path in order); ``duration_ms`` is how long a long press is held or a swipe takes (0: the
+    agent's default)."""
 
     id: CommandId
     kind: str
@@ -91,7 +103,8 @@ class GlobalCommand(_HubToAgent, tag="global", frozen=True):
 
 
 class KeyCommand(_HubToAgent, tag="key", frozen=True):
-    """A key press by name (ENTER, DEL, TAB, ...)."""
+    """A key press by name: the hub sends a ``KeyName`` (ENTER, DEL, TAB, VOLUME_UP, ...);
+    an agent answers UNSUPPORTED for a key its platform cannot press."""
 
     id: CommandId
     key: str
@@ -113,6 +126,40 @@ class AppCommand(_HubToAgent, tag="app", frozen=True):
 
 class ScreenshotCommand(_HubToAgent, tag="screenshot", frozen=True):
     id: CommandId
+
+
+class AppsCommand(_HubToAgent, tag="apps", frozen=True):
+    """List the installed apps; the reply carries ``apps``."""
+
+    id: CommandId
+
+
+class TerminateCommand(_HubToAgent, tag="terminate", frozen=True):
+    """Stop the app's process (Android ``am force-stop``, iOS ``terminate``)."""
+
+    id: CommandId
+    app_id: AppIdText
+
+
+class InstallCommand(_HubToAgent, tag="install", frozen=True):
+    """Install the package the hub's device layer staged at ``path`` on the device (never a
+    client's path); the reply carries the installed ``appId`` when the agent can tell."""
+
+    id: CommandId
+    path: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)]
+    sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")] | None = None
+
+
+class UninstallCommand(_HubToAgent, tag="uninstall", frozen=True):
+    id: CommandId
+    app_id: AppIdText
+
+
+class OrientationCommand(_HubToAgent, tag="orientation", frozen=True):
+    """Rotate the screen to ``orientation`` (and keep it there)."""
+
+    id: CommandId
+    orientation: Orientation
 
 
 class ClipboardCommand(_HubToAgent, tag="clipboard", frozen=True):
@@ -147,6 +194,11 @@ HubToAgent = (
     | ClipboardCommand
     | AgentPing
     | OptionsCommand
+    | AppsCommand
+    | TerminateCommand
+    | InstallCommand
+    | UninstallCommand
+    | OrientationCommand
 )
 
 
@@ -220,9 +272,19 @@ class TreeDelta(_AgentToHub, tag="tree_delta", frozen=True):
     quiet_ms: NonNegInt = 0
 
 
+class InstalledApp(WireStruct, frozen=True):
+    """One installed app: its id (Android package, iOS bundle id), its display name when the
+    platform tells it, and whether it is part of the system image."""
+
+    app_id: AppIdText
+    name: Annotated[str, msgspec.Meta(max_length=256)] | None = None
+    system: bool = False
+
+
 class Reply(_AgentToHub, tag="reply", frozen=True):
     """The one answer to command ``id``. ``ok`` false carries ``code`` (NOT_FOUND,
-    IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND) and ``message``."""
+    IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND) and ``message``. ``apps``
+    answers ``apps``; ``app_id`` names what ``install`` installed."""
 
     id: CommandId
     ok: bool
@@ -232,6 +294,8 @@ class Reply(_AgentToHub, tag="reply", frozen=True):
     tree: RawTree | None = None
     text: str | None = None
     png_base64: str | None = None
+    apps: Annotated[tuple[InstalledApp, ...], msgspec.Meta(max_length=MAX_APPS)] | None = None
+    app_id: AppIdText | None = None
 
 
 class AgentStatus(_AgentToHub, tag="status", frozen=True):

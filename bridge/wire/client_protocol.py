@@ -16,6 +16,19 @@ import msgspec
 from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
+from bridge.wire.device_control import (
+    AppInstall,
+    AppsList,
+    AppsListResult,
+    AppTerminate,
+    AppUninstall,
+    DisplayGet,
+    DisplayResult,
+    Gesture,
+    KeyPress,
+    OrientationSet,
+    TypeText,
+)
 from bridge.wire.enums import (
     AppAction,
     ErrorCode,
@@ -28,14 +41,16 @@ from bridge.wire.errors import ErrorEnvelope
 from bridge.wire.node import SemanticNode
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery
+from bridge.wire.request_parts import Confirm as Confirm
+from bridge.wire.request_parts import Name as Name
+from bridge.wire.request_parts import Request
+from bridge.wire.request_parts import RequestId as RequestId
 from bridge.wire.snapshot import ScreenSnapshot
 
 PROTOCOL_VERSION = "mobridge.v1"
 SUBPROTOCOL_JSON = "mobridge.v1.json"
 SUBPROTOCOL_MSGPACK = "mobridge.v1.msgpack"
 
-RequestId = int | Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 LeaseMode = Literal["exclusive", "shared"]
 SessionRole = Literal["observer", "controller"]
 MAX_WAIT_MS = 600_000
@@ -46,8 +61,7 @@ MAX_HISTORY = 200
 # ---- client -> hub ------------------------------------------------------------------------
 
 
-class _Request(WireStruct, tag_field="type", frozen=True):
-    id: RequestId
+_Request = Request
 
 
 class ClientInfo(WireStruct, frozen=True):
@@ -94,14 +108,6 @@ class Resolve(_Request, tag="resolve", frozen=True):
     device: DeviceId
     ref: NodeRef
     generation: int | None = None
-
-
-class Confirm(WireStruct, frozen=True):
-    """Answers the objection ``objection`` raised by an earlier refusal. ``answer`` must be
-    ``approve`` or ``reject``; a blank answer closes nothing."""
-
-    objection: Name
-    answer: Annotated[str, msgspec.Meta(max_length=32)]
 
 
 class Act(_Request, tag="act", frozen=True):
@@ -185,6 +191,15 @@ ClientToHub = (
     | Cancel
     | Ping
     | History
+    | Gesture
+    | KeyPress
+    | TypeText
+    | OrientationSet
+    | AppTerminate
+    | AppInstall
+    | AppUninstall
+    | AppsList
+    | DisplayGet
 )
 
 
@@ -314,6 +329,15 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "screenshot": ScreenshotResult,
     "cancel": PongResult,
     "ping": PongResult,
+    "gesture": ActionResult,
+    "key": ActionResult,
+    "type": ActionResult,
+    "orientation.set": ActionResult,
+    "app.terminate": ActionResult,
+    "app.install": ActionResult,
+    "app.uninstall": ActionResult,
+    "apps.list": AppsListResult,
+    "display.get": DisplayResult,
 }
 
 
@@ -420,9 +444,11 @@ class LeaseEvent(_HubMessage, tag="lease", frozen=True):
 
 
 class ActionEvent(_HubMessage, tag="action", frozen=True):
-    """Who did what: every act / global / app, with its outcome — a result, or the code and
-    message of the refusal. ``query`` is the semantic query an ``act`` named as its target.
-    Never carries a typed value or a secret."""
+    """Who did what: every act / global / app and device action (gesture, key, type,
+    orientation.set, app.terminate / install / uninstall), with its outcome — a result, or
+    the code and message of the refusal. ``query`` is the semantic query an ``act`` named as
+    its target. A device action's ``message`` says what it did (``tap at (540, 1200)``,
+    ``APP_TERMINATE com.example``). Never carries a typed value or a secret."""
 
     device: DeviceId
     session: str

@@ -204,3 +204,43 @@ class ProtocolErrorCode(enum.Enum):
     UNSUPPORTED_PROTOCOL = "UNSUPPORTED_PROTOCOL"
     CANCELLED = "CANCELLED"
     INTERNAL = "INTERNAL"
+
+
+class GestureKind(enum.Enum):
+    """A gesture at screen points (``gesture`` request, agent-link ``gesture`` command)."""
+
+    TAP = "tap"
+    DOUBLE_TAP = "double_tap"
+    LONG_PRESS = "long_press"
+    SWIPE = "swipe"
+
+
+class KeyName(enum.Enum):
+    """Keys a ``key`` request may press (Android ``KeyEvent`` names without ``KEYCODE_``).
+    A device that cannot press one refuses it ACTION_UNSUPPORTED (iOS has no DPAD or MENU)."""
+
+    ENTER = "ENTER"
+    DEL = "DEL"
+    """Backspace: deletes the character before the cursor."""
+    FORWARD_DEL = "FORWARD_DEL"
+    TAB = "TAB"
+    SPACE = "SPACE"
+    ESCAPE = "ESCAPE"
+    BACK = "BACK"
+    HOME = "HOME"
+    APP_SWITCH = "APP_SWITCH"
+    MENU = "MENU"
+    SEARCH = "SEARCH"
+    VOLUME_UP = "VOLUME_UP"
+    VOLUME_DOWN = "VOLUME_DOWN"
+    VOLUME_MUTE = "VOLUME_MUTE"
+    DPAD_UP = "DPAD_UP"
+    DPAD_DOWN = "DPAD_DOWN"
+    DPAD_LEFT = "DPAD_LEFT"
+    DPAD_RIGHT = "DPAD_RIGHT"
+    DPAD_CENTER = "DPAD_CENTER"
+    MOVE_HOME = "MOVE_HOME"
+    MOVE_END = "MOVE_END"
+    PAGE_UP = "PAGE_UP"
+    PAGE_DOWN = "PAGE_DOWN"
+    MEDIA_PLAY_PAUSE = "MEDIA_PLAY_PAUSE"

@@ -164,3 +164,46 @@ def test_watch_prints_settled_screens_and_all_frames_on_request(tmp_path: Path) 
     # --all shows the animation frames in between: more lines for the same two changes
     assert len(all_out.splitlines()) == 6
     assert [line.split()[1] for line in all_out.splitlines()][:2] == ["menu", "login"]
+
+
+def test_coordinates_keys_focused_typing_apps_and_orientation(tmp_path: Path) -> None:
+    packages = tmp_path / "packages"
+    packages.mkdir()
+    (packages / "notes.json").write_text('{"appId": "com.example.notes", "name": "Notes"}')
+    with served_hub(tmp_path, "--sim-scene", "login", "--install-dir", str(packages)) as hub:
+        shown = json.loads(ok(hub.run("orientation", DEV)))
+        assert (shown["width"], shown["height"], shown["orientation"]) == (1080, 2400, "portrait")
+        found = json.loads(ok(hub.run("find", DEV, "--id", "dev.mobridge.demo:id/username")))
+        left, top, right, bottom = found["matches"][0]["node"]["bounds"]
+        at = f"{(left + right) // 2},{(top + bottom) // 2}"
+        tapped = json.loads(ok(hub.run("tap", DEV, "--at", at)))
+        assert tapped["dispatch"]["method"] == "GESTURE_FALLBACK" and "target" not in tapped
+        ok(hub.run("type", DEV, "--value", "demo"))  # no target: the focused field
+        assert '"demo"' in ok(hub.run("screen", DEV))
+        ok(hub.run("key", DEV, "dpad_down"))
+        ok(hub.run("type", DEV, "--value", "pw", "--submit"))
+        ok(hub.run("wait", DEV, "--screen", "home"))
+        refused = hub.run("key", DEV, "media_play_pause")
+        assert refused.returncode == 1 and "ACTION_UNSUPPORTED" in refused.stderr
+        assert hub.run("key", DEV, "sideways").returncode == 2
+        assert hub.run("tap", DEV, "--at", "12").returncode == 2
+        assert hub.run("tap", DEV, "--at", "5000,5").returncode == 2  # off the screen
+        turned = json.loads(ok(hub.run("orientation", DEV, "landscape")))
+        assert (turned["width"], turned["orientation"]) == (2400, "landscape")
+        ok(hub.run("orientation", DEV, "portrait"))
+        listed = json.loads(ok(hub.run("apps", DEV)))
+        assert listed["foreground"] == "dev.mobridge.demo"
+        asked = hub.run("app", DEV, "install", "notes.json")
+        assert asked.returncode == 1 and "USER_CONFIRMATION_REQUIRED" in asked.stdout
+        assert re.search(r"objection obj_[0-9a-f]+: .*rerun with --approve", asked.stderr)
+        installed = json.loads(ok(hub.run("app", DEV, "install", "notes.json", "--approve")))
+        assert installed["verification"]["result"] == "CONDITION_MET"
+        assert "com.example.notes" in ok(hub.run("apps", DEV))
+        x, y = 540, 1600
+        ok(hub.run("app", DEV, "url", "mobridge-demo://game"))
+        ok(hub.run("tap", DEV, "--at", f"{x},{y}", "--double"))
+        assert f"Double-tapped at ({x}, {y})" in ok(hub.run("screen", DEV))
+        ok(hub.run("long-press", DEV, "--at", f"{x},{y}", "--hold-ms", "900"))
+        assert "for 900 ms" in ok(hub.run("screen", DEV))
+        ok(hub.run("swipe", DEV, "up", "--at", f"{x},{y}", "--distance", "500"))
+        assert f"Swiped from ({x}, {y}) to ({x}, {y - 500})" in ok(hub.run("screen", DEV))

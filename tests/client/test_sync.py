@@ -49,3 +49,38 @@ def test_the_sync_facade_raises_the_same_errors() -> None:
         with connect_sync(url, token="wrong"):
             pass
     assert caught.value.code is ProtocolErrorCode.UNAUTHENTICATED
+
+
+def test_the_sync_facade_controls_the_device_itself() -> None:
+    """Gestures at points, keys, typing into the focused field, the orientation and the apps,
+    from blocking code, against a real hub (in its own thread) with the simulated device."""
+    from anyio.from_thread import start_blocking_portal
+
+    from tests.hub.hubfixture import CONTROLLER, running_hub
+
+    fast = {"animations": False}
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(running_hub(sim_scene="login", sim_options=fast)) as rh,
+        connect_sync(rh.url, token=CONTROLLER, name="script") as hub,
+    ):
+        device = hub.device(rh.device_id)
+        shown = device.display()
+        assert (shown.width, shown.height) == (1080, 2400)
+        user = device.find(resource_id="dev.mobridge.demo:id/username").matches[0].node
+        assert user.bounds is not None
+        left, top, right, bottom = user.bounds
+        assert device.double_tap_at((left + right) // 2, (top + bottom) // 2).target is None
+        device.type_focused("demo")
+        device.press_key("DPAD_DOWN")
+        device.type_focused("pw", submit=True)
+        assert device.wait(ScreenShown(name="home")).result is VerificationResult.CONDITION_MET
+        assert device.set_orientation("landscape").verification is not None
+        assert device.display().width == 2400
+        device.set_orientation("portrait")
+        device.swipe_on_screen([(540, 1800), (540, 900)], 200)
+        device.long_press_at(540, 1200, 900)
+        assert {a.app_id for a in device.apps().apps} == {
+            "dev.mobridge.demo",
+            "dev.mobridge.launcher",
+        }

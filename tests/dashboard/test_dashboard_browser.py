@@ -190,8 +190,12 @@ async def test_history_before_the_page_connected_is_shown_on_connect() -> None:
             async with dev.watch():
                 with pytest.raises(Exception, match="AMBIGUOUS_MATCH"):
                     await dev.tap(build_query(text="Continue"))
+                await dev.tap_at(5, 2390)  # a device action: the row says what it did
         async with browser_tab(rh, f"#token={OBSERVER}") as (tab, expect):
             log = tab.get_by_test_id("log")
+            touched = log.locator(".event.ok.past")
+            await expect(touched).to_contain_text("tap at (5, 2390)")
+            await expect(touched).to_contain_text("early-bird")
             refused = log.locator(".event.refused.past")
             await expect(refused).to_have_count(1)
             await expect(refused).to_contain_text("early-bird")

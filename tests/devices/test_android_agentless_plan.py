@@ -11,23 +11,29 @@ from bridge.core.normalize import Normalized, SnapshotContext, normalize
 from bridge.devices.android.agentless_plan import (
     Captures,
     Plan,
+    apps_from,
     plan_command,
     visible_centre,
 )
 from bridge.devices.android.shell_text import decode_input_text
 from bridge.wire.agent_link import (
     AppCommand,
+    AppsCommand,
     ClipboardCommand,
     GestureCommand,
     GlobalCommand,
+    InstallCommand,
     KeyCommand,
     NodeActionCommand,
     NodeIdentity,
+    OrientationCommand,
     Point,
     Reply,
+    TerminateCommand,
     TextCommand,
+    UninstallCommand,
 )
-from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction
+from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction, Orientation
 from bridge.wire.raw import RawTree, ScreenSize
 
 DIALOG = "android/droidmate__com.rhmsoft.fm_new_dir_popup.xml"
@@ -224,3 +230,44 @@ def test_every_real_uiautomator_dump_captures_normalizes_and_taps_inside(shared_
             ((_, _, x, y),) = argvs(plan)
             left, top, right, bottom = node.bounds
             assert left <= int(x) <= right and top <= int(y) <= bottom, (path.name, node)
+
+
+def test_app_management_orientation_and_double_tap() -> None:
+    captures = Captures()
+    listing = plan_command(AppsCommand(id=1), captures)
+    assert isinstance(listing, Plan) and listing.lists_apps
+    assert argvs(listing) == [("pm", "list", "packages", "-3"), ("pm", "list", "packages", "-s")]
+    apps = apps_from(
+        [
+            "package:com.example.shop\npackage:bad name\n",
+            "package:com.android.settings\r\npackage:com.example.shop\n",
+        ]
+    )
+    assert [(a.app_id, a.system) for a in apps] == [
+        ("com.example.shop", False),
+        ("com.android.settings", True),
+    ]
+    stop = plan_command(TerminateCommand(id=1, app_id="com.example.shop"), captures)
+    assert argvs(stop) == [("am", "force-stop", "com.example.shop")]
+    gone = plan_command(UninstallCommand(id=1, app_id="com.example.shop"), captures)
+    assert argvs(gone) == [("pm", "uninstall", "com.example.shop")]
+    assert isinstance(gone, Plan) and gone.steps[0].failure("Failure [DELETE_FAILED]")
+    bad = plan_command(TerminateCommand(id=1, app_id="com.example.shop;reboot"), captures)
+    assert isinstance(bad, Reply) and bad.code == "BAD_COMMAND"
+    staged = "/data/local/tmp/mobridge-1a2b.apk"
+    install = plan_command(InstallCommand(id=1, path=staged), captures)
+    assert argvs(install) == [("pm", "install", "-r", "-t", staged), ("rm", "-f", staged)]
+    for path in ("/sdcard/x.apk", "/data/local/tmp/../x.apk", "/data/local/tmp/a b.apk"):
+        refused = plan_command(InstallCommand(id=1, path=path), captures)
+        assert isinstance(refused, Reply) and refused.code == "BAD_COMMAND"
+    turn = plan_command(OrientationCommand(id=1, orientation=Orientation.LANDSCAPE), captures)
+    assert argvs(turn) == [
+        ("settings", "put", "system", "accelerometer_rotation", "0"),
+        ("settings", "put", "system", "user_rotation", "1"),
+    ]
+    double = plan_command(
+        GestureCommand(id=1, kind="double_tap", points=(Point(x=1, y=2),)), captures
+    )
+    assert isinstance(double, Reply) and double.code == "UNSUPPORTED"
+    volume = plan_command(KeyCommand(id=1, key="VOLUME_UP"), captures)
+    assert argvs(volume) == [("input", "keyevent", "KEYCODE_VOLUME_UP")]

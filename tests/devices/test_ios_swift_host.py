@@ -252,3 +252,41 @@ async def test_the_swift_agent_sends_tree_deltas_the_hub_applies() -> None:
             assert isinstance(whole, Normalized)
             assert whole.full.tree_hash == current.normalized.full.tree_hash
             assert any(n.value == "ada lovelace" for n in current.normalized.full.nodes)
+
+
+async def test_device_actions_through_the_hub_against_the_swift_agent() -> None:
+    """Coordinates (in pixels: the agent divides by the screen scale), keys, typing into the
+    focused field, volume, the orientation, the app list and terminate reach the Swift core."""
+    with swift_agent(AGENT_TOKEN) as (_proc, url):
+        async with hub_on(url) as hub:
+            (device_id,) = hub.service.devices
+            async with connect(
+                f"ws://127.0.0.1:{hub.port}/v1", token=HUB_TOKEN, name="swift-e2e"
+            ) as client:
+                dev = client.device(device_id)
+                shown = await dev.display()
+                assert (shown.width, shown.height) == (1179, 2556)
+                user = (await dev.find(build_query(resource_id="username"))).matches[0].node
+                assert user.bounds is not None
+                x, y = (
+                    (user.bounds[0] + user.bounds[2]) // 2,
+                    (user.bounds[1] + user.bounds[3]) // 2,
+                )
+                tapped = await dev.tap_at(x, y)
+                _validate("action-result", tapped)
+                await dev.type_focused("demo", submit=True)
+                assert (await dev.wait(ScreenShown(name="home"), 5000)).result.value == (
+                    "CONDITION_MET"
+                )
+                assert (await dev.press_key("VOLUME_UP")).dispatch.status.value == "DISPATCHED"
+                with pytest.raises(HubError) as dpad:
+                    await dev.press_key("DPAD_DOWN")
+                assert dpad.value.code.value == "ACTION_UNSUPPORTED"
+                assert "not available on iOS" in dpad.value.envelope.message
+                listed = await dev.apps()
+                assert "dev.mobridge.demo" in {a.app_id for a in listed.apps}
+                turned = await dev.set_orientation("landscape")
+                assert turned.verification is not None
+                assert turned.verification.result.value == "CONDITION_MET"
+                assert (await dev.display()).width == 2556
+                await dev.set_orientation("portrait")

@@ -22,7 +22,14 @@ from bridge.wire.agent_link import (
     TextCommand,
 )
 from bridge.wire.codec import encode
-from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction, Platform
+from bridge.wire.enums import (
+    ActionMethod,
+    ActionVerb,
+    AppAction,
+    GlobalAction,
+    Orientation,
+    Platform,
+)
 from bridge.wire.raw import RawNode, RawTree
 from tests.devices.simlink import find, find_all, screen_of
 
@@ -386,3 +393,64 @@ def _global(action: GlobalAction) -> object:
     from bridge.wire.agent_link import GlobalCommand
 
     return GlobalCommand(id=0, action=action)
+
+
+# ---- device control: the board, orientation, apps ----------------------------------------
+
+
+def test_touches_on_the_game_board_are_told_apart() -> None:
+    device = DemoDevice(Platform.ANDROID, now=0.0, start="game", animations=False)
+    assert device.double_tap(500, 1500, 1.0).ok
+    session = AgentSession(device, HandleRegistry())
+    assert find(session.capture(1.0), text="Double-tapped at (500, 1500)")
+    device.long_press(100, 1700, 1.0, duration_ms=900)
+    assert find(session.capture(1.0), text="Long-pressed at (100, 1700) for 900 ms")
+    device.swipe(100, 2000, 900, 1000, 1.0)
+    assert find(session.capture(1.0), text="Swiped from (100, 2000) to (900, 1000)")
+
+
+def test_a_double_tap_elsewhere_is_two_taps() -> None:
+    device = DemoDevice(Platform.ANDROID, now=0.0, start="settings", animations=False)
+    session = AgentSession(device, HandleRegistry())
+    wifi = find(session.capture(1.0), text="Wi-Fi")
+    assert wifi.bounds is not None
+    x, y = (wifi.bounds[0] + wifi.bounds[2]) // 2, (wifi.bounds[1] + wifi.bounds[3]) // 2
+    device.double_tap(x, y, 1.0)
+    assert device.toggles["wifi"] is True  # toggled twice, as a finger would
+    device.tap(x, y, 1.0)
+    assert device.toggles["wifi"] is False
+
+
+@pytest.mark.parametrize("platform", list(Platform))
+def test_landscape_turns_the_frame_and_the_capture(platform: Platform) -> None:
+    device = DemoDevice(platform, now=0.0, start="menu", animations=False)
+    portrait = flatten(device.scene(1.0), HandleRegistry(), platform).tree(1)
+    assert device.rotate(Orientation.LANDSCAPE, 1.0).ok
+    turned = flatten(device.scene(1.0), HandleRegistry(), platform).tree(2)
+    assert portrait.screen is not None and turned.screen is not None
+    assert (turned.screen.width, turned.screen.height) == (
+        portrait.screen.height,
+        portrait.screen.width,
+    )
+    assert turned.rotation == 90 and portrait.rotation == 0
+    root = turned.nodes[0].bounds
+    assert root is not None and root[2] == turned.screen.width
+
+
+def test_apps_install_uninstall_and_terminate() -> None:
+    device = DemoDevice(Platform.ANDROID, now=0.0, start="login", animations=False)
+    assert {a.app_id for a in device.installed()} == {DEMO_PACKAGE, LAUNCHER_PACKAGE}
+    added = device.install(b'{"appId": "com.example.notes", "name": "Notes"}', 1.0)
+    assert added.ok and added.text == "com.example.notes"
+    for bad in (b"not json", b'{"appId": "nodot"}', b'{"appId": "a.b", "extra": 1}', b"x" * 5000):
+        assert device.install(bad, 1.0).code == "FAILED"
+    system = device.install(b'{"appId": "dev.mobridge.demo"}', 1.0)
+    assert system.code == "FAILED" and "system app" in (system.message or "")
+    assert device.uninstall("com.example.notes", 1.0).ok
+    assert device.uninstall("com.example.notes", 1.0).code == "NOT_FOUND"
+    assert device.uninstall(DEMO_PACKAGE, 1.0).code == "FAILED"
+    assert device.terminate(DEMO_PACKAGE, 1.0).ok
+    assert device.top is None and device.stack == []  # the process and its back stack died
+    device.app(AppAction.APP_BRING_TO_FRONT, DEMO_PACKAGE, None, 1.0)
+    assert device.top is not None and device.top.screen == "menu"
+    assert device.terminate("com.example.absent", 1.0).code == "NOT_FOUND"

@@ -252,3 +252,41 @@ async def test_the_java_agent_sends_tree_deltas_the_hub_applies() -> None:
             assert isinstance(whole, Normalized)
             assert whole.full.tree_hash == current.normalized.full.tree_hash
             assert any(n.value == "ada lovelace" for n in current.normalized.full.nodes)
+
+
+async def test_device_actions_through_the_hub_against_the_java_agent() -> None:
+    """Coordinates, keys, typing into the focused field, the orientation and the app list:
+    the hub's device actions reach the Java agent core's new commands and come back right."""
+    with java_agent() as (_proc, url):
+        async with hub_on(url) as hub:
+            device_id = next(iter(hub.service.devices))
+            async with connect(
+                f"ws://127.0.0.1:{hub.port}/v1", token=HUB_TOKEN, name="java-e2e"
+            ) as client:
+                dev = client.device(device_id)
+                shown = await dev.display()
+                assert (shown.width, shown.height) == (1080, 2400)
+                user = (await dev.find(build_query(resource_id="username"))).matches[0].node
+                assert user.bounds is not None
+                x, y = (
+                    (user.bounds[0] + user.bounds[2]) // 2,
+                    (user.bounds[1] + user.bounds[3]) // 2,
+                )
+                tapped = await dev.double_tap_at(x, y)
+                _validate("action-result", tapped)
+                await dev.type_focused("demo")
+                await dev.press_key("DPAD_DOWN")
+                await dev.type_focused("pw", submit=True)
+                assert (await dev.wait(ScreenShown(name="home"), 5000)).result.value == (
+                    "CONDITION_MET"
+                )
+                with pytest.raises(HubError) as media:
+                    await dev.press_key("MEDIA_PLAY_PAUSE")
+                assert media.value.code.value == "ACTION_UNSUPPORTED"
+                listed = await dev.apps()
+                assert {a.app_id for a in listed.apps} >= {"dev.mobridge.demo"}
+                turned = await dev.set_orientation("landscape")
+                assert turned.verification is not None
+                assert turned.verification.result.value == "CONDITION_MET"
+                assert (await dev.display()).width == 2400
+                await dev.set_orientation("portrait")

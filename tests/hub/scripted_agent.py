@@ -1,8 +1,12 @@
 """A scripted agent-link server for hub tests: one screen with a destructive and a financial
 button. It stands in for a device (none exists here); every node action succeeds and removes
-the acted button from the next tree."""
+the acted button from the next tree. ``serve_scripted`` announces no capabilities (an old
+agent); ``serve_scripted_gestures`` announces ``gesture`` and a tap removes the button under
+its point."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import anyio
 import anyio.abc
@@ -12,6 +16,7 @@ from bridge.wire.agent_link import (
     AgentHello,
     AgentInfo,
     DeviceInfo,
+    GestureCommand,
     NodeActionCommand,
     Reply,
     TreePush,
@@ -52,7 +57,14 @@ def tree(capture: int, gone: set[int]) -> RawTree:
     )
 
 
-async def _session(ws: ServerConnection) -> None:
+def _under(x: int, y: int, gone: set[int]) -> int | None:
+    for i in range(1, len(BUTTONS) + 1):
+        if i not in gone and 0 <= x < 1080 and 200 * i <= y < 200 * i + 150:
+            return i
+    return None
+
+
+async def _session(ws: ServerConnection, capabilities: tuple[str, ...] = ()) -> None:
     header = ws.request.headers.get("Authorization") if ws.request else None
     if header != f"Bearer {TOKEN}":
         await ws.close(1008, "token")
@@ -65,6 +77,7 @@ async def _session(ws: ServerConnection) -> None:
                 platform=Platform.ANDROID,
                 agent=AgentInfo(name="scripted", version="1"),
                 device=DeviceInfo(id="scripted-bank"),
+                capabilities=capabilities,
             )
         ).decode()
     )
@@ -74,8 +87,13 @@ async def _session(ws: ServerConnection) -> None:
     )
     async for frame in ws:
         command = HUB_TO_AGENT.decode(frame)
-        if isinstance(command, NodeActionCommand):
-            gone.add(command.handle)
+        hit = None
+        if isinstance(command, GestureCommand) and command.kind == "tap":
+            hit = _under(command.points[0].x, command.points[0].y, gone)
+        elif isinstance(command, NodeActionCommand):
+            hit = command.handle
+        if hit is not None and isinstance(command, GestureCommand | NodeActionCommand):
+            gone.add(hit)
             await ws.send(
                 encode(
                     Reply(id=command.id, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
@@ -90,7 +108,13 @@ async def _session(ws: ServerConnection) -> None:
     _ = AGENT_TO_HUB
 
 
-async def serve_scripted(*, task_status: anyio.abc.TaskStatus[int]) -> None:
-    async with serve(_session, "127.0.0.1", 0) as server:
+async def serve_scripted(
+    *, task_status: anyio.abc.TaskStatus[int], capabilities: tuple[str, ...] = ()
+) -> None:
+    async with serve(partial(_session, capabilities=capabilities), "127.0.0.1", 0) as server:
         task_status.started(next(iter(server.sockets)).getsockname()[1])
         await server.serve_forever()
+
+
+async def serve_scripted_gestures(*, task_status: anyio.abc.TaskStatus[int]) -> None:
+    await serve_scripted(task_status=task_status, capabilities=("tree", "node_action", "gesture"))

@@ -35,6 +35,12 @@ TOOLS = {
     "lease",
     "confirm",
     "activity",
+    "touch",
+    "swipe",
+    "type",
+    "orientation",
+    "display",
+    "apps",
 }
 
 
@@ -67,6 +73,13 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
             username = handle_in(outline["outline"], "#username")
             await call("find", {"query": {"role": "INPUT"}})
             await call("act", {"action": "SET_TEXT", "handle": username, "text": "demo"})
+            await call("display", {})
+            await call("apps", {})
+            await call("touch", {"x": 10, "y": 2390})
+            await call("swipe", {"direction": "up"})
+            await call("press", {"button": "TAB"})
+            await call("type", {"text": "x"})
+            await call("orientation", {"orientation": "portrait"})
             await call("activity", {})
             await call("lease", {"action": "acquire"})
             await call("lease", {"action": "release"})

@@ -41,7 +41,7 @@ from bridge.devices.android.adb import (
     is_timeout,
     run_shell,
 )
-from bridge.devices.android.agentless_plan import Captures, Plan, plan_command
+from bridge.devices.android.agentless_plan import Captures, Plan, apps_from, plan_command
 from bridge.devices.android.shell_text import shell_command
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
@@ -72,6 +72,11 @@ CAPABILITIES: tuple[str, ...] = (
     "text",
     "app",
     "screenshot",
+    "apps",
+    "terminate",
+    "install",
+    "uninstall",
+    "orientation",
 )
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -413,17 +418,22 @@ class AgentlessServer:
         return await self._run(command.id, plan)
 
     async def _run(self, cid: int, plan: Plan) -> Reply:
+        outputs: list[str] = []
         async with self._act_lock:
             try:
                 for step in plan.steps:
                     out = await self._shell_bytes(step.argv, step.timeout_s)
-                    complaint = step.failure(out.decode("utf-8", "replace"))
+                    text = out.decode("utf-8", "replace")
+                    complaint = step.failure(text)
                     if complaint is not None:
                         return Reply(id=cid, ok=False, code="FAILED", message=complaint)
+                    outputs.append(text)
             except _Timeout as exc:
                 return Reply(id=cid, ok=False, code="FAILED", message=str(exc))
             finally:
                 self._wake.set()
+        if plan.lists_apps:
+            return Reply(id=cid, ok=True, apps=apps_from(outputs))
         return Reply(id=cid, ok=True, method=plan.method)
 
     async def _screenshot(self, cid: int) -> Reply:

@@ -17,11 +17,20 @@ Invariants:
 - every node action is a gesture at the centre of the node's on-screen bounds, so the reply's
   method is always ``GESTURE_FALLBACK``; verbs a gesture cannot express are UNSUPPORTED;
 - text typed with ``input text`` goes through ``shell_text.input_text_chunks`` (printable
-  ASCII only); every argv is later quoted by ``shell_text.shell_command``.
+  ASCII only); every argv is later quoted by ``shell_text.shell_command``;
+- app management uses the package manager and activity manager: ``pm list packages`` (user
+  apps with ``-3``, system apps with ``-s``; the reply's ``apps`` are read from both
+  outputs), ``am force-stop``, ``pm uninstall``, ``pm install -r -t`` of a path under
+  ``/data/local/tmp/`` only (where the hub staged it; deleted afterwards); the orientation
+  is locked with ``settings put system accelerometer_rotation 0`` and ``user_rotation`` 0
+  (portrait) or 1 (landscape);
+- a double tap is UNSUPPORTED: every ``input`` command starts a process, so two taps are
+  further apart than the platform's double-tap timeout.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -37,18 +46,24 @@ from bridge.devices.android.shell_text import (
 from bridge.wire.agent_link import (
     AgentPing,
     AppCommand,
+    AppsCommand,
     ClipboardCommand,
     GestureCommand,
     GlobalCommand,
     HubToAgent,
+    InstallCommand,
+    InstalledApp,
     KeyCommand,
     NodeActionCommand,
     NodeIdentity,
+    OrientationCommand,
     Reply,
+    TerminateCommand,
     TextCommand,
+    UninstallCommand,
 )
 from bridge.wire.base import Bounds
-from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction
+from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction, Orientation
 from bridge.wire.raw import RawNode, RawTree, ScreenSize
 
 KEEP = 16
@@ -58,6 +73,9 @@ MAX_DELETE = 512
 KEYS_PER_COMMAND = 50
 LAUNCHER_CATEGORY = "android.intent.category.LAUNCHER"
 _FAILURE_MARKERS = ("Error", "Exception", "aborted", "No activities found")
+_PM_MARKERS = (*_FAILURE_MARKERS, "Failure", "Unknown package")
+STAGED_PREFIX = "/data/local/tmp/"
+_STAGED = re.compile(r"/data/local/tmp/[A-Za-z0-9._-]{1,128}")
 
 
 @dataclass(frozen=True)
@@ -78,6 +96,32 @@ class Step:
 class Plan:
     steps: tuple[Step, ...]
     method: ActionMethod | None = None
+    lists_apps: bool = False
+    """The steps' outputs are ``pm list packages -3`` then ``-s``: the reply lists apps."""
+
+
+def parse_packages(output: str) -> list[str]:
+    """The package names of a ``pm list packages`` output (``package:<name>`` lines)."""
+    names: list[str] = []
+    for line in output.splitlines():
+        line = line.strip()
+        if line.startswith("package:"):
+            name = line.removeprefix("package:")
+            if not isinstance(check_package(name), Refused):
+                names.append(name)
+    return names
+
+
+def apps_from(outputs: list[str]) -> tuple[InstalledApp, ...]:
+    """The reply's ``apps`` from the outputs of ``pm list packages -3`` and ``-s``."""
+    user = parse_packages(outputs[0]) if outputs else []
+    system = parse_packages(outputs[1]) if len(outputs) > 1 else []
+    seen: dict[str, InstalledApp] = {}
+    for name in user:
+        seen[name] = InstalledApp(app_id=name)
+    for name in system:
+        seen.setdefault(name, InstalledApp(app_id=name, system=True))
+    return tuple(list(seen.values())[:4096])
 
 
 def _refuse(cid: int, code: str, message: str) -> Reply:
@@ -266,6 +310,13 @@ def _gesture(cmd: GestureCommand) -> Plan | Reply:
         ms = str(max(cmd.duration_ms, LONG_PRESS_MS))
         xy = (str(first.x), str(first.y))
         return Plan((Step(("input", "swipe", *xy, *xy, ms)),))
+    if cmd.kind == "double_tap":
+        return _refuse(
+            cmd.id,
+            "UNSUPPORTED",
+            "agentless mode cannot double-tap: each adb 'input' command starts a process, so "
+            "two taps land further apart than the double-tap timeout (install the agent APK)",
+        )
     if cmd.kind == "swipe":
         if len(points) != 2:
             return _refuse(
@@ -330,5 +381,32 @@ def plan_command(cmd: HubToAgent, captures: Captures) -> Plan | Reply | None:
         case ClipboardCommand(id=cid):
             return _refuse(
                 cid, "UNSUPPORTED", "agentless mode has no clipboard access (install the agent)"
+            )
+        case AppsCommand():
+            markers = ("Error:", "Exception:")  # package names may hold "Error"
+            listing = (
+                Step(("pm", "list", "packages", "-3"), fail_markers=markers),
+                Step(("pm", "list", "packages", "-s"), fail_markers=markers),
+            )
+            return Plan(listing, lists_apps=True)
+        case TerminateCommand(id=cid, app_id=app_id) | UninstallCommand(id=cid, app_id=app_id):
+            package = check_package(app_id)
+            if isinstance(package, Refused):
+                return _refuse(cid, "BAD_COMMAND", package.reason)
+            if isinstance(cmd, TerminateCommand):
+                return Plan((Step(("am", "force-stop", package)),))
+            return Plan((Step(("pm", "uninstall", package), 60.0, _PM_MARKERS),))
+        case InstallCommand(id=cid, path=path):
+            if not _STAGED.fullmatch(path) or ".." in path:
+                return _refuse(cid, "BAD_COMMAND", f"packages are installed from {STAGED_PREFIX}")
+            install = Step(("pm", "install", "-r", "-t", path), 120.0, _PM_MARKERS)
+            return Plan((install, Step(("rm", "-f", path), fail_markers=())))
+        case OrientationCommand(orientation=orientation):
+            turn = "0" if orientation is Orientation.PORTRAIT else "1"
+            return Plan(
+                (
+                    Step(("settings", "put", "system", "accelerometer_rotation", "0")),
+                    Step(("settings", "put", "system", "user_rotation", turn)),
+                )
             )
     return None

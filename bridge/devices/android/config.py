@@ -1,8 +1,9 @@
 """How ``mobridge serve --android`` runs (``AndroidConfig``) and the hub's two callbacks.
 
-``attach(url, token)`` links an agent-link URL (the hub returns an event set after the first
-attempt); ``detach(url)`` unlinks it and the device goes offline. The driver only ever hands
-``ws://127.0.0.1:PORT`` URLs to them.
+``attach(url, token, stage)`` links an agent-link URL (the hub returns an event set after the
+first attempt); ``stage`` copies an app package onto the device for ``app.install``
+(``bridge.devices.android.staging``); ``detach(url)`` unlinks it and the device goes offline.
+The driver only ever hands ``ws://127.0.0.1:PORT`` URLs to them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import anyio
 
 from bridge.devices.android.adb import AdbClientLike, default_adb_client
 
-Attach = Callable[[str, str | None], anyio.Event]
+Attach = Callable[[str, str | None, Callable[[Path], Awaitable[str]] | None], anyio.Event]
 Detach = Callable[[str], None]
 
 

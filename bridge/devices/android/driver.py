@@ -30,6 +30,7 @@ from bridge.devices.android.agentless import AgentlessConfig, AgentlessServer
 from bridge.devices.android.apk import AgentApk, ApkProblem, load_agent_apk, packaged_apk_candidates
 from bridge.devices.android.backoff import Backoff
 from bridge.devices.android.config import AndroidConfig, Attach, Detach
+from bridge.devices.android.staging import stager_for
 
 NO_APK = (
     "no agent APK: build it with scripts/build-android-agent (needs an Android SDK) and pass "
@@ -114,7 +115,7 @@ class AgentlessRunner:
             async with anyio.create_task_group() as tg:
                 port = await tg.start(server.serve)
                 record.url = f"ws://127.0.0.1:{port}"
-                self.attach(record.url, token)
+                self.attach(record.url, token, stager_for(device))
         finally:
             if record.url is not None:
                 self.detach(record.url)
@@ -201,7 +202,7 @@ def _track(client: AdbClientLike, emit: Callable[[Any], bool]) -> None:
 
 
 async def run_android(config: AndroidConfig, attach: Attach, detach: Detach) -> None:
-    """Drive Android devices until cancelled: ``attach(url, token)`` each device's agent
+    """Drive Android devices until cancelled: ``attach(url, token, stage)`` each device's agent
     link as it comes up, ``detach(url)`` as it goes. Raises AndroidSetupError when agent
     mode has no usable APK (before touching any device)."""
     await AndroidDriver(config, attach, detach).run()

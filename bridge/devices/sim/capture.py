@@ -82,6 +82,7 @@ class Flat:
     focus: int | None
     screen: ScreenSize
     platform: Platform
+    rotation: int = 0
 
     def tree(self, capture: int) -> RawTree:
         return RawTree(
@@ -92,6 +93,7 @@ class Flat:
             package=self.package,
             focus=self.focus,
             screen=self.screen,
+            rotation=self.rotation,
         )
 
     def index_of_handle(self, handle: int) -> int | None:
@@ -175,6 +177,7 @@ def flatten(scene: Scene, registry: HandleRegistry, platform: Platform) -> Flat:
         focus=focus,
         screen=ScreenSize(width=scene.width, height=scene.height),
         platform=platform,
+        rotation=scene.rotation,
     )
 
 

@@ -11,16 +11,26 @@ Rules:
 - the back stack: BACK pops; BACK on the app's first screen leaves to the launcher (the app
   finishes); HOME and APP_CLOSE_UI leave to the launcher keeping the stack;
 - the demo user is ``demo`` with any non-empty password; the password only lives in the login
-  screen's state and never reaches a view.
+  screen's state and never reaches a view;
+- touches at points hit-test the top window: the deepest clickable view reacts to a tap (a
+  double tap is two taps at the same point, so a switch toggles twice); the game board (a
+  drawing surface) reports each touch it gets in a text drawn over it; a long press focuses
+  an input; a swipe scrolls the deepest list under its first point;
+- the orientation turns the frame (``layout.landscape``) and the capture's ``rotation``;
+- installed apps: the demo app and the launcher are part of the system image (never
+  uninstalled); simulated packages (JSON ``{"appId", "name"}``) add user apps; terminating
+  the demo app kills its process: the back stack is gone and the launcher comes to front.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from dataclasses import dataclass
 
 from bridge.devices.sim import scenes
-from bridge.devices.sim.layout import FRAMES, SceneInput, ScreenState
+from bridge.devices.sim.layout import FRAMES, Frame, SceneInput, ScreenState, landscape
 from bridge.devices.sim.scenes import DEMO_PACKAGE, LAUNCHER_PACKAGE, SCREENS
 from bridge.devices.sim.views import (
     Kind,
@@ -28,11 +38,20 @@ from bridge.devices.sim.views import (
     View,
     centre,
     contains,
+    deepest_at,
     deepest_scrollable_at,
     hit,
     shift,
 )
-from bridge.wire.enums import ActionMethod, ActionVerb, AppAction, GlobalAction, Platform
+from bridge.wire.agent_link import InstalledApp
+from bridge.wire.enums import (
+    ActionMethod,
+    ActionVerb,
+    AppAction,
+    GlobalAction,
+    Orientation,
+    Platform,
+)
 
 FRAMES_PER_TRANSITION = 4
 FRAME_S = 0.040
@@ -42,6 +61,15 @@ DEEP_LINK_SCHEME = "mobridge-demo://"
 DEMO_USER = "demo"
 INVALID_CREDENTIALS = "Invalid credentials"
 START_SCENES: tuple[str, ...] = (*SCREENS, "launcher")
+SYSTEM_APPS: tuple[InstalledApp, ...] = (
+    InstalledApp(app_id=DEMO_PACKAGE, name="Mobridge Demo", system=True),
+    InstalledApp(app_id=LAUNCHER_PACKAGE, name="Launcher", system=True),
+)
+MAX_PACKAGE = 4096
+"""Largest simulated package (bytes of JSON)."""
+MAX_USER_APPS = 64
+MAX_VOLUME = 15
+_APP_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +104,10 @@ class DemoDevice:
         if start not in START_SCENES:
             raise ValueError(f"unknown start scene {start!r}; choose one of {START_SCENES}")
         self.platform = platform
-        self.frame = FRAMES[platform]
+        self.orientation = Orientation.PORTRAIT
         self.animations = animations
+        self.apps: dict[str, InstalledApp] = {a.app_id: a for a in SYSTEM_APPS}
+        self.volume = 7
         self.started_at = now
         self.changed_at = now
         self.clipboard = ""
@@ -91,6 +121,11 @@ class DemoDevice:
             self.stack.append(self._new("menu"))
             if start != "menu":
                 self.stack.append(self._new(start))
+
+    @property
+    def frame(self) -> Frame:
+        natural = FRAMES[self.platform]
+        return natural if self.orientation is Orientation.PORTRAIT else landscape(natural)
 
     # ---- time ---------------------------------------------------------------------------
 
@@ -174,6 +209,7 @@ class DemoDevice:
             height=self.frame.height,
             animating=animating,
             focus_key=focus,
+            rotation=0 if self.orientation is Orientation.PORTRAIT else 90,
         )
 
     # ---- navigation ---------------------------------------------------------------------
@@ -228,8 +264,10 @@ class DemoDevice:
         return failed("UNSUPPORTED", f"{action.value} is not simulated")
 
     def app(self, action: AppAction, app_id: str | None, uri: str | None, now: float) -> Outcome:
-        if app_id not in (None, DEMO_PACKAGE, LAUNCHER_PACKAGE):
+        if app_id is not None and app_id not in self.apps:
             return failed("NOT_FOUND", f"app {app_id} is not installed")
+        if app_id not in (None, DEMO_PACKAGE, LAUNCHER_PACKAGE):
+            return failed("UNSUPPORTED", f"app {app_id} has no screens in the simulated device")
         if app_id == LAUNCHER_PACKAGE:
             if action is AppAction.APP_CLOSE_UI:
                 return OK
@@ -267,6 +305,8 @@ class DemoDevice:
 
     def tap(self, x: int, y: int, now: float) -> Outcome:
         """A tap at a point: the deepest clickable view of the top window there reacts."""
+        if self._on_board(x, y, now, f"Tapped at ({x}, {y})"):
+            return OK
         windows = self.scene(now).windows
         if not windows:
             return OK
@@ -278,10 +318,27 @@ class DemoDevice:
             self._click(path[-1], now)
         return OK
 
-    def long_press(self, x: int, y: int, now: float) -> Outcome:
-        return OK  # nothing in the demo app reacts to a long press
+    def double_tap(self, x: int, y: int, now: float) -> Outcome:
+        """The board tells a double tap apart; anything else gets two taps."""
+        if self._on_board(x, y, now, f"Double-tapped at ({x}, {y})"):
+            return OK
+        self.tap(x, y, now)
+        return self.tap(x, y, now)
+
+    def long_press(self, x: int, y: int, now: float, duration_ms: int = 0) -> Outcome:
+        held = f" for {duration_ms} ms" if duration_ms else ""
+        if self._on_board(x, y, now, f"Long-pressed at ({x}, {y}){held}"):
+            return OK
+        windows = self.scene(now).windows
+        if windows:
+            path = hit(windows[-1].root, x, y)
+            if path is not None and path[-1].kind is Kind.INPUT:
+                self._focus(path[-1], now)
+        return OK
 
     def swipe(self, x0: int, y0: int, x1: int, y1: int, now: float) -> Outcome:
+        if self._on_board(x0, y0, now, f"Swiped from ({x0}, {y0}) to ({x1}, {y1})"):
+            return OK
         windows = self.scene(now).windows
         if not windows:
             return OK
@@ -289,6 +346,66 @@ class DemoDevice:
         if path is None or abs(y1 - y0) < 48:
             return OK
         self._scroll(path[-1], forward=y1 < y0, now=now)
+        return OK
+
+    def _on_board(self, x: int, y: int, now: float, said: str) -> bool:
+        """Whether (x, y) is on the game board; if so it shows ``said``."""
+        top = self.top
+        windows = self.scene(now).windows
+        if top is None or top.screen != "game" or not windows:
+            return False
+        view = deepest_at(windows[-1].root, x, y)
+        if view is None or view.kind not in (Kind.SURFACE, Kind.TEXT):
+            return False
+        top.fields["board"] = said
+        self._changed(now)
+        return True
+
+    # ---- orientation and apps -----------------------------------------------------------
+
+    def rotate(self, orientation: Orientation, now: float) -> Outcome:
+        if orientation is not self.orientation:
+            self.orientation = orientation
+            self._changed(now)
+        return OK
+
+    def installed(self) -> tuple[InstalledApp, ...]:
+        return tuple(self.apps.values())
+
+    def terminate(self, app_id: str, now: float) -> Outcome:
+        if app_id not in self.apps:
+            return failed("NOT_FOUND", f"app {app_id} is not installed")
+        if app_id == DEMO_PACKAGE and self.stack:
+            self.stack = []  # the process is gone, and its back stack with it
+            if self.foreground:
+                self.foreground = False
+                self._changed(now, transition=True)
+        return OK
+
+    def install(self, package: bytes, now: float) -> Outcome:
+        """Install a simulated package: JSON ``{"appId": ..., "name": ...}``."""
+        app = _parse_package(package)
+        if app is None:
+            return failed(
+                "FAILED",
+                'not a simulated package: expected JSON {"appId": "<id>", "name": "<name>"} '
+                f"of at most {MAX_PACKAGE} bytes",
+            )
+        known = self.apps.get(app.app_id)
+        if known is not None and known.system:
+            return failed("FAILED", f"{app.app_id} is a system app; it cannot be replaced")
+        if known is None and len(self.apps) >= len(SYSTEM_APPS) + MAX_USER_APPS:
+            return failed("FAILED", "the simulated device is full")
+        self.apps[app.app_id] = app
+        return Outcome(ok=True, text=app.app_id)
+
+    def uninstall(self, app_id: str, now: float) -> Outcome:
+        known = self.apps.get(app_id)
+        if known is None:
+            return failed("NOT_FOUND", f"app {app_id} is not installed")
+        if known.system:
+            return failed("FAILED", f"{app_id} is part of the system image; it cannot be removed")
+        del self.apps[app_id]
         return OK
 
     def type_text(self, text: str, now: float) -> Outcome:
@@ -314,10 +431,16 @@ class DemoDevice:
             if top is not None and top.screen == "login" and top.focus is not None:
                 self._run("submit", top, now)
             return OK
-        if key == "TAB":
+        if key in ("TAB", "DPAD_DOWN", "DPAD_UP"):
             if top is not None:
-                self._next_focus(top, now)
+                self._next_focus(top, now, backward=key == "DPAD_UP")
             return OK
+        if key in ("VOLUME_UP", "VOLUME_DOWN", "VOLUME_MUTE"):
+            step = {"VOLUME_UP": 1, "VOLUME_DOWN": -1}.get(key)
+            self.volume = 0 if step is None else max(0, min(MAX_VOLUME, self.volume + step))
+            return OK  # the volume has no view: nothing on screen changes
+        if key == "APP_SWITCH":
+            return self.global_action(GlobalAction.RECENTS, now)
         if key == "SPACE":
             return self.type_text(" ", now) if top is not None and top.focus else OK
         if len(key) == 1 and key.isalnum():
@@ -409,12 +532,12 @@ class DemoDevice:
             owner[0].focus = owner[1]
             self._changed(now)
 
-    def _next_focus(self, state: ScreenState, now: float) -> None:
+    def _next_focus(self, state: ScreenState, now: float, backward: bool = False) -> None:
         inputs = {"login": ["username", "password"], "search": ["query"]}.get(state.screen, [])
         if not inputs:
             return
         current = inputs.index(state.focus) if state.focus in inputs else -1
-        state.focus = inputs[(current + 1) % len(inputs)]
+        state.focus = inputs[(current + (-1 if backward else 1)) % len(inputs)]
         self._changed(now)
 
     def _set_field(self, state: ScreenState, local: str, value: str, now: float) -> None:
@@ -512,3 +635,20 @@ def _encloses(outer: tuple[int, int, int, int], inner: tuple[int, int, int, int]
         and outer[2] >= inner[2]
         and outer[3] >= inner[3]
     )
+
+
+def _parse_package(data: bytes) -> InstalledApp | None:
+    if len(data) > MAX_PACKAGE:
+        return None
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(doc, dict) or set(doc) - {"appId", "name"}:
+        return None
+    app_id, name = doc.get("appId"), doc.get("name")
+    if not isinstance(app_id, str) or not isinstance(name, (str, type(None))):
+        return None
+    if not _APP_ID.fullmatch(app_id) or len(app_id) > 255 or (name is not None and len(name) > 256):
+        return None
+    return InstalledApp(app_id=app_id, name=name)

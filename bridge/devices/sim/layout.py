@@ -29,6 +29,12 @@ FRAMES: dict[Platform, Frame] = {
 }
 
 
+def landscape(frame: Frame) -> Frame:
+    """The frame turned a quarter: width and height swap; the status bar stays on top and
+    the bottom inset keeps its size."""
+    return Frame(frame.height, frame.width, frame.top, frame.width - (frame.height - frame.bottom))
+
+
 @dataclass(slots=True)
 class ScreenState:
     """State of one opened screen instance (an Activity / a view controller)."""

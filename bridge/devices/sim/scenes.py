@@ -117,7 +117,15 @@ def _content(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
             return _settings(state, frame, inp)
         case "game":
             area = (0, frame.top, frame.width, frame.bottom)
-            return [View(key=view_key(state, "surface"), kind=Kind.SURFACE, bounds=area)]
+            views = [View(key=view_key(state, "surface"), kind=Kind.SURFACE, bounds=area)]
+            board = state.fields.get("board")
+            if board:  # what the last touch on the board did, drawn over it
+                box = (frame.margin, frame.top + 48, frame.width - frame.margin, frame.top + 148)
+                views.append(
+                    View(key=view_key(state, "board"), kind=Kind.TEXT, bounds=box, text=board,
+                         ident="board")
+                )  # fmt: skip
+            return views
         case "search":
             return search_screen(state, frame, inp)
     raise ValueError(f"unknown screen {state.screen!r}")

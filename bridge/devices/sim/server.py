@@ -31,6 +31,7 @@ import base64
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -54,10 +55,12 @@ from bridge.wire.agent_link import (
     AgentHubHello,
     AgentInfo,
     AgentPing,
+    AppsCommand,
     CaptureCommand,
     ClipboardCommand,
     DeviceInfo,
     HubToAgent,
+    InstallCommand,
     OptionsCommand,
     Reply,
     ScreenshotCommand,
@@ -81,7 +84,14 @@ CAPABILITIES: tuple[str, ...] = (
     "screenshot",
     "clipboard",
     TREE_DELTA,
+    "apps",
+    "terminate",
+    "install",
+    "uninstall",
+    "orientation",
 )
+MAX_PACKAGE_READ = 1 << 20
+"""A simulated package is tiny JSON; a larger staged file is refused unread."""
 MAX_IDLE_S = 1.0
 _OS_VERSIONS = {Platform.ANDROID: "14", Platform.IOS: "17.5"}
 
@@ -129,7 +139,14 @@ class SimStatistics:
     screenshots: int = 0
 
 
-_READ_ONLY = (AgentPing, CaptureCommand, ScreenshotCommand, AgentHubHello, OptionsCommand)
+_READ_ONLY = (
+    AgentPing,
+    CaptureCommand,
+    ScreenshotCommand,
+    AgentHubHello,
+    AppsCommand,
+    OptionsCommand,
+)
 """Commands that do not change the device: answered at once, without the action lock."""
 
 
@@ -210,6 +227,11 @@ class SimDevice:
     def statistics(self) -> SimStatistics:
         self.stats.links = len(self._links)
         return self.stats
+
+    async def stage_package(self, path: Path) -> str:
+        """Where the agent finds a package to install: the simulated device runs on this
+        machine and reads it where the hub keeps it (a phone's device layer copies it)."""
+        return str(path)
 
     def wake(self) -> None:
         """Look at the screen again now (after a change the device cannot see, e.g. a manual
@@ -380,6 +402,8 @@ class SimDevice:
             return Reply(id=command.id, ok=True)
         if isinstance(command, ScreenshotCommand):
             return await self._screenshot(command)
+        if isinstance(command, InstallCommand):
+            return await self._install(link, command)
         if isinstance(command, _READ_ONLY) or (
             isinstance(command, ClipboardCommand) and command.set is None
         ):
@@ -391,8 +415,29 @@ class SimDevice:
             self.wake()
         return reply
 
+    async def _install(self, link: _Link, command: InstallCommand) -> Reply:
+        package, problem = await anyio.to_thread.run_sync(_read_package, command.path)
+        assert self._act_lock is not None
+        async with self._act_lock:
+            await anyio.sleep(self.config.action_ms / 1000 / self.config.time_scale)
+            reply = link.session.install(command.id, package, problem, self.now())
+            self.wake()
+        return reply
+
     async def _screenshot(self, command: ScreenshotCommand) -> Reply:
         scene = self.device.scene(self.now())
         png = await anyio.to_thread.run_sync(render_scene, scene, self.config.screenshot_scale)
         self.stats.screenshots += 1
         return Reply(id=command.id, ok=True, png_base64=base64.b64encode(png).decode("ascii"))
+
+
+def _read_package(path: str) -> tuple[bytes | None, str | None]:
+    """The staged package's bytes, or why they cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_PACKAGE_READ + 1)
+    except OSError as exc:
+        return None, f"cannot read the package: {exc.strerror or exc}"
+    if len(data) > MAX_PACKAGE_READ:
+        return None, "not a simulated package: too large"
+    return data, None

@@ -29,6 +29,7 @@ from bridge.wire.agent_link import (
     AgentHubHello,
     AgentPing,
     AppCommand,
+    AppsCommand,
     CaptureCommand,
     ClipboardCommand,
     GestureCommand,
@@ -38,9 +39,12 @@ from bridge.wire.agent_link import (
     NodeActionCommand,
     NodeIdentity,
     OptionsCommand,
+    OrientationCommand,
     Reply,
     ScreenshotCommand,
+    TerminateCommand,
     TextCommand,
+    UninstallCommand,
 )
 from bridge.wire.raw import RawNode, RawTree
 
@@ -117,7 +121,8 @@ class AgentSession:
     def handle(self, command: HubToAgent, now: float) -> Reply | None:
         """The reply to ``command`` (None for a repeated ``hello``, which has no id).
 
-        ``ScreenshotCommand`` is answered by the server (it renders the PNG off the loop)."""
+        ``ScreenshotCommand`` and ``InstallCommand`` are answered by the server (it renders
+        the PNG, or reads the package, off the loop)."""
         device = self.device
         match command:
             case AgentHubHello():
@@ -146,7 +151,15 @@ class AgentSession:
                 return Reply(id=cid, ok=False, code="FAILED", message="screenshot not rendered")
             case OptionsCommand(id=cid):
                 return Reply(id=cid, ok=True)  # the link's server applies the options
-        return None  # pragma: no cover - the union is exhaustive
+            case AppsCommand(id=cid):
+                return Reply(id=cid, ok=True, apps=device.installed())
+            case TerminateCommand(id=cid, app_id=app_id):
+                return reply_of(cid, device.terminate(app_id, now))
+            case UninstallCommand(id=cid, app_id=app_id):
+                return reply_of(cid, device.uninstall(app_id, now))
+            case OrientationCommand(id=cid, orientation=orientation):
+                return reply_of(cid, device.rotate(orientation, now))
+        return Reply(id=command.id, ok=False, code="FAILED", message="not handled here")
 
     def _node_action(self, cmd: NodeActionCommand, now: float) -> Outcome:
         records = self._records.get(cmd.capture)
@@ -190,13 +203,26 @@ class AgentSession:
             now=now,
         )
 
+    def install(self, cid: int, package: bytes | None, problem: str | None, now: float) -> Reply:
+        """The reply to ``install`` once the server has read the staged package."""
+        if package is None:
+            return Reply(id=cid, ok=False, code="FAILED", message=problem or "no package")
+        outcome = self.device.install(package, now)
+        if not outcome.ok:
+            return reply_of(cid, outcome)
+        return Reply(id=cid, ok=True, app_id=outcome.text)
+
     def _gesture(self, cmd: GestureCommand, now: float) -> Outcome:
         first = cmd.points[0]
+        if cmd.kind != "swipe" and len(cmd.points) != 1:
+            return failed("BAD_COMMAND", f"a {cmd.kind} takes one point")
         match cmd.kind:
             case "tap":
                 return self.device.tap(first.x, first.y, now)
+            case "double_tap":
+                return self.device.double_tap(first.x, first.y, now)
             case "long_press":
-                return self.device.long_press(first.x, first.y, now)
+                return self.device.long_press(first.x, first.y, now, cmd.duration_ms)
             case "swipe":
                 if len(cmd.points) < 2:
                     return failed("BAD_COMMAND", "a swipe needs at least two points")

@@ -122,6 +122,8 @@ class Scene:
     height: int
     animating: bool = False
     focus_key: str | None = None
+    rotation: int = 0
+    """Degrees the screen is turned from its natural (portrait) orientation: 0 or 90."""
 
     def find(self, key: str) -> list[View] | None:
         """The path root -> view of the view ``key``, or None when it is not on screen."""
@@ -184,6 +186,22 @@ def hit(root: View, x: int, y: int) -> list[View] | None:
             visit(child, here)
 
     visit(root, [])
+    return best
+
+
+def deepest_at(root: View, x: int, y: int) -> View | None:
+    """The deepest view at (x, y) under ``root`` (the last one drawn there), if any."""
+    best: View | None = None
+
+    def visit(view: View) -> None:
+        nonlocal best
+        if not contains(view.bounds, x, y):
+            return
+        best = view
+        for child in view.children:
+            visit(child)
+
+    visit(root)
     return best
 
 

@@ -27,6 +27,7 @@ from adbutils.errors import AdbError, AdbTimeout  # type: ignore[import-untyped]
 from bridge.devices.android.apk import read_manifest
 
 AGENT = "dev.mobridge.agent.android"
+SYSTEM_PACKAGES = ("android", "com.android.settings", "com.android.systemui")
 _EOF = b""
 
 
@@ -120,6 +121,7 @@ class FakeDevice:
         self.calls: list[str] = []
         self.files: dict[str, bytes] = {}
         self.pushes: list[str] = []
+        self.stopped: list[str] = []
         self.packages: dict[str, Installed] = {}
         self.forwards: dict[str, str] = {}
         self.removed_forwards: list[str] = []
@@ -226,6 +228,10 @@ class FakeDevice:
             return b"Google\nPixel 7\n14\nPhysical size: 1080x2400\n"
         argv = shlex.split(line)
         match argv:
+            case ["pm", "list", "packages", "-3"]:  # installed by the user: ours
+                return "".join(f"package:{p}\n" for p in self.packages).encode()
+            case ["pm", "list", "packages", "-s"]:  # the system image's
+                return "".join(f"package:{p}\n" for p in SYSTEM_PACKAGES).encode()
             case ["pm", "list", "packages", name]:
                 found = [p for p in self.packages if name in p]
                 return "".join(f"package:{p}\n" for p in found).encode()
@@ -263,6 +269,7 @@ class FakeDevice:
                 self.files.pop(path, None)
                 return b""
             case ["am", "force-stop", name]:
+                self.stopped.append(name)
                 if name == AGENT:
                     for inst in self.instrumentations:
                         if not inst.ended:

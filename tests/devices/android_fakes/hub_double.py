@@ -1,8 +1,10 @@
-"""Stands in for the hub's ``attach(url, token)`` / ``detach(url)`` callbacks, recording them."""
+"""Stands in for the hub's ``attach(url, token, stage)`` / ``detach(url)`` callbacks, recording
+them (``stagers`` keeps each attached URL's package stager)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import anyio
 
@@ -11,10 +13,17 @@ class HubDouble:
     def __init__(self) -> None:
         self.attached: list[tuple[str, str | None]] = []
         self.detached: list[str] = []
+        self.stagers: dict[str, Callable[[Path], Awaitable[str]] | None] = {}
 
-    def attach(self, url: str, token: str | None) -> anyio.Event:
+    def attach(
+        self,
+        url: str,
+        token: str | None,
+        stage: Callable[[Path], Awaitable[str]] | None = None,
+    ) -> anyio.Event:
         assert url.startswith("ws://127.0.0.1:"), url
         self.attached.append((url, token))
+        self.stagers[url] = stage
         done = anyio.Event()
         done.set()
         return done

@@ -1,6 +1,7 @@
 import AgentCore
 import Foundation
 #if os(iOS)
+import UIKit
 import XCTest
 #else
 import XCUITestStubs
@@ -20,7 +21,8 @@ import XCUITestStubs
 public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
     public static let springboard = "com.apple.springboard"
     public let deviceInfo: DeviceInfo
-    public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot"]
+    public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot",
+                               "terminate", "orientation"]
     private let maxDepth: Int
     private var target: String?
     private var lastBundle = XCUIPrimitives.springboard
@@ -81,6 +83,10 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
         MainActor.assumeIsolated { point(x, y).tap() }
     }
 
+    public func doubleTap(x: Double, y: Double) throws {
+        MainActor.assumeIsolated { point(x, y).doubleTap() }
+    }
+
     public func longPress(x: Double, y: Double, seconds: Double) throws {
         MainActor.assumeIsolated { point(x, y).press(forDuration: seconds) }
     }
@@ -101,6 +107,8 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
             case .delete: text = XCUIKeyboardKey.delete.rawValue
             case .tab: text = XCUIKeyboardKey.tab.rawValue
             case .space: text = XCUIKeyboardKey.space.rawValue
+            case .escape: text = XCUIKeyboardKey.escape.rawValue
+            case .forwardDelete: text = XCUIKeyboardKey.forwardDelete.rawValue
             }
             XCUIApplication(bundleIdentifier: lastBundle).typeText(text)
         }
@@ -108,6 +116,36 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
 
     public func pressHome() throws {
         MainActor.assumeIsolated { XCUIDevice.shared.press(.home) }
+    }
+
+    public func pressButton(_ button: DeviceButton) throws -> Outcome {
+        #if targetEnvironment(simulator)
+        return .unsupported("the Simulator has no volume buttons")
+        #else
+        MainActor.assumeIsolated {
+            XCUIDevice.shared.press(button == .volumeUp ? .volumeUp : .volumeDown)
+        }
+        return .success
+        #endif
+    }
+
+    /// Stops an app's process (`XCUIApplication.terminate`); SpringBoard and this runner are
+    /// never stopped.
+    public func terminate(bundleId: String) throws -> Outcome {
+        if bundleId == Self.springboard || bundleId == Bundle.main.bundleIdentifier {
+            return .fail(.badCommand, "\(bundleId) is never stopped by the agent")
+        }
+        MainActor.assumeIsolated { XCUIApplication(bundleIdentifier: bundleId).terminate() }
+        return .success
+    }
+
+    /// Turns the device (`XCUIDevice.orientation`): landscape is home button / bottom edge
+    /// on the right (`landscapeLeft`).
+    public func setOrientation(_ orientation: Orientation) throws -> Outcome {
+        MainActor.assumeIsolated {
+            XCUIDevice.shared.orientation = orientation == .landscape ? .landscapeLeft : .portrait
+        }
+        return .success
     }
 
     public func app(_ action: AppAction, bundleId: String?, url: String?) throws -> Outcome {

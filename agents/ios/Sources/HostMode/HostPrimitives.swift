@@ -10,7 +10,8 @@ import Foundation
 /// only while the home screen is in front, like the Java host mode's.
 public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     public let deviceInfo: DeviceInfo
-    public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot"]
+    public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot",
+                               "apps", "terminate", "install", "uninstall", "orientation"]
     private let lock = NSLock()
     private let app: ScriptedApp
     private var listener: (@Sendable () -> Void)?
@@ -71,10 +72,39 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
         case .delete: try typeText(KeyText.delete)
         case .tab: try typeText("\t")
         case .space: try typeText(" ")
+        case .escape: try typeText(KeyText.escape)
+        case .forwardDelete: try typeText(KeyText.forwardDelete)
         }
     }
 
     public func pressHome() throws { withApp { $0.home() } }
+
+    public var volume: Int { withApp { $0.volume } }
+
+    public func pressButton(_ button: DeviceButton) throws -> Outcome {
+        withApp { $0.volume(up: button == .volumeUp) }
+        return .success
+    }
+
+    public func terminate(bundleId: String) throws -> Outcome { withApp { $0.terminate(bundleId) } }
+
+    public func setOrientation(_ orientation: Orientation) throws -> Outcome {
+        withApp { $0.turn(landscape: orientation == .landscape) }
+        return .success
+    }
+
+    public func installedApps() throws -> Outcome { withApp { .listed($0.apps) } }
+
+    /// Host mode's device layer is this machine: the package is read where the path says.
+    public func install(path: String, sha256: String?) throws -> Outcome {
+        guard let data = FileManager.default.contents(atPath: path) else { return .failed("no package at \(path)") }
+        if let want = sha256, Digest.hex(Digest.sha256([UInt8](data))) != want {
+            return .failed("the package does not have the sha256 the hub sent")
+        }
+        return withApp { $0.install(package: data) }
+    }
+
+    public func uninstall(bundleId: String) throws -> Outcome { withApp { $0.uninstall(bundleId) } }
 
     public func app(_ action: AppAction, bundleId: String?, url: String?) throws -> Outcome {
         withApp { app in

@@ -32,6 +32,15 @@ public final class ScriptedApp {
     public private(set) var password = ""
     public private(set) var focus: String?
     public private(set) var showError = false
+    public private(set) var landscape = false
+    public private(set) var volume = 7
+    /// Installed apps: the demo app (a user app) and the system's own, plus host packages.
+    public private(set) var apps: [InstalledApp] = [
+        InstalledApp(appId: ScriptedApp.bundleId, name: "Mobridge Demo"),
+        InstalledApp(appId: ScriptedApp.springboard, name: "SpringBoard", system: true),
+        InstalledApp(appId: "com.apple.Preferences", name: "Settings", system: true),
+    ]
+    public static let maxPackage = 4096
     public var clock: () -> Date = Date.init
     public var onChange: () -> Void = {}
 
@@ -51,7 +60,8 @@ public final class ScriptedApp {
         return out
     }
 
-    private let full = Rect(0, 0, ScriptedApp.width, ScriptedApp.height)
+    /// The whole screen in points, turned with the orientation (the app's frame on XCUITest).
+    private var full: Rect { landscape ? Rect(0, 0, Self.height, Self.width) : Rect(0, 0, Self.width, Self.height) }
 
     public func appTree() -> ElementSnapshot {
         var windows = [ElementSnapshot(type: .window, frame: full, children: [screen == .login ? loginScreen() : homeScreen()])]
@@ -175,6 +185,10 @@ public final class ScriptedApp {
                 submit()
             case "\t":
                 focus = f == "username" ? "password" : "username"
+            case "\u{1B}":
+                focus = nil
+            case "\u{7F}":
+                break  // forward delete: the cursor is always at the end here
             default:
                 if f == "username" { username.append(c) } else { password.append(c) }
             }
@@ -202,6 +216,59 @@ public final class ScriptedApp {
         default: return false
         }
         return true
+    }
+
+    // MARK: device control
+
+    public func turn(landscape wanted: Bool) {
+        if wanted != landscape {
+            landscape = wanted
+            changed()
+        }
+    }
+
+    public func volume(up: Bool) {
+        volume = up ? min(16, volume + 1) : max(0, volume - 1)
+    }
+
+    /// Stops an app: the demo app's process dies (its state is gone, SpringBoard shows).
+    public func terminate(_ bundleId: String) -> Outcome {
+        guard apps.contains(where: { $0.appId == bundleId }) else { return .notFound("app \(bundleId) is not installed") }
+        if bundleId == Self.bundleId {
+            screen = .login
+            username = ""
+            password = ""
+            showError = false
+            alertShown = false
+            focus = nil
+            inFront = false
+            changed()
+        }
+        return .success
+    }
+
+    /// Installs a host-mode package: JSON `{"appId", "name"}` of at most `maxPackage` bytes.
+    public func install(package data: Data) -> Outcome {
+        guard data.count <= Self.maxPackage,
+              let doc = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              Set(doc.keys).isSubset(of: ["appId", "name"]),
+              let id = doc["appId"] as? String, id.contains("."), id.count <= 255,
+              doc["name"] == nil || doc["name"] is String else {
+            return .failed("not a host-mode package: expected JSON {\"appId\", \"name\"} of at most \(Self.maxPackage) bytes")
+        }
+        if let known = apps.first(where: { $0.appId == id }), known.system {
+            return .failed("\(id) is a system app; it cannot be replaced")
+        }
+        apps.removeAll { $0.appId == id }
+        apps.append(InstalledApp(appId: id, name: doc["name"] as? String))
+        return .installed(id)
+    }
+
+    public func uninstall(_ bundleId: String) -> Outcome {
+        guard let known = apps.first(where: { $0.appId == bundleId }) else { return .notFound("app \(bundleId) is not installed") }
+        if known.system { return .failed("\(bundleId) is a system app; it cannot be removed") }
+        apps.removeAll { $0.appId == bundleId }
+        return .success
     }
 
     private func setFocus(_ name: String) {

@@ -87,6 +87,7 @@ open class XCUIApplication: XCUIElement {
     public init(bundleIdentifier: String) { stub() }
     public var state: XCUIApplication.State { stub() }
     public func activate() { stub() }
+    public func terminate() { stub() }
     public func open(_ url: URL) { stub() }
 }
 
@@ -96,6 +97,7 @@ open class XCUIApplication: XCUIElement {
 open class XCUICoordinate {
     public func withOffset(_ offsetVector: CGVector) -> XCUICoordinate { stub() }
     public func tap() { stub() }
+    public func doubleTap() { stub() }
     public func press(forDuration duration: TimeInterval) { stub() }
     public func press(forDuration duration: TimeInterval, thenDragTo otherCoordinate: XCUICoordinate) { stub() }
 }
@@ -106,15 +108,29 @@ public struct XCUIKeyboardKey: Hashable, Sendable {
     public static var `return`: XCUIKeyboardKey { stub() }
     public static var tab: XCUIKeyboardKey { stub() }
     public static var space: XCUIKeyboardKey { stub() }
+    public static var escape: XCUIKeyboardKey { stub() }
+    public static var forwardDelete: XCUIKeyboardKey { stub() }
+}
+
+// UIKit's device orientation, as XCUIDevice.orientation takes it.
+public enum UIDeviceOrientation: Int, Sendable {
+    case portrait = 1
+    case landscapeLeft = 3
 }
 
 @MainActor
 open class XCUIDevice {
     public enum Button: Int, Sendable {
         case home = 1
+        case volumeUp = 2
+        case volumeDown = 3
     }
 
     public class var shared: XCUIDevice { stub() }
+    public var orientation: UIDeviceOrientation {
+        get { stub() }
+        set { stub() }
+    }
     public func press(_ button: XCUIDevice.Button) { stub() }
 }
 

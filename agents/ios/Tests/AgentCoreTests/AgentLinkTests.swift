@@ -53,7 +53,8 @@ final class AgentLinkFixturesTests: XCTestCase {
             seen.insert(m.type)
         }
         XCTAssertEqual(seen, ["hello", "capture", "node_action", "gesture", "global", "key", "text", "app",
-                              "screenshot", "clipboard", "ping", "options"])
+                              "screenshot", "clipboard", "ping", "options", "apps", "terminate", "install", "uninstall",
+                              "orientation"])
     }
 
     func testAgentToHubFixturesRoundTrip() throws {
@@ -144,6 +145,11 @@ final class StrictDecodingTests: XCTestCase {
         let many = (0..<65).map { _ in #"{"x":1,"y":2}"# }.joined(separator: ",")
         refused(#"{"type":"gesture","id":1,"kind":"swipe","points":[\#(many)]}"#)
         refused(#"[1]"#)
+        refused(#"{"type":"orientation","id":1,"orientation":"sideways"}"#)
+        refused(#"{"type":"terminate","id":1}"#)
+        refused(#"{"type":"install","id":1,"path":"/data/local/tmp/x.apk","sha256":"ABC"}"#)
+        refused(#"{"type":"apps","id":1,"all":true}"#)
+        XCTAssertThrowsError(try AgentMessage.decode(#"{"type":"reply","id":1,"ok":true,"apps":[{"name":"x"}]}"#))
     }
 
     func testPeekIdReadsAnIdFromABadCommand() {

@@ -243,6 +243,84 @@ final class HostAgentTests: XCTestCase {
         XCTAssertEqual(try hub.reply(4).code, "IDENTITY_MISMATCH")
     }
 
+    func testDoubleTapKeysAndVolumeReachTheScriptedApp() throws {
+        let primitives = HostPrimitives(ticking: false)
+        let agent = try RunningAgent(primitives)
+        let hub = try agent.hub()
+        let (hello, tree) = try hub.hello()
+        guard case .hello(_, _, _, _, _, let caps) = hello else { return XCTFail("\(hello)") }
+        for c in ["apps", "terminate", "install", "uninstall", "orientation"] { XCTAssertTrue(caps.contains(c), c) }
+        let user = try XCTUnwrap(node(tree, "username")?.bounds)
+        let x = (user.left + user.right) / 2, y = (user.top + user.bottom) / 2
+        try hub.send(.gesture(id: 1, kind: "double_tap", points: [Point(x, y)], durationMs: 0))
+        XCTAssertTrue(try hub.reply(1).ok)
+        try hub.send(.text(id: 2, text: "demo"))
+        XCTAssertTrue(try hub.reply(2).ok)
+        try hub.send(.key(id: 3, key: "ESCAPE"))
+        XCTAssertTrue(try hub.reply(3).ok)
+        try hub.send(.text(id: 4, text: "x"))
+        XCTAssertEqual(try hub.reply(4).code, "FAILED", "escape took the focus away")
+        let before = primitives.volume
+        try hub.send(.key(id: 5, key: "VOLUME_UP"))
+        XCTAssertTrue(try hub.reply(5).ok)
+        XCTAssertEqual(primitives.volume, before + 1)
+        try hub.send(.key(id: 6, key: "DPAD_DOWN"))
+        let dpad = try hub.reply(6)
+        XCTAssertEqual(dpad.code, "UNSUPPORTED")
+        XCTAssertTrue(dpad.message?.contains("not available on iOS") ?? false)
+        try hub.send(.gesture(id: 7, kind: "double_tap", points: [Point(1, 1), Point(2, 2)], durationMs: 0))
+        XCTAssertEqual(try hub.reply(7).code, "BAD_COMMAND")
+    }
+
+    func testOrientationTurnsTheCapturedScreen() throws {
+        let agent = try RunningAgent()
+        let hub = try agent.hub()
+        let (_, tree) = try hub.hello()
+        XCTAssertEqual(tree.screen?.width, 1179)
+        try hub.send(.orientation(id: 1, orientation: .landscape))
+        XCTAssertTrue(try hub.reply(1).ok)
+        try hub.send(.capture(id: 2))
+        let turned = try XCTUnwrap(try hub.reply(2).tree)
+        XCTAssertEqual(turned.screen?.width, 2556)
+        XCTAssertEqual(turned.screen?.height, 1179)
+        try hub.send(.orientation(id: 3, orientation: .portrait))
+        XCTAssertTrue(try hub.reply(3).ok)
+        try hub.send(.capture(id: 4))
+        XCTAssertEqual(try XCTUnwrap(try hub.reply(4).tree).screen?.width, 1179)
+    }
+
+    func testAppsAreListedTerminatedInstalledAndUninstalled() throws {
+        let primitives = HostPrimitives(ticking: false)
+        let agent = try RunningAgent(primitives)
+        let hub = try agent.hub()
+        _ = try hub.hello()
+        try hub.send(.apps(id: 1))
+        let listed = try XCTUnwrap(try hub.reply(1).apps)
+        XCTAssertEqual(listed.map(\.appId), [ScriptedApp.bundleId, ScriptedApp.springboard, "com.apple.Preferences"])
+        XCTAssertEqual(listed.map(\.system), [false, true, true])
+        try hub.send(.terminate(id: 2, appId: ScriptedApp.bundleId))
+        XCTAssertTrue(try hub.reply(2).ok)
+        XCTAssertEqual(primitives.screenName, "springboard")
+        try hub.send(.terminate(id: 3, appId: "com.example.absent"))
+        XCTAssertEqual(try hub.reply(3).code, "NOT_FOUND")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("notes-\(UUID().uuidString).json")
+        let package = Data(#"{"appId":"com.example.notes","name":"Notes"}"#.utf8)
+        try package.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try hub.send(.install(id: 4, path: file.path, sha256: String(repeating: "0", count: 64)))
+        XCTAssertEqual(try hub.reply(4).code, "FAILED", "a wrong sha256 is refused")
+        try hub.send(.install(id: 5, path: file.path, sha256: Digest.hex(Digest.sha256([UInt8](package)))))
+        let installed = try hub.reply(5)
+        XCTAssertTrue(installed.ok, installed.message ?? "")
+        XCTAssertEqual(installed.appId, "com.example.notes")
+        try hub.send(.apps(id: 6))
+        XCTAssertEqual(try hub.reply(6).apps?.count, 4)
+        try hub.send(.uninstall(id: 7, appId: "com.example.notes"))
+        XCTAssertTrue(try hub.reply(7).ok)
+        try hub.send(.uninstall(id: 8, appId: "com.apple.Preferences"))
+        XCTAssertEqual(try hub.reply(8).code, "FAILED")
+    }
+
     func testEveryCommandGetsExactlyOneReplyEvenWhenBad() throws {
         let agent = try RunningAgent()
         let hub = try agent.hub()

@@ -24,10 +24,37 @@ public protocol DevicePrimitives: AnyObject, Sendable {
     /// Host mode raises change events when its scripted app changes; XCUITest has none.
     func setChangeListener(_ listener: (@Sendable () -> Void)?)
     func health() -> String?
+    /// Two taps as one double tap (XCUICoordinate.doubleTap).
+    func doubleTap(x: Double, y: Double) throws
+    /// A hardware button other than home (volume); a platform without it says so.
+    func pressButton(_ button: DeviceButton) throws -> Outcome
+    /// Optional device control, each announced as a capability when implemented.
+    func terminate(bundleId: String) throws -> Outcome
+    func setOrientation(_ orientation: Orientation) throws -> Outcome
+    func installedApps() throws -> Outcome
+    func install(path: String, sha256: String?) throws -> Outcome
+    func uninstall(bundleId: String) throws -> Outcome
+}
+
+extension DevicePrimitives {
+    public func doubleTap(x: Double, y: Double) throws {
+        try tap(x: x, y: y)
+        try tap(x: x, y: y)
+    }
+    public func pressButton(_ button: DeviceButton) throws -> Outcome { .unsupported("no \(button.rawValue) button here") }
+    public func terminate(bundleId: String) throws -> Outcome { .unsupported("this device cannot stop apps") }
+    public func setOrientation(_ orientation: Orientation) throws -> Outcome { .unsupported("this device cannot turn its screen") }
+    public func installedApps() throws -> Outcome { .unsupported("XCUITest cannot list installed apps") }
+    public func install(path: String, sha256: String?) throws -> Outcome { .unsupported("XCUITest cannot install apps") }
+    public func uninstall(bundleId: String) throws -> Outcome { .unsupported("XCUITest cannot uninstall apps") }
 }
 
 public enum KeyName: String, Sendable {
-    case enter, delete, tab, space
+    case enter, delete, tab, space, escape, forwardDelete
+}
+
+public enum DeviceButton: String, Sendable {
+    case volumeUp, volumeDown
 }
 
 /// Characters XCUITest's `typeText` treats as keys (`XCUIKeyboardKey` raw values).
@@ -35,6 +62,8 @@ public enum KeyText {
     public static let delete = "\u{8}"
     public static let enter = "\n"
     public static let tab = "\t"
+    public static let escape = "\u{1B}"
+    public static let forwardDelete = "\u{7F}"
 }
 
 /// How fast text is typed: the first character alone, a pause (XCUITest drops the characters

@@ -106,6 +106,8 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
         switch kind {
         case "tap":
             try primitives.tap(x: x, y: y)
+        case "double_tap":
+            try primitives.doubleTap(x: x, y: y)
         case "long_press":
             try primitives.longPress(x: x, y: y, seconds: max(0.5, Double(durationMs) / 1000))
         case "swipe":
@@ -136,8 +138,12 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
         case "DEL": try primitives.typeKey(.delete)
         case "TAB": try primitives.typeKey(.tab)
         case "SPACE": try primitives.typeKey(.space)
+        case "ESCAPE": try primitives.typeKey(.escape)
+        case "FORWARD_DEL": try primitives.typeKey(.forwardDelete)
         case "HOME": try primitives.pressHome()
-        default: return .unsupported("key \(name) is not available on iOS")
+        case "VOLUME_UP": return try primitives.pressButton(.volumeUp)
+        case "VOLUME_DOWN": return try primitives.pressButton(.volumeDown)
+        default: return .unsupported("key \(name) is not available on iOS (no such key or button)")
         }
         return .success
     }
@@ -163,4 +169,14 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     public func health() -> String? { primitives.health() }
+
+    public func apps() throws -> Outcome { try primitives.installedApps() }
+    public func terminate(appId: String) throws -> Outcome { try primitives.terminate(bundleId: appId) }
+    public func install(path: String, sha256: String?) throws -> Outcome { try primitives.install(path: path, sha256: sha256) }
+    public func uninstall(appId: String) throws -> Outcome { try primitives.uninstall(bundleId: appId) }
+    public func orientation(_ orientation: Orientation) throws -> Outcome {
+        let done = try primitives.setOrientation(orientation)
+        scale = nil  // frames turn with the screen; the scale is learnt again
+        return done
+    }
 }

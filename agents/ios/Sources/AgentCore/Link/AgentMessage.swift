@@ -36,7 +36,38 @@ public struct DeviceInfo: Equatable, Sendable {
     }
 }
 
-/// The one answer to command `id`; a failure carries `code` and `message`.
+/// One installed app in an `apps` reply: its bundle id, its name when known, whether the
+/// system ships it.
+public struct InstalledApp: Equatable, Sendable {
+    public var appId: String
+    public var name: String?
+    public var system: Bool
+
+    public init(appId: String, name: String? = nil, system: Bool = false) {
+        self.appId = appId
+        self.name = name
+        self.system = system
+    }
+
+    func toJson() -> Json {
+        var o = JsonObject()
+        o["appId"] = .string(appId)
+        o.put("name", name.map(Json.string))
+        if system { o["system"] = .bool(true) }
+        return .object(o)
+    }
+
+    static func fromJson(_ v: Json, _ at: String) throws -> InstalledApp {
+        var f = try JsonFields(v, at)
+        let app = InstalledApp(appId: try f.reqString("appId"), name: try f.optString("name"),
+                               system: try f.optBool("system", false))
+        try f.finish()
+        return app
+    }
+}
+
+/// The one answer to command `id`; a failure carries `code` and `message`; `apps` answers
+/// `apps`, `appId` names what `install` installed.
 public struct Reply: Equatable, Sendable {
     public var id: Int
     public var ok: Bool
@@ -46,6 +77,9 @@ public struct Reply: Equatable, Sendable {
     public var tree: RawTree?
     public var text: String?
     public var pngBase64: String?
+    public var apps: [InstalledApp]?
+    public var appId: String?
+    public static let maxApps = 4096
 
     public init(id: Int, ok: Bool) {
         self.id = id
@@ -102,6 +136,8 @@ public enum AgentMessage: Equatable, Sendable {
             o.put("tree", r.tree?.toJson())
             o.put("text", r.text.map(Json.string))
             o.put("pngBase64", r.pngBase64.map(Json.string))
+            o.put("apps", r.apps.map { .array($0.map { $0.toJson() }) })
+            o.put("appId", r.appId.map(Json.string))
         case .status(let state, let reason):
             o["type"] = .string("status")
             o["state"] = .string(state)
@@ -158,6 +194,12 @@ public enum AgentMessage: Equatable, Sendable {
             if let t = f.optValue("tree") { r.tree = try RawTree.fromJson(t, "reply.tree") }
             r.text = try f.optString("text")
             r.pngBase64 = try f.optString("pngBase64")
+            if let raw = f.optValue("apps"), raw != .null {
+                guard case .array(let items) = raw else { throw JsonError("reply.apps: expected an array") }
+                if items.count > Reply.maxApps { throw JsonError("reply.apps: at most \(Reply.maxApps)") }
+                r.apps = try items.enumerated().map { try InstalledApp.fromJson($1, "reply.apps[\($0)]") }
+            }
+            r.appId = try f.optString("appId")
             m = .reply(r)
         case "status":
             m = .status(state: try f.reqString("state"), reason: try f.optString("reason"))

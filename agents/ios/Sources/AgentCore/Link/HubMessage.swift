@@ -81,7 +81,7 @@ public enum HubMessage: Equatable, Sendable {
     case hello(protocolVersion: Int, hub: String, token: String?)
     case capture(id: Int)
     case nodeAction(NodeActionCommand)
-    /// `kind`: tap, long_press or swipe.
+    /// `kind`: tap, double_tap, long_press or swipe.
     case gesture(id: Int, kind: String, points: [Point], durationMs: Int)
     case global(id: Int, action: GlobalAction)
     case key(id: Int, key: String)
@@ -93,6 +93,13 @@ public enum HubMessage: Equatable, Sendable {
     /// Link options; sent only to an agent announcing the matching capability. `treeDelta`: the
     /// agent may push `tree_delta` messages from now on.
     case options(id: Int, treeDelta: Bool)
+    /// List the installed apps (the reply carries `apps`).
+    case apps(id: Int)
+    case terminate(id: Int, appId: String)
+    /// Install the package the hub's device layer staged at `path`.
+    case install(id: Int, path: String, sha256: String?)
+    case uninstall(id: Int, appId: String)
+    case orientation(id: Int, orientation: Orientation)
 
     public static let maxGesturePoints = 64
 
@@ -102,6 +109,9 @@ public enum HubMessage: Equatable, Sendable {
         case .hello: return nil
         case .capture(let id), .screenshot(let id), .ping(let id): return id
         case .options(let id, _): return id
+        case .apps(let id): return id
+        case .terminate(let id, _), .uninstall(let id, _), .install(let id, _, _), .orientation(let id, _):
+            return id
         case .nodeAction(let c): return c.id
         case .gesture(let id, _, _, _), .global(let id, _), .key(let id, _), .text(let id, _),
              .app(let id, _, _, _), .clipboard(let id, _):
@@ -124,6 +134,11 @@ public enum HubMessage: Equatable, Sendable {
         case .clipboard: return "clipboard"
         case .ping: return "ping"
         case .options: return "options"
+        case .apps: return "apps"
+        case .terminate: return "terminate"
+        case .install: return "install"
+        case .uninstall: return "uninstall"
+        case .orientation: return "orientation"
         }
     }
 
@@ -135,6 +150,12 @@ public enum HubMessage: Equatable, Sendable {
     public static func peekId(_ text: String) -> Int? {
         guard case .object(let o)? = try? Json.parse(text), case .int(let n)? = o["id"], n >= 0,
               let id = Int(exactly: n) else { return nil }
+        return id
+    }
+
+    private static func appId(_ f: inout JsonFields) throws -> String {
+        let id = try f.reqString("appId")
+        if id.isEmpty || id.unicodeScalars.count > 255 { throw JsonError("appId: 1 to 255 characters") }
         return id
     }
 
@@ -186,6 +207,23 @@ public enum HubMessage: Equatable, Sendable {
             m = .ping(id: try f.reqNonNegInt("id"))
         case "options":
             m = .options(id: try f.reqNonNegInt("id"), treeDelta: try f.optBool("treeDelta", false))
+        case "apps":
+            m = .apps(id: try f.reqNonNegInt("id"))
+        case "terminate":
+            m = .terminate(id: try f.reqNonNegInt("id"), appId: try appId(&f))
+        case "uninstall":
+            m = .uninstall(id: try f.reqNonNegInt("id"), appId: try appId(&f))
+        case "install":
+            let id = try f.reqNonNegInt("id")
+            let path = try f.reqString("path")
+            if path.isEmpty || path.unicodeScalars.count > 1024 { throw JsonError("install.path: 1 to 1024 characters") }
+            let sha = try f.optString("sha256")
+            if let s = sha, s.count != 64 || !s.allSatisfy({ "0123456789abcdef".contains($0) }) {
+                throw JsonError("install.sha256: 64 lowercase hex digits")
+            }
+            m = .install(id: id, path: path, sha256: sha)
+        case "orientation":
+            m = .orientation(id: try f.reqNonNegInt("id"), orientation: try f.reqEnum("orientation", Orientation.self))
         default:
             throw JsonError("unknown message type '\(type)'")
         }
@@ -202,8 +240,15 @@ public enum HubMessage: Equatable, Sendable {
             o["protocol"] = .int(Int64(p))
             o["hub"] = .string(hub)
             o.put("token", token.map(Json.string))
-        case .capture, .screenshot, .ping:
+        case .capture, .screenshot, .ping, .apps:
             break
+        case .terminate(_, let appId), .uninstall(_, let appId):
+            o["appId"] = .string(appId)
+        case .install(_, let path, let sha256):
+            o["path"] = .string(path)
+            o.put("sha256", sha256.map(Json.string))
+        case .orientation(_, let orientation):
+            o["orientation"] = .string(orientation.rawValue)
         case .nodeAction(let c):
             o["capture"] = .int(Int64(c.capture))
             o["handle"] = .int(Int64(c.handle))

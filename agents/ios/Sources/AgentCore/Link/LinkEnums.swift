@@ -35,6 +35,12 @@ public enum AppAction: String, Sendable, CaseIterable {
     case closeUI = "APP_CLOSE_UI"
 }
 
+/// The screen's orientation (`orientation` command).
+public enum Orientation: String, Sendable, CaseIterable {
+    case portrait
+    case landscape
+}
+
 public enum ActionMethod: String, Sendable, CaseIterable {
     case accessibilityAction = "ACCESSIBILITY_ACTION"
     case ancestor = "ACCESSIBILITY_ACTION_ANCESTOR"

@@ -225,6 +225,8 @@ final class AgentSession: @unchecked Sendable {
             case .gesture(_, let kind, let points, let duration):
                 if kind == "swipe" && points.count < 2 {
                     outcome = .fail(.badCommand, "swipe needs at least two points")
+                } else if kind != "swipe" && points.count != 1 {
+                    outcome = .fail(.badCommand, "\(kind) takes exactly one point")
                 } else {
                     outcome = try backend.gesture(kind: kind, points: points, durationMs: duration)
                     acted()
@@ -245,6 +247,18 @@ final class AgentSession: @unchecked Sendable {
                 outcome = try backend.screenshot()
             case .clipboard(_, let set):
                 outcome = try backend.clipboard(set: set)
+            case .apps:
+                outcome = try backend.apps()
+            case .terminate(_, let appId):
+                outcome = try backend.terminate(appId: appId)
+                acted()
+            case .install(_, let path, let sha256):
+                outcome = try backend.install(path: path, sha256: sha256)
+            case .uninstall(_, let appId):
+                outcome = try backend.uninstall(appId: appId)
+            case .orientation(_, let orientation):
+                outcome = try backend.orientation(orientation)
+                acted()
             case .hello, .ping, .options:
                 outcome = .unsupported("command \(msg.type) is not supported here")
             }

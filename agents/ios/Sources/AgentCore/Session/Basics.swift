@@ -70,8 +70,22 @@ public struct Outcome: Equatable, Sendable {
     public var message: String?
     public var text: String?
     public var pngBase64: String?
+    /// The installed apps (an `apps` answer), else nil.
+    public var apps: [InstalledApp]?
+    /// What an install installed, when known.
+    public var appId: String?
 
     public static let success = Outcome(ok: true)
+    public static func listed(_ apps: [InstalledApp]) -> Outcome {
+        var o = Outcome(ok: true)
+        o.apps = apps
+        return o
+    }
+    public static func installed(_ appId: String?) -> Outcome {
+        var o = Outcome(ok: true)
+        o.appId = appId
+        return o
+    }
     public static func ok(_ method: ActionMethod, note: String? = nil) -> Outcome { Outcome(ok: true, method: method, message: note) }
     public static func text(_ text: String?) -> Outcome { Outcome(ok: true, text: text) }
     public static func png(_ base64: String) -> Outcome { Outcome(ok: true, pngBase64: base64) }
@@ -97,6 +111,8 @@ public struct Outcome: Equatable, Sendable {
         r.message = message
         r.text = text
         r.pngBase64 = pngBase64
+        r.apps = apps
+        r.appId = appId
         return r
     }
 }
@@ -132,6 +148,21 @@ public protocol UiBackend: AnyObject, Sendable {
     func clipboard(set: String?) throws -> Outcome
     /// Nil while healthy, else why the UI source cannot be trusted (watchdog probe).
     func health() -> String?
+    /// The installed apps (`Outcome.listed`); optional, like the four below (announced as
+    /// capabilities `apps`, `terminate`, `install`, `uninstall`, `orientation`).
+    func apps() throws -> Outcome
+    func terminate(appId: String) throws -> Outcome
+    func install(path: String, sha256: String?) throws -> Outcome
+    func uninstall(appId: String) throws -> Outcome
+    func orientation(_ orientation: Orientation) throws -> Outcome
+}
+
+extension UiBackend {
+    public func apps() throws -> Outcome { .unsupported("this device cannot list its apps") }
+    public func terminate(appId: String) throws -> Outcome { .unsupported("this device cannot stop apps") }
+    public func install(path: String, sha256: String?) throws -> Outcome { .unsupported("this device cannot install apps") }
+    public func uninstall(appId: String) throws -> Outcome { .unsupported("this device cannot uninstall apps") }
+    public func orientation(_ orientation: Orientation) throws -> Outcome { .unsupported("this device cannot turn its screen") }
 }
 
 public let retainedCaptures = 4

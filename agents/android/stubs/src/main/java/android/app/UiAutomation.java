@@ -11,6 +11,8 @@ import java.util.List;
 
 public final class UiAutomation {
     public static final int FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES = 0x00000001;
+    public static final int ROTATION_FREEZE_0 = 0;
+    public static final int ROTATION_FREEZE_90 = 1;
 
     UiAutomation() { throw new RuntimeException("Stub!"); }
 
@@ -27,6 +29,8 @@ public final class UiAutomation {
     public boolean injectInputEvent(InputEvent event, boolean sync) { throw new RuntimeException("Stub!"); }
     public Bitmap takeScreenshot() { throw new RuntimeException("Stub!"); }
     public ParcelFileDescriptor executeShellCommand(String command) { throw new RuntimeException("Stub!"); }
+    /** Freezes the screen at a rotation (API 18). */
+    public boolean setRotation(int rotation) { throw new RuntimeException("Stub!"); }
     /** Added in API 34. */
     public boolean clearCache() { throw new RuntimeException("Stub!"); }
 }

@@ -11,4 +11,5 @@ public abstract class Context {
     public abstract Object getSystemService(String name);
     public abstract PackageManager getPackageManager();
     public abstract void startActivity(Intent intent);
+    public abstract String getPackageName();
 }

@@ -29,6 +29,15 @@ final class InputInjector {
         return touch(down, SystemClock.uptimeMillis(), MotionEvent.ACTION_UP, x, y);
     }
 
+    /** Two taps closer together than the platform's double-tap timeout (300 ms). */
+    boolean doubleTap(int x, int y) {
+        if (!tap(x, y, 40)) {
+            return false;
+        }
+        sleep(90);
+        return tap(x, y, 40);
+    }
+
     /** A path through {@code points} (at least two) spread over {@code durationMs}. */
     boolean swipe(List<int[]> points, long durationMs) {
         long down = SystemClock.uptimeMillis();

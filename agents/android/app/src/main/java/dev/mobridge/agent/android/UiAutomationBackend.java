@@ -25,6 +25,7 @@ import android.view.accessibility.AccessibilityNodeInfo;
 import android.view.accessibility.AccessibilityWindowInfo;
 import dev.mobridge.agent.core.NodeActionRunner;
 import dev.mobridge.agent.core.Outcome;
+import dev.mobridge.agent.core.PackageLists;
 import dev.mobridge.agent.core.SecureWindows;
 import dev.mobridge.agent.core.UiBackend;
 import dev.mobridge.agent.core.UiEventListener;
@@ -33,6 +34,7 @@ import dev.mobridge.agent.core.link.AgentMessage.DeviceInfo;
 import dev.mobridge.agent.core.link.AgentMessage.Reply;
 import dev.mobridge.agent.core.link.GlobalAction;
 import dev.mobridge.agent.core.link.HubMessage;
+import dev.mobridge.agent.core.link.InstalledApp;
 import dev.mobridge.agent.core.link.Platform;
 import dev.mobridge.agent.core.link.RawNode;
 import dev.mobridge.agent.core.link.RawTree;
@@ -123,7 +125,8 @@ final class UiAutomationBackend implements UiBackend {
     @Override
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
-                "screenshot", "clipboard", "tree_delta");
+                "screenshot", "clipboard", "apps", "terminate", "install", "uninstall",
+                "orientation", "tree_delta");
     }
 
     @Override
@@ -503,6 +506,9 @@ final class UiAutomationBackend implements UiBackend {
             case "long_press":
                 done = input.tap(p[0], p[1], Math.max(700, g.durationMs));
                 break;
+            case "double_tap":
+                done = input.doubleTap(p[0], p[1]);
+                break;
             case "swipe":
                 done = input.swipe(g.points, Math.max(100, g.durationMs));
                 break;
@@ -689,6 +695,79 @@ final class UiAutomationBackend implements UiBackend {
         } catch (RuntimeException e) {
             return "UiAutomation lost: " + e.getClass().getSimpleName();
         }
+    }
+
+    // ---- apps and orientation (the package and activity managers, through the shell) ----
+
+    @Override
+    public Outcome apps() throws IOException {
+        List<InstalledApp> apps = new ArrayList<>();
+        List<String> user = PackageLists.parse(shell("pm list packages -3"));
+        for (String name : user) {
+            apps.add(new InstalledApp(name, null, false));
+        }
+        for (String name : PackageLists.parse(shell("pm list packages -s"))) {
+            if (!user.contains(name) && apps.size() < Reply.MAX_APPS) {
+                apps.add(new InstalledApp(name, null, true));
+            }
+        }
+        return Outcome.apps(apps);
+    }
+
+    @Override
+    public Outcome terminate(String appId) throws IOException {
+        String problem = ownOrInvalid(appId);
+        if (problem != null) {
+            return Outcome.fail(Reply.BAD_COMMAND, problem);
+        }
+        String out = shell("am force-stop " + appId).trim();
+        return out.isEmpty() ? Outcome.ok() : Outcome.failed(PackageLists.first(out));
+    }
+
+    @Override
+    public Outcome install(String path, String sha256) throws IOException {
+        if (!PackageLists.stagedPath(path)) {
+            return Outcome.fail(Reply.BAD_COMMAND, "packages are installed from "
+                    + PackageLists.STAGED_DIR + " only");
+        }
+        if (sha256 != null) {
+            String sum = shell("sha256sum " + path).trim();
+            if (sum.matches("[0-9a-f]{64}\\s.*") && !sum.startsWith(sha256)) {
+                return Outcome.failed("the staged package does not have the sha256 the hub sent");
+            }
+        }
+        String out = shell("pm install -r -t " + path).trim();
+        shell("rm -f " + path);  // the staged copy is the hub's; it is not kept
+        return out.contains("Success") ? Outcome.ok() : Outcome.failed(PackageLists.first(out));
+    }
+
+    @Override
+    public Outcome uninstall(String appId) throws IOException {
+        String problem = ownOrInvalid(appId);
+        if (problem != null) {
+            return Outcome.fail(Reply.BAD_COMMAND, problem);
+        }
+        String out = shell("pm uninstall " + appId).trim();
+        return out.contains("Success") ? Outcome.ok() : Outcome.failed(PackageLists.first(out));
+    }
+
+    @Override
+    public Outcome orientation(String orientation) {
+        int rotation = orientation.equals(HubMessage.Orientation.LANDSCAPE)
+                ? UiAutomation.ROTATION_FREEZE_90 : UiAutomation.ROTATION_FREEZE_0;
+        return automation.setRotation(rotation) ? Outcome.ok()
+                : Outcome.failed("UiAutomation refused the rotation");
+    }
+
+    /** Why {@code appId} may not be stopped or removed here (not a package, or this agent). */
+    private String ownOrInvalid(String appId) {
+        if (!PackageLists.packageName(appId)) {
+            return appId + " is not an Android package name";
+        }
+        if (appId.equals(instrumentation.getContext().getPackageName())) {
+            return "the agent does not stop or remove itself";
+        }
+        return null;
     }
 
     // ---- helpers --------------------------------------------------------------------------

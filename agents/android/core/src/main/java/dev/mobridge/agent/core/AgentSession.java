@@ -242,8 +242,9 @@ final class AgentSession implements UiEventListener {
                 o = backend.nodeAction((HubMessage.NodeAction) cmd);
             } else if (cmd instanceof HubMessage.Gesture) {
                 HubMessage.Gesture g = (HubMessage.Gesture) cmd;
-                o = validGesture(g) ? backend.gesture(g)
-                        : Outcome.fail(Reply.BAD_COMMAND, "swipe needs at least two points");
+                String problem = gestureProblem(g);
+                o = problem == null ? backend.gesture(g)
+                        : Outcome.fail(Reply.BAD_COMMAND, problem);
             } else if (cmd instanceof HubMessage.Global) {
                 o = backend.globalAction(((HubMessage.Global) cmd).action);
             } else if (cmd instanceof HubMessage.Key) {
@@ -256,6 +257,17 @@ final class AgentSession implements UiEventListener {
                 o = backend.screenshot();
             } else if (cmd instanceof HubMessage.Clipboard) {
                 o = backend.clipboard(((HubMessage.Clipboard) cmd).set);
+            } else if (cmd instanceof HubMessage.Apps) {
+                o = backend.apps();
+            } else if (cmd instanceof HubMessage.Terminate) {
+                o = backend.terminate(((HubMessage.Terminate) cmd).appId);
+            } else if (cmd instanceof HubMessage.Install) {
+                HubMessage.Install in = (HubMessage.Install) cmd;
+                o = backend.install(in.path, in.sha256);
+            } else if (cmd instanceof HubMessage.Uninstall) {
+                o = backend.uninstall(((HubMessage.Uninstall) cmd).appId);
+            } else if (cmd instanceof HubMessage.Orientation) {
+                o = backend.orientation(((HubMessage.Orientation) cmd).orientation);
             } else {
                 o = Outcome.unsupported("command " + cmd.type + " is not supported");
             }
@@ -266,8 +278,12 @@ final class AgentSession implements UiEventListener {
         }
     }
 
-    private static boolean validGesture(HubMessage.Gesture g) {
-        return !g.kind.equals("swipe") || g.points.size() >= 2;
+    /** Why the gesture's points do not fit its kind, or null. */
+    static String gestureProblem(HubMessage.Gesture g) {
+        if (g.kind.equals("swipe")) {
+            return g.points.size() >= 2 ? null : "swipe needs at least two points";
+        }
+        return g.points.size() == 1 ? null : g.kind + " takes exactly one point";
     }
 
     @Override

@@ -2,6 +2,9 @@ package dev.mobridge.agent.core;
 
 import dev.mobridge.agent.core.link.ActionMethod;
 import dev.mobridge.agent.core.link.AgentMessage.Reply;
+import dev.mobridge.agent.core.link.InstalledApp;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What a backend operation did: success (with the dispatch method, text or PNG it produced) or
@@ -14,6 +17,10 @@ public final class Outcome {
     public final String message;
     public final String text;
     public final String pngBase64;
+    /** The installed apps (an apps listing), else null. */
+    public List<InstalledApp> apps;
+    /** What an install installed, when known. */
+    public String appId;
 
     private Outcome(boolean ok, ActionMethod method, String code, String message, String text,
             String pngBase64) {
@@ -45,6 +52,18 @@ public final class Outcome {
         return new Outcome(true, null, null, null, null, base64);
     }
 
+    public static Outcome apps(List<InstalledApp> apps) {
+        Outcome o = ok();
+        o.apps = new ArrayList<>(apps);
+        return o;
+    }
+
+    public static Outcome installed(String appId) {
+        Outcome o = ok();
+        o.appId = appId;
+        return o;
+    }
+
     public static Outcome fail(String code, String message) {
         return new Outcome(false, null, code, message, null, null);
     }
@@ -68,6 +87,8 @@ public final class Outcome {
         r.message = message;
         r.text = text;
         r.pngBase64 = pngBase64;
+        r.apps = apps;
+        r.appId = appId;
         return r;
     }
 }

@@ -7,8 +7,9 @@ import dev.mobridge.agent.core.link.RawTree;
 import java.util.List;
 
 /**
- * Everything the agent needs from a UI: capture, actions, app control, screenshot, clipboard
- * and change events. Implementations: the UiAutomation backend on a device and the scripted
+ * Everything the agent needs from a UI: capture, actions, app control, screenshot, clipboard,
+ * change events, and (optional, announced as capabilities) the app list, app lifecycle and the
+ * orientation. Implementations: the UiAutomation backend on a device and the scripted
  * fake in host mode.
  *
  * <p>Contract: the core calls every method except {@link #setEventListener} from one thread at a
@@ -54,4 +55,28 @@ public interface UiBackend {
 
     /** Null while healthy, else why the UI source cannot be trusted (watchdog probe). */
     String health();
+
+    /** The installed apps ({@link Outcome#apps}); a backend that cannot list them says so. */
+    default Outcome apps() throws Exception {
+        return Outcome.unsupported("this device cannot list its apps");
+    }
+
+    /** Stops the app's process. */
+    default Outcome terminate(String appId) throws Exception {
+        return Outcome.unsupported("this device cannot stop apps");
+    }
+
+    /** Installs the package staged at {@code path} ({@link Outcome#installed} names it). */
+    default Outcome install(String path, String sha256) throws Exception {
+        return Outcome.unsupported("this device cannot install apps");
+    }
+
+    default Outcome uninstall(String appId) throws Exception {
+        return Outcome.unsupported("this device cannot uninstall apps");
+    }
+
+    /** Turns the screen: "portrait" or "landscape". */
+    default Outcome orientation(String orientation) throws Exception {
+        return Outcome.unsupported("this device cannot turn its screen");
+    }
 }

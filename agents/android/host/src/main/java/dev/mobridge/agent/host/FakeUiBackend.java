@@ -62,6 +62,9 @@ public final class FakeUiBackend implements UiBackend {
     private int nextHandle = 1;
     private Thread ticker;
     private final LinkedHashMap<Integer, Map<Integer, String>> captures = new LinkedHashMap<>();
+    private boolean landscape;
+    private int volume = 7;
+    private final FakePackages packages = new FakePackages();
 
     /** @param wallClock epoch millis for the clock text; @param ticking run the 1 s clock. */
     public FakeUiBackend(LongSupplier wallClock, boolean ticking) {
@@ -115,7 +118,21 @@ public final class FakeUiBackend implements UiBackend {
     @Override
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
-                "screenshot", "clipboard", "tree_delta");
+                "screenshot", "clipboard", "apps", "terminate", "install", "uninstall",
+                "orientation", "tree_delta");
+    }
+
+    /** The screen's width as turned now (portrait: WIDTH). */
+    private int w() {
+        return landscape ? HEIGHT : WIDTH;
+    }
+
+    private int h() {
+        return landscape ? WIDTH : HEIGHT;
+    }
+
+    public synchronized int volume() {
+        return volume;
     }
 
     @Override
@@ -152,7 +169,8 @@ public final class FakeUiBackend implements UiBackend {
         RawTree tree = new RawTree();
         tree.capture = captureId;
         tree.platform = Platform.ANDROID;
-        tree.setScreen(WIDTH, HEIGHT);
+        tree.setScreen(w(), h());
+        tree.rotation = landscape ? 90 : 0;
         tree.secure = secure;
         Map<Integer, String> handles = new HashMap<>();
         for (Object[] w : windows()) {
@@ -240,11 +258,15 @@ public final class FakeUiBackend implements UiBackend {
 
     @Override
     public synchronized Outcome gesture(HubMessage.Gesture g) {
+        int[] p = g.points.get(0);
         switch (g.kind) {
             case "tap":
             case "long_press":
-                int[] p = g.points.get(0);
                 ops.tap(p[0], p[1], g.kind.equals("long_press"));
+                return Outcome.ok();
+            case "double_tap":
+                ops.tap(p[0], p[1], false);
+                ops.tap(p[0], p[1], false);
                 return Outcome.ok();
             case "swipe":
                 return Outcome.ok();
@@ -282,10 +304,26 @@ public final class FakeUiBackend implements UiBackend {
                 }
                 return Outcome.ok();
             case "TAB":
+            case "DPAD_DOWN":
                 if ("username".equals(focus)) {
                     focus = "password";
                     changed();
                 }
+                return Outcome.ok();
+            case "DPAD_UP":
+                if ("password".equals(focus)) {
+                    focus = "username";
+                    changed();
+                }
+                return Outcome.ok();
+            case "VOLUME_UP":
+                volume = Math.min(15, volume + 1);
+                return Outcome.ok();
+            case "VOLUME_DOWN":
+                volume = Math.max(0, volume - 1);
+                return Outcome.ok();
+            case "VOLUME_MUTE":
+                volume = 0;
                 return Outcome.ok();
             case "SPACE":
                 return typeText(" ");
@@ -349,8 +387,8 @@ public final class FakeUiBackend implements UiBackend {
             return Outcome.fail(Reply.SECURE,
                     "window " + APP_WINDOW + " forbids capture (FLAG_SECURE)");
         }
-        int w = WIDTH / 10;
-        int h = HEIGHT / 10;
+        int w = w() / 10;
+        int h = h() / 10;
         byte[] px = new byte[w * h];
         Arrays.fill(px, (byte) 0xF0);
         for (Object[] win : windows()) {
@@ -389,6 +427,49 @@ public final class FakeUiBackend implements UiBackend {
     @Override
     public synchronized String health() {
         return healthProblem;
+    }
+
+    @Override
+    public synchronized Outcome apps() {
+        return Outcome.apps(packages.list());
+    }
+
+    @Override
+    public synchronized Outcome terminate(String appId) {
+        if (!packages.has(appId)) {
+            return Outcome.notFound("app " + appId + " is not installed");
+        }
+        if (PKG.equals(appId)) {
+            // The process dies: its screens and typed state are gone; the launcher is in front.
+            username = "";
+            password = "";
+            showError = false;
+            focus = null;
+            appScreen = Screen.LOGIN;
+            screen = Screen.LAUNCHER;
+            changed();
+        }
+        return Outcome.ok();
+    }
+
+    @Override
+    public synchronized Outcome install(String path, String sha256) throws IOException {
+        return packages.install(path, sha256);
+    }
+
+    @Override
+    public synchronized Outcome uninstall(String appId) {
+        return packages.uninstall(appId);
+    }
+
+    @Override
+    public synchronized Outcome orientation(String orientation) {
+        boolean wanted = orientation.equals(HubMessage.Orientation.LANDSCAPE);
+        if (wanted != landscape) {
+            landscape = wanted;
+            changed();
+        }
+        return Outcome.ok();
     }
 
     // ---- the scripted app -----------------------------------------------------------------
@@ -481,19 +562,19 @@ public final class FakeUiBackend implements UiBackend {
         switch (screen) {
             case LAUNCHER:
                 out.add(new Object[] {window(LAUNCHER_WINDOW, LAUNCHER_PKG, "Launcher", true,
-                        0, 0, WIDTH, HEIGHT), launcher()});
+                        0, 0, w(), h()), launcher()});
                 break;
             case LOGIN:
-                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", true, 0, 0, WIDTH, HEIGHT),
+                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", true, 0, 0, w(), h()),
                         login()});
                 break;
             case HOME:
-                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", true, 0, 0, WIDTH, HEIGHT),
+                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", true, 0, 0, w(), h()),
                         home()});
                 break;
             case DIALOG:
-                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", false, 0, 0, WIDTH,
-                        HEIGHT), home()});
+                out.add(new Object[] {window(APP_WINDOW, PKG, "Demo", false, 0, 0, w(),
+                        h()), home()});
                 RawWindow d = window(DIALOG_WINDOW, PKG, "Discard changes?", true, 90, 900, 990,
                         1500);
                 d.layer = 1;
@@ -518,8 +599,8 @@ public final class FakeUiBackend implements UiBackend {
     }
 
     private FakeNode launcher() {
-        FakeNode root = new FakeNode("launcher/root", "android.widget.FrameLayout", 0, 0, WIDTH,
-                HEIGHT);
+        FakeNode root = new FakeNode("launcher/root", "android.widget.FrameLayout", 0, 0, w(),
+                h());
         FakeNode icon = new FakeNode("launcher/demo", "android.widget.TextView", 60, 1800, 300,
                 2100);
         icon.text = "Demo";
@@ -530,10 +611,10 @@ public final class FakeUiBackend implements UiBackend {
     }
 
     private FakeNode login() {
-        FakeNode root = new FakeNode("login/root", "android.widget.FrameLayout", 0, 0, WIDTH,
-                HEIGHT);
+        FakeNode root = new FakeNode("login/root", "android.widget.FrameLayout", 0, 0, w(),
+                h());
         FakeNode marker = new FakeNode("login/marker", "android.widget.LinearLayout", 0, 63,
-                WIDTH, HEIGHT);
+                w(), h());
         marker.automationId = PKG + ":id/__screen_login";
         root.add(marker);
         FakeNode title = new FakeNode("login/title", "android.widget.TextView", 60, 300, 1020,
@@ -581,10 +662,10 @@ public final class FakeUiBackend implements UiBackend {
     }
 
     private FakeNode home() {
-        FakeNode root = new FakeNode("home/root", "android.widget.FrameLayout", 0, 0, WIDTH,
-                HEIGHT);
+        FakeNode root = new FakeNode("home/root", "android.widget.FrameLayout", 0, 0, w(),
+                h());
         FakeNode marker = new FakeNode("home/marker", "android.widget.LinearLayout", 0, 63,
-                WIDTH, HEIGHT);
+                w(), h());
         marker.automationId = PKG + ":id/__screen_home";
         root.add(marker);
         FakeNode title = new FakeNode("home/title", "android.widget.TextView", 60, 200, 1020,
@@ -602,7 +683,7 @@ public final class FakeUiBackend implements UiBackend {
         clock.automationId = PKG + ":id/clock";
         marker.add(clock);
         FakeNode list = new FakeNode("home/entries", "androidx.recyclerview.widget.RecyclerView",
-                0, 450, WIDTH, HEIGHT);
+                0, 450, w(), h());
         list.automationId = PKG + ":id/entries";
         list.scrollable = true;
         String[] entries = {"Dialog", "Login"};
@@ -612,7 +693,7 @@ public final class FakeUiBackend implements UiBackend {
             String name = entries[i];
             int top = 450 + i * 160;
             FakeNode row = new FakeNode("home/entry/" + name, "android.widget.LinearLayout", 0,
-                    top, WIDTH, top + 160);
+                    top, w(), top + 160);
             row.clickable = true;
             row.itemRow = i;
             row.onClick = () -> go(name.equals("Dialog") ? Screen.DIALOG : Screen.LOGIN);

@@ -155,6 +155,97 @@ public class HostAgentTest {
         return PKG + ":id/" + name;
     }
 
+    // ---- device control: coordinates, keys, apps, orientation -------------------------------
+
+    @Test
+    public void deviceCapabilitiesAreAnnounced() throws IOException {
+        Hub hub = new Hub();
+        for (String c : new String[] {"apps", "terminate", "install", "uninstall",
+            "orientation", "gesture", "key", "text"}) {
+            assertTrue(c, hub.hello.capabilities.contains(c));
+        }
+        hub.ws.close();
+    }
+
+    @Test
+    public void doubleTapAndKeysDriveTheScriptedApp() throws IOException {
+        Hub hub = new Hub();
+        RawNode user = byId(hub.tree, id("username"));
+        int x = (user.bounds[0] + user.bounds[2]) / 2;
+        int y = (user.bounds[1] + user.bounds[3]) / 2;
+        Reply r = hub.command("{\"type\":\"gesture\",\"kind\":\"double_tap\",\"points\":[{\"x\":"
+                + x + ",\"y\":" + y + "}]}");
+        assertTrue(r.message, r.ok);
+        assertTrue(hub.command("{\"type\":\"text\",\"text\":\"demo\"}").ok);
+        assertTrue(hub.command("{\"type\":\"key\",\"key\":\"DPAD_DOWN\"}").ok);
+        assertTrue(hub.command("{\"type\":\"text\",\"text\":\"pw\"}").ok);
+        assertTrue(hub.command("{\"type\":\"key\",\"key\":\"ENTER\"}").ok);
+        hub.awaitTreeWith(id("__screen_home"));
+        int before = backend.volume();
+        assertTrue(hub.command("{\"type\":\"key\",\"key\":\"VOLUME_UP\"}").ok);
+        assertEquals(before + 1, backend.volume());
+        Reply media = hub.command("{\"type\":\"key\",\"key\":\"MEDIA_PLAY_PAUSE\"}");
+        assertFalse(media.ok);
+        assertEquals(Reply.UNSUPPORTED, media.code);
+        Reply two = hub.command("{\"type\":\"gesture\",\"kind\":\"double_tap\",\"points\":"
+                + "[{\"x\":1,\"y\":2},{\"x\":3,\"y\":4}]}");
+        assertEquals(Reply.BAD_COMMAND, two.code);
+        hub.ws.close();
+    }
+
+    @Test
+    public void orientationTurnsTheCapturedScreen() throws IOException {
+        Hub hub = new Hub();
+        assertEquals(1080, hub.tree.screenWidth);
+        Reply r = hub.command("{\"type\":\"orientation\",\"orientation\":\"landscape\"}");
+        assertTrue(r.message, r.ok);
+        Reply cap = hub.command("{\"type\":\"capture\"}");
+        assertEquals(2400, cap.tree.screenWidth);
+        assertEquals(1080, cap.tree.screenHeight);
+        assertEquals(90, cap.tree.rotation);
+        assertArrayEquals(new int[] {0, 0, 2400, 1080}, cap.tree.nodes.get(0).bounds);
+        Reply bad = hub.command("{\"type\":\"orientation\",\"orientation\":\"sideways\"}");
+        assertEquals(Reply.BAD_COMMAND, bad.code);
+        assertTrue(hub.command("{\"type\":\"orientation\",\"orientation\":\"portrait\"}").ok);
+        assertEquals(2400, hub.command("{\"type\":\"capture\"}").tree.screenHeight);
+        hub.ws.close();
+    }
+
+    @Test
+    public void appsAreListedTerminatedInstalledAndUninstalled() throws Exception {
+        Hub hub = new Hub();
+        Reply listed = hub.command("{\"type\":\"apps\"}");
+        assertTrue(listed.ok);
+        assertEquals(3, listed.apps.size());
+        assertEquals(PKG, listed.apps.get(0).appId);
+        assertFalse(listed.apps.get(0).system);
+        assertTrue(listed.apps.get(1).system);
+        assertTrue(hub.command("{\"type\":\"terminate\",\"appId\":\"" + PKG + "\"}").ok);
+        assertEquals("launcher", backend.screenName());
+        Reply absent = hub.command("{\"type\":\"terminate\",\"appId\":\"com.example.x\"}");
+        assertEquals(Reply.NOT_FOUND, absent.code);
+        java.nio.file.Path pkg = java.nio.file.Files.createTempFile("notes", ".json");
+        try {
+            java.nio.file.Files.write(pkg, "{\"appId\":\"com.example.notes\",\"name\":\"Notes\"}"
+                    .getBytes(StandardCharsets.UTF_8));
+            Reply installed = hub.command("{\"type\":\"install\",\"path\":\"" + pkg + "\"}");
+            assertTrue(installed.message, installed.ok);
+            assertEquals("com.example.notes", installed.appId);
+            String wrongSum = "0000000000000000000000000000000000000000000000000000000000000000";
+            Reply bad = hub.command("{\"type\":\"install\",\"path\":\"" + pkg
+                    + "\",\"sha256\":\"" + wrongSum + "\"}");
+            assertEquals(Reply.FAILED, bad.code);
+        } finally {
+            java.nio.file.Files.delete(pkg);
+        }
+        assertEquals(4, hub.command("{\"type\":\"apps\"}").apps.size());
+        assertTrue(hub.command("{\"type\":\"uninstall\",\"appId\":\"com.example.notes\"}").ok);
+        Reply system = hub.command("{\"type\":\"uninstall\",\"appId\":\"com.android.settings\"}");
+        assertEquals(Reply.FAILED, system.code);
+        assertEquals(3, hub.command("{\"type\":\"apps\"}").apps.size());
+        hub.ws.close();
+    }
+
     // ---- handshake ------------------------------------------------------------------------
 
     @Test

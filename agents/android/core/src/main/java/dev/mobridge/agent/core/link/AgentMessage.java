@@ -83,6 +83,17 @@ public abstract class AgentMessage {
                 r.tree = tree == null ? null : RawTree.fromJson(tree, "reply.tree");
                 r.text = in.optStringOrNull("text");
                 r.pngBase64 = in.optStringOrNull("pngBase64");
+                JSONArray apps = in.optArrayOrNull("apps");
+                if (apps != null) {
+                    if (apps.length() > Reply.MAX_APPS) {
+                        throw new BadMessageException("reply.apps: at most " + Reply.MAX_APPS);
+                    }
+                    r.apps = new ArrayList<>();
+                    for (int i = 0; i < apps.length(); i++) {
+                        r.apps.add(InstalledApp.fromJson(apps.opt(i), "reply.apps[" + i + "]"));
+                    }
+                }
+                r.appId = in.optStringOrNull("appId");
                 m = r;
                 break;
             }
@@ -226,6 +237,7 @@ public abstract class AgentMessage {
         public static final String FAILED = "FAILED";
         public static final String SECURE = "SECURE";
         public static final String BAD_COMMAND = "BAD_COMMAND";
+        public static final int MAX_APPS = 4096;
 
         public final long id;
         public final boolean ok;
@@ -235,6 +247,10 @@ public abstract class AgentMessage {
         public RawTree tree;
         public String text;
         public String pngBase64;
+        /** The installed apps ({@code apps} command); null: not an apps reply. */
+        public List<InstalledApp> apps;
+        /** What an {@code install} installed, when known. */
+        public String appId;
 
         public Reply(long id, boolean ok) {
             super("reply");
@@ -251,11 +267,19 @@ public abstract class AgentMessage {
 
         @Override
         public JSONObject toJson() {
+            JSONArray list = null;
+            if (apps != null) {
+                list = new JSONArray();
+                for (InstalledApp a : apps) {
+                    list.put(a.toJson());
+                }
+            }
             return new JsonOut().put("type", type).put("id", id).put("ok", ok)
                     .putIfNotNull("method", method == null ? null : method.name())
                     .putIfNotNull("code", code).putIfNotNull("message", message)
                     .putIfNotNull("tree", tree == null ? null : tree.toJson())
-                    .putIfNotNull("text", text).putIfNotNull("pngBase64", pngBase64).obj;
+                    .putIfNotNull("text", text).putIfNotNull("pngBase64", pngBase64)
+                    .putIfNotNull("apps", list).putIfNotNull("appId", appId).obj;
         }
     }
 

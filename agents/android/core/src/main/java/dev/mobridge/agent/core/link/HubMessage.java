@@ -125,11 +125,50 @@ public abstract class HubMessage {
             case "options":
                 m = new Options(in.reqNonNegLong("id"), in.optBool("treeDelta", false));
                 break;
+            case "apps":
+                m = new Apps(in.reqNonNegLong("id"));
+                break;
+            case "terminate":
+                m = new Terminate(in.reqNonNegLong("id"), appId(in));
+                break;
+            case "uninstall":
+                m = new Uninstall(in.reqNonNegLong("id"), appId(in));
+                break;
+            case "install": {
+                long id = in.reqNonNegLong("id");
+                String path = in.reqString("path");
+                if (path.isEmpty() || path.length() > 1024) {
+                    throw new BadMessageException("install.path: 1 to 1024 characters");
+                }
+                String sha = in.optStringOrNull("sha256");
+                if (sha != null && !sha.matches("[0-9a-f]{64}")) {
+                    throw new BadMessageException("install.sha256: 64 lowercase hex digits");
+                }
+                m = new Install(id, path, sha);
+                break;
+            }
+            case "orientation": {
+                long id = in.reqNonNegLong("id");
+                String o = in.reqString("orientation");
+                if (!o.equals(Orientation.PORTRAIT) && !o.equals(Orientation.LANDSCAPE)) {
+                    throw new BadMessageException("orientation.orientation: portrait or landscape");
+                }
+                m = new Orientation(id, o);
+                break;
+            }
             default:
                 throw new BadMessageException("unknown message type '" + type + "'");
         }
         in.finish();
         return m;
+    }
+
+    private static String appId(JsonIn in) throws BadMessageException {
+        String appId = in.reqString("appId");
+        if (appId.isEmpty() || appId.length() > 255) {
+            throw new BadMessageException("appId: 1 to 255 characters");
+        }
+        return appId;
     }
 
     /** {@code {"type":"hello","protocol":1,"hub":"..."}}; {@code token} is optional. */
@@ -205,7 +244,7 @@ public abstract class HubMessage {
         }
     }
 
-    /** {@code kind}: tap, long_press or swipe; points are [x, y] pairs. */
+    /** {@code kind}: tap, double_tap, long_press or swipe; points are [x, y] pairs. */
     public static final class Gesture extends Command {
         public final String kind;
         public final List<int[]> points;
@@ -344,6 +383,81 @@ public abstract class HubMessage {
         @Override
         public JSONObject toJson() {
             return head().putBoolUnless("treeDelta", treeDelta, false).obj;
+        }
+    }
+
+    /** List the installed apps; the reply carries {@code apps}. */
+    public static final class Apps extends Command {
+        public Apps(long id) {
+            super("apps", id);
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().obj;
+        }
+    }
+
+    /** Stop an app's process. */
+    public static final class Terminate extends Command {
+        public final String appId;
+
+        public Terminate(long id, String appId) {
+            super("terminate", id);
+            this.appId = appId;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("appId", appId).obj;
+        }
+    }
+
+    /** Install the package the hub's device layer staged at {@code path} on the device. */
+    public static final class Install extends Command {
+        public final String path;
+        public final String sha256;
+
+        public Install(long id, String path, String sha256) {
+            super("install", id);
+            this.path = path;
+            this.sha256 = sha256;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("path", path).putIfNotNull("sha256", sha256).obj;
+        }
+    }
+
+    public static final class Uninstall extends Command {
+        public final String appId;
+
+        public Uninstall(long id, String appId) {
+            super("uninstall", id);
+            this.appId = appId;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("appId", appId).obj;
+        }
+    }
+
+    /** Turn the screen: {@code orientation} is "portrait" or "landscape". */
+    public static final class Orientation extends Command {
+        public static final String PORTRAIT = "portrait";
+        public static final String LANDSCAPE = "landscape";
+        public final String orientation;
+
+        public Orientation(long id, String orientation) {
+            super("orientation", id);
+            this.orientation = orientation;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("orientation", orientation).obj;
         }
     }
 }

@@ -184,6 +184,15 @@ public final class JsonIn {
         return toArray(key, raw(key));
     }
 
+    /** An optional-null array field: absent or null gives null. */
+    public JSONArray optArrayOrNull(String key) throws BadMessageException {
+        if (!present(key)) {
+            return null;
+        }
+        Object v = raw(key);
+        return v == JSONObject.NULL ? null : toArray(key, v);
+    }
+
     public List<String> optStringList(String key) throws BadMessageException {
         JSONArray a = optArray(key);
         List<String> out = new ArrayList<>(a.length());

@@ -1,0 +1,373 @@
+"""The device tools: press, app, touch, swipe, type, orientation, display, apps.
+
+Each is one hub request of ``bridge.client`` (``Device`` and its ``DeviceControl``), so the
+hub applies its roles, leases, FIFO, policies and verification and shows the call under the
+agent's name. Coordinates are device pixels of the screen as captured now (``display``). A
+refusal pending the user's word (a force-stop, an install, an uninstall, a tap on something
+destructive) goes through ``bridge.mcp.acting.objected``: ``confirm`` repeats the call, or
+the user is asked directly where the client supports elicitation.
+
+Invariant: a typed text and a ``valueRef`` never appear in a result or a refusal text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bridge.client import ConfirmationRequired, ProtocolFailure
+from bridge.client.device import Device
+from bridge.mcp.acting import REPEATABLE, objected
+from bridge.mcp.device_schemas import (
+    AppArgs,
+    AppsOutput,
+    DeviceOnlyArgs,
+    DisplayOutput,
+    OrientationArgs,
+    PressArgs,
+    SwipeArgs,
+    TouchArgs,
+    TypeArgs,
+)
+from bridge.mcp.refusals import ToolRefusal
+from bridge.mcp.schemas import ActOutput, ConfirmAnswer
+from bridge.mcp.tools import ToolContext, ToolOutcome, ToolSpec
+from bridge.wire.action import ActionResult
+from bridge.wire.client_protocol import Confirm
+from bridge.wire.enums import AppAction, GestureKind, GlobalAction, KeyName, ProtocolErrorCode
+
+SWIPE_SHARE = 0.3
+"""A swipe by direction covers this share of the screen when no distance is given."""
+_APP_ACTIONS = {
+    "open": AppAction.APP_OPEN,
+    "close": AppAction.APP_CLOSE_UI,
+    "bring_to_front": AppAction.APP_BRING_TO_FRONT,
+    "open_url": AppAction.APP_DEEP_LINK,
+}
+
+
+def describe(what: str, result: ActionResult) -> str:
+    """``what · DISPATCHED via METHOD · screen changed (STABLE) · verification ...``"""
+    method = f" via {result.dispatch.method.value}" if result.dispatch.method else ""
+    parts = [what, f"{result.dispatch.status.value}{method}"]
+    obs = result.observation
+    parts.append(
+        f"screen {'changed' if obs.screen_changed else 'unchanged'} ({obs.stability.value})"
+    )
+    if result.verification is not None:
+        parts.append(f"verification {result.verification.result.value}")
+        if result.verification.evidence:
+            first = result.verification.evidence[0]
+            parts.append(f"{first.what}: {first.observed!r}")
+    return " · ".join(parts)
+
+
+def _confirm(answer: ConfirmAnswer | None) -> Confirm | None:
+    return None if answer is None else Confirm(objection=answer.objection, answer=answer.answer)
+
+
+async def _guarded(
+    ctx: ToolContext,
+    tool: str,
+    args: Any,
+    call: Callable[[Device, Confirm | None], Awaitable[ActionResult]],
+    what: str,
+) -> ToolOutcome:
+    """Run one device action; an objection goes through ``objected`` (confirm / elicit). The
+    hub's INVALID_PARAMS (a point off the screen, a verify policy that needs a node) is about
+    the model's own arguments: it becomes a tool error the model can correct."""
+    device = await ctx.device_of(args.device)
+    dev = (await ctx.session.hub()).device(device)
+    try:
+        result = await call(dev, _confirm(args.confirm))
+    except ConfirmationRequired as exc:
+        return await objected(ctx, tool, args, device, exc)
+    except ProtocolFailure as exc:
+        if exc.code is not ProtocolErrorCode.INVALID_PARAMS:
+            raise
+        hints = (
+            ("call display for the screen's size in pixels",)
+            if "off the screen" in (exc.message)
+            else (f"see {tool}'s inputSchema",)
+        )
+        raise ToolRefusal("INVALID_ARGUMENTS", exc.message, hints) from exc
+    return ToolOutcome(describe(what, result), ActOutput(device=device, action=what, result=result))
+
+
+# ---- touches, swipes, keys, typing -----------------------------------------------------------
+
+
+async def touch(ctx: ToolContext, args: TouchArgs) -> ToolOutcome:
+    if args.duration_ms is not None and args.kind != "long_press":
+        raise ToolRefusal("INVALID_ARGUMENTS", "durationMs is for long_press", ("drop it",))
+    what = f"{args.kind} at ({args.x}, {args.y})"
+    return await _guarded(
+        ctx,
+        "touch",
+        args,
+        lambda dev, c: dev.gesture(
+            GestureKind(args.kind),
+            [(args.x, args.y)],
+            duration_ms=args.duration_ms,
+            verify=args.verify,
+            confirm=c,
+        ),
+        what,
+    )
+
+
+async def _swipe_path(ctx: ToolContext, args: SwipeArgs) -> list[tuple[int, int]]:
+    if args.points is not None:
+        if args.direction is not None or args.x is not None or args.y is not None:
+            raise ToolRefusal(
+                "INVALID_ARGUMENTS",
+                "give points, or direction (with an optional x, y and distance), not both",
+                ("pass points: [{x, y}, ...] for a path",),
+            )
+        return [(p.x, p.y) for p in args.points]
+    if args.direction is None:
+        raise ToolRefusal(
+            "INVALID_ARGUMENTS",
+            "a swipe needs a direction or points",
+            ("pass direction: up, down, left or right",),
+        )
+    device = await ctx.device_of(args.device)
+    shown = await (await ctx.session.hub()).device(device).display()
+    w, h = shown.width, shown.height
+    x = args.x if args.x is not None else w // 2
+    y = args.y if args.y is not None else h // 2
+    horizontal = args.direction in ("left", "right")
+    distance = args.distance or int((w if horizontal else h) * SWIPE_SHARE)
+    dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[args.direction]
+    end_x = min(max(x + dx * distance, 0), max(w - 1, 0))
+    end_y = min(max(y + dy * distance, 0), max(h - 1, 0))
+    return [(x, y), (end_x, end_y)]
+
+
+async def swipe(ctx: ToolContext, args: SwipeArgs) -> ToolOutcome:
+    path = await _swipe_path(ctx, args)
+    what = f"swipe from {path[0]} to {path[-1]}"
+    return await _guarded(
+        ctx,
+        "swipe",
+        args,
+        lambda dev, c: dev.gesture(
+            GestureKind.SWIPE, path, duration_ms=args.duration_ms, verify=args.verify, confirm=c
+        ),
+        what,
+    )
+
+
+async def press(ctx: ToolContext, args: PressArgs) -> ToolOutcome:
+    name = args.button.value
+    if name in GlobalAction.__members__:
+        device = await ctx.device_of(args.device)
+        dev = (await ctx.session.hub()).device(device)
+        result = await dev.global_action(GlobalAction(name))
+        return ToolOutcome(
+            describe(name, result), ActOutput(device=device, action=name, result=result)
+        )
+    key = KeyName(name)
+    return await _guarded(
+        ctx, "press", args, lambda dev, c: dev.press_key(key, confirm=c), f"key {name}"
+    )
+
+
+async def type_text(ctx: ToolContext, args: TypeArgs) -> ToolOutcome:
+    if (args.text is None) == (args.value_ref is None):
+        raise ToolRefusal(
+            "INVALID_ARGUMENTS",
+            "type needs exactly one of text and valueRef",
+            ("for a secret pass valueRef: 'secret://<name>'",),
+        )
+    what = "typed into the focused input" + (", then ENTER" if args.submit else "")
+    return await _guarded(
+        ctx,
+        "type",
+        args,
+        lambda dev, c: dev.type_focused(
+            args.text, value_ref=args.value_ref, submit=args.submit, confirm=c
+        ),
+        what,
+    )
+
+
+# ---- the screen and apps -----------------------------------------------------------------
+
+
+async def orientation(ctx: ToolContext, args: OrientationArgs) -> ToolOutcome:
+    device = await ctx.device_of(args.device)
+    dev = (await ctx.session.hub()).device(device)
+    result = await dev.set_orientation(args.orientation)
+    what = f"orientation {args.orientation.value}"
+    return ToolOutcome(describe(what, result), ActOutput(device=device, action=what, result=result))
+
+
+async def display(ctx: ToolContext, args: DeviceOnlyArgs) -> ToolOutcome:
+    device = await ctx.device_of(args.device)
+    shown = await (await ctx.session.hub()).device(device).display()
+    out = DisplayOutput(
+        device=device,
+        width=shown.width,
+        height=shown.height,
+        orientation=shown.orientation,
+        generation=shown.generation,
+    )
+    text = f"{device}: {shown.width}x{shown.height} pixels, {shown.orientation.value}"
+    return ToolOutcome(text, out)
+
+
+async def apps(ctx: ToolContext, args: DeviceOnlyArgs) -> ToolOutcome:
+    device = await ctx.device_of(args.device)
+    listed = await (await ctx.session.hub()).device(device).apps()
+    lines = [f"{len(listed.apps)} app(s) on {device}; in front: {listed.foreground or '?'}"]
+    lines.extend(
+        f"  {a.app_id}" + (f" · {a.name}" if a.name else "") + (" · system" if a.system else "")
+        for a in listed.apps
+    )
+    out = AppsOutput(device=device, apps=listed.apps, foreground=listed.foreground)
+    return ToolOutcome("\n".join(lines), out)
+
+
+async def app(ctx: ToolContext, args: AppArgs) -> ToolOutcome:
+    needs = {
+        "open": "app_id",
+        "bring_to_front": "app_id",
+        "terminate": "app_id",
+        "uninstall": "app_id",
+        "open_url": "url",
+        "install": "package",
+    }.get(args.action)
+    if needs is not None and getattr(args, needs) is None:
+        camel = {"app_id": "appId"}.get(needs, needs)
+        raise ToolRefusal("INVALID_ARGUMENTS", f"{args.action} needs {camel}", (f"pass {camel}",))
+    if args.action in _APP_ACTIONS:
+        wire = _APP_ACTIONS[args.action]
+        what = f"{wire.value} {args.app_id or args.url or ''}".strip()
+        return await _guarded(
+            ctx, "app", args, lambda dev, _: dev.app(wire, args.app_id, args.url), what
+        )
+    if args.action == "install":
+        assert args.package is not None
+        package = args.package
+        return await _guarded(
+            ctx,
+            "app",
+            args,
+            lambda dev, c: dev.install_app(package, sha256=args.sha256, confirm=c),
+            f"APP_INSTALL {package}",
+        )
+    assert args.app_id is not None
+    app_id = args.app_id
+    if args.action == "terminate":
+        return await _guarded(
+            ctx,
+            "app",
+            args,
+            lambda dev, c: dev.terminate_app(app_id, confirm=c),
+            f"APP_TERMINATE {app_id}",
+        )
+    return await _guarded(
+        ctx,
+        "app",
+        args,
+        lambda dev, c: dev.uninstall_app(app_id, confirm=c),
+        f"APP_UNINSTALL {app_id}",
+    )
+
+
+REPEATABLE.update(
+    {
+        "touch": (TouchArgs, touch),
+        "swipe": (SwipeArgs, swipe),
+        "press": (PressArgs, press),
+        "type": (TypeArgs, type_text),
+        "app": (AppArgs, app),
+    }
+)
+
+DEVICE_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "press",
+        "Press a button or key",
+        "Press BACK, HOME, RECENTS or NOTIFICATION_SHADE, or a key: ENTER, DEL, TAB, SPACE, "
+        "ESCAPE, VOLUME_UP/DOWN/MUTE, DPAD_UP/DOWN/LEFT/RIGHT/CENTER, PAGE_UP/DOWN, ... A "
+        "device that cannot press a key refuses it (ACTION_UNSUPPORTED).",
+        PressArgs,
+        ActOutput,
+        press,
+        read_only=False,
+    ),
+    ToolSpec(
+        "app",
+        "Manage apps: open, close, terminate, install, uninstall; open a URL",
+        "open (appId), close (leaves its UI with Back/Home; never guarantees the process "
+        "died), bring_to_front (appId), open_url (url or deep link), terminate (appId: stops "
+        "its process), install (package: a file name in the hub's install directory), "
+        "uninstall (appId). terminate, install and uninstall need the user's confirmation.",
+        AppArgs,
+        ActOutput,
+        app,
+        read_only=False,
+        destructive=True,
+    ),
+    ToolSpec(
+        "touch",
+        "Tap, double-tap or long-press at coordinates",
+        "A tap, double_tap or long_press (durationMs) at screen coordinates in device pixels "
+        "(see display). Prefer act on a handle when the element is in the outline: a touch "
+        "has no semantic target. Optional verify {policy: EXPLICIT_CONDITION, expected}.",
+        TouchArgs,
+        ActOutput,
+        touch,
+        read_only=False,
+        destructive=True,
+    ),
+    ToolSpec(
+        "swipe",
+        "Swipe on the screen",
+        "Swipe by direction (up, down, left, right: the finger's way; from x, y or the "
+        "centre; distance in pixels or 30% of the screen) or along points (2 to 64).",
+        SwipeArgs,
+        ActOutput,
+        swipe,
+        read_only=False,
+    ),
+    ToolSpec(
+        "type",
+        "Type into the focused input",
+        "Type text into the input that has the focus (no target), or a secret with valueRef "
+        "'secret://name'; submit: true presses ENTER afterwards. To type into a given field "
+        "use act SET_TEXT on its handle.",
+        TypeArgs,
+        ActOutput,
+        type_text,
+        read_only=False,
+    ),
+    ToolSpec(
+        "orientation",
+        "Set the screen orientation",
+        "Turn the screen to portrait or landscape; the result verifies the new orientation.",
+        OrientationArgs,
+        ActOutput,
+        orientation,
+        read_only=False,
+    ),
+    ToolSpec(
+        "display",
+        "Screen size and orientation",
+        "The screen's width and height in device pixels (the coordinates touch and swipe "
+        "take) and its orientation, as captured now.",
+        DeviceOnlyArgs,
+        DisplayOutput,
+        display,
+    ),
+    ToolSpec(
+        "apps",
+        "List installed apps",
+        "Every installed app (appId, name when known, system or not) and the app in front.",
+        DeviceOnlyArgs,
+        AppsOutput,
+        apps,
+    ),
+)
