@@ -1,7 +1,7 @@
 """Farm benchmark: delta latency to 1,500 subscribers over three hubs vs 500 on one hub.
 
 Everything is real and on 127.0.0.1: ``nats-server``, three hubs (``mobridge serve --farm``,
-each its own process), the bench agent (``bridge.bench.hub.BenchAgent``, in this process)
+each its own process), the bench agent (``bridge.bench.hub_agent.BenchAgent``, in this process)
 attached to hub A, and subscriber processes (``bridge.bench.farm_subscribers``, 250
 subscribers each). Side by side in one run:
 
@@ -35,7 +35,8 @@ from typing import IO, Any
 import anyio
 import anyio.abc
 
-from bridge.bench.hub import AGENT_TOKEN, CLIENT_TOKEN, BenchAgent, percentile
+from bridge.bench.hub import CLIENT_TOKEN, percentile
+from bridge.bench.hub_agent import AGENT_TOKEN, BenchAgent
 
 ROOT = Path(__file__).resolve().parents[2]
 PER_PROCESS = 250
@@ -193,7 +194,7 @@ async def _series(
     missed = 0
     for i in range(1, sizes.warmup + sizes.changes + 1):
         seq = base + i
-        t0 = await agent.push_change()
+        t0 = agent.sent[await agent.push_change()]
         if not await NEWS.until(lambda s=seq: all(s in p.done for p in pools), WAIT_S):
             missed += 1
         if i > sizes.warmup:

@@ -20,7 +20,8 @@ import anyio
 import msgspec
 from websockets.exceptions import ConnectionClosed
 
-from bridge.bench.hub import DEVICE_ID, Client, _ClientPool
+from bridge.bench.hub_agent import DEVICE_ID
+from bridge.bench.raw_clients import Client, ClientPool
 from bridge.wire.client_protocol import Subscribe
 
 
@@ -64,7 +65,7 @@ async def main(url: str, count: int) -> None:
         except ConnectionClosed:
             pass
 
-    async with _ClientPool() as pool, anyio.create_task_group() as tg:
+    async with ClientPool() as pool, anyio.create_task_group() as tg:
         clients = await pool.open_many(url, count, 0)
         seqs = set()
         for client in clients:

@@ -1,113 +1,108 @@
-"""Hub benchmark: a real hub on 127.0.0.1 with a bench agent and raw websocket clients.
+"""Hub benchmark: the hub in its own process, subscribers in a pool of worker processes, an
+agent pushing real-sized trees over a real agent link. Every figure of issue 12's table is
+measured here, side by side in one run, and printed with its target and the ratio.
 
-One process, one event loop: the hub (``bridge.hub.app.Hub``, ``sim=False``), a bench agent
-(a tiny agent-link server written here: hello exchange, then one ``tree`` push per change of a
-~60-node screen whose ``Count N`` text changes) and every client (raw ``websockets``
-connections, permessage-deflate negotiated as ``bridge.client`` does). Clients therefore share
-the CPU with the hub; figures include their own frame parsing and scheduling.
+Processes:
+- the hub (``bridge.bench.hub_proc``): a real ``Hub`` on 127.0.0.1; it reports its own CPU
+  time, RSS and GC pauses, which agent capture each generation came from, and the CPU of each
+  ingest (prepare + commit, per thread);
+- ``workers`` subscriber processes (``bridge.bench.hub_subscribers``), each holding many raw
+  websocket connections (JSON, compact view, permessage-deflate offered as ``bridge.client``
+  and browsers offer it), timing every delta they receive;
+- this process: the bench agent (``bridge.bench.hub_agent``, the agent-link server the hub
+  connects to), the acting client, and the orchestration.
 
-Measured, side by side in one run:
-
-1. delta fan-out latency: ``t0`` just before the agent sends a push -> the ``recv`` of the
-   matching ``delta`` (by generation) on every subscriber, for 1..500 subscribers; the next
-   change is pushed only once every subscriber has the previous one, so no queue builds up;
-2. frame bytes of a delta vs the whole snapshot (``snapshot.get``) for a one-field change, in
-   JSON and MessagePack, compact and full;
-3. hub overhead of ``act``: client round trip minus the agent's own time (command frame read ->
-   reply sent, the post-action tree pushed first); ``EXPLICIT_CONDITION`` with
-   ``stableForMs`` 0 so the hub answers as soon as the post-action tree is in;
-4. change -> client sees it: a delta subscriber vs a client polling ``snapshot.get`` every
-   500 ms, changes at random times held longer than one poll interval.
-
-The hub's per-connection request rate limit is lifted (the bench measures latency, not the
-limiter); hub logs below WARNING are dropped and the rest go to stderr while the bench runs.
+Per tree size (60, 1,000, 5,000 raw nodes: ``bridge.bench.hub_screens``) and subscriber count
+(1, 10, 100, 500, 1,000) the agent changes one text at a fixed rate, open loop (it never
+waits for the subscribers), and the table shows change -> subscriber latency (agent send ->
+the subscriber's receipt, one clock for all processes), p50 and p99 over every subscriber and
+change, the slowest subscriber's p99, the hub's CPU per change (its process CPU time over the
+series / changes: decode, ingest, fan-out, frame writes), the ingest's share (prepare +
+commit), CPU per extra subscriber (the slope from 1 to n subscribers), RSS, and what was
+lost: pushes coalesced by the hub (a newer push arrived before the older was ingested),
+deliveries missing, resyncs. Then: bytes per one-field change by format and view, the hub's
+overhead per action (client round trip minus the agent's time), resolving a NodeRef inside
+the hub, and offline import + normalize.
 """
 
 from __future__ import annotations
 
-import logging
-import random
+import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import time
-import zlib
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 
 import anyio
 import anyio.abc
 import msgspec
-import structlog
+from anyio.streams.buffered import BufferedByteReceiveStream
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.asyncio.server import ServerConnection, serve
-from websockets.datastructures import Headers
-from websockets.exceptions import ConnectionClosed
-from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
-from bridge.hub.app import AgentTarget, Hub, HubConfig
-from bridge.hub.logs import configure as configure_logs
-from bridge.net.auth import Principal
+from bridge.bench.hub_agent import AGENT_TOKEN, DEVICE_ID, BenchAgent
+from bridge.bench.hub_screens import INCREMENT_ID, OPEN_ID, count_text
 from bridge.wire.action import ActionRequest, Verify
-from bridge.wire.agent_link import (
-    AGENT_PROTOCOL,
-    AgentHello,
-    AgentHubHello,
-    AgentInfo,
-    AgentPing,
-    CaptureCommand,
-    DeviceInfo,
-    NodeActionCommand,
-    Reply,
-    TreePush,
-)
 from bridge.wire.client_protocol import (
     SUBPROTOCOL_JSON,
-    SUBPROTOCOL_MSGPACK,
     Act,
     ClientInfo,
     Find,
     Hello,
+    Ping,
+    Resolve,
     SnapshotGet,
-    Subscribe,
 )
-from bridge.wire.codec import HUB_TO_AGENT, MAX_AGENT_FRAME, WireFormat, convert, encode
+from bridge.wire.codec import MAX_AGENT_FRAME, convert, encode
 from bridge.wire.conditions import Present
-from bridge.wire.enums import ActionMethod, ActionVerb, Platform, VerificationPolicy
+from bridge.wire.enums import ActionVerb, VerificationPolicy
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
-from bridge.wire.raw import RawNode, RawTree, RawWindow, ScreenSize
 
-AGENT_TOKEN = "bench-agent-token"
 CLIENT_TOKEN = "bench-controller-token"
-DEVICE_ID = "bench-device"
-PACKAGE = "dev.mobridge.bench"
-INCREMENT_ID = f"{PACKAGE}:id/increment"
-ROWS = 14
-"""Rows of the bench screen (4 nodes each): 14 rows + 6 other nodes = 62 nodes."""
-WAIT_S = 5.0
-"""How long one change may take to reach every client before it counts as missed."""
+PYSPY_ENV = "MOBRIDGE_BENCH_PYSPY"
+"""Set (to a directory) to sample the hub with py-spy during the heaviest series."""
+SETTLE_S = 5.0
+"""How long after its series the bench waits at most for the last push's deltas."""
 
 
 @dataclass(frozen=True)
 class Sizes:
     """What one run measures; ``run`` picks FULL or QUICK, tests pass tiny ones."""
 
-    subscribers: tuple[int, ...] = (1, 10, 100, 500)
-    changes: int = 200
-    actions: int = 200
-    byte_samples: int = 20
-    poll_changes: int = 50
-    poll_interval_s: float = 0.5
+    trees: tuple[int, ...] = (60, 1000, 5000)
+    subscribers: tuple[int, ...] = (1, 10, 100, 500, 1000)
+    changes: int = 60
+    warmup: int = 5
+    rate_hz: float = 5.0
+    workers: int = 4
+    byte_samples: int = 10
+    action_trees: tuple[int, ...] = (60, 1000)
+    actions: int = 100
+    resolve_tree: int = 1000
+    resolves: int = 200
+    offline: tuple[int, ...] = (1000, 5000)
+    offline_runs: int = 7
 
 
 FULL = Sizes()
-QUICK = Sizes(subscribers=(1, 10, 100, 200), changes=40, actions=60, poll_changes=5)
-WARMUP = 10
-"""Changes pushed (and awaited) before each measured series, not counted."""
+QUICK = Sizes(
+    trees=(60, 1000),
+    subscribers=(1, 10, 100),
+    changes=15,
+    warmup=3,
+    workers=2,
+    byte_samples=5,
+    actions=30,
+    resolves=50,
+    offline_runs=3,
+)
 
 
 def run(quick: bool) -> list[str]:
@@ -115,9 +110,8 @@ def run(quick: bool) -> list[str]:
 
 
 def measure(sizes: Sizes) -> list[str]:
-    """Start a hub and the bench agent, run the four measurements, return the table lines."""
-    with _quiet_hub_logs():
-        return anyio.run(_measure, sizes)
+    """Start the hub, the workers and the bench agent; run every series; the table lines."""
+    return anyio.run(_measure, sizes)
 
 
 # ---- numbers ------------------------------------------------------------------------------
@@ -130,228 +124,367 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-def _ms(ns: float) -> str:
-    return f"{ns / 1e6:.2f}"
+def _ms(ns: float | None) -> str:
+    return "-" if ns is None else f"{ns / 1e6:.2f}"
 
 
-# ---- the bench agent ----------------------------------------------------------------------
+# ---- child processes ----------------------------------------------------------------------
 
 
-def _screen_nodes() -> list[RawNode]:
-    """A ~60-node Android screen: a marker, a header, ``ROWS`` rows (title, detail, button),
-    the ``Count N`` status text (index -2, rewritten per change) and an Increment button."""
-    w = 1080
-    nodes = [
-        RawNode(handle=1, parent=-1, window=1, class_name="android.widget.FrameLayout",
-                package=PACKAGE, bounds=(0, 0, w, 2400)),
-        RawNode(handle=2, parent=0, window=1, class_name="android.view.View",
-                automation_id="__screen_bench", package=PACKAGE, bounds=(0, 0, w, 2400)),
-        RawNode(handle=3, parent=0, window=1, class_name="android.widget.TextView",
-                text="Bench orders", package=PACKAGE, bounds=(40, 80, 1040, 160), heading=True),
-    ]  # fmt: skip
-    for r in range(ROWS):
-        y = 200 + r * 140
-        row = len(nodes)
-        h = 10 + r * 4
-        nodes += [
-            RawNode(handle=h, parent=0, window=1, class_name="android.widget.LinearLayout",
-                    automation_id=f"{PACKAGE}:id/row", package=PACKAGE,
-                    bounds=(0, y, w, y + 130), clickable=True, actions=("click",)),
-            RawNode(handle=h + 1, parent=row, window=1, class_name="android.widget.TextView",
-                    text=f"Order {1000 + r}", automation_id=f"{PACKAGE}:id/title",
-                    package=PACKAGE, bounds=(40, y + 10, 700, y + 60)),
-            RawNode(handle=h + 2, parent=row, window=1, class_name="android.widget.TextView",
-                    text=f"{r + 2} items, delivered", automation_id=f"{PACKAGE}:id/detail",
-                    package=PACKAGE, bounds=(40, y + 70, 700, y + 120)),
-            RawNode(handle=h + 3, parent=row, window=1, class_name="android.widget.Button",
-                    text="Open", automation_id=f"{PACKAGE}:id/open_{r}", package=PACKAGE,
-                    bounds=(800, y + 20, 1040, y + 110), clickable=True, focusable=True,
-                    actions=("click",)),
-        ]  # fmt: skip
-    nodes += [
-        RawNode(handle=900, parent=0, window=1, class_name="android.widget.TextView",
-                text="Count 0", automation_id=f"{PACKAGE}:id/count", package=PACKAGE,
-                bounds=(40, 2200, 700, 2280)),
-        RawNode(handle=901, parent=0, window=1, class_name="android.widget.Button",
-                text="Increment", automation_id=INCREMENT_ID, package=PACKAGE,
-                bounds=(760, 2190, 1040, 2290), clickable=True, focusable=True,
-                actions=("click",)),
-    ]  # fmt: skip
-    return nodes
+class Child:
+    """A child process spoken to in JSON lines (one answer line per command line)."""
 
+    def __init__(self, proc: anyio.abc.Process) -> None:
+        self.proc = proc
+        assert proc.stdout is not None and proc.stdin is not None
+        self._out = BufferedByteReceiveStream(proc.stdout)
+        self._in = proc.stdin
 
-class BenchAgent:
-    """Agent-link server of the bench: every change rewrites one text (``Count N``)."""
+    async def line(self, timeout_s: float = 120.0) -> Any:
+        with anyio.fail_after(timeout_s):
+            data = await self._out.receive_until(b"\n", 1 << 30)
+        return msgspec.json.decode(data)
 
-    def __init__(self) -> None:
-        self.count = 0
-        self.capture = 0
-        self.nodes = _screen_nodes()
-        self.agent_ns: list[int] = []
-        """Per ``node_action``: command frame read -> reply sent (post-action tree pushed
-        first)."""
-        self._ws: ServerConnection | None = None
-        self._send_lock = anyio.Lock()
+    async def call(self, command: Any, timeout_s: float = 120.0) -> Any:
+        payload = command if isinstance(command, str) else json.dumps(command)
+        await self._in.send(payload.encode() + b"\n")
+        return await self.line(timeout_s)
 
-    def _tree_frame(self, reason: str) -> bytes:
-        self.capture += 1
-        nodes = list(self.nodes)
-        nodes[-2] = msgspec.structs.replace(nodes[-2], text=f"Count {self.count}")
-        tree = RawTree(
-            capture=self.capture,
-            platform=Platform.ANDROID,
-            nodes=tuple(nodes),
-            windows=(RawWindow(id=1, package=PACKAGE, active=True, focused=True),),
-            package=PACKAGE,
-            screen=ScreenSize(width=1080, height=2400),
-        )
-        return encode(TreePush(reason=reason, stable=True, tree=tree))
-
-    async def push_change(self) -> int:
-        """Change the count and push the new tree; returns ``t0`` (ns, just before sending)."""
-        self.count += 1
-        data = self._tree_frame("event")
-        async with self._send_lock:
-            ws = self._ws
-            if ws is None:
-                raise RuntimeError("the hub is not linked to the bench agent")
-            t0 = time.perf_counter_ns()
-            await ws.send(data, text=True)
-        return t0
-
-    async def _send(self, ws: ServerConnection, data: bytes) -> None:
-        async with self._send_lock:
-            await ws.send(data, text=True)
-
-    def _check_auth(self, connection: ServerConnection, request: Request) -> Response | None:
-        if request.headers.get("Authorization") != f"Bearer {AGENT_TOKEN}":
-            body = b"wrong token\n"
-            return Response(
-                HTTPStatus.UNAUTHORIZED.value,
-                "Unauthorized",
-                Headers({"Content-Length": str(len(body))}),
-                body,
-            )
-        return None
-
-    async def serve(
-        self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
-    ) -> None:
-        async with serve(
-            self._link, "127.0.0.1", 0, process_request=self._check_auth, compression=None
-        ) as server:
-            task_status.started(next(iter(server.sockets)).getsockname()[1])
-            await server.serve_forever()
-
-    async def _link(self, ws: ServerConnection) -> None:
-        hello = HUB_TO_AGENT.decode(await ws.recv())
-        if not isinstance(hello, AgentHubHello) or hello.protocol != AGENT_PROTOCOL:
-            await ws.close(1002, "expected hello")
-            return
-        answer = AgentHello(
-            protocol=AGENT_PROTOCOL,
-            platform=Platform.ANDROID,
-            agent=AgentInfo(name="mobridge-bench-agent", version="1"),
-            device=DeviceInfo(id=DEVICE_ID, model="bench", width=1080, height=2400),
-            capabilities=("tree", "node_action"),
-        )
-        await self._send(ws, encode(answer))
-        await self._send(ws, self._tree_frame("initial"))
-        self._ws = ws
-        try:
-            async for frame in ws:
-                t_in = time.perf_counter_ns()
-                command = HUB_TO_AGENT.decode(frame)
-                match command:
-                    case NodeActionCommand(id=cid):
-                        self.count += 1
-                        await self._send(ws, self._tree_frame("event"))
-                        reply = Reply(id=cid, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
-                        await self._send(ws, encode(reply))
-                        self.agent_ns.append(time.perf_counter_ns() - t_in)
-                    case CaptureCommand(id=cid):
-                        self.capture += 1
-                        await self._send(ws, encode(Reply(id=cid, ok=True)))
-                    case AgentPing(id=cid):
-                        await self._send(ws, encode(Reply(id=cid, ok=True)))
-                    case _:
-                        cid = getattr(command, "id", 0)
-                        bad = Reply(id=cid, ok=False, code="UNSUPPORTED", message="bench agent")
-                        await self._send(ws, encode(bad))
-        except ConnectionClosed:
-            pass
-        finally:
-            if self._ws is ws:
-                self._ws = None
-
-
-# ---- clients ------------------------------------------------------------------------------
-
-
-class _Gen(msgspec.Struct):
-    generation: int = -1
-
-
-class _Head(msgspec.Struct):
-    """Just enough of a hub frame to route it: events carry ``generation`` at the top,
-    results inside ``result``."""
-
-    type: str
-    id: int | str | None = None
-    generation: int = -1
-    result: _Gen | None = None
-
-
-_HEAD_JSON = msgspec.json.Decoder(_Head)
-_HEAD_MSGPACK = msgspec.msgpack.Decoder(_Head)
-
-
-class Client:
-    """A raw websocket session: greeted, then requests answered in order (no reader task)
-    until ``listen`` hands the socket to a delivery loop."""
-
-    def __init__(self, ws: ClientConnection, fmt: WireFormat) -> None:
-        self.ws = ws
-        self.fmt = fmt
-        self._ids = 0
-
-    def head(self, frame: str | bytes) -> _Head:
-        data = frame.encode() if isinstance(frame, str) else frame
-        return (
-            _HEAD_JSON.decode(data) if self.fmt is WireFormat.JSON else _HEAD_MSGPACK.decode(data)
-        )
-
-    async def request(self, build: Any) -> tuple[_Head, bytes, int]:
-        """Send ``build(id)``; returns the answer's head, raw bytes and receive time (ns)."""
-        self._ids += 1
-        rid = self._ids
-        await self.ws.send(encode(build(rid), self.fmt), text=self.fmt is WireFormat.JSON)
-        while True:
-            frame = await self.ws.recv()
-            t = time.perf_counter_ns()
-            head = self.head(frame)
-            if head.id == rid and head.type in ("result", "error", "protocol_error"):
-                data = frame.encode() if isinstance(frame, str) else frame
-                if head.type != "result":
-                    raise RuntimeError(f"hub refused a bench request: {data[:300]!r}")
-                return head, data, t
+    async def stop(self, farewell: str) -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                await self._in.send(farewell.encode() + b"\n")
+                with anyio.move_on_after(10):
+                    await self.proc.wait()
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                pass
+            if self.proc.returncode is None:
+                self.proc.kill()
+                await self.proc.wait()
 
 
 @asynccontextmanager
-async def open_client(
-    url: str, name: str, fmt: WireFormat = WireFormat.JSON
-) -> AsyncIterator[Client]:
-    proto = SUBPROTOCOL_JSON if fmt is WireFormat.JSON else SUBPROTOCOL_MSGPACK
+async def child(module: str, *args: str) -> AsyncIterator[Child]:
+    proc = await anyio.open_process(
+        [sys.executable, "-m", module, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=None,
+    )
+    c = Child(proc)
+    try:
+        yield c
+    finally:
+        await c.stop('{"op": "quit"}' if module.endswith("subscribers") else "quit")
+
+
+# ---- the hub's own figures ----------------------------------------------------------------
+
+
+@dataclass
+class HubStats:
+    """What the hub process reported between two ``stats`` calls (merged)."""
+
+    cpu_ns: int = 0
+    rss_kb: int = 0
+    commits: list[tuple[int, int, int, int]] = field(default_factory=list)
+    resolve_ns: list[int] = field(default_factory=list)
+    gc_ns: int = 0
+    gc_max_ns: int = 0
+
+
+class HubProcess:
+    def __init__(self, proc: Child, port: int, pid: int) -> None:
+        self.proc = proc
+        self.pid = pid
+        self.url = f"ws://127.0.0.1:{port}/v1"
+        self.cpu_ns = 0
+
+    async def stats(self) -> HubStats:
+        raw = await self.proc.call("stats")
+        return HubStats(
+            cpu_ns=raw["cpu_ns"],
+            rss_kb=raw["rss_kb"],
+            commits=[tuple(c) for c in raw["commits"]],
+            resolve_ns=raw["resolve_ns"],
+            gc_ns=raw["gc_ns"],
+            gc_max_ns=raw["gc_max_ns"],
+        )
+
+    async def window(self) -> HubStats:
+        """Stats since the previous ``window`` (CPU as a difference)."""
+        got = await self.stats()
+        spent = got.cpu_ns - self.cpu_ns
+        self.cpu_ns = got.cpu_ns
+        got.cpu_ns = spent
+        return got
+
+
+# ---- subscribers --------------------------------------------------------------------------
+
+
+@dataclass
+class Deliveries:
+    """Deltas received in one series, across workers; ``key`` is (worker, connection)."""
+
+    key: list[tuple[int, int]] = field(default_factory=list)
+    generation: list[int] = field(default_factory=list)
+    t_ns: list[int] = field(default_factory=list)
+    size: list[int] = field(default_factory=list)
+    resyncs: int = 0
+    errors: int = 0
+
+
+class Pool:
+    """The subscriber workers; ``ensure(n)`` spreads ``n`` subscribers over them."""
+
+    def __init__(self, workers: list[Child], url: str) -> None:
+        self.workers = workers
+        self.url = url
+        self.open = [0] * len(workers)
+
+    def _spread(self, n: int) -> list[int]:
+        k = len(self.workers)
+        return [n // k + (1 if i < n % k else 0) for i in range(k)]
+
+    async def ensure(self, n: int, *, compact: bool = True, fmt: str = "json") -> None:
+        async def adjust(i: int, want: int) -> None:
+            have = self.open[i]
+            if want > have:
+                spec = {
+                    "op": "open",
+                    "n": want - have,
+                    "url": self.url,
+                    "token": CLIENT_TOKEN,
+                    "device": DEVICE_ID,
+                    "compact": compact,
+                    "format": fmt,
+                }
+                self.open[i] = (await self.workers[i].call(spec, 600))["open"]
+            elif want < have:
+                self.open[i] = (await self.workers[i].call({"op": "close", "n": have - want}))[
+                    "open"
+                ]
+
+        async with anyio.create_task_group() as tg:
+            for i, want in enumerate(self._spread(n)):
+                tg.start_soon(adjust, i, want)
+
+    async def add(self, worker: int, *, compact: bool, fmt: str) -> int:
+        """Open one more subscriber on ``worker``; returns its connection index there."""
+        spec = {
+            "op": "open",
+            "n": 1,
+            "url": self.url,
+            "token": CLIENT_TOKEN,
+            "device": DEVICE_ID,
+            "compact": compact,
+            "format": fmt,
+        }
+        self.open[worker] = (await self.workers[worker].call(spec))["open"]
+        return self.open[worker] - 1
+
+    async def report(self) -> Deliveries:
+        out = Deliveries()
+        for w, worker in enumerate(self.workers):
+            got = await worker.call({"op": "report"})
+            out.key += [(w, c) for c in got["conn"]]
+            out.generation += got["generation"]
+            out.t_ns += got["t_ns"]
+            out.size += got["size"]
+            out.resyncs += got["resyncs"]
+            out.errors += got["errors"]
+        return out
+
+
+# ---- one series ---------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    tree: int
+    subscribers: int
+    p50_ns: float | None
+    p99_ns: float | None
+    slowest_p99_ns: float | None
+    cpu_per_change_ns: float
+    ingest_ns: float | None
+    rss_kb: int
+    coalesced: int
+    missed: int
+    resyncs: int
+    gc_max_ns: int
+    per_sub_ns: float | None = None
+    delta_bytes: float | None = None
+    label: str = ""
+    """How the row differs from the others (``whole``: the agent sent whole trees)."""
+
+
+@dataclass
+class Bench:
+    sizes: Sizes
+    agent: BenchAgent
+    hub: HubProcess
+    pool: Pool
+
+    async def _push_series(self, changes: int) -> list[int]:
+        period = 1.0 / self.sizes.rate_hz
+        captures: list[int] = []
+        next_at = time.monotonic()
+        for _ in range(changes):
+            await anyio.sleep(max(0.0, next_at - time.monotonic()))
+            captures.append(await self.agent.push_change())
+            next_at += period
+        return captures
+
+    async def _settle(self, last_capture: int, into: HubStats) -> None:
+        """Wait until the hub committed a generation at or after ``last_capture`` (or
+        ``SETTLE_S``), then a little for the fan-out; hub figures merged into ``into``."""
+        deadline = time.monotonic() + SETTLE_S
+        while time.monotonic() < deadline:
+            if any(cap >= last_capture for _, cap, _, _ in into.commits):
+                break
+            await anyio.sleep(0.1)
+            more = await self.hub.window()
+            into.cpu_ns += more.cpu_ns
+            into.commits += more.commits
+            into.rss_kb = more.rss_kb
+            into.gc_ns += more.gc_ns
+            into.gc_max_ns = max(into.gc_max_ns, more.gc_max_ns)
+        await anyio.sleep(0.5)
+
+    async def series(self, tree: int, subscribers: int, profile: str | None = None) -> Row:
+        sizes = self.sizes
+        await self.pool.ensure(subscribers)
+        warm = await self._push_series(sizes.warmup)
+        await self._settle(warm[-1], HubStats(commits=[(0, warm[-1], 0, 0)]))
+        await self.pool.report()
+        await self.hub.window()
+        spy = await self._start_profile(profile)
+        captures = await self._push_series(sizes.changes)
+        if spy is not None:
+            await spy.wait()
+        stats = await self.hub.window()
+        await self._settle(captures[-1], stats)
+        tail = await self.hub.window()
+        stats.cpu_ns += tail.cpu_ns
+        stats.commits += tail.commits
+        stats.rss_kb = tail.rss_kb or stats.rss_kb
+        stats.gc_max_ns = max(stats.gc_max_ns, tail.gc_max_ns)
+        got = await self.pool.report()
+        capture_of = {g: c for g, c, _, _ in stats.commits if c in self.agent.sent}
+        first = captures[0]
+        capture_of = {g: c for g, c in capture_of.items() if c >= first}
+        lat: list[float] = []
+        per_conn: dict[tuple[int, int], list[float]] = {}
+        sizes_seen: list[int] = []
+        for key, gen, t, size in zip(got.key, got.generation, got.t_ns, got.size, strict=True):
+            cap = capture_of.get(gen)
+            if cap is None:
+                continue
+            ns = t - self.agent.sent[cap]
+            lat.append(ns)
+            per_conn.setdefault(key, []).append(ns)
+            sizes_seen.append(size)
+        expected = len(capture_of) * subscribers
+        ingest = [p + c for g, cap, p, c in stats.commits if g in capture_of]
+        return Row(
+            tree=tree,
+            subscribers=subscribers,
+            p50_ns=statistics.median(lat) if lat else None,
+            p99_ns=percentile(lat, 99) if lat else None,
+            slowest_p99_ns=max(percentile(v, 99) for v in per_conn.values()) if lat else None,
+            cpu_per_change_ns=stats.cpu_ns / sizes.changes,
+            ingest_ns=statistics.median(ingest) if ingest else None,
+            rss_kb=stats.rss_kb,
+            coalesced=len(captures) - len(capture_of),
+            missed=max(0, expected - len(lat)),
+            resyncs=got.resyncs,
+            gc_max_ns=stats.gc_max_ns,
+            delta_bytes=statistics.median(sizes_seen) if sizes_seen else None,
+        )
+
+    async def _start_profile(self, out: str | None) -> anyio.abc.Process | None:
+        exe = _pyspy()
+        if out is None or exe is None:
+            return None
+        seconds = max(1, int(self.sizes.changes / self.sizes.rate_hz))
+        return await anyio.open_process(
+            [exe, "record", "--pid", str(self.hub.pid), "--duration", str(seconds),
+             "--rate", "200", "--format", "raw", "--nolineno", "--nonblocking",
+             "--output", out],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    async def switch_tree(self, tree: int) -> None:
+        self.agent.set_screen(tree)
+        pushed = await self.agent.push_change()
+        stats = await self.hub.window()
+        await self._settle(pushed, stats)
+
+
+def _table(sizes: Sizes, tree: int, rows: list[Row]) -> list[str]:
+    lines = [
+        f"hub, {tree:,}-node tree: {sizes.changes} changes at {sizes.rate_hz:g}/s (one text; "
+        "open loop), subscribers JSON compact in "
+        f"{sizes.workers} worker processes",
+        f"  {'subs':>5} {'p50 ms':>8} {'p99 ms':>8} {'slowest p99':>12} {'CPU/change ms':>14} "
+        f"{'ingest ms':>10} {'CPU/sub µs':>11} {'RSS MB':>7} {'coalesced':>10} {'missed':>7} "
+        f"{'resyncs':>8} {'GC max ms':>10}",
+    ]
+    for r in rows:
+        per_sub = "-" if r.per_sub_ns is None else f"{r.per_sub_ns / 1e3:.1f}"
+        subs = f"{r.subscribers}{'*' if r.label else ''}"
+        lines.append(
+            f"  {subs:>5} {_ms(r.p50_ns):>8} {_ms(r.p99_ns):>8} "
+            f"{_ms(r.slowest_p99_ns):>12} {_ms(r.cpu_per_change_ns):>14} {_ms(r.ingest_ns):>10} "
+            f"{per_sub:>11} {r.rss_kb / 1024:>7.1f} {r.coalesced:>10} {r.missed:>7} "
+            f"{r.resyncs:>8} {_ms(r.gc_max_ns):>10}"
+        )
+    lines.append(
+        "  (the agent sends tree deltas; * = whole trees, the path agents without deltas take)"
+    )
+    return lines
+
+
+# ---- bytes, actions, resolve --------------------------------------------------------------
+
+
+class Client:
+    """A raw websocket session of this process: requests answered in order."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self._ids = 0
+
+    async def request(self, build: Any) -> tuple[Any, int]:
+        """Send ``build(id)``; the decoded answer and its receive time (monotonic ns)."""
+        self._ids += 1
+        rid = self._ids
+        await self.ws.send(encode(build(rid)), text=True)
+        while True:
+            frame = await self.ws.recv()
+            t = time.monotonic_ns()
+            msg = msgspec.json.decode(frame)
+            if msg.get("id") == rid and msg.get("type") in ("result", "error", "protocol_error"):
+                if msg["type"] != "result":
+                    raise RuntimeError(f"hub refused a bench request: {str(msg)[:300]}")
+                return msg["result"], t
+
+
+@asynccontextmanager
+async def open_client(url: str, name: str) -> AsyncIterator[Client]:
     ws = await connect(
         url,
-        subprotocols=[Subprotocol(proto)],
+        subprotocols=[Subprotocol(SUBPROTOCOL_JSON)],
         additional_headers={"Authorization": f"Bearer {CLIENT_TOKEN}"},
         max_size=MAX_AGENT_FRAME,
         ping_interval=None,
         close_timeout=1,
         proxy=None,
     )
-    client = Client(ws, fmt)
+    client = Client(ws)
     try:
         await client.request(lambda i: Hello(id=i, client=ClientInfo(name=name, kind="bench")))
         yield client
@@ -360,275 +493,75 @@ async def open_client(
             await ws.close()
 
 
-@dataclass
-class Deliveries:
-    """Receive times of deltas by generation across subscribers; ``wait`` for all of them."""
-
-    members: int = 0
-    times: dict[int, list[int]] = field(default_factory=dict)
-    sizes: dict[int, list[int]] = field(default_factory=dict)
-    resyncs: int = 0
-    _waiting: dict[int, anyio.Event] = field(default_factory=dict)
-
-    def arrived(self, generation: int, t_ns: int, size: int) -> None:
-        got = self.times.setdefault(generation, [])
-        got.append(t_ns)
-        self.sizes.setdefault(generation, []).append(size)
-        event = self._waiting.get(generation)
-        if event is not None and len(got) >= self.members:
-            event.set()
-
-    def expect(self, generation: int) -> anyio.Event:
-        event = self._waiting[generation] = anyio.Event()
-        if len(self.times.get(generation, ())) >= self.members:
-            event.set()
-        return event
-
-
-async def deliver(client: Client, into: Deliveries) -> None:
-    """Read a subscriber's socket forever, timing each delta's receipt."""
-    try:
-        async for frame in client.ws:
-            t = time.perf_counter_ns()
-            head = client.head(frame)
-            if head.type == "delta":
-                into.arrived(head.generation, t, len(frame))
-            elif head.type == "snapshot":
-                into.resyncs += 1
-    except ConnectionClosed:
-        pass
-
-
-async def subscribe(client: Client, compact: bool = True) -> int:
-    """Subscribe; returns the generation of the initial snapshot."""
-    head, _, _ = await client.request(lambda i: Subscribe(id=i, device=DEVICE_ID, compact=compact))
-    assert head.result is not None
-    return head.result.generation
-
-
-# ---- the measurements ---------------------------------------------------------------------
-
-
-@dataclass
-class Bench:
-    hub: Hub
-    agent: BenchAgent
-    url: str
-    ingest_ns: list[int] = field(default_factory=list)
-    """Time the hub spent ingesting each push (``prepare``: cap, mask, normalize; ``commit``:
-    patch, encode once per format, queue to every member), recorded by wrapping both."""
-
-    def generation(self) -> int:
-        return self.hub.service.devices[DEVICE_ID].generation
-
-    def time_ingest(self) -> None:
-        """Wrap ``prepare`` and ``commit`` (the two halves of an ingest); one push's time is
-        the sum of both."""
-        device = self.hub.service.devices[DEVICE_ID]
-        prepare, commit = device.prepare, device.commit
-        pending: list[int] = []
-
-        def timed_prepare(push: TreePush) -> Any:
-            t = time.perf_counter_ns()
-            try:
-                return prepare(push)
-            finally:
-                pending.append(time.perf_counter_ns() - t)
-
-        def timed_commit(push: TreePush, prepared: Any) -> Any:
-            t = time.perf_counter_ns()
-            try:
-                return commit(push, prepared)
-            finally:
-                spent = time.perf_counter_ns() - t
-                self.ingest_ns.append(spent + (pending.pop() if pending else 0))
-
-        device.prepare = timed_prepare  # type: ignore[method-assign]
-        device.commit = timed_commit  # type: ignore[method-assign]
-
-    def ingest_p50(self) -> str:
-        taken, self.ingest_ns = self.ingest_ns, []
-        return _ms(statistics.median(taken)) if taken else "-"
-
-
-async def fan_out(bench: Bench, sizes: Sizes) -> list[str]:
+async def frame_bytes(bench: Bench, tree: int) -> list[str]:
+    """Median delta frame per format and view, and the snapshot it replaces."""
+    sizes = bench.sizes
+    await bench.pool.ensure(0)
+    views = [("json", True), ("json", False), ("msgpack", True), ("msgpack", False)]
+    conns = [await bench.pool.add(0, compact=c, fmt=f) for f, c in views]
+    await bench.pool.report()
+    captures = await bench._push_series(sizes.byte_samples)
+    await bench._settle(captures[-1], await bench.hub.window())
+    got = await bench.pool.report()
     lines = [
-        f"delta fan-out: agent push -> delta frame received, per subscriber "
-        f"({sizes.changes} changes of one text on a {len(bench.agent.nodes)}-node screen; "
-        "JSON, compact; subscribers in this process)",
-        f"  {'subscribers':>11} {'p50 ms':>8} {'p99 ms':>8} {'last p50 ms':>12} "
-        f"{'last p99 ms':>12} {'ingest p50 ms':>14} {'missed':>7} {'resyncs':>8}",
+        f"bytes per one-field change, {tree:,}-node tree: the delta frame vs the whole snapshot "
+        "(uncompressed)",
+        f"  {'format':<8} {'view':<8} {'delta B':>8} {'snapshot B':>11} {'snap/delta':>11}",
     ]
-    deliveries = Deliveries()
-    async with anyio.create_task_group() as readers:
-        clients: list[Client] = []
-        async with _ClientPool() as pool:
-            for n in sizes.subscribers:
-                new = await pool.open_many(bench.url, n - len(clients), len(clients))
-                for client in new:
-                    await subscribe(client)
-                    readers.start_soon(deliver, client, deliveries)
-                clients += new
-                deliveries.members = len(clients)
-                each: list[float] = []
-                last: list[float] = []
-                missed = 0
-                resyncs_before = deliveries.resyncs
-                for i in range(WARMUP + sizes.changes):
-                    gen = bench.generation() + 1
-                    done = deliveries.expect(gen)
-                    t0 = await bench.agent.push_change()
-                    with anyio.move_on_after(WAIT_S):
-                        await done.wait()
-                    got = deliveries.times.pop(gen, [])
-                    deliveries.sizes.pop(gen, None)
-                    if i < WARMUP:
-                        bench.ingest_p50()  # reset
-                        continue
-                    missed += len(clients) - len(got)
-                    each += [t - t0 for t in got]
-                    if got:
-                        last.append(max(got) - t0)
-                    await anyio.sleep(0.001)
-                lines.append(
-                    f"  {len(clients):>11} {_ms(statistics.median(each)):>8} "
-                    f"{_ms(percentile(each, 99)):>8} {_ms(statistics.median(last)):>12} "
-                    f"{_ms(percentile(last, 99)):>12} {bench.ingest_p50():>14} {missed:>7} "
-                    f"{deliveries.resyncs - resyncs_before:>8}"
-                )
-            readers.cancel_scope.cancel()
-    lines.append(
-        "  (p50/p99 over every subscriber x change; last = the slowest subscriber; ingest = "
-        "hub normalize + patch + encode + queue, part of the latency)"
-    )
+    async with open_client(bench.hub.url, "bench-bytes") as getter:
+        for (fmt, compact), conn in zip(views, conns, strict=True):
+            frames = [s for k, s in zip(got.key, got.size, strict=True) if k == (0, conn)]
+            result, _ = await getter.request(
+                lambda i, c=compact: SnapshotGet(id=i, device=DEVICE_ID, compact=c)
+            )
+            snap = msgspec.json.encode(result["snapshot"])
+            if fmt == "msgpack":
+                snap = msgspec.msgpack.encode(result["snapshot"])
+            delta = statistics.median(frames) if frames else float("nan")
+            lines.append(
+                f"  {fmt:<8} {'compact' if compact else 'full':<8} {delta:>8.0f} "
+                f"{len(snap):>11,} {len(snap) / delta:>10.1f}x"
+            )
+    await bench.pool.ensure(0)
     return lines
 
 
-class _ClientPool:
-    """Opens many clients (bounded concurrency) and closes them all on exit."""
-
-    def __init__(self) -> None:
-        self._stack: list[Any] = []
-
-    async def open_many(
-        self, url: str, n: int, start: int, fmt: WireFormat = WireFormat.JSON
-    ) -> list[Client]:
-        out: list[Client | None] = [None] * n
-        limiter = anyio.CapacityLimiter(32)
-
-        async def one(i: int) -> None:
-            async with limiter:
-                cm = open_client(url, f"sub{start + i}", fmt)
-                out[i] = await cm.__aenter__()
-                self._stack.append(cm)
-
-        async with anyio.create_task_group() as tg:
-            for i in range(n):
-                tg.start_soon(one, i)
-        return [c for c in out if c is not None]
-
-    async def __aenter__(self) -> _ClientPool:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        with anyio.CancelScope(shield=True):
-            while self._stack:
-                await self._stack.pop().__aexit__(None, None, None)
-
-
-def _deflated(frames: list[bytes]) -> float:
-    """Median compressed size of consecutive frames through one compressor as websockets'
-    default permessage-deflate keeps it (context takeover, 4 KiB window, memLevel 5): an
-    estimate of the payload the socket carries. The first frame (cold context) is left out."""
-    stream = zlib.compressobj(wbits=-12, memLevel=5)
-    out = []
-    for frame in frames:
-        chunk = stream.compress(frame) + stream.flush(zlib.Z_SYNC_FLUSH)
-        out.append(len(chunk) - 4)  # the sync-flush tail is not sent
-    return statistics.median(out[1:] if len(out) > 1 else out)
-
-
 @dataclass
-class _BytesCase:
-    fmt: WireFormat
-    compact: bool
-    subscriber: Client
-    getter: Client
-    got: Deliveries = field(default_factory=lambda: Deliveries(members=1))
-    deltas: list[bytes] = field(default_factory=list)
-    snapshots: list[bytes] = field(default_factory=list)
+class ActionFigures:
+    tree: int
+    total_ns: list[int]
+    agent_ns: list[int]
+    ingest_ns: float | None
+    ping_ns: list[int] = field(default_factory=list)
+    """Round trips of ``ping`` on the same connection: one loopback round trip through the
+    websocket stacks, the floor under each of the two an action makes (client <-> hub,
+    hub <-> agent)."""
+
+    @property
+    def overhead_ns(self) -> list[int]:
+        return [t - a for t, a in zip(self.total_ns, self.agent_ns, strict=True)]
 
 
-async def frame_bytes(bench: Bench, sizes: Sizes) -> list[str]:
-    lines = [
-        f"bytes per change (one text field, {sizes.byte_samples} changes): delta event frame "
-        "vs the whole snapshot (snapshot.get answer frame)",
-        f"  {'format':<8} {'view':<8} {'delta B':>8} {'snapshot B':>11} {'snap/delta':>11} "
-        f"{'delta ~deflate B':>17} {'snapshot ~deflate B':>20}",
-    ]
-    cases: list[_BytesCase] = []
-    async with _ClientPool() as pool, anyio.create_task_group() as readers:
-        for fmt in (WireFormat.JSON, WireFormat.MSGPACK):
-            for compact in (True, False):
-                sub, getter = await pool.open_many(bench.url, 2, 0, fmt)
-                await subscribe(sub, compact)
-                case = _BytesCase(fmt, compact, sub, getter)
-                readers.start_soon(_collect, sub, case.got, case.deltas)
-                cases.append(case)
-        for _ in range(sizes.byte_samples):
-            gen = bench.generation() + 1
-            waits = [case.got.expect(gen) for case in cases]
-            await bench.agent.push_change()
-            with anyio.move_on_after(WAIT_S):
-                for w in waits:
-                    await w.wait()
-            for case in cases:
-                _, data, _ = await case.getter.request(
-                    lambda i, c=case.compact: SnapshotGet(id=i, device=DEVICE_ID, compact=c)
-                )
-                case.snapshots.append(data)
-        readers.cancel_scope.cancel()
-    for case in cases:
-        delta = statistics.median(len(f) for f in case.deltas)
-        snap = statistics.median(len(f) for f in case.snapshots)
-        lines.append(
-            f"  {case.fmt.value:<8} {'compact' if case.compact else 'full':<8} {delta:>8.0f} "
-            f"{snap:>11,.0f} {snap / delta:>10.1f}x {_deflated(case.deltas):>17.0f} "
-            f"{_deflated(case.snapshots):>20.0f}"
-        )
-    lines.append(
-        "  (~deflate: estimated payload with the permessage-deflate the hub negotiates by "
-        "default: context takeover, 4 KiB window)"
-    )
-    return lines
-
-
-async def _collect(client: Client, into: Deliveries, frames: list[bytes]) -> None:
-    try:
-        async for frame in client.ws:
-            data = frame.encode() if isinstance(frame, str) else frame
-            head = client.head(data)
-            if head.type == "delta":
-                frames.append(data)
-                into.arrived(head.generation, time.perf_counter_ns(), len(data))
-    except ConnectionClosed:
-        pass
-
-
-async def action_overhead(bench: Bench, sizes: Sizes) -> list[str]:
+async def action_overhead(bench: Bench, tree: int) -> ActionFigures:
+    sizes = bench.sizes
     total: list[int] = []
-    async with open_client(bench.url, "bench-actor") as actor:
+    async with open_client(bench.hub.url, "bench-actor") as actor:
         query = SemanticQuery(resource_id=INCREMENT_ID)
-        _, data, _ = await actor.request(lambda i: Find(id=i, device=DEVICE_ID, query=query))
-        ref = msgspec.json.decode(data)["result"]["matches"][0]["ref"]
-        target = convert(ref, NodeRef)
-        for i in range(WARMUP + sizes.actions):
-            if i == WARMUP:
+        found, _ = await actor.request(lambda i: Find(id=i, device=DEVICE_ID, query=query))
+        target = convert(found["matches"][0]["ref"], NodeRef)
+        pings: list[int] = []
+        for _ in range(max(5, sizes.actions // 2)):
+            t0 = time.monotonic_ns()
+            _, t1 = await actor.request(lambda i: Ping(id=i))
+            pings.append(t1 - t0)
+        warmup = max(1, sizes.warmup)
+        for i in range(warmup + sizes.actions):
+            if i == warmup:
                 bench.agent.agent_ns.clear()
-                bench.ingest_p50()  # reset
+                await bench.hub.window()
                 total.clear()
             expected = Present(
-                query=SemanticQuery(text=TextMatch(value=f"Count {bench.agent.count + 1}"))
+                query=SemanticQuery(text=TextMatch(value=count_text(bench.agent.count + 1)))
             )
             request = ActionRequest(
                 action=ActionVerb.CLICK,
@@ -636,138 +569,323 @@ async def action_overhead(bench: Bench, sizes: Sizes) -> list[str]:
                 verify=Verify(
                     policy=VerificationPolicy.EXPLICIT_CONDITION,
                     expected=expected,
-                    timeout_ms=int(WAIT_S * 1000),
+                    timeout_ms=5000,
                     stable_for_ms=0,
                 ),
             )
-            t0 = time.perf_counter_ns()
-            _, data, t1 = await actor.request(
+            t0 = time.monotonic_ns()
+            result, t1 = await actor.request(
                 lambda i, r=request: Act(id=i, device=DEVICE_ID, request=r)
             )
-            verification = msgspec.json.decode(data)["result"].get("verification") or {}
+            verification = result.get("verification") or {}
             if verification.get("result") != "CONDITION_MET":
-                raise RuntimeError(f"bench action not verified: {data[:400]!r}")
+                raise RuntimeError(f"bench action not verified: {str(result)[:400]}")
             total.append(t1 - t0)
-    agent = list(bench.agent.agent_ns)
-    ingest = bench.ingest_p50()
-    overhead = [t - a for t, a in zip(total, agent, strict=True)]
-    lines = [
-        f"act round trip: CLICK + EXPLICIT_CONDITION(present 'Count N'), stableForMs 0; "
-        f"{sizes.actions} actions, one at a time",
-        f"  {'':<24} {'p50 ms':>8} {'p99 ms':>8}",
-    ]
-    for name, xs in (("total", total), ("agent", agent), ("hub overhead", overhead)):
-        lines.append(f"  {name:<24} {_ms(statistics.median(xs)):>8} {_ms(percentile(xs, 99)):>8}")
-    lines.append(f"  {'  of which tree ingest':<24} {ingest:>8}")
-    lines.append(
-        "  (agent: command frame read -> post-action tree and reply sent; overhead = total - "
-        "agent per action: resolve, policy, ingest, observe, verify, diff, 4 loopback hops)"
+    stats = await bench.hub.window()
+    ingest = [p + c for _, _, p, c in stats.commits]
+    return ActionFigures(
+        tree,
+        total,
+        list(bench.agent.agent_ns),
+        statistics.median(ingest) if ingest else None,
+        pings,
     )
-    return lines
 
 
-async def polling_vs_subscription(bench: Bench, sizes: Sizes) -> list[str]:
-    interval = sizes.poll_interval_s
-    gaps = (interval * 1.05, interval * 1.45)
-    sub_deliveries = Deliveries(members=1)
-    poll_seen: list[tuple[int, int]] = []  # (generation, receive ns) per poll answer
-    poll_bytes = 0
-    sub_bytes = 0
-    async with (
-        open_client(bench.url, "bench-subscriber") as sub,
-        open_client(bench.url, "bench-poller") as poller,
-        anyio.create_task_group() as tg,
-    ):
-        await subscribe(sub)
-        tg.start_soon(deliver, sub, sub_deliveries)
+async def resolve_in_hub(bench: Bench, tree: int) -> list[int]:
+    """Times of ``resolve_ref`` inside the hub for a ref to a row's Open button mid-list."""
+    rows = (tree - 9) // 4
+    async with open_client(bench.hub.url, "bench-resolver") as client:
+        query = SemanticQuery(resource_id=f"{OPEN_ID}{rows // 2}")
+        found, _ = await client.request(lambda i: Find(id=i, device=DEVICE_ID, query=query))
+        ref = convert(found["matches"][0]["ref"], NodeRef)
+        await bench.hub.window()
+        for _ in range(bench.sizes.resolves):
+            await client.request(lambda i: Resolve(id=i, device=DEVICE_ID, ref=ref))
+    return (await bench.hub.window()).resolve_ns
 
-        async def poll() -> None:
-            nonlocal poll_bytes
-            next_at = time.perf_counter() + random.uniform(0, interval)
-            while True:
-                await anyio.sleep(max(0.0, next_at - time.perf_counter()))
-                next_at += interval
-                head, data, t = await poller.request(
-                    lambda i: SnapshotGet(id=i, device=DEVICE_ID, compact=True)
+
+def offline_normalize(nodes: int, runs: int) -> float:
+    """Median ns of importing a generated uiautomator dump and normalizing it (cold)."""
+    from bridge.bench.core import generated_xml
+    from bridge.core.importers import ImportFailure, import_dump
+    from bridge.core.normalize import SnapshotContext, normalize
+
+    data = generated_xml(nodes)
+    samples = []
+    for _ in range(runs + 1):
+        t = time.perf_counter_ns()
+        raw = import_dump(data, "bench")
+        assert not isinstance(raw, ImportFailure), raw
+        normalize(raw, SnapshotContext("bench", "s_1", 0))
+        samples.append(time.perf_counter_ns() - t)
+    return statistics.median(samples[1:])
+
+
+# ---- the targets --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    measure: str
+    value: float | None
+    target: float
+    unit: str
+
+
+def _targets(
+    rows: dict[tuple[int, int], Row],
+    actions: list[ActionFigures],
+    resolve_ns: list[int],
+    offline: dict[int, float],
+    sizes: Sizes,
+) -> list[Target]:
+    def row(tree: int, subs: int) -> Row | None:
+        return rows.get((tree, subs))
+
+    def ms(value: float | None) -> float | None:
+        return None if value is None else value / 1e6
+
+    out: list[Target] = []
+    for tree, target in ((1000, 3.0), (5000, 15.0)):
+        for subs, how in ((1, "tree deltas"), (0, "whole trees")):
+            out.append(
+                Target(
+                    f"hub CPU per change, {tree:,} nodes, 1 subscriber, {how}",
+                    ms(_of(row(tree, subs), "cpu_per_change_ns")),
+                    target,
+                    "ms",
                 )
-                assert head.result is not None
-                poll_seen.append((head.result.generation, t))
-                poll_bytes += len(data)
-
-        tg.start_soon(poll)
-        changes: list[tuple[int, int]] = []  # (generation, t0)
-        rng = random.Random()
-        for _ in range(sizes.poll_changes):
-            await anyio.sleep(rng.uniform(*gaps))
-            gen = bench.generation() + 1
-            changes.append((gen, await bench.agent.push_change()))
-        await anyio.sleep(interval * 1.1)  # the last change must be polled too
-        tg.cancel_scope.cancel()
-    sub_lat: list[float] = []
-    poll_lat: list[float] = []
-    missed = 0
-    for gen, t0 in changes:
-        got = sub_deliveries.times.get(gen)
-        if got:
-            sub_lat.append(got[0] - t0)
-            sub_bytes += sub_deliveries.sizes[gen][0]
-        else:
-            missed += 1
-        seen = [t for g, t in poll_seen if g >= gen and t >= t0]
-        if seen:
-            poll_lat.append(min(seen) - t0)
-        else:
-            missed += 1
-    n = max(1, len(changes))
-    ratio = statistics.median(poll_lat) / statistics.median(sub_lat)
-    lines = [
-        f"change -> client has the new text: {len(changes)} changes at random times "
-        f"({gaps[0]:.2f}-{gaps[1]:.2f} s apart, each longer than a poll interval)",
-        f"  {'client':<24} {'p50 ms':>8} {'p90 ms':>8} {'max ms':>8} {'B/change':>9}",
-        f"  {'subscriber (deltas)':<24} {_ms(statistics.median(sub_lat)):>8} "
-        f"{_ms(percentile(sub_lat, 90)):>8} {_ms(max(sub_lat)):>8} {sub_bytes / n:>9.0f}",
-        f"  {f'poller ({interval * 1000:.0f} ms)':<24} {_ms(statistics.median(poll_lat)):>8} "
-        f"{_ms(percentile(poll_lat, 90)):>8} {_ms(max(poll_lat)):>8} {poll_bytes / n:>9.0f}",
-        f"  poller / subscriber p50: {ratio:.0f}x{f'; missed {missed}' if missed else ''}",
+            )
+    r = row(1000, 1)
+    out.append(
+        Target(
+            "change -> subscriber p50, 1,000 nodes, 1 subscriber", ms(_of(r, "p50_ns")), 5.0, "ms"
+        )
+    )
+    out.append(
+        Target(
+            "change -> subscriber p99, 1,000 nodes, 1 subscriber", ms(_of(r, "p99_ns")), 10.0, "ms"
+        )
+    )
+    for subs, target in ((100, 10.0), (500, 50.0), (1000, 100.0)):
+        r = row(60, subs)
+        out.append(
+            Target(
+                f"fan-out p99, 60 nodes, {subs:,} subscribers", ms(_of(r, "p99_ns")), target, "ms"
+            )
+        )
+    r = row(1000, 500)
+    out.append(
+        Target("fan-out p99, 1,000 nodes, 500 subscribers", ms(_of(r, "p99_ns")), 60.0, "ms")
+    )
+    most = max((n for n in sizes.subscribers if row(60, n) is not None), default=1)
+    r = row(60, most)
+    out.append(
+        Target(
+            f"hub CPU per delta per subscriber (60 nodes, 1 -> {most:,})",
+            ms(_of(r, "per_sub_ns")),
+            0.02,
+            "ms",
+        )
+    )
+    out += [
+        Target(
+            f"hub overhead per action p50, {figures.tree:,} nodes",
+            ms(statistics.median(figures.overhead_ns)) if figures.total_ns else None,
+            1.0,
+            "ms",
+        )
+        for figures in actions
     ]
+    out.append(
+        Target(
+            f"resolve a NodeRef inside the hub p50, {sizes.resolve_tree:,} nodes",
+            statistics.median(resolve_ns) / 1e3 if resolve_ns else None,
+            50.0,
+            "µs",
+        )
+    )
+    r = row(60, 1)
+    out.append(
+        Target("delta for a one-field change, JSON compact", _of(r, "delta_bytes"), 300.0, "B")
+    )
+    rss = None
+    if r is not None and row(60, most) is not None and most > 1:
+        rss = (row(60, most).rss_kb - r.rss_kb) / (most - 1)  # type: ignore[union-attr]
+    out.append(Target(f"hub RSS per subscriber (60 nodes, 1 -> {most:,})", rss, 40.0, "KB"))
+    for nodes, target in ((1000, 10.0), (5000, 50.0)):
+        out.append(
+            Target(
+                f"offline import + normalize, {nodes:,} nodes", ms(offline.get(nodes)), target, "ms"
+            )
+        )
+    return out
+
+
+def _of(row: Row | None, name: str) -> float | None:
+    """A figure of a row that may not have been measured (quick runs skip some)."""
+    return None if row is None else getattr(row, name)
+
+
+def _target_lines(targets: list[Target]) -> list[str]:
+    lines = [
+        "targets (issue 12), measured in this run; ratio = measured / target (<= 1 meets it)",
+        f"  {'measure':<62} {'measured':>10} {'target':>8} {'ratio':>7}",
+    ]
+    for t in targets:
+        if t.value is None:
+            lines.append(f"  {t.measure:<62} {'-':>10} {t.target:>6g} {t.unit:<2} {'-':>6}")
+            continue
+        shown = f"{t.value:.0f}" if t.unit in ("B", "KB") else f"{t.value:.2f}"
+        ratio = t.value / t.target
+        lines.append(
+            f"  {t.measure:<62} {shown:>7} {t.unit:<2} {t.target:>6g} {t.unit:<2} "
+            f"{ratio:>5.2f}x{'' if ratio <= 1 else ' !'}"
+        )
     return lines
+
+
+# ---- profile ------------------------------------------------------------------------------
+
+
+def _pyspy() -> str | None:
+    """The py-spy executable next to this interpreter (or on PATH), when profiling is asked."""
+    if not os.environ.get(PYSPY_ENV):
+        return None
+    beside = os.path.join(os.path.dirname(sys.executable), "py-spy")
+    return beside if os.path.exists(beside) else shutil.which("py-spy")
+
+
+def pyspy_top(path: str, n: int = 10) -> list[str]:
+    """Top ``n`` functions by own samples (the leaf frame) in a py-spy raw file."""
+    own: dict[str, int] = {}
+    total = 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not stack or not count.isdigit():
+                continue
+            leaf = stack.rsplit(";", 1)[-1]
+            own[leaf] = own.get(leaf, 0) + int(count)
+            total += int(count)
+    ranked = sorted(own.items(), key=lambda kv: -kv[1])[:n]
+    return [f"  {100 * c / max(1, total):5.1f}%  {name}" for name, c in ranked]
 
 
 # ---- orchestration ------------------------------------------------------------------------
 
 
-@contextmanager
-def _quiet_hub_logs() -> Iterator[None]:
-    saved = structlog.get_config()
-    configure_logs(json_lines=True, level=logging.WARNING, stream=sys.stderr)
-    try:
-        yield
-    finally:
-        structlog.configure(**saved)
-
-
 async def _measure(sizes: Sizes) -> list[str]:
-    agent = BenchAgent()
+    agent = BenchAgent(sizes.trees[0])
+    lines: list[str] = []
+    profile_tree = 1000 if 1000 in sizes.trees else sizes.trees[-1]
+    profile = None
+    if _pyspy() is not None:
+        profile = os.path.join(os.environ[PYSPY_ENV], f"hub-pyspy-{profile_tree}.txt")
     async with anyio.create_task_group() as tg:
         agent_port = await tg.start(agent.serve)
-        config = HubConfig(
-            host="127.0.0.1",
-            port=0,
-            tokens={CLIENT_TOKEN: Principal("controller", "bench")},
-            sim=False,
-            agents=[AgentTarget(f"ws://127.0.0.1:{agent_port}", AGENT_TOKEN)],
-        )
-        hub = Hub(config)
-        hub.server.rate_per_s = hub.server.burst = 1e9  # measure latency, not the limiter
-        port = await tg.start(hub.run)
-        device = hub.service.devices.get(DEVICE_ID)  # run() returns once the agent linked
-        if device is None or not device.online:
-            raise RuntimeError("the hub did not link the bench agent")
-        bench = Bench(hub, agent, f"ws://127.0.0.1:{port}/v1")
-        bench.time_ingest()
-        fan = await fan_out(bench, sizes)
-        sizes_lines = await frame_bytes(bench, sizes)
-        act = await action_overhead(bench, sizes)
-        poll = await polling_vs_subscription(bench, sizes)
+        config = {
+            "agent": f"ws://127.0.0.1:{agent_port}",
+            "agent_token": AGENT_TOKEN,
+            "token": CLIENT_TOKEN,
+        }
+        async with child("bridge.bench.hub_proc", json.dumps(config)) as hub_child:
+            ready = await hub_child.line(60)
+            hub = HubProcess(hub_child, ready["port"], ready["pid"])
+            async with AsyncExitStack() as stack:
+                workers = [
+                    await stack.enter_async_context(child("bridge.bench.hub_subscribers"))
+                    for _ in range(sizes.workers)
+                ]
+                bench = Bench(sizes, agent, hub, Pool(workers, hub.url))
+                await hub.window()
+                rows: dict[tuple[int, int], Row] = {}
+                for tree in sizes.trees:
+                    await bench.switch_tree(tree)
+                    series: list[Row] = []
+                    for n in sizes.subscribers:
+                        heaviest = tree == profile_tree and n == sizes.subscribers[-1]
+                        out = profile if heaviest else None
+                        series.append(await bench.series(tree, n, out))
+                    await bench.pool.ensure(1)
+                    agent.whole_trees = True
+                    whole = await bench.series(tree, 1)
+                    agent.whole_trees = False
+                    whole.label = "whole"
+                    await bench.pool.ensure(0)
+                    base = series[0]
+                    for r in series[1:]:
+                        r.per_sub_ns = (r.cpu_per_change_ns - base.cpu_per_change_ns) / (
+                            r.subscribers - base.subscribers
+                        )
+                    rows.update({(r.tree, r.subscribers): r for r in series})
+                    rows[(tree, 0)] = whole
+                    lines += [*_table(sizes, tree, [*series, whole]), ""]
+                for tree in sizes.trees[:2]:
+                    await bench.switch_tree(tree)
+                    lines += [*await frame_bytes(bench, tree), ""]
+                actions = []
+                for tree in sizes.action_trees:
+                    await bench.switch_tree(tree)
+                    actions.append(await action_overhead(bench, tree))
+                lines += _action_lines(actions)
+                await bench.switch_tree(sizes.resolve_tree)
+                resolve_ns = await resolve_in_hub(bench, sizes.resolve_tree)
+                lines += [
+                    "",
+                    f"resolve inside the hub ({sizes.resolves} resolves of one ref, "
+                    f"{sizes.resolve_tree:,} nodes): "
+                    f"p50 {statistics.median(resolve_ns) / 1e3:.0f} µs, "
+                    f"p99 {percentile(resolve_ns, 99) / 1e3:.0f} µs",
+                ]
         tg.cancel_scope.cancel()
-    return [*fan, "", *sizes_lines, "", *act, "", *poll]
+    offline = {n: offline_normalize(n, sizes.offline_runs) for n in sizes.offline}
+    lines += [
+        "",
+        "offline import + normalize (generated uiautomator dump, cold, median of "
+        f"{sizes.offline_runs}): "
+        + ", ".join(f"{n:,} nodes {v / 1e6:.1f} ms" for n, v in offline.items()),
+        "",
+        *_target_lines(_targets(rows, actions, resolve_ns, offline, sizes)),
+    ]
+    if profile is not None and await anyio.Path(profile).exists():
+        lines += [
+            "",
+            f"py-spy, hub process, {profile_tree:,} nodes x {sizes.subscribers[-1]:,} "
+            f"subscribers: top 10 by own samples ({profile})",
+            *pyspy_top(profile),
+        ]
+    return lines
+
+
+def _action_lines(actions: list[ActionFigures]) -> list[str]:
+    lines = [
+        "act round trip: CLICK + EXPLICIT_CONDITION(present 'Count N'), stableForMs 0, one at a "
+        "time; overhead = total - agent (command read -> post-action tree and reply sent)",
+        f"  {'tree':>6} {'':<14} {'p50 ms':>8} {'p99 ms':>8}",
+    ]
+    for a in actions:
+        for name, xs in (
+            ("total", a.total_ns),
+            ("agent", a.agent_ns),
+            ("hub overhead", a.overhead_ns),
+        ):
+            p50, p99 = _ms(statistics.median(xs)), _ms(percentile(xs, 99))
+            lines.append(f"  {a.tree:>6} {name:<14} {p50:>8} {p99:>8}")
+        lines.append(f"  {a.tree:>6} {'  ingest':<14} {_ms(a.ingest_ns):>8}")
+        ping = a.ping_ns or [0]
+        lines.append(
+            f"  {a.tree:>6} {'ping':<14} {_ms(statistics.median(ping)):>8} "
+            f"{_ms(percentile(ping, 99)):>8}"
+        )
+    lines.append(
+        "  (ping: one client <-> hub round trip on the same connection; an action makes two "
+        "such round trips, client <-> hub and hub <-> agent)"
+    )
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(run(quick="--quick" in sys.argv)))
+    os._exit(0)

@@ -9,22 +9,42 @@
 - ``screen_state_id`` is coarse: the displayed screen marker (or app) plus a hash of the
   skeleton — roles of containers and every node carrying an automation id — so text edits,
   new plain texts and scrolling leave it unchanged.
-- ``IdAllocator`` keeps node ids stable across snapshots of one device: a node keeps its id
-  only when its identity key was present, with the same multiplicity, in the previous
-  snapshot. An id is never given to a different element; a recycled row showing another item
-  has another key, so it gets a new id.
+- ``IdAllocator`` (``bridge.core.node_ids``) keeps node ids stable across snapshots of one
+  device: a node keeps its id when its identity key was present, with the same multiplicity,
+  in the previous snapshot, or when it stands where a node of the same kind stood and only
+  its texts changed. An id is never given to a different element; a recycled row showing
+  another item gets a new id.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 
+from bridge.core.node_ids import IdAllocator
 from bridge.core.tree import NodeTree
 from bridge.wire.enums import Role
 from bridge.wire.node import SemanticNode
+
+__all__ = [
+    "FAR_DRIFT",
+    "FIELD_WEIGHTS",
+    "FINGERPRINT_FIELDS",
+    "IdAllocator",
+    "ancestor_fingerprint",
+    "automation",
+    "digest_layout_rows",
+    "digest_tree_rows",
+    "drifted_fields",
+    "fingerprint",
+    "layout_hash",
+    "layout_row",
+    "node_name",
+    "screen_state_id",
+    "short_hash",
+    "tree_hash",
+    "tree_row",
+]
 
 FINGERPRINT_FIELDS: tuple[str, ...] = ("role", "automation", "name", "class", "item")
 _SEGMENT = 4  # hex chars per fingerprint field
@@ -116,6 +136,16 @@ def _semantic_row(node: SemanticNode, depth: int) -> tuple[object, ...]:
     )
 
 
+def tree_row(node: SemanticNode, depth: int) -> bytes:
+    """One node's share of ``tree_hash`` (a node at ``depth`` in the pre-order sequence)."""
+    return repr(_semantic_row(node, depth)).encode("utf-8", "surrogatepass")
+
+
+def digest_tree_rows(rows: Iterable[bytes]) -> str:
+    """``tree_hash`` from the nodes' rows in pre-order (see ``tree_row``)."""
+    return hashlib.blake2b(b"".join(rows), digest_size=12).hexdigest()
+
+
 def tree_hash(nodes: Sequence[SemanticNode]) -> str:
     """Equal exactly when every semantic field and the shape are equal.
 
@@ -123,18 +153,27 @@ def tree_hash(nodes: Sequence[SemanticNode]) -> str:
     allocation artefacts, and two captures of one screen must hash equal whoever numbered them.
     The shape is kept through each node's depth in the pre-order sequence.
     """
-    digest = hashlib.blake2b(digest_size=12)
     depth: dict[str | None, int] = {None: -1}
+    rows: list[bytes] = []
     for node in nodes:
         d = depth.get(node.parent_id, -1) + 1
         depth[node.node_id] = d
-        digest.update(repr(_semantic_row(node, d)).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+        rows.append(tree_row(node, d))
+    return digest_tree_rows(rows)
+
+
+def layout_row(node: SemanticNode) -> bytes:
+    """One node's share of ``layout_hash``."""
+    return repr(node.bounds).encode("utf-8", "surrogatepass") + b"\x1f"
+
+
+def digest_layout_rows(rows: Iterable[bytes]) -> str:
+    return hashlib.blake2b(b"".join(rows), digest_size=8).hexdigest()
 
 
 def layout_hash(nodes: Sequence[SemanticNode]) -> str:
     """Hash of every node's bounds in document order: changes while anything moves."""
-    return short_hash(*(n.bounds for n in nodes), size=8)
+    return digest_layout_rows(layout_row(n) for n in nodes)
 
 
 def screen_state_id(nodes: Sequence[SemanticNode], screen_names: Sequence[str], app: str) -> str:
@@ -157,36 +196,3 @@ def screen_state_id(nodes: Sequence[SemanticNode], screen_names: Sequence[str], 
             skeleton.append((node.role.value, aid, d))
     prefix = "+".join(screen_names) if screen_names else app.rsplit(".", 1)[-1]
     return f"{prefix}:{short_hash(*skeleton, size=4)}"
-
-
-@dataclass
-class IdAllocator:
-    """Stable node ids for one device's sequence of snapshots.
-
-    ``allocate`` takes the identity keys of a new capture in document order and returns one
-    id per key. Keys seen last time with the same multiplicity keep their ids (in order);
-    every other key gets a fresh id from a counter that only grows. Not thread-safe; one per
-    device.
-    """
-
-    next_id: int = 1
-    previous: dict[tuple[object, ...], list[str]] = field(default_factory=dict)
-
-    def allocate(self, keys: Sequence[tuple[object, ...]]) -> list[str]:
-        counts = Counter(keys)
-        seen: dict[tuple[object, ...], int] = {}
-        out: list[str] = []
-        current: dict[tuple[object, ...], list[str]] = {}
-        for key in keys:
-            k = seen.get(key, 0)
-            seen[key] = k + 1
-            old = self.previous.get(key)
-            if old is not None and len(old) == counts[key]:
-                nid = old[k]
-            else:
-                nid = f"n{self.next_id}"
-                self.next_id += 1
-            out.append(nid)
-            current.setdefault(key, []).append(nid)
-        self.previous = current
-        return out

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from bridge.core.importers.android_rules import window_type_for_package
 from bridge.wire.enums import Platform
-from bridge.wire.raw import RawTree
+from bridge.wire.raw import RawNode, RawTree
 
 KEYBOARD_LABEL = "Keyboard"
 ANDROID_HIDE_HINT = "BACK hides the keyboard"
@@ -45,6 +45,26 @@ class KeyboardRegion:
 
 def find_keyboards(raw: RawTree) -> tuple[KeyboardRegion, ...]:
     """Every keyboard region of ``raw``, in document order (one pass, pre-order)."""
+    return keyboard_regions(raw)[0]
+
+
+def region_members(raw: RawTree, keyboards: Sequence[KeyboardRegion]) -> list[int]:
+    """Per node of ``raw``: the index of the root of the keyboard region it is in, or -1."""
+    return keyboard_regions(raw)[1] if keyboards else [-1] * len(raw.nodes)
+
+
+def may_start_region(raw: RawTree, node: RawNode) -> bool:
+    """Whether ``node`` could be (or could have been) a keyboard region's root: a superset
+    of the test ``keyboard_regions`` applies, for callers deciding whether to look again."""
+    if raw.platform is Platform.ANDROID:
+        ime = any(w.id == node.window and w.type == "input_method" for w in raw.windows)
+        return ime or window_type_for_package(node.package) == "input_method"
+    kind = node.class_name or ""
+    return kind in _IOS_KEYBOARD or kind in _IOS_WINDOW
+
+
+def keyboard_regions(raw: RawTree) -> tuple[tuple[KeyboardRegion, ...], list[int]]:
+    """The keyboard regions of ``raw`` and, per node, the index of its region's root (-1)."""
     ime_windows = {w.id: w.package for w in raw.windows if w.type == "input_method"}
     android = raw.platform is Platform.ANDROID
     region_of: list[int] = []  # per node: index of its region root, or -1
@@ -71,9 +91,10 @@ def find_keyboards(raw: RawTree) -> tuple[KeyboardRegion, ...]:
         root = region_of[i]
         if root >= 0 and i != root and _is_hide_key(node.label or node.text):
             hide[root].append(i)
-    return tuple(
+    regions = tuple(
         _region(raw, r, ime_windows.get(raw.nodes[r].window), hide[r], android) for r in roots
     )
+    return regions, region_of
 
 
 def _is_hide_key(name: str | None) -> bool:

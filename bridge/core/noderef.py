@@ -100,10 +100,6 @@ def context_text(tree: NodeTree, node_id: str) -> str | None:
     return None
 
 
-def _ids_equal(node: SemanticNode, value: str) -> bool:
-    return node.resource_id == value or node.automation_id == value
-
-
 def locator_kind(loc: Locator) -> str:
     """The wire tag of a locator (``RESOURCE_ID`` ...)."""
     return str(loc.__struct_config__.tag)
@@ -118,7 +114,7 @@ def build_ref(snapshot: ScreenSnapshot, tree: NodeTree, node_id: str) -> NodeRef
     aid = automation(node)
     scope = ancestor_scope(tree, node_id)
     if aid:
-        same = [n for n in tree.nodes if _ids_equal(n, aid)]
+        same = tree.lookup("ids", aid)
         if len(same) == 1:
             locators.append(ResourceIdLocator(value=aid))
         else:
@@ -145,19 +141,27 @@ def build_ref(snapshot: ScreenSnapshot, tree: NodeTree, node_id: str) -> NodeRef
     return NodeRef(
         snapshot_id=snapshot.snapshot_id,
         node_id=node_id,
-        fingerprint=fingerprint(node),
-        ancestor_fingerprint=ancestor_fingerprint(tree, node_id),
+        fingerprint=_fingerprint(tree, node),
+        ancestor_fingerprint=_ancestry(tree, node_id),
         locators=tuple(locators),
     )
+
+
+def _fingerprint(tree: NodeTree, node: SemanticNode) -> str:
+    """``fingerprint(node)``, cached in the capture's index."""
+    return tree.index.fingerprint(node, fingerprint)
+
+
+def _ancestry(tree: NodeTree, node_id: str) -> str:
+    """``ancestor_fingerprint(tree, node_id)``, cached in the capture's index."""
+    return tree.index.ancestry(tree, node_id, ancestor_fingerprint)
 
 
 def _look_alikes(tree: NodeTree, role: Role, name: str, scope: str | None) -> list[SemanticNode]:
     return [
         n
-        for n in tree.nodes
-        if n.role is role
-        and node_name(n) == name
-        and (scope is None or ancestor_scope(tree, n.node_id) == scope)
+        for n in tree.lookup("name", (role, name))
+        if scope is None or ancestor_scope(tree, n.node_id) == scope
     ]
 
 
@@ -222,12 +226,12 @@ def _candidates(tree: NodeTree, locator: Locator) -> list[SemanticNode]:
     nodes = tree.nodes
     match locator:
         case ResourceIdLocator(value=value):
-            return [n for n in nodes if _ids_equal(n, value)]
+            return tree.lookup("ids", value)
         case ResourceIdScopedLocator(value=value, ancestor=anc):
             return [
                 n
-                for n in nodes
-                if _ids_equal(n, value) and (anc is None or ancestor_scope(tree, n.node_id) == anc)
+                for n in tree.lookup("ids", value)
+                if anc is None or ancestor_scope(tree, n.node_id) == anc
             ]
         case RoleLabelAncestorLocator():
             found = _role_label(tree, locator)
@@ -235,11 +239,8 @@ def _candidates(tree: NodeTree, locator: Locator) -> list[SemanticNode]:
         case CollectionItemLocator(role=role, item_key=key, scroll_container=container):
             return [
                 n
-                for n in nodes
-                if n.role is role
-                and n.collection is not None
-                and n.collection.item_key == key
-                and (container is None or ancestor_scope(tree, n.node_id) == container)
+                for n in tree.lookup("item", (role, key))
+                if container is None or ancestor_scope(tree, n.node_id) == container
             ]
         case StructuralPathLocator(value=path):
             there = tree.at_path(path)
@@ -303,11 +304,7 @@ def _narrow(
         if len(by_id) == 1:
             return by_id[0]
     if ref.ancestor_fingerprint is not None:
-        same_anc = [
-            c
-            for c in candidates
-            if ancestor_fingerprint(tree, c.node_id) == ref.ancestor_fingerprint
-        ]
+        same_anc = [c for c in candidates if _ancestry(tree, c.node_id) == ref.ancestor_fingerprint]
         if len(same_anc) == 1:
             return same_anc[0]
     return None
@@ -344,7 +341,7 @@ def resolve_ref(
         if (
             outcome.locator not in _ID_LOCATORS
             and ref.ancestor_fingerprint is not None
-            and ancestor_fingerprint(tree, outcome.node.node_id) != ref.ancestor_fingerprint
+            and _ancestry(tree, outcome.node.node_id) != ref.ancestor_fingerprint
         ):
             # Found by name, but it no longer sits where the ref's element sat: without an
             # id to vouch for it, that is another element (or the same one moved) - refuse.
@@ -353,7 +350,7 @@ def resolve_ref(
                 outcome.node,
             )
         strict = generation is not None and generation.expected != generation.current
-        return _check_drift(ref, outcome, strict=strict)
+        return _check_drift(ref, outcome, strict=strict, tree=tree)
     return outcome
 
 
@@ -361,13 +358,13 @@ def _label_locator(ref: NodeRef) -> RoleLabelAncestorLocator | None:
     return next((loc for loc in ref.locators if isinstance(loc, RoleLabelAncestorLocator)), None)
 
 
-def _check_drift(ref: NodeRef, outcome: Resolved, *, strict: bool) -> Resolution:
+def _check_drift(ref: NodeRef, outcome: Resolved, *, strict: bool, tree: NodeTree) -> Resolution:
     """The one candidate is refused when its identity drifted far (any drift under a
     generation check), or when the text it shows is no longer the one the ref recorded
     (``shown_text``); a name or text whose numbers alone changed is tolerated unless
     ``strict``."""
     node = outcome.node
-    fields = drifted_fields(ref.fingerprint, fingerprint(node))
+    fields = drifted_fields(ref.fingerprint, _fingerprint(tree, node))
     label = _label_locator(ref)
     name = node_name(node)
     if not strict and fields == ("name",) and label is not None and name is not None:
@@ -425,7 +422,7 @@ def _diagnose_missing(ref: NodeRef, tree: NodeTree) -> Resolution:
             there = tree.at_path(loc.value)
             if there is None:
                 break
-            fp = fingerprint(there)
+            fp = _fingerprint(tree, there)
             fields = drifted_fields(ref.fingerprint, fp)
             if fields and _same_kind(ref.fingerprint, there, fields):
                 return Stale(
@@ -462,8 +459,8 @@ def _weak_only(ref: NodeRef, tree: NodeTree) -> Resolution:
             there = tree.at_path(loc.value)
             if (
                 there is not None
-                and fingerprint(there) == ref.fingerprint
-                and ancestor_fingerprint(tree, there.node_id) == ref.ancestor_fingerprint
+                and _fingerprint(tree, there) == ref.fingerprint
+                and _ancestry(tree, there.node_id) == ref.ancestor_fingerprint
             ):
                 return Resolved(there, "STRUCTURAL_PATH")
     return WeakUnresolvable(

@@ -11,7 +11,7 @@ nodes and meta, node for node in pre-order; ``patch(a, a)`` is empty.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -42,6 +42,24 @@ class PatchMismatch:
     reason: str
 
 
+def unseen_changes(
+    a: ScreenSnapshot,
+    b: ScreenSnapshot,
+    cut_a: Collection[str],
+    cut_b: Collection[str],
+    changed: Sequence[str] | None = None,
+) -> list[str]:
+    """Ids of the full nodes, ``a`` to ``b``, that were added or changed among ``b``'s
+    compact cut (``cut_b``) or removed from ``a``'s (``cut_a``): what a compact subscriber
+    cannot see (``b`` order, removals after). ``changed``: see ``patch``."""
+    if not cut_a and not cut_b:
+        return []
+    body = patch(a, b, changed)
+    out = [n.node_id for n in body.upsert if n.node_id in cut_b]
+    out += [nid for nid in body.remove if nid in cut_a]
+    return out
+
+
 def _children(nodes: Sequence[SemanticNode]) -> dict[str, list[str]]:
     children: dict[str, list[str]] = {ROOT: []}
     for node in nodes:
@@ -53,7 +71,16 @@ def meta_of(snapshot: ScreenSnapshot) -> ScreenSnapshot:
     return msgspec.structs.replace(snapshot, nodes=())
 
 
-def patch(a: ScreenSnapshot, b: ScreenSnapshot) -> Patch:
+def patch(a: ScreenSnapshot, b: ScreenSnapshot, changed: Sequence[str] | None = None) -> Patch:
+    """The delta from ``a`` to ``b``. ``changed`` (optional) names every node of ``b`` that
+    differs from ``a`` when both have the same ids in the same places (the normalization
+    engine knows it); then the delta is built from those nodes alone."""
+    if changed is not None:
+        if not changed:
+            return Patch(a.snapshot_id, meta_of(b), (), (), {})
+        wanted = set(changed)
+        upsert = tuple(n for n in b.nodes if n.node_id in wanted)
+        return Patch(a.snapshot_id, meta_of(b), (), upsert, {})
     old = {n.node_id: n for n in a.nodes}
     new_ids = {n.node_id for n in b.nodes}
     remove = tuple(n.node_id for n in a.nodes if n.node_id not in new_ids)

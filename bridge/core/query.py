@@ -40,7 +40,7 @@ any node is read. Confidence of a match is the lowest confidence of its text/lab
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bridge.core.noderef import context_text
@@ -53,7 +53,7 @@ from bridge.core.textmatch import (
 )
 from bridge.core.tree import ROOT, NodeTree
 from bridge.wire.base import Bounds
-from bridge.wire.enums import ActionVerb, Role
+from bridge.wire.enums import ActionVerb, MatchMode, Role
 from bridge.wire.node import SemanticNode
 from bridge.wire.query import QueryState, SemanticQuery, TextMatch, Within
 
@@ -309,6 +309,51 @@ def _without_echoes(tree: NodeTree, matches: list[QueryMatch]) -> list[QueryMatc
     return kept
 
 
+_INDEXED_MODES = (MatchMode.EXACT, MatchMode.NORMALIZED_EXACT)
+
+
+def _text_keys(spec: TextMatch, raw: str, norm: str) -> tuple[str, str] | None:
+    """(index map, key) under which a node matching ``spec`` must be found, when the mode
+    allows a lookup (EXACT: the text as is; NORMALIZED_EXACT: normalized)."""
+    if spec.match is MatchMode.EXACT:
+        return raw, spec.value
+    if spec.match is MatchMode.NORMALIZED_EXACT:
+        return norm, normalize_text(spec.value)
+    return None
+
+
+def _narrowed(tree: NodeTree, query: SemanticQuery) -> Sequence[SemanticNode]:
+    """Every node that can match ``query``'s own fields (a superset, document order), from the
+    capture's index; all nodes when no field allows a lookup."""
+    index = tree.index
+    groups: list[list[str]] = []
+    if query.resource_id is not None:
+        q = query.resource_id
+        found = index.find("ids", q)
+        if q and ":id/" not in q:
+            found = found + index.find("short", q)
+        groups.append(found if q else [])
+    if query.text is not None:
+        keys = _text_keys(query.text, "text", "text_norm")
+        if keys is not None:
+            hints = _text_keys(query.text, "hint", "hint_norm")
+            assert hints is not None
+            groups.append(index.find(*keys) + index.find(*hints))
+    if query.label is not None:
+        keys = _text_keys(query.label, "label", "label_norm")
+        if keys is not None:
+            groups.append(index.find(*keys))
+    if query.role is not None:
+        groups.append(index.find("role", query.role))
+    if not groups:
+        return tree.nodes
+    groups.sort(key=len)
+    others = [set(g) for g in groups[1:]]
+    ids = {i for i in groups[0] if all(i in o for o in others)}
+    order = tree.order
+    return [tree.by_id[i] for i in sorted(ids, key=order.__getitem__)]
+
+
 def run_query(
     tree: NodeTree, query: SemanticQuery, *, viewport: Bounds | None = None
 ) -> QueryOutcome:
@@ -330,7 +375,8 @@ def run_query(
             nearby = within_c.text
 
     matches: list[QueryMatch] = []
-    for node in tree.nodes:
+    pool = tree.nodes if anchors is not None else _narrowed(tree, query)
+    for node in pool:
         if anchors is not None and node.node_id not in allowed:
             near = _near_text(tree, main, nearby, node) if nearby is not None else None
             if near is not None:

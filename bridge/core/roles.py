@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bridge.wire.base import Bounds
 from bridge.wire.enums import Role
@@ -175,17 +176,35 @@ def is_ios_type(class_name: str | None) -> bool:
     )
 
 
+CLASS_CACHE = 4096
+"""Distinct class names whose derived facts are cached (the caches are bounded: class names
+come from agents and dumps)."""
+
+
 def class_role(node: RawNode) -> Role | None:
     """The role a known widget class or iOS element type implies, if any."""
-    name = simple_class(node.class_name)
+    return role_of_class(node.class_name)
+
+
+@lru_cache(maxsize=CLASS_CACHE)
+def role_of_class(class_name: str | None) -> Role | None:
+    """``class_role`` by class name alone (cached: it depends on nothing else)."""
+    name = simple_class(class_name)
     if not name:
         return None
-    if is_ios_type(node.class_name):
+    if is_ios_type(class_name):
         return _IOS_TYPE_ROLES.get(name)
     for suffix, role in _ANDROID_CLASS_ROLES:
         if name == suffix or name.endswith(suffix):
             return role
     return None
+
+
+@lru_cache(maxsize=CLASS_CACHE)
+def is_tab_parent_class(class_name: str | None) -> bool:
+    """The class is a container whose interactive children are tabs (``TabWidget`` ...)."""
+    parent = simple_class(class_name)
+    return bool(parent) and parent.rsplit("$", 1)[-1].endswith(_TAB_PARENT_CLASSES)
 
 
 def trait_role(node: RawNode) -> Role | None:
@@ -276,8 +295,7 @@ def is_tab(node: RawNode, ctx: RoleContext) -> bool:
     interactive = node.clickable or node.focusable or node.long_clickable
     if not interactive:
         return False
-    parent = simple_class(ctx.parent_class)
-    if parent and parent.rsplit("$", 1)[-1].endswith(_TAB_PARENT_CLASSES):
+    if is_tab_parent_class(ctx.parent_class):
         return True
     if ctx.in_tab_row:
         return True

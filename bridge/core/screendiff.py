@@ -173,6 +173,8 @@ def screen_diff(
     shift: dict[str, tuple[int, int, int, int] | None] = {}
     for node in b.nodes:
         old = old_by_id.get(node.node_id)
+        if old is node:
+            continue  # the very same node: neither moved nor changed
         if old is None:
             if room and len(added) < max_added:
                 new_node = _redacted(node)

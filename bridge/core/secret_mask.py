@@ -39,6 +39,9 @@ class SecretMasker:
     def __init__(self, capacity: int = MAX_SECRETS) -> None:
         self._secrets: OrderedDict[str, None] = OrderedDict()
         self._capacity = capacity
+        self.version = 0
+        """Grows whenever the set of secrets changes (a capture masked at the same version
+        needs only its changed nodes masked again)."""
 
     def __len__(self) -> int:
         return len(self._secrets)
@@ -47,10 +50,13 @@ class SecretMasker:
         """Remember ``secret`` (call before the text is dispatched)."""
         if not secret:
             return
+        if secret not in self._secrets:
+            self.version += 1
         self._secrets[secret] = None
         self._secrets.move_to_end(secret)
         while len(self._secrets) > self._capacity:
             self._secrets.popitem(last=False)
+            self.version += 1
 
     def is_secret(self, text: str | None) -> bool:
         """True when ``text`` would be masked in an ordinary (non-editable) field."""
@@ -67,6 +73,17 @@ class SecretMasker:
             if editable and len(text) >= min(MIN_PREFIX, len(secret)) and secret.startswith(text):
                 return True
         return False
+
+    def mask_node(self, node: RawNode) -> RawNode:
+        """``node`` with every field that shows a typed secret replaced by ``MASK``."""
+        updates: dict[str, str] = {}
+        for name in _FIELDS:
+            text = getattr(node, name)
+            if text is not None and self._hides(
+                text, editable=node.editable and name in ("text", "value")
+            ):
+                updates[name] = MASK
+        return msgspec.structs.replace(node, **updates) if updates else node
 
     def mask(self, tree: RawTree) -> RawTree:
         """``tree`` with every field that shows a typed secret replaced by ``MASK``; the same

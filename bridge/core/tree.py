@@ -7,15 +7,16 @@ roots. Built once per snapshot (O(n)); never mutated afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
+from bridge.core.node_index import NodeIndex
 from bridge.wire.node import SemanticNode
 
 ROOT = ""
 
 
 class NodeTree:
-    __slots__ = ("by_id", "children", "nodes", "order", "parent")
+    __slots__ = ("_index", "_pending", "by_id", "children", "nodes", "order", "parent")
 
     def __init__(self, nodes: Sequence[SemanticNode]) -> None:
         self.nodes: tuple[SemanticNode, ...] = tuple(nodes)
@@ -31,6 +32,60 @@ class NodeTree:
             pid = node.parent_id if node.parent_id is not None else ROOT
             self.parent[nid] = pid
             self.children.setdefault(pid, []).append(nid)
+        self._index: NodeIndex | None = None
+        self._pending: tuple[NodeIndex, dict[str, tuple[SemanticNode, SemanticNode]]] | None = None
+        """An earlier capture's index and the nodes changed since (built on first use)."""
+
+    @classmethod
+    def replaced(
+        cls, previous: NodeTree, nodes: Sequence[SemanticNode], changed: Iterable[SemanticNode]
+    ) -> NodeTree:
+        """The tree of ``nodes``: ``previous``'s nodes with ``changed`` ones replaced by nodes
+        of the same ids and parents (the shape is shared, not rebuilt)."""
+        tree = cls.__new__(cls)
+        tree.nodes = tuple(nodes)
+        tree.order = previous.order
+        tree.parent = previous.parent
+        tree.children = previous.children
+        by_id = dict(previous.by_id)
+        pairs = []
+        for node in changed:
+            pairs.append((previous.by_id[node.node_id], node))
+            by_id[node.node_id] = node
+        tree.by_id = by_id
+        tree._index = None
+        tree._pending = None
+        if previous._index is not None:
+            base, changes = previous._index, {}
+        elif previous._pending is not None:
+            base, earlier = previous._pending
+            changes = dict(earlier)
+        else:
+            return tree
+        for before, after in pairs:
+            first = changes.get(after.node_id)
+            changes[after.node_id] = (first[0] if first is not None else before, after)
+        tree._pending = (base, changes)
+        return tree
+
+    @property
+    def index(self) -> NodeIndex:
+        """Lookups by id, text, label, role, name and item key (built on first use)."""
+        index = self._index
+        if index is None:
+            pending = self._pending
+            if pending is not None:
+                base, changes = pending
+                index = base.replaced(self.order, changes.values())
+            else:
+                index = NodeIndex.build(self.nodes, self.order)
+            self._index, self._pending = index, None
+        return index
+
+    def lookup(self, map_name: str, key: object) -> list[SemanticNode]:
+        """The nodes in ``map_name``'s bucket ``key`` (document order)."""
+        by_id = self.by_id
+        return [by_id[nid] for nid in self.index.find(map_name, key)]
 
     def __len__(self) -> int:
         return len(self.nodes)

@@ -51,7 +51,7 @@ from bridge.wire.agent_link import (
     NodeIdentity,
 )
 from bridge.wire.client_protocol import Act, ActionEvent, App, Global
-from bridge.wire.conditions import AppForeground
+from bridge.wire.conditions import AllOf, AnyOf, AppForeground, Condition, Not, Stable
 from bridge.wire.enums import (
     ActionVerb,
     AppAction,
@@ -425,9 +425,14 @@ async def _act_locked(
         stable_ms = verify_req.stable_for_ms if verify_req else DEFAULT_STABLE_MS
         before_view = observed(device, before, before.received_ms)
 
+        last: list[tuple[Capture, Verification | None]] = []
+        timeless = verify_req is None or not _reads_the_clock(verify_req.expected)
+
         def verdict_on(cap: Capture) -> Verification | None:
             if verify_req is None or verify_req.policy is VerificationPolicy.DISPATCH_ONLY:
                 return None
+            if timeless and last and last[0][0] is cap:
+                return last[0][1]  # measured on this very capture already
             got = verify(
                 verify_req.policy,
                 verify_req.expected,
@@ -437,6 +442,7 @@ async def _act_locked(
             )
             if isinstance(got, PolicyRejected):
                 raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, got.reason)
+            last[:] = [(cap, got)]
             return got
 
         def holds(cap: Capture) -> bool:
@@ -606,6 +612,19 @@ async def _global_or_app_locked(
         device.leases.touch(session.id, svc.clock_ms())
         _emit(svc, session, device, msg.id, verb, name, None, result, None, started)
         return result
+
+
+def _reads_the_clock(condition: Condition | None) -> bool:
+    """Whether the condition's answer can change with time alone (a ``stable`` leaf)."""
+    match condition:
+        case Stable():
+            return True
+        case AllOf(conditions=subs) | AnyOf(conditions=subs):
+            return any(_reads_the_clock(sub) for sub in subs)
+        case Not(condition=sub):
+            return _reads_the_clock(sub)
+        case _:
+            return False
 
 
 def _trouble_reason(exc: BaseException) -> str:

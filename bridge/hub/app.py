@@ -25,7 +25,7 @@ from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
 from bridge.hub.settled import SettledFeed
-from bridge.net.agent_link import AgentLink, AgentLost, AgentRefused
+from bridge.net.agent_link import AgentLink, AgentLost, AgentRefused, Changed
 from bridge.net.auth import Authenticator, Principal
 from bridge.net.client_server import ClientServer
 from bridge.wire.agent_link import AgentStatus, TreePush
@@ -77,6 +77,8 @@ class HubConfig:
     """Overrides of ``ClientServer``'s per-connection bounds (``outbound_soft_limit``,
     ``slow_client_grace_s``, ``auth_deadline_s``, ``max_per_peer``, ...); tests and
     ``scripts/soak`` shorten them."""
+    agent_tree_deltas: bool = True
+    """Ask agents that can for tree deltas (``tree_delta``); off: every tree comes whole."""
     install_dir: Path | None = None
     """Packages ``app.install`` may install, by file name (None: installing is disabled)."""
     dashboard: bytes | None = None
@@ -87,27 +89,39 @@ class HubConfig:
 
 
 THREAD_INGEST_NODES = 400
-"""Captures with at least this many raw nodes are prepared in a worker thread."""
+"""Captures with at least this many raw nodes are prepared in a worker thread..."""
+INLINE_CHANGES = 64
+"""...unless the agent's delta changed at most this many nodes of a capture of the same shape
+and normalization will reuse the rest: that costs less than the hop to a thread."""
 
 
 class _Mailbox:
     """The newest tree push of one link: a push that arrives before the previous one was
-    ingested replaces it (ingest coalesces under a flood; the newest screen always wins)."""
+    ingested replaces it (ingest coalesces under a flood; the newest screen always wins).
+    What changed since the last push taken is the union of what each replaced push changed
+    (unknown as soon as one of them does not say)."""
 
     def __init__(self) -> None:
         self._push: TreePush | None = None
+        self._changed: Changed = None
         self._event = anyio.Event()
 
-    def put(self, push: TreePush) -> None:
-        self._push = push
+    def put(self, push: TreePush, changed: Changed = None) -> None:
+        if self._push is not None:
+            if changed is not None and self._changed is not None:
+                changed = tuple(sorted({*self._changed, *changed}))
+            else:
+                changed = None
+        self._push, self._changed = push, changed
         self._event.set()
 
-    async def take(self) -> TreePush:
+    async def take(self) -> tuple[TreePush, Changed]:
         while self._push is None:
             await self._event.wait()
             self._event = anyio.Event()
-        push, self._push = self._push, None
-        return push
+        push, changed = self._push, self._changed
+        self._push = self._changed = None
+        return push, changed
 
 
 def monotonic_ms() -> int:
@@ -309,6 +323,9 @@ class Hub:
         async def on_tree(push: TreePush) -> None:
             mailbox.put(push)
 
+        async def on_update(push: TreePush, changed: Changed) -> None:
+            mailbox.put(push, changed)
+
         async def on_status(status: AgentStatus) -> None:
             dev = holder.get("device")
             if dev is not None:
@@ -334,6 +351,8 @@ class Hub:
             on_tree=on_tree,
             on_status=on_status,
             on_bad_frame=on_bad_frame,
+            on_update=on_update,
+            tree_deltas=self.config.agent_tree_deltas,
             open_socket=target.open_socket,
         )
         device: DeviceRuntime | None = None
@@ -354,15 +373,19 @@ class Hub:
 
             async def ingest_loop(dev: DeviceRuntime) -> None:
                 while True:
-                    push = await mailbox.take()
+                    push, changed = await mailbox.take()
                     started = time.monotonic()
                     try:
-                        if len(push.tree.nodes) >= THREAD_INGEST_NODES:
+                        if len(push.tree.nodes) >= THREAD_INGEST_NODES and not (
+                            changed is not None
+                            and len(changed) <= INLINE_CHANGES
+                            and dev.engine.reuses(push.tree, changed)
+                        ):
                             # Big trees normalize in a worker thread: the event loop keeps
                             # answering everyone else between the GIL's switch intervals.
-                            prepared = await anyio.to_thread.run_sync(dev.prepare, push)
+                            prepared = await anyio.to_thread.run_sync(dev.prepare, push, changed)
                         else:
-                            prepared = dev.prepare(push)
+                            prepared = dev.prepare(push, changed)
                         dev.commit(push, prepared)
                     except Exception as exc:  # a tree that breaks ingest degrades, never kills
                         dev.set_fault(

@@ -34,23 +34,27 @@ import msgspec
 
 from bridge.core.identity import IdAllocator
 from bridge.core.leases import LeaseBook
-from bridge.core.normalize import Normalized, NormalizeFailure, SnapshotContext, normalize
-from bridge.core.patch import patch
-from bridge.core.raw_limits import cap_raw_tree
+from bridge.core.normalize import Normalized, NormalizeEngine, NormalizeFailure, SnapshotContext
+from bridge.core.patch import patch, unseen_changes
+from bridge.core.raw_limits import MAX_CAPTURE_NODES, Capped, cap_raw_tree
 from bridge.core.secret_mask import SecretMasker
 from bridge.core.tree import NodeTree
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
+from bridge.net.frames import Outgoing
 from bridge.wire.agent_link import TreePush
 from bridge.wire.client_protocol import (
     MAX_HISTORY,
+    MAX_UNSEEN,
     DeltaEvent,
     DeviceEvent,
     DeviceHealth,
     SnapshotEvent,
+    Unseen,
 )
-from bridge.wire.codec import WireFormat, encode
+from bridge.wire.codec import encode
 from bridge.wire.enums import Platform
+from bridge.wire.raw import RawTree
 from bridge.wire.snapshot import ScreenSnapshot
 
 HISTORY = 64
@@ -128,6 +132,12 @@ class DeviceRuntime:
         self.agent_name: str | None = None
         self.capabilities: tuple[str, ...] = ()
         self.allocator = IdAllocator()
+        self.engine = NormalizeEngine(self.allocator)
+        """Normalizes this device's captures in order, reusing what did not change."""
+        self._whole = False
+        """The last capture prepared was normalized whole (not cut by the caps)."""
+        self._mask_memo: tuple[int, RawTree] | None = None
+        """(masker version, masked tree) of the last capture prepared, while secrets exist."""
         self.generation = generation_base
         self.masker = masker if masker is not None else SecretMasker()
         self.faults: dict[str, str] = {}
@@ -163,22 +173,58 @@ class DeviceRuntime:
         """Normalize a pushed tree; returns the new capture when it is a new generation."""
         return self.commit(push, self.prepare(push))
 
-    def prepare(self, push: TreePush) -> Prepared | NormalizeFailure:
+    def prepare(
+        self, push: TreePush, changed: tuple[int, ...] | None = None
+    ) -> Prepared | NormalizeFailure:
         """The CPU half of ingest (cap, mask, normalize, index). It touches only this device's
-        id allocator, so the caller may run it in a worker thread, one at a time per device,
-        and must then ``commit`` the result on the event loop before preparing the next."""
+        normalization engine (and its id allocator) and masking state, so the caller may run
+        it in a worker thread, one at a time per device, and must then ``commit`` the result
+        on the event loop before preparing the next. ``changed``: the indexes that differ from
+        the previous capture prepared, when the shape did not change (an agent's tree delta
+        says), so nothing else is looked at again."""
         now = self.clock_ms()
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
-        capped = cap_raw_tree(push.tree)
-        raw = self.masker.mask(capped.tree)
-        result = normalize(raw, SnapshotContext(self.id, tentative, now), self.allocator)
+        same_shape = changed is not None and self._whole
+        if same_shape and len(push.tree.nodes) <= MAX_CAPTURE_NODES:
+            capped = Capped(push.tree, 0)  # the shape passed the caps last time
+        else:
+            capped = cap_raw_tree(push.tree)
+            changed = None if capped.dropped else changed
+        raw = self._masked(capped.tree, changed)
+        self._whole = False
+        result = self.engine.run(raw, SnapshotContext(self.id, tentative, now), changed)
         if isinstance(result, NormalizeFailure):
             return result
+        self._whole = not capped.dropped
+        tree = result.tree if result.tree is not None else NodeTree(result.full.nodes)
         if capped.dropped:
             full = msgspec.structs.replace(result.full, truncated=True)
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
-        return Prepared(result, NodeTree(result.full.nodes), now, capped.reason)
+        return Prepared(result, tree, now, capped.reason)
+
+    def _masked(self, raw: RawTree, changed: tuple[int, ...] | None) -> RawTree:
+        """``raw`` with typed secrets masked: only the ``changed`` nodes are looked at when the
+        previous capture was masked with the same secrets."""
+        masker = self.masker
+        if not len(masker):
+            self._mask_memo = None
+            return raw
+        memo = self._mask_memo
+        if (
+            changed is not None
+            and memo is not None
+            and memo[0] == masker.version
+            and len(memo[1].nodes) == len(raw.nodes)
+        ):
+            nodes = list(memo[1].nodes)
+            for i in changed:
+                nodes[i] = masker.mask_node(raw.nodes[i])
+            masked = msgspec.structs.replace(raw, nodes=tuple(nodes))
+        else:
+            masked = masker.mask(raw)
+        self._mask_memo = (masker.version, masked)
+        return masked
 
     def commit(self, push: TreePush, prepared: Prepared | NormalizeFailure) -> Capture | None:
         """Apply a prepared capture (on the event loop): generations, history, fan-out."""
@@ -255,7 +301,12 @@ class DeviceRuntime:
         for compact, stream in self.streams.items():
             if not stream.members:
                 continue
-            body = patch(previous.snapshot(compact), capture.snapshot(compact))
+            known = _known_changes(previous, capture)
+            body = patch(
+                previous.snapshot(compact),
+                capture.snapshot(compact),
+                None if compact else known,
+            )
             stream.seq += 1
             self.stats.deltas += 1
             event = DeltaEvent(
@@ -269,17 +320,16 @@ class DeviceRuntime:
                 remove=body.remove,
                 upsert=body.upsert,
                 order=body.order,
+                unseen=unseen_of(previous, capture, known) if compact else None,
             )
             self._broadcast(stream.members, stream.id, event)
 
     def _broadcast(self, members: set[Session], stream: str | None, event: Any) -> None:
-        """Encode once per format; the same bytes go to every member."""
-        cache: dict[WireFormat, bytes] = {}
+        """Encode once per format and frame once per (format, compression); the same bytes
+        go to every member."""
+        outgoing = Outgoing(event, encode)
         for session in list(members):
-            data = cache.get(session.format)
-            if data is None:
-                data = cache[session.format] = encode(event, session.format)
-            session.push_event(stream, data)
+            session.push_event(stream, outgoing)
 
     def _resync_all(self) -> None:
         """After a (re)connection: every member gets the stream's snapshot, encoded once."""
@@ -376,3 +426,26 @@ class DeviceRuntime:
             self.faults.clear()
         self._health_event()
         self._notify()
+
+
+def unseen_of(
+    previous: Capture, capture: Capture, known: tuple[str, ...] | None = None
+) -> Unseen | None:
+    """What changed from ``previous`` to ``capture`` where the compact views, cut at their
+    budget, do not reach (None: nothing, or the views were whole)."""
+    before, after = previous.normalized, capture.normalized
+    ids = unseen_changes(before.full, after.full, before.cut, after.cut, known)
+    if not ids:
+        return None
+    return Unseen(count=len(ids), nodes=tuple(ids[:MAX_UNSEEN]))
+
+
+def _known_changes(previous: Capture, capture: Capture) -> tuple[str, ...] | None:
+    """The full nodes that changed from ``previous`` to ``capture`` when the normalization
+    engine knows them relative to exactly ``previous``'s nodes (else None: compare)."""
+    norm = capture.normalized
+    base = norm.changed_from
+    if norm.changed is None or base is None:
+        return None
+    before = previous.normalized.full.nodes
+    return norm.changed if base is before or base == before else None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from bridge.farm.link import FarmLink
 from bridge.net.auth import Principal
 from bridge.net.client_server import Session
+from bridge.net.frames import Outgoing
 from bridge.wire.client_protocol import (
     DeviceEvent,
     ErrorMessage,
@@ -79,7 +80,7 @@ class ForwardedSession(Session):
     def respond(self, message: Any) -> None:
         self.answer = message
 
-    def push_event(self, stream: str | None, data: bytes) -> None:
+    def push_event(self, stream: str | None, event: bytes | Outgoing) -> None:
         return None  # a forwarded session is never a stream member
 
 
@@ -96,9 +97,9 @@ class RelayMember(Session):
     def respond(self, message: Any) -> None:
         self.answer = message
 
-    def push_event(self, stream: str | None, data: bytes) -> None:
+    def push_event(self, stream: str | None, event: bytes | Outgoing) -> None:
         if stream is not None:  # device/lease/action events travel on the events subject
-            self.publish(data)
+            self.publish(event.payload(self.format) if isinstance(event, Outgoing) else event)
 
 
 class FarmOwner:

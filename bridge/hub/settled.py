@@ -26,10 +26,11 @@ from typing import Any
 import anyio
 
 from bridge.core.patch import patch
-from bridge.hub.device import Capture, DeviceRuntime, Stream
+from bridge.hub.device import Capture, DeviceRuntime, Stream, unseen_of
 from bridge.net.client_server import Session
+from bridge.net.frames import Outgoing
 from bridge.wire.client_protocol import DeltaEvent, SubscribeResult
-from bridge.wire.codec import WireFormat, encode
+from bridge.wire.codec import encode
 
 SETTLE_WINDOW_MS = 300
 """No new generation for this long (with the agent reporting stable) means settled."""
@@ -155,13 +156,11 @@ class SettledFeed:
             remove=body.remove,
             upsert=body.upsert,
             order=body.order,
+            unseen=unseen_of(base, capture) if stream.compact else None,
         )
-        cache: dict[WireFormat, bytes] = {}
+        outgoing = Outgoing(event, encode)
         for session in list(stream.members):
-            data = cache.get(session.format)
-            if data is None:
-                data = cache[session.format] = encode(event, session.format)
-            session.push_event(stream.id, data)
+            session.push_event(stream.id, outgoing)
 
     def statistics(self) -> dict[str, Any]:
         return {

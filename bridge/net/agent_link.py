@@ -18,16 +18,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.abc
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
+from bridge.core.raw_delta import DeltaRefused, RawMirror
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
+    TREE_DELTA,
     AgentHello,
     AgentHubHello,
     AgentStatus,
     AgentToHub,
+    CaptureCommand,
+    OptionsCommand,
     Reply,
+    TreeDelta,
     TreePush,
 )
 from bridge.wire.codec import AGENT_TO_HUB, MAX_AGENT_FRAME, DecodeFailure, encode
@@ -48,9 +54,16 @@ class AgentRefused(AgentLost):
 @dataclass
 class LinkStats:
     trees: int = 0
+    deltas: int = 0
+    delta_refusals: int = 0
     replies: int = 0
     bad_frames: int = 0
     commands: int = 0
+
+
+Changed = tuple[int, ...] | None
+"""Indexes of a capture's nodes that differ from the previous capture handed on by the same
+link, when the shape (handles and parents) did not change; None when unknown."""
 
 
 class AgentLink:
@@ -64,6 +77,8 @@ class AgentLink:
         hub_name: str = "mobridge",
         on_bad_frame: Callable[[str], None] | None = None,
         open_socket: Callable[[], Awaitable[socket.socket]] | None = None,
+        on_update: Callable[[TreePush, Changed], Awaitable[None]] | None = None,
+        tree_deltas: bool = False,
     ) -> None:
         self.url = url
         self._open_socket = open_socket
@@ -72,6 +87,13 @@ class AgentLink:
         self._on_status = on_status
         self._hub_name = hub_name
         self._on_bad_frame = on_bad_frame or (lambda reason: None)
+        self._on_update = on_update
+        """Receives every capture with what changed (instead of ``on_tree``) when given."""
+        self._want_deltas = tree_deltas
+        self._mirror: RawMirror | None = None
+        self._recapturing = False
+        self._tg: anyio.abc.TaskGroup | None = None
+        self.deltas_enabled = False
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[anyio.Event, list[Reply]]] = {}
@@ -114,28 +136,94 @@ class AgentLink:
         ws = self._ws
         if ws is None:
             raise AgentLost("not connected")
+        closed: ConnectionClosed | None = None
         try:
-            async for frame in ws:
-                message = AGENT_TO_HUB.decode(frame)
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                if self._want_deltas and self.hello and TREE_DELTA in self.hello.capabilities:
+                    tg.start_soon(self._enable_deltas)
                 try:
-                    await self._dispatch(message)
-                except Exception as exc:  # a fault in one frame never ends the hub
-                    self.stats.bad_frames += 1
-                    # The reason reaches every watcher: name the fault, never the frame's content.
-                    self._on_bad_frame(f"a frame could not be handled ({type(exc).__name__})")
-        except ConnectionClosed as exc:
-            raise AgentLost(f"agent link closed: {exc}") from exc
+                    while True:
+                        frame = await ws.recv(decode=False)
+                        message = AGENT_TO_HUB.decode(frame)
+                        try:
+                            await self._dispatch(message)
+                        except Exception as exc:  # a fault in one frame never ends the hub
+                            self.stats.bad_frames += 1
+                            # Watchers hear the fault's type only, never the frame's content.
+                            self._on_bad_frame(
+                                f"a frame could not be handled ({type(exc).__name__})"
+                            )
+                except ConnectionClosed as exc:
+                    closed = exc
+                finally:
+                    self._tg = None
+                    tg.cancel_scope.cancel()
         finally:
             self._fail_pending()
-        raise AgentLost("agent link closed")
+        raise AgentLost(f"agent link closed: {closed}")
+
+    async def _enable_deltas(self) -> None:
+        """Ask the agent for tree deltas; without an ok it keeps sending full trees."""
+        try:
+            reply = await self.command(lambda cid: OptionsCommand(id=cid, tree_delta=True))
+        except Exception:  # the link is going away: no deltas, nothing else to do
+            return
+        self.deltas_enabled = reply.ok
+
+    async def _deliver(self, push: TreePush, changed: Changed) -> None:
+        if self._on_update is not None:
+            await self._on_update(push, changed)
+        else:
+            await self._on_tree(push)
+
+    async def _delta(self, delta: TreeDelta) -> None:
+        self.stats.deltas += 1
+        mirror = self._mirror
+        applied = (
+            mirror.apply(delta)
+            if mirror is not None
+            else DeltaRefused("no tree to apply a delta to")
+        )
+        if isinstance(applied, DeltaRefused):
+            self.stats.delta_refusals += 1
+            if not self._recapturing and self._tg is not None:
+                self._recapturing = True
+                self._tg.start_soon(self._recapture, delta)
+            return
+        self._mirror, changed = applied
+        push = TreePush(
+            reason=delta.reason, stable=delta.stable, tree=applied[0].tree, quiet_ms=delta.quiet_ms
+        )
+        await self._deliver(push, changed)
+
+    async def _recapture(self, cause: TreeDelta) -> None:
+        """A full capture instead of a delta that did not apply (its reply resets the mirror
+        as the reader sees it, before this resumes)."""
+        try:
+            reply = await self.command(lambda cid: CaptureCommand(id=cid))
+            if reply.ok and reply.tree is not None:
+                push = TreePush(reason=cause.reason, stable=cause.stable, tree=reply.tree)
+                await self._deliver(push, None)
+        except Exception as exc:  # a lost link ends the reader too; anything else is logged
+            self._on_bad_frame(
+                f"a full capture after a refused delta failed ({type(exc).__name__})"
+            )
+        finally:
+            self._recapturing = False
 
     async def _dispatch(self, message: AgentToHub | DecodeFailure) -> None:
         match message:
             case TreePush():
                 self.stats.trees += 1
-                await self._on_tree(message)
+                self._mirror = RawMirror.of(message.tree)
+                await self._deliver(message, None)
+            case TreeDelta():
+                await self._delta(message)
             case Reply(id=cid):
                 self.stats.replies += 1
+                if message.tree is not None:
+                    self._mirror = RawMirror.of(message.tree)
                 waiter = self._pending.get(cid)
                 if waiter is not None:
                     waiter[1].append(message)
@@ -166,7 +254,7 @@ class AgentLink:
         self.stats.commands += 1
         try:
             try:
-                await ws.send(encode(build(cid)).decode())
+                await ws.send(encode(build(cid)), text=True)
             except ConnectionClosed as exc:
                 raise AgentLost(f"agent link closed: {exc}") from exc
             with anyio.move_on_after(timeout_s):

@@ -3,6 +3,13 @@
 Per connection: a reader (decode strictly, rate-limit, hand requests to the hub's handler in
 their own tasks) and a writer (drains the session's outbox).
 
+Write path: while a session has nothing queued and its socket is not pushing back, a response
+or an event is written at once, as frame bytes (``bridge.net.frames``): an event's frame is
+built once per (format, compression) and the very same bytes go to every member, with no
+per-connection task hop, framing or compression. Anything that cannot go at once is queued,
+in order, and the writer task sends it with backpressure; once the queue is empty, writes go
+direct again. The byte accounting below counts what is queued.
+
 Bounds (every one is per connection unless named otherwise):
 - events: at most ``event_limit`` queued and ``EVENT_BYTES_LIMIT`` bytes; past either, the
   pending events are dropped and each subscribed stream gets a ``snapshot`` resync once the
@@ -41,9 +48,11 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 from websockets.typing import Subprotocol
 
 from bridge.net.auth import Authenticator, Principal, bearer
+from bridge.net.frames import Outgoing, deflate_extension, message_frame, negotiated_bits
 from bridge.net.log_limits import install_log_limits
 from bridge.net.ratelimit import TokenBucket
 from bridge.wire.client_protocol import (
@@ -134,6 +143,8 @@ class Session:
     """Monotonic time the queue last rose to ``soft_limit`` (None while below it)."""
     signal: anyio.Event = field(default_factory=anyio.Event)
     """Set on kill and when the queue rises to ``soft_limit``: wakes the connection's guard."""
+    direct: DirectWriter | None = None
+    """Writes frames to the socket at once (set by the server once the connection is open)."""
 
     @property
     def role(self) -> str | None:
@@ -143,11 +154,15 @@ class Session:
         return encode(message, self.format)
 
     def respond(self, message: Any) -> None:
-        """Queue a response (never dropped; a client whose queue passes the hard limit is
-        disconnected instead)."""
+        """Send or queue a response (never dropped; a client whose queue passes the hard limit
+        is disconnected instead)."""
         if self.closed:
             return
         data = self.encode(message)
+        direct = self.direct
+        if direct is not None and self._idle() and direct.ready():
+            direct.write(message_frame(data, direct.text, direct.bits))
+            return
         self._responses.append(data)
         self._response_bytes += len(data)
         self._wake.set()
@@ -163,6 +178,7 @@ class Session:
         self._events.clear()
         self._response_bytes = self._event_bytes = 0
         self.closed = True
+        self.direct = None
         self.killed.set()
         self.signal.set()
         self._wake.set()
@@ -182,6 +198,10 @@ class Session:
             self._drained = anyio.Event()
             await self._drained.wait()
 
+    def _idle(self) -> bool:
+        """Nothing queued or owed: a new frame may go straight to the socket."""
+        return not (self._responses or self._events or self._resync)
+
     def _pop(self) -> bytes | None:
         """The next queued frame to send (responses first), or None."""
         if self._responses:
@@ -198,14 +218,24 @@ class Session:
         self._drained.set()
         return data
 
-    def push_event(self, stream: str | None, data: bytes) -> None:
-        """Queue event bytes already encoded in this session's format. On overflow every
+    def push_event(self, stream: str | None, event: bytes | Outgoing) -> None:
+        """Send or queue an event: bytes already encoded in this session's format, or an
+        ``Outgoing`` shared by many sessions (its frame is written as is). On overflow every
         pending event is dropped and each subscribed stream is marked for resync."""
         if self.closed:
             return
         if stream is not None and stream in self._resync:
             self.stats.events_dropped += 1
             return
+        direct = self.direct
+        if direct is not None and self._idle() and direct.ready():
+            if isinstance(event, Outgoing):
+                direct.write(event.frame(self.format, direct.text, direct.bits))
+            else:
+                direct.write(message_frame(event, direct.text, direct.bits))
+            self.stats.events_sent += 1
+            return
+        data = event.payload(self.format) if isinstance(event, Outgoing) else event
         if (
             len(self._events) >= self.event_limit
             or self._event_bytes + len(data) > self.event_bytes_limit
@@ -228,6 +258,33 @@ class Session:
         self._resync.discard(stream)
         self._events = deque(e for e in self._events if e[0] != stream)
         self._event_bytes = sum(len(e[1]) for e in self._events)
+
+
+class DirectWriter:
+    """Writes whole frames straight to a connection's transport, in order with everything
+    websockets itself writes there (it too writes whole frames)."""
+
+    __slots__ = ("bits", "text", "ws")
+
+    def __init__(self, ws: ServerConnection, text: bool) -> None:
+        self.ws = ws
+        self.text = text
+        self.bits = negotiated_bits(list(ws.protocol.extensions))
+        """Deflate window bits when the connection negotiated compression (else None)."""
+
+    def ready(self) -> bool:
+        """Open, and the transport is not pushing back (its buffer is under the limit)."""
+        ws = self.ws
+        transport = ws.transport
+        return (
+            ws.protocol.state is State.OPEN
+            and not ws.paused
+            and transport is not None
+            and not transport.is_closing()
+        )
+
+    def write(self, frame: bytes) -> None:
+        self.ws.transport.write(frame)
 
 
 class ClientServer:
@@ -354,6 +411,8 @@ class ClientServer:
             max_size=MAX_WS_FRAME,
             max_queue=16,
             write_limit=self.write_limit,
+            compression=None,
+            extensions=deflate_extension(),
             ping_interval=20,
             ping_timeout=20,
             open_timeout=self.auth_deadline_s,
@@ -380,6 +439,7 @@ class ClientServer:
             soft_limit=self.outbound_soft_limit,
             peer=peer,
         )
+        session.direct = DirectWriter(ws, text=fmt is WireFormat.JSON)
         header_token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
         if header_token is not None:
             session.principal = self.auth.check(header_token)
@@ -401,6 +461,7 @@ class ClientServer:
                 # else the guard sends the close frame with its reason, then ends the group
         finally:
             session.closed = True
+            session.direct = None
             self.sessions.pop(session.id, None)
             _decrement(self._peers, peer)
             self._stop_counting(session)

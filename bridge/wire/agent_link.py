@@ -24,9 +24,11 @@ from bridge.wire.enums import (
     Orientation,
     Platform,
 )
-from bridge.wire.raw import RawTree
+from bridge.wire.raw import MAX_RAW_NODES, RawNode, RawTree, RawWindow, ScreenSize
 
 AGENT_PROTOCOL = 1
+TREE_DELTA = "tree_delta"
+"""The capability an agent announces when it can send ``tree_delta`` pushes."""
 MAX_APPS = 4096
 """Most installed apps one ``apps`` reply may list."""
 AppIdText = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
@@ -171,6 +173,14 @@ class AgentPing(_HubToAgent, tag="ping", frozen=True):
     id: CommandId
 
 
+class OptionsCommand(_HubToAgent, tag="options", frozen=True):
+    """Link options the hub asks for; sent only to an agent that announced the matching
+    capability. ``tree_delta``: the agent may send ``tree_delta`` pushes from now on."""
+
+    id: CommandId
+    tree_delta: bool = False
+
+
 HubToAgent = (
     AgentHubHello
     | CaptureCommand
@@ -183,6 +193,7 @@ HubToAgent = (
     | ScreenshotCommand
     | ClipboardCommand
     | AgentPing
+    | OptionsCommand
     | AppsCommand
     | TerminateCommand
     | InstallCommand
@@ -229,6 +240,38 @@ class TreePush(_AgentToHub, tag="tree", frozen=True):
     quiet_ms: NonNegInt = 0
 
 
+class RawMeta(WireStruct, frozen=True):
+    """A capture's tree-level fields (``RawTree`` without ``capture``, ``platform``, ``nodes``)."""
+
+    windows: tuple[RawWindow, ...] = ()
+    package: str | None = None
+    focus: int | None = None
+    rotation: int = 0
+    screen: ScreenSize | None = None
+    secure: bool = False
+
+
+class TreeDelta(_AgentToHub, tag="tree_delta", frozen=True):
+    """A capture sent as its difference from the previous tree the agent sent on this link
+    (``base``: a push, a delta's result or a capture reply). Keyed by handles, which the agent
+    keeps for the same element across captures: ``remove`` lists every removed node (whole
+    subtrees), ``upsert`` every new or changed node in full, its ``parent`` being the parent's
+    handle (-1 for a root), ``order`` the complete new child list of every parent whose list
+    changed (key: the parent's handle in decimal, ``""`` for the roots), ``meta`` the new
+    tree-level fields when any of them changed (absent: unchanged). Only sent after the hub
+    enabled it (``options``)."""
+
+    reason: str
+    stable: bool
+    base: int
+    capture: int
+    remove: Annotated[tuple[int, ...], msgspec.Meta(max_length=MAX_RAW_NODES)] = ()
+    upsert: Annotated[tuple[RawNode, ...], msgspec.Meta(max_length=MAX_RAW_NODES)] = ()
+    order: dict[str, tuple[int, ...]] = msgspec.field(default_factory=dict)
+    meta: RawMeta | None = None
+    quiet_ms: NonNegInt = 0
+
+
 class InstalledApp(WireStruct, frozen=True):
     """One installed app: its id (Android package, iOS bundle id), its display name when the
     platform tells it, and whether it is part of the system image."""
@@ -262,4 +305,4 @@ class AgentStatus(_AgentToHub, tag="status", frozen=True):
     reason: str | None = None
 
 
-AgentToHub = AgentHello | TreePush | Reply | AgentStatus
+AgentToHub = AgentHello | TreePush | TreeDelta | Reply | AgentStatus

@@ -392,10 +392,23 @@ class SnapshotEvent(_HubMessage, tag="snapshot", frozen=True):
     snapshot: ScreenSnapshot
 
 
+MAX_UNSEEN = 32
+
+
+class Unseen(WireStruct, frozen=True):
+    """What changed outside a compact view the budget cut: ``count`` nodes of the full
+    snapshot were added, removed or changed there; ``nodes`` names the first of them (at most
+    ``MAX_UNSEEN``, document order). They are in ``snapshot.get`` with ``compact`` false."""
+
+    count: NonNegInt
+    nodes: Annotated[tuple[NodeId, ...], msgspec.Meta(max_length=MAX_UNSEEN)] = ()
+
+
 class DeltaEvent(_HubMessage, tag="delta", frozen=True):
     """Applies to the snapshot ``base``; ``seq`` is exactly one more than the previous event
     of this subscription. ``meta`` is the new snapshot with ``nodes`` empty; ``order`` maps a
-    parent id (``""`` for the root list) to its complete new child list."""
+    parent id (``""`` for the root list) to its complete new child list. ``unseen`` (compact
+    streams only) says what changed where the cut compact view does not reach."""
 
     subscription: str
     device: DeviceId
@@ -407,6 +420,7 @@ class DeltaEvent(_HubMessage, tag="delta", frozen=True):
     remove: tuple[NodeId, ...]
     upsert: tuple[SemanticNode, ...]
     order: dict[str, tuple[NodeId, ...]]
+    unseen: Unseen | None = None
 
 
 class DeviceEvent(_HubMessage, tag="device", frozen=True):

@@ -194,6 +194,37 @@ async def test_python_websockets_client_talks_to_the_swift_server_directly() -> 
             assert replies[9].tree.capture > push.tree.capture
 
 
+async def test_the_swift_agent_sends_tree_deltas_the_hub_applies() -> None:
+    from bridge.core.normalize import Normalized, SnapshotContext, normalize
+
+    with swift_agent(AGENT_TOKEN) as (_proc, url):
+        async with hub_on(url) as hub:
+            (device,) = hub.service.devices.values()
+            async with connect(
+                f"ws://127.0.0.1:{hub.port}/v1", token=HUB_TOKEN, name="swift-deltas"
+            ) as client:
+                dev = client.device(device.id)
+                for value in ("ada", "ada lovelace"):
+                    user = await dev.find(build_query(resource_id="username"))
+                    await dev.act(
+                        ActionRequest(
+                            action=ActionVerb.SET_TEXT, target=user.matches[0].ref, value=value
+                        )
+                    )
+            link = device.link
+            assert link is not None and link.deltas_enabled
+            assert link.stats.deltas >= 2 and link.stats.delta_refusals == 0
+            current = device.current
+            assert current is not None
+            # what the hub rebuilt from deltas is the screen a whole capture shows
+            reply = await link.command(lambda cid: CaptureCommand(id=cid))
+            assert reply.tree is not None
+            whole = normalize(reply.tree, SnapshotContext(device.id, "s_1", 0))
+            assert isinstance(whole, Normalized)
+            assert whole.full.tree_hash == current.normalized.full.tree_hash
+            assert any(n.value == "ada lovelace" for n in current.normalized.full.nodes)
+
+
 async def test_device_actions_through_the_hub_against_the_swift_agent() -> None:
     """Coordinates (in pixels: the agent divides by the screen scale), keys, typing into the
     focused field, volume, the orientation, the app list and terminate reach the Swift core."""

@@ -13,6 +13,11 @@ Rules:
 - a hello with another protocol version closes the link (1002) with a reason naming both;
 - a frame that does not decode gets ``reply ok=false code=BAD_COMMAND`` when its id can be
   read, and the link stays up;
+- tree deltas: the agent announces ``tree_delta``; once the hub asks for them (``options``)
+  a change is pushed as its delta from the last tree sent on that link (a push or a capture
+  reply: ``bridge.core.raw_delta``), or whole when a delta would not be smaller; a tree and
+  what it is based on are sent under one lock, so a delta never follows a tree it was not
+  computed from;
 - commands that change the device run one at a time across every link, in arrival order,
   each after the configured simulated action latency;
 - simulated time: ``(clock() - start) * time_scale`` seconds; waits are converted back to
@@ -36,6 +41,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from bridge import __version__
+from bridge.core.raw_delta import raw_delta
 from bridge.devices.agent_endpoint import check_hub_hello, refuse_unless_bearer
 from bridge.devices.sim.capture import HandleRegistry
 from bridge.devices.sim.debounce import PushDebouncer
@@ -44,6 +50,7 @@ from bridge.devices.sim.png import render_scene
 from bridge.devices.sim.session import AgentSession
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
+    TREE_DELTA,
     AgentHello,
     AgentHubHello,
     AgentInfo,
@@ -54,12 +61,15 @@ from bridge.wire.agent_link import (
     DeviceInfo,
     HubToAgent,
     InstallCommand,
+    OptionsCommand,
     Reply,
     ScreenshotCommand,
+    TreeDelta,
     TreePush,
 )
 from bridge.wire.codec import HUB_TO_AGENT, DecodeFailure, encode
 from bridge.wire.enums import Platform
+from bridge.wire.raw import RawTree
 
 HOST = "127.0.0.1"
 AGENT_NAME = "mobridge-sim"
@@ -73,6 +83,7 @@ CAPABILITIES: tuple[str, ...] = (
     "app",
     "screenshot",
     "clipboard",
+    TREE_DELTA,
     "apps",
     "terminate",
     "install",
@@ -128,7 +139,14 @@ class SimStatistics:
     screenshots: int = 0
 
 
-_READ_ONLY = (AgentPing, CaptureCommand, ScreenshotCommand, AgentHubHello, AppsCommand)
+_READ_ONLY = (
+    AgentPing,
+    CaptureCommand,
+    ScreenshotCommand,
+    AgentHubHello,
+    AppsCommand,
+    OptionsCommand,
+)
 """Commands that do not change the device: answered at once, without the action lock."""
 
 
@@ -138,11 +156,33 @@ class _Link:
     session: AgentSession
     debouncer: PushDebouncer
     send_lock: anyio.Lock = field(default_factory=anyio.Lock)
+    tree_deltas: bool = False
+    """The hub asked for tree deltas (``options``)."""
+    last_sent: RawTree | None = None
+    """The last tree sent on this link (a push, a delta's result or a capture reply)."""
+    deltas: int = 0
 
     async def send(self, message: Any) -> None:
         data = encode(message)
         async with self.send_lock:
             await self.ws.send(data, text=True)
+            if isinstance(message, Reply) and message.tree is not None:
+                self.last_sent = message.tree
+
+    async def send_tree(self, tree: RawTree, reason: str, stable: bool, quiet_ms: int) -> None:
+        """Push ``tree``: as its delta from the last tree sent when the hub asked for deltas
+        and one is smaller, else whole."""
+        async with self.send_lock:
+            message: TreePush | TreeDelta = TreePush(
+                reason=reason, stable=stable, tree=tree, quiet_ms=quiet_ms
+            )
+            if self.tree_deltas and self.last_sent is not None:
+                body = raw_delta(self.last_sent, tree)
+                if body is not None:
+                    message = body.message(reason, stable, quiet_ms)
+                    self.deltas += 1
+            await self.ws.send(encode(message), text=True)
+            self.last_sent = tree
 
 
 class SimDevice:
@@ -300,7 +340,7 @@ class SimDevice:
         self.stats.pushes += 1
         if not stable:
             self.stats.unstable_pushes += 1
-        await link.send(TreePush(reason=reason, stable=stable, tree=tree, quiet_ms=quiet_ms))
+        await link.send_tree(tree, reason, stable, quiet_ms)
 
     async def _pusher(self, link: _Link) -> None:
         """Push changed screens until the link closes."""
@@ -357,6 +397,9 @@ class SimDevice:
                 await link.send(reply)
 
     async def _execute(self, link: _Link, command: HubToAgent) -> Reply | None:
+        if isinstance(command, OptionsCommand):
+            link.tree_deltas = command.tree_delta
+            return Reply(id=command.id, ok=True)
         if isinstance(command, ScreenshotCommand):
             return await self._screenshot(command)
         if isinstance(command, InstallCommand):

@@ -38,6 +38,7 @@ from bridge.wire.agent_link import (
     KeyCommand,
     NodeActionCommand,
     NodeIdentity,
+    OptionsCommand,
     OrientationCommand,
     Reply,
     ScreenshotCommand,
@@ -148,6 +149,8 @@ class AgentSession:
                 return reply_of(cid, device.set_clipboard(value, now))
             case ScreenshotCommand(id=cid):
                 return Reply(id=cid, ok=False, code="FAILED", message="screenshot not rendered")
+            case OptionsCommand(id=cid):
+                return Reply(id=cid, ok=True)  # the link's server applies the options
             case AppsCommand(id=cid):
                 return Reply(id=cid, ok=True, apps=device.installed())
             case TerminateCommand(id=cid, app_id=app_id):

@@ -53,7 +53,7 @@ final class AgentLinkFixturesTests: XCTestCase {
             seen.insert(m.type)
         }
         XCTAssertEqual(seen, ["hello", "capture", "node_action", "gesture", "global", "key", "text", "app",
-                              "screenshot", "clipboard", "ping", "apps", "terminate", "install", "uninstall",
+                              "screenshot", "clipboard", "ping", "options", "apps", "terminate", "install", "uninstall",
                               "orientation"])
     }
 
@@ -67,13 +67,61 @@ final class AgentLinkFixturesTests: XCTestCase {
             switch m {
             case .hello: type = "hello"
             case .tree: type = "tree"
+            case .treeDelta: type = "tree_delta"
             case .reply: type = "reply"
             case .status: type = "status"
             }
             XCTAssertEqual(type, url.deletingPathExtension().lastPathComponent.components(separatedBy: "--")[0])
             seen.insert(type)
         }
-        XCTAssertEqual(seen, ["hello", "tree", "reply", "status"])
+        XCTAssertEqual(seen, ["hello", "tree", "tree_delta", "reply", "status"])
+    }
+}
+
+/// The Swift agent's tree deltas are the hub's: between the golden trees, `RawTreeDelta`
+/// writes exactly the golden `tree_delta` fixtures (the canonical form of the hub's reference
+/// implementation); the same tree again is an empty delta; repeated handles or a tree mostly
+/// changed give none (the whole tree goes).
+final class RawTreeDeltaTests: XCTestCase {
+    private func message(_ name: String) throws -> AgentMessage {
+        let url = Repo.file("protocol/fixtures/agent-link/agent-to-hub/\(name)")
+        return try AgentMessage.decode(try String(contentsOf: url, encoding: .utf8))
+    }
+
+    private func tree(_ name: String) throws -> RawTree {
+        guard case .tree(_, _, let t, _) = try message(name) else { throw JsonError("\(name): not a tree") }
+        return t
+    }
+
+    private func assertGolden(_ after: String, _ deltaName: String) throws {
+        guard case .treeDelta(let want) = try message(deltaName) else { return XCTFail("\(deltaName): not a delta") }
+        let got = RawTreeDelta.between(try tree("tree.json"), try tree(after), reason: want.reason,
+                                       stable: want.stable, quietMs: want.quietMs)
+        XCTAssertEqual(got?.toJson(), want.toJson(), deltaName)
+    }
+
+    func testAChangedCheckboxAndLabelGiveTheGoldenDelta() throws {
+        try assertGolden("tree--checked.json", "tree_delta.json")
+    }
+
+    func testARemovedLogoAndAnInsertedErrorGiveTheGoldenReshapeDelta() throws {
+        try assertGolden("tree--error.json", "tree_delta--reshape.json")
+    }
+
+    func testTheSameTreeAgainIsAnEmptyDeltaAndRepeatedHandlesGoWhole() throws {
+        let a = try tree("tree.json")
+        var b = a
+        b.capture += 1
+        let d = try XCTUnwrap(RawTreeDelta.between(a, b, reason: "event", stable: true))
+        XCTAssertTrue(d.remove.isEmpty && d.upsert.isEmpty && d.order.isEmpty)
+        XCTAssertNil(d.meta)
+        XCTAssertEqual(d.base, a.capture)
+        var twice = a
+        twice.nodes[2].handle = twice.nodes[1].handle
+        XCTAssertNil(RawTreeDelta.between(a, twice, reason: "event", stable: true))
+        var renamed = a
+        for i in renamed.nodes.indices { renamed.nodes[i].text = "changed \(i)" }
+        XCTAssertNil(RawTreeDelta.between(a, renamed, reason: "event", stable: true))
     }
 }
 

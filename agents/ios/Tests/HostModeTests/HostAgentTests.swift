@@ -176,6 +176,50 @@ final class HostAgentTests: XCTestCase {
         XCTAssertFalse(captured.toJson().encoded().contains("•"))
     }
 
+    func testAfterOptionsChangesComeAsTreeDeltasBasedOnTheLastTreeSent() throws {
+        let agent = try RunningAgent()
+        let hub = try agent.hub()
+        let (hello, login) = try hub.hello()
+        guard case .hello(_, _, _, _, _, let caps) = hello else { return XCTFail("\(hello)") }
+        XCTAssertTrue(caps.contains("tree_delta"))
+        try hub.send(.options(id: 1, treeDelta: true))
+        XCTAssertTrue(try hub.reply(1).ok)
+        let user = try XCTUnwrap(node(login, "username"))
+        var cmd = NodeActionCommand(id: 2, capture: login.capture, handle: user.handle, action: .setText,
+                                    identity: NodeIdentity(automationId: "username"))
+        cmd.text = "ada"
+        try hub.send(.nodeAction(cmd))
+        var delta: TreeDelta?
+        var answered = false
+        let deadline = Date().addingTimeInterval(5)
+        while (delta == nil || !answered) && Date() < deadline {
+            switch try hub.message() {
+            case .treeDelta(let d): delta = delta ?? d
+            case .reply(let r) where r.id == 2: answered = r.ok
+            case .tree: XCTFail("a whole tree after options")
+            default: continue
+            }
+        }
+        let d = try XCTUnwrap(delta)
+        XCTAssertTrue(answered)
+        XCTAssertEqual(d.base, login.capture)
+        let typed = try XCTUnwrap(d.upsert.first { $0.handle == user.handle }, "the field keeps its handle")
+        XCTAssertEqual(typed.value, "ada")
+        XCTAssertEqual(typed.parent, login.nodes[user.parent].handle, "an upsert names its parent by handle")
+        // a capture reply is the base of the next delta
+        try hub.send(.capture(id: 3))
+        let captured = try XCTUnwrap(try hub.reply(3).tree)
+        cmd.id = 4
+        cmd.capture = captured.capture
+        cmd.text = "ada l"
+        try hub.send(.nodeAction(cmd))
+        var next: TreeDelta?
+        while next == nil && Date() < deadline.addingTimeInterval(5) {
+            if case .treeDelta(let d2) = try hub.message() { next = d2 }
+        }
+        XCTAssertEqual(next?.base, captured.capture)
+    }
+
     func testStaleHandleAfterTheScreenChangedIsRefused() throws {
         let agent = try RunningAgent()
         let hub = try agent.hub()

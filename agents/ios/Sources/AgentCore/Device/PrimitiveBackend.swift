@@ -17,6 +17,9 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     public var liveCheck = true
     private var captures: [(Int, CaptureRecord)] = []
     private var scale: Double?
+    /// The handle of each element (by structural path) in the last capture, kept for the next.
+    private var handleOf: [String: Int] = [:]
+    private var nextHandle = 1
 
     public init(primitives: DevicePrimitives, converter: SnapshotConverter = SnapshotConverter(),
                 pace: TypingPace = .device) {
@@ -26,14 +29,38 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     public var deviceInfo: DeviceInfo { primitives.deviceInfo }
-    public var capabilities: [String] { primitives.capabilities }
+    /// The primitives' capabilities, and `tree_delta`: handles are kept across captures.
+    public var capabilities: [String] {
+        let own = primitives.capabilities
+        return own.contains(RawTreeDelta.capability) ? own : own + [RawTreeDelta.capability]
+    }
 
     public func setChangeListener(_ listener: (@Sendable () -> Void)?) { primitives.setChangeListener(listener) }
 
-    public func reset() { captures.removeAll() }
+    public func reset() {
+        captures.removeAll()
+        handleOf.removeAll()
+        nextHandle = 1
+    }
 
+    /// A capture whose elements keep the handles they had in the previous capture (an element
+    /// is the same while its structural path is: `CapturedElement.path`), so the agent can send
+    /// tree deltas; a new element gets a fresh handle, never one used before on this link.
     public func capture(_ captureId: Int) throws -> RawTree {
-        let (tree, record) = converter.convert(try primitives.snapshot(), captureId: captureId)
+        let (converted, converted_record) = converter.convert(try primitives.snapshot(), captureId: captureId)
+        var handles: [Int] = []
+        var kept: [String: Int] = [:]
+        for e in converted_record.elements {
+            let h = handleOf[e.path] ?? nextHandle
+            if h == nextHandle { nextHandle += 1 }
+            handles.append(h)
+            kept[e.path] = h
+        }
+        handleOf = kept
+        var tree = converted
+        for i in tree.nodes.indices where i < handles.count { tree.nodes[i].handle = handles[i] }
+        if let f = tree.focus, f >= 1, f <= handles.count { tree.focus = handles[f - 1] }
+        let record = converted_record.renumbered(handles)
         scale = record.scale
         captures.removeAll { $0.0 == captureId }
         captures.append((captureId, record))

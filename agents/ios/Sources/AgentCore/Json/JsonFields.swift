@@ -125,6 +125,21 @@ public struct JsonFields {
         }
     }
 
+    /// An array of integers, empty when absent.
+    public mutating func optInts(_ key: String) throws -> [Int] {
+        try optArray(key).enumerated().map { k, item in try int(item, "\(key)[\(k)]") }
+    }
+
+    /// An object mapping strings to integer arrays, in its key order; empty when absent.
+    public mutating func optIntLists(_ key: String) throws -> [(String, [Int])] {
+        guard let v = take(key) else { return [] }
+        guard case .object(let o) = v else { throw bad(key, "expected an object") }
+        return try o.keys.map { k in
+            guard case .array(let a)? = o[k] else { throw bad("\(key).\(k)", "expected an array") }
+            return (k, try a.enumerated().map { i, item in try int(item, "\(key).\(k)[\(i)]") })
+        }
+    }
+
     /// `[left, top, right, bottom]` as four integers, or nil when absent.
     public mutating func optBounds(_ key: String) throws -> Bounds? {
         guard let v = take(key) else { return nil }

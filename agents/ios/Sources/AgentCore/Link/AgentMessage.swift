@@ -1,4 +1,5 @@
-/// Agent -> hub messages (bridge/wire/agent_link.py `AgentToHub`): hello, tree, reply, status.
+/// Agent -> hub messages (bridge/wire/agent_link.py `AgentToHub`): hello, tree, tree_delta,
+/// reply, status.
 ///
 /// Encoding omits every field equal to its default; decoding (tests, and anything reading agent
 /// output) is as strict as the hub's.
@@ -98,6 +99,8 @@ public enum AgentMessage: Equatable, Sendable {
                device: DeviceInfo, capabilities: [String])
     /// `reason`: initial, event or timer.
     case tree(reason: String, stable: Bool, tree: RawTree, quietMs: Int)
+    /// A capture as its difference from the last tree sent on the link (`RawTreeDelta`).
+    case treeDelta(TreeDelta)
     case reply(Reply)
     /// `state`: ready, degraded or stopping.
     case status(state: String, reason: String?)
@@ -121,6 +124,8 @@ public enum AgentMessage: Equatable, Sendable {
             o["stable"] = .bool(stable)
             o["tree"] = tree.toJson()
             if quiet != 0 { o["quietMs"] = .int(Int64(quiet)) }
+        case .treeDelta(let d):
+            return d.toJson()
         case .reply(let r):
             o["type"] = .string("reply")
             o["id"] = .int(Int64(r.id))
@@ -170,6 +175,17 @@ public enum AgentMessage: Equatable, Sendable {
             m = .tree(reason: try f.reqString("reason"), stable: try f.reqBool("stable"),
                       tree: try RawTree.fromJson(try f.reqValue("tree"), "tree.tree"),
                       quietMs: try f.optNonNegInt("quietMs", 0))
+        case "tree_delta":
+            var d = TreeDelta(reason: try f.reqString("reason"), stable: try f.reqBool("stable"),
+                              base: try f.reqInt("base"), capture: try f.reqInt("capture"))
+            d.remove = try f.optInts("remove")
+            d.upsert = try f.optArray("upsert").enumerated().map {
+                try RawNode.fromJson($1, "tree_delta.upsert[\($0)]")
+            }
+            d.order = try f.optIntLists("order")
+            if let m = f.optValue("meta") { d.meta = try RawMeta.fromJson(m, "tree_delta.meta") }
+            d.quietMs = try f.optNonNegInt("quietMs", 0)
+            m = .treeDelta(d)
         case "reply":
             var r = Reply(id: try f.reqNonNegInt("id"), ok: try f.reqBool("ok"))
             r.method = try f.optEnum("method", ActionMethod.self)

@@ -90,6 +90,9 @@ public enum HubMessage: Equatable, Sendable {
     case screenshot(id: Int)
     case clipboard(id: Int, set: String?)
     case ping(id: Int)
+    /// Link options; sent only to an agent announcing the matching capability. `treeDelta`: the
+    /// agent may push `tree_delta` messages from now on.
+    case options(id: Int, treeDelta: Bool)
     /// List the installed apps (the reply carries `apps`).
     case apps(id: Int)
     case terminate(id: Int, appId: String)
@@ -104,7 +107,9 @@ public enum HubMessage: Equatable, Sendable {
     public var commandId: Int? {
         switch self {
         case .hello: return nil
-        case .capture(let id), .screenshot(let id), .ping(let id), .apps(let id): return id
+        case .capture(let id), .screenshot(let id), .ping(let id): return id
+        case .options(let id, _): return id
+        case .apps(let id): return id
         case .terminate(let id, _), .uninstall(let id, _), .install(let id, _, _), .orientation(let id, _):
             return id
         case .nodeAction(let c): return c.id
@@ -128,6 +133,7 @@ public enum HubMessage: Equatable, Sendable {
         case .screenshot: return "screenshot"
         case .clipboard: return "clipboard"
         case .ping: return "ping"
+        case .options: return "options"
         case .apps: return "apps"
         case .terminate: return "terminate"
         case .install: return "install"
@@ -199,6 +205,8 @@ public enum HubMessage: Equatable, Sendable {
             m = .clipboard(id: try f.reqNonNegInt("id"), set: try f.optString("set"))
         case "ping":
             m = .ping(id: try f.reqNonNegInt("id"))
+        case "options":
+            m = .options(id: try f.reqNonNegInt("id"), treeDelta: try f.optBool("treeDelta", false))
         case "apps":
             m = .apps(id: try f.reqNonNegInt("id"))
         case "terminate":
@@ -270,6 +278,8 @@ public enum HubMessage: Equatable, Sendable {
             o.put("uri", uri.map(Json.string))
         case .clipboard(_, let set):
             o.put("set", set.map(Json.string))
+        case .options(_, let treeDelta):
+            if treeDelta { o["treeDelta"] = .bool(true) }
         }
         return .object(o)
     }

@@ -10,6 +10,11 @@ import Foundation
 /// the same state is never pushed twice in a row; while the watchdog reports degraded no tree
 /// is pushed and commands are refused, so the hub never receives a stale tree. `nextCapture`
 /// and `lastFingerprint` are touched on the UI thread only; the debouncer under `pushLock`.
+/// Tree deltas: when the backend keeps handles per element (it announces `tree_delta`) and the
+/// hub asked for them (`options`), a push goes as its delta from the last tree sent on this link
+/// — a push or a capture reply — or whole when that is as good (`RawTreeDelta`); a tree is sent
+/// and recorded as the last one under `treeLock`, so a delta is always based on the tree the hub
+/// received last.
 final class AgentSession: @unchecked Sendable {
     private let server: AgentServer
     private let stream: ByteStream
@@ -24,6 +29,9 @@ final class AgentSession: @unchecked Sendable {
     private var watchdog = Watchdog()
     private var probeStarted: Int?
     private var probeResult: String??
+    private let treeLock = NSLock()
+    private var treeDeltas = false
+    private var lastSent: RawTree?
     // UI thread only:
     private var nextCapture = 1
     private var lastFingerprint: String?
@@ -158,8 +166,23 @@ final class AgentSession: @unchecked Sendable {
             send(.reply(Reply(id: id, ok: true)))
             return
         }
+        if case .options(_, let wanted) = msg {
+            treeLock.lock()
+            treeDeltas = wanted && backend.capabilities.contains(RawTreeDelta.capability)
+            treeLock.unlock()
+            send(.reply(Reply(id: id, ok: true)))
+            return
+        }
         DispatchQueue.global().async { [self] in
-            send(.reply(dispatch(msg, id)))
+            let reply = dispatch(msg, id)
+            if let tree = reply.tree {
+                treeLock.lock()
+                send(.reply(reply))
+                lastSent = tree
+                treeLock.unlock()
+            } else {
+                send(.reply(reply))
+            }
         }
     }
 
@@ -236,7 +259,7 @@ final class AgentSession: @unchecked Sendable {
             case .orientation(_, let orientation):
                 outcome = try backend.orientation(orientation)
                 acted()
-            case .hello, .ping:
+            case .hello, .ping, .options:
                 outcome = .unsupported("command \(msg.type) is not supported here")
             }
             return outcome.reply(id)
@@ -308,7 +331,16 @@ final class AgentSession: @unchecked Sendable {
         if fp == lastFingerprint { return }
         nextCapture += 1
         lastFingerprint = fp
-        send(.tree(reason: fire.reason, stable: fire.stable, tree: tree, quietMs: max(0, fire.quietMs)))
+        let quiet = max(0, fire.quietMs)
+        treeLock.lock()
+        var message = AgentMessage.tree(reason: fire.reason, stable: fire.stable, tree: tree, quietMs: quiet)
+        if treeDeltas, let base = lastSent,
+           let delta = RawTreeDelta.between(base, tree, reason: fire.reason, stable: fire.stable, quietMs: quiet) {
+            message = .treeDelta(delta)
+        }
+        send(message)
+        lastSent = tree
+        treeLock.unlock()
     }
 
     /// The tree's content without its capture number.

@@ -3,7 +3,8 @@
 /// Invariants:
 /// - nodes are in pre-order, `parent` is an earlier index or -1 (one root per captured root:
 ///   the foreground application, then SpringBoard's alert when one is up); handles are
-///   `index + 1`, valid only for this capture;
+///   `index + 1` (`PrimitiveBackend` renumbers them to keep each element's handle across
+///   captures), valid only for commands naming this capture;
 /// - frames (points) become pixel `bounds` at the capture's scale;
 /// - at most `maxDepth` levels below a root and `maxNodes` nodes are emitted; an element whose
 ///   children were left out carries the trait `truncated` (the frontier), so the hub can tell
@@ -168,14 +169,31 @@ public struct CapturedElement: Equatable, Sendable {
     public var text: String? { type?.isSecure == true || element.title.isEmpty ? nil : element.title }
 }
 
-/// One retained capture: its elements by index (handle - 1) and the scale it was taken at.
+/// One retained capture: its elements (by index), the handle of each, and the scale it was
+/// taken at. Handles are `index + 1` as converted; a backend that keeps handles across captures
+/// renumbers them (`renumbered`).
 public struct CaptureRecord: Equatable, Sendable {
     public let scale: Double
     public let elements: [CapturedElement]
+    public let handles: [Int]
+    private let indexOf: [Int: Int]
+
+    public init(scale: Double, elements: [CapturedElement], handles: [Int]? = nil) {
+        self.scale = scale
+        self.elements = elements
+        let hs = handles ?? elements.indices.map { $0 + 1 }
+        self.handles = hs
+        indexOf = Dictionary(hs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The same record with element `i` answering to `handles[i]`.
+    public func renumbered(_ handles: [Int]) -> CaptureRecord {
+        CaptureRecord(scale: scale, elements: elements, handles: handles)
+    }
 
     public func element(handle: Int) -> CapturedElement? {
-        let i = handle - 1
-        return i >= 0 && i < elements.count ? elements[i] : nil
+        guard let i = indexOf[handle], i < elements.count else { return nil }
+        return elements[i]
     }
 
     public func find(path: String) -> CapturedElement? {

@@ -48,16 +48,19 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The UI backend over UiAutomation and AccessibilityNodeInfo.
  *
  * <p>Invariants: a capture covers every window UiAutomation reports (application, system, IME,
- * overlays), nodes in pre-order per window, after clearing the accessibility cache; handle
- * {@code h} of capture {@code c} is the {@code h-1}th node object of that capture, kept for the
- * newest {@link #RETAINED_CAPTURES} captures; password fields never contribute text or value;
+ * overlays), nodes in pre-order per window, after clearing the accessibility cache; a node
+ * keeps its handle from one capture to the next while the platform reports the same node, and
+ * the node objects of each capture are kept by handle for the newest {@link
+ * #RETAINED_CAPTURES} captures; password fields never contribute text or value;
  * the core calls this class from one thread, while events arrive on UiAutomation's thread and
  * only poke the listener.
  */
@@ -76,7 +79,9 @@ final class UiAutomationBackend implements UiBackend {
     private final UiAutomation automation;
     private final String deviceId;
     private final InputInjector input;
-    private final LinkedHashMap<Integer, List<AccessibilityNodeInfo>> captures =
+    private final Map<AccessibilityNodeInfo, Integer> handleOf = new HashMap<>();
+    private int nextHandle = 1;
+    private final LinkedHashMap<Integer, Map<Integer, AccessibilityNodeInfo>> captures =
             new LinkedHashMap<>();
     private volatile UiEventListener listener;
     private long noWindowsSince = -1;
@@ -121,7 +126,7 @@ final class UiAutomationBackend implements UiBackend {
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
                 "screenshot", "clipboard", "apps", "terminate", "install", "uninstall",
-                "orientation");
+                "orientation", "tree_delta");
     }
 
     @Override
@@ -132,6 +137,8 @@ final class UiAutomationBackend implements UiBackend {
     @Override
     public void reset() {
         captures.clear();
+        handleOf.clear();
+        nextHandle = 1;
     }
 
     // ---- capture --------------------------------------------------------------------------
@@ -149,7 +156,8 @@ final class UiAutomationBackend implements UiBackend {
             tree.setScreen(size.x, size.y);
             tree.rotation = display.getRotation() * 90;
         }
-        List<AccessibilityNodeInfo> handles = new ArrayList<>();
+        Map<Integer, AccessibilityNodeInfo> handles = new HashMap<>();
+        Map<AccessibilityNodeInfo, Integer> seen = new HashMap<>();
         StringBuilder signature = new StringBuilder();
         for (AccessibilityWindowInfo w : automation.getWindows()) {
             RawWindow rw = new RawWindow();
@@ -165,7 +173,7 @@ final class UiAutomationBackend implements UiBackend {
             AccessibilityNodeInfo root = w.getRoot();
             if (root != null) {
                 rw.packageName = Texts.emptyToNull(root.getPackageName());
-                walk(root, rw.id, tree, handles);
+                walk(root, rw.id, tree, handles, seen);
             }
             if (rw.focused && rw.packageName != null && rw.type.equals("application")) {
                 tree.packageName = rw.packageName;
@@ -182,6 +190,8 @@ final class UiAutomationBackend implements UiBackend {
         }
         String sig = signature.toString();
         tree.secure = sig.equals(secureSignature) && secureKnown;
+        handleOf.clear();
+        handleOf.putAll(seen);
         captures.put(captureId, handles);
         while (captures.size() > RETAINED_CAPTURES) {
             captures.remove(captures.keySet().iterator().next());
@@ -189,9 +199,14 @@ final class UiAutomationBackend implements UiBackend {
         return tree;
     }
 
-    /** Pre-order walk without recursion (deep trees must not overflow the stack). */
+    /**
+     * Pre-order walk without recursion (deep trees must not overflow the stack). A node keeps
+     * the handle it had in the previous capture ({@code AccessibilityNodeInfo} equality is the
+     * platform's: the same source node of the same window), so the agent can send tree deltas;
+     * a node seen twice in one walk gets a fresh handle the second time.
+     */
     private void walk(AccessibilityNodeInfo root, int window, RawTree tree,
-            List<AccessibilityNodeInfo> handles) {
+            Map<Integer, AccessibilityNodeInfo> handles, Map<AccessibilityNodeInfo, Integer> seen) {
         Deque<Object[]> stack = new ArrayDeque<>();
         stack.push(new Object[] {root, -1});
         while (!stack.isEmpty() && tree.nodes.size() < Texts.MAX_RAW_NODES) {
@@ -199,11 +214,16 @@ final class UiAutomationBackend implements UiBackend {
             AccessibilityNodeInfo n = (AccessibilityNodeInfo) top[0];
             int index = tree.nodes.size();
             RawNode r = toRaw(n);
-            r.handle = index + 1;
+            Integer handle = handleOf.get(n);
+            if (handle == null || handles.containsKey(handle)) {
+                handle = nextHandle++;
+            }
+            r.handle = handle;
             r.parent = (Integer) top[1];
             r.window = window;
             tree.nodes.add(r);
-            handles.add(n);
+            handles.put(handle, n);
+            seen.put(n, handle);
             if (r.focused && tree.focus == null) {
                 tree.focus = r.handle;
             }
@@ -375,14 +395,15 @@ final class UiAutomationBackend implements UiBackend {
 
     @Override
     public Outcome nodeAction(HubMessage.NodeAction cmd) {
-        List<AccessibilityNodeInfo> nodes = captures.get(cmd.capture);
+        Map<Integer, AccessibilityNodeInfo> nodes = captures.get(cmd.capture);
         if (nodes == null) {
             return Outcome.notFound("capture " + cmd.capture + " is not held any more");
         }
-        if (cmd.handle < 1 || cmd.handle > nodes.size()) {
+        AccessibilityNodeInfo node = nodes.get(cmd.handle);
+        if (node == null) {
             return Outcome.notFound("capture " + cmd.capture + " has no handle " + cmd.handle);
         }
-        return NodeActionRunner.run(ops, nodes.get(cmd.handle - 1), cmd);
+        return NodeActionRunner.run(ops, node, cmd);
     }
 
     private final NodeActionRunner.NodeOps<AccessibilityNodeInfo> ops =

@@ -6,6 +6,7 @@ import dev.mobridge.agent.core.link.BadMessageException;
 import dev.mobridge.agent.core.link.HubMessage;
 import dev.mobridge.agent.core.link.Platform;
 import dev.mobridge.agent.core.link.RawTree;
+import dev.mobridge.agent.core.link.RawTreeDelta;
 import dev.mobridge.agent.core.ws.CloseCode;
 import dev.mobridge.agent.core.ws.WsConnection;
 import dev.mobridge.agent.core.ws.WsHandshake;
@@ -31,9 +32,16 @@ import java.util.concurrent.TimeUnit;
  * numbered 1, 2, 3... in the order they are sent on this connection; the same state is never
  * pushed twice in a row (a capture equal to the last tree sent is dropped); while the watchdog
  * reports degraded, no tree is pushed and captures are refused, so the hub never receives a
- * stale tree.
+ * stale tree. Tree deltas: when the backend keeps handles per element (it announces {@code
+ * tree_delta}) and the hub asked for them ({@code options}), a capture goes as its delta from
+ * the last tree sent on this link (a push or a capture reply: {@link RawTreeDelta}), or whole
+ * when that is as good; trees and replies are sent from the UI thread in order, so a delta is
+ * always based on the tree the hub last received.
  */
 final class AgentSession implements UiEventListener {
+    /** The capability of a backend that keeps node handles across captures. */
+    static final String TREE_DELTA = "tree_delta";
+
     private final AgentServer server;
     private final Transport transport;
     private final AgentConfig config;
@@ -47,9 +55,11 @@ final class AgentSession implements UiEventListener {
     private volatile boolean running;
     private Future<String> probe;
     private long probeStarted;
+    private volatile boolean treeDeltas;
     // Touched only on the UI thread:
     private int nextCapture = 1;
     private String lastFingerprint;
+    private RawTree lastSent;
 
     AgentSession(AgentServer server, Transport transport) {
         this.server = server;
@@ -198,6 +208,12 @@ final class AgentSession implements UiEventListener {
             send(new Reply(cmd.id, true));
             return;
         }
+        if (cmd instanceof HubMessage.Options) {
+            boolean wanted = ((HubMessage.Options) cmd).treeDelta;
+            treeDeltas = wanted && backend.capabilities().contains(TREE_DELTA);
+            send(new Reply(cmd.id, true));
+            return;
+        }
         if (submit(() -> send(dispatch(cmd))) == null) {
             send(Reply.failure(cmd.id, Reply.FAILED, "agent stopping"));
         }
@@ -213,6 +229,7 @@ final class AgentSession implements UiEventListener {
                 RawTree tree = backend.capture(nextCapture);
                 nextCapture++;
                 lastFingerprint = fingerprint(tree);
+                lastSent = tree;
                 synchronized (pushLock) {
                     debouncer.captured(server.clock.nowMillis());
                 }
@@ -330,7 +347,12 @@ final class AgentSession implements UiEventListener {
         nextCapture++;
         lastFingerprint = fp;
         int quiet = (int) Math.min(Integer.MAX_VALUE, Math.max(0, fire.quietMs));
-        send(new AgentMessage.Tree(reason, fire.stable, tree, quiet));
+        AgentMessage message = null;
+        if (treeDeltas && lastSent != null) {
+            message = RawTreeDelta.between(lastSent, tree, reason, fire.stable, quiet);
+        }
+        send(message != null ? message : new AgentMessage.Tree(reason, fire.stable, tree, quiet));
+        lastSent = tree;
     }
 
     /** The tree's content without its capture number. */

@@ -31,9 +31,9 @@ import java.util.function.LongSupplier;
  * id {@code login}; user {@code demo} with any password opens home, anyone else gets "Invalid
  * credentials"), {@code home} (marker {@code __screen_home}; title "Home", a clock whose text
  * changes every second, entries "Dialog" and "Login"), {@code dialog} (a second window over
- * home with OK/Cancel) and a launcher. BACK: dialog -> home -> login -> launcher. Handles are
- * per capture and map to stable node keys; an action on a node no longer on screen is
- * NOT_FOUND. Password text is never put in a capture. Every state change raises a UI event.
+ * home with OK/Cancel) and a launcher. BACK: dialog -> home -> login -> launcher. A node keeps
+ * its handle across captures (one per stable node key, so the agent can send tree deltas);
+ * an action on a node no longer on screen is NOT_FOUND. Password text is never put in a capture. Every state change raises a UI event.
  */
 public final class FakeUiBackend implements UiBackend {
     public static final String PKG = "dev.mobridge.demo";
@@ -58,6 +58,8 @@ public final class FakeUiBackend implements UiBackend {
     private boolean secure;
     private String healthProblem;
     private volatile UiEventListener listener;
+    private final Map<String, Integer> handleOfKey = new HashMap<>();
+    private int nextHandle = 1;
     private Thread ticker;
     private final LinkedHashMap<Integer, Map<Integer, String>> captures = new LinkedHashMap<>();
     private boolean landscape;
@@ -117,7 +119,7 @@ public final class FakeUiBackend implements UiBackend {
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
                 "screenshot", "clipboard", "apps", "terminate", "install", "uninstall",
-                "orientation");
+                "orientation", "tree_delta");
     }
 
     /** The screen's width as turned now (portrait: WIDTH). */
@@ -158,6 +160,8 @@ public final class FakeUiBackend implements UiBackend {
     @Override
     public synchronized void reset() {
         captures.clear();
+        handleOfKey.clear();
+        nextHandle = 1;
     }
 
     @Override
@@ -190,7 +194,12 @@ public final class FakeUiBackend implements UiBackend {
             Map<Integer, String> handles) {
         int index = tree.nodes.size();
         RawNode r = new RawNode();
-        r.handle = index + 1;
+        Integer handle = handleOfKey.get(n.key);
+        if (handle == null) {
+            handle = nextHandle++;
+            handleOfKey.put(n.key, handle);
+        }
+        r.handle = handle;
         r.parent = parent;
         r.window = window;
         r.className = n.className;

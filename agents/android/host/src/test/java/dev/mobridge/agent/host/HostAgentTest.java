@@ -331,6 +331,46 @@ public class HostAgentTest {
     }
 
     @Test
+    public void afterOptionsChangesComeAsTreeDeltasBasedOnTheLastTreeSent() throws IOException {
+        Hub hub = new Hub();
+        assertTrue(hub.hello.capabilities.contains("tree_delta"));
+        RawTree login = hub.tree;
+        assertTrue(hub.command("{\"type\":\"options\",\"treeDelta\":true}").ok);
+        RawNode user = byId(login, id("username"));
+        assertTrue(hub.act(user, "SET_TEXT", ",\"text\":\"ada\"").ok);
+        AgentMessage.TreeDelta d =
+                (AgentMessage.TreeDelta) hub.ws.await(AgentMessage.TreeDelta.class, -1, 5000);
+        assertEquals(login.capture, d.base);
+        assertTrue(d.capture > login.capture);
+        assertTrue("nothing removed or reordered", d.remove.isEmpty() && d.order.isEmpty());
+        RawNode typed = null;
+        for (RawNode n : d.upsert) {
+            if (n.handle == user.handle) {
+                typed = n;
+            }
+        }
+        assertNotNull("the username field is upserted under its handle", typed);
+        assertEquals("ada", typed.text);
+        int parentHandle = login.nodes.get(user.parent).handle;
+        assertEquals("an upsert names its parent by handle", parentHandle, typed.parent);
+        // a capture reply is the new base of the next delta
+        Reply captured = hub.command("{\"type\":\"capture\"}");
+        assertNotNull(captured.tree);
+        assertTrue(hub.act(user, "SET_TEXT", ",\"text\":\"ada l\"").ok);
+        AgentMessage.TreeDelta next =
+                (AgentMessage.TreeDelta) hub.ws.await(AgentMessage.TreeDelta.class, -1, 5000);
+        assertEquals(captured.tree.capture, next.base);
+    }
+
+    @Test
+    public void withoutOptionsEveryTreeIsWhole() throws IOException {
+        Hub hub = new Hub();
+        assertTrue(hub.act(byId(hub.tree, id("username")), "SET_TEXT", ",\"text\":\"x\"").ok);
+        hub.awaitTreeWith(id("username"));
+        assertFalse(hub.ws.transcript.toString().contains("\"type\":\"tree_delta\""));
+    }
+
+    @Test
     public void otherUsersSeeInvalidCredentials() throws IOException {
         Hub hub = new Hub();
         RawTree login = hub.tree;

@@ -6,8 +6,8 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 
 /**
- * Agent -> hub messages (bridge/wire/agent_link.py {@code AgentToHub}): hello, tree, reply,
- * status. Encoding omits every field equal to its default; decoding (used by tests and by
+ * Agent -> hub messages (bridge/wire/agent_link.py {@code AgentToHub}): hello, tree,
+ * tree_delta, reply, status. Encoding omits every field equal to its default; decoding (used by tests and by
  * anything that reads agent output) is as strict as the hub's.
  */
 public abstract class AgentMessage {
@@ -57,6 +57,21 @@ public abstract class AgentMessage {
                 boolean stable = in.reqBool("stable");
                 RawTree tree = RawTree.fromJson(in.reqObject("tree"), "tree.tree");
                 m = new Tree(reason, stable, tree, in.optNonNegInt("quietMs", 0));
+                break;
+            }
+            case "tree_delta": {
+                TreeDelta d = new TreeDelta(in.reqString("reason"), in.reqBool("stable"),
+                        in.reqInt("base"), in.reqInt("capture"));
+                d.remove.addAll(in.optIntList("remove"));
+                JSONArray upsert = in.optArray("upsert");
+                for (int i = 0; i < upsert.length(); i++) {
+                    d.upsert.add(RawNode.fromJson(upsert.opt(i), "tree_delta.upsert[" + i + "]"));
+                }
+                d.order.putAll(in.optIntListMap("order"));
+                JSONObject meta = in.optObjectOrNull("meta");
+                d.meta = meta == null ? null : RawMeta.fromJson(meta, "tree_delta.meta");
+                d.quietMs = in.optNonNegInt("quietMs", 0);
+                m = d;
                 break;
             }
             case "reply": {
@@ -159,6 +174,58 @@ public abstract class AgentMessage {
         public JSONObject toJson() {
             return new JsonOut().put("type", type).put("reason", reason).put("stable", stable)
                     .put("tree", tree.toJson()).putIntUnless("quietMs", quietMs, 0).obj;
+        }
+    }
+
+    /**
+     * A capture sent as its difference from the last tree sent on the link ({@code base}):
+     * removed handles, new or changed nodes in full ({@code parent} is the parent's handle),
+     * the new child lists of parents whose lists changed ({@code ""} for the roots), and the
+     * tree-level fields when one changed. Built by {@link RawTreeDelta#between}.
+     */
+    public static final class TreeDelta extends AgentMessage {
+        public final String reason;
+        public final boolean stable;
+        public final int base;
+        public final int capture;
+        public final List<Integer> remove = new ArrayList<>();
+        public final List<RawNode> upsert = new ArrayList<>();
+        public final java.util.LinkedHashMap<String, List<Integer>> order =
+                new java.util.LinkedHashMap<>();
+        public RawMeta meta;
+        public int quietMs;
+
+        public TreeDelta(String reason, boolean stable, int base, int capture) {
+            super("tree_delta");
+            this.reason = reason;
+            this.stable = stable;
+            this.base = base;
+            this.capture = capture;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            JsonOut o = new JsonOut().put("type", type).put("reason", reason)
+                    .put("stable", stable).putInt("base", base).putInt("capture", capture);
+            if (!remove.isEmpty()) {
+                o.put("remove", new JSONArray(remove));
+            }
+            if (!upsert.isEmpty()) {
+                JSONArray ns = new JSONArray();
+                for (RawNode n : upsert) {
+                    ns.put(n.toJson());
+                }
+                o.put("upsert", ns);
+            }
+            if (!order.isEmpty()) {
+                JsonOut ord = new JsonOut();
+                for (java.util.Map.Entry<String, List<Integer>> e : order.entrySet()) {
+                    ord.put(e.getKey(), new JSONArray(e.getValue()));
+                }
+                o.put("order", ord.obj);
+            }
+            o.putIfNotNull("meta", meta == null ? null : meta.toJson());
+            return o.putIntUnless("quietMs", quietMs, 0).obj;
         }
     }
 

@@ -122,6 +122,9 @@ public abstract class HubMessage {
             case "ping":
                 m = new Ping(in.reqNonNegLong("id"));
                 break;
+            case "options":
+                m = new Options(in.reqNonNegLong("id"), in.optBool("treeDelta", false));
+                break;
             case "apps":
                 m = new Apps(in.reqNonNegLong("id"));
                 break;
@@ -362,6 +365,24 @@ public abstract class HubMessage {
         @Override
         public JSONObject toJson() {
             return head().obj;
+        }
+    }
+
+    /**
+     * Link options; sent only to an agent announcing the matching capability. {@code
+     * treeDelta}: the agent may push {@code tree_delta} messages from now on.
+     */
+    public static final class Options extends Command {
+        public final boolean treeDelta;
+
+        public Options(long id, boolean treeDelta) {
+            super("options", id);
+            this.treeDelta = treeDelta;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().putBoolUnless("treeDelta", treeDelta, false).obj;
         }
     }
 

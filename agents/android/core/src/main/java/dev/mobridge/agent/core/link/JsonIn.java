@@ -206,6 +206,33 @@ public final class JsonIn {
         return out;
     }
 
+    /** An optional array of 32-bit integers (empty when absent). */
+    public List<Integer> optIntList(String key) throws BadMessageException {
+        JSONArray a = optArray(key);
+        List<Integer> out = new ArrayList<>(a.length());
+        for (int i = 0; i < a.length(); i++) {
+            out.add(toInt(key + "[" + i + "]", a.opt(i)));
+        }
+        return out;
+    }
+
+    /** An optional object mapping strings to integer arrays (empty when absent). */
+    public java.util.LinkedHashMap<String, List<Integer>> optIntListMap(String key)
+            throws BadMessageException {
+        java.util.LinkedHashMap<String, List<Integer>> out = new java.util.LinkedHashMap<>();
+        JSONObject o = optObjectOrNull(key);
+        if (o == null) {
+            return out;
+        }
+        JsonIn inner = new JsonIn(o, where + "." + key);
+        Iterator<String> keys = o.keys();
+        while (keys.hasNext()) {
+            String k = keys.next();
+            out.put(k, inner.optIntList(k));
+        }
+        return out;
+    }
+
     /** An optional int[4] bounds array ([left, top, right, bottom]). */
     public int[] optBoundsOrNull(String key) throws BadMessageException {
         Object v = raw(key);

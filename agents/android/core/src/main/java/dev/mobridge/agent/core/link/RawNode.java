@@ -43,6 +43,44 @@ public final class RawNode {
     public Integer itemCol;
     public Double rangeValue;
 
+    /** A copy (lists copied; strings and bounds shared: they are never mutated in place). */
+    public RawNode copy() {
+        RawNode n = new RawNode();
+        n.handle = handle;
+        n.parent = parent;
+        n.window = window;
+        n.className = className;
+        n.text = text;
+        n.label = label;
+        n.value = value;
+        n.hint = hint;
+        n.automationId = automationId;
+        n.packageName = packageName;
+        n.bounds = bounds;
+        n.clickable = clickable;
+        n.longClickable = longClickable;
+        n.checkable = checkable;
+        n.checked = checked;
+        n.enabled = enabled;
+        n.focusable = focusable;
+        n.focused = focused;
+        n.selected = selected;
+        n.scrollable = scrollable;
+        n.editable = editable;
+        n.password = password;
+        n.visible = visible;
+        n.hittable = hittable;
+        n.heading = heading;
+        n.actions = new ArrayList<>(actions);
+        n.traits = new ArrayList<>(traits);
+        n.collectionRows = collectionRows;
+        n.collectionCols = collectionCols;
+        n.itemRow = itemRow;
+        n.itemCol = itemCol;
+        n.rangeValue = rangeValue;
+        return n;
+    }
+
     public JSONObject toJson() {
         JsonOut o = new JsonOut();
         o.putInt("handle", handle);

@@ -69,7 +69,7 @@ public class AgentLinkFixturesTest {
             seen.add(decodeHub(f, read(f)).type);
         }
         for (String t : new String[] {"hello", "capture", "node_action", "gesture", "global",
-                "key", "text", "app", "screenshot", "clipboard", "ping"}) {
+                "key", "text", "app", "screenshot", "clipboard", "ping", "options"}) {
             assertTrue("no fixture of type " + t + " in " + seen, seen.contains(t));
         }
     }

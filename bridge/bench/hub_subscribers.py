@@ -1,0 +1,181 @@
+"""A subscriber worker of the hub benchmark: ``python -m bridge.bench.hub_subscribers``.
+
+One process holds many raw websocket connections to the hub (each: ``hello``, ``subscribe``,
+then a reader timing every event it receives). Commands arrive as JSON lines on stdin, each
+answered by one JSON line on stdout:
+
+- ``{"op": "open", "n", "url", "token", "compact", "format"}``: open ``n`` more subscribers
+  (permessage-deflate offered, as ``bridge.client`` and browsers do); answers ``{"open": k}``;
+- ``{"op": "close", "n"}``: close the newest ``n``; answers ``{"open": k}``;
+- ``{"op": "report"}``: everything received since the last report — four parallel lists
+  ``conn``, ``generation``, ``t_ns`` (``time.monotonic_ns`` at receipt: the clock the bench
+  agent stamps its sends with) and ``size`` (frame bytes) per delta — plus ``resyncs``,
+  ``errors`` and this process's CPU time;
+- ``{"op": "quit"}``.
+
+A receipt time includes this process's own scheduling: with hundreds of connections per
+worker, a delta reaches the last of them after the worker has read the others.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+import anyio
+import anyio.abc
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.typing import Subprotocol
+
+from bridge.wire.client_protocol import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from bridge.wire.codec import MAX_AGENT_FRAME
+
+OPEN_CONCURRENCY = 16
+
+
+class _Head(msgspec.Struct):
+    type: str
+    id: int | str | None = None
+    generation: int = -1
+
+
+_JSON = msgspec.json.Decoder(_Head)
+_MSGPACK = msgspec.msgpack.Decoder(_Head)
+
+
+class Worker:
+    def __init__(self) -> None:
+        self.conns: list[tuple[ClientConnection, anyio.CancelScope]] = []
+        self.conn: list[int] = []
+        self.generation: list[int] = []
+        self.t_ns: list[int] = []
+        self.size: list[int] = []
+        self.resyncs = 0
+        self.errors = 0
+        self._serial = 0
+
+    async def _request(self, ws: ClientConnection, msgpack: bool, body: dict[str, Any]) -> None:
+        data = msgspec.msgpack.encode(body) if msgpack else msgspec.json.encode(body)
+        await ws.send(data, text=not msgpack)
+        decoder = _MSGPACK if msgpack else _JSON
+        while True:
+            frame = await ws.recv()
+            head = decoder.decode(frame.encode() if isinstance(frame, str) else frame)
+            if head.id == body["id"]:
+                if head.type != "result":
+                    raise RuntimeError(f"hub refused {body['type']}: {frame[:200]!r}")
+                return
+
+    async def _one(self, tg: anyio.abc.TaskGroup, spec: dict[str, Any]) -> None:
+        msgpack = spec.get("format") == "msgpack"
+        ws = await connect(
+            spec["url"],
+            subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK if msgpack else SUBPROTOCOL_JSON)],
+            additional_headers={"Authorization": f"Bearer {spec['token']}"},
+            max_size=MAX_AGENT_FRAME,
+            ping_interval=None,
+            close_timeout=1,
+            open_timeout=60,
+            proxy=None,
+        )
+        self._serial += 1
+        name = f"bench-sub-{self._serial}"
+        await self._request(ws, msgpack, {"type": "hello", "id": 1, "client": {"name": name}})
+        await self._request(
+            ws,
+            msgpack,
+            {"type": "subscribe", "id": 2, "device": spec["device"], "compact": spec["compact"]},
+        )
+        scope = anyio.CancelScope()
+        index = len(self.conns)
+        self.conns.append((ws, scope))
+        tg.start_soon(self._read, ws, scope, index, msgpack)
+
+    async def _read(
+        self, ws: ClientConnection, scope: anyio.CancelScope, index: int, msgpack: bool
+    ) -> None:
+        decoder = _MSGPACK if msgpack else _JSON
+        with scope:
+            try:
+                async for frame in ws:
+                    t = time.monotonic_ns()
+                    data = frame.encode() if isinstance(frame, str) else frame
+                    head = decoder.decode(data)
+                    if head.type == "delta":
+                        self.conn.append(index)
+                        self.generation.append(head.generation)
+                        self.t_ns.append(t)
+                        self.size.append(len(data))
+                    elif head.type == "snapshot":
+                        self.resyncs += 1
+            except (ConnectionClosed, WebSocketException, OSError):
+                if not scope.cancel_called:
+                    self.errors += 1
+
+    async def open(self, tg: anyio.abc.TaskGroup, spec: dict[str, Any]) -> None:
+        limiter = anyio.CapacityLimiter(OPEN_CONCURRENCY)
+
+        async def one() -> None:
+            async with limiter:
+                await self._one(tg, spec)
+
+        async with anyio.create_task_group() as opening:
+            for _ in range(int(spec["n"])):
+                opening.start_soon(one)
+
+    async def close(self, n: int) -> None:
+        for _ in range(min(n, len(self.conns))):
+            ws, scope = self.conns.pop()
+            scope.cancel()
+            with anyio.move_on_after(2):
+                await ws.close()
+
+    def report(self) -> dict[str, Any]:
+        out = {
+            "conn": self.conn,
+            "generation": self.generation,
+            "t_ns": self.t_ns,
+            "size": self.size,
+            "resyncs": self.resyncs,
+            "errors": self.errors,
+            "cpu_ns": time.process_time_ns(),
+        }
+        self.conn, self.generation, self.t_ns, self.size = [], [], [], []
+        self.resyncs = self.errors = 0
+        return out
+
+
+def _answer(body: dict[str, Any]) -> None:
+    sys.stdout.buffer.write(msgspec.json.encode(body) + b"\n")
+    sys.stdout.buffer.flush()
+
+
+async def _main() -> None:
+    worker = Worker()
+    async with anyio.create_task_group() as tg:
+        while True:
+            line = await anyio.to_thread.run_sync(sys.stdin.readline)
+            if not line.strip():
+                break
+            command = json.loads(line)
+            op = command.get("op")
+            if op == "open":
+                await worker.open(tg, command)
+                _answer({"open": len(worker.conns)})
+            elif op == "close":
+                await worker.close(int(command["n"]))
+                _answer({"open": len(worker.conns)})
+            elif op == "report":
+                _answer(worker.report())
+            elif op == "quit":
+                break
+        await worker.close(len(worker.conns))
+        tg.cancel_scope.cancel()
+
+
+if __name__ == "__main__":
+    anyio.run(_main)
