@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from bridge import __version__
-from bridge.hub.event_loop import LOOPS, LoopUnavailable, backend_options
+from bridge.hub.event_loop import LOOPS, LoopUnavailable, backend_options, running_loop
 
 if TYPE_CHECKING:
     from bridge.farm.config import FarmConfig
@@ -363,6 +363,7 @@ def _serve(args: argparse.Namespace) -> int:
                     f"other hubs appear within {farm_cfg.heartbeat_s:g} s)",
                     flush=True,
                 )
+            print(f"event loop: {running_loop()}", flush=True)
             print(f"devices: {', '.join(hub.service.devices) or '(none yet)'}", flush=True)
             try:
                 with anyio.open_signal_receiver(signal.SIGTERM) as signals:

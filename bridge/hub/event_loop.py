@@ -11,6 +11,7 @@ installed raises ``LoopUnavailable`` with the command that installs it.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 from typing import Any
 
@@ -35,3 +36,8 @@ def backend_options(loop: str) -> dict[str, Any]:
             raise LoopUnavailable(f"--loop uvloop: uvloop is not installed; {INSTALL_HINT}")
         return {"use_uvloop": True}
     raise LoopUnavailable(f"unknown event loop {loop!r}; choose one of {', '.join(LOOPS)}")
+
+
+def running_loop() -> str:
+    """The package of the running event loop's class: ``asyncio`` or ``uvloop``."""
+    return type(asyncio.get_running_loop()).__module__.split(".")[0]
