@@ -48,6 +48,7 @@ from websockets.typing import Subprotocol
 
 from bridge.bench.hub_agent import AGENT_TOKEN, DEVICE_ID, BenchAgent
 from bridge.bench.hub_screens import INCREMENT_ID, OPEN_ID, count_text
+from bridge.hub.event_loop import INSTALL_HINT, LOOPS, uvloop_installed
 from bridge.wire.action import ActionRequest, Verify
 from bridge.wire.client_protocol import (
     SUBPROTOCOL_JSON,
@@ -728,9 +729,13 @@ def _of(row: Row | None, name: str) -> float | None:
     return None if row is None else getattr(row, name)
 
 
-def _target_lines(targets: list[Target]) -> list[str]:
+def _target_lines(
+    targets: list[Target],
+    title: str = "targets (issue 12), measured in this run; ratio = measured / target "
+    "(<= 1 meets it)",
+) -> list[str]:
     lines = [
-        "targets (issue 12), measured in this run; ratio = measured / target (<= 1 meets it)",
+        title,
         f"  {'measure':<62} {'measured':>10} {'target':>8} {'ratio':>7}",
     ]
     for t in targets:
@@ -776,19 +781,18 @@ def pyspy_top(path: str, n: int = 10) -> list[str]:
 # ---- orchestration ------------------------------------------------------------------------
 
 
-async def _measure(sizes: Sizes) -> list[str]:
+@asynccontextmanager
+async def _hub_bench(sizes: Sizes, loop: str = "asyncio") -> AsyncIterator[Bench]:
+    """A bench agent, a hub process on ``loop`` linked to it, and ``sizes.workers``
+    subscriber worker processes; everything is stopped on exit."""
     agent = BenchAgent(sizes.trees[0])
-    lines: list[str] = []
-    profile_tree = 1000 if 1000 in sizes.trees else sizes.trees[-1]
-    profile = None
-    if _pyspy() is not None:
-        profile = os.path.join(os.environ[PYSPY_ENV], f"hub-pyspy-{profile_tree}.txt")
     async with anyio.create_task_group() as tg:
         agent_port = await tg.start(agent.serve)
         config = {
             "agent": f"ws://127.0.0.1:{agent_port}",
             "agent_token": AGENT_TOKEN,
             "token": CLIENT_TOKEN,
+            "loop": loop,
         }
         async with child("bridge.bench.hub_proc", json.dumps(config)) as hub_child:
             ready = await hub_child.line(60)
@@ -800,46 +804,58 @@ async def _measure(sizes: Sizes) -> list[str]:
                 ]
                 bench = Bench(sizes, agent, hub, Pool(workers, hub.url))
                 await hub.window()
-                rows: dict[tuple[int, int], Row] = {}
-                for tree in sizes.trees:
-                    await bench.switch_tree(tree)
-                    series: list[Row] = []
-                    for n in sizes.subscribers:
-                        heaviest = tree == profile_tree and n == sizes.subscribers[-1]
-                        out = profile if heaviest else None
-                        series.append(await bench.series(tree, n, out))
-                    await bench.pool.ensure(1)
-                    agent.whole_trees = True
-                    whole = await bench.series(tree, 1)
-                    agent.whole_trees = False
-                    whole.label = "whole"
-                    await bench.pool.ensure(0)
-                    base = series[0]
-                    for r in series[1:]:
-                        r.per_sub_ns = (r.cpu_per_change_ns - base.cpu_per_change_ns) / (
-                            r.subscribers - base.subscribers
-                        )
-                    rows.update({(r.tree, r.subscribers): r for r in series})
-                    rows[(tree, 0)] = whole
-                    lines += [*_table(sizes, tree, [*series, whole]), ""]
-                for tree in sizes.trees[:2]:
-                    await bench.switch_tree(tree)
-                    lines += [*await frame_bytes(bench, tree), ""]
-                actions = []
-                for tree in sizes.action_trees:
-                    await bench.switch_tree(tree)
-                    actions.append(await action_overhead(bench, tree))
-                lines += _action_lines(actions)
-                await bench.switch_tree(sizes.resolve_tree)
-                resolve_ns = await resolve_in_hub(bench, sizes.resolve_tree)
-                lines += [
-                    "",
-                    f"resolve inside the hub ({sizes.resolves} resolves of one ref, "
-                    f"{sizes.resolve_tree:,} nodes): "
-                    f"p50 {statistics.median(resolve_ns) / 1e3:.0f} µs, "
-                    f"p99 {percentile(resolve_ns, 99) / 1e3:.0f} µs",
-                ]
+                yield bench
         tg.cancel_scope.cancel()
+
+
+async def _measure(sizes: Sizes) -> list[str]:
+    lines: list[str] = []
+    profile_tree = 1000 if 1000 in sizes.trees else sizes.trees[-1]
+    profile = None
+    if _pyspy() is not None:
+        profile = os.path.join(os.environ[PYSPY_ENV], f"hub-pyspy-{profile_tree}.txt")
+    async with _hub_bench(sizes) as bench:
+        agent = bench.agent
+        rows: dict[tuple[int, int], Row] = {}
+        for tree in sizes.trees:
+            await bench.switch_tree(tree)
+            series: list[Row] = []
+            for n in sizes.subscribers:
+                heaviest = tree == profile_tree and n == sizes.subscribers[-1]
+                out = profile if heaviest else None
+                series.append(await bench.series(tree, n, out))
+            await bench.pool.ensure(1)
+            agent.whole_trees = True
+            whole = await bench.series(tree, 1)
+            agent.whole_trees = False
+            whole.label = "whole"
+            await bench.pool.ensure(0)
+            _per_subscriber(series)
+            rows.update({(r.tree, r.subscribers): r for r in series})
+            rows[(tree, 0)] = whole
+            lines += [*_table(sizes, tree, [*series, whole]), ""]
+        for tree in sizes.trees[:2]:
+            await bench.switch_tree(tree)
+            lines += [*await frame_bytes(bench, tree), ""]
+        actions = []
+        for tree in sizes.action_trees:
+            await bench.switch_tree(tree)
+            actions.append(await action_overhead(bench, tree))
+        lines += _action_lines(actions)
+        await bench.switch_tree(sizes.resolve_tree)
+        resolve_ns = await resolve_in_hub(bench, sizes.resolve_tree)
+        lines += [
+            "",
+            f"resolve inside the hub ({sizes.resolves} resolves of one ref, "
+            f"{sizes.resolve_tree:,} nodes): "
+            f"p50 {statistics.median(resolve_ns) / 1e3:.0f} µs, "
+            f"p99 {percentile(resolve_ns, 99) / 1e3:.0f} µs",
+        ]
+    loops: dict[str, list[Row]] = {}
+    if uvloop_installed():
+        lines.append("")
+        loops = await loop_comparison(sizes)
+        lines += _loop_lines(sizes, loops)
     offline = {n: offline_normalize(n, sizes.offline_runs) for n in sizes.offline}
     lines += [
         "",
@@ -849,6 +865,11 @@ async def _measure(sizes: Sizes) -> list[str]:
         "",
         *_target_lines(_targets(rows, actions, resolve_ns, offline, sizes)),
     ]
+    if "uvloop" in loops:
+        title = "uvloop hub: the targets its rows measure (the loop comparison above)"
+        lines += ["", *_target_lines(_loop_targets(loops["uvloop"]), title)]
+    elif not uvloop_installed():
+        lines += ["", f"(uvloop rows not measured: uvloop is not installed; {INSTALL_HINT})"]
     if profile is not None and await anyio.Path(profile).exists():
         lines += [
             "",
@@ -857,6 +878,90 @@ async def _measure(sizes: Sizes) -> list[str]:
             *pyspy_top(profile),
         ]
     return lines
+
+
+def _per_subscriber(series: list[Row]) -> None:
+    """Hub CPU per change per subscriber, from the growth over the series' first row."""
+    base = series[0]
+    for r in series[1:]:
+        r.per_sub_ns = (r.cpu_per_change_ns - base.cpu_per_change_ns) / (
+            r.subscribers - base.subscribers
+        )
+
+
+LOOP_TREE = 60
+LOOP_SUBSCRIBERS = (1, 100, 500)
+
+
+async def loop_comparison(sizes: Sizes) -> dict[str, list[Row]]:
+    """The fan-out series of a 60-node screen on a fresh hub per event loop, asyncio then
+    uvloop, with the same agent, workers and subscriber counts: the loops side by side."""
+    subs = [n for n in sizes.subscribers if n in LOOP_SUBSCRIBERS]
+    if len(subs) < 2:
+        subs = list(sizes.subscribers)
+    out: dict[str, list[Row]] = {}
+    for loop in LOOPS:
+        async with _hub_bench(sizes, loop) as bench:
+            await bench.switch_tree(LOOP_TREE)
+            series = [await bench.series(LOOP_TREE, n) for n in subs]
+            await bench.pool.ensure(0)
+        if len(series) > 1:
+            _per_subscriber(series)
+        out[loop] = series
+    return out
+
+
+def _loop_lines(sizes: Sizes, loops: dict[str, list[Row]]) -> list[str]:
+    lines = [
+        f"event loop of the hub, {LOOP_TREE}-node screen, a fresh hub per loop "
+        f"({sizes.changes} changes at {sizes.rate_hz:g}/s, JSON compact subscribers)",
+        f"  {'loop':<8} {'subs':>5} {'p50 ms':>8} {'p99 ms':>8} {'slowest p99':>12} "
+        f"{'hub CPU/change ms':>18} {'CPU/sub µs':>11} {'missed':>7}",
+    ]
+    for loop, series in loops.items():
+        for r in series:
+            per_sub = f"{r.per_sub_ns / 1e3:.1f}" if r.per_sub_ns is not None else "-"
+            lines.append(
+                f"  {loop:<8} {r.subscribers:>5} {_ms(r.p50_ns):>8} {_ms(r.p99_ns):>8} "
+                f"{_ms(r.slowest_p99_ns):>12} {r.cpu_per_change_ns / 1e6:>18.2f} {per_sub:>11} "
+                f"{r.missed:>7}"
+            )
+    if "asyncio" in loops and "uvloop" in loops:
+        for a, u in zip(loops["asyncio"], loops["uvloop"], strict=True):
+            if a.p99_ns and u.p99_ns:
+                lines.append(
+                    f"  uvloop / asyncio at {a.subscribers} subscribers: p99 "
+                    f"{u.p99_ns / a.p99_ns:.2f}x, hub CPU per change "
+                    f"{u.cpu_per_change_ns / max(1.0, a.cpu_per_change_ns):.2f}x"
+                )
+    return lines
+
+
+def _loop_targets(series: list[Row]) -> list[Target]:
+    out = []
+    for r in series:
+        if r.subscribers in (100, 500):
+            target = 10.0 if r.subscribers == 100 else 50.0
+            out.append(
+                Target(
+                    f"fan-out p99, {LOOP_TREE} nodes, {r.subscribers} subscribers (uvloop)",
+                    r.p99_ns / 1e6 if r.p99_ns is not None else None,
+                    target,
+                    "ms",
+                )
+            )
+    last = series[-1]
+    if last.per_sub_ns is not None:
+        out.append(
+            Target(
+                f"hub CPU per delta per subscriber, {LOOP_TREE} nodes x {last.subscribers} "
+                "(uvloop)",
+                last.per_sub_ns / 1e6,
+                0.02,
+                "ms",
+            )
+        )
+    return out
 
 
 def _action_lines(actions: list[ActionFigures]) -> list[str]:

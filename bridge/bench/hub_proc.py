@@ -1,7 +1,8 @@
 """The hub of the hub benchmark, in its own process: ``python -m bridge.bench.hub_proc CONFIG``.
 
 ``CONFIG`` is a JSON object: ``agent`` (the bench agent's URL), ``agent_token``, ``token``
-(the controller token of the bench's clients). The process starts a real ``Hub`` on
+(the controller token of the bench's clients), optionally ``loop`` (``asyncio`` or
+``uvloop``, see ``bridge.hub.event_loop``). The process starts a real ``Hub`` on
 127.0.0.1 (no simulated device, request rate limit lifted: the bench measures latency, not
 the limiter; logs below WARNING dropped), prints ``{"port": P, "pid": PID}`` once the agent is
 linked, then answers one JSON line per command line on stdin:
@@ -33,6 +34,7 @@ import anyio
 from bridge.hub import service as service_module
 from bridge.hub.app import AgentTarget, Hub, HubConfig
 from bridge.hub.device import DeviceRuntime
+from bridge.hub.event_loop import backend_options
 from bridge.hub.logs import configure as configure_logs
 from bridge.net.auth import Principal
 
@@ -155,7 +157,8 @@ async def _main(config: dict[str, Any]) -> None:
 
 def main(argv: list[str]) -> None:
     configure_logs(json_lines=True, level=logging.WARNING, stream=sys.stderr)
-    anyio.run(_main, json.loads(argv[0]))
+    config = json.loads(argv[0])
+    anyio.run(_main, config, backend_options=backend_options(config.get("loop", "asyncio")))
 
 
 if __name__ == "__main__":
