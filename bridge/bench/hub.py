@@ -187,6 +187,8 @@ class HubStats:
     """What the hub process reported between two ``stats`` calls (merged)."""
 
     cpu_ns: int = 0
+    sys_ns: int = 0
+    """Of ``cpu_ns``, the time in the kernel (socket writes, TCP over loopback)."""
     rss_kb: int = 0
     commits: list[tuple[int, int, int, int]] = field(default_factory=list)
     resolve_ns: list[int] = field(default_factory=list)
@@ -200,11 +202,13 @@ class HubProcess:
         self.pid = pid
         self.url = f"ws://127.0.0.1:{port}/v1"
         self.cpu_ns = 0
+        self.sys_ns = 0
 
     async def stats(self) -> HubStats:
         raw = await self.proc.call("stats")
         return HubStats(
             cpu_ns=raw["cpu_ns"],
+            sys_ns=raw["sys_ns"],
             rss_kb=raw["rss_kb"],
             commits=[tuple(c) for c in raw["commits"]],
             resolve_ns=raw["resolve_ns"],
@@ -218,6 +222,9 @@ class HubProcess:
         spent = got.cpu_ns - self.cpu_ns
         self.cpu_ns = got.cpu_ns
         got.cpu_ns = spent
+        sys_spent = got.sys_ns - self.sys_ns
+        self.sys_ns = got.sys_ns
+        got.sys_ns = sys_spent
         return got
 
 
@@ -316,6 +323,8 @@ class Row:
     resyncs: int
     gc_max_ns: int
     per_sub_ns: float | None = None
+    kernel_share: float | None = None
+    """Of the hub's CPU in the series, the share spent in the kernel."""
     delta_bytes: float | None = None
     label: str = ""
     """How the row differs from the others (``whole``: the agent sent whole trees)."""
@@ -348,6 +357,7 @@ class Bench:
             await anyio.sleep(0.1)
             more = await self.hub.window()
             into.cpu_ns += more.cpu_ns
+            into.sys_ns += more.sys_ns
             into.commits += more.commits
             into.rss_kb = more.rss_kb
             into.gc_ns += more.gc_ns
@@ -369,6 +379,7 @@ class Bench:
         await self._settle(captures[-1], stats)
         tail = await self.hub.window()
         stats.cpu_ns += tail.cpu_ns
+        stats.sys_ns += tail.sys_ns
         stats.commits += tail.commits
         stats.rss_kb = tail.rss_kb or stats.rss_kb
         stats.gc_max_ns = max(stats.gc_max_ns, tail.gc_max_ns)
@@ -396,6 +407,7 @@ class Bench:
             p99_ns=percentile(lat, 99) if lat else None,
             slowest_p99_ns=max(percentile(v, 99) for v in per_conn.values()) if lat else None,
             cpu_per_change_ns=stats.cpu_ns / sizes.changes,
+            kernel_share=stats.sys_ns / stats.cpu_ns if stats.cpu_ns > 0 else None,
             ingest_ns=statistics.median(ingest) if ingest else None,
             rss_kb=stats.rss_kb,
             coalesced=len(captures) - len(capture_of),
@@ -432,7 +444,7 @@ def _table(sizes: Sizes, tree: int, rows: list[Row]) -> list[str]:
         f"{sizes.workers} worker processes",
         f"  {'subs':>5} {'p50 ms':>8} {'p99 ms':>8} {'slowest p99':>12} {'CPU/change ms':>14} "
         f"{'ingest ms':>10} {'CPU/sub µs':>11} {'RSS MB':>7} {'coalesced':>10} {'missed':>7} "
-        f"{'resyncs':>8} {'GC max ms':>10}",
+        f"{'resyncs':>8} {'GC max ms':>10} {'kernel %':>9}",
     ]
     for r in rows:
         per_sub = "-" if r.per_sub_ns is None else f"{r.per_sub_ns / 1e3:.1f}"
@@ -441,12 +453,17 @@ def _table(sizes: Sizes, tree: int, rows: list[Row]) -> list[str]:
             f"  {subs:>5} {_ms(r.p50_ns):>8} {_ms(r.p99_ns):>8} "
             f"{_ms(r.slowest_p99_ns):>12} {_ms(r.cpu_per_change_ns):>14} {_ms(r.ingest_ns):>10} "
             f"{per_sub:>11} {r.rss_kb / 1024:>7.1f} {r.coalesced:>10} {r.missed:>7} "
-            f"{r.resyncs:>8} {_ms(r.gc_max_ns):>10}"
+            f"{r.resyncs:>8} {_ms(r.gc_max_ns):>10} {_pct(r.kernel_share):>9}"
         )
     lines.append(
-        "  (the agent sends tree deltas; * = whole trees, the path agents without deltas take)"
+        "  (the agent sends tree deltas; * = whole trees, the path agents without deltas take; "
+        "kernel % = the hub's system CPU time over its CPU time)"
     )
     return lines
+
+
+def _pct(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.0f}"
 
 
 # ---- bytes, actions, resolve --------------------------------------------------------------
@@ -916,7 +933,7 @@ def _loop_lines(sizes: Sizes, loops: dict[str, list[Row]]) -> list[str]:
         f"event loop of the hub, {LOOP_TREE}-node screen, a fresh hub per loop "
         f"({sizes.changes} changes at {sizes.rate_hz:g}/s, JSON compact subscribers)",
         f"  {'loop':<8} {'subs':>5} {'p50 ms':>8} {'p99 ms':>8} {'slowest p99':>12} "
-        f"{'hub CPU/change ms':>18} {'CPU/sub µs':>11} {'missed':>7}",
+        f"{'hub CPU/change ms':>18} {'CPU/sub µs':>11} {'kernel %':>9} {'missed':>7}",
     ]
     for loop, series in loops.items():
         for r in series:
@@ -924,7 +941,7 @@ def _loop_lines(sizes: Sizes, loops: dict[str, list[Row]]) -> list[str]:
             lines.append(
                 f"  {loop:<8} {r.subscribers:>5} {_ms(r.p50_ns):>8} {_ms(r.p99_ns):>8} "
                 f"{_ms(r.slowest_p99_ns):>12} {r.cpu_per_change_ns / 1e6:>18.2f} {per_sub:>11} "
-                f"{r.missed:>7}"
+                f"{_pct(r.kernel_share):>9} {r.missed:>7}"
             )
     if "asyncio" in loops and "uvloop" in loops:
         for a, u in zip(loops["asyncio"], loops["uvloop"], strict=True):

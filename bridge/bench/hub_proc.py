@@ -7,7 +7,8 @@
 the limiter; logs below WARNING dropped), prints ``{"port": P, "pid": PID}`` once the agent is
 linked, then answers one JSON line per command line on stdin:
 
-- ``stats``: the process's own CPU time (``time.process_time_ns``), its RSS, garbage
+- ``stats``: the process's own CPU time (``time.process_time_ns``; ``sys_ns`` is the part
+  spent in the kernel, ``getrusage``'s system time), its RSS, garbage
   collection pauses, and what happened since the last ``stats``: per new generation
   ``[generation, capture, prepare CPU ns, commit CPU ns]`` (the agent's capture number the
   generation came from, and the CPU each half of the ingest took on its own thread), and the
@@ -24,6 +25,7 @@ import gc
 import json
 import logging
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -99,6 +101,7 @@ class Recorder:
     def stats(self) -> dict[str, Any]:
         out = {
             "cpu_ns": time.process_time_ns(),
+            "sys_ns": int(resource.getrusage(resource.RUSAGE_SELF).ru_stime * 1e9),
             "rss_kb": rss_kb(),
             "commits": self.commits,
             "resolve_ns": self.resolve_ns,
@@ -118,8 +121,6 @@ def rss_kb() -> int:
             pages = int(f.read().split()[1])
         return pages * os.sysconf("SC_PAGE_SIZE") // 1024
     except (OSError, ValueError, IndexError):
-        import resource
-
         return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
