@@ -241,6 +241,8 @@ class Deliveries:
     size: list[int] = field(default_factory=list)
     resyncs: int = 0
     errors: int = 0
+    cpu_ns: int = 0
+    """The workers' CPU time since the previous report, summed."""
 
 
 class Pool:
@@ -250,6 +252,7 @@ class Pool:
         self.workers = workers
         self.url = url
         self.open = [0] * len(workers)
+        self._cpu_ns = [0] * len(workers)
 
     def _spread(self, n: int) -> list[int]:
         k = len(self.workers)
@@ -302,6 +305,8 @@ class Pool:
             out.size += got["size"]
             out.resyncs += got["resyncs"]
             out.errors += got["errors"]
+            out.cpu_ns += got["cpu_ns"] - self._cpu_ns[w]
+            self._cpu_ns[w] = got["cpu_ns"]
         return out
 
 
@@ -325,6 +330,8 @@ class Row:
     per_sub_ns: float | None = None
     kernel_share: float | None = None
     """Of the hub's CPU in the series, the share spent in the kernel."""
+    subscribers_cpu_per_change_ns: float | None = None
+    """The subscriber workers' CPU per change (they share the machine's cores with the hub)."""
     delta_bytes: float | None = None
     label: str = ""
     """How the row differs from the others (``whole``: the agent sent whole trees)."""
@@ -408,6 +415,7 @@ class Bench:
             slowest_p99_ns=max(percentile(v, 99) for v in per_conn.values()) if lat else None,
             cpu_per_change_ns=stats.cpu_ns / sizes.changes,
             kernel_share=stats.sys_ns / stats.cpu_ns if stats.cpu_ns > 0 else None,
+            subscribers_cpu_per_change_ns=got.cpu_ns / sizes.changes,
             ingest_ns=statistics.median(ingest) if ingest else None,
             rss_kb=stats.rss_kb,
             coalesced=len(captures) - len(capture_of),
@@ -444,7 +452,7 @@ def _table(sizes: Sizes, tree: int, rows: list[Row]) -> list[str]:
         f"{sizes.workers} worker processes",
         f"  {'subs':>5} {'p50 ms':>8} {'p99 ms':>8} {'slowest p99':>12} {'CPU/change ms':>14} "
         f"{'ingest ms':>10} {'CPU/sub µs':>11} {'RSS MB':>7} {'coalesced':>10} {'missed':>7} "
-        f"{'resyncs':>8} {'GC max ms':>10} {'kernel %':>9}",
+        f"{'resyncs':>8} {'GC max ms':>10} {'kernel %':>9} {'subs CPU/change ms':>19}",
     ]
     for r in rows:
         per_sub = "-" if r.per_sub_ns is None else f"{r.per_sub_ns / 1e3:.1f}"
@@ -453,11 +461,13 @@ def _table(sizes: Sizes, tree: int, rows: list[Row]) -> list[str]:
             f"  {subs:>5} {_ms(r.p50_ns):>8} {_ms(r.p99_ns):>8} "
             f"{_ms(r.slowest_p99_ns):>12} {_ms(r.cpu_per_change_ns):>14} {_ms(r.ingest_ns):>10} "
             f"{per_sub:>11} {r.rss_kb / 1024:>7.1f} {r.coalesced:>10} {r.missed:>7} "
-            f"{r.resyncs:>8} {_ms(r.gc_max_ns):>10} {_pct(r.kernel_share):>9}"
+            f"{r.resyncs:>8} {_ms(r.gc_max_ns):>10} {_pct(r.kernel_share):>9} "
+            f"{_ms(r.subscribers_cpu_per_change_ns):>19}"
         )
     lines.append(
         "  (the agent sends tree deltas; * = whole trees, the path agents without deltas take; "
-        "kernel % = the hub's system CPU time over its CPU time)"
+        "kernel % = the hub's system CPU time over its CPU time; subs CPU = the subscriber "
+        "worker processes', which run on the same cores)"
     )
     return lines
 

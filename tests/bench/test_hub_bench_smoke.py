@@ -58,6 +58,8 @@ def test_series_has_a_row_per_subscriber_count_and_loses_nothing(lines: list[str
         assert float(r[4]) > 0, "the hub spent CPU on the changes"
         missed, resyncs = int(r[9]), int(r[10])
         assert missed == 0 and resyncs == 0, "every subscriber received every delta"
+        kernel, subs_cpu = float(r[12]), float(r[13])
+        assert 0 <= kernel <= 100 and subs_cpu > 0, "the hub's kernel share, the workers' CPU"
     assert rows[0][6] == "-" and re.fullmatch(NUM, rows[1][6]), "CPU per extra subscriber"
 
 
