@@ -301,16 +301,15 @@ class HubService:
             case DevicesList():
                 remote = self.remote.summaries() if self.remote is not None else ()
                 return DevicesListResult(devices=(*self.local_summaries(), *remote))
-            case Subscribe(device=device_id, compact=compact, settled=True):
+            case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)
                 self.current(device)
-                return self.feeds[device.id].join(session, compact)
-            case Subscribe(device=device_id, compact=compact):
+                return self.feeds[device.id].join(session, compact, patches)
+            case Subscribe(device=device_id, compact=compact, patches=patches):
                 device = self.device(device_id)
                 cap = self.current(device)
                 stream = device.streams[compact]
-                stream.members.add(session)
-                session.streams.add(stream.id)
+                stream.join(session, patches)
                 return SubscribeResult(
                     subscription=stream.id,
                     seq=stream.seq,
