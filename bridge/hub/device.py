@@ -354,7 +354,6 @@ class DeviceRuntime:
                     part = slim(old, before, body)
                     event: Any = PatchEvent(
                         subscription=stream.id,
-                        device=self.id,
                         seq=stream.seq,
                         generation=capture.generation,
                         base=body.base,

@@ -431,7 +431,8 @@ class PatchEvent(_HubMessage, tag="patch", frozen=True):
     """The slim form of ``delta``, sent instead of it to a subscriber that subscribed with
     ``patches`` true. Same envelope and the same ``seq`` sequence as the stream's ``delta``
     events (``seq`` exactly one more than the previous event of this subscription; applies to
-    ``base``; leads to ``snapshot_id``). Body, every part omitted when empty:
+    ``base``; leads to ``snapshot_id``), without ``device`` (the subscription names the
+    stream; the subscriber knows its device). Body, every part omitted when empty:
 
     - ``meta``: only the meta fields whose value changed (``MetaEdit``);
     - ``remove``: removed ids (whole subtrees included), as in ``delta``;
@@ -445,7 +446,6 @@ class PatchEvent(_HubMessage, tag="patch", frozen=True):
     change's ``delta`` leads to."""
 
     subscription: str
-    device: DeviceId
     seq: NonNegInt
     generation: NonNegInt
     base: SnapshotId

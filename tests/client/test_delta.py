@@ -158,7 +158,6 @@ def as_patch_event(a: ScreenSnapshot, b: ScreenSnapshot, seq: int = 1) -> PatchE
     part = slim({n.node_id: n for n in a.nodes}, a, body)
     return PatchEvent(
         subscription="sub-1",
-        device=b.device_id,
         seq=seq,
         generation=0,
         base=body.base,

@@ -32,14 +32,13 @@ def events(a: ScreenSnapshot, b: ScreenSnapshot) -> tuple[DeltaEvent, PatchEvent
     part = slim({n.node_id: n for n in a.nodes}, a, body)
     head = {
         "subscription": "d:full",
-        "device": "d",
         "seq": 1,
         "generation": 2,
         "base": a.snapshot_id,
         "snapshot_id": b.snapshot_id,
     }
     classic = DeltaEvent(
-        **head, meta=body.meta, remove=body.remove, upsert=body.upsert, order=body.order
+        **head, device="d", meta=body.meta, remove=body.remove, upsert=body.upsert, order=body.order
     )
     slim_event = PatchEvent(
         **head,
