@@ -114,6 +114,11 @@ class Stream:
         else:
             self.patchers.discard(session)
 
+    def leave(self, session: Any) -> None:
+        """Remove ``session`` (a member or not) from the stream."""
+        self.members.discard(session)
+        self.patchers.discard(session)
+
 
 @dataclass
 class DeviceStats:

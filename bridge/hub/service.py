@@ -170,7 +170,7 @@ class HubService:
         self.objections.drop_session(session.id)
         for device in self.devices.values():
             for stream in device.all_streams():
-                stream.members.discard(session)
+                stream.leave(session)
             if device.leases.release(session.id):
                 self._lease_event(device, session, "released")
         if self.remote is not None:
@@ -323,7 +323,7 @@ class HubService:
                     raise BadRequest(
                         ProtocolErrorCode.UNKNOWN_SUBSCRIPTION, f"not subscribed to {sub!r}"
                     )
-                found.members.discard(session)
+                found.leave(session)
                 session.forget_stream(sub)
                 return UnsubscribeResult(subscription=sub)
             case SnapshotGet(device=device_id, compact=compact):
