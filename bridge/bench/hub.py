@@ -50,6 +50,7 @@ from websockets.typing import Subprotocol
 
 from bridge.bench.hub_agent import AGENT_TOKEN, DEVICE_ID, BenchAgent
 from bridge.bench.hub_screens import INCREMENT_ID, OPEN_ID, count_text
+from bridge.hub.event_loop import INSTALL_HINT, LOOPS, uvloop_installed
 from bridge.wire.action import ActionRequest, Verify
 from bridge.wire.client_protocol import (
     SUBPROTOCOL_JSON,
@@ -188,6 +189,8 @@ class HubStats:
     """What the hub process reported between two ``stats`` calls (merged)."""
 
     cpu_ns: int = 0
+    sys_ns: int = 0
+    """Of ``cpu_ns``, the time in the kernel (socket writes, TCP over loopback)."""
     rss_kb: int = 0
     commits: list[tuple[int, int, int, int]] = field(default_factory=list)
     resolve_ns: list[int] = field(default_factory=list)
@@ -201,11 +204,13 @@ class HubProcess:
         self.pid = pid
         self.url = f"ws://127.0.0.1:{port}/v1"
         self.cpu_ns = 0
+        self.sys_ns = 0
 
     async def stats(self) -> HubStats:
         raw = await self.proc.call("stats")
         return HubStats(
             cpu_ns=raw["cpu_ns"],
+            sys_ns=raw["sys_ns"],
             rss_kb=raw["rss_kb"],
             commits=[tuple(c) for c in raw["commits"]],
             resolve_ns=raw["resolve_ns"],
@@ -219,6 +224,9 @@ class HubProcess:
         spent = got.cpu_ns - self.cpu_ns
         self.cpu_ns = got.cpu_ns
         got.cpu_ns = spent
+        sys_spent = got.sys_ns - self.sys_ns
+        self.sys_ns = got.sys_ns
+        got.sys_ns = sys_spent
         return got
 
 
@@ -235,6 +243,8 @@ class Deliveries:
     size: list[int] = field(default_factory=list)
     resyncs: int = 0
     errors: int = 0
+    cpu_ns: int = 0
+    """The workers' CPU time since the previous report, summed."""
 
 
 class Pool:
@@ -244,6 +254,7 @@ class Pool:
         self.workers = workers
         self.url = url
         self.open = [0] * len(workers)
+        self._cpu_ns = [0] * len(workers)
 
     def _spread(self, n: int) -> list[int]:
         k = len(self.workers)
@@ -298,6 +309,8 @@ class Pool:
             out.size += got["size"]
             out.resyncs += got["resyncs"]
             out.errors += got["errors"]
+            out.cpu_ns += got["cpu_ns"] - self._cpu_ns[w]
+            self._cpu_ns[w] = got["cpu_ns"]
         return out
 
 
@@ -319,6 +332,10 @@ class Row:
     resyncs: int
     gc_max_ns: int
     per_sub_ns: float | None = None
+    kernel_share: float | None = None
+    """Of the hub's CPU in the series, the share spent in the kernel."""
+    subscribers_cpu_per_change_ns: float | None = None
+    """The subscriber workers' CPU per change (they share the machine's cores with the hub)."""
     delta_bytes: float | None = None
     label: str = ""
     """How the row differs from the others (``whole``: the agent sent whole trees)."""
@@ -351,6 +368,7 @@ class Bench:
             await anyio.sleep(0.1)
             more = await self.hub.window()
             into.cpu_ns += more.cpu_ns
+            into.sys_ns += more.sys_ns
             into.commits += more.commits
             into.rss_kb = more.rss_kb
             into.gc_ns += more.gc_ns
@@ -372,6 +390,7 @@ class Bench:
         await self._settle(captures[-1], stats)
         tail = await self.hub.window()
         stats.cpu_ns += tail.cpu_ns
+        stats.sys_ns += tail.sys_ns
         stats.commits += tail.commits
         stats.rss_kb = tail.rss_kb or stats.rss_kb
         stats.gc_max_ns = max(stats.gc_max_ns, tail.gc_max_ns)
@@ -399,6 +418,8 @@ class Bench:
             p99_ns=percentile(lat, 99) if lat else None,
             slowest_p99_ns=max(percentile(v, 99) for v in per_conn.values()) if lat else None,
             cpu_per_change_ns=stats.cpu_ns / sizes.changes,
+            kernel_share=stats.sys_ns / stats.cpu_ns if stats.cpu_ns > 0 else None,
+            subscribers_cpu_per_change_ns=got.cpu_ns / sizes.changes,
             ingest_ns=statistics.median(ingest) if ingest else None,
             rss_kb=stats.rss_kb,
             coalesced=len(captures) - len(capture_of),
@@ -435,7 +456,7 @@ def _table(sizes: Sizes, tree: int, rows: list[Row]) -> list[str]:
         f"{sizes.workers} worker processes",
         f"  {'subs':>5} {'p50 ms':>8} {'p99 ms':>8} {'slowest p99':>12} {'CPU/change ms':>14} "
         f"{'ingest ms':>10} {'CPU/sub µs':>11} {'RSS MB':>7} {'coalesced':>10} {'missed':>7} "
-        f"{'resyncs':>8} {'GC max ms':>10}",
+        f"{'resyncs':>8} {'GC max ms':>10} {'kernel %':>9} {'subs CPU/change ms':>19}",
     ]
     for r in rows:
         per_sub = "-" if r.per_sub_ns is None else f"{r.per_sub_ns / 1e3:.1f}"
@@ -444,12 +465,19 @@ def _table(sizes: Sizes, tree: int, rows: list[Row]) -> list[str]:
             f"  {subs:>5} {_ms(r.p50_ns):>8} {_ms(r.p99_ns):>8} "
             f"{_ms(r.slowest_p99_ns):>12} {_ms(r.cpu_per_change_ns):>14} {_ms(r.ingest_ns):>10} "
             f"{per_sub:>11} {r.rss_kb / 1024:>7.1f} {r.coalesced:>10} {r.missed:>7} "
-            f"{r.resyncs:>8} {_ms(r.gc_max_ns):>10}"
+            f"{r.resyncs:>8} {_ms(r.gc_max_ns):>10} {_pct(r.kernel_share):>9} "
+            f"{_ms(r.subscribers_cpu_per_change_ns):>19}"
         )
     lines.append(
-        "  (the agent sends tree deltas; * = whole trees, the path agents without deltas take)"
+        "  (the agent sends tree deltas; * = whole trees, the path agents without deltas take; "
+        "kernel % = the hub's system CPU time over its CPU time; subs CPU = the subscriber "
+        "worker processes', which run on the same cores)"
     )
     return lines
+
+
+def _pct(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.0f}"
 
 
 # ---- bytes, actions, resolve --------------------------------------------------------------
@@ -730,7 +758,7 @@ def _targets(
     r = row(60, 1)
     out.append(
         Target(
-            "delta for a one-field change, JSON compact, patch form (subscribe patches:true)",
+            "delta for a one-field change, JSON compact (patch form)",
             patch_bytes.get(60),
             300.0,
             "B",
@@ -754,9 +782,13 @@ def _of(row: Row | None, name: str) -> float | None:
     return None if row is None else getattr(row, name)
 
 
-def _target_lines(targets: list[Target]) -> list[str]:
+def _target_lines(
+    targets: list[Target],
+    title: str = "targets (issue 12), measured in this run; ratio = measured / target "
+    "(<= 1 meets it)",
+) -> list[str]:
     lines = [
-        "targets (issue 12), measured in this run; ratio = measured / target (<= 1 meets it)",
+        title,
         f"  {'measure':<62} {'measured':>10} {'target':>8} {'ratio':>7}",
     ]
     for t in targets:
@@ -802,19 +834,18 @@ def pyspy_top(path: str, n: int = 10) -> list[str]:
 # ---- orchestration ------------------------------------------------------------------------
 
 
-async def _measure(sizes: Sizes) -> list[str]:
+@asynccontextmanager
+async def _hub_bench(sizes: Sizes, loop: str = "asyncio") -> AsyncIterator[Bench]:
+    """A bench agent, a hub process on ``loop`` linked to it, and ``sizes.workers``
+    subscriber worker processes; everything is stopped on exit."""
     agent = BenchAgent(sizes.trees[0])
-    lines: list[str] = []
-    profile_tree = 1000 if 1000 in sizes.trees else sizes.trees[-1]
-    profile = None
-    if _pyspy() is not None:
-        profile = os.path.join(os.environ[PYSPY_ENV], f"hub-pyspy-{profile_tree}.txt")
     async with anyio.create_task_group() as tg:
         agent_port = await tg.start(agent.serve)
         config = {
             "agent": f"ws://127.0.0.1:{agent_port}",
             "agent_token": AGENT_TOKEN,
             "token": CLIENT_TOKEN,
+            "loop": loop,
         }
         async with child("bridge.bench.hub_proc", json.dumps(config)) as hub_child:
             ready = await hub_child.line(60)
@@ -826,48 +857,60 @@ async def _measure(sizes: Sizes) -> list[str]:
                 ]
                 bench = Bench(sizes, agent, hub, Pool(workers, hub.url))
                 await hub.window()
-                rows: dict[tuple[int, int], Row] = {}
-                patch_bytes: dict[int, float | None] = {}
-                for tree in sizes.trees:
-                    await bench.switch_tree(tree)
-                    series: list[Row] = []
-                    for n in sizes.subscribers:
-                        heaviest = tree == profile_tree and n == sizes.subscribers[-1]
-                        out = profile if heaviest else None
-                        series.append(await bench.series(tree, n, out))
-                    await bench.pool.ensure(1)
-                    agent.whole_trees = True
-                    whole = await bench.series(tree, 1)
-                    agent.whole_trees = False
-                    whole.label = "whole"
-                    await bench.pool.ensure(0)
-                    base = series[0]
-                    for r in series[1:]:
-                        r.per_sub_ns = (r.cpu_per_change_ns - base.cpu_per_change_ns) / (
-                            r.subscribers - base.subscribers
-                        )
-                    rows.update({(r.tree, r.subscribers): r for r in series})
-                    rows[(tree, 0)] = whole
-                    lines += [*_table(sizes, tree, [*series, whole]), ""]
-                for tree in sizes.trees[:2]:
-                    await bench.switch_tree(tree)
-                    table, patch_bytes[tree] = await frame_bytes(bench, tree)
-                    lines += [*table, ""]
-                actions = []
-                for tree in sizes.action_trees:
-                    await bench.switch_tree(tree)
-                    actions.append(await action_overhead(bench, tree))
-                lines += _action_lines(actions)
-                await bench.switch_tree(sizes.resolve_tree)
-                resolve_ns = await resolve_in_hub(bench, sizes.resolve_tree)
-                lines += [
-                    "",
-                    f"resolve inside the hub ({sizes.resolves} resolves of one ref, "
-                    f"{sizes.resolve_tree:,} nodes): "
-                    f"p50 {statistics.median(resolve_ns) / 1e3:.0f} µs, "
-                    f"p99 {percentile(resolve_ns, 99) / 1e3:.0f} µs",
-                ]
+                yield bench
         tg.cancel_scope.cancel()
+
+
+async def _measure(sizes: Sizes) -> list[str]:
+    lines: list[str] = []
+    profile_tree = 1000 if 1000 in sizes.trees else sizes.trees[-1]
+    profile = None
+    if _pyspy() is not None:
+        profile = os.path.join(os.environ[PYSPY_ENV], f"hub-pyspy-{profile_tree}.txt")
+    async with _hub_bench(sizes) as bench:
+        agent = bench.agent
+        rows: dict[tuple[int, int], Row] = {}
+        patch_bytes: dict[int, float | None] = {}
+        for tree in sizes.trees:
+            await bench.switch_tree(tree)
+            series: list[Row] = []
+            for n in sizes.subscribers:
+                heaviest = tree == profile_tree and n == sizes.subscribers[-1]
+                out = profile if heaviest else None
+                series.append(await bench.series(tree, n, out))
+            await bench.pool.ensure(1)
+            agent.whole_trees = True
+            whole = await bench.series(tree, 1)
+            agent.whole_trees = False
+            whole.label = "whole"
+            await bench.pool.ensure(0)
+            _per_subscriber(series)
+            rows.update({(r.tree, r.subscribers): r for r in series})
+            rows[(tree, 0)] = whole
+            lines += [*_table(sizes, tree, [*series, whole]), ""]
+        for tree in sizes.trees[:2]:
+            await bench.switch_tree(tree)
+            table, patch_bytes[tree] = await frame_bytes(bench, tree)
+            lines += [*table, ""]
+        actions = []
+        for tree in sizes.action_trees:
+            await bench.switch_tree(tree)
+            actions.append(await action_overhead(bench, tree))
+        lines += _action_lines(actions)
+        await bench.switch_tree(sizes.resolve_tree)
+        resolve_ns = await resolve_in_hub(bench, sizes.resolve_tree)
+        lines += [
+            "",
+            f"resolve inside the hub ({sizes.resolves} resolves of one ref, "
+            f"{sizes.resolve_tree:,} nodes): "
+            f"p50 {statistics.median(resolve_ns) / 1e3:.0f} µs, "
+            f"p99 {percentile(resolve_ns, 99) / 1e3:.0f} µs",
+        ]
+    loops: dict[str, list[Row]] = {}
+    if uvloop_installed():
+        lines.append("")
+        loops = await loop_comparison(sizes)
+        lines += _loop_lines(sizes, loops)
     offline = {n: offline_normalize(n, sizes.offline_runs) for n in sizes.offline}
     lines += [
         "",
@@ -877,6 +920,11 @@ async def _measure(sizes: Sizes) -> list[str]:
         "",
         *_target_lines(_targets(rows, actions, resolve_ns, offline, sizes, patch_bytes)),
     ]
+    if "uvloop" in loops:
+        title = "uvloop hub: the targets its rows measure (the loop comparison above)"
+        lines += ["", *_target_lines(_loop_targets(loops["uvloop"]), title)]
+    elif not uvloop_installed():
+        lines += ["", f"(uvloop rows not measured: uvloop is not installed; {INSTALL_HINT})"]
     if profile is not None and await anyio.Path(profile).exists():
         lines += [
             "",
@@ -885,6 +933,90 @@ async def _measure(sizes: Sizes) -> list[str]:
             *pyspy_top(profile),
         ]
     return lines
+
+
+def _per_subscriber(series: list[Row]) -> None:
+    """Hub CPU per change per subscriber, from the growth over the series' first row."""
+    base = series[0]
+    for r in series[1:]:
+        r.per_sub_ns = (r.cpu_per_change_ns - base.cpu_per_change_ns) / (
+            r.subscribers - base.subscribers
+        )
+
+
+LOOP_TREE = 60
+LOOP_SUBSCRIBERS = (1, 100, 500)
+
+
+async def loop_comparison(sizes: Sizes) -> dict[str, list[Row]]:
+    """The fan-out series of a 60-node screen on a fresh hub per event loop, asyncio then
+    uvloop, with the same agent, workers and subscriber counts: the loops side by side."""
+    subs = [n for n in sizes.subscribers if n in LOOP_SUBSCRIBERS]
+    if len(subs) < 2:
+        subs = list(sizes.subscribers)
+    out: dict[str, list[Row]] = {}
+    for loop in LOOPS:
+        async with _hub_bench(sizes, loop) as bench:
+            await bench.switch_tree(LOOP_TREE)
+            series = [await bench.series(LOOP_TREE, n) for n in subs]
+            await bench.pool.ensure(0)
+        if len(series) > 1:
+            _per_subscriber(series)
+        out[loop] = series
+    return out
+
+
+def _loop_lines(sizes: Sizes, loops: dict[str, list[Row]]) -> list[str]:
+    lines = [
+        f"event loop of the hub, {LOOP_TREE}-node screen, a fresh hub per loop "
+        f"({sizes.changes} changes at {sizes.rate_hz:g}/s, JSON compact subscribers)",
+        f"  {'loop':<8} {'subs':>5} {'p50 ms':>8} {'p99 ms':>8} {'slowest p99':>12} "
+        f"{'hub CPU/change ms':>18} {'CPU/sub µs':>11} {'kernel %':>9} {'missed':>7}",
+    ]
+    for loop, series in loops.items():
+        for r in series:
+            per_sub = f"{r.per_sub_ns / 1e3:.1f}" if r.per_sub_ns is not None else "-"
+            lines.append(
+                f"  {loop:<8} {r.subscribers:>5} {_ms(r.p50_ns):>8} {_ms(r.p99_ns):>8} "
+                f"{_ms(r.slowest_p99_ns):>12} {r.cpu_per_change_ns / 1e6:>18.2f} {per_sub:>11} "
+                f"{_pct(r.kernel_share):>9} {r.missed:>7}"
+            )
+    if "asyncio" in loops and "uvloop" in loops:
+        for a, u in zip(loops["asyncio"], loops["uvloop"], strict=True):
+            if a.p99_ns and u.p99_ns:
+                lines.append(
+                    f"  uvloop / asyncio at {a.subscribers} subscribers: p99 "
+                    f"{u.p99_ns / a.p99_ns:.2f}x, hub CPU per change "
+                    f"{u.cpu_per_change_ns / max(1.0, a.cpu_per_change_ns):.2f}x"
+                )
+    return lines
+
+
+def _loop_targets(series: list[Row]) -> list[Target]:
+    out = []
+    for r in series:
+        if r.subscribers in (100, 500):
+            target = 10.0 if r.subscribers == 100 else 50.0
+            out.append(
+                Target(
+                    f"fan-out p99, {LOOP_TREE} nodes, {r.subscribers} subscribers (uvloop)",
+                    r.p99_ns / 1e6 if r.p99_ns is not None else None,
+                    target,
+                    "ms",
+                )
+            )
+    last = series[-1]
+    if last.per_sub_ns is not None:
+        out.append(
+            Target(
+                f"hub CPU per delta per subscriber, {LOOP_TREE} nodes x {last.subscribers} "
+                "(uvloop)",
+                last.per_sub_ns / 1e6,
+                0.02,
+                "ms",
+            )
+        )
+    return out
 
 
 def _action_lines(actions: list[ActionFigures]) -> list[str]:

@@ -1,12 +1,14 @@
 """The hub of the hub benchmark, in its own process: ``python -m bridge.bench.hub_proc CONFIG``.
 
 ``CONFIG`` is a JSON object: ``agent`` (the bench agent's URL), ``agent_token``, ``token``
-(the controller token of the bench's clients). The process starts a real ``Hub`` on
+(the controller token of the bench's clients), optionally ``loop`` (``asyncio`` or
+``uvloop``, see ``bridge.hub.event_loop``). The process starts a real ``Hub`` on
 127.0.0.1 (no simulated device, request rate limit lifted: the bench measures latency, not
 the limiter; logs below WARNING dropped), prints ``{"port": P, "pid": PID}`` once the agent is
 linked, then answers one JSON line per command line on stdin:
 
-- ``stats``: the process's own CPU time (``time.process_time_ns``), its RSS, garbage
+- ``stats``: the process's own CPU time (``time.process_time_ns``; ``sys_ns`` is the part
+  spent in the kernel, ``getrusage``'s system time), its RSS, garbage
   collection pauses, and what happened since the last ``stats``: per new generation
   ``[generation, capture, prepare CPU ns, commit CPU ns]`` (the agent's capture number the
   generation came from, and the CPU each half of the ingest took on its own thread), and the
@@ -23,6 +25,7 @@ import gc
 import json
 import logging
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -33,6 +36,7 @@ import anyio
 from bridge.hub import service as service_module
 from bridge.hub.app import AgentTarget, Hub, HubConfig
 from bridge.hub.device import DeviceRuntime
+from bridge.hub.event_loop import backend_options
 from bridge.hub.logs import configure as configure_logs
 from bridge.net.auth import Principal
 
@@ -97,6 +101,7 @@ class Recorder:
     def stats(self) -> dict[str, Any]:
         out = {
             "cpu_ns": time.process_time_ns(),
+            "sys_ns": int(resource.getrusage(resource.RUSAGE_SELF).ru_stime * 1e9),
             "rss_kb": rss_kb(),
             "commits": self.commits,
             "resolve_ns": self.resolve_ns,
@@ -116,8 +121,6 @@ def rss_kb() -> int:
             pages = int(f.read().split()[1])
         return pages * os.sysconf("SC_PAGE_SIZE") // 1024
     except (OSError, ValueError, IndexError):
-        import resource
-
         return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
@@ -155,7 +158,8 @@ async def _main(config: dict[str, Any]) -> None:
 
 def main(argv: list[str]) -> None:
     configure_logs(json_lines=True, level=logging.WARNING, stream=sys.stderr)
-    anyio.run(_main, json.loads(argv[0]))
+    config = json.loads(argv[0])
+    anyio.run(_main, config, backend_options=backend_options(config.get("loop", "asyncio")))
 
 
 if __name__ == "__main__":

@@ -104,6 +104,8 @@ class RemoteDevices:
         self.feeds: dict[tuple[str, WireFormat], RelayFeed] = {}
         self._subs: dict[tuple[str, WireFormat], Subscription] = {}
         self._syncing: dict[tuple[str, WireFormat], anyio.Event] = {}
+        self._again: set[tuple[str, WireFormat]] = set()
+        """Feeds asked to sync again while a sync of theirs ran (bounded by ``feeds``)."""
         self._refusals: dict[tuple[str, WireFormat], Any] = {}
         self.pending: dict[tuple[str, object], tuple[str, anyio.CancelScope]] = {}
         """(session id, request id) -> (owner hub, scope) of forwarded requests in flight."""
@@ -324,50 +326,68 @@ class RemoteDevices:
         return self._offline(request, device, "the relayed stream kept changing hands")
 
     async def _sync(self, key: tuple[str, WireFormat], feed: RelayFeed, *, announce: bool) -> None:
-        """(Re)join the owner's relay of ``feed``; with ``announce``, resync the members."""
+        """(Re)join the owner's relay of ``feed``; with ``announce``, resync the members.
+
+        One sync per feed runs at a time. A call that arrives while one runs asks for one more
+        attempt after it and returns when that one is done: the news behind the later call
+        (the owner came back, the farm reconnected) may postdate the attempt in flight, which
+        can still fail on the old state (the owner not yet answering) — deduplicating it away
+        would leave the members stale until the next change."""
         if key in self._syncing:
+            self._again.add(key)
             await self._syncing[key].wait()
             return
         done = self._syncing[key] = anyio.Event()
         try:
-            if key not in self._subs:
-                subject = self.link.stream_subject(feed.stream, feed.format.value, feed.owner)
-                sub = await self.link.follow(subject, lambda data: self._on_data(key, data))
-                if sub is None:
-                    self._refusals[key] = "this hub is not connected to the farm"
-                    feed.abandon_sync()
+            while True:
+                self._again.discard(key)
+                await self._sync_once(key, feed, announce=announce)
+                if key not in self._again or self.feeds.get(key) is not feed:
                     return
-                self._subs[key] = sub
-            for _ in range(SYNC_ATTEMPTS):
-                feed.begin_sync()
-                reply = await self.link.request(
-                    feed.owner,
-                    RelayJoin(
-                        hub=self.link.config.hub,
-                        device=feed.device,
-                        compact=feed.compact,
-                        settled=feed.settled,
-                        format=_fmt(feed.format),
-                    ),
-                    RELAY_TIMEOUT_S,
-                )
-                if isinstance(reply, RelayJoined):
-                    self._refusals.pop(key, None)
-                    if feed.synced(reply.result) is Accepted.GAP:
-                        continue
-                    if announce:
-                        feed.resync_members()
-                    return
-                feed.abandon_sync()
-                if isinstance(reply, Refused):
-                    self._refusals[key] = reply.message
-                elif isinstance(reply, Unreachable):
-                    self._refusals[key] = reply.reason
-                return
-            feed.abandon_sync()
+                announce = True
         finally:
+            self._again.discard(key)
             self._syncing.pop(key, None)
             done.set()
+
+    async def _sync_once(
+        self, key: tuple[str, WireFormat], feed: RelayFeed, *, announce: bool
+    ) -> None:
+        if key not in self._subs:
+            subject = self.link.stream_subject(feed.stream, feed.format.value, feed.owner)
+            sub = await self.link.follow(subject, lambda data: self._on_data(key, data))
+            if sub is None:
+                self._refusals[key] = "this hub is not connected to the farm"
+                feed.abandon_sync()
+                return
+            self._subs[key] = sub
+        for _ in range(SYNC_ATTEMPTS):
+            feed.begin_sync()
+            reply = await self.link.request(
+                feed.owner,
+                RelayJoin(
+                    hub=self.link.config.hub,
+                    device=feed.device,
+                    compact=feed.compact,
+                    settled=feed.settled,
+                    format=_fmt(feed.format),
+                ),
+                RELAY_TIMEOUT_S,
+            )
+            if isinstance(reply, RelayJoined):
+                self._refusals.pop(key, None)
+                if feed.synced(reply.result) is Accepted.GAP:
+                    continue
+                if announce:
+                    feed.resync_members()
+                return
+            feed.abandon_sync()
+            if isinstance(reply, Refused):
+                self._refusals[key] = reply.message
+            elif isinstance(reply, Unreachable):
+                self._refusals[key] = reply.reason
+            return
+        feed.abandon_sync()
 
     def _on_data(self, key: tuple[str, WireFormat], data: bytes) -> None:
         feed = self.feeds.get(key)

@@ -58,6 +58,8 @@ def test_series_has_a_row_per_subscriber_count_and_loses_nothing(lines: list[str
         assert float(r[4]) > 0, "the hub spent CPU on the changes"
         missed, resyncs = int(r[9]), int(r[10])
         assert missed == 0 and resyncs == 0, "every subscriber received every delta"
+        kernel, subs_cpu = float(r[12]), float(r[13])
+        assert 0 <= kernel <= 100 and subs_cpu > 0, "the hub's kernel share, the workers' CPU"
     assert rows[0][6] == "-" and re.fullmatch(NUM, rows[1][6]), "CPU per extra subscriber"
 
 
@@ -96,3 +98,17 @@ def test_every_target_has_a_line_with_a_ratio_where_measured(lines: list[str]) -
     names = " ".join(measured)
     for what in ("overhead per action", "resolve a NodeRef", "delta for a one-field change"):
         assert what in names, what
+
+
+def test_loop_section_runs_a_uvloop_hub_beside_an_asyncio_one(lines: list[str]) -> None:
+    body = _section(lines, "event loop of the hub")
+    rows = [r.split() for r in body[1:] if r.split()[1].isdigit()]
+    assert [(r[0], int(r[1])) for r in rows] == [
+        (loop, n) for loop in ("asyncio", "uvloop") for n in TINY.subscribers
+    ]
+    for r in rows:  # every subscriber got every delta
+        assert re.fullmatch(NUM, r[2]) and re.fullmatch(NUM, r[3]), r
+        assert r[-1] == "0", r
+    ratios = [r for r in body if r.strip().startswith("uvloop / asyncio")]
+    assert len(ratios) == len(TINY.subscribers)
+    assert _section(lines, "uvloop hub: the targets")[0].split()[0] == "measure"

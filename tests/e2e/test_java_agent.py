@@ -34,8 +34,8 @@ from bridge.wire.agent_link import (
 )
 from bridge.wire.conditions import ScreenShown
 from bridge.wire.enums import ActionVerb, VerificationPolicy
+from tests.hub.agent_hub import assert_tree_deltas_rebuild_the_screen, validate_reference
 from tests.hub.agent_hub import hub_on as shared_hub_on
-from tests.hub.agent_hub import validate_reference
 from tests.skips import need_jdk
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,35 +196,11 @@ async def test_python_websockets_client_talks_to_the_java_server_directly() -> N
 
 
 async def test_the_java_agent_sends_tree_deltas_the_hub_applies() -> None:
-    from bridge.core.normalize import Normalized, SnapshotContext, normalize
-    from bridge.wire.agent_link import CaptureCommand
-
     with java_agent() as (_proc, url):
         async with hub_on(url) as hub:
-            device = next(iter(hub.service.devices.values()))
-            async with connect(
-                f"ws://127.0.0.1:{hub.port}/v1", token=HUB_TOKEN, name="java-deltas"
-            ) as client:
-                dev = client.device(device.id)
-                for value in ("ada", "ada lovelace"):
-                    user = await dev.find(build_query(resource_id="username"))
-                    await dev.act(
-                        ActionRequest(
-                            action=ActionVerb.SET_TEXT, target=user.matches[0].ref, value=value
-                        )
-                    )
-            link = device.link
-            assert link is not None and link.deltas_enabled
-            assert link.stats.deltas >= 2 and link.stats.delta_refusals == 0
-            current = device.current
-            assert current is not None
-            # what the hub rebuilt from deltas is the screen a whole capture shows
-            reply = await link.command(lambda cid: CaptureCommand(id=cid))
-            assert reply.tree is not None
-            whole = normalize(reply.tree, SnapshotContext(device.id, "s_1", 0))
-            assert isinstance(whole, Normalized)
-            assert whole.full.tree_hash == current.normalized.full.tree_hash
-            assert any(n.value == "ada lovelace" for n in current.normalized.full.nodes)
+            await assert_tree_deltas_rebuild_the_screen(
+                hub, hub_token=HUB_TOKEN, name="java-deltas"
+            )
 
 
 async def test_device_actions_through_the_hub_against_the_java_agent() -> None:

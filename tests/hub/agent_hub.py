@@ -14,8 +14,13 @@ import anyio
 import msgspec
 import pytest
 
+from bridge.client import build_query, connect
+from bridge.core.normalize import Normalized, SnapshotContext, normalize
 from bridge.hub.app import AgentTarget, Hub, HubConfig
 from bridge.net.auth import Principal
+from bridge.wire.action import ActionRequest
+from bridge.wire.agent_link import CaptureCommand
+from bridge.wire.enums import ActionVerb
 from tests.skips import SHARED_ABSENT, SHARED_DIR
 
 
@@ -39,6 +44,31 @@ async def hub_on(url: str, *, agent_token: str, hub_token: str, name: str) -> As
             yield hub
         finally:
             tg.cancel_scope.cancel()
+
+
+async def assert_tree_deltas_rebuild_the_screen(hub: Hub, *, hub_token: str, name: str) -> None:
+    """Type twice into the username field through ``hub``; then the link must have taken tree
+    deltas (none refused), and the screen the hub rebuilt from them must be the one a whole
+    capture normalizes to (same tree hash, the typed value present)."""
+    (device,) = hub.service.devices.values()
+    async with connect(f"ws://127.0.0.1:{hub.port}/v1", token=hub_token, name=name) as client:
+        dev = client.device(device.id)
+        for value in ("ada", "ada lovelace"):
+            user = await dev.find(build_query(resource_id="username"))
+            await dev.act(
+                ActionRequest(action=ActionVerb.SET_TEXT, target=user.matches[0].ref, value=value)
+            )
+    link = device.link
+    assert link is not None and link.deltas_enabled
+    assert link.stats.deltas >= 2 and link.stats.delta_refusals == 0
+    current = device.current
+    assert current is not None
+    reply = await link.command(lambda cid: CaptureCommand(id=cid))
+    assert reply.tree is not None
+    whole = normalize(reply.tree, SnapshotContext(device.id, "s_1", 0))
+    assert isinstance(whole, Normalized)
+    assert whole.full.tree_hash == current.normalized.full.tree_hash
+    assert any(n.value == "ada lovelace" for n in current.normalized.full.nodes)
 
 
 def validate_reference(kind: str, obj: object) -> None:
