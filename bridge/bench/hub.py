@@ -8,7 +8,8 @@ Processes:
   ingest (prepare + commit, per thread);
 - ``workers`` subscriber processes (``bridge.bench.hub_subscribers``), each holding many raw
   websocket connections (JSON, compact view, permessage-deflate offered as ``bridge.client``
-  and browsers offer it), timing every delta they receive;
+  and browsers offer it), timing every delta they receive — classic ``delta`` subscribers
+  (no ``patches``), so the fan-out figures compare with earlier runs;
 - this process: the bench agent (``bridge.bench.hub_agent``, the agent-link server the hub
   connects to), the acting client, and the orchestration.
 
@@ -20,7 +21,8 @@ change, the slowest subscriber's p99, the hub's CPU per change (its process CPU 
 series / changes: decode, ingest, fan-out, frame writes), the ingest's share (prepare +
 commit), CPU per extra subscriber (the slope from 1 to n subscribers), RSS, and what was
 lost: pushes coalesced by the hub (a newer push arrived before the older was ingested),
-deliveries missing, resyncs. Then: bytes per one-field change by format and view, the hub's
+deliveries missing, resyncs. Then: bytes per one-field change by format and view, as a classic
+``delta`` and as the opt-in slim ``patch`` (the target row takes the patch form), the hub's
 overhead per action (client round trip minus the agent's time), resolving a NodeRef inside
 the hub, and offline import + normalize.
 """
@@ -281,8 +283,9 @@ class Pool:
             for i, want in enumerate(self._spread(n)):
                 tg.start_soon(adjust, i, want)
 
-    async def add(self, worker: int, *, compact: bool, fmt: str) -> int:
-        """Open one more subscriber on ``worker``; returns its connection index there."""
+    async def add(self, worker: int, *, compact: bool, fmt: str, patches: bool = False) -> int:
+        """Open one more subscriber on ``worker`` (``patches``: it gets slim ``patch`` events,
+        else classic ``delta`` events); returns its connection index there."""
         spec = {
             "op": "open",
             "n": 1,
@@ -291,6 +294,7 @@ class Pool:
             "device": DEVICE_ID,
             "compact": compact,
             "format": fmt,
+            "patches": patches,
         }
         self.open[worker] = (await self.workers[worker].call(spec))["open"]
         return self.open[worker] - 1
@@ -521,37 +525,53 @@ async def open_client(url: str, name: str) -> AsyncIterator[Client]:
             await ws.close()
 
 
-async def frame_bytes(bench: Bench, tree: int) -> list[str]:
-    """Median delta frame per format and view, and the snapshot it replaces."""
+async def frame_bytes(bench: Bench, tree: int) -> tuple[list[str], float | None]:
+    """Median change frame per format and view, as a classic ``delta`` and as a slim ``patch``
+    (one subscriber of each form per format and view, on the same streams), and the snapshot
+    they replace. Also returns the JSON compact ``patch`` median (the target row's figure)."""
     sizes = bench.sizes
     await bench.pool.ensure(0)
     views = [("json", True), ("json", False), ("msgpack", True), ("msgpack", False)]
-    conns = [await bench.pool.add(0, compact=c, fmt=f) for f, c in views]
+    conns = [
+        (
+            await bench.pool.add(0, compact=c, fmt=f),
+            await bench.pool.add(0, compact=c, fmt=f, patches=True),
+        )
+        for f, c in views
+    ]
     await bench.pool.report()
     captures = await bench._push_series(sizes.byte_samples)
     await bench._settle(captures[-1], await bench.hub.window())
     got = await bench.pool.report()
     lines = [
-        f"bytes per one-field change, {tree:,}-node tree: the delta frame vs the whole snapshot "
-        "(uncompressed)",
-        f"  {'format':<8} {'view':<8} {'delta B':>8} {'snapshot B':>11} {'snap/delta':>11}",
+        f"bytes per one-field change, {tree:,}-node tree: the delta frame and the patch frame "
+        "(subscribe patches:true) vs the whole snapshot (uncompressed)",
+        f"  {'format':<8} {'view':<8} {'delta B':>8} {'patch B':>8} {'snapshot B':>11} "
+        f"{'snap/delta':>11}",
     ]
+    json_compact_patch: float | None = None
+
+    def median_of(conn: int) -> float:
+        frames = [s for k, s in zip(got.key, got.size, strict=True) if k == (0, conn)]
+        return statistics.median(frames) if frames else float("nan")
+
     async with open_client(bench.hub.url, "bench-bytes") as getter:
-        for (fmt, compact), conn in zip(views, conns, strict=True):
-            frames = [s for k, s in zip(got.key, got.size, strict=True) if k == (0, conn)]
+        for (fmt, compact), (classic, slim) in zip(views, conns, strict=True):
             result, _ = await getter.request(
                 lambda i, c=compact: SnapshotGet(id=i, device=DEVICE_ID, compact=c)
             )
             snap = msgspec.json.encode(result["snapshot"])
             if fmt == "msgpack":
                 snap = msgspec.msgpack.encode(result["snapshot"])
-            delta = statistics.median(frames) if frames else float("nan")
+            delta, patch = median_of(classic), median_of(slim)
+            if (fmt, compact) == ("json", True) and patch == patch:
+                json_compact_patch = patch
             lines.append(
-                f"  {fmt:<8} {'compact' if compact else 'full':<8} {delta:>8.0f} "
+                f"  {fmt:<8} {'compact' if compact else 'full':<8} {delta:>8.0f} {patch:>8.0f} "
                 f"{len(snap):>11,} {len(snap) / delta:>10.1f}x"
             )
     await bench.pool.ensure(0)
-    return lines
+    return lines, json_compact_patch
 
 
 @dataclass
@@ -667,6 +687,7 @@ def _targets(
     resolve_ns: list[int],
     offline: dict[int, float],
     sizes: Sizes,
+    patch_bytes: dict[int, float | None],
 ) -> list[Target]:
     def row(tree: int, subs: int) -> Row | None:
         return rows.get((tree, subs))
@@ -736,7 +757,12 @@ def _targets(
     )
     r = row(60, 1)
     out.append(
-        Target("delta for a one-field change, JSON compact", _of(r, "delta_bytes"), 300.0, "B")
+        Target(
+            "delta for a one-field change, JSON compact (patch form)",
+            patch_bytes.get(60),
+            300.0,
+            "B",
+        )
     )
     rss = None
     if r is not None and row(60, most) is not None and most > 1:
@@ -844,6 +870,7 @@ async def _measure(sizes: Sizes) -> list[str]:
     async with _hub_bench(sizes) as bench:
         agent = bench.agent
         rows: dict[tuple[int, int], Row] = {}
+        patch_bytes: dict[int, float | None] = {}
         for tree in sizes.trees:
             await bench.switch_tree(tree)
             series: list[Row] = []
@@ -863,7 +890,8 @@ async def _measure(sizes: Sizes) -> list[str]:
             lines += [*_table(sizes, tree, [*series, whole]), ""]
         for tree in sizes.trees[:2]:
             await bench.switch_tree(tree)
-            lines += [*await frame_bytes(bench, tree), ""]
+            table, patch_bytes[tree] = await frame_bytes(bench, tree)
+            lines += [*table, ""]
         actions = []
         for tree in sizes.action_trees:
             await bench.switch_tree(tree)
@@ -890,7 +918,7 @@ async def _measure(sizes: Sizes) -> list[str]:
         f"{sizes.offline_runs}): "
         + ", ".join(f"{n:,} nodes {v / 1e6:.1f} ms" for n, v in offline.items()),
         "",
-        *_target_lines(_targets(rows, actions, resolve_ns, offline, sizes)),
+        *_target_lines(_targets(rows, actions, resolve_ns, offline, sizes, patch_bytes)),
     ]
     if "uvloop" in loops:
         title = "uvloop hub: the targets its rows measure (the loop comparison above)"

@@ -4,13 +4,15 @@ One process holds many raw websocket connections to the hub (each: ``hello``, ``
 then a reader timing every event it receives). Commands arrive as JSON lines on stdin, each
 answered by one JSON line on stdout:
 
-- ``{"op": "open", "n", "url", "token", "compact", "format"}``: open ``n`` more subscribers
-  (permessage-deflate offered, as ``bridge.client`` and browsers do); answers ``{"open": k}``;
+- ``{"op": "open", "n", "url", "token", "compact", "format", "patches"?}``: open ``n`` more
+  subscribers (permessage-deflate offered, as ``bridge.client`` and browsers do; ``patches``
+  true: they get slim ``patch`` events instead of ``delta`` events, default false); answers
+  ``{"open": k}``;
 - ``{"op": "close", "n"}``: close the newest ``n``; answers ``{"open": k}``;
 - ``{"op": "report"}``: everything received since the last report — four parallel lists
   ``conn``, ``generation``, ``t_ns`` (``time.monotonic_ns`` at receipt: the clock the bench
-  agent stamps its sends with) and ``size`` (frame bytes) per delta — plus ``resyncs``,
-  ``errors`` and this process's CPU time;
+  agent stamps its sends with) and ``size`` (frame bytes) per delta or patch event — plus
+  ``resyncs``, ``errors`` and this process's CPU time;
 - ``{"op": "quit"}``.
 
 A receipt time includes this process's own scheduling: with hundreds of connections per
@@ -88,7 +90,13 @@ class Worker:
         await self._request(
             ws,
             msgpack,
-            {"type": "subscribe", "id": 2, "device": spec["device"], "compact": spec["compact"]},
+            {
+                "type": "subscribe",
+                "id": 2,
+                "device": spec["device"],
+                "compact": spec["compact"],
+                "patches": bool(spec.get("patches", False)),
+            },
         )
         scope = anyio.CancelScope()
         index = len(self.conns)
@@ -105,7 +113,7 @@ class Worker:
                     t = time.monotonic_ns()
                     data = frame.encode() if isinstance(frame, str) else frame
                     head = decoder.decode(data)
-                    if head.type == "delta":
+                    if head.type in ("delta", "patch"):
                         self.conn.append(index)
                         self.generation.append(head.generation)
                         self.t_ns.append(t)

@@ -18,7 +18,13 @@ exception tree), ``sync`` (blocking facade).
 
 from bridge.client.channels import EventStream, HubEvent
 from bridge.client.connection import ClientStatistics, HubConnection, connect
-from bridge.client.delta import Desync, SnapshotTracker, WatchUpdate, apply_delta
+from bridge.client.delta import (
+    Desync,
+    SnapshotTracker,
+    WatchUpdate,
+    apply_delta,
+    apply_patch_event,
+)
 from bridge.client.device import Device, Target, build_query
 from bridge.client.errors import (
     ActionUnsupported,
@@ -66,6 +72,7 @@ __all__ = [
     "Watch",
     "WatchUpdate",
     "apply_delta",
+    "apply_patch_event",
     "build_query",
     "connect",
 ]

@@ -17,6 +17,7 @@ from bridge.wire.client_protocol import (
     DeltaEvent,
     DeviceEvent,
     LeaseEvent,
+    PatchEvent,
     SnapshotEvent,
 )
 
@@ -25,7 +26,7 @@ E = TypeVar("E")
 CHANNEL_SIZE = 1024
 """Events buffered per subscription or listener before the reader starts dropping."""
 
-SubscriptionEvent = SnapshotEvent | DeltaEvent
+SubscriptionEvent = SnapshotEvent | DeltaEvent | PatchEvent
 HubEvent = DeviceEvent | LeaseEvent | ActionEvent
 
 

@@ -65,6 +65,7 @@ from bridge.wire.client_protocol import (
     Hello,
     HelloResult,
     LeaseEvent,
+    PatchEvent,
     Ping,
     PongResult,
     ProtocolError,
@@ -214,18 +215,21 @@ class HubConnection:
         return pending.result
 
     async def subscribe(
-        self, device: str, compact: bool, settled: bool = False
+        self, device: str, compact: bool, settled: bool = False, patches: bool = True
     ) -> tuple[SubscribeResult, Channel[SubscriptionEvent]]:
         """Subscribe (``settled``: to the stream of settled screens only); the channel is
         registered by the reader as the result is read, so no event that follows the result
-        can be missed."""
+        can be missed. ``patches`` (default true): changes come as slim ``patch`` events
+        (``SnapshotTracker`` applies both forms); false asks for classic ``delta`` events."""
         channel: Channel[SubscriptionEvent] = Channel(self.channel_size)
 
         def register(result: Any) -> None:
             assert isinstance(result, SubscribeResult)
             self._channels[result.subscription] = channel
 
-        message = Subscribe(id=self.next_id(), device=device, compact=compact, settled=settled)
+        message = Subscribe(
+            id=self.next_id(), device=device, compact=compact, settled=settled, patches=patches
+        )
         result = await self.request(message, on_result=register)
         assert isinstance(result, SubscribeResult)
         return result, channel
@@ -295,7 +299,7 @@ class HubConnection:
                 self._fail(rid, hub_error(envelope, objection))
             case ProtocolError():
                 self._protocol_error(message)
-            case SnapshotEvent() | DeltaEvent():
+            case SnapshotEvent() | DeltaEvent() | PatchEvent():
                 self._stats.events += 1
                 channel = self._channels.get(message.subscription)
                 if channel is None:

@@ -4,7 +4,11 @@
 ``remove`` id, upsert every node of ``upsert``, replace the child list of every parent named
 in ``order`` (``""`` is the root list), and rebuild the pre-order node list from the root list.
 
-``SnapshotTracker`` is the per-subscription state machine:
+``apply_patch_event`` reads the slim ``PatchEvent`` the same way, with ``edit`` (the changed
+fields of nodes held) applied after ``upsert``, and meta fields replaced one by one.
+
+``SnapshotTracker`` is the per-subscription state machine (``delta`` and ``patch`` events
+alike):
 
 - ``snapshot`` event: replaces the state (initial state or resync) and puts it in sync;
 - ``delta`` event while in sync: applies when ``seq`` is exactly the previous seq + 1 and
@@ -19,11 +23,13 @@ seqs run without a gap from the last ``snapshot`` event.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 
-from bridge.wire.client_protocol import DeltaEvent, SnapshotEvent
+from bridge.wire.client_protocol import DeltaEvent, PatchEvent, SnapshotEvent
 from bridge.wire.node import SemanticNode
+from bridge.wire.node_edit import changes
 from bridge.wire.snapshot import ScreenSnapshot
 
 ROOT_LIST = ""
@@ -44,7 +50,8 @@ class WatchUpdate:
     seq: int
     generation: int
     snapshot: ScreenSnapshot
-    delta: DeltaEvent | None
+    delta: DeltaEvent | PatchEvent | None
+    """The event applied: ``delta``, or ``patch`` on a subscription that opted in."""
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
@@ -74,10 +81,48 @@ def apply_delta(snapshot: ScreenSnapshot, delta: DeltaEvent) -> ScreenSnapshot |
         del by_id[node_id]
     for node in delta.upsert:
         by_id[node.node_id] = node
+    return _rebuild(snapshot, by_id, delta.remove, delta.order, delta.meta)
+
+
+def apply_patch_event(snapshot: ScreenSnapshot, event: PatchEvent) -> ScreenSnapshot | Desync:
+    """The snapshot ``event`` (the slim form) leads to from ``snapshot``, or why it does not
+    apply: every ``edit`` must name a node held and not removed; otherwise as ``apply_delta``."""
+    if event.base != snapshot.snapshot_id:
+        return Desync(f"patch base {event.base} is not the current {snapshot.snapshot_id}")
+    by_id = {node.node_id: node for node in snapshot.nodes}
+    for node_id in event.remove:
+        if node_id not in by_id:
+            return Desync(f"patch removes unknown node {node_id}")
+        del by_id[node_id]
+    for node in event.upsert:
+        by_id[node.node_id] = node
+    for edit in event.edit:
+        held = by_id.get(edit.node_id)
+        if held is None:
+            return Desync(f"patch edits unknown node {edit.node_id}")
+        try:
+            by_id[edit.node_id] = msgspec.structs.replace(held, **changes(edit))
+        except (TypeError, ValueError) as exc:  # e.g. an edit repeating a verb in actions
+            return Desync(f"patch edit of {edit.node_id} does not apply: {exc}")
+    fields: dict[str, Any] = changes(event.meta) if event.meta is not None else {}
+    meta = msgspec.structs.replace(snapshot, snapshot_id=event.snapshot_id, nodes=(), **fields)
+    return _rebuild(snapshot, by_id, event.remove, event.order, meta)
+
+
+def _rebuild(
+    snapshot: ScreenSnapshot,
+    by_id: dict[str, SemanticNode],
+    remove: tuple[str, ...],
+    order: dict[str, tuple[str, ...]],
+    meta: ScreenSnapshot,
+) -> ScreenSnapshot | Desync:
+    """``meta`` with the pre-order node list of ``by_id``, from ``snapshot``'s child lists
+    with ``remove``'s dropped and ``order``'s replaced; every node reachable exactly once
+    under its own parent."""
     lists = _child_lists(snapshot.nodes)
-    for node_id in delta.remove:
+    for node_id in remove:
         lists.pop(node_id, None)
-    for parent, kids in delta.order.items():
+    for parent, kids in order.items():
         lists[parent] = list(kids)
     ordered: list[SemanticNode] = []
     seen: set[str] = set()
@@ -96,7 +141,7 @@ def apply_delta(snapshot: ScreenSnapshot, delta: DeltaEvent) -> ScreenSnapshot |
         stack.extend((node_id, kid) for kid in reversed(lists.get(node_id, ())))
     if len(ordered) != len(by_id):
         return Desync(f"{len(by_id) - len(ordered)} node(s) unreachable from the root list")
-    return msgspec.structs.replace(delta.meta, nodes=tuple(ordered))
+    return msgspec.structs.replace(meta, nodes=tuple(ordered))
 
 
 class SnapshotTracker:
@@ -121,13 +166,19 @@ class SnapshotTracker:
         ids = tuple(node.node_id for node in event.snapshot.nodes)
         return WatchUpdate(event.seq, event.generation, event.snapshot, None, added=ids)
 
-    def on_delta(self, event: DeltaEvent) -> WatchUpdate | Desync | None:
+    def on_delta(self, event: DeltaEvent | PatchEvent) -> WatchUpdate | Desync | None:
+        """Apply a ``delta`` or ``patch`` event (same rules for both)."""
         if not self.in_sync or self.snapshot is None:
             return None
         if event.seq != self.seq + 1:
-            return self._desync(f"delta seq {event.seq} after seq {self.seq}")
+            kind = "patch" if isinstance(event, PatchEvent) else "delta"
+            return self._desync(f"{kind} seq {event.seq} after seq {self.seq}")
         before = self.snapshot
-        after = apply_delta(before, event)
+        if isinstance(event, PatchEvent):
+            after = apply_patch_event(before, event)
+            edited = tuple(edit.node_id for edit in event.edit)
+        else:
+            after, edited = apply_delta(before, event), ()
         if isinstance(after, Desync):
             return self._desync(after.reason)
         old_ids = {node.node_id for node in before.nodes}
@@ -143,7 +194,7 @@ class SnapshotTracker:
             event,
             added=tuple(i for i in upserted if i not in old_ids),
             removed=event.remove,
-            changed=tuple(i for i in upserted if i in old_ids),
+            changed=tuple(i for i in upserted if i in old_ids) + edited,
         )
 
     def _desync(self, reason: str) -> Desync:

@@ -133,11 +133,13 @@ class Device(DeviceControl):
         strict: bool = False,
         resync_timeout: float = DEFAULT_RESYNC_TIMEOUT,
         settled: bool = False,
+        patches: bool = True,
     ) -> Watch:
         """Live snapshots: ``async with device.watch() as w: async for update in w``.
         ``settled=True``: only settled screens, one update per screen change (the hub holds
-        animation frames back)."""
-        return Watch(self._conn, self.id, compact, strict, resync_timeout, settled)
+        animation frames back). ``patches=False``: changes come as classic ``delta`` events
+        instead of slim ``patch`` events (the snapshots are the same)."""
+        return Watch(self._conn, self.id, compact, strict, resync_timeout, settled, patches)
 
     # ---- acting ----------------------------------------------------------------------------
 

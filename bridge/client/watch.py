@@ -24,7 +24,7 @@ import anyio
 
 from bridge.client.delta import Desync, SnapshotTracker, WatchUpdate
 from bridge.client.errors import ClientError, ConnectionLost, DeltaMismatch
-from bridge.wire.client_protocol import DeltaEvent, SnapshotEvent, SubscribeResult
+from bridge.wire.client_protocol import DeltaEvent, PatchEvent, SnapshotEvent, SubscribeResult
 
 if TYPE_CHECKING:
     from bridge.client.channels import Channel, SubscriptionEvent
@@ -44,12 +44,15 @@ class Watch:
         strict: bool = False,
         resync_timeout: float = DEFAULT_RESYNC_TIMEOUT,
         settled: bool = False,
+        patches: bool = True,
     ) -> None:
         self._conn = conn
         self.device = device
         self.compact = compact
         self.settled = settled
         """Settled screens only: the hub holds transitional frames back (protocol §7)."""
+        self.patches = patches
+        """Changes come as slim ``patch`` events (false: classic ``delta`` events)."""
         self.strict = strict
         self.resync_timeout = resync_timeout
         self.tracker = SnapshotTracker()
@@ -62,7 +65,9 @@ class Watch:
     async def start(self) -> WatchUpdate:
         """Subscribe (once); returns the initial update, which iteration yields first."""
         if self._channel is None:
-            result, channel = await self._conn.subscribe(self.device, self.compact, self.settled)
+            result, channel = await self._conn.subscribe(
+                self.device, self.compact, self.settled, self.patches
+            )
             self._first = self._adopt(result, channel)
         assert self._first is not None or self.tracker.snapshot is not None
         return self._first or self._current()
@@ -128,7 +133,9 @@ class Watch:
             if isinstance(event, SnapshotEvent):
                 return self.tracker.on_snapshot(event)
 
-    async def _receive(self, channel: Channel[SubscriptionEvent]) -> SnapshotEvent | DeltaEvent:
+    async def _receive(
+        self, channel: Channel[SubscriptionEvent]
+    ) -> SnapshotEvent | DeltaEvent | PatchEvent:
         try:
             return await channel.receive.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
@@ -143,7 +150,9 @@ class Watch:
                 await self._conn.unsubscribe(old)
             except ClientError:
                 pass
-        result, channel = await self._conn.subscribe(self.device, self.compact, self.settled)
+        result, channel = await self._conn.subscribe(
+            self.device, self.compact, self.settled, self.patches
+        )
         self.resubscribes += 1
         return self._adopt(result, channel)
 

@@ -11,8 +11,10 @@ Invariants:
   change is broadcast as a ``device`` event with its reason;
 - node ids come from one ``IdAllocator`` per device, so they are stable across captures and
   never given to another element;
-- each stream (``<device>:compact`` / ``<device>:full``) has one ``seq`` counter; a delta is
-  encoded once per (stream, format) and the same bytes go to every member;
+- each stream (``<device>:compact`` / ``<device>:full``) has one ``seq`` counter; a change is
+  sent as a ``delta`` event to classic members and as a ``patch`` event to members that opted
+  in (``Stream.patchers``), each form encoded once per (stream, format) and the same bytes go
+  to every member of that form;
 - ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs, and
   at most ``HISTORY_NODES`` nodes in all (never fewer than 2 generations): a device showing
   5,000-node screens keeps 8 generations, not 64, so memory per device stays bounded;
@@ -38,6 +40,7 @@ from bridge.core.normalize import Normalized, NormalizeEngine, NormalizeFailure,
 from bridge.core.patch import patch, unseen_changes
 from bridge.core.raw_limits import MAX_CAPTURE_NODES, Capped, cap_raw_tree
 from bridge.core.secret_mask import SecretMasker
+from bridge.core.slim_patch import slim
 from bridge.core.tree import NodeTree
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
@@ -49,11 +52,13 @@ from bridge.wire.client_protocol import (
     DeltaEvent,
     DeviceEvent,
     DeviceHealth,
+    PatchEvent,
     SnapshotEvent,
     Unseen,
 )
 from bridge.wire.codec import encode
 from bridge.wire.enums import Platform
+from bridge.wire.node import SemanticNode
 from bridge.wire.raw import RawTree
 from bridge.wire.snapshot import ScreenSnapshot
 
@@ -96,6 +101,23 @@ class Stream:
     settled: bool = False
     base: Capture | None = None
     """Settled streams only: the capture every member's state equals."""
+    patchers: set[Session] = field(default_factory=set)
+    """The members that asked for ``patch`` events (a subset of ``members``: sessions that
+    left are pruned at the next change, so a forgotten discard cannot leak an event)."""
+
+    def join(self, session: Session, patches: bool) -> None:
+        """Add ``session`` as a member getting ``patch`` (else ``delta``) events."""
+        self.members.add(session)
+        session.streams.add(self.id)
+        if patches:
+            self.patchers.add(session)
+        else:
+            self.patchers.discard(session)
+
+    def leave(self, session: Any) -> None:
+        """Remove ``session`` (a member or not) from the stream."""
+        self.members.discard(session)
+        self.patchers.discard(session)
 
 
 @dataclass
@@ -298,31 +320,75 @@ class DeviceRuntime:
     # ---- streams ----------------------------------------------------------------------------
 
     def _fan_out(self, previous: Capture, capture: Capture) -> None:
+        known: tuple[str, ...] | None = None
+        known_done = False
         for compact, stream in self.streams.items():
             if not stream.members:
                 continue
-            known = _known_changes(previous, capture)
-            body = patch(
-                previous.snapshot(compact),
-                capture.snapshot(compact),
-                None if compact else known,
-            )
-            stream.seq += 1
+            if not known_done:
+                known, known_done = _known_changes(previous, capture), True
             self.stats.deltas += 1
-            event = DeltaEvent(
-                subscription=stream.id,
-                device=self.id,
-                seq=stream.seq,
-                generation=capture.generation,
-                base=body.base,
-                snapshot_id=capture.snapshot(compact).snapshot_id,
-                meta=body.meta,
-                remove=body.remove,
-                upsert=body.upsert,
-                order=body.order,
-                unseen=unseen_of(previous, capture, known) if compact else None,
-            )
-            self._broadcast(stream.members, stream.id, event)
+            self.send_change(stream, previous, capture, None if compact else known, known)
+
+    def send_change(
+        self,
+        stream: Stream,
+        previous: Capture,
+        capture: Capture,
+        changed: tuple[str, ...] | None,
+        known: tuple[str, ...] | None,
+    ) -> None:
+        """Send every member of ``stream`` (whose state is ``previous``) the change to
+        ``capture`` under the stream's next ``seq``: ``patch`` events to its patchers and
+        ``delta`` events to the others, each form built, encoded and framed once at most
+        (``changed``: see ``patch``; ``known``: see ``unseen_of``)."""
+        compact = stream.compact
+        before, after = previous.snapshot(compact), capture.snapshot(compact)
+        body = patch(before, after, changed)
+        stream.seq += 1
+        unseen = unseen_of(previous, capture, known) if compact else None
+        patchers = stream.patchers
+        if patchers:
+            patchers &= stream.members
+        classic: Outgoing | None = None
+        slim_form: Outgoing | None = None
+        for session in list(stream.members):
+            if session in patchers:
+                if slim_form is None:
+                    old = previous.tree.by_id if not compact else _by_id(before)
+                    part = slim(old, before, body)
+                    event: Any = PatchEvent(
+                        subscription=stream.id,
+                        seq=stream.seq,
+                        generation=capture.generation,
+                        base=body.base,
+                        snapshot_id=after.snapshot_id,
+                        meta=part.meta,
+                        remove=part.remove,
+                        upsert=part.upsert,
+                        edit=part.edit,
+                        order=part.order,
+                        unseen=unseen,
+                    )
+                    slim_form = Outgoing(event, encode)
+                session.push_event(stream.id, slim_form)
+            else:
+                if classic is None:
+                    event = DeltaEvent(
+                        subscription=stream.id,
+                        device=self.id,
+                        seq=stream.seq,
+                        generation=capture.generation,
+                        base=body.base,
+                        snapshot_id=after.snapshot_id,
+                        meta=body.meta,
+                        remove=body.remove,
+                        upsert=body.upsert,
+                        order=body.order,
+                        unseen=unseen,
+                    )
+                    classic = Outgoing(event, encode)
+                session.push_event(stream.id, classic)
 
     def _broadcast(self, members: set[Session], stream: str | None, event: Any) -> None:
         """Encode once per format and frame once per (format, compression); the same bytes
@@ -438,6 +504,10 @@ def unseen_of(
     if not ids:
         return None
     return Unseen(count=len(ids), nodes=tuple(ids[:MAX_UNSEEN]))
+
+
+def _by_id(snapshot: ScreenSnapshot) -> dict[str, SemanticNode]:
+    return {node.node_id: node for node in snapshot.nodes}
 
 
 def _known_changes(previous: Capture, capture: Capture) -> tuple[str, ...] | None:

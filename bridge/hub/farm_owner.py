@@ -256,7 +256,7 @@ class FarmOwner:
     def _leave_streams(self, member: RelayMember) -> None:
         for device in self.service.devices.values():
             for stream in device.all_streams():
-                stream.members.discard(member)
+                stream.leave(member)
 
     # ---- the registry's news --------------------------------------------------------------
 

@@ -170,7 +170,7 @@ class HubService:
         self.objections.drop_session(session.id)
         for device in self.devices.values():
             for stream in device.all_streams():
-                stream.members.discard(session)
+                stream.leave(session)
             if device.leases.release(session.id):
                 self._lease_event(device, session, "released")
         if self.remote is not None:
@@ -301,16 +301,15 @@ class HubService:
             case DevicesList():
                 remote = self.remote.summaries() if self.remote is not None else ()
                 return DevicesListResult(devices=(*self.local_summaries(), *remote))
-            case Subscribe(device=device_id, compact=compact, settled=True):
+            case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)
                 self.current(device)
-                return self.feeds[device.id].join(session, compact)
-            case Subscribe(device=device_id, compact=compact):
+                return self.feeds[device.id].join(session, compact, patches)
+            case Subscribe(device=device_id, compact=compact, patches=patches):
                 device = self.device(device_id)
                 cap = self.current(device)
                 stream = device.streams[compact]
-                stream.members.add(session)
-                session.streams.add(stream.id)
+                stream.join(session, patches)
                 return SubscribeResult(
                     subscription=stream.id,
                     seq=stream.seq,
@@ -324,7 +323,7 @@ class HubService:
                     raise BadRequest(
                         ProtocolErrorCode.UNKNOWN_SUBSCRIPTION, f"not subscribed to {sub!r}"
                     )
-                found.members.discard(session)
+                found.leave(session)
                 session.forget_stream(sub)
                 return UnsubscribeResult(subscription=sub)
             case SnapshotGet(device=device_id, compact=compact):

@@ -25,12 +25,9 @@ from typing import Any
 
 import anyio
 
-from bridge.core.patch import patch
-from bridge.hub.device import Capture, DeviceRuntime, Stream, unseen_of
+from bridge.hub.device import Capture, DeviceRuntime, Stream
 from bridge.net.client_server import Session
-from bridge.net.frames import Outgoing
-from bridge.wire.client_protocol import DeltaEvent, SubscribeResult
-from bridge.wire.codec import encode
+from bridge.wire.client_protocol import SubscribeResult
 
 SETTLE_WINDOW_MS = 300
 """No new generation for this long (with the agent reporting stable) means settled."""
@@ -61,7 +58,7 @@ class SettledFeed:
 
     # ---- members --------------------------------------------------------------------------
 
-    def join(self, session: Session, compact: bool) -> SubscribeResult:
+    def join(self, session: Session, compact: bool, patches: bool = False) -> SubscribeResult:
         """Add ``session`` to the settled stream; answers the base the member now holds. The
         caller has checked that the device has a current capture."""
         stream = self.device.settled_streams[compact]
@@ -69,8 +66,7 @@ class SettledFeed:
         assert current is not None
         if not stream.members or stream.base is None:
             stream.base = current
-        stream.members.add(session)
-        session.streams.add(stream.id)
+        stream.join(session, patches)
         self.poke()
         return SubscribeResult(
             subscription=stream.id,
@@ -141,26 +137,9 @@ class SettledFeed:
     def _send(self, stream: Stream, capture: Capture) -> None:
         base = stream.base
         assert base is not None
-        body = patch(base.snapshot(stream.compact), capture.snapshot(stream.compact))
-        stream.seq += 1
+        self.device.send_change(stream, base, capture, None, None)
         stream.base = capture
         self.deltas += 1
-        event = DeltaEvent(
-            subscription=stream.id,
-            device=self.device.id,
-            seq=stream.seq,
-            generation=capture.generation,
-            base=body.base,
-            snapshot_id=capture.snapshot(stream.compact).snapshot_id,
-            meta=body.meta,
-            remove=body.remove,
-            upsert=body.upsert,
-            order=body.order,
-            unseen=unseen_of(base, capture) if stream.compact else None,
-        )
-        outgoing = Outgoing(event, encode)
-        for session in list(stream.members):
-            session.push_event(stream.id, outgoing)
 
     def statistics(self) -> dict[str, Any]:
         return {

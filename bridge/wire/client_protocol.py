@@ -39,6 +39,7 @@ from bridge.wire.enums import (
 )
 from bridge.wire.errors import ErrorEnvelope
 from bridge.wire.node import SemanticNode
+from bridge.wire.node_edit import MetaEdit, NodeEdit
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery
 from bridge.wire.request_parts import Confirm as Confirm
@@ -88,6 +89,9 @@ class Subscribe(_Request, tag="subscribe", frozen=True):
     device: DeviceId
     compact: bool = True
     settled: bool = False
+    patches: bool = False
+    """Opt in to ``patch`` events (field-level, smaller) instead of ``delta`` events for this
+    subscription's changes. Default false: the subscriber gets ``delta`` events as before."""
 
 
 class Unsubscribe(_Request, tag="unsubscribe", frozen=True):
@@ -423,6 +427,37 @@ class DeltaEvent(_HubMessage, tag="delta", frozen=True):
     unseen: Unseen | None = None
 
 
+class PatchEvent(_HubMessage, tag="patch", frozen=True):
+    """The slim form of ``delta``, sent instead of it to a subscriber that subscribed with
+    ``patches`` true. Same envelope and the same ``seq`` sequence as the stream's ``delta``
+    events (``seq`` exactly one more than the previous event of this subscription; applies to
+    ``base``; leads to ``snapshot_id``), without ``device`` (the subscription names the
+    stream; the subscriber knows its device). Body, every part omitted when empty:
+
+    - ``meta``: only the meta fields whose value changed (``MetaEdit``);
+    - ``remove``: removed ids (whole subtrees included), as in ``delta``;
+    - ``upsert``: whole nodes — new ones, or existing ones replaced whole;
+    - ``edit``: for nodes kept, only their changed fields (``NodeEdit``);
+    - ``order``: for every parent whose child list changed, the complete new list;
+    - ``unseen``: as in ``delta`` (compact streams).
+
+    Rebuilt snapshot = the base snapshot with ``remove``, ``upsert``, ``edit`` and ``order``
+    applied (in that order), meta fields replaced, ``snapshotId`` set — exactly what the same
+    change's ``delta`` leads to."""
+
+    subscription: str
+    seq: NonNegInt
+    generation: NonNegInt
+    base: SnapshotId
+    snapshot_id: SnapshotId
+    meta: MetaEdit | None = None
+    remove: tuple[NodeId, ...] = ()
+    upsert: tuple[SemanticNode, ...] = ()
+    edit: tuple[NodeEdit, ...] = ()
+    order: dict[str, tuple[NodeId, ...]] = msgspec.field(default_factory=dict)
+    unseen: Unseen | None = None
+
+
 class DeviceEvent(_HubMessage, tag="device", frozen=True):
     """A device's health changed (online, degraded with a reason, offline with a reason)."""
 
@@ -469,6 +504,7 @@ HubToClient = (
     | ProtocolError
     | SnapshotEvent
     | DeltaEvent
+    | PatchEvent
     | DeviceEvent
     | LeaseEvent
     | ActionEvent

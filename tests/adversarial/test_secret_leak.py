@@ -19,21 +19,42 @@ async def test_secret_typed_into_a_username_field_is_masked_everywhere(
 ) -> None:
     monkeypatch.setenv("MOBRIDGE_SECRET_PW", SECRET)
     seen: list[str] = []
+    patched: list[str] = []
+    """Frames of the subscribers that opted in to slim ``patch`` events."""
     async with (
         hub_under_attack(sim_scene="login") as rh,
         client(rh.url, OBSERVER, "watcher") as watch,
         client(rh.url, OBSERVER, "watcher-full") as watch_full,
+        client(rh.url, OBSERVER, "patcher") as patch_watch,
+        client(rh.url, OBSERVER, "patcher-full") as patch_watch_full,
         client(rh.url) as ws,
         anyio.create_task_group() as tg,
     ):
         dev = rh.device_id
-        for w, compact in ((watch, True), (watch_full, False)):
-            reply = await call(w, {"type": "subscribe", "id": 1, "device": dev, "compact": compact})
+        for w, compact, patches in (
+            (watch, True, False),
+            (watch_full, False, False),
+            (patch_watch, True, True),
+            (patch_watch_full, False, True),
+        ):
+            reply = await call(
+                w,
+                {
+                    "type": "subscribe",
+                    "id": 1,
+                    "device": dev,
+                    "compact": compact,
+                    "patches": patches,
+                },
+            )
             seen.append(json.dumps(reply))
 
-            async def record(w: object = w) -> None:
+            async def record(w: object = w, patches: bool = patches) -> None:
                 async for frame in w:  # type: ignore[attr-defined]
-                    seen.append(frame if isinstance(frame, str) else frame.decode())  # noqa: PERF401
+                    text = frame if isinstance(frame, str) else frame.decode()
+                    seen.append(text)
+                    if patches:
+                        patched.append(text)
 
             tg.start_soon(record)
 
@@ -76,6 +97,11 @@ async def test_secret_typed_into_a_username_field_is_masked_everywhere(
         assert SECRET not in everything
         assert SECRET[:8] not in everything
         assert "••••" in everything  # the field is shown, masked
+        # the patch subscribers got the typed field as a field edit, masked, never the secret
+        slim = [json.loads(f) for f in patched if json.loads(f).get("type") == "patch"]
+        edits = [e for f in slim for e in f.get("edit", ())]
+        assert any(e.get("value") == "••••••••" for e in edits), slim
+        assert not any(json.loads(f).get("type") == "delta" for f in patched)
         # the typed value did change the field (the mask is in the full snapshot)
         full = json.loads(results[1])["result"]["snapshot"]["nodes"]
         assert any(n.get("value") == "••••••••" for n in full)

@@ -67,10 +67,14 @@ def test_bytes_table_covers_both_formats_and_views(lines: list[str]) -> None:
     body = _section(lines, "bytes per one-field change, 60-node tree")
     seen = set()
     for row in body:
-        m = re.match(rf"^\s+(json|msgpack)\s+(compact|full)\s+{NUM}\s+([\d,]+)\s+{NUM}x", row)
+        m = re.match(
+            rf"^\s+(json|msgpack)\s+(compact|full)\s+{NUM}\s+{NUM}\s+([\d,]+)\s+{NUM}x", row
+        )
         if m:
-            delta, snapshot = float(m.group(3)), int(m.group(4).replace(",", ""))
+            delta, patch = float(m.group(3)), float(m.group(4))
+            snapshot = int(m.group(5).replace(",", ""))
             assert 0 < delta < snapshot, "a one-field delta is smaller than the snapshot"
+            assert 0 < patch < delta, "the slim patch frame is smaller than the delta frame"
             seen.add((m.group(1), m.group(2)))
     assert seen == {(f, v) for f in ("json", "msgpack") for v in ("compact", "full")}
 

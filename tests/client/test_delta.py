@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from bridge.client.delta import Desync, SnapshotTracker, WatchUpdate, apply_delta
 from bridge.core.patch import patch as core_patch
-from bridge.wire.client_protocol import DeltaEvent, SnapshotEvent
+from bridge.core.slim_patch import slim
+from bridge.wire.client_protocol import DeltaEvent, PatchEvent, SnapshotEvent
 from bridge.wire.enums import Role
 from bridge.wire.node import NodeState, SemanticNode
 from bridge.wire.snapshot import ScreenSnapshot
@@ -149,3 +150,82 @@ def test_inconsistent_deltas_do_not_apply() -> None:
     assert isinstance(apply_delta(a, wrong_parent), Desync)
     other_meta = msgspec.structs.replace(good, snapshot_id="s_9")
     assert isinstance(apply_delta(a, other_meta), Desync)
+
+
+def as_patch_event(a: ScreenSnapshot, b: ScreenSnapshot, seq: int = 1) -> PatchEvent:
+    """The slim ``patch`` event the hub would send a subscriber that opted in."""
+    body = core_patch(a, b)
+    part = slim({n.node_id: n for n in a.nodes}, a, body)
+    return PatchEvent(
+        subscription="sub-1",
+        seq=seq,
+        generation=0,
+        base=body.base,
+        snapshot_id=b.snapshot_id,
+        meta=part.meta,
+        remove=part.remove,
+        upsert=part.upsert,
+        edit=part.edit,
+        order=part.order,
+    )
+
+
+@given(chain=st.lists(trees("s_x"), min_size=1, max_size=6), slim_at=st.lists(st.booleans()))
+def test_tracker_follows_a_chain_mixing_delta_and_patch_events(
+    chain: list[ScreenSnapshot], slim_at: list[bool]
+) -> None:
+    chain = [msgspec.structs.replace(s, snapshot_id=f"s_{i}") for i, s in enumerate(chain)]
+    tracker = SnapshotTracker()
+    tracker.on_snapshot(SnapshotEvent(subscription="s", seq=0, generation=0, snapshot=chain[0]))
+    for i, (a, b) in enumerate(itertools.pairwise(chain), 1):
+        slim_form = slim_at[i % len(slim_at)] if slim_at else True
+        event = as_patch_event(a, b, seq=i) if slim_form else as_event(a, b, seq=i)
+        update = tracker.on_delta(event)
+        assert isinstance(update, WatchUpdate)
+        assert update.snapshot == b and update.delta is event
+        old = {n.node_id for n in a.nodes}
+        assert set(update.added) == {n.node_id for n in b.nodes} - old
+        assert set(update.removed) == old - {n.node_id for n in b.nodes}
+    assert tracker.snapshot == chain[-1]
+
+
+def test_patch_events_report_edited_nodes_as_changed() -> None:
+    a, b, _ = login_screens()
+    tracker = SnapshotTracker()
+    tracker.on_snapshot(SnapshotEvent(subscription="s", seq=0, generation=0, snapshot=a))
+    event = as_patch_event(a, b, seq=1)
+    assert [e.node_id for e in event.edit] == ["n2"] and not event.upsert
+    typed = tracker.on_delta(event)
+    assert isinstance(typed, WatchUpdate) and typed.snapshot == b
+    assert (typed.added, typed.removed, typed.changed) == ((), (), ("n2",))
+
+
+def test_hostile_patch_events_desync_cleanly() -> None:
+    a, b, c = login_screens()
+    good = as_patch_event(a, b, seq=1)
+    unknown_edit = msgspec.structs.replace(
+        good, edit=(msgspec.structs.replace(good.edit[0], node_id="n99"),)
+    )
+    removed_then_edited = msgspec.structs.replace(good, remove=("n2",), order={"n1": ()})
+    unknown_removal = msgspec.structs.replace(good, remove=("n98",))
+    wrong_base = as_patch_event(b, c, seq=1)
+    for bad, why in (
+        (unknown_edit, "edits unknown node n99"),
+        (removed_then_edited, "edits unknown node n2"),
+        (unknown_removal, "removes unknown node n98"),
+        (wrong_base, "base s_2"),
+    ):
+        tracker = SnapshotTracker()
+        tracker.on_snapshot(SnapshotEvent(subscription="s", seq=0, generation=0, snapshot=a))
+        outcome = tracker.on_delta(bad)
+        assert isinstance(outcome, Desync) and why in outcome.reason, (why, outcome)
+        assert not tracker.in_sync and tracker.snapshot == a
+        assert tracker.on_delta(good) is None  # ignored until a snapshot event
+    # Out of order: seq 2 before seq 1.
+    tracker = SnapshotTracker()
+    tracker.on_snapshot(SnapshotEvent(subscription="s", seq=0, generation=0, snapshot=a))
+    early = tracker.on_delta(as_patch_event(b, c, seq=2))
+    assert isinstance(early, Desync) and "patch seq 2 after seq 0" in early.reason
+    assert tracker.on_delta(good) is None and tracker.snapshot == a
+    resync = tracker.on_snapshot(SnapshotEvent(subscription="s", seq=5, generation=1, snapshot=b))
+    assert resync.resync and isinstance(tracker.on_delta(as_patch_event(b, c, seq=6)), WatchUpdate)

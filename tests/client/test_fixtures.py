@@ -12,7 +12,7 @@ import pytest
 from bridge.client import HubError, ProtocolFailure, SnapshotTracker, WatchUpdate
 from bridge.client.connection import HubConnection, _Pending
 from bridge.client.errors import ConfirmationRequired
-from bridge.wire.client_protocol import RESULT_TYPES, DeltaEvent, SnapshotEvent
+from bridge.wire.client_protocol import RESULT_TYPES, DeltaEvent, PatchEvent, SnapshotEvent
 from bridge.wire.codec import HUB_TO_CLIENT, WireFormat
 
 FIXTURES = Path(__file__).resolve().parents[2] / "protocol" / "fixtures" / "hub-to-client"
@@ -90,3 +90,25 @@ def test_the_golden_delta_applies_to_the_golden_snapshot() -> None:
     assert update.removed == ("n2",) and "n2" not in {n.node_id for n in update.snapshot.nodes}
     children = [n.node_id for n in update.snapshot.nodes if n.parent_id == "n1"]
     assert children == list(delta.order["n1"])
+
+
+def test_the_golden_patches_apply_like_the_golden_delta() -> None:
+    snapshot = HUB_TO_CLIENT.decode(LOADED["snapshot.json"])
+    delta = HUB_TO_CLIENT.decode(LOADED["delta.json"])
+    slim = HUB_TO_CLIENT.decode(LOADED["patch.json"])
+    clear = HUB_TO_CLIENT.decode(LOADED["patch--clear.json"])
+    assert isinstance(snapshot, SnapshotEvent) and isinstance(delta, DeltaEvent)
+    assert isinstance(slim, PatchEvent) and isinstance(clear, PatchEvent)
+    classic, tracker = SnapshotTracker(), SnapshotTracker()
+    classic.on_snapshot(snapshot)
+    tracker.on_snapshot(snapshot)
+    by_delta = classic.on_delta(delta)
+    update = tracker.on_delta(slim)
+    assert isinstance(by_delta, WatchUpdate) and isinstance(update, WatchUpdate), update
+    assert update.snapshot == by_delta.snapshot
+    assert (update.added, update.removed) == (by_delta.added, by_delta.removed)
+    assert set(update.changed) == set(by_delta.changed)
+    cleared = tracker.on_delta(clear)
+    assert isinstance(cleared, WatchUpdate), cleared
+    assert cleared.changed == ("n4", "n9") and cleared.snapshot.app_id is None
+    assert tracker.on_delta(clear) is not None and not tracker.in_sync  # replayed: a seq gap

@@ -20,6 +20,7 @@ from bridge.wire.client_protocol import (
     ClientToHub,
     DeltaEvent,
     HubToClient,
+    PatchEvent,
     SnapshotEvent,
 )
 from bridge.wire.codec import DecodeFailure, WireFormat, convert, encode
@@ -183,3 +184,58 @@ def test_golden_delta_applies_to_golden_snapshot() -> None:
             assert node.node_id in delta.order.get(node.parent_id, (node.node_id,))
     assert [n.node_id for n in after.nodes] == ["n1", "n3", "n4", "n5", "n9", "n6", "n7", "n8"]
     assert not set(delta.remove) & {n.node_id for n in after.nodes}
+
+
+def apply_patch(snapshot: ScreenSnapshot, event: PatchEvent) -> ScreenSnapshot:
+    """Reference application of a ``patch`` event (protocol/README.md): remove, upsert, edit
+    (absent field: unchanged; present: the new value, null clearing), order, meta fields."""
+    assert snapshot.snapshot_id == event.base
+    doc = msgspec.to_builtins(snapshot)
+    nodes = {n["nodeId"]: n for n in doc["nodes"] if n["nodeId"] not in set(event.remove)}
+    nodes.update({n["nodeId"]: n for n in msgspec.to_builtins(event.upsert)})
+    for edit in msgspec.to_builtins(event.edit):
+        node = nodes[edit.pop("nodeId")]  # an edit names a node held
+        for key, value in edit.items():
+            if value is None:
+                node.pop(key, None)
+            else:
+                node[key] = value
+    children: dict[str, list[str]] = {}
+    for node in doc["nodes"]:
+        if node["nodeId"] in nodes:
+            children.setdefault(node.get("parentId") or "", []).append(node["nodeId"])
+    for parent, ids in event.order.items():
+        children[parent] = list(ids)
+    ordered: list[str] = []
+    stack = list(reversed(children.get("", [])))
+    while stack:
+        node_id = stack.pop()
+        ordered.append(node_id)
+        stack.extend(reversed(children.get(node_id, [])))
+    assert sorted(ordered) == sorted(nodes), "every node is reachable exactly once"
+    meta = {k: v for k, v in doc.items() if k != "nodes"}
+    for key, value in msgspec.to_builtins(event.meta or {}).items():
+        if value is None:
+            meta.pop(key, None)
+        else:
+            meta[key] = value
+    meta["snapshotId"] = event.snapshot_id
+    return msgspec.convert({**meta, "nodes": [nodes[i] for i in ordered]}, ScreenSnapshot)
+
+
+def test_golden_patches_apply_and_match_the_golden_delta() -> None:
+    hub = FIXTURES / "hub-to-client"
+    event = _decoded(Golden("hub-to-client", hub / "snapshot.json"))
+    delta = _decoded(Golden("hub-to-client", hub / "delta.json"))
+    slim = _decoded(Golden("hub-to-client", hub / "patch.json"))
+    clear = _decoded(Golden("hub-to-client", hub / "patch--clear.json"))
+    assert isinstance(event, SnapshotEvent) and isinstance(delta, DeltaEvent)
+    assert isinstance(slim, PatchEvent) and isinstance(clear, PatchEvent)
+    assert (slim.seq, slim.base, slim.snapshot_id) == (delta.seq, delta.base, delta.snapshot_id)
+    after = apply_patch(event.snapshot, slim)
+    assert after == apply_delta(event.snapshot, delta)
+    assert clear.seq == slim.seq + 1 and clear.base == slim.snapshot_id
+    cleared = apply_patch(after, clear)
+    n4 = next(n for n in cleared.nodes if n.node_id == "n4")
+    assert n4.value is None and n4.state is None and cleared.app_id is None
+    assert [n.node_id for n in cleared.nodes] == [n.node_id for n in after.nodes]
