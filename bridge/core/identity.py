@@ -137,8 +137,11 @@ def _semantic_row(node: SemanticNode, depth: int) -> tuple[object, ...]:
 
 
 def tree_row(node: SemanticNode, depth: int) -> bytes:
-    """One node's share of ``tree_hash`` (a node at ``depth`` in the pre-order sequence)."""
-    return repr(_semantic_row(node, depth)).encode("utf-8", "surrogatepass")
+    """One node's share of ``tree_hash`` (a node at ``depth`` in the pre-order sequence): a
+    16-byte digest of its semantic row, so a caller that caches rows per node rehashes only
+    what changed — the tree's digest is then over 16 bytes a node, not the whole rows."""
+    row = repr(_semantic_row(node, depth)).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(row, digest_size=16).digest()
 
 
 def digest_tree_rows(rows: Iterable[bytes]) -> str:
