@@ -878,6 +878,9 @@ async def _measure(sizes: Sizes) -> list[str]:
                 heaviest = tree == profile_tree and n == sizes.subscribers[-1]
                 out = profile if heaviest else None
                 series.append(await bench.series(tree, n, out))
+            collected = (
+                await _gc_lines(bench, sizes.subscribers[-1]) if tree == sizes.trees[0] else []
+            )
             await bench.pool.ensure(1)
             agent.whole_trees = True
             whole = await bench.series(tree, 1)
@@ -887,7 +890,7 @@ async def _measure(sizes: Sizes) -> list[str]:
             _per_subscriber(series)
             rows.update({(r.tree, r.subscribers): r for r in series})
             rows[(tree, 0)] = whole
-            lines += [*_table(sizes, tree, [*series, whole]), ""]
+            lines += [*_table(sizes, tree, [*series, whole]), "", *collected]
         for tree in sizes.trees[:2]:
             await bench.switch_tree(tree)
             table, patch_bytes[tree] = await frame_bytes(bench, tree)
@@ -933,6 +936,23 @@ async def _measure(sizes: Sizes) -> list[str]:
             *pyspy_top(profile),
         ]
     return lines
+
+
+async def _gc_lines(bench: Bench, subscribers: int) -> list[str]:
+    """One full collection timed in the hub with ``subscribers`` connected, then with one."""
+    full = await bench.hub.proc.call("gc")
+    await bench.pool.ensure(1)
+    await anyio.sleep(0.5)  # the closed connections' tasks end
+    await bench.hub.proc.call("gc")  # frees what the closed connections left
+    one = await bench.hub.proc.call("gc")
+    per = (full["objects"] - one["objects"]) / max(1, subscribers - 1)
+    return [
+        f"full garbage collection in the hub (gc.collect, between series): "
+        f"{subscribers:,} subscribers {full['full_ns'] / 1e6:.1f} ms over "
+        f"{full['objects']:,} tracked objects; 1 subscriber {one['full_ns'] / 1e6:.1f} ms over "
+        f"{one['objects']:,} ({per:.0f} objects per subscriber)",
+        "",
+    ]
 
 
 def _per_subscriber(series: list[Row]) -> None:

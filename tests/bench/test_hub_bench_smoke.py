@@ -112,3 +112,17 @@ def test_loop_section_runs_a_uvloop_hub_beside_an_asyncio_one(lines: list[str]) 
     ratios = [r for r in body if r.strip().startswith("uvloop / asyncio")]
     assert len(ratios) == len(TINY.subscribers)
     assert _section(lines, "uvloop hub: the targets")[0].split()[0] == "measure"
+
+
+def test_a_full_collection_is_timed_with_the_most_subscribers_and_with_one(
+    lines: list[str],
+) -> None:
+    (line,) = [x for x in lines if x.startswith("full garbage collection in the hub")]
+    m = re.search(
+        rf"{TINY.subscribers[-1]} subscribers {NUM} ms over ([\d,]+) tracked objects; "
+        rf"1 subscriber {NUM} ms over ([\d,]+) \({NUM} objects per subscriber\)",
+        line,
+    )
+    assert m is not None, line
+    most, one = int(m.group(2).replace(",", "")), int(m.group(4).replace(",", ""))
+    assert most > one > 0, "each connection adds tracked objects"
