@@ -190,17 +190,7 @@ public struct RawTree: Equatable, Sendable {
         o["capture"] = .int(Int64(capture))
         o["platform"] = .string(platform.rawValue)
         o["nodes"] = .array(nodes.prefix(RawLimits.maxRawNodes).map { $0.toJson() })
-        if !windows.isEmpty { o["windows"] = .array(windows.map { $0.toJson() }) }
-        o.put("package", package.map(Json.string))
-        o.put("focus", focus.map { .int(Int64($0)) })
-        if rotation != 0 { o["rotation"] = .int(Int64(rotation)) }
-        if let s = screen {
-            var so = JsonObject()
-            so["width"] = .int(Int64(s.width))
-            so["height"] = .int(Int64(s.height))
-            o["screen"] = .object(so)
-        }
-        if secure { o["secure"] = .bool(true) }
+        RawMeta(of: self).write(into: &o)
         return .object(o)
     }
 

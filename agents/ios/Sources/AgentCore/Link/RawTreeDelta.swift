@@ -32,6 +32,12 @@ public struct RawMeta: Equatable, Sendable {
 
     public func toJson() -> Json {
         var o = JsonObject()
+        write(into: &o)
+        return .object(o)
+    }
+
+    /// Adds these fields to `o` (a `RawTree` writes them after its nodes).
+    func write(into o: inout JsonObject) {
         if !windows.isEmpty { o["windows"] = .array(windows.map { $0.toJson() }) }
         o.put("package", package.map(Json.string))
         o.put("focus", focus.map { .int(Int64($0)) })
@@ -43,7 +49,6 @@ public struct RawMeta: Equatable, Sendable {
             o["screen"] = .object(so)
         }
         if secure { o["secure"] = .bool(true) }
-        return .object(o)
     }
 
     public static func fromJson(_ v: Json, _ at: String) throws -> RawMeta {

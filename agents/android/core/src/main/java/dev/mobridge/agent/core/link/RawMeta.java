@@ -35,6 +35,12 @@ public final class RawMeta {
 
     public JSONObject toJson() {
         JsonOut o = new JsonOut();
+        writeInto(o);
+        return o.obj;
+    }
+
+    /** Adds these fields to {@code o} (a {@link RawTree} writes them after its nodes). */
+    void writeInto(JsonOut o) {
         if (!windows.isEmpty()) {
             JSONArray ws = new JSONArray();
             for (RawWindow w : windows) {
@@ -50,7 +56,6 @@ public final class RawMeta {
                     .putInt("height", screenHeight).obj);
         }
         o.putBoolUnless("secure", secure, false);
-        return o.obj;
     }
 
     /** The same fields (compared as the hub would read them). */

@@ -38,21 +38,7 @@ public final class RawTree {
             ns.put(nodes.get(i).toJson());
         }
         o.put("nodes", ns);
-        if (!windows.isEmpty()) {
-            JSONArray ws = new JSONArray();
-            for (RawWindow w : windows) {
-                ws.put(w.toJson());
-            }
-            o.put("windows", ws);
-        }
-        o.putIfNotNull("package", packageName);
-        o.putIfNotNull("focus", focus);
-        o.putIntUnless("rotation", rotation, 0);
-        if (hasScreen) {
-            o.put("screen", new JsonOut().putInt("width", screenWidth)
-                    .putInt("height", screenHeight).obj);
-        }
-        o.putBoolUnless("secure", secure, false);
+        RawMeta.of(this).writeInto(o);
         return o.obj;
     }
 
