@@ -20,7 +20,7 @@ from bridge.wire.device_control import (
     MAX_GESTURE_POINTS,
     PACKAGE_FILE_PATTERN,
 )
-from bridge.wire.enums import Orientation
+from bridge.wire.enums import GlobalAction, KeyName, Orientation
 
 Coord = Annotated[int, msgspec.Meta(ge=0, le=MAX_COORDINATE)]
 Millis = Annotated[int, msgspec.Meta(ge=0, le=MAX_GESTURE_MS)]
@@ -34,37 +34,13 @@ AppIdArg = Annotated[
 ]
 
 
-class PressButton(enum.Enum):
-    """The press tool's buttons: the hub's global actions (BACK, HOME, RECENTS,
-    NOTIFICATION_SHADE, sent as ``global``) and every other named key (sent as ``key``).
-    ``tests/mcp`` checks that this is exactly GlobalAction plus KeyName."""
-
-    BACK = "BACK"
-    HOME = "HOME"
-    RECENTS = "RECENTS"
-    NOTIFICATION_SHADE = "NOTIFICATION_SHADE"
-    ENTER = "ENTER"
-    DEL = "DEL"
-    FORWARD_DEL = "FORWARD_DEL"
-    TAB = "TAB"
-    SPACE = "SPACE"
-    ESCAPE = "ESCAPE"
-    APP_SWITCH = "APP_SWITCH"
-    MENU = "MENU"
-    SEARCH = "SEARCH"
-    VOLUME_UP = "VOLUME_UP"
-    VOLUME_DOWN = "VOLUME_DOWN"
-    VOLUME_MUTE = "VOLUME_MUTE"
-    DPAD_UP = "DPAD_UP"
-    DPAD_DOWN = "DPAD_DOWN"
-    DPAD_LEFT = "DPAD_LEFT"
-    DPAD_RIGHT = "DPAD_RIGHT"
-    DPAD_CENTER = "DPAD_CENTER"
-    MOVE_HOME = "MOVE_HOME"
-    MOVE_END = "MOVE_END"
-    PAGE_UP = "PAGE_UP"
-    PAGE_DOWN = "PAGE_DOWN"
-    MEDIA_PLAY_PAUSE = "MEDIA_PLAY_PAUSE"
+PressButton = enum.Enum(  # type: ignore[misc]  # members from GlobalAction and KeyName
+    "PressButton",
+    {name: name for name in [*GlobalAction.__members__, *KeyName.__members__]},
+)
+"""The press tool's buttons: the hub's global actions (BACK, HOME, RECENTS,
+NOTIFICATION_SHADE, sent as ``global``) and every other named key (sent as ``key``), built
+from ``GlobalAction`` and ``KeyName`` so a new key is a new button."""
 
 
 class XY(McpStruct, frozen=True):
