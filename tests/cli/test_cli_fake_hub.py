@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from bridge.cli_client import add_client_commands
+from bridge.cli.client import add_client_commands
 from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import (
     Act,
@@ -41,7 +41,7 @@ def served() -> Iterator[tuple[FakeHub, str]]:
 def mobridge(
     *args: str, url: str | None = None, token: str | None = TOKEN, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "bridge.cli_client", *args]
+    command = [sys.executable, "-m", "bridge.cli.client", *args]
     if url is not None:
         command += ["--url", url]
     if token is not None:

@@ -1,4 +1,4 @@
-"""A FAKE hub, for testing the CLIENT only (``bridge.client`` and ``bridge.cli_client``).
+"""A FAKE hub, for testing the CLIENT only (``bridge.client`` and ``bridge.cli.client``).
 
 It speaks the public protocol over a real websocket on 127.0.0.1 for one scripted device
 and knows nothing of the real hub's logic: answers are canned or computed by a few lines

@@ -32,8 +32,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from bridge.cli import main as cli_main
-from bridge.cli_offline import load
+from bridge.cli.main import main as cli_main
+from bridge.cli.offline import load
 from bridge.core.identity import IdAllocator
 from bridge.wire.raw import RawTree
 

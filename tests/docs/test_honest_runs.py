@@ -105,9 +105,9 @@ def test_the_wheel_holds_the_package_and_the_dashboard_and_needs_only_serving_de
         metadata = archive.read(meta).decode()
         entry = archive.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "bridge/dashboard/static/index.html" in names
-    assert "bridge/cli.py" in names and "bridge/hub/app.py" in names
+    assert "bridge/cli/main.py" in names and "bridge/hub/app.py" in names
     assert not any(n.startswith("tests/") for n in names)
-    assert "mobridge = bridge.cli:main" in entry
+    assert "mobridge = bridge.cli.main:main" in entry
     required = [
         line.split(":", 1)[1].strip()
         for line in metadata.splitlines()

@@ -10,7 +10,7 @@ import jsonschema
 import msgspec
 import pytest
 
-from bridge.cli_offline import load
+from bridge.cli.offline import load
 from bridge.mcp.handles import HandleTable
 from bridge.mcp.outline import build_outline
 from bridge.mcp.schemas import ActArgs, decode_args

@@ -3,7 +3,7 @@
 ``explain`` turns what a command raised into ``(exit status, line)``: 2 for bad usage, an
 unreachable or refusing hub, a device that does not exist, invalid input; the caller prints
 the line to stderr (no traceback unless ``--debug``). Domain refusals (exit 1) are shown by
-the command itself (``cli_render.candidate_lines``).
+the command itself (``cli.render.candidate_lines``).
 """
 
 from __future__ import annotations

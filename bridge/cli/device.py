@@ -2,7 +2,7 @@
 ``tap --at X,Y`` (``--double``), ``long-press --at X,Y`` (``--hold-ms``), ``swipe DIRECTION
 --at X,Y`` (``--distance``), ``type`` with no target (into the focused input, ``--submit``),
 ``key``, ``apps``, ``orientation`` (no argument: the screen's size and orientation) and
-``app terminate|install|uninstall``. ``bridge.cli_client`` parses the arguments and asks
+``app terminate|install|uninstall``. ``bridge.cli.client`` parses the arguments and asks
 ``device_plan`` first; it returns None for a command that names an element.
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Awaitable, Callable
 
 import msgspec
 
-from bridge.cli_failures import UsageError
-from bridge.cli_render import emit
+from bridge.cli.failures import UsageError
+from bridge.cli.render import emit
 from bridge.client import Device, HubConnection
 from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import Confirm

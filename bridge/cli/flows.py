@@ -27,7 +27,7 @@ from pathlib import Path
 
 import anyio
 
-from bridge.cli_failures import EXIT_USAGE, UsageError, check_url, explain
+from bridge.cli.failures import EXIT_USAGE, UsageError, check_url, explain
 from bridge.client import DEFAULT_URL, HubConnection, connect
 from bridge.flows.compile import load_suite
 from bridge.flows.errors import FlowErrors

@@ -219,21 +219,21 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     _serve_parser(sub)
     try:
-        from bridge.cli_offline import add_offline_commands
+        from bridge.cli.offline import add_offline_commands
     except ImportError:  # pragma: no cover - during development only
         pass
     else:
         add_offline_commands(sub)
     try:
-        from bridge.cli_client import add_client_commands
+        from bridge.cli.client import add_client_commands
     except ImportError:  # pragma: no cover
         pass
     else:
         add_client_commands(sub)
-    from bridge.cli_mcp import add_mcp_command
+    from bridge.cli.mcp import add_mcp_command
 
     add_mcp_command(sub)
-    from bridge.cli_flows import add_flow_commands
+    from bridge.cli.flows import add_flow_commands
 
     add_flow_commands(sub)
     return parser

@@ -1,11 +1,11 @@
 """LAYER 4 — client commands against a running hub: look (devices, screen, find, watch,
 screenshot, wait), act (tap, long-press, type, scroll, swipe, press, app) and lease; the
 device-level forms (``--at X,Y``, ``type`` into the focused input, ``key``, ``apps``,
-``orientation``, ``app terminate|install|uninstall``) are planned by ``bridge.cli_device``.
+``orientation``, ``app terminate|install|uninstall``) are planned by ``bridge.cli.device``.
 
 Each command opens one session with ``bridge.client`` (``--url``, default ``$MOBRIDGE_URL`` or
 ``ws://127.0.0.1:8765/v1``; ``--token``, default ``$MOBRIDGE_TOKEN``, else the token a hub on
-this machine generated, see ``cli_tokens``), does one thing and closes it.
+this machine generated, see ``cli.tokens``), does one thing and closes it.
 
 Targets: a positional TARGET is a handle from ``mobridge screen`` (``n12``) or a text; or
 ``--text`` / ``--label`` / ``--id`` / ``--role``, narrowed by ``--within TEXT`` and ``--nth N``
@@ -34,8 +34,8 @@ from typing import Any
 import anyio
 import msgspec
 
-from bridge.cli_device import add_device_commands, approve_option, device_plan, point_arg
-from bridge.cli_failures import (
+from bridge.cli.device import add_device_commands, approve_option, device_plan, point_arg
+from bridge.cli.failures import (
     EXIT_USAGE,
     UsageError,
     app_action,
@@ -44,7 +44,7 @@ from bridge.cli_failures import (
     global_action,
     invalid_json,
 )
-from bridge.cli_render import (
+from bridge.cli.render import (
     candidate_lines,
     emit,
     node_words,
@@ -227,7 +227,7 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The standalone parser (``python -m bridge.cli_client``), named like ``mobridge``."""
+    """The standalone parser (``python -m bridge.cli.client``), named like ``mobridge``."""
     parser = argparse.ArgumentParser(prog="mobridge", description="mobridge client commands")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

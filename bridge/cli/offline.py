@@ -74,7 +74,7 @@ def _json_arg(text: str, kind: type[Any], what: str) -> Any:
         data = _read(text[1:])
     else:
         data = text.encode()
-    from bridge.cli_failures import invalid_json
+    from bridge.cli.failures import invalid_json
 
     try:
         return msgspec.json.decode(data, type=kind)
@@ -85,7 +85,7 @@ def _json_arg(text: str, kind: type[Any], what: str) -> Any:
 
 
 def _emit(obj: Any) -> None:
-    from bridge.cli_render import emit
+    from bridge.cli.render import emit
 
     emit(obj)
 
@@ -97,7 +97,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 
 def cmd_find(args: argparse.Namespace) -> int:
-    from bridge.cli_client import query_of
+    from bridge.cli.client import query_of
     from bridge.core.query import QueryRejected, run_query
 
     if args.query is not None:
@@ -171,7 +171,7 @@ def _find_file_or_device(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from bridge.cli_client import run_client_command
+    from bridge.cli.client import run_client_command
 
     args.device = args.file
     args.client_command = "find"
@@ -179,7 +179,7 @@ def _find_file_or_device(args: argparse.Namespace) -> int:
 
 
 def _guard(fn: Any) -> Any:
-    from bridge.cli_failures import UsageError as ClientUsageError
+    from bridge.cli.failures import UsageError as ClientUsageError
 
     def run(args: argparse.Namespace) -> int:
         try:
@@ -196,7 +196,7 @@ def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument("file")
     p.add_argument("--full", action="store_true", help="every node (default: compact)")
     p.set_defaults(handler=_guard(cmd_snapshot))
-    from bridge.cli_client import _selectors, common_options
+    from bridge.cli.client import _selectors, common_options
 
     p = sub.add_parser(
         "find",
