@@ -23,7 +23,10 @@ from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import WaitResult
 
 REPORT_SCHEMA_VERSION: Literal[1] = 1
-StepStatus = Literal["passed", "failed", "skipped"]
+StepStatus = Literal["passed", "failed", "skipped", "tolerated", "refused"]
+"""``tolerated``: an ``optional`` step that failed (the test went on); ``refused``: a step the
+hub refused the way its ``expectRefusal`` block expected; ``skipped``: not run (after a
+failure, or its ``when`` did not hold: ``message`` says which)."""
 TestStatus = Literal["passed", "failed", "error"]
 
 
@@ -79,7 +82,9 @@ class StepReport(ReportStruct):
     refusal: Refusal | None = None
     screenshot: Shot | None = None
     steps: list[StepReport] = msgspec.field(default_factory=list)
-    """The steps of the flow a runFlow step ran."""
+    """The steps of the flow a runFlow step ran, or of a block (repeat, retry: the last
+    iteration or attempt)."""
+    optional: bool = False
 
 
 class Failure(ReportStruct):
@@ -109,8 +114,11 @@ class TestReport(ReportStruct):
     """When it started, counted from the suite's start."""
     duration_ms: int = 0
     setup: list[StepReport] = msgspec.field(default_factory=list)
-    """The reset (relaunch or clearState) and the header's setup steps."""
+    """The reset (relaunch or clearState), the onFlowStart hook and the header's setup."""
     steps: list[StepReport] = msgspec.field(default_factory=list)
+    teardown: list[StepReport] = msgspec.field(default_factory=list)
+    """The onFlowComplete hook (run even after a failure or a timeout)."""
+    tags: list[str] = msgspec.field(default_factory=list)
     failure: Failure | None = None
     screenshots: list[Shot] = msgspec.field(default_factory=list)
     end_screen: EndScreen | None = None

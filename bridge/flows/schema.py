@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from bridge.flows.model import BARE_STEPS, STEPS, FlowHeader
+from bridge.flows.model import BARE_STEPS, STEPS, FlowHeader, Guarded
 from bridge.flows.report import SuiteReport
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "protocol" / "flows"
@@ -27,9 +27,11 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def flow_schema() -> dict[str, Any]:
-    kinds = [FlowHeader, *STEPS.values()]
+    kinds = [FlowHeader, Guarded, *STEPS.values()]
     refs, defs = msgspec.json.schema_components(kinds, ref_template="#/$defs/{name}")
-    header_ref, step_refs = refs[0], refs[1:]
+    header_ref, guard, step_refs = refs[0], defs["Guarded"], refs[2:]
+    for step in STEPS.values():  # optional / when may stand beside a step's name
+        defs[step.__name__]["properties"].update(guard["properties"])
     defs["Step"] = {
         "title": "Step",
         "description": "One step: a mapping with exactly one key, the step's name.",
@@ -44,8 +46,14 @@ def flow_schema() -> dict[str, Any]:
         "type": "array",
         "items": {"$ref": "#/$defs/Step"},
     }
-    setup = defs["FlowHeader"]["properties"]["setup"]
-    setup["items"] = {"$ref": "#/$defs/Step"}
+    for key in ("setup", "onFlowStart", "onFlowComplete"):
+        defs["FlowHeader"]["properties"][key]["items"] = {"$ref": "#/$defs/Step"}
+    for name in ("RunFlowSpec", "RepeatSpec", "RetrySpec", "ExpectRefusalSpec"):
+        commands = defs[name]["properties"]["commands"]
+        if "anyOf" in commands:  # optional: list or null
+            commands["anyOf"][0]["items"] = {"$ref": "#/$defs/Step"}
+        else:
+            commands["items"] = {"$ref": "#/$defs/Step"}
     return {
         "$schema": DIALECT,
         "$id": "mobridge:flows/flow.schema.json",
