@@ -310,6 +310,17 @@ def load_suite(
     return flows
 
 
+def select_by_tags(flows: list[Flow], include: Sequence[str], exclude: Sequence[str]) -> list[Flow]:
+    """The tests to run: those with a tag in ``include`` (every test when it is empty) and
+    none in ``exclude`` (exclusion wins). Tags compare exactly."""
+    wanted, unwanted = set(include), set(exclude)
+    return [
+        f
+        for f in flows
+        if (not wanted or wanted & set(f.header.tags)) and not unwanted & set(f.header.tags)
+    ]
+
+
 class FlowLoader:
     """Loads flow files (each read once) into ``Flow``s for one set of variables."""
 

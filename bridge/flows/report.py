@@ -174,3 +174,68 @@ def write_index(report: SuiteReport, directory: Path) -> Path:
     path = directory / "index.json"
     path.write_bytes(encode_report(report))
     return path
+
+
+# ---- lockstep (one flow on several devices, step by step) ------------------------------------
+
+LOCKSTEP_SCHEMA_VERSION: Literal[1] = 1
+
+
+class DeviceOutcome(ReportStruct):
+    """What one device did at one lockstep step, and the screen it showed afterwards."""
+
+    device: str
+    status: StepStatus
+    elapsed_ms: int = 0
+    message: str | None = None
+    refusal: str | None = None
+    """The hub's refusal code, when it refused the step."""
+    markers: list[str] = msgspec.field(default_factory=list)
+    """The screen names (``__screen_<name>`` markers) shown after the step."""
+    elements: int = 0
+    """How many elements with a text or label the screen showed after the step."""
+
+
+class LockstepStep(ReportStruct):
+    """One step, started on every device together (a barrier), and how the devices differ."""
+
+    index: int
+    """1-based, over the reset, onFlowStart, setup and the steps."""
+    kind: str
+    file: str
+    line: int
+    source: str
+    outcomes: list[DeviceOutcome]
+    differences: list[str] = msgspec.field(default_factory=list)
+    """The semantic difference of the screens after the step that the previous step did not
+    already show, one line each (``BUTTON 'Continue' missing on sim-ios``; ``id clock:
+    '10:01' on sim-android, '10:02' on sim-ios``); outcomes that differ come first
+    (``outcomes: passed on sim-android; failed on sim-ios (NODE_NOT_FOUND)``)."""
+    persisting: int = 0
+    """Differences still there from the previous step (not repeated in ``differences``)."""
+
+
+class LockstepFlow(ReportStruct):
+    name: str
+    file: str
+    devices: list[str]
+    steps: list[LockstepStep]
+    divergent_steps: int
+    """Steps after which the devices' outcomes or screens differ (newly or still)."""
+
+
+class LockstepReport(ReportStruct):
+    schema_version: Literal[1]
+    tool: str
+    hub: str
+    started_at: str
+    devices: list[str]
+    flows: list[LockstepFlow]
+
+
+def encode_lockstep(report: LockstepReport) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n"
+
+
+def decode_lockstep(data: bytes) -> LockstepReport:
+    return msgspec.json.decode(data, type=LockstepReport, strict=True)

@@ -150,9 +150,9 @@ class FlowRunner:
         try:
             with anyio.move_on_after(math.inf if limit is None else limit) as timer:
                 ok = await self._reset(flow, report.setup)
-                ok = await self._run_steps(flow.on_start, report.setup, ok, top=True)
-                ok = await self._run_steps(flow.setup, report.setup, ok, top=True)
-                await self._run_steps(flow.steps, report.steps, ok, top=True)
+                ok = await self.run_steps(flow.on_start, report.setup, ok, top=True)
+                ok = await self.run_steps(flow.setup, report.setup, ok, top=True)
+                await self.run_steps(flow.steps, report.steps, ok, top=True)
             if timer.cancelled_caught:
                 where = self.current.place if self.current is not None else flow.file
                 self.failure = self.failure or Failure(
@@ -160,14 +160,14 @@ class FlowRunner:
                     at=str(where),
                     kind="timeout",
                 )
-            report.end_screen = await self._end_screen()
+            report.end_screen = await self.end_screen()
         except TestAborted as exc:
             report.status = "error"
             self.failure = self.failure or Failure(message=str(exc), at=flow.file, kind="device")
         if flow.on_complete and report.status != "error":
             with anyio.CancelScope(shield=True), anyio.move_on_after(TEARDOWN_CAP_S):
                 try:
-                    await self._run_steps(flow.on_complete, report.teardown, True, top=True)
+                    await self.run_steps(flow.on_complete, report.teardown, True, top=True)
                 except TestAborted as exc:
                     report.status = "error"
                     self.failure = self.failure or Failure(
@@ -195,10 +195,10 @@ class FlowRunner:
         report = await self._run_step(step, 1)
         out.append(report)
         if report.status == "failed":
-            await self._record_failure(report)
+            await self.record_failure(report)
         return report.status == "passed"
 
-    async def _run_steps(
+    async def run_steps(
         self, steps: list[Step], out: list[StepReport], go: bool, *, top: bool = False
     ) -> bool:
         """Run ``steps`` into ``out``; False once one failed (the rest are ``skipped``).
@@ -214,12 +214,12 @@ class FlowRunner:
             if report.status == "failed":
                 go = False
                 if top:
-                    await self._record_failure(report)
+                    await self.record_failure(report)
         return go
 
     async def run_step(self, step: Step, index: int) -> StepReport:
         """One step, its ``when`` and ``optional`` included (a failure is not yet the test's:
-        the caller decides, see ``_record_failure``)."""
+        the caller decides, see ``record_failure``)."""
         if step.when is not None:
             try:
                 holds = await self._holds(step.when)
@@ -240,7 +240,7 @@ class FlowRunner:
                 report.status = "tolerated"
         return report
 
-    async def _record_failure(self, report: StepReport) -> None:
+    async def record_failure(self, report: StepReport) -> None:
         """The test's failure: the innermost failed step of ``report``, with a screenshot."""
         if self.failure is not None:
             return
@@ -308,7 +308,7 @@ class FlowRunner:
             failures: list[str] = []
             for attempt in range(1, block.max_retries + 2):
                 report.steps = []
-                if await self._run_steps(block.steps, report.steps, True):
+                if await self.run_steps(block.steps, report.steps, True):
                     report.message = f"passed on attempt {attempt} of {block.max_retries + 1}"
                     if failures:
                         report.message += f" (before: {'; '.join(failures)[:400]})"
@@ -321,7 +321,7 @@ class FlowRunner:
                 refusal=_innermost_of(report.steps).refusal,
             )
         if block.times is None and block.while_ is None:  # runFlow with commands
-            if not await self._run_steps(block.steps, report.steps, True):
+            if not await self.run_steps(block.steps, report.steps, True):
                 bad = _innermost_of(report.steps)
                 raise StepFailed(
                     f"commands failed at line {bad.line} ({bad.kind})", refusal=bad.refusal
@@ -333,7 +333,7 @@ class FlowRunner:
             if block.while_ is not None and not await self._holds(block.while_):
                 break
             report.steps = []
-            if not await self._run_steps(block.steps, report.steps, True):
+            if not await self.run_steps(block.steps, report.steps, True):
                 bad = _innermost_of(report.steps)
                 raise StepFailed(
                     f"iteration {done + 1} failed at line {bad.line} ({bad.kind})",
@@ -413,7 +413,7 @@ class FlowRunner:
                 shot = await self._screenshot(name, quiet=False)
                 report.screenshot = shot
             case RunFlow(flow=flow):
-                ok = await self._run_steps(flow.setup + flow.steps, report.steps, True)
+                ok = await self.run_steps(flow.setup + flow.steps, report.steps, True)
                 if not ok:
                     bad = _innermost_of(report.steps)
                     raise StepFailed(
@@ -587,7 +587,7 @@ class FlowRunner:
         self.shots.append(shot)
         return shot
 
-    async def _end_screen(self) -> EndScreen | None:
+    async def end_screen(self) -> EndScreen | None:
         try:
             got = await self.device.snapshot(compact=False)
         except ClientError:

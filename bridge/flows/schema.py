@@ -3,7 +3,8 @@
 - ``flow.schema.json``: one flow file's documents, for editors (``# yaml-language-server:
   $schema=...`` in a flow gets completion and checks): the header (``FlowHeader``) or the
   list of steps, each step one of ``bridge.flows.model.STEPS`` (or a bare step name);
-- ``report.schema.json``: ``index.json`` as ``mobridge test --report`` writes it.
+- ``report.schema.json``: ``index.json`` as ``mobridge test --report`` writes it;
+- ``lockstep.schema.json``: ``lockstep.json``, the divergence report of ``--lockstep``.
 
 ``main(["--check"])`` exits 1 when the checked-in files differ from what the types give
 (``scripts/gen-schema --check`` runs it in ``scripts/check``). Edit the Structs, then run
@@ -20,7 +21,7 @@ from typing import Any
 import msgspec
 
 from bridge.flows.model import BARE_STEPS, STEPS, FlowHeader, Guarded
-from bridge.flows.report import SuiteReport
+from bridge.flows.report import LockstepReport, SuiteReport
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "protocol" / "flows"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -73,8 +74,22 @@ def report_schema() -> dict[str, Any]:
     return doc
 
 
+def lockstep_schema() -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "$schema": DIALECT,
+        "$id": "mobridge:flows/lockstep.schema.json",
+        "title": "mobridge test --lockstep divergence report (lockstep.json)",
+    }
+    doc.update(msgspec.json.schema(LockstepReport))
+    return doc
+
+
 def generate() -> dict[str, str]:
-    docs = {"flow.schema.json": flow_schema(), "report.schema.json": report_schema()}
+    docs = {
+        "flow.schema.json": flow_schema(),
+        "report.schema.json": report_schema(),
+        "lockstep.schema.json": lockstep_schema(),
+    }
     return {
         name: json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         for name, doc in docs.items()

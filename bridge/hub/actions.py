@@ -170,6 +170,7 @@ def _emit(
     *,
     query: SemanticQuery | None = None,
     message: str | None = None,
+    value_ref: str | None = None,
 ) -> None:
     elapsed = max(0, svc.clock_ms() - started_ms)
     device.stats.action_ms.append(float(elapsed))
@@ -187,6 +188,7 @@ def _emit(
             duration_ms=elapsed,
             query=query,
             message=message,
+            value_ref=value_ref,
         )
     )
     svc.log.info(
@@ -484,6 +486,7 @@ async def _act_locked(
             None,
             started,
             query=msg.query,
+            value_ref=req.value_ref,
         )
         return result
 
