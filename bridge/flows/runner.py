@@ -150,8 +150,12 @@ class FlowRunner:
         try:
             with anyio.move_on_after(math.inf if limit is None else limit) as timer:
                 ok = await self._reset(flow, report.setup)
-                ok = await self.run_steps(flow.on_start, report.setup, ok, top=True)
-                ok = await self.run_steps(flow.setup, report.setup, ok, top=True)
+                ok = await self.run_steps(
+                    flow.on_start, report.setup, ok, top=True, first=len(report.setup) + 1
+                )
+                ok = await self.run_steps(
+                    flow.setup, report.setup, ok, top=True, first=len(report.setup) + 1
+                )
                 await self.run_steps(flow.steps, report.steps, ok, top=True)
             if timer.cancelled_caught:
                 where = self.current.place if self.current is not None else flow.file
@@ -199,11 +203,18 @@ class FlowRunner:
         return report.status == "passed"
 
     async def run_steps(
-        self, steps: list[Step], out: list[StepReport], go: bool, *, top: bool = False
+        self,
+        steps: list[Step],
+        out: list[StepReport],
+        go: bool,
+        *,
+        top: bool = False,
+        first: int = 1,
     ) -> bool:
-        """Run ``steps`` into ``out``; False once one failed (the rest are ``skipped``).
-        ``top``: steps of the test itself, whose first failure is the test's failure."""
-        for index, step in enumerate(steps, 1):
+        """Run ``steps`` into ``out`` (numbered from ``first``); False once one failed (the
+        rest are ``skipped``). ``top``: steps of the test itself, whose first failure is the
+        test's failure."""
+        for index, step in enumerate(steps, first):
             if not go:
                 out.append(_skipped(step, index))
                 continue
