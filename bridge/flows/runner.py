@@ -397,8 +397,18 @@ class FlowRunner:
                 )
                 report.action_result = await self._act(request, action.query)
             case Launch(app_id=app_id, clear_state=clear):
-                if clear:
-                    report.action_result = await self._app(AppAction.APP_CLOSE_UI, app_id)
+                if clear:  # the process and what it held go; see docs/flows.md, clearState
+                    try:
+                        report.action_result = await self._manage(
+                            AppManage("terminate", app_id, approve=True)
+                        )
+                    except StepFailed as failed:
+                        raise StepFailed(
+                            f"clearState needs the hub to stop {app_id} (app.terminate): "
+                            f"{failed.message}",
+                            refusal=failed.refusal,
+                            result=failed.result,
+                        ) from None
                 report.action_result = await self._app(AppAction.APP_OPEN, app_id)
             case StopApp(app_id=app_id):
                 report.action_result = await self._app(AppAction.APP_CLOSE_UI, app_id)

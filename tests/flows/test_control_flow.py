@@ -162,3 +162,24 @@ async def test_device_level_steps(tmp_path: Path) -> None:
     assert points.status == "passed", points.failure
     assert focus.status == "passed", focus.failure
     assert focus.steps[-2].action_result is not None
+
+
+async def test_clear_state_resets_what_relaunch_keeps(tmp_path: Path) -> None:
+    report = await run_flows(
+        tmp_path,
+        a_toggle=HEADER
+        + "- tap: Settings\n- tap: Bluetooth\n- assertState: {element: Bluetooth, checked: true}\n",
+        b_relaunch="appId: dev.mobridge.demo\nreset: relaunch\n---\n"
+        + "- tap: Settings\n- assertState: {element: Bluetooth, checked: true, timeoutMs: 500}\n",
+        c_clear="appId: dev.mobridge.demo\nreset: clearState\n---\n"
+        + "- tap: Settings\n- assertState: {element: Bluetooth, checked: false, timeoutMs: 500}\n",
+        d_step=HEADER
+        + "- tap: Settings\n- tap: Bluetooth\n- clearState\n- tap: Settings\n"
+        + "- assertState: {element: Bluetooth, checked: false, timeoutMs: 500}\n",
+    )
+    toggle, relaunch, clear, step = report.tests
+    assert toggle.status == "passed", toggle.failure
+    assert relaunch.status == "passed", relaunch.failure  # relaunch keeps the app's state
+    assert clear.status == "passed", clear.failure
+    assert clear.setup[0].source == "reset: clearState dev.mobridge.demo"
+    assert step.status == "passed", step.failure
