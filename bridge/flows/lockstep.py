@@ -98,6 +98,8 @@ def differences(screens: dict[str, Screen | None]) -> list[str]:
     for element in every:
         counts = {d: s.elements.get(element, 0) for d, s in seen.items()}
         missing = [d for d, n in counts.items() if n == 0]
+        if len(missing) == len(counts):
+            continue
         if missing:
             lines.append(f"{element} missing on {', '.join(missing)}")
         elif len(set(counts.values())) > 1:
@@ -196,7 +198,11 @@ async def run_lockstep(
                 current = lane.runner.current
                 lane.runner.failure = lane.runner.failure or Failure(
                     message=f"the test timed out after {limit:g} s (timeout)",
-                    at=str(current.place if current is not None else flow.file),
+                    at=(
+                        f"{current.place.file}:{current.place.line}"
+                        if current is not None
+                        else flow.file
+                    ),
                     kind="timeout",
                 )
         await _finish(lanes, flow)

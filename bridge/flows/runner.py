@@ -158,10 +158,11 @@ class FlowRunner:
                 )
                 await self.run_steps(flow.steps, report.steps, ok, top=True)
             if timer.cancelled_caught:
-                where = self.current.place if self.current is not None else flow.file
+                now = self.current
+                where = f"{now.place.file}:{now.place.line}" if now is not None else flow.file
                 self.failure = self.failure or Failure(
                     message=f"the test timed out after {limit:g} s (timeout)",
-                    at=str(where),
+                    at=where,
                     kind="timeout",
                 )
             report.end_screen = await self.end_screen()
