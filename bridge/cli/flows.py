@@ -323,8 +323,10 @@ def run_test_command(args: argparse.Namespace) -> int:
         url = args.url
         if url is not None:
             check_url(url)
-        if url is not None and args.sims != 1:
-            raise UsageError("--sims starts simulated devices in an embedded hub: drop --url")
+        if url is not None and (args.sims != 1 or args.sim_platform != ("android",)):
+            raise UsageError(
+                "--sims and --sim-platform start simulated devices in an embedded hub: drop --url"
+            )
         if not 1 <= args.sims <= MAX_SIMS:
             raise UsageError(f"--sims must be within 1..{MAX_SIMS}")
         if args.device and args.devices:

@@ -169,7 +169,7 @@ def _test(test: TestReport, report_dir: Path) -> str:
 def _refusal_of(test: TestReport) -> str:
     def find(steps: list[StepReport]) -> Refusal | None:
         for step in steps:
-            if step.refusal is not None:
+            if step.refusal is not None and step.status == "failed":
                 return step.refusal
             inner = find(step.steps)
             if inner is not None:

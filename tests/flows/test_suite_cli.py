@@ -230,7 +230,7 @@ async def test_the_html_report_shows_the_failure_screenshot_in_chromium(
             await tab.goto(page_file.as_uri())
             expect = async_api.expect
             await expect(tab.get_by_test_id("summary")).to_have_text(
-                "6 tests: 5 passed, 1 failed, 0 errors"
+                "7 tests: 6 passed, 1 failed, 0 errors"
             )
             failed = tab.locator('[data-testid="test"][data-status="failed"]')
             await expect(failed).to_have_count(1)
@@ -245,7 +245,7 @@ async def test_the_html_report_shows_the_failure_screenshot_in_chromium(
             assert width == 1080
             await failed.scroll_into_view_if_needed()
             await tab.screenshot(path=str(OUTPUT / "report-failure.png"), full_page=False)
-            await expect(tab.locator('[data-testid="test"][data-status="passed"]')).to_have_count(5)
+            await expect(tab.locator('[data-testid="test"][data-status="passed"]')).to_have_count(6)
             assert all(u.startswith(("file:", "data:")) for u in requests), requests
         finally:
             await browser.close()
