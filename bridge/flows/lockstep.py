@@ -214,7 +214,7 @@ async def run_lockstep(
                         await conn.device(lane.device_id).release_lease()
                     except ClientError:
                         pass
-    out.divergent_steps = sum(1 for s in out.steps if s.differences or s.persisting)
+    out.divergent_steps = sum(1 for s in out.steps if s.differences)
     duration = round((time.monotonic() - started) * 1000)
     for lane in lanes:
         lane.report.duration_ms = duration

@@ -221,7 +221,8 @@ class LockstepFlow(ReportStruct):
     devices: list[str]
     steps: list[LockstepStep]
     divergent_steps: int
-    """Steps after which the devices' outcomes or screens differ (newly or still)."""
+    """Steps after which the devices' outcomes or screens differ in a way the step before
+    did not show (a step with ``differences``)."""
 
 
 class LockstepReport(ReportStruct):
