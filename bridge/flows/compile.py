@@ -4,8 +4,12 @@ Everything a flow says is checked here, before anything runs: the YAML layout (h
 document, ``---``, a list of one-key steps), every step's value against its type in
 ``bridge.flows.model`` (unknown keys, wrong types, values out of range), variables, regexes
 (RE2, as the hub runs them), targets with nothing to find, ``runFlow`` files that are missing
-or call each other in a cycle. Each mistake is a ``FlowError`` naming the file and line; a
-suite with any mistake raises ``FlowErrors`` with all of them.
+or call each other in a cycle, blocks (``repeat``, ``retry``, ``expectRefusal``, ``runFlow``
+with ``commands``) nested deeper than ``MAX_BLOCK_DEPTH``, the ``optional`` / ``when`` a step
+may carry (inside its mapping or beside its name), the header's hooks and ``timeout``. Each
+mistake is a ``FlowError`` naming the file and line; a suite with any mistake raises
+``FlowErrors`` with all of them. A ``when: {true: ...}`` is decided here (variables are
+known at load time); ``visible`` / ``notVisible`` / ``platform`` when the step would start.
 
 Variables: ``${NAME}`` in a string value is looked up in, first to last: the ``env`` of the
 ``runFlow`` step that called the file, ``--env NAME=VALUE`` (``cli``), the process

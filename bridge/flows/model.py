@@ -9,7 +9,10 @@ has that step's type (``STEPS``). Steps with nothing to say may be written as a 
 (``- back`` is not one; ``- launchApp`` is). Targets are written as a ``Query``: a bare
 string means "the node showing this text"; a mapping gives ``text``, ``label``, ``id``,
 ``role``, ``within``, ``nth``, ... (the same fields as the hub's SemanticQuery, in short form).
-Keys are camelCase. See docs/flows.md for every step with an example.
+Any step may add ``optional`` and ``when`` (``Guarded``), beside its name or inside its
+mapping. Blocks (``runFlow`` with ``commands``, ``repeat``, ``retry``, ``expectRefusal``) hold
+``commands``, typed ``list[Any]`` here and checked as steps by the loader (the schema types
+them as steps). Keys are camelCase. See docs/flows.md for every step with an example.
 """
 
 from __future__ import annotations
