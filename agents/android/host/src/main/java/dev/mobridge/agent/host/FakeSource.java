@@ -95,14 +95,58 @@ final class FakeSource implements TreeWalker.Source<FakeNode> {
             return;
         }
         cache.add(n);
-        int budget = Prefetch.MAX_PREFETCHED - 1;
-        Deque<FakeNode> queue = new ArrayDeque<>(children(n));
-        while (budget > 0 && !queue.isEmpty()) {
-            FakeNode d = queue.poll();
-            if (cache.add(d)) {
-                budget--;
+        int[] budget = {Prefetch.MAX_PREFETCHED - 1};
+        if ((prefetch & Prefetch.FLAG_PREFETCH_DESCENDANTS_DEPTH_FIRST) != 0) {
+            depthFirst(n, budget);
+        } else if ((prefetch & Prefetch.FLAG_PREFETCH_DESCENDANTS_HYBRID) != 0) {
+            hybrid(n, budget);
+        } else {
+            Deque<FakeNode> queue = new ArrayDeque<>(children(n));
+            while (budget[0] > 0 && !queue.isEmpty()) {
+                FakeNode d = queue.poll();
+                take(d, budget);
+                queue.addAll(children(d));
             }
-            queue.addAll(children(d));
+        }
+    }
+
+    private void take(FakeNode d, int[] budget) {
+        if (cache.add(d)) {
+            budget[0]--;
+        }
+    }
+
+    /** Pre-order below {@code n} (the walk's own order). */
+    private void depthFirst(FakeNode n, int[] budget) {
+        Deque<FakeNode> stack = new ArrayDeque<>();
+        List<FakeNode> first = children(n);
+        for (int i = first.size() - 1; i >= 0; i--) {
+            stack.push(first.get(i));
+        }
+        while (budget[0] > 0 && !stack.isEmpty()) {
+            FakeNode d = stack.pop();
+            take(d, budget);
+            List<FakeNode> kids = children(d);
+            for (int i = kids.size() - 1; i >= 0; i--) {
+                stack.push(kids.get(i));
+            }
+        }
+    }
+
+    /** A node's children first, then each child's subtree the same way. */
+    private void hybrid(FakeNode n, int[] budget) {
+        List<FakeNode> kids = children(n);
+        for (FakeNode c : kids) {
+            if (budget[0] <= 0) {
+                return;
+            }
+            take(c, budget);
+        }
+        for (FakeNode c : kids) {
+            if (budget[0] <= 0) {
+                return;
+            }
+            hybrid(c, budget);
         }
     }
 

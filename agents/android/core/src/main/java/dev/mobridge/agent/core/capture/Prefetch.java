@@ -25,14 +25,15 @@ public final class Prefetch {
     private Prefetch() {}
 
     /**
-     * The strategy for a capture on API level {@code sdkInt}: descendants in hybrid order (the
-     * children of a node first, then deeper), uninterruptible so a burst of UI events does not
-     * cut a prefetch short; 0 below API 33.
+     * The strategy for a capture on API level {@code sdkInt}: descendants depth first (the
+     * order the walk visits them, so one fetch serves the next {@link #MAX_PREFETCHED} nodes
+     * of the walk), uninterruptible so a burst of UI events does not cut a prefetch short; 0
+     * below API 33.
      */
     public static int strategyFor(int sdkInt) {
         if (sdkInt < MIN_SDK) {
             return 0;
         }
-        return FLAG_PREFETCH_DESCENDANTS_HYBRID | FLAG_PREFETCH_UNINTERRUPTIBLE;
+        return FLAG_PREFETCH_DESCENDANTS_DEPTH_FIRST | FLAG_PREFETCH_UNINTERRUPTIBLE;
     }
 }
