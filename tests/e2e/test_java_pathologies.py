@@ -175,7 +175,7 @@ async def test_landscape_bounds_follow_a_density_change() -> None:
 def _right(node: SemanticNode) -> int:
     b = node.bounds
     assert b is not None
-    return b.right if hasattr(b, "right") else b[2]  # type: ignore[index]
+    return b[2]
 
 
 async def test_fold_row_below_is_scrolled_into_view_and_submit_is_never_tapped_through() -> None:
