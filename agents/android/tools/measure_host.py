@@ -38,67 +38,59 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-async def measure(scene: str, captures: int) -> None:
-    proc = subprocess.Popen(
-        [str(ROOT / "scripts/run-android-agent-host"), "--port", "0", "--token", TOKEN,
-         "--scene", scene],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().split()[1]
-        hub = Hub(
-            HubConfig(
-                port=0,
-                sim=False,
-                tokens={"t": Principal("controller", "measure")},
-                agents=[AgentTarget(url, TOKEN)],
-            )
+async def measure(scene: str, url: str, captures: int) -> None:
+    """Times ``captures`` captures of the agent at ``url`` (serving ``scene``) through a hub."""
+    hub = Hub(
+        HubConfig(
+            port=0,
+            sim=False,
+            tokens={"t": Principal("controller", "measure")},
+            agents=[AgentTarget(url, TOKEN)],
         )
-        async with anyio.create_task_group() as tg:
-            await tg.start(hub.run)
-            while not any(d.online for d in hub.service.devices.values()):
-                await anyio.sleep(0.05)
-            (device,) = hub.service.devices.values()
-            link = device.link
-            assert link is not None
-            trips: list[float] = []
-            norms: list[float] = []
-            nodes = 0
-            for i in range(captures + 3):  # the first three warm the JIT up and are dropped
-                t0 = time.perf_counter()
-                reply = await link.command(lambda cid: CaptureCommand(id=cid))
-                t1 = time.perf_counter()
-                assert reply.tree is not None
-                normalize(reply.tree, SnapshotContext(device.id, f"s_m{i}", 0))
-                t2 = time.perf_counter()
-                nodes = len(reply.tree.nodes)
-                if i >= 3:
-                    trips.append((t1 - t0) * 1000)
-                    norms.append((t2 - t1) * 1000)
-            print(
-                f"{scene}: {nodes} nodes, {captures} captures through the hub's agent link:"
-                f" p50 {statistics.median(trips):.1f} ms, p99 {pct(trips, 99):.1f} ms;"
-                f" hub normalization p50 {statistics.median(norms):.1f} ms,"
-                f" p99 {pct(norms, 99):.1f} ms"
-            )
-            tg.cancel_scope.cancel()
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    )
+    async with anyio.create_task_group() as tg:
+        await tg.start(hub.run)
+        while not any(d.online for d in hub.service.devices.values()):  # noqa: ASYNC110
+            await anyio.sleep(0.05)
+        (device,) = hub.service.devices.values()
+        link = device.link
+        assert link is not None
+        trips: list[float] = []
+        norms: list[float] = []
+        nodes = 0
+        for i in range(captures + 3):  # the first three warm the JIT up and are dropped
+            t0 = time.perf_counter()
+            reply = await link.command(lambda cid: CaptureCommand(id=cid))
+            t1 = time.perf_counter()
+            assert reply.tree is not None
+            normalize(reply.tree, SnapshotContext(device.id, f"s_m{i}", 0))
+            t2 = time.perf_counter()
+            nodes = len(reply.tree.nodes)
+            if i >= 3:
+                trips.append((t1 - t0) * 1000)
+                norms.append((t2 - t1) * 1000)
+        print(
+            f"{scene}: {nodes} nodes, {captures} captures through the hub's agent link:"
+            f" p50 {statistics.median(trips):.1f} ms, p99 {pct(trips, 99):.1f} ms;"
+            f" hub normalization p50 {statistics.median(norms):.1f} ms,"
+            f" p99 {pct(norms, 99):.1f} ms"
+        )
+        tg.cancel_scope.cancel()
 
 
 def scene_stats() -> None:
     jar = ROOT / "agents/android/build/mobridge-agent-host.jar"
     env = subprocess.run(
         ["sh", "-c", ". agents/android/tools/java-env.sh && echo $JSON_JAR"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     subprocess.run(
         ["java", "-cp", f"{jar}:{env.stdout.strip()}", "dev.mobridge.agent.host.SceneStats"],
-        cwd=ROOT, check=True,
+        cwd=ROOT,
+        check=True,
     )
 
 
@@ -108,7 +100,21 @@ def main() -> None:
     parser.add_argument("scenes", nargs="*", default=["large", "deep"])
     args = parser.parse_args()
     for scene in args.scenes:
-        anyio.run(measure, scene, args.captures)
+        proc = subprocess.Popen(
+            [
+                str(ROOT / "scripts/run-android-agent-host"),
+                *("--port", "0", "--token", TOKEN, "--scene", scene),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        try:
+            assert proc.stdout is not None
+            anyio.run(measure, scene, proc.stdout.readline().split()[1], args.captures)
+        finally:
+            proc.terminate()
+            proc.wait(10)
     scene_stats()
 
 
