@@ -11,7 +11,8 @@ import java.util.List;
  *
  * <p>Reading FLAG_SECURE costs a shell {@code dumpsys window windows} (tens of milliseconds and
  * a process on the device). The answer is kept for one window signature ({@link #signature}:
- * every window's id, type, layer, package, title and bounds) and re-read when the signature
+ * every window's id, type, layer, title and bounds, all read from the window list without
+ * fetching a node) and re-read when the signature
  * changed or the answer is older than {@link #MAX_AGE_MS} (an app may set FLAG_SECURE on a
  * window it already shows: the age bounds how long a stale "not secure" can last).
  */
@@ -33,7 +34,7 @@ public final class SecureCheck {
         StringBuilder s = new StringBuilder();
         for (RawWindow w : windows) {
             s.append(w.id).append('|').append(w.type).append('|').append(w.layer).append('|')
-                    .append(w.packageName).append('|').append(w.title).append('|');
+                    .append(w.title).append('|');
             if (w.bounds != null) {
                 for (int b : w.bounds) {
                     s.append(b).append(',');
