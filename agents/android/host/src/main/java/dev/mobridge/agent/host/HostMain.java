@@ -51,7 +51,11 @@ public final class HostMain {
                     usage(e.getMessage());
                 }
             } else if (a.equals("--sdk") && i + 1 < args.length) {
-                sdk = parsePort(args[++i]);
+                String level = args[++i];
+                if (!level.matches("[1-9][0-9]?")) {
+                    usage("--sdk is an API level (1..99), not " + level);
+                }
+                sdk = Integer.parseInt(level);
             } else if (a.equals("--hidden-api-blocked")) {
                 blocked = true;
             } else {
