@@ -115,3 +115,15 @@ def test_a_guard_of_api_26_itself_does_not_count(tmp_path: Path) -> None:
     done = run("--app", str(app))
     assert done.returncode == 1
     assert "isHeading" in done.stderr
+
+
+def test_a_class_proven_against_api_26_only_is_still_checked(tmp_path: Path) -> None:
+    stubs = copy(STUBS, tmp_path, "stubs")
+    edit(
+        stubs / "android/accessibilityservice/AccessibilityService.java",
+        "GLOBAL_ACTION_BACK = 1;",
+        "GLOBAL_ACTION_BACK = 2;",
+    )
+    done = run("--stubs", str(stubs))
+    assert done.returncode == 1
+    assert "GLOBAL_ACTION_BACK: stub value 2 but the listing says 1" in done.stderr
