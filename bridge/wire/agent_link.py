@@ -24,7 +24,15 @@ from bridge.wire.enums import (
     Orientation,
     Platform,
 )
-from bridge.wire.raw import MAX_RAW_NODES, RawNode, RawTree, RawWindow, ScreenSize
+from bridge.wire.raw import (
+    MAX_RAW_NODES,
+    CaptureWarnings,
+    RawNode,
+    RawTree,
+    RawWindow,
+    ScreenSize,
+    WarningText,
+)
 
 AGENT_PROTOCOL = 1
 TREE_DELTA = "tree_delta"
@@ -249,6 +257,8 @@ class RawMeta(WireStruct, frozen=True):
     rotation: int = 0
     screen: ScreenSize | None = None
     secure: bool = False
+    truncated: WarningText | None = None
+    warnings: CaptureWarnings = ()
 
 
 class TreeDelta(_AgentToHub, tag="tree_delta", frozen=True):
