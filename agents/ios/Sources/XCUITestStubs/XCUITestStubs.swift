@@ -61,19 +61,9 @@ open class XCUIElement {
         case any = 0
     }
 
-    public var exists: Bool { stub() }
-    public var isHittable: Bool { stub() }
-    public var alerts: XCUIElementQuery { stub() }
     public func snapshot() throws -> XCUIElementSnapshot { stub() }
-    public func descendants(matching type: XCUIElement.ElementType) -> XCUIElementQuery { stub() }
     public func coordinate(withNormalizedOffset normalizedOffset: CGVector) -> XCUICoordinate { stub() }
     public func typeText(_ text: String) { stub() }
-}
-
-@MainActor
-open class XCUIElementQuery {
-    public var firstMatch: XCUIElement { stub() }
-    public func matching(identifier: String) -> XCUIElementQuery { stub() }
 }
 
 // MARK: - XCUIApplication
@@ -99,7 +89,13 @@ open class XCUICoordinate {
     public func tap() { stub() }
     public func doubleTap() { stub() }
     public func press(forDuration duration: TimeInterval) { stub() }
-    public func press(forDuration duration: TimeInterval, thenDragTo otherCoordinate: XCUICoordinate) { stub() }
+    public func press(forDuration duration: TimeInterval, thenDragTo otherCoordinate: XCUICoordinate,
+                      withVelocity velocity: XCUIGestureVelocity, thenHoldForDuration holdDuration: TimeInterval) { stub() }
+}
+
+/// Pixels per second (`typedef CGFloat XCUIGestureVelocity NS_TYPED_EXTENSIBLE_ENUM`).
+public struct XCUIGestureVelocity: Hashable, Sendable {
+    public init(_ rawValue: CGFloat) { stub() }
 }
 
 public struct XCUIKeyboardKey: Hashable, Sendable {
@@ -115,7 +111,9 @@ public struct XCUIKeyboardKey: Hashable, Sendable {
 // UIKit's device orientation, as XCUIDevice.orientation takes it.
 public enum UIDeviceOrientation: Int, Sendable {
     case portrait = 1
+    case portraitUpsideDown = 2
     case landscapeLeft = 3
+    case landscapeRight = 4
 }
 
 @MainActor

@@ -192,9 +192,7 @@ final class AgentSession: @unchecked Sendable {
         let degraded = watchdog.isDegraded ? watchdog.reason : nil
         stateLock.unlock()
         if let why = degraded { return .failure(id, .failed, "agent degraded: \(why)") }
-        var deadline = config.commandDeadlineMs
-        if case .text(_, let t) = msg { deadline += t.count * 50 }
-        if case .nodeAction(let c) = msg, let t = c.text { deadline += t.count * 50 }
+        let deadline = config.commandDeadlineMs + max(0, backend.extraDeadlineMs(msg))
         do {
             return try server.executor.run(msg.type, deadlineMs: deadline) { [self] in execute(msg, id) }
         } catch let f as UIExecutor.Failure {
