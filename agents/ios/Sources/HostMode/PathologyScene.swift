@@ -34,10 +34,10 @@ public final class PathologyScene {
     static let w = ScriptedApp.width, h = ScriptedApp.height
     static let keyboardFrame = Rect(0, 552, w, 300)
     static let returnKey = Rect(290, 790, 100, 50)
-    /// The 2,000-character text of `long-text` (the digits 0-9 over and over, a space every 50).
+    /// The 2,000-character text of `long-text` (the digits 0-9 over and over, every 50th a space).
     public static let longText: String = {
         var s = ""
-        for i in 0..<2000 { s.append(i % 50 == 49 ? " " : Character(String(i % 10))) }
+        for i in 0..<2000 { s.append(i > 0 && i % 50 == 0 ? " " : Character(String(i % 10))) }
         return s
     }()
 
