@@ -74,7 +74,9 @@ def dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
             message=f"the device no longer shows that element ({reply.code})",
             recovery=("find the element again on the current screen",),
         )
-    if reply.code == "NOT_VISIBLE":  # off screen or covered, and not scrolled into view: nothing tapped
+    if (
+        reply.code == "NOT_VISIBLE"
+    ):  # off screen or covered, and not scrolled into view: nothing tapped
         return Dispatch(status=DispatchStatus.REJECTED), ErrorEnvelope(
             error=ErrorCode.ACTION_REJECTED,
             message=f"the element is not visible ({reply.message or 'NOT_VISIBLE'})",

@@ -22,7 +22,14 @@ from websockets.asyncio.client import connect as ws_connect
 
 from bridge.client import HubError, build_query, connect
 from bridge.wire.action import ActionRequest
-from bridge.wire.agent_link import AgentHello, AgentHubHello, AgentToHub, CaptureCommand, Reply, TreePush
+from bridge.wire.agent_link import (
+    AgentHello,
+    AgentHubHello,
+    AgentToHub,
+    CaptureCommand,
+    Reply,
+    TreePush,
+)
 from bridge.wire.conditions import Present, ScreenShown
 from bridge.wire.enums import ActionVerb
 from tests.devices.ios_fakes.swift_host import swift_agent
@@ -190,6 +197,8 @@ async def test_long_text_is_typed_and_verified() -> None:
         long = (await _one(dev, resource_id="long")).node
         assert len(long.label or long.text or "") == 2000
         bio = await _one(dev, resource_id="bio")
-        result = await dev.act(ActionRequest(action=ActionVerb.SET_TEXT, target=bio.ref, value=LONG))
+        result = await dev.act(
+            ActionRequest(action=ActionVerb.SET_TEXT, target=bio.ref, value=LONG)
+        )
         assert result.dispatch.status.value == "DISPATCHED"
         assert (await _one(dev, resource_id="bio")).node.value == LONG

@@ -6,7 +6,9 @@
 // @MainActor as in Xcode 16's SDK, so the runner is checked to call them on the main actor.
 //
 // `agents/ios/tools/stub_surface.py` (run by scripts/check) lists this surface and fails when
-// the runner uses an XC* type declared nowhere here, or when a member here is used nowhere.
+// the runner uses an XC* type declared nowhere here, when a member here is used nowhere, or
+// when a member's declaration or availability differs from the official API listing kept in
+// agents/ios/tools/xctest-api (or the runner uses one newer than iOS 16 without #available).
 import Foundation
 
 private func stub(_ name: String = #function) -> Never {
@@ -78,6 +80,7 @@ open class XCUIApplication: XCUIElement {
     public var state: XCUIApplication.State { stub() }
     public func activate() { stub() }
     public func terminate() { stub() }
+    @available(iOS 16.4, *)
     public func open(_ url: URL) { stub() }
 }
 
