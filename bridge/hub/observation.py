@@ -81,7 +81,8 @@ def dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
             error=ErrorCode.ACTION_REJECTED,
             message=f"the element is not visible ({reply.message or 'NOT_VISIBLE'})",
             recovery=(
-                "scroll the element into view or dismiss what covers it (keyboard, alert), then retry",
+                "scroll the element into view or dismiss what covers it (keyboard, alert)",
+                "find the element again, then retry",
             ),
         )
     if reply.code in ("UNSUPPORTED", "SECURE", "BAD_COMMAND"):

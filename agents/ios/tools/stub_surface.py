@@ -219,7 +219,8 @@ def parse_listing(text: str) -> dict[str, Listed]:
         parts = [p.strip() for p in line.split("|")]
         if len(parts) != 4:
             raise ValueError(
-                f"listing line needs 4 fields (member | declaration | availability | source): {line}"
+                "listing line needs 4 fields (member | declaration | availability | source): "
+                + line
             )
         out[parts[0]] = Listed(
             parts[0], " ".join(parts[1].split()), parts[2].removeprefix("ios ").strip(), parts[3]
@@ -259,9 +260,10 @@ def check_listing(surface: Surface, listing: dict[str, Listed], layer_text: str)
         if need > MIN_IOS and _used(m, layer):
             guards = [_version(g) for g in re.findall(r"#available\(iOS ([0-9.]+)", layer)]
             if not any(g >= need for g in guards):
+                minimum = ".".join(map(str, MIN_IOS))
                 problems.append(
-                    f"the runner uses {key}, which needs iOS {got.available} (newer than the minimum "
-                    f"iOS {'.'.join(map(str, MIN_IOS))}), without an #available(iOS {got.available}, *) check"
+                    f"the runner uses {key}, which needs iOS {got.available} (newer than the "
+                    f"minimum iOS {minimum}), without an #available(iOS {got.available}, *) check"
                 )
     return problems
 
