@@ -100,6 +100,17 @@ public struct DragPlan: Equatable, Sendable {
     public static let minPixelsPerSecond = 200.0
     public static let maxPixelsPerSecond = 20_000.0
 
+    public init(fromX: Double, fromY: Double, toX: Double, toY: Double, pressSeconds: Double,
+                pixelsPerSecond: Double, holdSeconds: Double) {
+        self.fromX = fromX
+        self.fromY = fromY
+        self.toX = toX
+        self.toY = toY
+        self.pressSeconds = pressSeconds
+        self.pixelsPerSecond = pixelsPerSecond
+        self.holdSeconds = holdSeconds
+    }
+
     /// The drag from one point to another (points) that takes about `seconds` to move at `scale`
     /// pixels per point: the velocity is the distance over the time, clamped, never a hold.
     public static func between(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double,
