@@ -32,9 +32,8 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
 
     public init(environment: RunnerEnvironment) {
         deviceInfo = DeviceInfo(id: environment.deviceId, model: DeviceFacts.model(), osVersion: DeviceFacts.osVersion())
-        let extra = (ProcessInfo.processInfo.environment["MOBRIDGE_CANDIDATE_APPS"] ?? "")
-            .split(separator: ",").map { String($0) }.filter { !$0.isEmpty }
-        candidates = ([environment.bundleId].compactMap { $0 } + extra + Self.knownApps).prefix(16).map { $0 }
+        candidates = ([environment.bundleId].compactMap { $0 } + environment.candidateApps + Self.knownApps)
+            .prefix(16).map { $0 }
     }
 
     public func screen() throws -> ScreenGeometry {
@@ -60,10 +59,10 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
 
     public func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {
         try MainActor.assumeIsolated {
-            let limitedByXCTest = PrivateXCTest.setSnapshotMaxDepth(limits.maxDepth)
+            _ = PrivateXCTest.setSnapshotMaxDepth(limits.maxDepth)  // false: the public path, cut below
             if bundleId != Self.springboard { lastBundle = bundleId }
             let snap = try XCUIApplication(bundleIdentifier: bundleId).snapshot()
-            return SnapshotReader(maxDepth: limitedByXCTest ? Int.max : limits.maxDepth).read(snap)
+            return SnapshotReader(maxDepth: limits.maxDepth).read(snap)
         }
     }
 

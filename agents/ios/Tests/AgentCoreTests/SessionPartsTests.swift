@@ -139,6 +139,12 @@ final class RunnerEnvironmentTests: XCTestCase {
         XCTAssertThrowsError(try RunnerEnvironment([:]))
         XCTAssertThrowsError(try RunnerEnvironment(["MOBRIDGE_TOKEN": "t", "MOBRIDGE_PORT": "99999"]))
         XCTAssertEqual(Readiness.line(port: 8300, version: "0.1.0"), "MOBRIDGE_READY port=8300 protocol=1 version=0.1.0")
+        let tuned = try RunnerEnvironment(["MOBRIDGE_TOKEN": "t", "MOBRIDGE_CANDIDATE_APPS": "com.a, ,com.b",
+                                           "MOBRIDGE_QUIESCENCE_MS": "0"])
+        XCTAssertEqual(tuned.candidateApps, ["com.a", "com.b"])
+        XCTAssertEqual(tuned.quiescenceMs, 0)
+        XCTAssertThrowsError(try RunnerEnvironment(["MOBRIDGE_TOKEN": "t", "MOBRIDGE_QUIESCENCE_MS": "60000"]),
+                             "an idle wait is capped")
     }
 
     func testPngSizeComesFromTheHeader() {
