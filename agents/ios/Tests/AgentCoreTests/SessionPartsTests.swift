@@ -35,6 +35,25 @@ final class ChangeDebouncerTests: XCTestCase {
         XCTAssertEqual(d.poll(3500)?.reason, "timer")
         XCTAssertEqual(d.quietFor(3600), 3600)
     }
+
+    // Issue 20 item 8: the reviewed runner took a snapshot every 2 s for as long as nothing moved.
+    func testTheIdlePollBacksOffWhileNothingChangesAndComesBackOnAnEvent() {
+        var d = ChangeDebouncer(quietMs: 100, capMs: 500, timerMs: 2000, maxTimerMs: 8000, now: 0)
+        XCTAssertEqual(d.poll(2000)?.reason, "timer")
+        d.timerUnchanged()
+        XCTAssertNil(d.poll(5999))
+        XCTAssertEqual(d.poll(6000)?.reason, "timer", "4 s after an unchanged one")
+        d.timerUnchanged()
+        d.timerUnchanged()
+        XCTAssertEqual(d.timerInterval, 8000, "capped")
+        XCTAssertNil(d.poll(13_999))
+        XCTAssertEqual(d.poll(14_000)?.reason, "timer")
+        d.onEvent(14_100)
+        XCTAssertEqual(d.timerInterval, 2000, "an event brings the base interval back")
+        var same = ChangeDebouncer(quietMs: 100, capMs: 500, timerMs: 2000, now: 0)
+        same.timerUnchanged()
+        XCTAssertEqual(same.timerInterval, 2000, "no maximum: no back-off (the Android rules)")
+    }
 }
 
 final class WatchdogTests: XCTestCase {

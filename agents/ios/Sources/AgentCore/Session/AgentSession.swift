@@ -112,7 +112,8 @@ final class AgentSession: @unchecked Sendable {
             return false
         }
         pushLock.lock()
-        debouncer = ChangeDebouncer(quietMs: config.quietMs, capMs: config.capMs, timerMs: config.timerMs, now: now)
+        debouncer = ChangeDebouncer(quietMs: config.quietMs, capMs: config.capMs, timerMs: config.timerMs,
+                                    maxTimerMs: config.timerMaxMs, now: now)
         pushLock.unlock()
         send(.hello(protocolVersion: AgentProtocol.version, platform: server.platform, agentName: config.agentName,
                     agentVersion: config.agentVersion, device: backend.deviceInfo, capabilities: backend.capabilities))
@@ -326,6 +327,13 @@ final class AgentSession: @unchecked Sendable {
             return
         }
         let fp = fingerprint(tree)
+        pushLock.lock()
+        if fp == lastFingerprint {
+            if fire.reason == "timer" { debouncer?.timerUnchanged() }
+        } else {
+            debouncer?.changed()
+        }
+        pushLock.unlock()
         if fp == lastFingerprint { return }
         nextCapture += 1
         lastFingerprint = fp

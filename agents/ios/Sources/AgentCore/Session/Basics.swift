@@ -11,6 +11,8 @@ public struct AgentConfig: Sendable {
     /// Capture this often without events, pushing only when the tree changed; 0 disables.
     /// XCUITest has no accessibility event stream: actions raise events, this catches the rest.
     public var timerMs = 2000
+    /// ... backing off (doubling) to this while those captures find nothing changed.
+    public var timerMaxMs = 8000
     /// After every action one more event this long after it (screens settle after animations).
     public var settleMs = 700
     /// Largest hub -> agent message accepted (bytes); larger ones close the link with 1009.
