@@ -47,9 +47,8 @@ enum PrivateXCTest {
 
     static func hasKeyboardFocus(_ snapshot: Any) -> Bool? {
         #if canImport(ObjectiveC)
-        let object = snapshot as AnyObject
         let selector = NSSelectorFromString("hasKeyboardFocus")
-        guard object.responds(to: selector) else { return nil }
+        guard let object = snapshot as? NSObject, object.responds(to: selector) else { return nil }
         return (object.value(forKey: "hasKeyboardFocus") as? NSNumber)?.boolValue
         #else
         return nil
@@ -67,7 +66,8 @@ enum PrivateXCTest {
         typealias Getter = @convention(c) (AnyObject, Selector) -> NSDictionary?
         let original = unsafeBitCast(method_getImplementation(method), to: Getter.self)
         let replacement: @convention(block) (AnyObject) -> NSDictionary = { me in
-            let merged = NSMutableDictionary(dictionary: original(me, selector) ?? [:])
+            let merged = NSMutableDictionary()
+            if let base = original(me, selector) as? [AnyHashable: Any] { merged.addEntries(from: base) }
             for (k, v) in snapshotOverrides { merged[k] = NSNumber(value: v) }
             return merged
         }
@@ -108,8 +108,10 @@ enum PrivateXCTest {
         #endif
     }
 
+    /// A plain sleep, never a run-loop spin: spinning the main run loop here would run the next
+    /// queued agent command inside this one.
     private static func boundedPause() {
         let ms = quiescenceBoundMs
-        if ms > 0 { _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: Double(ms) / 1000)) }
+        if ms > 0 { Thread.sleep(forTimeInterval: Double(ms) / 1000) }
     }
 }
