@@ -205,6 +205,33 @@ final class DeviceDecisionTests: XCTestCase {
         XCTAssertTrue((100...600).contains(y), "tapped inside the table's visible part: \(tap)")
     }
 
+    func testAPartlyCoveredElementIsTappedInItsUncoveredPartAndAnAlertBlocksTheRest() throws {
+        let half = el(.button, label: "Half", Rect(21, 500, 351, 120))  // centre 560; the keyboard starts at 552
+        let p = FakePrimitives(screen([half], keyboard: true))
+        let b = PrimitiveBackend(primitives: p, pace: .unpaced)
+        _ = try b.capture(1)
+        XCTAssertEqual(try b.nodeAction(NodeActionCommand(id: 1, capture: 1, handle: 4, action: .click, identity: NodeIdentity())),
+                       .ok(.accessibilityAction))
+        XCTAssertEqual(p.calls.last, "tap 196,526", "the centre of the part above the keyboard")
+
+        var alerted = screen([el(.button, label: "Behind", Rect(21, 400, 351, 47))])
+        let alert = el(.application, full, [el(.window, full, [el(.alert, Rect(66, 300, 270, 200),
+                                                                   [el(.button, label: "OK", Rect(66, 456, 270, 44))])])])
+        alerted.roots.append(CapturedRoot(bundleId: ForegroundPicker.springboard, system: true, tree: alert))
+        let q = FakePrimitives(alerted)
+        let c = PrimitiveBackend(primitives: q, pace: .unpaced)
+        let t = try c.capture(1)
+        XCTAssertEqual(t.windows.count, 2, "the alert's window is captured with the app's")
+        let behind = try XCTUnwrap(t.nodes.first { $0.label == "Behind" })
+        let o = try c.nodeAction(NodeActionCommand(id: 2, capture: 1, handle: behind.handle, action: .click, identity: NodeIdentity()))
+        XCTAssertEqual(o.code, .notVisible)
+        XCTAssertTrue(o.message!.contains("under an alert") && o.message!.contains("answer or dismiss the alert"), o.message!)
+        XCTAssertEqual(t.nodes.first { $0.automationId == "__screen_x" }?.hittable, false, "the marker is covered too")
+        let ok = try XCTUnwrap(t.nodes.first { $0.label == "OK" })
+        XCTAssertEqual(try c.nodeAction(NodeActionCommand(id: 3, capture: 1, handle: ok.handle, action: .click, identity: NodeIdentity())),
+                       .ok(.accessibilityAction), "inside the alert is fine")
+    }
+
     // Item 7 — reviewed code: the swipe's duration became a hold before the drag.
     func testDragsHaveVelocityAndAShortPress() {
         let plan = DragPlan.between(fromX: 0, fromY: 600, toX: 0, toY: 100, seconds: 2, scale: 3)
