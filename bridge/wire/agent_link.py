@@ -293,8 +293,8 @@ class InstalledApp(WireStruct, frozen=True):
 
 class Reply(_AgentToHub, tag="reply", frozen=True):
     """The one answer to command ``id``. ``ok`` false carries ``code`` (NOT_FOUND,
-    IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND) and ``message``. ``apps``
-    answers ``apps``; ``app_id`` names what ``install`` installed."""
+    IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND, NOT_VISIBLE) and
+    ``message``. ``apps`` answers ``apps``; ``app_id`` names what ``install`` installed."""
 
     id: CommandId
     ok: bool
