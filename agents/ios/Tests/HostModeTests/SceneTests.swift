@@ -40,9 +40,20 @@ final class SceneTests: XCTestCase {
         // The reviewed layer asked for the whole tree and cut it afterwards: XCTest fails that.
         XCTAssertThrowsError(try p.snapshot(of: ScriptedApp.bundleId, limits: SnapshotLimits(maxDepth: Int.max, timeoutMs: 0)))
         let t = try b.capture(1)
-        XCTAssertTrue(t.nodes.contains { $0.traits.contains("truncated") })
+        XCTAssertEqual(t.truncated?.hasPrefix("snapshot depth limit 50 reached"), true, t.truncated ?? "nil")
+        XCTAssertEqual(t.warnings, [])
         XCTAssertNil(find(t, "Deep leaf"), "cut off below the limit")
         XCTAssertLessThan(t.nodes.count, 60)
+    }
+
+    func testWithoutThePrivateSnapshotParametersEachCaptureWarns() throws {
+        let p = HostPrimitives(ticking: false, scene: "login", privateSnapshotParameters: false)
+        let t = try PrimitiveBackend(primitives: p, pace: .unpaced).capture(1)
+        XCTAssertEqual(t.warnings, [HostPrimitives.depthWarning])
+        XCTAssertNil(t.truncated)
+        // The deep scene then fails as XCTest does without a limit: the ladder cannot help.
+        let deep = HostPrimitives(ticking: false, scene: "deep", privateSnapshotParameters: false)
+        XCTAssertThrowsError(try PrimitiveBackend(primitives: deep, pace: .unpaced).capture(1))
     }
 
     func testBusySceneInputWaitsOnlyItsBound() throws {
