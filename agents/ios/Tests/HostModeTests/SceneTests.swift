@@ -63,9 +63,12 @@ final class SceneTests: XCTestCase {
         XCTAssertEqual(try act(b, t, "Stop"), .ok(.accessibilityAction))
         XCTAssertEqual(p.idleWaits, [1000], "bounded (XCTest's own wait would be 60 s here)")
         let t2 = try b.capture(2)
-        XCTAssertNotNil(find(t2, "Stopped"))
+        let stopped = try XCTUnwrap(find(t2, "tick")?.label)
+        XCTAssertTrue(stopped.hasPrefix("Stopped at "), stopped)
+        Thread.sleep(forTimeInterval: 0.25)
+        XCTAssertEqual(find(try b.capture(3), "tick")?.label, stopped, "the ticker is frozen")
         XCTAssertEqual(try act(b, t2, "note", .setText, typing: "hello"), .ok(.accessibilityAction))
-        XCTAssertEqual(find(try b.capture(3), "note")?.value, "hello")
+        XCTAssertEqual(find(try b.capture(4), "note")?.value, "hello")
         XCTAssertLessThan(Date().timeIntervalSince(started), 8)
     }
 
@@ -118,11 +121,11 @@ final class SceneTests: XCTestCase {
         XCTAssertFalse(p.drags.isEmpty)
         XCTAssertTrue(p.drags.allSatisfy { $0.pressSeconds < 0.5 })
         let t2 = try b.capture(2)
-        XCTAssertEqual(find(t2, "status")?.label, "Tapped Row 40")
+        XCTAssertEqual(find(t2, "status")?.label, "Opened Row 40")
         let refused = try act(b, t2, "Submit")
         XCTAssertEqual(refused.code, .notVisible)
         let t3 = try b.capture(3)
-        XCTAssertEqual(find(t3, "status")?.label, "Tapped Row 40", "Submit was not tapped")
+        XCTAssertEqual(find(t3, "status")?.label, "Opened Row 40", "Submit was not tapped")
         XCTAssertEqual(find(t3, "name")?.value, "Name", "nor the keyboard over it")
         // The reviewed drag: the swipe's duration as a hold before the move opens a context menu.
         try p.drag(DragPlan(fromX: 196, fromY: 500, toX: 196, toY: 200, pressSeconds: 0.6, pixelsPerSecond: 1000, holdSeconds: 0))
@@ -137,7 +140,7 @@ final class SceneTests: XCTestCase {
         XCTAssertEqual(t.windows[1].package, "com.apple.springboard")
         XCTAssertNotNil(find(t, "Allow “Demo” to use your location?"))
         XCTAssertEqual(try act(b, t, "Allow"), .ok(.accessibilityAction))
-        XCTAssertEqual(find(try b.capture(2), "location")?.label, "Location: allowed")
+        XCTAssertEqual(find(try b.capture(2), "location")?.label, "Location allowed")
     }
 
     func testLongTextIsTypedAndVerified() throws {
