@@ -57,8 +57,14 @@ def with_text(snap: ScreenSnapshot, text: str) -> list[SemanticNode]:
     return [n for n in snap.nodes if text in (n.text, n.label, n.value)]
 
 
-def by_id(snap: ScreenSnapshot, resource_id: str) -> SemanticNode:
-    (node,) = [n for n in snap.nodes if n.resource_id and n.resource_id.endswith(resource_id)]
+def by_id(snap: ScreenSnapshot, ident: str) -> SemanticNode:
+    """The one node whose id is ``ident`` (Android: ``package:id/ident`` in ``resource_id``;
+    iOS: the accessibility identifier, ``automation_id``)."""
+    (node,) = [
+        n
+        for n in snap.nodes
+        if (n.resource_id and n.resource_id.endswith(ident)) or n.automation_id == ident
+    ]
     return node
 
 
