@@ -113,7 +113,9 @@ async def busy(hub: Hub, dev: Device, facts: PlatformFacts) -> None:
         with anyio.fail_after(5):
             async for update in watch:
                 ticks.update(n.text for n in update.snapshot.nodes if n.text and "Tick" in n.text)
-                ticks.update(n.label for n in update.snapshot.nodes if n.label and "Tick" in n.label)
+                ticks.update(
+                    n.label for n in update.snapshot.nodes if n.label and "Tick" in n.label
+                )
                 if len(ticks) >= 3:
                     break
     started = anyio.current_time()
@@ -128,7 +130,11 @@ async def busy(hub: Hub, dev: Device, facts: PlatformFacts) -> None:
         Present(query=build_query(text="Stopped at", match=MatchMode.CONTAINS)), timeout_ms=5000
     )
     assert result.result.value == "CONDITION_MET"
-    first = [n.text or n.label for n in (await full(dev)).nodes if "Stopped at" in (n.text or n.label or "")]
+    first = [
+        n.text or n.label
+        for n in (await full(dev)).nodes
+        if "Stopped at" in (n.text or n.label or "")
+    ]
     await anyio.sleep(0.4)
     snap = await full(dev)
     again = [n.text or n.label for n in snap.nodes if "Stopped at" in (n.text or n.label or "")]

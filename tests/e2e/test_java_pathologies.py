@@ -15,10 +15,10 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from bridge.client import connect
+from bridge.client import build_query, connect
 from bridge.client.device import Device
 from bridge.hub.app import Hub
-from bridge.client import build_query
+from bridge.wire.node import SemanticNode
 from tests.e2e.pathology_scenario import (
     SHARED_SCENES,
     PlatformFacts,
