@@ -41,8 +41,6 @@ MIN_SDK = 26
 UNPROVEN = frozenset(
     {
         "android.app.Instrumentation",
-        "android.app.UiAutomation",
-        "android.app.UiAutomation.OnAccessibilityEventListener",
         "android.content.ActivityNotFoundException",
         "android.content.ClipData",
         "android.content.ClipData.Item",
