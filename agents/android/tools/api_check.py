@@ -56,8 +56,6 @@ UNPROVEN = frozenset(
         "android.net.LocalServerSocket",
         "android.net.LocalSocket",
         "android.net.Uri",
-        "android.os.Build",
-        "android.os.Build.VERSION",
         "android.os.Bundle",
         "android.os.ParcelFileDescriptor",
         "android.os.ParcelFileDescriptor.AutoCloseInputStream",
