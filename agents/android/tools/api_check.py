@@ -59,10 +59,6 @@ UNPROVEN = frozenset(
         "android.os.Bundle",
         "android.util.Log",
         "android.view.Display",
-        "android.view.InputDevice",
-        "android.view.InputEvent",
-        "android.view.KeyCharacterMap",
-        "android.view.KeyEvent",
         "android.view.MotionEvent",
     }
 )
