@@ -59,7 +59,6 @@ UNPROVEN = frozenset(
         "android.os.Bundle",
         "android.util.Log",
         "android.view.Display",
-        "android.view.MotionEvent",
     }
 )
 
