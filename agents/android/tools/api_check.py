@@ -58,7 +58,6 @@ UNPROVEN = frozenset(
         "android.net.Uri",
         "android.os.Bundle",
         "android.util.Log",
-        "android.view.Display",
     }
 )
 
