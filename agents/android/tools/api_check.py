@@ -57,7 +57,6 @@ UNPROVEN = frozenset(
         "android.net.LocalSocket",
         "android.net.Uri",
         "android.os.Bundle",
-        "android.util.Log",
     }
 )
 
