@@ -151,7 +151,9 @@ def test_a_member_listed_on_the_superclass_is_found_through_extends(tmp_path: Pa
 
 def test_a_wrong_signature_of_an_inherited_member_fails(tmp_path: Path) -> None:
     stubs = copy(STUBS, tmp_path, "stubs")
-    edit(stubs / BUNDLE, "public String getString(String key)", "public Object getString(String key)")
+    edit(
+        stubs / BUNDLE, "public String getString(String key)", "public Object getString(String key)"
+    )
     done = run("--stubs", str(stubs))
     assert done.returncode == 1
     assert "android.os.Bundle.getString" in done.stderr
