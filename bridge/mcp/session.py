@@ -30,8 +30,8 @@ from bridge.client.channels import Channel, SubscriptionEvent
 from bridge.client.errors import ClientError
 from bridge.mcp.coalesce import ScreenChange, announce_changes
 from bridge.mcp.handles import HandleTable
-from bridge.mcp.outline import Outline, build_outline
 from bridge.mcp.schemas import ActivityEntry
+from bridge.mcp.view import DEFAULT_TOKENS, View, compile_view
 from bridge.wire.client_protocol import (
     ActionEvent,
     DeviceEvent,
@@ -40,14 +40,14 @@ from bridge.wire.client_protocol import (
     LeaseEvent,
     ScreenshotResult,
     SnapshotEvent,
-    SnapshotResult,
 )
-from bridge.wire.enums import Role
-from bridge.wire.query import SemanticQuery
+from bridge.wire.node import SemanticNode
 
 MAX_OBJECTIONS = 64
 MAX_CAPTURES = 32
 MAX_WATCHES = 16
+MAX_VIEWS = 32
+MAX_NOTES = 8
 WATCH_BUFFER = 64
 """Screen events buffered per resource watch (see ``bridge.mcp.coalesce``)."""
 
@@ -74,16 +74,6 @@ class PendingAct:
 
 
 @dataclass
-class ScreenView:
-    """The screen as last shown to the agent: snapshot, generation, outline, handles."""
-
-    device: str
-    snapshot: SnapshotResult
-    outline: Outline
-    handles: dict[str, str]
-
-
-@dataclass
 class McpSession:
     target: HubTarget
     client_name: str = "mcp-client"
@@ -92,6 +82,13 @@ class McpSession:
     objections: OrderedDict[str, PendingAct] = field(default_factory=OrderedDict)
     captures: OrderedDict[str, ScreenshotResult] = field(default_factory=OrderedDict)
     watches: dict[str, anyio.CancelScope] = field(default_factory=dict)
+    views: OrderedDict[str, View] = field(default_factory=OrderedDict)
+    """Views shown to the model, by id (``since``), the newest ``MAX_VIEWS``."""
+    last_view: dict[str, View] = field(default_factory=dict)
+    max_tokens: int = DEFAULT_TOKENS
+    """The screen budget of answers; a call's ``maxTokens`` sets it for the session."""
+    notes: list[str] = field(default_factory=list)
+    _view_seq: int = 0
     _followed: set[str] = field(default_factory=set)
     _listeners: dict[str, dict[str, MemoryObjectSendStream[ScreenChange]]] = field(
         default_factory=dict
@@ -213,36 +210,55 @@ class McpSession:
     async def devices(self) -> tuple[DeviceSummary, ...]:
         return await (await self.hub()).devices()
 
-    async def screen(self, device_id: str, max_lines: int = 200) -> ScreenView:
-        """The compact snapshot, its outline, and a handle (with a hub ref) for each line.
+    async def look(
+        self,
+        device_id: str,
+        *,
+        goal: str | None = None,
+        max_tokens: int | None = None,
+        since: str | None = None,
+        diff: bool = False,
+    ) -> tuple[str, View, int]:
+        """The screen now, compiled for the model (``bridge.mcp.view``): returns the view's
+        id, the view and the snapshot's generation. ``since`` names an earlier view of this
+        session to diff against; ``diff`` diffs against the last view of the device shown
+        to this session (what an action's answer does). An unknown ``since`` is refused."""
+        previous: View | None = None
+        if since is not None:
+            previous = self.views.get(since)
+            if previous is None or previous.device != device_id:
+                raise UnknownView(since)
+        elif diff:
+            previous = self.last_view.get(device_id)
+        snap = await (await self.hub()).device(device_id).snapshot()
+        generation = snap.generation
 
-        Refs come from the hub's own ``find`` (one query per role shown, sent together), so
-        every handle maps to a NodeRef the hub built; a node the finds did not return (the
-        screen moved on in between) keeps its handle without a fresh ref."""
-        hub = await self.hub()
-        dev = hub.device(device_id)
-        snap = await dev.snapshot()
-        roles = sorted({n.role for n in snap.snapshot.nodes if n.role is not Role.SCREEN}, key=str)
-        found: dict[Role, FindResult] = {}
+        def handle_of(node: SemanticNode) -> str:
+            return self.handles.handle_for(
+                device_id, node.node_id, generation=generation, role=node.role
+            )
 
-        async def find_role(role: Role) -> None:
-            try:
-                found[role] = await dev.find(SemanticQuery(role=role))
-            except ClientError:
-                pass
-
-        async with anyio.create_task_group() as tg:
-            for role in roles:
-                tg.start_soon(find_role, role)
-        # Handles are issued in document order (the outline's), then given the hub's refs.
-        outline = build_outline(
+        if max_tokens is not None:
+            self.max_tokens = max_tokens
+        view = compile_view(
             snap.snapshot,
-            lambda node: self.handles.handle_for(device_id, node.node_id),
-            max_lines,
+            handle_of,
+            goal=goal,
+            max_tokens=self.max_tokens,
+            since=previous,
         )
-        self.remember_finds(device_id, found.values(), snap.generation, set(outline.shown))
-        handles = {self.handles.handle_for(device_id, nid): nid for nid in outline.shown}
-        return ScreenView(device_id, snap, outline, handles)
+        self._view_seq += 1
+        view_id = f"v{self._view_seq}"
+        self.views[view_id] = view
+        while len(self.views) > MAX_VIEWS:
+            self.views.popitem(last=False)
+        self.last_view[device_id] = view
+        return view_id, view, generation
+
+    def clear_notes(self) -> tuple[str, ...]:
+        """Notes for the model gathered since the last tool result (a lease taken over)."""
+        notes, self.notes = tuple(self.notes), []
+        return notes
 
     def remember_finds(
         self,
@@ -345,6 +361,10 @@ def activity_entry(
                 mine=event.session == mine,
             )
     return ActivityEntry(kind="device", outcome="online" if event.online else "offline")
+
+
+class UnknownView(Exception):
+    """``since`` names no view this session still keeps."""
 
 
 class DeviceChoice(Exception):
