@@ -140,7 +140,12 @@ def _describe(result: ActionResult, verb: ActionVerb, handle: str | None) -> str
 def summary(what: str, result: ActionResult) -> str:
     """One line: what was done, how it went, whether the screen changed, the verdict."""
     status = result.dispatch.status.value
-    parts = [what, status if status != "DISPATCHED" else "done"]
+    method = result.dispatch.method
+    if status == "DISPATCHED":
+        status = "done"
+        if method is not None and method.value != "ACCESSIBILITY_ACTION":
+            status += f" via {method.value}"
+    parts = [what, status]
     obs = result.observation
     parts.append("screen changed" if obs.screen_changed else "screen unchanged")
     if obs.stability.value != "STABLE":
@@ -243,9 +248,11 @@ def _can_elicit(ctx: ToolContext) -> bool:
 
 
 async def _ask_user(ctx: ToolContext, objection: str, pending: PendingAct) -> ToolOutcome:
-    action = pending.arguments.get("action", "?")
+    action = pending.arguments.get("action", "CLICK" if pending.tool == "act" else "?")
+    target = pending.arguments.get("target")
+    what = f"{action} {target!r}" if isinstance(target, str) else str(action)
     message = (
-        f"An agent asks to {pending.tool} {action} on {pending.device}. "
+        f"An agent asks to {pending.tool} {what} on {pending.device}. "
         f"The hub objects: {pending.reason}. "
         "Allow this once?"
     )

@@ -159,6 +159,7 @@ class Match(McpStruct, frozen=True):
     role: str
     name: str | None
     reason: str
+    bounds: tuple[int, int, int, int] | None = None
 
 
 class FindOutput(McpStruct, frozen=True):

@@ -125,7 +125,13 @@ async def find(ctx: ToolContext, args: FindArgs) -> ToolOutcome:
             device, m.node.node_id, generation=result.generation, role=m.node.role
         )
         matches.append(
-            Match(handle=handle, role=m.node.role.value, name=node_name(m.node), reason=m.reason)
+            Match(
+                handle=handle,
+                role=m.node.role.value,
+                name=node_name(m.node),
+                reason=m.reason,
+                bounds=m.node.bounds,
+            )
         )
         lines.append(f"{render_line(m.node, handle)} · {m.reason}")
     if result.count > MAX_MATCHES_SHOWN:

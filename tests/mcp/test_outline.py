@@ -12,11 +12,11 @@ import pytest
 
 from bridge.cli.offline import load
 from bridge.mcp.handles import HandleTable
-from bridge.mcp.outline import build_outline
 from bridge.mcp.lean import lean_schema
+from bridge.mcp.outline import build_outline
 from bridge.mcp.schemas import ActArgs, decode_args
-from bridge.mcp.targets import HandleTarget, PointTarget, QueryTarget, target_of
 from bridge.mcp.server import TOOLS
+from bridge.mcp.targets import HandleTarget, PointTarget, QueryTarget, target_of
 from bridge.mcp.transports import HubTokenVerifier
 from bridge.wire.enums import Orientation, Role
 from bridge.wire.node import NodeState, SemanticNode

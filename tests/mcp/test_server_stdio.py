@@ -127,8 +127,7 @@ async def test_agent_logs_in_with_five_calls_and_no_screen_call_between_actions(
             opened = await mcp.call("act", {"target": "Settings"})
             assert "screen settings" in text_of(opened) and "Wi-Fi" in text_of(opened)
             assert mcp.calls == ["screen", "act", "act", "act", "act"]
-            for result in (look, user, password, signed_in, opened):
-                seen.append(result.model_dump_json())
+            seen.extend(r.model_dump_json() for r in (look, user, password, signed_in, opened))
             activity = await mcp.call("activity", {})
             seen.append(activity.model_dump_json())
             read = await mcp.session.read_resource(AnyUrl(uri))

@@ -42,18 +42,18 @@ def _rows(count: int, parent: str = "list") -> list[SemanticNode]:
             actions=(ActionVerb.SCROLL_FORWARD,),
         )
     ]
-    for i in range(count):
-        nodes.append(
-            SemanticNode(
-                node_id=f"r{i}",
-                role=Role.LIST_ITEM,
-                parent_id=parent,
-                text=f"Item {i + 1}",
-                resource_id="a:id/row",
-                actions=(ActionVerb.CLICK,),
-                state=NodeState(clickable=True),
-            )
+    nodes.extend(
+        SemanticNode(
+            node_id=f"r{i}",
+            role=Role.LIST_ITEM,
+            parent_id=parent,
+            text=f"Item {i + 1}",
+            resource_id="a:id/row",
+            actions=(ActionVerb.CLICK,),
+            state=NodeState(clickable=True),
         )
+        for i in range(count)
+    )
     return nodes
 
 
