@@ -59,6 +59,8 @@ class HubTarget:
     url: str
     token: str | None = None
     request_timeout: float = 10.0
+    kind: str = "agent"
+    """The client kind every session declares in ``hello`` (the hub's lease priority)."""
 
 
 @dataclass
@@ -137,13 +139,14 @@ class McpSession:
                 self.target.url,
                 token=self.token if self.token is not None else self.target.token,
                 name=self.client_name[:128] or "mcp-client",
-                kind="agent",
+                kind=self.target.kind,
                 request_timeout=self.target.request_timeout,
             ) as hub:
                 self._followed = set()
                 async with anyio.create_task_group() as inner:
                     for device_id in list(self._listeners):  # resubscribe watches after a loss
                         inner.start_soon(self._refollow, hub, device_id)
+                    await inner.start(self._hear_preemptions, hub)
                     task_status.started(hub)
                     started = True
                     await release.wait()
@@ -151,6 +154,31 @@ class McpSession:
         except ClientError:
             if not started:
                 raise
+
+    async def _hear_preemptions(
+        self, hub: HubConnection, *, task_status: anyio.abc.TaskStatus[None]
+    ) -> None:
+        """A lease this session held, taken by a session that outranks it (a person), is
+        told to the model in its next tool result (``notes``): the hub sends that lease
+        event to the displaced session whether or not it watches the device."""
+        async with hub.events() as events:
+            task_status.started()
+            async for event in events:
+                mine = hub.session.session if hub.session is not None else None
+                if (
+                    isinstance(event, LeaseEvent)
+                    and event.change == "preempted"
+                    and mine in event.displaced
+                ):
+                    self.note(
+                        f"{event.client} took your lease on {event.device} "
+                        f"({event.reason or 'higher priority'}); stop acting on it and tell "
+                        "the user, or call activity to see what they do"
+                    )
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        del self.notes[:-MAX_NOTES]
 
     async def _refollow(self, hub: HubConnection, device_id: str) -> None:
         try:

@@ -71,10 +71,11 @@ async def stdio_mcp(
     name: str = "agent-a",
     version: str = "1.0",
     elicitation: ElicitationFnT | None = None,
+    kind: str = "agent",
 ) -> AsyncIterator[McpClient]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "bridge.cli", "mcp", "--url", hub_url, "--token", token],
+        args=["-m", "bridge.cli", "mcp", "--url", hub_url, "--token", token, "--kind", kind],
         env=server_env(),
         cwd=str(ROOT),
     )
