@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-
 _INLINE = re.compile(rb'<script data-inline="([a-z0-9_-]{1,64}\.js)"></script>')
 
 
