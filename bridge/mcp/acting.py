@@ -164,16 +164,7 @@ async def with_effect(
     """An action's answer: its one-line summary and the screen after it, as a view diffed
     against the last one this session saw (the whole view when the screen changed)."""
     view_id, view, _ = await ctx.session.look(device, max_tokens=max_tokens, diff=True)
-    verification = result.verification.result.value if result.verification else None
-    out = ActOutput(
-        device=device,
-        action=line.split(" ", 1)[0],
-        status=result.dispatch.status.value,
-        screen_changed=result.observation.screen_changed,
-        verification=verification,
-        view=view_id,
-    )
-    return ToolOutcome(f"{line}\nview {view_id} · {view.text}", out)
+    return ToolOutcome(f"{line}\nview {view_id} · {view.text}")
 
 
 async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
@@ -217,7 +208,7 @@ async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
     if args.confirm is not None:
         confirm = Confirm(objection=args.confirm.objection, answer=args.confirm.answer)
     try:
-        result = await hub.device(device).act(request, confirm, query=query)
+        result = await ctx.timed(hub.device(device).act(request, confirm, query=query))
     except ConfirmationRequired as exc:
         return await objected(ctx, "act", args, device, exc)
     return await with_effect(ctx, device, _describe(result, verb, handle), result, args.max_tokens)

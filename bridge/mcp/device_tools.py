@@ -78,7 +78,7 @@ async def _guarded(
     device = await ctx.device_of(args.device)
     dev = (await ctx.session.hub()).device(device)
     try:
-        result = await call(dev, _confirm(args.confirm))
+        result = await ctx.timed(call(dev, _confirm(args.confirm)))
     except ConfirmationRequired as exc:
         return await objected(ctx, tool, args, device, exc)
     except ProtocolFailure as exc:
@@ -166,7 +166,7 @@ async def press(ctx: ToolContext, args: PressArgs) -> ToolOutcome:
     if name in GlobalAction.__members__:
         device = await ctx.device_of(args.device)
         dev = (await ctx.session.hub()).device(device)
-        result = await dev.global_action(GlobalAction(name))
+        result = await ctx.timed(dev.global_action(GlobalAction(name)))
         return await with_effect(ctx, device, summary(name, result), result, None)
     key = KeyName(name)
     return await _guarded(

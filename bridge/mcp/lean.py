@@ -1,7 +1,7 @@
 """Lean tool schemas: what ``tools/list`` shows a model, small enough to read every session.
 
 Each tool's ``inputSchema`` is generated from its argument Struct (``bridge.mcp.schemas``)
-and then shrunk: titles dropped, ``X | None`` shown as ``X`` (an optional field is simply
+and then shrunk: titles dropped, string lengths and patterns left to the decoder, ``X | None`` shown as ``X`` (an optional field is simply
 not required), enums inlined, and the hub's deep wire types (a SemanticQuery, a wait
 condition, an objection answer) replaced by one short schema fragment each, defined once
 here (``FRAGMENTS``) and shared by every tool that takes them. Every parameter gets its
@@ -61,12 +61,15 @@ FRAGMENTS["expect"] = dict(
     description="a condition that must hold after the action (verified; same forms as wait)",
 )
 
+KEEP_BOUNDS = frozenset({"valueRef"})
+"""String bounds shown to the model; every other length and pattern is left to the decoder
+(a value outside them is an INVALID_ARGUMENTS tool result naming the field)."""
 HIDDEN = frozenset({"confirm"})
 """Accepted but not shown: ``confirm`` repeats a call with the answer internally (the
 model answers through the ``confirm`` tool)."""
 
 PARAM_DOCS: dict[str, str] = {
-    "device": "device id from devices; omit when the hub has one device",
+    "device": "device id (omit when the hub has one)",
     "action": "what to do (act: default CLICK)",
     "text": "the text to type",
     "valueRef": "a secret instead of text: secret://<name> (the value never reaches you)",
@@ -132,6 +135,9 @@ def lean_schema(kind: type[Any], overrides: dict[str, str] | None = None) -> dic
         else:
             shown = _inline(body, defs)
             shown.pop("default", None)
+            if prop not in KEEP_BOUNDS:  # the decoder still enforces them
+                for bound in ("maxLength", "minLength", "pattern"):
+                    shown.pop(bound, None)
         doc = (overrides or {}).get(prop) or PARAM_DOCS.get(prop) or shown.get("description")
         if doc is None:
             raise ValueError(f"{kind.__name__}.{prop} has no description")

@@ -169,15 +169,7 @@ class FindOutput(McpStruct, frozen=True):
 
 
 class ActOutput(McpStruct, frozen=True):
-    """The compact effect of an action (the text has the new screen)."""
-
-    device: str
-    action: str
-    status: str
-    screen_changed: bool
-    verification: str | None = None
-    view: str | None = None
-    """The id of the screen view in the text (pass it as ``since`` to screen)."""
+    """Action tools answer in text only (the summary line and the new screen)."""
 
 
 class WaitOutput(McpStruct, frozen=True):

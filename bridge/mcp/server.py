@@ -129,6 +129,8 @@ def build_server(target: HubTarget) -> HubMcpServer:
             session, ctx.session, ctx.request_id, meta.progressToken if meta else None
         )
         result = await _run_tool(spec, tool_ctx, req.params.arguments)
+        if tool_ctx.hub_ms:
+            result.meta = {"mobridge/hubMs": round(tool_ctx.hub_ms, 2)}
         notes = session.clear_notes()
         if notes and result.content and isinstance(result.content[0], types.TextContent):
             first = result.content[0]

@@ -48,6 +48,10 @@ MAX_CAPTURES = 32
 MAX_WATCHES = 16
 MAX_VIEWS = 32
 MAX_NOTES = 8
+DEFAULT_DEVICE_TTL_S = 2.0
+"""How long the answer "the hub has one device, this one" is reused for calls that name no
+device (a device list request per call otherwise; a second device appearing is noticed
+within this time)."""
 WATCH_BUFFER = 64
 """Screen events buffered per resource watch (see ``bridge.mcp.coalesce``)."""
 
@@ -91,6 +95,7 @@ class McpSession:
     """The screen budget of answers; a call's ``maxTokens`` sets it for the session."""
     notes: list[str] = field(default_factory=list)
     _view_seq: int = 0
+    _default: tuple[str, float] | None = None
     _followed: set[str] = field(default_factory=set)
     _listeners: dict[str, dict[str, MemoryObjectSendStream[ScreenChange]]] = field(
         default_factory=dict
@@ -227,10 +232,14 @@ class McpSession:
         """The named device, or the only (else the only online) device when none is named."""
         if requested is not None:
             return requested
+        now = anyio.current_time()
+        if self._default is not None and now - self._default[1] < DEFAULT_DEVICE_TTL_S:
+            return self._default[0]
         devices = await (await self.hub()).devices()
         online = [d for d in devices if d.online]
         for pool in (devices, online):
             if len(pool) == 1:
+                self._default = (pool[0].id, now)
                 return pool[0].id
         names = ", ".join(d.id for d in devices) or "none"
         raise DeviceChoice(f"name the device: the hub has {len(devices)} ({names})")

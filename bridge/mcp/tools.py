@@ -10,9 +10,10 @@ live in ``bridge.mcp.acting``.
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from mcp import types
@@ -43,6 +44,7 @@ from bridge.wire.enums import VerificationResult
 
 MAX_MATCHES_SHOWN = 50
 
+T = TypeVar("T")
 PROGRESS_INTERVAL_S = 0.5
 CAPTURE_URI = "mobridge://captures/{capture}"
 SCREEN_URI = "mobridge://devices/{device}/screen"
@@ -56,6 +58,17 @@ class ToolContext:
     progress_token: str | int | None = None
     device: str | None = None
     """The device this call turned out to be about (refusals name its candidates' handles)."""
+    hub_ms: float = 0.0
+    """Time spent waiting on the hub's answer to the action (reported in the result's
+    ``_meta`` as ``mobridge/hubMs``, so the MCP layer's own cost can be measured)."""
+
+    async def timed(self, call: Awaitable[T]) -> T:
+        """Await a hub call, adding its duration to ``hub_ms``."""
+        started = time.perf_counter()
+        try:
+            return await call
+        finally:
+            self.hub_ms += (time.perf_counter() - started) * 1000
 
     async def device_of(self, requested: str | None) -> str:
         self.device = await self.session.device_id(requested)

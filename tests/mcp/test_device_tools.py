@@ -25,10 +25,17 @@ FAST = {"animations": False}
 
 
 async def ok(mcp: McpClient, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A successful call: its structured facts, or (action tools answer in text only) the
+    facts read from its first line: ``status`` and ``verification``."""
     result = await mcp.call(tool, args)
     assert not result.isError, text_of(result)
-    assert result.structuredContent is not None
-    return result.structuredContent
+    if result.structuredContent is not None:
+        return result.structuredContent
+    first = text_of(result).splitlines()[0]
+    facts: dict[str, Any] = {"status": "DISPATCHED" if " · done" in first else first}
+    if " · expect " in first:
+        facts["verification"] = first.split(" · expect ", 1)[1].split(" ", 1)[0]
+    return facts
 
 
 def test_press_offers_every_global_action_and_every_key() -> None:
@@ -64,7 +71,7 @@ async def test_coordinates_orientation_keys_and_typing_like_mobile_mcp(
             )
             assert "GESTURE_FALLBACK" in text_of(tapped)
             typed = await mcp.call("type", {"text": "demo"})
-            assert not typed.isError and typed.structuredContent["status"] == "DISPATCHED"
+            assert not typed.isError and " · done" in text_of(typed).splitlines()[0]
             await ok(mcp, "press", {"button": "DPAD_DOWN"})
             secret = await mcp.call("type", {"valueRef": "secret://demo_password", "submit": True})
             assert not secret.isError, text_of(secret)
@@ -160,7 +167,7 @@ async def test_apps_terminate_install_and_uninstall_need_the_users_word(tmp_path
                 objection = next(w for w in text.split() if w.startswith("obj_"))
                 done = await mcp.call("confirm", {"objection": objection, "answer": "approve"})
                 assert not done.isError, text_of(done)
-                assert done.structuredContent["verification"] == "CONDITION_MET"
+                assert "expect CONDITION_MET" in text_of(done).splitlines()[0]
             listed = await ok(mcp, "apps", {})
             assert "com.example.notes" in {a["appId"] for a in listed["apps"]}
             assert listed["foreground"] == "dev.mobridge.launcher"
