@@ -2,9 +2,10 @@
 
 Each tool's ``inputSchema`` is generated from its argument Struct (``bridge.mcp.schemas``)
 and then shrunk: titles dropped, string lengths and patterns left to the decoder,
-``X | None`` shown as ``X`` (an optional field is simply not required), enums inlined, and the hub's deep wire types (a SemanticQuery, a wait
-condition, an objection answer) replaced by one short schema fragment each, defined once
-here (``FRAGMENTS``) and shared by every tool that takes them. Every parameter gets its
+``X | None`` shown as ``X`` (an optional field is simply not required), enums inlined, and
+the hub's deep wire types (a SemanticQuery, a wait condition, an objection answer) replaced
+by one short schema fragment each, defined once here (``FRAGMENTS``) and shared by every
+tool that takes them. Every parameter gets its
 one-line description from ``PARAM_DOCS`` (one text per parameter name, shared by every tool;
 a tool's ``overrides`` may say more).
 
