@@ -92,13 +92,17 @@ def goal_words(goal: str | None) -> frozenset[str]:
 
 def goal_hits(entries: Sequence[Entry], words: frozenset[str]) -> list[str]:
     """Entries matching the goal best, document order: each goal word weighs 1 / the number
-    of entries holding it (a word on every row tells little), and an entry is a hit when its
-    weight is at least half the best one."""
+    of entries holding it; an entry is a hit when it holds a telling word (one that at most
+    half the entries hold: "item" on every row of a list tells nothing) and its weight is at
+    least half the best one."""
     if not words:
         return []
     holding = {w: sum(1 for e in entries if w in e.words) for w in words}
+    telling = {w for w, n in holding.items() if 0 < n <= max(1, len(entries) // 2)}
     score = {
-        e.node_id: sum(1 / holding[w] for w in words & e.words) for e in entries if e.words & words
+        e.node_id: sum(1 / holding[w] for w in words & e.words)
+        for e in entries
+        if e.words & telling
     }
     if not score:
         return []
@@ -274,7 +278,9 @@ def compile_view(
     if words:
         handles = [lines[h].split(" ", 1)[0] for h in hits[:20]]
         goal_line = (
-            f"goal matches: {', '.join(handles)}" if handles else "goal matches: none on screen"
+            f"goal matches: {', '.join(handles)}"
+            if handles
+            else "goal matches: none on screen (scroll, or find)"
         )
     head = "\n".join(p for p in (header, goal_line) if p)
     rendered = [
