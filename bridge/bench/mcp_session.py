@@ -286,7 +286,9 @@ def run_sessions(runs: int) -> list[str]:
         f"{'  of which tools/list':<34} {last.tool_list_bytes:>11,}",
         f"{'mobile-mcp way (list after each)':<34} {mobile:>11,} {mobile / ours:>11.1f}x",
         f"{'Playwright-MCP way (snapshot each)':<34} {playwright:>11,} {playwright / ours:>11.1f}x",
-        f"mobridge / mobile-mcp bytes: {ours / mobile:.3f} (goal <= 0.200)",
+        f"mobridge / mobile-mcp bytes: {ours / mobile:.3f} with our tool list and not theirs, "
+        f"{sum(last.result_bytes) / mobile:.3f} results only (goal <= 0.200); "
+        f"vs Playwright-MCP results only {sum(last.result_bytes) / playwright:.3f}",
         f"wall time: mcp {wall * 1000:.0f} ms, python client {py_wall * 1000:.0f} ms, "
         f"ratio {wall / py_wall:.3f} (goal <= 1.10)",
         f"per action (median): mcp {mcp_act:.1f} ms, python client {py_act:.1f} ms "
