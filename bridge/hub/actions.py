@@ -176,6 +176,7 @@ def _emit(
     query: SemanticQuery | None = None,
     message: str | None = None,
     intent: str | None = None,
+    value_ref: str | None = None,
 ) -> None:
     elapsed = max(0, svc.clock_ms() - started_ms)
     device.stats.action_ms.append(float(elapsed))
@@ -194,6 +195,7 @@ def _emit(
             query=query,
             message=message,
             intent=intent,
+            value_ref=value_ref,
         )
     )
     svc.log.info(
@@ -493,6 +495,7 @@ async def _act_locked(
             started,
             query=msg.query,
             intent=intent,
+            value_ref=req.value_ref,
         )
         return result
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence
+from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
 from bridge.wire.device_control import (
@@ -522,6 +522,10 @@ class ActionEvent(_HubMessage, tag="action", frozen=True):
     message: str | None = None
     intent: str | None = None
     """The ``intent`` event that announced this action before it was dispatched."""
+
+    value_ref: SecretRef | None = None
+    """The ``secret://NAME`` reference an ``act`` typed (the name only; never its value), so
+    a recorder writes the name that was used."""
 
 
 class IntentEvent(_HubMessage, tag="intent", frozen=True):
