@@ -145,7 +145,10 @@ def device_check(
         "agent": agent,
         "agent_version": agent_version,
     }
-    what = f"{platform} {model or '(model unknown)'}, OS {os_version or '?'}, agent {agent or '?'}"
+    what = (
+        f"{platform} {model or '(model unknown)'}, OS {os_version or '?'}, "
+        f"agent {agent or '?'} {agent_version or '(version unknown)'}"
+    )
     if not online:
         return Check(
             name="device",

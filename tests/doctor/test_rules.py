@@ -47,7 +47,7 @@ def test_capture_verdict_takes_the_worse_of_p50_and_p99() -> None:
     assert cached.verdict == "warn" and "cannot force" in cached.value
 
 
-def node(node_id: str, parent: str | None, role: Role = Role.CONTAINER) -> SemanticNode:
+def node(node_id: str, parent: str | None, role: Role = Role.SCREEN) -> SemanticNode:
     return SemanticNode(node_id=node_id, role=role, parent_id=parent)
 
 
