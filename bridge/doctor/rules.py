@@ -215,7 +215,7 @@ def health_checks(
             ("link_delta_refusals", "tree deltas that did not apply"),
             ("reconnects", "agent reconnects"),
         )
-        if isinstance(flags.get(key), int) and flags[key]  # type: ignore[operator]
+        if isinstance(flags.get(key), int) and flags[key]
     ]
     hub_health = stats.get("health")
     if isinstance(hub_health, str):

@@ -86,7 +86,11 @@ def test_doctor_over_a_served_hub_writes_a_private_report(tmp_path: Path) -> Non
         assert report["texts"] is None
         # The field the doctor typed into has its old (empty) value back.
         after = json.loads(hub.run("screen", DEV, "--json").stdout)
-        user = next(n for n in after["snapshot"]["nodes"] if (n.get("resourceId") or "").endswith("username"))
+        user = next(
+            n
+            for n in after["snapshot"]["nodes"]
+            if (n.get("resourceId") or "").endswith("username")
+        )
         assert not user.get("value")
 
         proc = hub.run("doctor", "--read-only", "--include-texts", "-o", str(out / "r.json"))
