@@ -97,6 +97,10 @@ def ms(value: float) -> str:
     return f"{value:.0f} ms" if value >= 10 else f"{value:.1f} ms"
 
 
+def _size(size: int) -> str:
+    return f"{size} B" if size < 10_240 else f"{size / 1024:.0f} KiB"
+
+
 def _round(value: float) -> float:
     return round(value, 2)
 
@@ -398,7 +402,7 @@ def screenshot_check(
     return Check(
         name="screenshot",
         verdict=verdict,
-        value=f"{ms(elapsed_ms)}, {width}x{height}, {size / 1024:.0f} KiB PNG",
+        value=f"{ms(elapsed_ms)}, {width}x{height}, {_size(size)} PNG",
         measured={
             "elapsed_ms": _round(elapsed_ms),
             "width": width,

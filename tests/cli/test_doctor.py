@@ -176,3 +176,30 @@ def test_doctor_over_the_swift_host_agent(tmp_path: Path) -> None:
     assert_healthy_report(report, "host-agent", acting=True)
     assert report["checks"][1]["measured"]["platform"] == "IOS"
     written(tmp_path, report["device"])
+
+
+@need_jdk
+def test_an_offline_device_fails_the_device_check(tmp_path: Path) -> None:
+    from tests.e2e.test_java_agent import AGENT_TOKEN, java_agent
+
+    with java_agent() as (proc, url):
+        with served_hub(tmp_path, "--no-sim", "--agent", url, "--agent-token", AGENT_TOKEN) as hub:
+            for _ in range(100):  # the hub links the agent
+                listed = json.loads(hub.run("devices", "--json").stdout)
+                if any(d["id"] == "host-fake" and d["online"] for d in listed["devices"]):
+                    break
+            else:
+                raise AssertionError(f"the Java agent never came online: {listed}")
+            proc.terminate()
+            proc.wait(10)
+            out = tmp_path / "reports"
+            out.mkdir()
+            for _ in range(50):  # the hub notices the link is gone
+                offline = hub.run("doctor", "host-fake", "--read-only", "-o", str(out / "r.json"))
+                if "FAILED device" in offline.stderr:
+                    break
+            assert offline.returncode == 1, (offline.stdout, offline.stderr)
+            assert "FAILED device: offline" in offline.stderr
+            report = json.loads((out / "r.json").read_text())
+            verdicts = {c["name"]: c["verdict"] for c in report["checks"]}
+            assert verdicts["device"] == "fail" and verdicts["capture"] == "skip"
