@@ -187,9 +187,10 @@ async def _with_hub(run: _Run, hub: HubConnection, connect_ms: float, label: str
         return
     run.device = summary
     run.kind = rules.device_kind(summary.agent, summary.model, summary.platform)
-    run.acting = options.act if options.act is not None else rules.acts_by_default(run.kind)
-    run.add(rules.hub_check(connect_ms, role, label, run.acting))
     observer = role != "controller"
+    wants_act = options.act if options.act is not None else rules.acts_by_default(run.kind)
+    run.acting = wants_act and not observer
+    run.add(rules.hub_check(connect_ms, role, label, options.act is True))
     run.add(
         rules.device_check(
             summary.id,
@@ -213,16 +214,18 @@ async def _with_hub(run: _Run, hub: HubConnection, connect_ms: float, label: str
         run.add(check)
     await _pings(run, hub)
     await _screenshot(run, device)
-    if not run.acting or observer:
-        reason = (
-            "this token may only read (observer): give the controller token to act"
-            if observer and run.acting
-            else "read-only (the default on a real phone): rerun with --act to tap and type "
-            "into a text field"
-        )
+    if not run.acting:
+        if observer and wants_act:
+            reason = "this token may only read (observer): give the controller token to act"
+        elif options.act is False:
+            reason = "--read-only: rerun without it (or with --act) to tap and type"
+        else:
+            reason = (
+                "read-only (the default on a real phone): rerun with --act to tap and type "
+                "into a text field"
+            )
         for name in ("tap", "type", "delta"):
             run.add(rules.not_applicable(name, reason))
-        run.acting = False
     else:
         await _act(run, device)
     run.add(rules.not_applicable("clock", rules.CLOCK_UNMEASURABLE))
