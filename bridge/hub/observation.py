@@ -17,7 +17,7 @@ from bridge.wire.enums import ActionMethod, DispatchStatus, ErrorCode, FallbackT
 from bridge.wire.errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from bridge.hub.service import HubService
+    from bridge.hub.handler_context import HandlerContext
 
 TICK_S = 0.05
 
@@ -28,7 +28,7 @@ async def wait_change(device: DeviceRuntime, timeout_s: float) -> None:
 
 
 async def observe(
-    svc: HubService,
+    svc: HandlerContext,
     device: DeviceRuntime,
     before: Capture,
     *,
