@@ -8,7 +8,11 @@ under a deadline. pymobiledevice3 is reached only through ``bridge.devices.ios.p
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass, field
+
+ADB_HOST = "127.0.0.1"
 
 
 @dataclass(frozen=True)
@@ -24,7 +28,19 @@ class Probe:
 
 
 def probe_adb() -> Probe:
-    """The local adb server: its version and the serials of devices in state ``device``."""
+    """The local adb server: its version and the serials of devices in state ``device``. A
+    server that is not running is reported, never started (adbutils would start one)."""
+    port = int(os.environ.get("ANDROID_ADB_SERVER_PORT", "5037"))
+    try:
+        with socket.create_connection((ADB_HOST, port), timeout=2.0):
+            pass
+    except OSError as exc:
+        return Probe(
+            "adb",
+            False,
+            problem=f"no adb server on {ADB_HOST}:{port} ({exc.strerror or exc}); "
+            "`adb start-server` or `mobridge serve --android` starts it",
+        )
     try:
         from bridge.devices.android.adb import default_adb_client
 
