@@ -51,6 +51,7 @@ MAX_SAMPLES = 200
 MAX_TEXTS = 500
 MAX_STATS_BYTES = 4 << 20
 DELTA_WAIT_S = 5.0
+RESTORE_WAIT_S = 3.0
 PROBE_TIMEOUT_S = 15.0
 MARKER = "mobridge-doctor"
 LATER = (
@@ -495,9 +496,14 @@ async def _restore(device: Device, node_id: str, original: str) -> bool:
         await device.type_text(match, original)
     except HubError:
         return False
-    after = await device.find(SemanticQuery(role=Role.INPUT))
-    now = next((m for m in after.matches if m.node.node_id == node_id), None)
-    return now is not None and (now.node.value or "") == original
+    with anyio.move_on_after(RESTORE_WAIT_S):  # a busy screen may show it a little later
+        while True:
+            after = await device.find(SemanticQuery(role=Role.INPUT))
+            now = next((m for m in after.matches if m.node.node_id == node_id), None)
+            if now is not None and (now.node.value or "") == original:
+                return True
+            await anyio.sleep(0.1)
+    return False
 
 
 def _texts(snapshot: ScreenSnapshot) -> tuple[str, ...]:
