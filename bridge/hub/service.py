@@ -6,7 +6,7 @@ import secrets as random_ids
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
@@ -28,6 +28,7 @@ from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
 from bridge.hub.device_reads import apps, display
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.journal_service import answer as answer_journal
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
@@ -88,6 +89,10 @@ from bridge.wire.device_control import (
     TypeText,
 )
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode, VerificationResult
+from bridge.wire.journal import JournalAt, JournalDiff, JournalTimeline, JournalWhen
+
+if TYPE_CHECKING:
+    from bridge.journal.recorder import Journal
 
 SCREEN_WAIT_DEFAULT_MS = 10_000
 WAIT_DEFAULT_MS = 5_000
@@ -142,6 +147,8 @@ class HubService:
         """In a farm: the devices of other hubs (the composition root wires it)."""
         self.owner_name: str | None = None
         """In a farm: this hub's name, the ``owner`` of its devices in ``devices.list``."""
+        self.journal: Journal | None = None
+        """The device history on disk (the composition root opens it; None: --no-journal)."""
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
         """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
         ``statistics`` (True)."""
@@ -223,11 +230,16 @@ class HubService:
             for s in list(self.connections().values())
         }
         stats = {"hub": self.name, "devices": devices, "sessions": sessions}
+        if self.journal is not None:
+            stats["journal"] = self.journal.statistics()
         if self.farm_report is not None:
             stats["farm"] = self.farm_report(True)
         return stats
 
     def capture(self, capture_id: str) -> bytes | None:
+        if capture_id.startswith("j_") and self.journal is not None:
+            file = self.journal.capture_file(capture_id[2:] + ".png")
+            return file.read_bytes() if file is not None else None
         return self.captures.get(capture_id)
 
     # ---- helpers ----------------------------------------------------------------------------
@@ -326,6 +338,10 @@ class HubService:
                 found.leave(session)
                 session.forget_stream(sub)
                 return UnsubscribeResult(subscription=sub)
+            case SnapshotGet(at=at) if at is not None:
+                return await answer_journal(self, request)
+            case JournalAt() | JournalDiff() | JournalTimeline() | JournalWhen():
+                return await answer_journal(self, request)
             case SnapshotGet(device=device_id, compact=compact):
                 device = self.device(device_id)
                 cap = self.current(device)
@@ -560,6 +576,8 @@ class HubService:
             raise refusal(ErrorCode.WINDOW_UNAVAILABLE, "the agent sent no valid PNG", ("retry",))
         capture_id = f"cap_{random_ids.token_hex(8)}"
         self.captures[capture_id] = png
+        if self.journal is not None:
+            self.journal.screenshot(device.id, png)
         while len(self.captures) > MAX_CAPTURES:
             self.captures.popitem(last=False)
         width = int.from_bytes(png[16:20], "big")
