@@ -138,3 +138,19 @@ async def test_a_hub_without_a_journal_refuses_history_and_serves(tmp_path: Path
             assert refused.value.envelope.error is ErrorCode.WINDOW_UNAVAILABLE
             assert "without a journal" in str(refused.value)
             assert (await dev.snapshot()).snapshot.nodes
+
+
+async def test_a_hub_on_a_corrupt_journal_warns_once_and_serves(tmp_path: Path) -> None:
+    db = tmp_path / "journal.sqlite3"
+    db.write_bytes(b"\x00garbage, not SQLite" * 500)
+    async with running_hub(journal=db) as rh:
+        async with connect(rh.url, token=CONTROLLER) as hub:
+            dev = hub.device(rh.device_id)
+            await dev.tap(build_query(text="Settings"))  # actions, keys, events: all as before
+            assert (await dev.snapshot()).snapshot.nodes
+            assert (await dev.history()).entries  # the in-memory recent events still work
+            with pytest.raises(HubError) as refused:
+                await dev.snapshot_at("-1s")
+            assert "journal is off" in str(refused.value)
+        stats = rh.hub.statistics()["journal"]
+        assert stats["on"] is False and "DatabaseError" in stats["off_reason"]
