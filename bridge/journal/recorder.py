@@ -92,6 +92,8 @@ class JournalStats:
     retention_passes: int = 0
     last_batch_ms: float = 0.0
     restored_outcomes: int = 0
+    kept_bytes: int = 0
+    """What the journal holds, in the byte cap's measure (after the last batch)."""
 
 
 @dataclass(frozen=True)
@@ -380,6 +382,7 @@ class Journal:
             if item.durable is not None:
                 item.durable.settle(True)
         self._retain(store)
+        self.stats.kept_bytes = store.bytes
 
     def _apply(self, store: JournalStore, item: _Item) -> None:
         if item.op == "frame":

@@ -219,6 +219,7 @@ class JournalStore:
             raise
         if dropped:
             self.conn.execute("PRAGMA incremental_vacuum")
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return dropped
 
     def _drop_before(self, cutoff_ms: int, dropped: Dropped) -> None:

@@ -8,7 +8,7 @@ of ``since``..``until``. Times as the hub takes them: ISO-8601, ``-5m``, ``now``
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 
@@ -35,7 +35,6 @@ class HistoryArgs(McpStruct, frozen=True):
 class HistoryOutput(McpStruct, frozen=True):
     device: str
     text: str
-    data: Any = None
 
 
 def _stamp(at_ms: int) -> str:
