@@ -14,9 +14,25 @@ the device is rendered with ``textContent`` only, never as HTML.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
+
+_SCRIPT_TAG = re.compile(rb'<script src="([a-z][a-z0-9_-]*\.js)"></script>')
 
 
 def page() -> bytes:
-    """The dashboard's HTML (with its script and style inline)."""
-    return resources.files(__package__).joinpath("static/index.html").read_bytes()
+    """The dashboard's HTML with its scripts inline: each ``<script src="NAME.js"></script>``
+    naming a file of ``static/`` is replaced by that file's text (the page's CSP allows
+    inline scripts only), so a feature's script lives in its own file."""
+    static = resources.files(__package__).joinpath("static")
+    html = static.joinpath("index.html").read_bytes()
+
+    def inline(found: re.Match[bytes]) -> bytes:
+        source = static.joinpath(found.group(1).decode())
+        if not source.is_file():
+            return found.group(0)
+        return (
+            b"<script>\n" + source.read_bytes().replace(b"</script", b"<\\/script") + b"</script>"
+        )
+
+    return _SCRIPT_TAG.sub(inline, html)

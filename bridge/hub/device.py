@@ -297,7 +297,9 @@ class DeviceRuntime:
         else:
             self._resync_all()
         if self.journal is not None:
-            self.journal.frame(self.id, self.generation, result.full)
+            base = previous.normalized.full.snapshot_id if previous is not None else None
+            known = _known_changes(previous, capture) if previous is not None else None
+            self.journal.frame(self.id, self.generation, result.full, base, known)
         self._notify()
         return capture
 

@@ -71,7 +71,14 @@ OUTCOME_UNKNOWN = (
 class Recorder(Protocol):
     """What a device runtime tells the journal (``bridge.journal.Journal`` implements it)."""
 
-    def frame(self, device: str, generation: int, snapshot: ScreenSnapshot) -> None: ...
+    def frame(
+        self,
+        device: str,
+        generation: int,
+        snapshot: ScreenSnapshot,
+        base: str | None = None,
+        changed: tuple[str, ...] | None = None,
+    ) -> None: ...
     def event(self, device: str, event: ActionEvent | LeaseEvent | DeviceEvent) -> None: ...
 
 

@@ -241,9 +241,19 @@ class Journal:
             return False
         return True
 
-    def frame(self, device: str, generation: int, snapshot: ScreenSnapshot) -> None:
-        """A device's new generation (its full snapshot, as clients are served it)."""
-        self._put(_Item("frame", device, self.clock_ms(), (generation, snapshot)))
+    def frame(
+        self,
+        device: str,
+        generation: int,
+        snapshot: ScreenSnapshot,
+        base: str | None = None,
+        changed: tuple[str, ...] | None = None,
+    ) -> None:
+        """A device's new generation (its full snapshot, as clients are served it).
+        ``changed``: the nodes that differ from the snapshot ``base`` (the previous
+        generation) when the hub knows them; the writer then builds the delta from those
+        alone, if ``base`` is the last frame it wrote."""
+        self._put(_Item("frame", device, self.clock_ms(), (generation, snapshot, base, changed)))
 
     def event(self, device: str, event: ActionEvent | LeaseEvent | DeviceEvent) -> None:
         """An action (with its result or refusal), lease or device (health) event."""
@@ -386,8 +396,8 @@ class Journal:
 
     def _apply(self, store: JournalStore, item: _Item) -> None:
         if item.op == "frame":
-            generation, snapshot = item.args
-            self._frame(store, item.device, item.at_ms, generation, snapshot)
+            generation, snapshot, base, changed = item.args
+            self._frame(store, item.device, item.at_ms, generation, snapshot, base, changed)
         elif item.op == "event":
             (event,) = item.args
             who, summary = event_summary(event)
@@ -416,6 +426,8 @@ class Journal:
         at_ms: int,
         generation: int,
         snapshot: ScreenSnapshot,
+        base: str | None,
+        changed: tuple[str, ...] | None,
     ) -> None:
         chain = self._chains.get(device)
         screen = screen_key(snapshot)
@@ -424,7 +436,8 @@ class Journal:
         elif chain.deltas + 1 >= self.keyframe_every:
             kind, body = FRAME_PERIODIC, encode_snapshot(snapshot)
         else:
-            kind, body = FRAME_DELTA, encode_delta(patch(chain.last, snapshot))
+            hint = changed if base is not None and base == chain.last.snapshot_id else None
+            kind, body = FRAME_DELTA, encode_delta(patch(chain.last, snapshot, hint))
         store.add_frame(device, at_ms, generation, kind, body)
         self.stats.frames += 1
         if kind == FRAME_DELTA:

@@ -190,11 +190,14 @@ class JournalStore:
                     "SELECT at_ms, body FROM events) ORDER BY at_ms"
                 )
                 acc, until = 0, None
-                for at_ms, size in rows:
-                    acc += int(size or 0) + ROW_OVERHEAD
-                    if acc >= excess:
-                        until = int(at_ms) + 1
-                        break
+                try:
+                    for at_ms, size in rows:
+                        acc += int(size or 0) + ROW_OVERHEAD
+                        if acc >= excess:
+                            until = int(at_ms) + 1
+                            break
+                finally:
+                    rows.close()  # an open statement would lock the tables for the deletes
                 self._drop_before(until if until is not None else now_ms + 1, dropped)
             for (device,) in self.conn.execute("SELECT DISTINCT device FROM frames").fetchall():
                 first_key = self.conn.execute(
@@ -218,8 +221,8 @@ class JournalStore:
             self.rollback()
             raise
         if dropped:
-            self.conn.execute("PRAGMA incremental_vacuum")
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self.conn.execute("PRAGMA incremental_vacuum").fetchall()
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         return dropped
 
     def _drop_before(self, cutoff_ms: int, dropped: Dropped) -> None:
