@@ -166,9 +166,9 @@ def event_summary(event: ActionEvent | LeaseEvent | DeviceEvent) -> tuple[str | 
         extra = f" ({event.message[:120]})" if event.message else ""
         return event.client, f"{event.action}{target}{extra}: {status}{changed}"
     if isinstance(event, LeaseEvent):
-        return event.client, f"lease {event.change}"
+        return event.client, event.change
     reason = f": {event.reason[:160]}" if event.reason else ""
-    return None, f"device {event.health}{reason}"
+    return None, f"{event.health}{reason}"
 
 
 def screen_summary(snapshot: ScreenSnapshot) -> str:
@@ -181,7 +181,7 @@ def screen_summary(snapshot: ScreenSnapshot) -> str:
                 if name not in names:
                     names.append(name)
     title = "+".join(names) if names else (snapshot.app_id or snapshot.package_name)
-    return f"screen {title} ({len(snapshot.nodes)} nodes)"
+    return f"{title} ({len(snapshot.nodes)} nodes)"
 
 
 _RELATIVE = re.compile(r"^\s*-\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$")

@@ -61,7 +61,7 @@ async def test_the_scrubber_shows_a_past_screen_and_compares_it_with_now(tmp_pat
             await until(
                 tab, "() => document.querySelector('[data-testid=tt-shot]').naturalWidth > 0"
             )
-            later = tab.locator("[data-testid=tt-activity] .row.later")
+            later = tab.locator("[data-testid=tt-activity] .row.later[data-kind=action]")
             await expect(later).to_have_count(2)  # both taps came after this moment
             await expect(tab.get_by_test_id("tt-time")).to_contain_text(
                 time.strftime("%Y-%m-%d", time.gmtime(on_menu / 1000))
