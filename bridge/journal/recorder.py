@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import anyio
 import msgspec
 
+from bridge.core.idempotency import DEFAULT_WINDOW_MS
 from bridge.core.patch import patch
 from bridge.journal.records import (
     FRAME_DELTA,
@@ -58,8 +59,8 @@ BATCH_ITEMS = 512
 AGE_CHECK_S = 60.0
 DURABLE_WAIT_S = 5.0
 MAX_CAPTURE_FILE = 16 << 20
-OUTCOME_WINDOW_MS = 24 * 3600 * 1000
-"""Keyed outcomes from earlier runs younger than this are loaded at start."""
+OUTCOME_WINDOW_MS = DEFAULT_WINDOW_MS
+"""Keyed outcomes from earlier runs count as long as a key does in memory (10 minutes)."""
 
 T = TypeVar("T")
 
@@ -102,6 +103,7 @@ class Recorded:
 
     digest: str
     outcome: Outcome | None
+    started_ms: int
 
 
 @dataclass
@@ -179,11 +181,11 @@ class Journal:
             reader = JournalReader(path)
             try:
                 since = journal.clock_ms() - OUTCOME_WINDOW_MS
-                for device, key, digest, state, body in reader.outcomes(since):
+                for device, key, digest, state, started, body in reader.outcomes(since):
                     outcome = None
                     if state == "done" and body is not None:
                         outcome = msgspec.msgpack.decode(body, type=Outcome)
-                    journal.restored[(device, key)] = Recorded(digest, outcome)
+                    journal.restored[(device, key)] = Recorded(digest, outcome, started)
             finally:
                 reader.close()
         except (sqlite3.Error, OSError, msgspec.DecodeError) as exc:
@@ -290,8 +292,13 @@ class Journal:
         )
 
     def recorded(self, device: str, key: str) -> Recorded | None:
-        """The outcome of ``key`` recorded by an earlier run of the hub (None: none)."""
-        return self.restored.get((device, key))
+        """The outcome of ``key`` recorded by an earlier run of the hub within the keys'
+        window (None: none)."""
+        found = self.restored.get((device, key))
+        if found is not None and self.clock_ms() - found.started_ms >= OUTCOME_WINDOW_MS:
+            del self.restored[(device, key)]
+            return None
+        return found
 
     # ---- reads (worker threads) -------------------------------------------------------------
 

@@ -359,13 +359,15 @@ class JournalReader:
         ).fetchone()
         return (int(row[0]), bytes(row[1]).decode()) if row is not None else None
 
-    def outcomes(self, since_ms: int) -> list[tuple[str, str, str, str, bytes | None]]:
-        """(device, key, digest, state, body) of the keyed actions started since ``since_ms``."""
+    def outcomes(self, since_ms: int) -> list[tuple[str, str, str, str, int, bytes | None]]:
+        """(device, key, digest, state, started_ms, body) of the keyed actions started since
+        ``since_ms``."""
         rows = self.conn.execute(
-            "SELECT device, key, digest, state, body FROM outcomes WHERE started_ms >= ?",
+            "SELECT device, key, digest, state, started_ms, body FROM outcomes "
+            "WHERE started_ms >= ?",
             (since_ms,),
         )
         return [
-            (str(r[0]), str(r[1]), str(r[2]), str(r[3]), bytes(r[4]) if r[4] else None)
+            (str(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), bytes(r[5]) if r[5] else None)
             for r in rows
         ]
