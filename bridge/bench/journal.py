@@ -41,7 +41,9 @@ def run(quick: bool) -> list[str]:
 
 
 async def fan_out(sizes: Sizes, rounds: int) -> list[str]:
-    subs = tuple(n for n in sizes.subscribers if n in (1, 100)) or sizes.subscribers[:2]
+    subs = tuple(n for n in sizes.subscribers if n in (1, 100))
+    if len(subs) < 2:
+        subs = sizes.subscribers[:2]
     rows: dict[str, list[Row]] = {"off": [], "on": []}
     with tempfile.TemporaryDirectory(prefix="mobridge-bench-journal-") as tmp:
         for r in range(rounds):

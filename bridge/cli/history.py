@@ -16,6 +16,8 @@ JSON). Exit status as for the other client commands.
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,6 +31,23 @@ from bridge.wire.client_protocol import ActionEvent
 from bridge.wire.journal import MAX_TIMELINE
 
 KINDS = ("screen", "action", "refusal", "lease", "device", "gap", "screenshot")
+TIME_OPTIONS = frozenset({"--at", "--since", "--until", "--diff"})
+RELATIVE = re.compile(r"^-\d+(?:\.\d+)?(?:ms|s|m|h|d)$")
+
+
+def glue_relative_times(argv: Sequence[str]) -> list[str]:
+    """``--at -5m`` as ``--at now-5m`` (argparse would take ``-5m`` for an option; the hub
+    reads ``now-5m`` as ``-5m``); both values of ``--diff`` likewise."""
+    out: list[str] = []
+    values = 0
+    for arg in argv:
+        if values and RELATIVE.match(arg):
+            out.append("now" + arg)
+            values -= 1
+            continue
+        values = (2 if arg == "--diff" else 1) if arg in TIME_OPTIONS else 0
+        out.append(arg)
+    return out
 
 
 def add_history_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

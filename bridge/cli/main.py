@@ -443,7 +443,9 @@ def _find_os_error(exc: BaseException, code: int) -> OSError | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    from bridge.cli.history import glue_relative_times
+
+    args = build_parser().parse_args(glue_relative_times(sys.argv[1:] if argv is None else argv))
     debug = bool(args.debug)
     try:
         if args.command == "serve":

@@ -189,12 +189,14 @@ _UNITS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 
 
 def parse_time(text: str, now_ms: int) -> int | str:
-    """Epoch milliseconds for ``text`` (``now``, a relative ``-5m`` / ``-30s`` / ``-2h`` /
-    ``-1d`` / ``-250ms``, ISO-8601 with or without a zone (none: UTC), or epoch
-    milliseconds); otherwise a message saying what is accepted."""
+    """Epoch milliseconds for ``text``: ``now``; a relative ``-5m`` / ``-30s`` / ``-2h`` /
+    ``-1d`` / ``-250ms`` (also written ``now-5m``); ISO-8601 with or without a zone (none:
+    UTC); or epoch milliseconds. Otherwise a message saying what is accepted."""
     value = text.strip()
     if value == "now":
         return now_ms
+    if value.startswith("now-"):
+        value = value[3:]
     rel = _RELATIVE.match(value)
     if rel is not None:
         return now_ms - int(float(rel.group(1)) * _UNITS[rel.group(2)])

@@ -75,5 +75,7 @@ def test_history_at_prints_the_screen_as_it_was(tmp_path: Path) -> None:
         targets = [s["tap"] if isinstance(s["tap"], str) else s["tap"]["text"] for s in steps]
         assert targets == ["Settings", "Wi-Fi", "Dark mode"], body
 
+        relative = hub.run("history", "sim-android", "--at", "-1s")  # not taken for an option
+        assert relative.returncode == 0 and relative.stdout.splitlines()[1:] == seen[-1][1]
         bad = hub.run("history", "sim-android", "--at", "last tuesday")
         assert bad.returncode == 2 and "not a time" in bad.stderr
