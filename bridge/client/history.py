@@ -27,12 +27,11 @@ from bridge.wire.query import SemanticQuery
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
 
-    from bridge.client.connection import HubConnection
-    from bridge.client.device import Device
+    from bridge.client.hub_calls import HubCalls
 
 
 class DeviceHistory:
-    _conn: HubConnection
+    _conn: HubCalls
     id: str
 
     async def snapshot_at(self, at: str, compact: bool = True) -> SnapshotResult:
@@ -84,7 +83,7 @@ class SyncDeviceHistory:
     """The blocking twin of ``DeviceHistory`` (needs ``_portal`` and ``device``)."""
 
     _portal: BlockingPortal
-    device: Device
+    device: DeviceHistory
 
     def snapshot_at(self, at: str, compact: bool = True) -> SnapshotResult:
         result: SnapshotResult = self._portal.call(self.device.snapshot_at, at, compact)

@@ -98,6 +98,8 @@ class SyncWatch:
 class SyncDevice(SyncDeviceHistory):
     """The blocking twin of ``bridge.client.Device``."""
 
+    device: Device
+
     def __init__(self, portal: BlockingPortal, device: Device) -> None:
         self._portal = portal
         self.device = device

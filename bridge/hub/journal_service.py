@@ -9,6 +9,7 @@ With no journal, queries are refused (``WINDOW_UNAVAILABLE``) and keys live in m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
@@ -37,11 +38,8 @@ from bridge.journal.records import (
 from bridge.journal.store import JournalReader
 from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import (
-    ActionEvent,
-    DeviceEvent,
     JournalEntry,
     JournalTimelineResult,
-    LeaseEvent,
     SnapshotGet,
     SnapshotResult,
 )
@@ -59,7 +57,7 @@ from bridge.wire.journal import (
 from bridge.wire.snapshot import ScreenSnapshot
 
 if TYPE_CHECKING:
-    from bridge.hub.service import HubService
+    from bridge.hub.device import DeviceRuntime
 
 MAX_WHEN_FRAMES = 20_000
 """``journal.when`` looks at most at this many frames of its window (the newest)."""
@@ -68,21 +66,22 @@ OUTCOME_UNKNOWN = (
 )
 
 
-class Recorder(Protocol):
-    """What a device runtime tells the journal (``bridge.journal.Journal`` implements it)."""
+class JournalHost(Protocol):
+    """What the journal's answers need of the service (``HubService`` implements it)."""
 
-    def frame(
-        self,
-        device: str,
-        generation: int,
-        snapshot: ScreenSnapshot,
-        base: str | None = None,
-        changed: tuple[str, ...] | None = None,
-    ) -> None: ...
-    def event(self, device: str, event: ActionEvent | LeaseEvent | DeviceEvent) -> None: ...
+    journal: Journal | None
+    public_http: Callable[[], str]
+
+    def device(self, device_id: str) -> DeviceRuntime: ...
 
 
-def _journal(svc: HubService) -> Journal:
+class KeyedHost(Protocol):
+    """What keyed actions need (``HandlerContext`` has it)."""
+
+    journal: Journal | None
+
+
+def _journal(svc: JournalHost) -> Journal:
     journal = svc.journal
     if journal is None or not journal.on:
         why = "this hub runs without a journal (--no-journal)"
@@ -96,7 +95,7 @@ def _journal(svc: HubService) -> Journal:
     return journal
 
 
-def _time(svc: HubService, text: str | None, default: int) -> int:
+def _time(svc: JournalHost, text: str | None, default: int) -> int:
     if text is None:
         return default
     now = _journal(svc).clock_ms()
@@ -113,7 +112,7 @@ def _screen_at(reader: JournalReader, device: str, at_ms: int) -> tuple[Frame, A
     return frames[-1], rebuild(frames)
 
 
-async def _rebuilt(svc: HubService, device: str, at_ms: int) -> tuple[Frame, ScreenSnapshot]:
+async def _rebuilt(svc: JournalHost, device: str, at_ms: int) -> tuple[Frame, ScreenSnapshot]:
     journal = _journal(svc)
     try:
         found = await journal.read(lambda r: _screen_at(r, device, at_ms))
@@ -138,7 +137,7 @@ def _compact(snapshot: ScreenSnapshot) -> ScreenSnapshot:
     )
 
 
-async def answer(svc: HubService, request: Any) -> Any:
+async def answer(svc: JournalHost, request: Any) -> Any:
     """The result of a journal query (``request`` is one of ``JournalRequest`` or a
     ``snapshot.get`` with ``at``); raises ``Refusal`` / ``BadRequest``."""
     svc.device(request.device)  # an unknown device is UNKNOWN_DEVICE, as everywhere
@@ -181,7 +180,7 @@ async def answer(svc: HubService, request: Any) -> Any:
 
 
 async def _timeline(
-    svc: HubService, journal: Journal, req: JournalTimeline, now: int
+    svc: JournalHost, journal: Journal, req: JournalTimeline, now: int
 ) -> JournalTimelineResult:
     since = _time(svc, req.since, 0)
     until = _time(svc, req.until, now)
@@ -236,7 +235,9 @@ async def _timeline(
     )
 
 
-async def _when(svc: HubService, journal: Journal, req: JournalWhen, now: int) -> JournalWhenResult:
+async def _when(
+    svc: JournalHost, journal: Journal, req: JournalWhen, now: int
+) -> JournalWhenResult:
     since = _time(svc, req.since, 0)
     until = _time(svc, req.until, now)
     probe = run_query(NodeTree(()), req.query)
@@ -301,7 +302,7 @@ def _matches(snapshot: ScreenSnapshot, req: JournalWhen) -> bool:
 # ---- keyed actions across restarts -----------------------------------------------------------
 
 
-def recorded_outcome(svc: HubService, device: str, key: str, digest: str) -> ActionResult | None:
+def recorded_outcome(svc: KeyedHost, device: str, key: str, digest: str) -> ActionResult | None:
     """The answer to a key an earlier run of the hub recorded: its result (returned), its
     refusal or error (raised), or — when its end was never recorded — an OUTCOME_UNKNOWN
     refusal (raised). None: the key is new."""
@@ -336,14 +337,14 @@ def recorded_outcome(svc: HubService, device: str, key: str, digest: str) -> Act
     )
 
 
-async def keyed_start(svc: HubService, device: str, key: str, digest: str) -> None:
+async def keyed_start(svc: KeyedHost, device: str, key: str, digest: str) -> None:
     """Record, durably, that the keyed action starts (no-op without a journal)."""
     if svc.journal is not None:
         await svc.journal.begin_key(device, key, digest)
 
 
 async def keyed_end(
-    svc: HubService, device: str, key: str, result: ActionResult | None, error: Exception | None
+    svc: KeyedHost, device: str, key: str, result: ActionResult | None, error: Exception | None
 ) -> None:
     """Record the keyed action's outcome, durably, before its caller is answered."""
     journal = svc.journal

@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -37,6 +37,20 @@ screen changed (or the device's first frame of a run): these are the timeline's 
 
 Kind = Literal["screen", "action", "refusal", "lease", "device", "gap", "screenshot"]
 KINDS: tuple[str, ...] = ("screen", "action", "refusal", "lease", "device", "gap", "screenshot")
+
+
+class Recorder(Protocol):
+    """What a device runtime tells the journal (``bridge.journal.recorder.Journal``)."""
+
+    def frame(
+        self,
+        device: str,
+        generation: int,
+        snapshot: ScreenSnapshot,
+        base: str | None = None,
+        changed: tuple[str, ...] | None = None,
+    ) -> None: ...
+    def event(self, device: str, event: ActionEvent | LeaseEvent | DeviceEvent) -> None: ...
 
 
 class DeltaBody(msgspec.Struct, array_like=True, frozen=True):
