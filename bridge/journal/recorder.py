@@ -382,6 +382,7 @@ class Journal:
                 )
             for item in batch:
                 self._apply(store, item)
+                time.sleep(0)  # hand the GIL to the event loop between items (fan-out first)
             store.commit()
         except (sqlite3.Error, OSError) as exc:
             try:
