@@ -159,12 +159,16 @@ async def _flow(device: Device, args: argparse.Namespace) -> int:
 
     if args.since is None:
         raise UsageError("--flow needs --since (and --until, default now)")
-    start = await device.screen_at(args.since)
     end = await device.screen_at(args.until or "now")
+    try:
+        start = await device.screen_at(args.since)
+    except HubError:  # nothing recorded as early as --since: start from what is recorded
+        start = end
     got = await device.timeline(
         args.since, args.until, kinds=("action", "refusal"), limit=MAX_TIMELINE
     )
-    recorder = Recorder(device.id, start.snapshot.app_id, screen_markers(start.snapshot))
+    first = screen_markers(start.snapshot) if start is not end else []
+    recorder = Recorder(device.id, end.snapshot.app_id, first)
     steps = 0
     for entry in reversed(got.entries):
         if isinstance(entry.event, ActionEvent):
