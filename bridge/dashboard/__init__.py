@@ -17,22 +17,18 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-_SCRIPT_TAG = re.compile(rb'<script src="([a-z][a-z0-9_-]*\.js)"></script>')
+_INLINE = re.compile(rb'<script data-inline="([a-z0-9_-]{1,64}\.js)"></script>')
 
 
 def page() -> bytes:
-    """The dashboard's HTML with its scripts inline: each ``<script src="NAME.js"></script>``
-    naming a file of ``static/`` is replaced by that file's text (the page's CSP allows
-    inline scripts only), so a feature's script lives in its own file."""
+    """The dashboard's HTML (with its script and style inline). A hook
+    ``<script data-inline="NAME.js"></script>`` in index.html is replaced by that file of
+    ``static/`` inline (the page is served alone, as one document)."""
     static = resources.files(__package__).joinpath("static")
     html = static.joinpath("index.html").read_bytes()
 
     def inline(found: re.Match[bytes]) -> bytes:
-        source = static.joinpath(found.group(1).decode())
-        if not source.is_file():
-            return found.group(0)
-        return (
-            b"<script>\n" + source.read_bytes().replace(b"</script", b"<\\/script") + b"</script>"
-        )
+        script = static.joinpath(found.group(1).decode()).read_bytes()
+        return b"<script>\n" + script + b"</script>"
 
-    return _SCRIPT_TAG.sub(inline, html)
+    return _INLINE.sub(inline, html)

@@ -78,5 +78,12 @@ HISTORY_TOOLS: tuple[ToolSpec, ...] = (
         HistoryArgs,
         HistoryOutput,
         history,
+        docs={
+            "at": "the screen as it was then: ISO-8601, -5m, -2h or now",
+            "when": "a text: the first and last time it was on the screen",
+            "since": "timeline start: ISO-8601, -5m, -2h (default: all)",
+            "until": "timeline end (default: now)",
+            "limit": "how many timeline entries",
+        },
     ),
 )
