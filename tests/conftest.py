@@ -5,6 +5,8 @@
   schemas and real dumps. It is not part of the project and may be absent: tests that need it
   take the ``shared_dir`` fixture or carry ``@pytest.mark.requires_shared`` (or the
   ``requires_shared`` mark object below); either way they skip when it is missing.
+- Every hub the tests start (in process or as ``mobridge serve``) keeps its default journal
+  in a private state directory (``XDG_STATE_HOME``), never in the user's.
 - Honest runs (``tests/skips.py``): under CI (env ``CI`` set) a skipped test is reported as a
   failure with its reason; locally, when ``MOBRIDGE_SKIP_REPORT`` names a file, the session
   writes one line per skip reason there (``scripts/test`` prints them last).
@@ -25,6 +27,12 @@ SHARED_ABSENT_REASON = SHARED_ABSENT
 _SKIPS: Counter[str] = Counter()
 
 requires_shared = pytest.mark.skipif(not SHARED_DIR.is_dir(), reason=SHARED_ABSENT_REASON)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import tempfile
+
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="mobridge-test-state-")
 
 
 @pytest.fixture

@@ -835,7 +835,9 @@ def pyspy_top(path: str, n: int = 10) -> list[str]:
 
 
 @asynccontextmanager
-async def _hub_bench(sizes: Sizes, loop: str = "asyncio") -> AsyncIterator[Bench]:
+async def _hub_bench(
+    sizes: Sizes, loop: str = "asyncio", journal: str | None = None
+) -> AsyncIterator[Bench]:
     """A bench agent, a hub process on ``loop`` linked to it, and ``sizes.workers``
     subscriber worker processes; everything is stopped on exit."""
     agent = BenchAgent(sizes.trees[0])
@@ -846,6 +848,7 @@ async def _hub_bench(sizes: Sizes, loop: str = "asyncio") -> AsyncIterator[Bench
             "agent_token": AGENT_TOKEN,
             "token": CLIENT_TOKEN,
             "loop": loop,
+            "journal": journal,
         }
         async with child("bridge.bench.hub_proc", json.dumps(config)) as hub_child:
             ready = await hub_child.line(60)

@@ -31,6 +31,7 @@ import resource
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -144,6 +145,7 @@ async def _main(config: dict[str, Any]) -> None:
             tokens={config["token"]: Principal("controller", "bench")},
             sim=False,
             agents=[AgentTarget(config["agent"], config["agent_token"])],
+            journal=Path(config["journal"]) if config.get("journal") else None,
         )
     )
     hub.server.rate_per_s = hub.server.burst = 1e9

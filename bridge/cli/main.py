@@ -132,6 +132,27 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     p.add_argument("--no-dashboard", action="store_true", help="do not serve /dashboard")
     p.add_argument(
+        "--journal",
+        type=Path,
+        metavar="PATH",
+        help="the history database (default: $XDG_STATE_HOME/mobridge/journal.sqlite3)",
+    )
+    p.add_argument("--no-journal", action="store_true", help="keep no history on disk")
+    p.add_argument(
+        "--journal-max-age",
+        type=float,
+        default=7.0,
+        metavar="DAYS",
+        help="drop history older than this (default 7 days)",
+    )
+    p.add_argument(
+        "--journal-max-mb",
+        type=float,
+        default=1024.0,
+        metavar="MB",
+        help="keep the journal under this size (default 1024 MB)",
+    )
+    p.add_argument(
         "--android",
         nargs="?",
         const="*",
@@ -247,6 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_client_commands(sub)
+    from bridge.cli.history import add_history_command
+
+    add_history_command(sub)
     from bridge.cli.mcp import add_mcp_command
 
     add_mcp_command(sub)
@@ -340,6 +364,17 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mobridge serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.no_journal and args.journal is not None:
+        print("mobridge serve: --journal and --no-journal contradict", file=sys.stderr)
+        return EXIT_USAGE
+    if args.journal_max_age <= 0 or args.journal_max_mb <= 0:
+        print(
+            "mobridge serve: --journal-max-age and --journal-max-mb must be positive",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    from bridge.journal.recorder import default_path
+
     config = HubConfig(
         host=args.host,
         port=args.port,
@@ -359,6 +394,9 @@ def _serve(args: argparse.Namespace) -> int:
         android=android,
         farm=farm,
         ios=ios,
+        journal=None if args.no_journal else (args.journal or default_path()),
+        journal_max_age_s=args.journal_max_age * 86400,
+        journal_max_bytes=int(args.journal_max_mb * (1 << 20)),
     )
     hub = Hub(config)
     token_file: list[Path] = []
@@ -434,7 +472,9 @@ def _find_os_error(exc: BaseException, code: int) -> OSError | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    from bridge.cli.history import glue_relative_times
+
+    args = build_parser().parse_args(glue_relative_times(sys.argv[1:] if argv is None else argv))
     debug = bool(args.debug)
     try:
         if args.command == "serve":

@@ -22,6 +22,7 @@ import anyio
 
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
+from bridge.client.history import DeviceHistory
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, Verify
 from bridge.wire.client_protocol import (
@@ -77,7 +78,7 @@ def build_query(
     )
 
 
-class Device(DeviceControl):
+class Device(DeviceControl, DeviceHistory):
     """Requests about device ``id`` over one hub connection (device-level actions:
     ``bridge.client.device_control``)."""
 

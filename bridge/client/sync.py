@@ -25,6 +25,7 @@ from bridge.client.connection import (
 )
 from bridge.client.delta import WatchUpdate
 from bridge.client.device import Device, Target
+from bridge.client.history import SyncDeviceHistory
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, Verify
 from bridge.wire.client_protocol import (
@@ -94,8 +95,10 @@ class SyncWatch:
             return None
 
 
-class SyncDevice:
+class SyncDevice(SyncDeviceHistory):
     """The blocking twin of ``bridge.client.Device``."""
+
+    device: Device
 
     def __init__(self, portal: BlockingPortal, device: Device) -> None:
         self._portal = portal

@@ -33,6 +33,7 @@ from bridge.core.verification import PolicyRejected, check_verify_request, verif
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.handler_context import Pending
+from bridge.hub.journal_service import keyed_end, keyed_start, recorded_outcome
 from bridge.hub.observation import dispatch_from_reply, observation, observe, observed
 from bridge.hub.policy import action_subject, check_policy, lease_check, require_controller
 from bridge.hub.targeting import describe_query, resolve_target
@@ -302,12 +303,16 @@ async def _run_act(
             raise pending.error
         assert pending.result is not None
         return pending.result
+    recorded = recorded_outcome(svc, device.id, key, digest)  # an earlier run's (journal)
+    if recorded is not None:
+        return recorded
     pending = Pending(anyio.Event(), digest)
     svc.idempotency.put(device.id, key, pending, svc.clock_ms())
     try:
         # A keyed action survives its client's disconnect (bounded by the duration caps), so
         # the retry gets its real outcome; ``cancel`` and lease changes still stop it.
         with anyio.CancelScope(shield=True):
+            await keyed_start(svc, device.id, key, digest)
             result = await cancellable(svc, session, device, msg.id, attempt)
         pending.result = result
     except Exception as exc:
@@ -318,6 +323,8 @@ async def _run_act(
             pending.error = BadRequest(
                 ProtocolErrorCode.CANCELLED, "the first attempt with this key was cancelled"
             )
+        with anyio.CancelScope(shield=True):
+            await keyed_end(svc, device.id, key, pending.result, pending.error)
         pending.done.set()
     return result
 

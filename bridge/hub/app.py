@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from bridge.devices.ios import IosConfig
     from bridge.farm.config import FarmConfig
     from bridge.hub.farm import Farm
+    from bridge.journal.recorder import Journal
 
 
 @dataclass
@@ -94,6 +95,11 @@ class HubConfig:
     the hub cannot import the layer above it)."""
     farm: FarmConfig | None = None
     """Join a farm of hubs over NATS (``docs/farm.md``); None: this hub alone."""
+    journal: Path | None = None
+    """The journal database (device history, restart-safe idempotency); None: no journal.
+    ``mobridge serve`` turns it on by default (``bridge.journal.recorder.default_path``)."""
+    journal_max_age_s: float = 7 * 24 * 3600
+    journal_max_bytes: int = 1 << 30
 
 
 THREAD_INGEST_NODES = 400
@@ -165,6 +171,17 @@ class Hub:
         )
         self.service.connections = lambda: self.server.sessions
         self.service.install_dir = config.install_dir
+        self.journal: Journal | None = None
+        if config.journal is not None:
+            from bridge.journal.recorder import Journal
+
+            self.journal = Journal.open(
+                config.journal,
+                self._journal_log,
+                max_age_s=config.journal_max_age_s,
+                max_bytes=config.journal_max_bytes,
+            )
+            self.service.journal = self.journal
         self.port: int | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.sim: Any = None
@@ -181,6 +198,9 @@ class Hub:
             self.service.owner_name = config.farm.hub
             self.service.farm_report = self.farm.report
 
+    def _journal_log(self, event: str, **fields: Any) -> None:
+        (self.log.warning if event == "journal_off" else self.log.info)(event, **fields)
+
     def _public_http(self) -> str:
         return f"http://{self.config.host}:{self.port}"
 
@@ -190,6 +210,14 @@ class Hub:
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
     ) -> None:
+        try:
+            await self._run(task_status)
+        finally:
+            if self.journal is not None:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(self.journal.close)
+
+    async def _run(self, task_status: anyio.abc.TaskStatus[int]) -> None:
         async with anyio.create_task_group() as tg:
             self._tg = tg
             self.port = await tg.start(self.server.serve)
@@ -466,6 +494,8 @@ class Hub:
                 masker=self.service.masker,
             )
             self.service.devices[device_id] = device
+            if self.journal is not None and self.journal.on:
+                device.journal = self.journal
             if self.farm is not None:
                 device.on_event = self.farm.owner.on_device_event
             feed = SettledFeed(device)

@@ -42,6 +42,7 @@ from bridge.core.raw_limits import MAX_CAPTURE_NODES, Capped, cap_raw_tree
 from bridge.core.secret_mask import SecretMasker
 from bridge.core.slim_patch import slim
 from bridge.core.tree import NodeTree
+from bridge.journal.records import Recorder
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
 from bridge.net.frames import Outgoing
@@ -192,6 +193,8 @@ class DeviceRuntime:
         """``(sent at, event)`` of the last device, lease and action events (``history``)."""
         self.on_event: Callable[[DeviceRuntime, Any], None] | None = None
         """Also told every device, lease and action event (a farm relays them)."""
+        self.journal: Recorder | None = None
+        """Records every new generation and every device, lease and action event."""
 
     # ---- captures ---------------------------------------------------------------------------
 
@@ -301,6 +304,10 @@ class DeviceRuntime:
             self._fan_out(previous, capture)
         else:
             self._resync_all()
+        if self.journal is not None:
+            base = previous.normalized.full.snapshot_id if previous is not None else None
+            known = _known_changes(previous, capture) if previous is not None else None
+            self.journal.frame(self.id, self.generation, result.full, base, known)
         self._notify()
         return capture
 
@@ -443,6 +450,8 @@ class DeviceRuntime:
         ``MAX_HISTORY`` are kept for ``history``."""
         self.recent.append((self.clock_ms(), event))
         self._broadcast(self.watchers(), None, event)
+        if self.journal is not None:
+            self.journal.event(self.id, event)
         if self.on_event is not None:
             self.on_event(self, event)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
@@ -27,6 +27,9 @@ from bridge.hub.intents import Intents
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.wire.action import ActionResult
+
+if TYPE_CHECKING:
+    from bridge.journal.recorder import Journal
 
 
 @dataclass
@@ -54,6 +57,8 @@ class HandlerContext(Protocol):
     """(session id, request id) -> the scope a ``cancel`` request cancels."""
     install_dir: Path | None
     stagers: dict[str, Stager]
+    journal: Journal | None
+    """The device history on disk (keyed actions record their outcome there)."""
     intents: Intents
     """Lease priorities, intent announcements and vetoes (``bridge.hub.intents``)."""
 

@@ -6,7 +6,7 @@ import secrets as random_ids
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
@@ -31,6 +31,7 @@ from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.fresh_capture import fresh_capture
 from bridge.hub.handler_context import Pending
 from bridge.hub.intents import Intents
+from bridge.hub.journal_service import answer as answer_journal
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
@@ -92,6 +93,10 @@ from bridge.wire.device_control import (
     TypeText,
 )
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode, VerificationResult
+from bridge.wire.journal import JournalAt, JournalDiff, JournalTimeline, JournalWhen
+
+if TYPE_CHECKING:
+    from bridge.journal.recorder import Journal
 
 SCREEN_WAIT_DEFAULT_MS = 10_000
 WAIT_DEFAULT_MS = 5_000
@@ -148,6 +153,8 @@ class HubService:
         """Lease priorities, intent announcements and vetoes (``bridge.hub.intents``)."""
         self.owner_name: str | None = None
         """In a farm: this hub's name, the ``owner`` of its devices in ``devices.list``."""
+        self.journal: Journal | None = None
+        """The device history on disk (the composition root opens it; None: --no-journal)."""
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
         """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
         ``statistics`` (True)."""
@@ -230,11 +237,16 @@ class HubService:
             for s in list(self.connections().values())
         }
         stats = {"hub": self.name, "devices": devices, "sessions": sessions}
+        if self.journal is not None:
+            stats["journal"] = self.journal.statistics()
         if self.farm_report is not None:
             stats["farm"] = self.farm_report(True)
         return stats
 
     def capture(self, capture_id: str) -> bytes | None:
+        if capture_id.startswith("j_") and self.journal is not None:
+            file = self.journal.capture_file(capture_id[2:] + ".png")
+            return file.read_bytes() if file is not None else None
         return self.captures.get(capture_id)
 
     # ---- helpers ----------------------------------------------------------------------------
@@ -352,6 +364,16 @@ class HubService:
                 found.leave(session)
                 session.forget_stream(sub)
                 return UnsubscribeResult(subscription=sub)
+            case SnapshotGet(at=at, fresh=True) if at is not None:
+                raise BadRequest(
+                    ProtocolErrorCode.INVALID_PARAMS,
+                    "snapshot.get: 'fresh' and 'at' exclude each other (a past screen "
+                    "cannot be captured anew); drop one",
+                )
+            case SnapshotGet(at=at) if at is not None:
+                return await answer_journal(self, request)
+            case JournalAt() | JournalDiff() | JournalTimeline() | JournalWhen():
+                return await answer_journal(self, request)
             case SnapshotGet(device=device_id, compact=compact, fresh=fresh):
                 device = self.device(device_id)
                 cap = await fresh_capture(device) if fresh else self.current(device)
@@ -596,6 +618,8 @@ class HubService:
             raise refusal(ErrorCode.WINDOW_UNAVAILABLE, "the agent sent no valid PNG", ("retry",))
         capture_id = f"cap_{random_ids.token_hex(8)}"
         self.captures[capture_id] = png
+        if self.journal is not None:
+            self.journal.screenshot(device.id, png)
         while len(self.captures) > MAX_CAPTURES:
             self.captures.popitem(last=False)
         width = int.from_bytes(png[16:20], "big")

@@ -39,6 +39,16 @@ from bridge.wire.enums import (
     VerificationResult,
 )
 from bridge.wire.errors import ErrorEnvelope
+from bridge.wire.journal import (
+    JournalAt,
+    JournalDiff,
+    JournalDiffResult,
+    JournalKind,
+    JournalScreenResult,
+    JournalTimeline,
+    JournalWhen,
+    JournalWhenResult,
+)
 from bridge.wire.node import SemanticNode
 from bridge.wire.node_edit import MetaEdit, NodeEdit
 from bridge.wire.noderef import NodeRef
@@ -100,11 +110,15 @@ class Unsubscribe(_Request, tag="unsubscribe", frozen=True):
 
 
 class SnapshotGet(_Request, tag="snapshot.get", frozen=True):
+    """``at``: the screen as it was then, from the journal (a ``journal.at`` time); ``fresh`` and
+    ``at`` together are refused (a past screen cannot be captured anew)."""
+
     device: DeviceId
     compact: bool = True
     fresh: bool = False
     """True: the hub asks the agent for a new capture and answers with the snapshot made of it
     (or of a newer one); false (default): the newest snapshot the hub holds, at once."""
+    at: Annotated[str, msgspec.Meta(min_length=1, max_length=64)] | None = None
 
 
 class Find(_Request, tag="find", frozen=True):
@@ -218,6 +232,10 @@ ClientToHub = (
     | AppUninstall
     | AppsList
     | DisplayGet
+    | JournalAt
+    | JournalDiff
+    | JournalTimeline
+    | JournalWhen
     | Veto
 )
 
@@ -582,3 +600,32 @@ class HistoryResult(WireStruct, frozen=True):
 
 
 RESULT_TYPES["history"] = HistoryResult
+
+
+class JournalEntry(WireStruct, frozen=True):
+    """One moment of a device's recorded history: ``event`` for action, refusal, lease and
+    device entries; ``generation`` for screen changes; ``screenshot`` (a URL) for screenshots."""
+
+    at_ms: NonNegInt
+    kind: JournalKind
+    summary: str
+    client: str | None = None
+    generation: NonNegInt | None = None
+    event: ActionEvent | LeaseEvent | DeviceEvent | None = None
+    screenshot: str | None = None
+
+
+class JournalTimelineResult(WireStruct, frozen=True):
+    """Newest first; ``truncated``: the window held more than ``limit`` entries."""
+
+    device: DeviceId
+    since_ms: NonNegInt
+    until_ms: NonNegInt
+    entries: tuple[JournalEntry, ...]
+    truncated: bool = False
+
+
+RESULT_TYPES["journal.at"] = JournalScreenResult
+RESULT_TYPES["journal.diff"] = JournalDiffResult
+RESULT_TYPES["journal.timeline"] = JournalTimelineResult
+RESULT_TYPES["journal.when"] = JournalWhenResult

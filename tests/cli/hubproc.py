@@ -27,6 +27,7 @@ LISTENING = re.compile(r"^mobridge hub listening on ws://127\.0\.0\.1:(\d+)/v1$"
 def clean_env(runtime_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MOBRIDGE_")}
     env["XDG_RUNTIME_DIR"] = str(runtime_dir)
+    env["XDG_STATE_HOME"] = str(runtime_dir / "state")  # the hub's journal: this test's own
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra)
     return env

@@ -8,7 +8,9 @@ import pytest
 
 from bridge import __version__
 from bridge.client import connect
+from bridge.client.errors import ProtocolFailure
 from bridge.wire.client_protocol import SnapshotGet
+from bridge.wire.enums import ProtocolErrorCode
 from tests.hub.hubfixture import CONTROLLER, OBSERVER, running_hub
 
 pytestmark = pytest.mark.anyio
@@ -45,3 +47,11 @@ async def test_fresh_defaults_to_false_on_the_wire_and_the_summary_names_version
         assert summary.agent_version == __version__
         assert summary.agent == f"mobridge-sim {__version__}"
         assert summary.os_version is not None
+
+
+async def test_fresh_and_at_together_are_refused_as_invalid_params() -> None:
+    async with running_hub() as rh, connect(rh.url, token=OBSERVER, name="t") as client:
+        with pytest.raises(ProtocolFailure) as refused:
+            await client.request(SnapshotGet(id=99, device=rh.device_id, fresh=True, at="-1m"))
+        assert refused.value.code is ProtocolErrorCode.INVALID_PARAMS
+        assert "exclude each other" in str(refused.value)

@@ -41,6 +41,7 @@ TOOLS = {
     "orientation",
     "display",
     "apps",
+    "history",
 }
 
 
@@ -89,7 +90,10 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
             # confirm's success is covered by the objection tests; here its refusal:
             refused = await mcp.call("confirm", {"objection": "obj_none", "answer": "approve"})
             assert refused.isError and "UNKNOWN_OBJECTION" in text_of(refused)
-            assert called | {"confirm"} == TOOLS
+            # history's success is covered by tests/journal; this hub keeps no journal:
+            past = await mcp.call("history", {})
+            assert past.isError and "without a journal" in text_of(past)
+            assert called | {"confirm", "history"} == TOOLS
 
 
 async def test_agent_logs_in_with_five_calls_and_no_screen_call_between_actions(

@@ -1,0 +1,168 @@
+"use strict";
+// Time travel (issue 22): a scrubber over the selected device's recorded timeline (the hub's
+// journal, `journal.timeline`) shows the picture (the nearest screenshot kept), the element
+// tree and the activity as they were at that moment (`journal.at`); "Compare with now"
+// (`journal.diff`) marks what changed since. Uses the page's `state`, `request`, `make` and
+// `el`; device texts go through textContent only. A hub without a journal says so here.
+(function timeTravel() {
+  const tt = { device: null, entries: [], min: 0, max: 0, at: null, shotUrl: null, seq: 0 };
+  const style = make("style");
+  style.textContent = [
+    "#tt { position: fixed; top: 2.6em; right: .6em; bottom: .6em; width: min(760px, 62vw); background: #fff;",
+    "  border: 1px solid #d6d9e0; border-radius: 6px; box-shadow: 0 8px 30px rgba(0,0,0,.25); display: none;",
+    "  grid-template-rows: auto auto minmax(0, 1fr); grid-template-columns: 240px 1fr; gap: .4em; padding: .6em; z-index: 5; }",
+    "#tt.shown { display: grid; }",
+    "#tt .bar { grid-column: 1 / span 2; display: flex; gap: .6em; align-items: center; }",
+    "#tt input[type=range] { flex: 1 1 auto; }",
+    "#tt .when { font-family: ui-monospace, monospace; font-size: 12px; }",
+    "#tt .note { grid-column: 1 / span 2; color: #5a6275; font-size: 12px; min-height: 1.2em; }",
+    "#tt-picture { overflow: hidden; display: flex; align-items: flex-start; justify-content: center; }",
+    "#tt-picture img { max-width: 100%; max-height: 100%; border: 1px solid #e2e4ea; }",
+    "#tt-right { display: grid; grid-template-rows: minmax(0, 2fr) minmax(0, 1fr); gap: .4em; min-height: 0; }",
+    "#tt-tree, #tt-activity { overflow: auto; font-size: 12px; border: 1px solid #eef0f4; padding: .2em; }",
+    "#tt-tree .node.changed { background: #fff3c4; } #tt-tree .node.added { background: #dff5e1; }",
+    "#tt-tree .gone { background: #fde2e0; text-decoration: line-through; }",
+    "#tt-activity .row.later { color: #a0a6b3; }",
+    "#tt-open { margin-left: .6em; }",
+  ].join("\n");
+  document.head.append(style);
+
+  const panel = make("section");
+  panel.id = "tt";
+  panel.dataset.testid = "time-travel";
+  const bar = make("div", null, "bar");
+  const range = make("input");
+  range.type = "range"; range.min = "0"; range.max = "0"; range.step = "1"; range.dataset.testid = "scrubber";
+  const when = make("span", "", "when"); when.dataset.testid = "tt-time";
+  const compare = make("button", "Compare with now"); compare.type = "button"; compare.dataset.testid = "tt-compare";
+  const reload = make("button", "Reload"); reload.type = "button";
+  const close = make("button", "Close"); close.type = "button";
+  bar.append(range, when, compare, reload, close);
+  const note = make("div", "", "note"); note.dataset.testid = "tt-note";
+  const picture = make("div"); picture.id = "tt-picture";
+  const img = make("img"); img.alt = "the screen as it was"; img.dataset.testid = "tt-shot"; img.hidden = true;
+  picture.append(img);
+  const right = make("div"); right.id = "tt-right";
+  const tree = make("div"); tree.id = "tt-tree"; tree.dataset.testid = "tt-tree";
+  const activity = make("div"); activity.id = "tt-activity"; activity.dataset.testid = "tt-activity";
+  right.append(tree, activity);
+  panel.append(bar, note, picture, right);
+  document.body.append(panel);
+
+  const open = make("button", "Time travel"); open.id = "tt-open"; open.type = "button";
+  open.dataset.testid = "tt-open";
+  const signout = el("signout");
+  signout.parentNode.insertBefore(open, signout);
+
+  const stamp = (ms) => new Date(ms).toISOString().replace("T", " ").replace("Z", " UTC");
+  const fail = (err) => { note.textContent = String((err && err.message) || err); };
+
+  async function load() {
+    const device = state.selected;
+    if (!device || !state.ws) { note.textContent = "select a device first"; return; }
+    tt.device = device;
+    note.textContent = "reading the journal…";
+    try {
+      const got = await request("journal.timeline", { device, limit: 1000 });
+      tt.entries = got.entries.slice().reverse(); // oldest first
+      tt.min = tt.entries.length ? tt.entries[0].atMs : got.untilMs;
+      tt.max = got.untilMs;
+      range.min = String(tt.min); range.max = String(tt.max); range.value = String(tt.max);
+      note.textContent = tt.entries.length + " recorded moments of " + device + (got.truncated ? " (the newest 1000)" : "");
+      await show(tt.max);
+    } catch (err) { fail(err); }
+  }
+
+  async function show(at) {
+    const mine = ++tt.seq, device = tt.device;
+    tt.at = at;
+    when.textContent = stamp(at);
+    let got;
+    try {
+      got = await request("journal.at", { device, at: String(at), compact: true });
+    } catch (err) { if (mine === tt.seq) fail(err); return; }
+    if (mine !== tt.seq) return;
+    renderTree(got.snapshot, null);
+    renderActivity(at);
+    await renderShot(got.screenshot);
+  }
+
+  function renderTree(snap, diff) {
+    tree.replaceChildren();
+    const changed = new Set(diff ? diff.changed.map((c) => c.node) : []);
+    const added = new Set(diff ? diff.added.map((n) => n.nodeId) : []);
+    const depth = new Map();
+    for (const n of snap.nodes) {
+      const d = n.parentId && depth.has(n.parentId) ? depth.get(n.parentId) + 1 : 0;
+      depth.set(n.nodeId, d);
+      const words = [n.nodeId, n.role];
+      const name = n.label || n.text || n.hint;
+      if (name) words.push(JSON.stringify(name));
+      if (n.value) words.push("=" + JSON.stringify(n.value));
+      const s = n.state || {};
+      if (s.checked === true) words.push("checked");
+      if (s.checked === false) words.push("unchecked");
+      const line = make("div", "  ".repeat(d) + words.join(" "), "node");
+      line.style.whiteSpace = "pre";
+      line.dataset.node = n.nodeId;
+      if (changed.has(n.nodeId)) line.classList.add("changed");
+      if (added.has(n.nodeId)) line.classList.add("added");
+      tree.append(line);
+    }
+    if (diff) {
+      for (const id of diff.removed) tree.append(make("div", id + " (gone now)", "gone"));
+    }
+  }
+
+  function renderActivity(at) {
+    activity.replaceChildren();
+    for (const e of tt.entries.slice(-200)) {
+      const row = make("div", stamp(e.atMs).slice(11, 23) + "  " + e.kind + "  " + e.summary + (e.client ? "  [" + e.client + "]" : ""), "row");
+      row.dataset.kind = e.kind;
+      if (e.atMs > at) row.classList.add("later");
+      activity.append(row);
+    }
+    const last = [...activity.children].filter((r) => !r.classList.contains("later")).pop();
+    if (last) last.scrollIntoView({ block: "nearest" });
+  }
+
+  async function renderShot(url) {
+    if (!url) { img.hidden = true; img.removeAttribute("src"); return; }
+    try {
+      const response = await fetch(url.replace(/^https?:\/\/[^/]+/, ""), { headers: { Authorization: "Bearer " + state.token } });
+      if (!response.ok) throw new Error("screenshot " + response.status);
+      const blobUrl = URL.createObjectURL(await response.blob());
+      if (tt.shotUrl) URL.revokeObjectURL(tt.shotUrl);
+      tt.shotUrl = blobUrl;
+      img.src = blobUrl;
+      img.hidden = false;
+    } catch (err) { img.hidden = true; fail(err); }
+  }
+
+  async function compareWithNow() {
+    if (tt.at === null) return;
+    try {
+      const [got, past] = await Promise.all([
+        request("journal.diff", { device: tt.device, since: String(tt.at), until: "now" }),
+        request("journal.at", { device: tt.device, at: String(tt.at), compact: false }),
+      ]);
+      const d = got.diff;
+      renderTree(past.snapshot, d);
+      note.textContent = "since " + stamp(tt.at) + ": " + d.changed.length + " changed, " + d.added.length +
+        " added, " + d.removed.length + " removed" + (d.screenChanged ? ", another screen" : "");
+    } catch (err) { fail(err); }
+  }
+
+  let timer = null;
+  range.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => show(Number(range.value)), 80);
+  });
+  compare.addEventListener("click", compareWithNow);
+  reload.addEventListener("click", load);
+  close.addEventListener("click", () => panel.classList.remove("shown"));
+  open.addEventListener("click", () => { panel.classList.add("shown"); load(); });
+  setInterval(() => {
+    if (panel.classList.contains("shown") && state.selected && state.selected !== tt.device) load();
+  }, 1000);
+})();
