@@ -48,6 +48,7 @@ from bridge.cli.failures import (
 from bridge.cli.render import (
     candidate_lines,
     emit,
+    no_match_reason,
     node_words,
     outline,
     say,
@@ -440,12 +441,19 @@ async def _screen(device: Device, args: argparse.Namespace) -> int:
 
 async def _find(device: Device, query: SemanticQuery, args: argparse.Namespace) -> int:
     found = await device.find(query)
+    why = ""
+    if not found.count:
+        why = no_match_reason(query, (await device.snapshot(compact=False)).snapshot.nodes)
     if _human(args):
-        print(f"{found.count} match{'es' if found.count != 1 else ''}")
+        print(
+            f"{found.count} match{'es' if found.count != 1 else ''}" + (f": {why}" if why else "")
+        )
         for m in found.matches:
             print(f"{m.node.node_id}  {node_words(m.node)}   ({m.reason})")
     else:
         emit(found)
+        if why:
+            say(f"mobridge find: no match: {why}")
     return EXIT_OK
 
 

@@ -52,7 +52,9 @@ def did_you_mean(message: str) -> str:
     head = message[: found.start()] + f"invalid choice: {found.group('got')!r}"
     if close:
         return f"{head}; did you mean {' or '.join(close)}?"
-    return f"{head}: not a command"
+    if message.startswith("argument COMMAND"):
+        return f"{head}: not a command"
+    return f"{head}; choose from {', '.join(choices)}"
 
 
 def _sim_scenes() -> tuple[str, ...]:
