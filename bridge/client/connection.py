@@ -38,11 +38,11 @@ from websockets.typing import Subprotocol
 from bridge.client.channels import CHANNEL_SIZE, Channel, EventStream, HubEvent, SubscriptionEvent
 from bridge.client.device import Device
 from bridge.client.errors import (
+    START_HINT,
     ClientError,
     ConnectionFailed,
     ConnectionLost,
     ProtocolFailure,
-    START_HINT,
     RequestTimeout,
     hub_error,
 )
