@@ -7,5 +7,5 @@ and import only what they measure. ``--quick`` keeps every section to a few seco
 
 from __future__ import annotations
 
-SECTIONS: tuple[str, ...] = ("wire", "core", "hub", "agents", "mcp", "farm", "device")
+SECTIONS: tuple[str, ...] = ("wire", "core", "hub", "agents", "mcp", "farm", "device", "cli")
 """Run order when ``--only`` is not given."""
