@@ -17,7 +17,6 @@ import random
 from pathlib import Path
 
 import msgspec
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -191,7 +190,6 @@ def _changed_is_exact(before: Normalized, after: Normalized) -> None:
     assert all(old[n.node_id] is n for n in after.full.nodes if n.node_id not in differ)
 
 
-@pytest.mark.skipif(not SOURCES, reason="no dumps")
 @settings(
     max_examples=60,
     deadline=None,
