@@ -152,6 +152,11 @@ class HubConnection:
     def closed(self) -> bool:
         return self._closed is not None
 
+    @property
+    def closed_reason(self) -> str | None:
+        """Why the connection closed, or None while it is open."""
+        return self._closed
+
     def next_id(self) -> int:
         return next(self._ids)
 

@@ -53,7 +53,7 @@ from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
 
 if TYPE_CHECKING:
-    from bridge.client.connection import HubConnection
+    from bridge.client.hub_calls import HubCalls
 
 Target = NodeRef | FindMatch | SemanticQuery
 DEFAULT_ACTION_BUDGET_MS = 8000
@@ -81,7 +81,7 @@ class Device(DeviceControl):
     """Requests about device ``id`` over one hub connection (device-level actions:
     ``bridge.client.device_control``)."""
 
-    def __init__(self, conn: HubConnection, device_id: str) -> None:
+    def __init__(self, conn: HubCalls, device_id: str) -> None:
         self._conn = conn
         self.id = device_id
 

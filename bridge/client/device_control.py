@@ -33,7 +33,7 @@ from bridge.wire.enums import GestureKind, KeyName, Orientation
 from bridge.wire.request_parts import Confirm
 
 if TYPE_CHECKING:
-    from bridge.client.connection import HubConnection
+    from bridge.client.hub_calls import HubCalls
 
 DEFAULT_ACTION_BUDGET_S = 8.0
 INSTALL_BUDGET_S = 130.0
@@ -43,7 +43,7 @@ INSTALL_BUDGET_S = 130.0
 class DeviceControl:
     """Device-level requests; ``Device`` provides ``_conn`` and ``id``."""
 
-    _conn: HubConnection
+    _conn: HubCalls
     id: str
 
     # ---- gestures --------------------------------------------------------------------------

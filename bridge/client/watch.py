@@ -28,7 +28,7 @@ from bridge.wire.client_protocol import DeltaEvent, PatchEvent, SnapshotEvent, S
 
 if TYPE_CHECKING:
     from bridge.client.channels import Channel, SubscriptionEvent
-    from bridge.client.connection import HubConnection
+    from bridge.client.hub_calls import HubCalls
 
 DEFAULT_RESYNC_TIMEOUT = 1.0
 
@@ -38,7 +38,7 @@ class Watch:
 
     def __init__(
         self,
-        conn: HubConnection,
+        conn: HubCalls,
         device: str,
         compact: bool = True,
         strict: bool = False,
@@ -141,7 +141,7 @@ class Watch:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             if self._stopped:
                 raise StopAsyncIteration from None
-            raise ConnectionLost(self._conn._closed or "subscription ended") from None
+            raise ConnectionLost(self._conn.closed_reason or "subscription ended") from None
 
     async def _resubscribe(self) -> WatchUpdate:
         old = self.subscription

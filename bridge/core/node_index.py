@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from bridge.core.textmatch import normalize_text
 from bridge.wire.enums import Role
 from bridge.wire.node import SemanticNode
 
-if TYPE_CHECKING:
-    from bridge.core.tree import NodeTree
+# The tree type is a parameter so this module need not know bridge.core.tree (which imports it).
+_Tree = TypeVar("_Tree")
 
 ID_MARK = ":id/"
 _MAPS = (
@@ -173,9 +173,7 @@ class NodeIndex:
             found = self._fingerprints[node.node_id] = compute(node)
         return found
 
-    def ancestry(
-        self, tree: NodeTree, node_id: str, compute: Callable[[NodeTree, str], str]
-    ) -> str:
+    def ancestry(self, tree: _Tree, node_id: str, compute: Callable[[_Tree, str], str]) -> str:
         found = self._ancestry.get(node_id)
         if found is None:
             found = self._ancestry[node_id] = compute(tree, node_id)

@@ -32,6 +32,7 @@ from bridge.core.noderef import Resolved
 from bridge.core.verification import PolicyRejected, check_verify_request, verify
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.handler_context import Pending
 from bridge.hub.observation import dispatch_from_reply, observation, observe, observed
 from bridge.hub.policy import action_subject, check_policy, lease_check, require_controller
 from bridge.hub.targeting import describe_query, resolve_target
@@ -68,7 +69,7 @@ from bridge.wire.enums import (
 from bridge.wire.query import SemanticQuery
 
 if TYPE_CHECKING:
-    from bridge.hub.service import HubService
+    from bridge.hub.handler_context import HandlerContext
 
 
 NODE_VERBS_NEEDING_VALUE = frozenset({ActionVerb.SET_TEXT})
@@ -80,19 +81,23 @@ MAX_VERIFY_STABLE_MS = 10_000
 """Cap on ``verify.stableForMs``."""
 COMMAND_TIMEOUT_S = 10.0
 """How long the hub waits for the agent to answer one command."""
+TYPING_S_PER_CHAR = 0.12
+"""Extra wait per character a SET_TEXT types: a phone types at most ~40 characters a second with
+pauses (the iOS agent's pace) plus XCTest's own ~60 a second, and the agent may type twice (its
+verified retry); without it a long text outlasts the wait and the agent is taken for lost."""
+CLEAR_S_PER_CHAR = 0.04
+"""Extra wait per character of the old value the agent deletes first (one key each, twice)."""
+MAX_COMMAND_TIMEOUT_S = 600.0
+
+
+def command_timeout_s(text: str | None, old_value: str | None = None) -> float:
+    """How long the hub waits for a node action's reply: the base, plus typing and clearing time
+    for a text, capped at ``MAX_COMMAND_TIMEOUT_S``."""
+    extra = TYPING_S_PER_CHAR * len(text or "") + CLEAR_S_PER_CHAR * len(old_value or "")
+    return min(MAX_COMMAND_TIMEOUT_S, COMMAND_TIMEOUT_S + (extra if text is not None else 0.0))
+
 
 T = TypeVar("T")
-
-
-@dataclass
-class Pending:
-    """An idempotent action in flight or done: retries wait on ``done``. ``digest`` is the
-    request's fingerprint: a key reused with another request is refused."""
-
-    done: anyio.Event
-    digest: str
-    result: ActionResult | None = None
-    error: Exception | None = None
 
 
 @dataclass
@@ -128,7 +133,7 @@ def check_caps(req: ActionRequest) -> None:
 
 
 async def cancellable(
-    svc: HubService,
+    svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
     request_id: object,
@@ -157,7 +162,7 @@ async def cancellable(
 
 
 def _emit(
-    svc: HubService,
+    svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
     request_id: object,
@@ -206,7 +211,7 @@ def _emit(
 
 
 def _announce(
-    svc: HubService,
+    svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
     msg: Act | Global | App,
@@ -239,7 +244,7 @@ def _announce(
 
 
 async def run_act(
-    svc: HubService, session: Session, device: DeviceRuntime, msg: Act
+    svc: HandlerContext, session: Session, device: DeviceRuntime, msg: Act
 ) -> ActionResult:
     """The ``act`` pipeline; every refusal is announced once as an ``action`` event."""
     started = svc.clock_ms()
@@ -251,7 +256,7 @@ async def run_act(
 
 
 async def _run_act(
-    svc: HubService, session: Session, device: DeviceRuntime, msg: Act
+    svc: HandlerContext, session: Session, device: DeviceRuntime, msg: Act
 ) -> ActionResult:
     require_controller(session)
     req = msg.request
@@ -314,7 +319,7 @@ async def _run_act(
 
 
 async def _act_locked(
-    svc: HubService,
+    svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
     msg: Act,
@@ -376,7 +381,7 @@ async def _act_locked(
                     allow_ancestor=True,
                     allow_gesture=req.allow_gesture_fallback,
                 ),
-                timeout_s=COMMAND_TIMEOUT_S,
+                timeout_s=command_timeout_s(text, node.value),
             )
         except (AgentLost, TimeoutError) as exc:
             _agent_trouble(device, exc)
@@ -489,7 +494,7 @@ async def _act_locked(
 
 
 async def run_global_or_app(
-    svc: HubService, session: Session, device: DeviceRuntime, msg: Global | App
+    svc: HandlerContext, session: Session, device: DeviceRuntime, msg: Global | App
 ) -> ActionResult:
     """``global`` / ``app``; every refusal is announced once as an ``action`` event."""
     started = svc.clock_ms()
@@ -501,7 +506,7 @@ async def run_global_or_app(
 
 
 async def _run_global_or_app(
-    svc: HubService, session: Session, device: DeviceRuntime, msg: Global | App
+    svc: HandlerContext, session: Session, device: DeviceRuntime, msg: Global | App
 ) -> ActionResult:
     require_controller(session)
     if not device.online:
@@ -528,7 +533,7 @@ async def _run_global_or_app(
 
 
 async def _global_or_app_locked(
-    svc: HubService,
+    svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
     msg: Global | App,

@@ -102,7 +102,7 @@ from bridge.wire.enums import (
 )
 
 if TYPE_CHECKING:
-    from bridge.hub.service import HubService
+    from bridge.hub.handler_context import HandlerContext
 
 DeviceAction = (
     Gesture | KeyPress | TypeText | OrientationSet | AppTerminate | AppInstall | AppUninstall
@@ -158,7 +158,7 @@ def _names(msg: DeviceAction) -> tuple[str, str]:
 
 
 async def run_device_action(
-    svc: HubService, session: Session, device: DeviceRuntime, msg: DeviceAction
+    svc: HandlerContext, session: Session, device: DeviceRuntime, msg: DeviceAction
 ) -> ActionResult:
     """One device action (module order); every refusal is announced once."""
     started = svc.clock_ms()
@@ -208,7 +208,7 @@ def _check_request(msg: DeviceAction) -> None:
 
 
 async def _run(
-    svc: HubService, session: Session, device: DeviceRuntime, msg: DeviceAction, started: int
+    svc: HandlerContext, session: Session, device: DeviceRuntime, msg: DeviceAction, started: int
 ) -> ActionResult:
     require_controller(session)
     if not device.online:
@@ -226,7 +226,7 @@ async def _run(
 
 
 async def _locked(
-    svc: HubService,
+    svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
     msg: DeviceAction,
@@ -278,7 +278,7 @@ async def _locked(
         return await _observe_and_report(svc, session, device, msg, plan, before, reply, started)
 
 
-def _plan(svc: HubService, device: DeviceRuntime, msg: DeviceAction, before: Capture) -> Plan:
+def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before: Capture) -> Plan:
     snapshot = before.normalized.full
     verb, action = _names(msg)
     match msg:
@@ -451,7 +451,7 @@ def _plan(svc: HubService, device: DeviceRuntime, msg: DeviceAction, before: Cap
 
 
 async def _staged(
-    svc: HubService, device: DeviceRuntime, package: Package
+    svc: HandlerContext, device: DeviceRuntime, package: Package
 ) -> tuple[tuple[str, Command], ...]:
     stager = svc.stagers.get(device.id)
     if stager is None:
@@ -516,7 +516,7 @@ async def _dispatch(device: DeviceRuntime, plan: Plan, progress: Progress) -> Re
 
 
 async def _observe_and_report(
-    svc: HubService,
+    svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
     msg: DeviceAction,

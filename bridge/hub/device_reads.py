@@ -22,12 +22,12 @@ from bridge.wire.device_control import AppsListResult, DisplayResult
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode
 
 if TYPE_CHECKING:
-    from bridge.hub.service import HubService
+    from bridge.hub.handler_context import HandlerContext
 
 APPS_TIMEOUT_S = 15.0
 
 
-def display(svc: HubService, device: DeviceRuntime) -> DisplayResult:
+def display(svc: HandlerContext, device: DeviceRuntime) -> DisplayResult:
     cap = svc.current(device)
     snapshot = cap.normalized.full
     rect = screen_rect(snapshot)
@@ -43,7 +43,7 @@ def display(svc: HubService, device: DeviceRuntime) -> DisplayResult:
 
 
 async def apps(
-    svc: HubService, session: Session, request_id: object, device: DeviceRuntime
+    svc: HandlerContext, session: Session, request_id: object, device: DeviceRuntime
 ) -> AppsListResult:
     if device.link is None or not device.online:
         raise offline(device.id, device.offline_reason)

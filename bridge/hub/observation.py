@@ -17,7 +17,7 @@ from bridge.wire.enums import ActionMethod, DispatchStatus, ErrorCode, FallbackT
 from bridge.wire.errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from bridge.hub.service import HubService
+    from bridge.hub.handler_context import HandlerContext
 
 TICK_S = 0.05
 
@@ -28,7 +28,7 @@ async def wait_change(device: DeviceRuntime, timeout_s: float) -> None:
 
 
 async def observe(
-    svc: HubService,
+    svc: HandlerContext,
     device: DeviceRuntime,
     before: Capture,
     *,
@@ -73,6 +73,17 @@ def dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
             error=ErrorCode.STALE_NODE_REF,
             message=f"the device no longer shows that element ({reply.code})",
             recovery=("find the element again on the current screen",),
+        )
+    if (
+        reply.code == "NOT_VISIBLE"
+    ):  # off screen or covered, and not scrolled into view: nothing tapped
+        return Dispatch(status=DispatchStatus.REJECTED), ErrorEnvelope(
+            error=ErrorCode.ACTION_REJECTED,
+            message=f"the element is not visible ({reply.message or 'NOT_VISIBLE'})",
+            recovery=(
+                "scroll the element into view or dismiss what covers it (keyboard, alert)",
+                "find the element again, then retry",
+            ),
         )
     if reply.code in ("UNSUPPORTED", "SECURE", "BAD_COMMAND"):
         return Dispatch(status=DispatchStatus.REJECTED), None

@@ -26,7 +26,7 @@ from bridge.wire.enums import ErrorCode, MutationClass, ProtocolErrorCode, Verif
 from bridge.wire.errors import ErrorEnvelope
 
 if TYPE_CHECKING:
-    from bridge.hub.service import HubService
+    from bridge.hub.handler_context import HandlerContext
 
 
 def require_controller(session: Session) -> None:
@@ -34,7 +34,7 @@ def require_controller(session: Session) -> None:
         raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observer sessions cannot act")
 
 
-def lease_check(svc: HubService, session: Session, device: DeviceRuntime) -> None:
+def lease_check(svc: HandlerContext, session: Session, device: DeviceRuntime) -> None:
     blocked = device.leases.may_act(session.id, svc.clock_ms())
     if blocked is not None:
         raise refusal(
@@ -54,7 +54,12 @@ def action_subject(device: DeviceRuntime, what: str, fingerprint: str, has_value
 
 
 def objection_refusal(
-    svc: HubService, session: Session, code: ErrorCode, reason: str, subject: str, answerable: bool
+    svc: HandlerContext,
+    session: Session,
+    code: ErrorCode,
+    reason: str,
+    subject: str,
+    answerable: bool,
 ) -> Refusal:
     obj = svc.objections.raise_objection(
         Objection(
@@ -81,7 +86,7 @@ def objection_refusal(
 
 
 def check_policy(
-    svc: HubService,
+    svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
     cls: MutationClass,

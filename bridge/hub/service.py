@@ -23,11 +23,12 @@ from bridge.core.noderef import GenerationCheck, Resolved, build_ref, resolution
 from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
-from bridge.hub.actions import Pending, run_act, run_global_or_app
+from bridge.hub.actions import run_act, run_global_or_app
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
 from bridge.hub.device_reads import apps, display
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.handler_context import Pending
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
@@ -201,6 +202,7 @@ class HubService:
                 "health": d.health,
                 "reason": d.health_reason,
                 "truncated_captures": d.stats.truncated_captures,
+                "capture_warnings": list(d.capture_warnings),
                 "generation": d.generation,
                 "captures": d.stats.captures,
                 "deltas": d.stats.deltas,
