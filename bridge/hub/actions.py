@@ -175,6 +175,7 @@ def _emit(
     *,
     query: SemanticQuery | None = None,
     message: str | None = None,
+    value_ref: str | None = None,
 ) -> None:
     elapsed = max(0, svc.clock_ms() - started_ms)
     device.stats.action_ms.append(float(elapsed))
@@ -192,6 +193,7 @@ def _emit(
             duration_ms=elapsed,
             query=query,
             message=message,
+            value_ref=value_ref,
         )
     )
     svc.log.info(
@@ -489,6 +491,7 @@ async def _act_locked(
             None,
             started,
             query=msg.query,
+            value_ref=req.value_ref,
         )
         return result
 

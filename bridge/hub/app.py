@@ -65,6 +65,9 @@ class HubConfig:
     sim_count: int = 1
     """Simulated devices to run (with ``sim``): the first is ``sim-<platform>``, the others
     ``sim-<platform>-2``, ``-3``, ... (a test suite spread over several devices)."""
+    sim_platforms: tuple[Platform, ...] = ()
+    """The platform of each simulated device in turn (cycled; ``(ANDROID, IOS)`` with
+    ``sim_count=2``: ``sim-android`` and ``sim-ios``); empty: ``sim_platform`` for all."""
     agents: list[AgentTarget] = field(default_factory=list)
     takeover_after_ms: int = 5 * 60 * 1000
     secrets_file: Path | None = None
@@ -191,7 +194,7 @@ class Hub:
                 sim_token = random_ids.token_urlsafe(24)
                 sim = SimDevice(
                     SimConfig(
-                        platform=self.config.sim_platform,
+                        platform=(self.config.sim_platforms or (self.config.sim_platform,))[0],
                         scene=self.config.sim_scene,
                         token=sim_token,
                         port=0,
@@ -208,15 +211,25 @@ class Hub:
                     ),
                 )
                 self.sims.append(sim)
+                platforms = self.config.sim_platforms or (self.config.sim_platform,)
+                counts = {platforms[0]: 1}
                 for n in range(2, self.config.sim_count + 1):
+                    platform = platforms[(n - 1) % len(platforms)]
+                    counts[platform] = counts.get(platform, 0) + 1
+                    base = (
+                        sim.device_id
+                        if platform is platforms[0]
+                        else f"sim-{platform.value.lower()}"
+                    )
+                    extra_id = base if counts[platform] == 1 else f"{base}-{counts[platform]}"
                     extra_token = random_ids.token_urlsafe(24)
                     extra = SimDevice(
                         SimConfig(
-                            platform=self.config.sim_platform,
+                            platform=platform,
                             scene=self.config.sim_scene,
                             token=extra_token,
                             port=0,
-                            device_id=f"{sim.device_id}-{n}",
+                            device_id=extra_id,
                             **self.config.sim_options,
                         )
                     )

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence
+from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
 from bridge.wire.device_control import (
@@ -496,6 +496,9 @@ class ActionEvent(_HubMessage, tag="action", frozen=True):
     duration_ms: NonNegInt = 0
     query: SemanticQuery | None = None
     message: str | None = None
+    value_ref: SecretRef | None = None
+    """The ``secret://NAME`` reference an ``act`` typed (the name only; never its value), so
+    a recorder writes the name that was used."""
 
 
 HubToClient = (

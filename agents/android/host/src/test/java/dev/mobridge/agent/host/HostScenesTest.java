@@ -185,6 +185,11 @@ public class HostScenesTest {
         RawTree t = capture();
         assertEquals(FakeScenes.SETTINGS_PKG, t.packageName);
         assertEquals(FakeScenes.SETTINGS_PKG, byText(t, "Wi-Fi").packageName);
+        assertNull(byText(t, "Wi-Fi opened"));
+        RawNode row = t.nodes.get(byText(t, "Wi-Fi").parent);
+        Outcome o = act(t, row, ActionVerb.CLICK, null, false);
+        assertTrue(o.message, o.ok);
+        assertNotNull(byText(capture(), "Wi-Fi opened"));
     }
 
     @Test
