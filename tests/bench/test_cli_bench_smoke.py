@@ -11,7 +11,7 @@ NUM = r"\d+\.\d"
 
 
 def test_one_round_prints_a_row_per_command() -> None:
-    lines = cli_bench.table(1)
+    lines = cli_bench.table(1, warm_up=False)
     assert lines[0].startswith("cli: a fresh process per command, 1 rounds")
     names = ["python -c (bare)", "mobridge --help", "mobridge devices", "mobridge screen"]
     for name in [*names, "mobridge tap --at"]:
