@@ -131,6 +131,22 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default=300.0,
         help="an idle lease can be taken over after this many seconds",
     )
+    p.add_argument(
+        "--veto-window",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="announced mutating actions wait S seconds (max 30) so a person can veto them "
+        "from the dashboard (default 0: off)",
+    )
+    p.add_argument(
+        "--lease-priority",
+        action="append",
+        default=[],
+        metavar="KIND=N",
+        help="lease priority of a client kind (default person=30 dashboard=30 agent=10, "
+        "others 20); a higher one takes a lower one's lease at once; repeatable",
+    )
     p.add_argument("--secrets-file", type=Path, help="JSON {name: value} for secret:// refs")
     p.add_argument(
         "--install-dir",
@@ -287,6 +303,11 @@ COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
             "record": "write a flow from the actions taken on a device (CLI, dashboard, MCP)",
         },
     ),
+    (
+        "bridge.cli.doctor",
+        "add_doctor_command",
+        {"doctor": "check the chain to a device and measure it; writes doctor-DEVICE-DATE.json"},
+    ),
 )
 """Every command group: its module, the function that adds its commands, and each command's
 one-line help (None: reachable but not listed). ``build_parser`` imports only the group of
@@ -352,6 +373,7 @@ def _serve(args: argparse.Namespace) -> int:
     from bridge.dashboard import page as dashboard_page
     from bridge.hub.app import AgentTarget, Hub, HubConfig
     from bridge.hub.event_loop import LoopUnavailable, backend_options, running_loop
+    from bridge.hub.intents import DEFAULT_PRIORITIES
     from bridge.hub.logs import configure
     from bridge.net.auth import Principal
     from bridge.wire.enums import Platform
@@ -375,6 +397,13 @@ def _serve(args: argparse.Namespace) -> int:
             f"mobridge serve: --install-dir {args.install_dir}: no such directory", file=sys.stderr
         )
         return EXIT_USAGE
+    priorities = dict(DEFAULT_PRIORITIES)
+    for item in args.lease_priority:
+        kind, _, number = item.partition("=")
+        if not kind or not number.lstrip("-").isdigit():
+            print(f"mobridge serve: --lease-priority {item!r}: use KIND=N", file=sys.stderr)
+            return EXIT_USAGE
+        priorities[kind.lower()] = int(number)
     token = args.token
     generated = token is None and not args.allow_unsafe_anonymous
     if generated:
@@ -432,6 +461,8 @@ def _serve(args: argparse.Namespace) -> int:
         sim_device_id=args.sim_id,
         agents=[AgentTarget(url, args.agent_token) for url in args.agent],
         takeover_after_ms=int(args.takeover_after_s * 1000),
+        lease_priorities=priorities,
+        veto_window_ms=int(max(0.0, min(args.veto_window, 30.0)) * 1000),
         secrets_file=args.secrets_file,
         install_dir=args.install_dir,
         dashboard=None if args.no_dashboard else dashboard_page(),

@@ -8,11 +8,8 @@ the selected one as its latest screenshot (fetched with the bearer token, refres
 screen settles) with element outlines from bounds; picking an element (on the picture or in
 the list) shows its facts, a query the hub confirms finds exactly it (``find``), and its ref;
 and keeps a filterable timeline of actions (successes and refusals: who, what, target,
-latency), leases, health and screen changes, starting with the hub's ``history``. A
-controller can act from it (``static/act.js``: tap, long-press, swipe and keys on the picture,
-typing into a picked field, the lease), each action a request on the page's own session like
-any client's; an observer sees no act controls. Text from the device is rendered with
-``textContent`` only, never as HTML.
+latency), leases, health and screen changes, starting with the hub's ``history``. Text from
+the device is rendered with ``textContent`` only, never as HTML.
 """
 
 from __future__ import annotations
@@ -20,22 +17,18 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-_SCRIPT_HOOK = re.compile(rb'<script src="(?P<name>[a-z][a-z0-9_-]*\.js)"></script>')
+_INLINE = re.compile(rb'<script data-inline="([a-z0-9_-]{1,64}\.js)"></script>')
 
 
 def page() -> bytes:
-    """The dashboard's HTML, one self-contained page: each ``<script src="NAME.js"></script>``
-    naming a file of ``static/`` is replaced by that file inline (the page's CSP allows inline
-    scripts only, and the hub serves this one page). Features live in their own files
-    (``act.js``: acting from the inspector) with a one-line hook in index.html."""
+    """The dashboard's HTML (with its script and style inline). A hook
+    ``<script data-inline="NAME.js"></script>`` in index.html is replaced by that file of
+    ``static/`` inline (the page is served alone, as one document)."""
     static = resources.files(__package__).joinpath("static")
     html = static.joinpath("index.html").read_bytes()
 
     def inline(found: re.Match[bytes]) -> bytes:
-        name = found.group("name").decode()
-        source = static.joinpath(name).read_bytes()
-        if b"</script" in source.lower():
-            raise ValueError(f"static/{name} contains '</script': it cannot be inlined")
-        return b"<script>\n/* " + name.encode() + b" */\n" + source + b"</script>"
+        script = static.joinpath(found.group(1).decode()).read_bytes()
+        return b"<script>\n" + script + b"</script>"
 
-    return _SCRIPT_HOOK.sub(inline, html)
+    return _INLINE.sub(inline, html)

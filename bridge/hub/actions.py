@@ -175,6 +175,7 @@ def _emit(
     *,
     query: SemanticQuery | None = None,
     message: str | None = None,
+    intent: str | None = None,
     value_ref: str | None = None,
 ) -> None:
     elapsed = max(0, svc.clock_ms() - started_ms)
@@ -193,6 +194,7 @@ def _emit(
             duration_ms=elapsed,
             query=query,
             message=message,
+            intent=intent,
             value_ref=value_ref,
         )
     )
@@ -355,6 +357,7 @@ async def _act_locked(
         policy = req.verify.policy if req.verify else None
         subject = action_subject(device, req.action.value, fingerprint(node), req.value is not None)
         check_policy(svc, session, device, cls, financial, policy, subject, msg.confirm)
+        intent = await svc.intents.announce(session, device, "act", req.action.value, target, cls)
         text = req.value
         if req.value_ref is not None:
             text = svc.secrets.resolve(req.value_ref)
@@ -491,6 +494,7 @@ async def _act_locked(
             None,
             started,
             query=msg.query,
+            intent=intent,
             value_ref=req.value_ref,
         )
         return result
@@ -551,6 +555,8 @@ async def _global_or_app_locked(
         before = device.current
         if before is None or device.link is None:
             raise offline(device.id, device.offline_reason)
+        what = f"{name} {msg.app_id or msg.uri or ''}".strip() if isinstance(msg, App) else name
+        intent = await svc.intents.announce(session, device, verb, name, None, cls, what)
         try:
             if isinstance(msg, App):
                 app_msg = msg
@@ -618,7 +624,7 @@ async def _global_or_app_locked(
             verification=intrinsic(after),
         )
         device.leases.touch(session.id, svc.clock_ms())
-        _emit(svc, session, device, msg.id, verb, name, None, result, None, started)
+        _emit(svc, session, device, msg.id, verb, name, None, result, None, started, intent=intent)
         return result
 
 

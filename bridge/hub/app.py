@@ -20,6 +20,7 @@ import anyio
 import anyio.abc
 
 from bridge.hub.device import DeviceRuntime
+from bridge.hub.intents import Intents
 from bridge.hub.logs import get_logger
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
@@ -70,6 +71,10 @@ class HubConfig:
     ``sim_count=2``: ``sim-android`` and ``sim-ios``); empty: ``sim_platform`` for all."""
     agents: list[AgentTarget] = field(default_factory=list)
     takeover_after_ms: int = 5 * 60 * 1000
+    lease_priorities: dict[str, int] | None = None
+    """Lease priority by declared client kind (None: ``bridge.hub.intents``' defaults)."""
+    veto_window_ms: int = 0
+    """How long announced mutating actions wait for a person's veto (0: not at all)."""
     secrets_file: Path | None = None
     name: str = "mobridge"
     android: AndroidConfig | None = None
@@ -148,6 +153,7 @@ class Hub:
             log=self.log,
             public_http=self._public_http,
         )
+        self.service.intents = Intents(config.lease_priorities, config.veto_window_ms)
         self.server = ClientServer(
             self.service,
             Authenticator(config.tokens, config.allow_anonymous),
@@ -374,6 +380,8 @@ class Hub:
             device = self._claim_device(hello.device.id, hello.platform, target.url)
             device.model = hello.device.model
             device.agent_name = f"{hello.agent.name} {hello.agent.version}"
+            device.agent_version = hello.agent.version
+            device.os_version = hello.device.os_version
             device.capabilities = hello.capabilities
             device.link = link
             if target.stage_package is not None:
