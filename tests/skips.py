@@ -22,8 +22,10 @@ def reason(missing: str, enable: str) -> str:
 
 
 SHARED_ABSENT = reason(
-    "../shared is absent (reference schemas, conformance tool and real dumps)",
-    "place the project's shared folder next to this checkout, at ../shared",
+    "../shared is absent: the project's shared folder (reference schemas, their conformance "
+    "tool, real device dumps) is not part of the repository; CI places it beside the "
+    "checkout and runs these",
+    "put a copy of that folder at ../shared",
 )
 NO_CHROMIUM = reason("no Chromium for the dashboard browser tests", SYSTEM_PACKAGES)
 NO_JDK = reason("no JDK for the Android agent core", SYSTEM_PACKAGES)

@@ -7,5 +7,15 @@ and import only what they measure. ``--quick`` keeps every section to a few seco
 
 from __future__ import annotations
 
-SECTIONS: tuple[str, ...] = ("wire", "core", "hub", "agents", "mcp", "farm", "device", "journal")
+SECTIONS: tuple[str, ...] = (
+    "wire",
+    "core",
+    "hub",
+    "agents",
+    "mcp",
+    "farm",
+    "device",
+    "journal",
+    "cli",
+)
 """Run order when ``--only`` is not given."""

@@ -35,6 +35,7 @@ import anyio
 import msgspec
 
 from bridge.cli.device import add_device_commands, approve_option, device_plan, point_arg
+from bridge.cli.durations import ms_option, seconds_option, show_ms
 from bridge.cli.failures import (
     EXIT_USAGE,
     UsageError,
@@ -47,6 +48,7 @@ from bridge.cli.failures import (
 from bridge.cli.render import (
     candidate_lines,
     emit,
+    no_match_reason,
     node_words,
     outline,
     say,
@@ -67,13 +69,15 @@ from bridge.client import (
 from bridge.client.device import Target
 from bridge.client.errors import not_found
 from bridge.wire.action import ActionRequest, ActionResult
-from bridge.wire.client_protocol import MAX_WAIT_MS, Confirm, FindMatch, LeaseMode
+from bridge.wire.client_protocol import MAX_WAIT_MS, Confirm, FindMatch, LeaseMode, WaitResult
 from bridge.wire.conditions import Absent, Condition, Present, ScreenShown
 from bridge.wire.enums import ActionVerb, MatchMode, ProtocolErrorCode, Role, VerificationResult
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch, Within
 
 MAX_ARG_FILE = 1 << 20
+MAX_REQUEST_TIMEOUT_MS = 600_000
+MAX_HOLD_MS = 60_000
 HANDLE = re.compile(r"^n[0-9]+$")
 EXIT_OK, EXIT_REFUSED, EXIT_INTERRUPTED = 0, 1, 130
 SWIPES = {"up": True, "left": True, "down": False, "right": False}
@@ -93,7 +97,11 @@ def common_options() -> argparse.ArgumentParser:
         "--format", choices=("json", "msgpack"), default="json", help="wire format to use"
     )
     common.add_argument(
-        "--request-timeout", type=float, default=10.0, help="seconds to wait for an answer"
+        "--request-timeout",
+        type=seconds_option(high_ms=MAX_REQUEST_TIMEOUT_MS),
+        default=10.0,
+        metavar="DURATION",
+        help="how long to wait for an answer: 10s, 500ms, 2m (a bare number: seconds)",
     )
     common.add_argument("--name", default="mobridge-cli", help="client name shown to others")
     common.add_argument("--json", action="store_true", help="print JSON even on a terminal")
@@ -168,7 +176,14 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         if name == "tap":
             p.add_argument("--double", action="store_true", help="with --at: a double tap")
         else:
-            p.add_argument("--hold-ms", type=int, metavar="MS", help="with --at: hold this long")
+            p.add_argument(
+                "--hold-ms",
+                "--hold",
+                dest="hold_ms",
+                type=ms_option("ms", low_ms=1, high_ms=MAX_HOLD_MS),
+                metavar="DURATION",
+                help="with --at: hold this long: 900ms, 2s (a bare number: milliseconds)",
+            )
     p = add("type", "set the text of one field, or (no target) type into the focused one")
     p.add_argument("device")
     _selectors(p)
@@ -211,7 +226,14 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     add_device_commands(add)
     p = add("lease", "show who holds a device's lease, or hold it (--hold) until Ctrl-C")
     p.add_argument("device")
-    p.add_argument("--hold", type=float, nargs="?", const=0.0, metavar="SECONDS")
+    p.add_argument(
+        "--hold",
+        type=seconds_option(),
+        nargs="?",
+        const=0.0,
+        metavar="DURATION",
+        help="hold the lease this long (30s, 5m; a bare number: seconds), or until Ctrl-C",
+    )
     p.add_argument("--shared", action="store_true", help="a shared lease (default: exclusive)")
     p = add("screenshot", "save a PNG of the device's screen")
     p.add_argument("device")
@@ -223,7 +245,22 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     cond.add_argument("--screen", help="the screen marked __screen_NAME is shown")
     cond.add_argument("--present", metavar="TEXT", help="a node showing TEXT is present")
     cond.add_argument("--gone", metavar="TEXT", help="no node shows TEXT")
-    p.add_argument("--timeout-ms", type=int, help="default: the hub's (10 s screen, else 5 s)")
+    timeout = p.add_mutually_exclusive_group()
+    timeout.add_argument(
+        "--timeout",
+        dest="timeout_ms",
+        type=ms_option("s", high_ms=MAX_WAIT_MS),
+        metavar="DURATION",
+        help="give up after 10s, 500ms, 2m (a bare number: seconds; default: the hub's, "
+        "10s for --screen, else 5s)",
+    )
+    timeout.add_argument(
+        "--timeout-ms",
+        dest="timeout_ms",
+        type=ms_option("ms", high_ms=MAX_WAIT_MS),
+        metavar="DURATION",
+        help="the same, a bare number in milliseconds",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -404,12 +441,19 @@ async def _screen(device: Device, args: argparse.Namespace) -> int:
 
 async def _find(device: Device, query: SemanticQuery, args: argparse.Namespace) -> int:
     found = await device.find(query)
+    why = ""
+    if not found.count:
+        why = no_match_reason(query, (await device.snapshot(compact=False)).snapshot.nodes)
     if _human(args):
-        print(f"{found.count} match{'es' if found.count != 1 else ''}")
+        print(
+            f"{found.count} match{'es' if found.count != 1 else ''}" + (f": {why}" if why else "")
+        )
         for m in found.matches:
             print(f"{m.node.node_id}  {node_words(m.node)}   ({m.reason})")
     else:
         emit(found)
+        if why:
+            say(f"mobridge find: no match: {why}")
     return EXIT_OK
 
 
@@ -506,14 +550,29 @@ async def _screenshot(device: Device, output: str, args: argparse.Namespace) -> 
 async def _wait(device: Device, condition: Condition, args: argparse.Namespace) -> int:
     timeout_ms: int | None = args.timeout_ms
     result = await device.wait(condition, timeout_ms)
-    if _human(args):
-        print(f"{result.result.value} after {result.elapsed_ms} ms")
-    else:
+    met = result.result is VerificationResult.CONDITION_MET
+    if not _human(args):
         emit(result)
-    if result.result is VerificationResult.CONDITION_MET:
+    if met:
+        if _human(args):
+            print(f"wait: met after {show_ms(result.elapsed_ms)}")
         return EXIT_OK
-    say(f"condition {result.result.value} after {result.elapsed_ms} ms")
+    # Once, on stderr (stdout carries the JSON when piped): what was wanted, what was seen.
+    say(wait_failure(result))
     return EXIT_REFUSED
+
+
+def wait_failure(result: WaitResult) -> str:
+    """``wait: not met after 10s; showing: menu`` — the verdict and what the hub observed."""
+    verdict = result.result.value.lower().replace("_", " ").removeprefix("condition ")
+    seen = []
+    for evidence in result.evidence[:3]:
+        if evidence.observed is None:
+            continue
+        what = "showing" if "screen" in evidence.what.lower() else evidence.what
+        seen.append(f"{what}: {evidence.observed}")
+    tail = f"; {'; '.join(seen)}" if seen else ""
+    return f"wait: {verdict} after {show_ms(result.elapsed_ms)}{tail}"
 
 
 async def _watch(device: Device, args: argparse.Namespace) -> int:
@@ -638,9 +697,6 @@ def plan_of(args: argparse.Namespace) -> Plan:
         return lambda hub: _screenshot(hub.device(device_id), output, args)
     if command == "wait":
         condition = _condition(args)
-        timeout: int | None = args.timeout_ms
-        if timeout is not None and not 0 <= timeout <= MAX_WAIT_MS:
-            raise UsageError(f"--timeout-ms must be within 0..{MAX_WAIT_MS}")
         return lambda hub: _wait(hub.device(device_id), condition, args)
     raise UsageError(f"unknown client command {command!r}")
 

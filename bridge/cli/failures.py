@@ -101,7 +101,7 @@ def explain(exc: BaseException, url: str) -> tuple[int, str] | None:
                 return EXIT_USAGE, f"mobridge: no hub at {url} (connection refused); {START_HINT}"
             if "HTTP 404" in cause:
                 return EXIT_USAGE, f"mobridge: {url} is not a mobridge hub (HTTP 404); {START_HINT}"
-            return EXIT_USAGE, f"mobridge: cannot reach the hub at {url}: {cause}; {START_HINT}"
+            return EXIT_USAGE, f"mobridge: {cause}"
         case ProtocolFailure(code=ProtocolErrorCode.UNAUTHENTICATED):
             return EXIT_USAGE, f"mobridge: the hub at {url} refused the token; {TOKEN_HINT}"
         case ProtocolFailure(code=ProtocolErrorCode.FORBIDDEN):

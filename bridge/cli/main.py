@@ -7,30 +7,54 @@ printed only with ``--debug`` (``mobridge --debug COMMAND`` or ``COMMAND --debug
 from __future__ import annotations
 
 import argparse
-import errno
 import os
-import secrets
-import signal
+import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from bridge import __version__
-from bridge.hub.event_loop import LOOPS, LoopUnavailable, backend_options, running_loop
-from bridge.hub.intents import DEFAULT_PRIORITIES
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from bridge.farm.config import FarmConfig
 
 EXIT_USAGE = 2
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse that reports a bad argument in one line (and the --help to read)."""
+    """argparse that reports a bad argument in one line (and the --help to read), with a
+    "did you mean" for a mistyped command or choice. Abbreviated options are off
+    (``allow_abbrev=False``): ``--timeout`` never silently means ``--timeout-ms``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: {did_you_mean(message)} (see {self.prog} --help)\n")
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<got>[^']*)' \(choose from (?P<choices>.*)\)")
+
+
+def did_you_mean(message: str) -> str:
+    """argparse's "invalid choice" message, shortened to the closest choices when there are
+    any (``argument COMMAND: invalid choice: 'scren'; did you mean screen?``)."""
+    found = _INVALID_CHOICE.search(message)
+    if found is None:
+        return message
+    import difflib
+
+    choices = [c.strip().strip("'") for c in found.group("choices").split(",")]
+    close = difflib.get_close_matches(found.group("got"), choices, n=3, cutoff=0.6)
+    head = message[: found.start()] + f"invalid choice: {found.group('got')!r}"
+    if close:
+        return f"{head}; did you mean {' or '.join(close)}?"
+    if message.startswith("argument COMMAND"):
+        return f"{head}: not a command"
+    return f"{head}; choose from {', '.join(choices)}"
 
 
 def _sim_scenes() -> tuple[str, ...]:
@@ -39,8 +63,15 @@ def _sim_scenes() -> tuple[str, ...]:
     return START_SCENES
 
 
+SERVE_HELP = "start the hub (default device: the simulated one)"
+
+
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("serve", help="start the hub (default device: the simulated one)")
+    from pathlib import Path
+
+    from bridge.hub.event_loop import LOOPS
+
+    p = sub.add_parser("serve", help=SERVE_HELP)
     p.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
     )
@@ -190,6 +221,8 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _farm_arguments(p: argparse.ArgumentParser) -> None:
+    from pathlib import Path
+
     farm = p.add_argument_group("farm (several hubs, one view, over NATS: docs/farm.md)")
     farm.add_argument("--farm", metavar="URL", help="join a farm: nats://HOST:PORT or tls://...")
     farm.add_argument(
@@ -242,7 +275,91 @@ def _farm_config(args: argparse.Namespace) -> FarmConfig | None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
+    (
+        "bridge.cli.offline",
+        "add_offline_commands",
+        {
+            "snapshot": "normalize a dump file into a ScreenSnapshot",
+            "find": "run a SemanticQuery on a dump FILE, or on a DEVICE's screen through the hub",
+            "ref": "build a NodeRef for a node of a dump file",
+            "resolve": "resolve a NodeRef against a dump file",
+            "diff": "ScreenDiff between two dump files",
+        },
+    ),
+    (
+        "bridge.cli.client",
+        "add_client_commands",
+        {
+            "devices": "list the hub's devices",
+            "screen": "the live screen as an outline (handles, roles, texts, state)",
+            "watch": "one line per settled screen change, as it happens",
+            "hub-find": None,
+            "tap": "tap one node (the hub refuses when none or several match), or --at X,Y",
+            "long-press": "long-press one node, or --at X,Y",
+            "type": "set the text of one field, or (no target) type into the focused one",
+            "scroll": "scroll a container forward (or --back)",
+            "swipe": "swipe a container up/down/left/right (scrolls it as a finger would)",
+            "press": "press back, home, recents or notifications",
+            "back": None,
+            "app": "open, front, close, url, terminate, install or uninstall an app",
+            "key": "press a key: enter, del, tab, volume_up, dpad_down, ... (see --help)",
+            "apps": "list the apps installed on a device",
+            "orientation": "show the screen's size and orientation, or turn it",
+            "lease": "show who holds a device's lease, or hold it (--hold) until Ctrl-C",
+            "screenshot": "save a PNG of the device's screen",
+            "wait": "wait until a condition holds on a device",
+        },
+    ),
+    (
+        "bridge.cli.mcp",
+        "add_mcp_command",
+        {"mcp": "serve the Model Context Protocol for AI agents (stdio, or --http)"},
+    ),
+    (
+        "bridge.cli.flows",
+        "add_flow_commands",
+        {
+            "test": "run flow files (YAML) as a test suite, with reports",
+            "record": "write a flow from the actions taken on a device (CLI, dashboard, MCP)",
+        },
+    ),
+    (
+        "bridge.cli.history",
+        "add_history_command",
+        {"history": "a device's recorded past: the screen at a time, diffs, the timeline, a flow"},
+    ),
+    (
+        "bridge.cli.doctor",
+        "add_doctor_command",
+        {"doctor": "check the chain to a device and measure it; writes doctor-DEVICE-DATE.json"},
+    ),
+)
+"""Every command group: its module, the function that adds its commands, and each command's
+one-line help (None: reachable but not listed). ``build_parser`` imports only the group of
+the command being run (so ``mobridge --help`` and a client command start in well under
+150 ms); the other groups are listed from this table. A new group is one row here;
+tests/cli/test_cli_start.py checks the table against what the modules really add."""
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv`` (the first word that is not a global option)."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None, *, every_group: bool = False) -> (
+    argparse.ArgumentParser
+):  # fmt: skip
+    """The ``mobridge`` parser. Only the group of the command ``argv`` names is built in
+    full (its module imported); the others are stubs that list and name their commands.
+    ``every_group``: build them all (tests, documentation)."""
+    import importlib
+
     parser = OneLineParser(
         prog="mobridge",
         description="A hub that lets many programs share one phone at once.",
@@ -255,39 +372,34 @@ def build_parser() -> argparse.ArgumentParser:
         parser_class=OneLineParser,
     )
     sub.required = True
-    _serve_parser(sub)
-    try:
-        from bridge.cli.offline import add_offline_commands
-    except ImportError:  # pragma: no cover - during development only
-        pass
+    chosen = command_of(sys.argv[1:] if argv is None else argv)
+    if every_group or chosen == "serve":
+        _serve_parser(sub)
     else:
-        add_offline_commands(sub)
-    try:
-        from bridge.cli.client import add_client_commands
-    except ImportError:  # pragma: no cover
-        pass
-    else:
-        add_client_commands(sub)
-    from bridge.cli.history import add_history_command
-
-    add_history_command(sub)
-    from bridge.cli.mcp import add_mcp_command
-
-    add_mcp_command(sub)
-    from bridge.cli.flows import add_flow_commands
-
-    add_flow_commands(sub)
-    from bridge.cli.doctor import add_doctor_command
-
-    add_doctor_command(sub)
+        sub.add_parser("serve", help=SERVE_HELP, add_help=False)
+    for module, adder, commands in COMMAND_GROUPS:
+        if every_group or chosen in commands:
+            getattr(importlib.import_module(module), adder)(sub)
+            continue
+        for name, help_text in commands.items():
+            if help_text is None:
+                sub.add_parser(name, add_help=False)
+            else:
+                sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import errno
+    import secrets
+    import signal
+
     import anyio
 
     from bridge.dashboard import page as dashboard_page
     from bridge.hub.app import AgentTarget, Hub, HubConfig
+    from bridge.hub.event_loop import LoopUnavailable, backend_options, running_loop
+    from bridge.hub.intents import DEFAULT_PRIORITIES
     from bridge.hub.logs import configure
     from bridge.net.auth import Principal
     from bridge.wire.enums import Platform
@@ -472,9 +584,12 @@ def _find_os_error(exc: BaseException, code: int) -> OSError | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from bridge.cli.history import glue_relative_times
+    words = list(sys.argv[1:] if argv is None else argv)
+    if command_of(words) == "history":
+        from bridge.cli.history import glue_relative_times
 
-    args = build_parser().parse_args(glue_relative_times(sys.argv[1:] if argv is None else argv))
+        words = glue_relative_times(words)
+    args = build_parser(words).parse_args(words)
     debug = bool(args.debug)
     try:
         if args.command == "serve":

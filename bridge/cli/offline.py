@@ -2,7 +2,9 @@
 
 Exit status: 0 success; 1 a domain refusal (not found, ambiguous, stale) with the reference
 error envelope on stdout; 2 bad usage or unreadable input with one line on stderr.
-Output is deterministic: the same files give byte-identical output.
+Output is deterministic: the same files give byte-identical output. On a terminal each command
+prints short lines (an outline, the matches, a summary; ``--json`` for the JSON); piped, the
+JSON.
 """
 
 from __future__ import annotations
@@ -90,9 +92,20 @@ def _emit(obj: Any) -> None:
     emit(obj)
 
 
+def _human(args: argparse.Namespace) -> bool:
+    return sys.stdout.isatty() and not getattr(args, "json", False)
+
+
 def cmd_snapshot(args: argparse.Namespace) -> int:
     n = load(args.file)
-    _emit(n.full if args.full else n.compact)
+    snapshot = n.full if args.full else n.compact
+    if _human(args):
+        from bridge.cli.render import outline
+
+        for line in outline(snapshot, Path(args.file).name):
+            print(line)
+    else:
+        _emit(snapshot)
     return 0
 
 
@@ -119,6 +132,18 @@ def cmd_find(args: argparse.Namespace) -> int:
             matches.append(
                 FindMatch(ref=ref, node=item.node, reason=item.reason, confidence=item.confidence)
             )
+    if _human(args):
+        from bridge.cli.render import no_match_reason, node_words
+
+        print(f"{len(matches)} match{'es' if len(matches) != 1 else ''}", end="")
+        print(f": {no_match_reason(query, n.full.nodes)}" if not matches else "")
+        for m in matches:
+            print(f"{m.node.node_id}  {node_words(m.node)}   ({m.reason})")
+        return 0
+    if not matches:
+        from bridge.cli.render import no_match_reason, say
+
+        say(f"mobridge find: no match: {no_match_reason(query, n.full.nodes)}")
     _emit(
         FindResult(
             count=len(matches), generation=1, snapshot_id=n.full.snapshot_id, matches=tuple(matches)
@@ -133,6 +158,14 @@ def cmd_ref(args: argparse.Namespace) -> int:
     ref = build_ref(n.full, tree, args.node_id)
     if ref is None:
         raise UsageError(f"{args.file}: no node {args.node_id!r} (see `mobridge snapshot --full`)")
+    if _human(args):
+        from bridge.cli.render import node_words
+        from bridge.wire.codec import encode
+
+        node = next(x for x in n.full.nodes if x.node_id == args.node_id)
+        print(f"ref of {args.node_id} {node_words(node)} (save it: > ref.json):")
+        print(encode(ref).decode())
+        return 0
     _emit(ref)
     return 0
 
@@ -143,9 +176,25 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     tree = NodeTree(n.full.nodes)
     outcome = resolve_ref(ref, n.full, tree, same_id_space=False)
     if isinstance(outcome, Resolved):
-        _emit({"status": "RESOLVED", "nodeId": outcome.node.node_id, "locator": outcome.locator})
+        if _human(args):
+            from bridge.cli.render import node_words
+
+            print(
+                f"resolved: {outcome.node.node_id} {node_words(outcome.node)} "
+                f"(by {outcome.locator})"
+            )
+        else:
+            _emit(
+                {"status": "RESOLVED", "nodeId": outcome.node.node_id, "locator": outcome.locator}
+            )
         return 0
-    _emit(resolution_error(outcome, n.full, tree))
+    envelope = resolution_error(outcome, n.full, tree)
+    if _human(args):
+        print(f"refused: {envelope.error.value}: {envelope.message}")
+        for hint in envelope.recovery[:3]:
+            print(f"  {hint}")
+    else:
+        _emit(envelope)
     return 1
 
 
@@ -153,9 +202,30 @@ def cmd_diff(args: argparse.Namespace) -> int:
     ids = IdAllocator()
     a = load(args.file_a, "s_1", ids)
     b = load(args.file_b, "s_2", ids)
-    _emit(
-        screen_diff(a.compact if not args.full else a.full, b.compact if not args.full else b.full)
+    diff = screen_diff(
+        a.compact if not args.full else a.full, b.compact if not args.full else b.full
     )
+    if not _human(args):
+        _emit(diff)
+        return 0
+    from bridge.cli.render import node_words
+
+    screen = "a new screen" if diff.screen_changed else "the same screen"
+    print(
+        f"{args.file_a} -> {args.file_b}: {screen}; {len(diff.added)} added, "
+        f"{len(diff.removed)} removed, {len(diff.changed)} changed, {len(diff.moved)} moved"
+    )
+    for node in diff.added:
+        print(f"  + {node.node_id}  {node_words(node)}")
+    for node_id in diff.removed:
+        print(f"  - {node_id}")
+    for change in diff.changed:
+        fields = ", ".join(
+            f"{name} {field.before!r} -> {field.after!r}" for name, field in change.fields.items()
+        )
+        print(f"  ~ {change.node}  {fields}")
+    for moved in diff.moved:
+        print(f"  > {moved.node}  {moved.from_bounds} -> {moved.to_bounds}")
     return 0
 
 
@@ -191,8 +261,13 @@ def _guard(fn: Any) -> Any:
     return run
 
 
+def _json_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON even on a terminal")
+
+
 def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("snapshot", help="normalize a dump file into a ScreenSnapshot")
+    _json_option(p)
     p.add_argument("file")
     p.add_argument("--full", action="store_true", help="every node (default: compact)")
     p.set_defaults(handler=_guard(cmd_snapshot))
@@ -210,14 +285,17 @@ def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     _selectors(p, positional=False)
     p.set_defaults(handler=_find_file_or_device)
     p = sub.add_parser("ref", help="build a NodeRef for a node of a dump file")
+    _json_option(p)
     p.add_argument("file")
     p.add_argument("node_id")
     p.set_defaults(handler=_guard(cmd_ref))
     p = sub.add_parser("resolve", help="resolve a NodeRef against a dump file")
+    _json_option(p)
     p.add_argument("file")
     p.add_argument("--ref", required=True, help="NodeRef JSON or @FILE")
     p.set_defaults(handler=_guard(cmd_resolve))
     p = sub.add_parser("diff", help="ScreenDiff between two dump files")
+    _json_option(p)
     p.add_argument("file_a")
     p.add_argument("file_b")
     p.add_argument("--full", action="store_true", help="diff full snapshots (default: compact)")

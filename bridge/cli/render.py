@@ -17,6 +17,7 @@ import msgspec
 from bridge.wire.codec import encode
 from bridge.wire.node import SemanticNode
 from bridge.wire.noderef import NodeRef, RoleLabelAncestorLocator
+from bridge.wire.query import SemanticQuery
 from bridge.wire.snapshot import ScreenSnapshot
 
 WIDTH = 110
@@ -168,3 +169,46 @@ def candidate_lines(candidates: tuple[NodeRef, ...], device: str, verb: str) -> 
             f"mobridge {verb} {device} {first}"
         )
     return lines
+
+
+def no_match_reason(
+    query: SemanticQuery, nodes: tuple[SemanticNode, ...] | list[SemanticNode]
+) -> str:
+    """Why ``query`` found nothing among ``nodes``, in one line: which of its parts nothing
+    has, with the closest texts or roles that are there (``no element shows 'Emial';
+    closest: 'Email'``)."""
+    import difflib
+
+    parts: list[str] = []
+    if query.role is not None and not any(n.role is query.role for n in nodes):
+        roles = sorted({n.role.value for n in nodes})
+        parts.append(f"no {query.role.value} on the screen (roles here: {', '.join(roles)})")
+    for field, wanted, have in (
+        ("shows", query.text, [t for n in nodes for t in (n.text, n.hint) if t]),
+        ("is labelled", query.label, [n.label for n in nodes if n.label]),
+    ):
+        if wanted is None:
+            continue
+        value = wanted.value
+        folded = value.casefold()
+        if any(folded == h.casefold() or folded in h.casefold() for h in have):
+            continue
+        close = difflib.get_close_matches(value, sorted(set(have)), n=3, cutoff=0.5)
+        hint = f"; closest: {', '.join(repr(c) for c in close)}" if close else ""
+        parts.append(f"no element {field} {value!r}{hint}")
+    if query.resource_id is not None:
+        ids = sorted({short_id(n.resource_id) for n in nodes if n.resource_id})
+        if not any(query.resource_id in (i, short_id(i)) for i in ids):
+            close = difflib.get_close_matches(short_id(query.resource_id), ids, n=3, cutoff=0.5)
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            parts.append(f"no element has the id {query.resource_id!r}{hint}")
+    if not parts:
+        parts.append(
+            "each part matches something, but no one element matches them all"
+            + (
+                " (or --within / --nth narrowed it away)"
+                if query.within is not None or query.nth is not None
+                else ""
+            )
+        )
+    return "; ".join(parts)

@@ -38,6 +38,7 @@ from websockets.typing import Subprotocol
 from bridge.client.channels import CHANNEL_SIZE, Channel, EventStream, HubEvent, SubscriptionEvent
 from bridge.client.device import Device
 from bridge.client.errors import (
+    START_HINT,
     ClientError,
     ConnectionFailed,
     ConnectionLost,
@@ -370,14 +371,22 @@ class HubConnection:
 
 
 def _handshake_error(url: str, exc: Exception) -> ClientError:
+    """One line for a failed opening handshake: what happened at ``url`` and what to do."""
     if isinstance(exc, InvalidStatus):
         status = exc.response.status_code
         if status == 401:
             return ProtocolFailure(ProtocolErrorCode.UNAUTHENTICATED, f"{url}: HTTP 401")
         if status == 403:
             return ProtocolFailure(ProtocolErrorCode.FORBIDDEN, f"{url}: HTTP 403")
-        return ConnectionFailed(f"{url}: HTTP {status}")
-    return ConnectionFailed(f"{url}: {exc}")
+        return ConnectionFailed(
+            f"{url} answered HTTP {status}: is it a mobridge hub? (its websocket path is /v1)"
+        )
+    if isinstance(exc, ConnectionRefusedError) or "Connect call failed" in str(exc):
+        return ConnectionFailed(f"no hub at {url} (connection refused); {START_HINT}")
+    if isinstance(exc, TimeoutError):
+        return ConnectionFailed(f"no answer from {url} (timed out opening the connection)")
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return ConnectionFailed(f"cannot reach {url}: {reason}; {START_HINT}")
 
 
 @asynccontextmanager
@@ -420,9 +429,11 @@ async def connect(
             proxy=None,
         )
     except (OSError, TimeoutError, websockets.exceptions.InvalidHandshake) as exc:
-        raise _handshake_error(url, exc) from exc
+        raise _handshake_error(url, exc) from None
     except websockets.exceptions.InvalidURI as exc:
-        raise ConnectionFailed(f"{url}: {exc}") from exc
+        raise ConnectionFailed(
+            f"{url} is not a hub URL ({exc}); expected ws://HOST:PORT/v1"
+        ) from None
     if ws.subprotocol != wanted and not (ws.subprotocol is None and fmt is WireFormat.JSON):
         await ws.close()
         raise ProtocolFailure(

@@ -20,8 +20,11 @@
     ├── RequestTimeout               no answer within the request's deadline (a TimeoutError)
     └── DeltaMismatch                a delta did not apply (strict watches only)
 
-Invariant: every ``error`` message maps to exactly one ``HubError`` subclass by its code
-(``hub_error``); codes without a subclass give a plain ``HubError``.
+Invariants: every ``error`` message maps to exactly one ``HubError`` subclass by its code
+(``hub_error``); codes without a subclass give a plain ``HubError``. ``str(error)`` is one
+line saying what happened and, where the caller can do something, what (``print(e)`` is
+enough for a script); the client raises them without chained context, so an uncaught one is
+a short traceback, not the socket library's.
 """
 
 from __future__ import annotations
@@ -97,15 +100,29 @@ class ActionUnsupported(HubError):
     pass
 
 
+TOKEN_HINT = (
+    "pass connect(token=...) or set $MOBRIDGE_TOKEN to the token `mobridge serve` printed "
+    "(a hub on this machine with a generated token needs neither)"
+)
+START_HINT = (
+    "start one with `mobridge serve` (or scripts/run), or pass connect(url=...) / set $MOBRIDGE_URL"
+)
+_PROTOCOL_HINTS = {
+    ProtocolErrorCode.UNAUTHENTICATED: TOKEN_HINT,
+    ProtocolErrorCode.FORBIDDEN: "acting needs the controller token, not an observer token",
+}
+
+
 class ProtocolFailure(ClientError):
     def __init__(self, code: ProtocolErrorCode, message: str) -> None:
-        super().__init__(f"{code.value}: {message}")
+        hint = _PROTOCOL_HINTS.get(code)
+        super().__init__(f"{code.value}: {message}" + (f"; {hint}" if hint else ""))
         self.code = code
         self.message = message
 
 
 class ConnectionFailed(ClientError):
-    pass
+    """The websocket could not be opened; the message names the URL, why, and what to do."""
 
 
 class ConnectionLost(ClientError):

@@ -1,4 +1,6 @@
-"""structlog set-up: JSON lines when stdout is not a TTY, with secrets redacted.
+"""structlog set-up: one readable line per event on a terminal (structlog's console
+renderer: time, level, event, key=value), JSON lines when the output is piped or when asked
+(``json_lines=True``, ``serve --log-json``); secrets redacted either way.
 
 Every event passes ``redact``: keys that can carry secrets or typed values (token, value,
 password, secret, text, authorization) are replaced by ``"[redacted]"``, and any string that
@@ -34,15 +36,21 @@ def configure(
     json_lines: bool | None = None, level: int = logging.INFO, stream: Any = None
 ) -> None:
     out = stream or sys.stderr
-    as_json = (not out.isatty()) if json_lines is None else json_lines
-    renderer: Any = (
-        structlog.processors.JSONRenderer() if as_json else structlog.dev.ConsoleRenderer()
-    )
+    as_json = (not on_terminal(out)) if json_lines is None else json_lines
+    renderer: Any
+    if as_json:
+        renderer = structlog.processors.JSONRenderer()
+        stamp = structlog.processors.TimeStamper(fmt="iso")
+    else:
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=_isatty(out), pad_event=22, exception_formatter=structlog.dev.plain_traceback
+        )
+        stamp = structlog.processors.TimeStamper(fmt="%H:%M:%S", utc=False)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
+            stamp,
             redact,
             renderer,
         ],
@@ -50,6 +58,20 @@ def configure(
         logger_factory=structlog.PrintLoggerFactory(file=out),
         cache_logger_on_first_use=False,
     )
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # a closed or odd stream
+        return False
+
+
+def on_terminal(stream: Any) -> bool:
+    """Whether a person reads ``stream``: it is a terminal, or it is stderr and stdout is
+    one (``mobridge serve`` in a terminal whose stderr goes elsewhere still reads as text;
+    anything piped gets JSON)."""
+    return _isatty(stream) or (stream is sys.stderr and _isatty(sys.stdout))
 
 
 def get_logger(**bound: Any) -> Any:

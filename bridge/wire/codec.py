@@ -78,9 +78,24 @@ class Codec(Generic[T]):
     """Strict decoder of one union type in both formats, with a frame size cap."""
 
     def __init__(self, kind: Any, max_frame: int) -> None:
-        self._json: msgspec.json.Decoder[T] = msgspec.json.Decoder(kind)
-        self._msgpack: msgspec.msgpack.Decoder[T] = msgspec.msgpack.Decoder(kind)
+        self._kind = kind
+        self._decoders: tuple[msgspec.json.Decoder[T], msgspec.msgpack.Decoder[T]] | None = None
         self.max_frame = max_frame
+
+    @property
+    def _json(self) -> msgspec.json.Decoder[T]:
+        return self._built()[0]
+
+    @property
+    def _msgpack(self) -> msgspec.msgpack.Decoder[T]:
+        return self._built()[1]
+
+    def _built(self) -> tuple[msgspec.json.Decoder[T], msgspec.msgpack.Decoder[T]]:
+        """The decoders, built on first use: a process uses one or two of the four codecs
+        (a client never decodes agent frames), and building one walks its whole union."""
+        if self._decoders is None:
+            self._decoders = (msgspec.json.Decoder(self._kind), msgspec.msgpack.Decoder(self._kind))
+        return self._decoders
 
     def decode(self, data: bytes | str, fmt: WireFormat = WireFormat.JSON) -> T | DecodeFailure:
         if isinstance(data, str):  # websocket text frame

@@ -114,3 +114,39 @@ def test_bad_arguments_of_any_command_are_one_line(hub: ServedHub, tmp_path: Pat
     one_line(hub.run("tap", "sim-android"), "what to act on?")
     one_line(hub.run("wait", "sim-android", "--screen", "x", "--timeout-ms", "-1"), "--timeout-ms")
     one_line(hub.run("type", "sim-android", "Username", "--value-ref", "pw"), "secret://")
+
+
+def test_a_mistyped_command_gets_a_did_you_mean(tmp_path: Path) -> None:
+    one_line(
+        run("scren", "sim-android", tmp=tmp_path), "invalid choice: 'scren'", "did you mean screen"
+    )
+    one_line(run("devics", tmp=tmp_path), "did you mean devices")
+    one_line(run("qqqq", tmp=tmp_path), "not a command", "--help")
+
+
+def test_durations_take_units_and_options_are_never_abbreviated(
+    hub: ServedHub, tmp_path: Path
+) -> None:
+    # --timeo used to be taken for --timeout-ms: now it is unknown, said in one line
+    one_line(hub.run("wait", "sim-android", "--screen", "x", "--timeo", "5"), "--timeo")
+    one_line(hub.run("wait", "sim-android", "--screen", "x", "--timeout", "5x"), "not a duration")
+    one_line(hub.run("wait", "sim-android", "--screen", "x", "--timeout", "2h"), "out of range")
+    one_line(hub.run("long-press", "sim-android", "--at", "1,1", "--hold", "lots"), "duration")
+    missed = hub.run("wait", "sim-android", "--screen", "login", "--timeout", "0.3s")
+    assert missed.returncode == 1
+    assert missed.stderr.splitlines() == [missed.stderr.strip()]  # printed once
+    assert missed.stderr.startswith("wait: not met after 3")
+    assert missed.stderr.strip().endswith("showing: menu")  # what was on the screen
+    assert '"elapsedMs":3' in missed.stdout  # piped: the JSON too, on stdout
+    met = hub.run("wait", "sim-android", "--screen", "menu", "--timeout", "1m")
+    assert met.returncode == 0 and met.stderr == ""
+
+
+def test_find_without_a_match_says_why(hub: ServedHub, tmp_path: Path) -> None:
+    proc = hub.run("find", "sim-android", "--text", "Logn")
+    assert proc.returncode == 0 and '"count":0' in proc.stdout
+    assert "no element shows 'Logn'; closest: 'Login'" in proc.stderr
+    dump = ROOT / "examples" / "dumps" / "signin.xml"
+    offline = run("find", str(dump), "--role", "switch", tmp=tmp_path)
+    assert offline.returncode == 0
+    assert "no SWITCH on the screen (roles here: BUTTON, INPUT, SCREEN, TEXT)" in offline.stderr

@@ -25,6 +25,7 @@ from bridge.wire.agent_link import TreeDelta, TreePush
 from bridge.wire.codec import AGENT_TO_HUB, encode
 from bridge.wire.raw import RawNode, RawTree
 from tests.core.realdumps import dump_paths, raw_of
+from tests.skips import SHARED_ABSENT
 
 FIXTURES = Path(__file__).resolve().parents[2] / "protocol" / "fixtures" / "agent-link"
 
@@ -127,7 +128,7 @@ def _perturb(rng: random.Random, tree: RawTree, next_handle: int) -> RawTree:
 SOURCES = [raw_of(p) for p in dump_paths()]
 
 
-@pytest.mark.skipif(not SOURCES, reason="no dumps")
+@pytest.mark.skipif(not SOURCES, reason=SHARED_ABSENT)
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(source=st.integers(0, max(0, len(SOURCES) - 1)), seed=st.integers(0, 2**31))
 def test_a_delta_applied_to_its_base_gives_the_new_tree(source: int, seed: int) -> None:

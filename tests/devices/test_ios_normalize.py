@@ -39,6 +39,7 @@ from bridge.wire.enums import AppAction, Platform, Role
 from bridge.wire.raw import RawTree
 from tests.conftest import SHARED_DIR, requires_shared
 from tests.devices.ios_fakes.swift_host import swift_agent
+from tests.skips import SHARED_ABSENT
 
 pytestmark = pytest.mark.anyio
 
@@ -150,7 +151,7 @@ async def test_real_ios_dumps_normalize_alike_through_the_swift_agent(
 
 def test_the_dumps_cover_what_the_comparison_needs() -> None:
     if not DUMPS.is_dir():
-        pytest.skip("../shared is absent (real dumps live there)")
+        pytest.skip(SHARED_ABSENT)
     assert len(WDA_DUMPS) >= 3, "WebDriverAgent page sources of several apps"
 
 

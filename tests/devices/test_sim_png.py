@@ -1,9 +1,11 @@
-"""The tiny PNG encoder and the screen renderer, checked by an independent minimal decoder."""
+"""The tiny PNG encoder and the screen renderer (words drawn with Pillow), checked by an
+independent minimal decoder."""
 
 from __future__ import annotations
 
 import struct
 import zlib
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 from bridge.devices.sim.device import DemoDevice
 from bridge.devices.sim.png import PNG_SIGNATURE, encode_png, render_scene
 from bridge.devices.sim.scenes import SCREENS
+from bridge.devices.sim.views import View
 from bridge.wire.enums import Platform
 
 
@@ -78,3 +81,65 @@ def test_screens_look_different_and_dialogs_dim_the_backdrop() -> None:
     assert len({menu, dialog, game}) == 3
     corner = dialog[:3]  # the top-left pixel lies outside the alert: dimmed background
     assert all(c < 128 for c in corner)
+
+
+def _scene(platform: Platform, screen: str) -> Any:
+    return DemoDevice(platform, now=0.0, start=screen, animations=False).scene(0.5)
+
+
+def _view(scene: Any, ident: str) -> View:
+    return next(v for w in scene.windows for v in w.root.walk() if v.ident == ident)
+
+
+def _changed_box(a: bytes, b: bytes, width: int) -> tuple[int, int, int, int] | None:
+    """The bounding box (in image pixels) of the pixels that differ between two images."""
+    xs, ys = [], []
+    for i in range(0, len(a), 3):
+        if a[i : i + 3] != b[i : i + 3]:
+            ys.append(i // 3 // width)
+            xs.append(i // 3 % width)
+    return (min(xs), min(ys), max(xs) + 1, max(ys) + 1) if xs else None
+
+
+@pytest.mark.parametrize("platform", list(Platform))
+def test_words_are_drawn_inside_their_element(platform: Platform) -> None:
+    """Changing one button's title changes pixels, and only inside that button: the words
+    are drawn (not a bar of fixed length), where the element is."""
+    scene = _scene(platform, "login")
+    width, _, before = decode_png(render_scene(scene, scale=2))
+    button = next(v for w in scene.windows for v in w.root.walk() if v.text == "Sign in")
+    button.text = "Log on"
+    _, _, after = decode_png(render_scene(scene, scale=2))
+    box = _changed_box(before, after, width)
+    assert box is not None, "the title is not drawn"
+    left, top, right, bottom = (c // 2 for c in button.bounds)
+    assert left <= box[0] and top <= box[1] and box[2] <= right and box[3] <= bottom
+
+
+@pytest.mark.parametrize("platform", list(Platform))
+def test_a_hint_and_a_typed_value_are_drawn_differently(platform: Platform) -> None:
+    scene = _scene(platform, "login")
+    field = _view(scene, "username")
+    hint = decode_png(render_scene(scene, scale=2))[2]
+    field.text = field.hint
+    typed = decode_png(render_scene(scene, scale=2))[2]
+    assert hint != typed  # same words, hint grey, value in ink
+
+
+def test_a_password_draws_the_same_whatever_its_length() -> None:
+    scene = _scene(Platform.ANDROID, "login")
+    field = _view(scene, "password")
+    shots = set()
+    for secret in ("a", "hunter2", "correct horse battery staple"):
+        field.text = secret
+        shots.add(render_scene(scene, scale=2))
+    assert len(shots) == 1
+    field.text = None
+    assert render_scene(scene, scale=2) not in shots  # empty: its hint, not the dots
+
+
+def test_the_two_flavours_look_like_their_platform() -> None:
+    android = decode_png(render_scene(_scene(Platform.ANDROID, "login"), scale=4))[2]
+    ios = decode_png(render_scene(_scene(Platform.IOS, "login"), scale=4))[2]
+    assert android[:3] == bytes((246, 246, 246)) and ios[:3] == bytes((255, 255, 255))
+    assert bytes((0, 122, 255)) in {ios[i : i + 3] for i in range(0, len(ios), 3)}

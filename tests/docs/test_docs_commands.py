@@ -6,6 +6,7 @@ hub's URL in ``MOBRIDGE_URL``. Conventions: ``tests/docs/docblocks.py``."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,31 @@ def test_the_conventions_are_followed_and_something_runs() -> None:
         for block in blocks_of(path):
             if block.tag in RUNNABLE and block.not_run is not None:
                 assert len(block.not_run) > 10, f"{block.where}: say why it is not run"
+
+
+def test_the_readme_python_snippet_says_in_one_line_that_no_hub_runs(tmp_path: Path) -> None:
+    """Run as the README shows it, with nothing listening: one line, what to do, exit 1."""
+    snippet = next(b for b in blocks_of(ROOT / "README.md") if b.tag == "python" and not b.not_run)
+    script = tmp_path / "snippet.py"
+    script.write_text(snippet.code)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MOBRIDGE_")}
+    env["MOBRIDGE_URL"] = f"ws://127.0.0.1:{port}/v1"
+    env["XDG_RUNTIME_DIR"] = str(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"my-script: no hub at ws://127.0.0.1:{port}/v1")
+    assert "mobridge serve" in lines[0]
