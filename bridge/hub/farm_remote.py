@@ -29,9 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
-from nats.aio.subscription import Subscription
 
-from bridge.farm.link import FarmLink, Unreachable
+from bridge.farm.link import FarmLink, Following, Unreachable
 from bridge.farm.registry import Heard, HubRecord
 from bridge.farm.relay import Accepted, RelayFeed
 from bridge.hub.errors import offline
@@ -102,7 +101,7 @@ class RemoteDevices:
         self.spawn = spawn
         self.log = log
         self.feeds: dict[tuple[str, WireFormat], RelayFeed] = {}
-        self._subs: dict[tuple[str, WireFormat], Subscription] = {}
+        self._subs: dict[tuple[str, WireFormat], Following] = {}
         self._syncing: dict[tuple[str, WireFormat], anyio.Event] = {}
         self._again: set[tuple[str, WireFormat]] = set()
         """Feeds asked to sync again while a sync of theirs ran (bounded by ``feeds``)."""
@@ -255,8 +254,9 @@ class RemoteDevices:
     ) -> ResultMessage | ErrorMessage | ProtocolError:
         shot = convert(message.result, ScreenshotResult)
         chunk = CAPTURE_CHUNK
-        if self.link.nc is not None:
-            chunk = max(1024, min(chunk, self.link.nc.max_payload - 4096))
+        max_payload = self.link.max_payload()
+        if max_payload is not None:
+            chunk = max(1024, min(chunk, max_payload - 4096))
         data = bytearray()
         while True:
             reply = await self.link.request(
