@@ -21,6 +21,8 @@ import anyio.abc
 
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.logs import get_logger
+from bridge.hub.malloc_tuning import return_large_buffers
+from bridge.hub.memory_bounds import share_history
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
@@ -181,6 +183,7 @@ class Hub:
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
     ) -> None:
+        return_large_buffers()
         async with anyio.create_task_group() as tg:
             self._tg = tg
             self.port = await tg.start(self.server.serve)
@@ -445,6 +448,7 @@ class Hub:
                 masker=self.service.masker,
             )
             self.service.devices[device_id] = device
+            share_history(self.service.devices.values())
             if self.farm is not None:
                 device.on_event = self.farm.owner.on_device_event
             feed = SettledFeed(device)

@@ -34,7 +34,6 @@ from bridge.farm.link import FarmLink, Following, Unreachable
 from bridge.farm.registry import Heard, HubRecord
 from bridge.farm.relay import Accepted, RelayFeed
 from bridge.hub.errors import offline
-from bridge.hub.service import MAX_CAPTURES
 from bridge.net.client_server import Session
 from bridge.wire.client_protocol import (
     Act,
@@ -268,14 +267,16 @@ class RemoteDevices:
                 reason = reply.reason if isinstance(reply, Unreachable) else "capture refused"
                 return self._offline(request, request.device, f"screenshot copy failed: {reason}")
             data += reply.data
+            if len(data) > self.service.captures.per_device_bytes:
+                return self._offline(
+                    request, request.device, "screenshot copy failed: past the capture budget"
+                )
             if len(data) >= reply.total or not reply.data:
                 break
         png = bytes(data)
         capture = f"cap_{random_ids.token_hex(8)}"
-        captures = self.service.captures
-        captures[capture] = png
-        while len(captures) > MAX_CAPTURES:
-            captures.popitem(last=False)
+        if not self.service.captures.put(request.device, capture, png):
+            return self._offline(request, request.device, "screenshot past the capture budget")
         local = msgspec.structs.replace(
             shot,
             capture=capture,

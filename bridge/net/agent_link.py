@@ -146,6 +146,7 @@ class AgentLink:
                     while True:
                         frame = await ws.recv(decode=False)
                         message = AGENT_TO_HUB.decode(frame)
+                        del frame  # a screenshot's frame is megabytes: not held while handled
                         try:
                             await self._dispatch(message)
                         except Exception as exc:  # a fault in one frame never ends the hub
