@@ -302,6 +302,7 @@ class HubService:
                     role=session.role or "observer",  # type: ignore[arg-type]
                     hub=self.name,
                     formats=("json", "msgpack"),
+                    previous_close=session.previous_close,
                 )
             case DevicesList():
                 remote = self.remote.summaries() if self.remote is not None else ()
