@@ -129,3 +129,19 @@ def cap_raw_tree(
     )
     capped = msgspec.structs.replace(tree, nodes=tuple(kept), focus=focus)
     return Capped(capped, dropped, reason, kept_bytes)
+
+
+def structure_problem(tree: RawTree, where: str = "tree") -> str | None:
+    """What is wrong with the tree's structure, naming the field, or None. Every node's
+    ``parent`` must be -1 (a root) or the index of a node of the list; the decoder checked
+    the types, this checks what the types cannot say. The caller refuses the tree as
+    MALFORMED with this text."""
+    count = len(tree.nodes)
+    for i, node in enumerate(tree.nodes):
+        parent = node.parent
+        if parent != -1 and not 0 <= parent < count:
+            return (
+                f"{where}.nodes[{i}].parent: {parent} is neither -1 nor the index of a node "
+                f"(0..{count - 1})"
+            )
+    return None
