@@ -186,6 +186,8 @@ class RawMirror:
                 rotation=meta.rotation,
                 screen=meta.screen,
                 secure=meta.secure,
+                truncated=meta.truncated,
+                warnings=meta.warnings,
             )
         if not delta.remove and not delta.order:
             same = self._reshaped_nothing(delta)

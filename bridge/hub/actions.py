@@ -82,6 +82,21 @@ MAX_VERIFY_STABLE_MS = 10_000
 """Cap on ``verify.stableForMs``."""
 COMMAND_TIMEOUT_S = 10.0
 """How long the hub waits for the agent to answer one command."""
+TYPING_S_PER_CHAR = 0.12
+"""Extra wait per character a SET_TEXT types: a phone types at most ~40 characters a second with
+pauses (the iOS agent's pace) plus XCTest's own ~60 a second, and the agent may type twice (its
+verified retry); without it a long text outlasts the wait and the agent is taken for lost."""
+CLEAR_S_PER_CHAR = 0.04
+"""Extra wait per character of the old value the agent deletes first (one key each, twice)."""
+MAX_COMMAND_TIMEOUT_S = 600.0
+
+
+def command_timeout_s(text: str | None, old_value: str | None = None) -> float:
+    """How long the hub waits for a node action's reply: the base, plus typing and clearing time
+    for a text, capped at ``MAX_COMMAND_TIMEOUT_S``."""
+    extra = TYPING_S_PER_CHAR * len(text or "") + CLEAR_S_PER_CHAR * len(old_value or "")
+    return min(MAX_COMMAND_TIMEOUT_S, COMMAND_TIMEOUT_S + (extra if text is not None else 0.0))
+
 
 T = TypeVar("T")
 
@@ -367,7 +382,7 @@ async def _act_locked(
                     allow_ancestor=True,
                     allow_gesture=req.allow_gesture_fallback,
                 ),
-                timeout_s=COMMAND_TIMEOUT_S,
+                timeout_s=command_timeout_s(text, node.value),
             )
         except (AgentLost, TimeoutError) as exc:
             _agent_trouble(device, exc)

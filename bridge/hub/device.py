@@ -185,6 +185,8 @@ class DeviceRuntime:
         self.generation = generation_base
         self.masker = masker if masker is not None else SecretMasker()
         self.faults: dict[str, str] = {}
+        self.capture_warnings: tuple[str, ...] = ()
+        """The agent's capture health from its latest tree (``RawTree.warnings``)."""
         """Cause -> reason of what currently degrades the device (empty: healthy)."""
         self.current: Capture | None = None
         self.agent_stable = True
@@ -255,11 +257,13 @@ class DeviceRuntime:
             return result
         self._whole = not capped.dropped
         tree = result.tree if result.tree is not None else NodeTree(result.full.nodes)
-        if capped.dropped:
+        # The agent's own limits (applied while it walked) count as the hub's caps do.
+        reasons = [r for r in (push.tree.truncated, capped.reason if capped.dropped else None) if r]
+        if reasons:
             full = msgspec.structs.replace(result.full, truncated=True)
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
-        return Prepared(result, tree, now, capped.reason, capped.bytes)
+        return Prepared(result, tree, now, "; ".join(reasons) or None, capped.bytes)
 
     def _bytes_after(self, raw: RawTree, changed: tuple[int, ...]) -> int | None:
         """The bytes of ``raw`` from the last whole tree's and the ``changed`` nodes' (None
@@ -309,6 +313,8 @@ class DeviceRuntime:
             self.set_fault("tree", f"tree truncated: {prepared.truncation}")
         else:
             self.set_fault("tree", None)
+        self.capture_warnings = push.tree.warnings
+        self.set_fault("capture", "; ".join(push.tree.warnings) or None)
         cur = self.current
         if (
             cur is not None

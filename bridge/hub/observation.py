@@ -74,6 +74,17 @@ def dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
             message=f"the device no longer shows that element ({reply.code})",
             recovery=("find the element again on the current screen",),
         )
+    if (
+        reply.code == "NOT_VISIBLE"
+    ):  # off screen or covered, and not scrolled into view: nothing tapped
+        return Dispatch(status=DispatchStatus.REJECTED), ErrorEnvelope(
+            error=ErrorCode.ACTION_REJECTED,
+            message=f"the element is not visible ({reply.message or 'NOT_VISIBLE'})",
+            recovery=(
+                "scroll the element into view or dismiss what covers it (keyboard, alert)",
+                "find the element again, then retry",
+            ),
+        )
     if reply.code in ("UNSUPPORTED", "SECURE", "BAD_COMMAND"):
         return Dispatch(status=DispatchStatus.REJECTED), None
     return Dispatch(status=DispatchStatus.FAILED), None

@@ -201,6 +201,7 @@ class HubService:
                 "health": d.health,
                 "reason": d.health_reason,
                 "truncated_captures": d.stats.truncated_captures,
+                "capture_warnings": list(d.capture_warnings),
                 "generation": d.generation,
                 "captures": d.stats.captures,
                 "deltas": d.stats.deltas,

@@ -24,7 +24,15 @@ from bridge.wire.enums import (
     Orientation,
     Platform,
 )
-from bridge.wire.raw import MAX_RAW_NODES, RawNode, RawTree, RawWindow, ScreenSize
+from bridge.wire.raw import (
+    MAX_RAW_NODES,
+    CaptureWarnings,
+    RawNode,
+    RawTree,
+    RawWindow,
+    ScreenSize,
+    WarningText,
+)
 
 AGENT_PROTOCOL = 1
 TREE_DELTA = "tree_delta"
@@ -249,6 +257,8 @@ class RawMeta(WireStruct, frozen=True):
     rotation: int = 0
     screen: ScreenSize | None = None
     secure: bool = False
+    truncated: WarningText | None = None
+    warnings: CaptureWarnings = ()
 
 
 class TreeDelta(_AgentToHub, tag="tree_delta", frozen=True):
@@ -283,8 +293,8 @@ class InstalledApp(WireStruct, frozen=True):
 
 class Reply(_AgentToHub, tag="reply", frozen=True):
     """The one answer to command ``id``. ``ok`` false carries ``code`` (NOT_FOUND,
-    IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND) and ``message``. ``apps``
-    answers ``apps``; ``app_id`` names what ``install`` installed."""
+    IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND, NOT_VISIBLE) and
+    ``message``. ``apps`` answers ``apps``; ``app_id`` names what ``install`` installed."""
 
     id: CommandId
     ok: bool

@@ -20,8 +20,12 @@ from bridge.wire.enums import Platform
 
 MAX_RAW_NODES = 20_000
 MAX_RAW_TEXT = 8192
+MAX_CAPTURE_WARNINGS = 8
+MAX_WARNING_TEXT = 300
 
 RawText = Annotated[str, msgspec.Meta(max_length=MAX_RAW_TEXT)]
+WarningText = Annotated[str, msgspec.Meta(max_length=MAX_WARNING_TEXT)]
+CaptureWarnings = Annotated[tuple[WarningText, ...], msgspec.Meta(max_length=MAX_CAPTURE_WARNINGS)]
 
 
 class RawNode(WireStruct, frozen=True):
@@ -101,3 +105,8 @@ class RawTree(WireStruct, frozen=True):
     screen: ScreenSize | None = None
     secure: bool = False
     """True when a window forbids capture (FLAG_SECURE): screenshots are unavailable."""
+    truncated: WarningText | None = None
+    """Why the agent itself left nodes out while capturing (a depth or node limit); the hub
+    then marks the snapshot truncated, as for its own caps."""
+    warnings: CaptureWarnings = ()
+    """Capture health the agent reports (e.g. its accessibility cache could not be cleared)."""

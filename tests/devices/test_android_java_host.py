@@ -90,3 +90,13 @@ async def test_agent_mode_against_the_java_agent_in_host_mode(tmp_path: Path) ->
     finally:
         client.stop()
         phone.shutdown()
+
+
+def test_the_layout_option_reaches_the_agent_as_an_instrumentation_argument() -> None:
+    from bridge.devices.android.agent_mode import instrument_command
+
+    default = instrument_command("t", "s", "emulator-5554")
+    assert "layout" not in default
+    compressed = instrument_command("t", "s", "emulator-5554", "compressed")
+    assert "-e layout compressed" in compressed
+    assert compressed.endswith("dev.mobridge.agent.android/.BridgeInstrumentation")

@@ -42,7 +42,9 @@ def test_the_repository_stubs_pass_and_list_their_surface() -> None:
     lines = out.stdout.splitlines()
     assert "XCUIApplication" in lines
     assert "  XCUIElement.snapshot()" in lines
-    assert "  XCUICoordinate.press(forDuration:thenDragTo:)" in lines
+    assert (
+        "  XCUICoordinate.press(forDuration:thenDragTo:withVelocity:thenHoldForDuration:)" in lines
+    )
 
 
 def test_unused_stub_members_and_undeclared_apple_types_fail() -> None:
@@ -55,3 +57,74 @@ def test_unused_stub_members_and_undeclared_apple_types_fail() -> None:
     # A name only in a comment or a string is not a use.
     _, problems = tool.check(STUBS, layer + '\n// e.exists\nlet s = "e.exists"')
     assert "stub member XCUIElement.exists is used nowhere in the runner" in problems
+
+
+STUB_DIR = ROOT / "agents" / "ios" / "Sources" / "XCUITestStubs"
+
+
+def _run_on(stubs: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(TOOL), "--stubs", str(stubs)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_wrong_stub_signature_fails_against_the_api_listing(tmp_path: Path) -> None:
+    """Issue 20: the stubs are proven against the XCTest API listing (agents/ios/tools/xctest-api);
+    a deliberately wrong signature in a copy of them makes the check fail and say which."""
+    text = (STUB_DIR / "XCUITestStubs.swift").read_text(encoding="utf-8")
+    assert _run_on(STUB_DIR).returncode == 0
+    wrong = text.replace(
+        "public func press(forDuration duration: TimeInterval) { stub() }",
+        "public func press(forDuration duration: Double, pressure: Double) { stub() }",
+    )
+    assert wrong != text
+    (tmp_path / "XCUITestStubs.swift").write_text(wrong, encoding="utf-8")
+    out = _run_on(tmp_path)
+    assert out.returncode == 1
+    assert (
+        "stub member XCUICoordinate.press(forDuration:pressure:) is not in the XCTest API listing"
+        in (out.stderr)
+    )
+
+    retyped = text.replace(
+        "public func typeText(_ text: String) { stub() }",
+        "public func typeText(_ text: Substring) { stub() }",
+    )
+    (tmp_path / "XCUITestStubs.swift").write_text(retyped, encoding="utf-8")
+    out = _run_on(tmp_path)
+    assert out.returncode == 1
+    assert (
+        "stub member XCUIElement.typeText(_:) differs from the listing (XCUIElement.h "
+        "(XCUIElementKeyboardEvents -typeText:)): stub 'func typeText(_ text: Substring)', "
+        "listing 'func typeText(_ text: String)'"
+    ) in out.stderr
+
+
+def test_availability_and_newer_than_ios16_uses_are_checked() -> None:
+    tool = _tool()
+    listing = tool.parse_listing(
+        "XCUIApplication.open(_:) | func open(_ url: URL) | ios 16.4 | XCUIApplication.h\n"
+    )
+    stubs = """
+open class XCUIApplication {
+    @available(iOS 16.4, *)
+    public func open(_ url: URL) { stub() }
+}
+"""
+    surface = tool.parse_stubs(stubs)
+    unguarded = "func f(a: XCUIApplication, u: URL) { a.open(u) }"
+    problems = tool.check_listing(surface, listing, unguarded)
+    assert problems == [
+        "the runner uses XCUIApplication.open(_:), which needs iOS 16.4 (newer than the minimum "
+        "iOS 16.0), without an #available(iOS 16.4, *) check"
+    ]
+    guarded = "func f(a: XCUIApplication, u: URL) { if #available(iOS 16.4, *) { a.open(u) } }"
+    assert tool.check_listing(surface, listing, guarded) == []
+    plain = tool.parse_stubs(stubs.replace("    @available(iOS 16.4, *)\n", ""))
+    assert tool.check_listing(plain, listing, guarded) == [
+        "stub member XCUIApplication.open(_:) availability differs from the listing "
+        "(XCUIApplication.h): stub iOS -, listing iOS 16.4"
+    ]

@@ -49,9 +49,16 @@ pytestmark = [
 
 
 @contextmanager
-def java_agent(port: int = 0) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def java_agent(
+    port: int = 0, scene: str | None = None, extra: tuple[str, ...] = ()
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """The Java host agent on 127.0.0.1 serving ``scene`` (None: its default, ``login``);
+    ``extra``: more arguments (``--layout compressed``, ``--sdk 30`` ...)."""
+    args = [str(SCRIPT), "--port", str(port), "--token", AGENT_TOKEN, *extra]
+    if scene is not None:
+        args += ["--scene", scene]
     proc = subprocess.Popen(
-        [str(SCRIPT), "--port", str(port), "--token", AGENT_TOKEN],
+        args,
         stdout=subprocess.PIPE,
         stderr=sys.stderr,
         text=True,

@@ -1,9 +1,17 @@
 #!/usr/bin/env python3
-"""The XCTest/XCUITest stub surface of the iOS runner, and whether it is exactly what it uses.
+"""The XCTest/XCUITest stub surface of the iOS runner, whether it is exactly what it uses, and
+whether it matches the official API listing.
 
-Reads ``agents/ios/Sources/XCUITestStubs/*.swift`` (the declarations) and
+Reads ``agents/ios/Sources/XCUITestStubs/*.swift`` (the declarations),
 ``agents/ios/Sources/BridgeRunner/*.swift`` (the XCUITest layer), comments and string literals
-removed, and fails (exit 1) when:
+removed, and ``agents/ios/tools/xctest-api/*.api`` (the declarations of XCTest's public API the
+layer uses, copied from Apple's headers and documentation with their source and availability),
+and fails (exit 1) when:
+
+- a stub member is missing from the listing, or its declaration (signature) differs from the
+  listing's, or its ``@available(iOS x, *)`` differs from the listing's availability;
+- the layer uses a member the listing marks as newer than iOS 16 (the agent's minimum) outside
+  an ``#available(iOS x, *)`` check of at least that version;
 
 - the layer names an Apple type (``XC*``, ``CG*`` other than Foundation's ``CGRect`` /
   ``CGFloat`` / ``CGPoint`` / ``CGSize``) that the stubs do not declare;
@@ -23,6 +31,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+MIN_IOS = (16, 0)
+LISTING = Path(__file__).resolve().parent / "xctest-api"
+
 ROOT = Path(__file__).resolve().parents[1]
 STUBS = ROOT / "Sources" / "XCUITestStubs"
 LAYER = ROOT / "Sources" / "BridgeRunner"
@@ -41,6 +52,8 @@ class Member:
     kind: str  # func, init, var, case
     name: str
     labels: tuple[str, ...] = ()
+    declaration: str = ""
+    available: str = "-"
 
     def spelled(self) -> str:
         if self.kind in ("func", "init"):
@@ -78,12 +91,36 @@ def _labels(params: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _joined(text: str) -> list[str]:
+    """Lines, a declaration whose parentheses span lines joined into one."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if out and out[-1].count("(") > out[-1].count(")"):
+            out[-1] = out[-1] + " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
+def declaration(line: str) -> str:
+    """A member's declaration as compared with the listing: no access modifier, attribute or
+    body, single spaces."""
+    d = line.split("{")[0]
+    d = re.sub(r"@\w+(\([^)]*\))?\s*", "", d)
+    d = re.sub(r"\b(public|open|class|static|final)\s+", "", d)
+    return " ".join(d.split()).rstrip(" ,")
+
+
 def parse_stubs(text: str) -> Surface:
     """Types (nested ones as ``Outer.Inner``) and their public members, in file order."""
     surface = Surface()
     stack: list[tuple[str, int, str]] = []  # (qualified type, brace depth inside it, kind)
     depth = 0
-    for line in strip_swift(text).splitlines():
+    available = "-"
+    for line in _joined(strip_swift(text)):
+        if (a := re.search(r"@available\(iOS ([0-9.]+)", line)) is not None and "func" not in line:
+            available = a.group(1)
+            continue
         owner = stack[-1][0] if stack else None
         found = _TYPE.search(line)
         if found and "{" in line:
@@ -94,18 +131,27 @@ def parse_stubs(text: str) -> Surface:
             continue
         in_protocol = bool(stack) and stack[-1][2] == "protocol"
         if owner is not None and (in_protocol or re.search(r"\b(public|open)\b", line)):
+            decl = declaration(line)
             if (m := _FUNC.search(line)) is not None:
-                surface.members.append(Member(owner, "func", m.group(1), _labels(m.group(2))))
+                surface.members.append(
+                    Member(owner, "func", m.group(1), _labels(m.group(2)), decl, available)
+                )
             elif (m := _INIT.search(line)) is not None:
-                surface.members.append(Member(owner, "init", "init", _labels(m.group(1))))
+                surface.members.append(
+                    Member(owner, "init", "init", _labels(m.group(1)), decl, available)
+                )
             elif (m := _VAR.search(line)) is not None:
-                surface.members.append(Member(owner, "var", m.group(1)))
+                surface.members.append(Member(owner, "var", m.group(1), (), decl, available))
+            available = "-"
         if (
             owner is not None
             and (m := _CASE.search(line)) is not None
             and line.strip().startswith("case")
         ):
-            surface.members.append(Member(owner, "case", m.group(1)))
+            surface.members.append(
+                Member(owner, "case", m.group(1), (), declaration(line), available)
+            )
+            available = "-"
         depth += line.count("{") - line.count("}")
         while stack and depth < stack[-1][1]:
             stack.pop()
@@ -139,8 +185,12 @@ def check(stub_text: str, layer_text: str) -> tuple[Surface, list[str]]:
         if name not in declared and name not in FOUNDATION_CG
     )
     used_types: set[str] = set()
+    cases = {t: [m for m in surface.members if m.owner == t] for t in surface.types}
     for m in surface.members:
-        if _used(m, layer):
+        only_case = (
+            m.kind == "case" and len(cases.get(m.owner, [])) == 1
+        )  # gives the enum its raw type
+        if _used(m, layer) or only_case:
             used_types.add(m.owner)
         else:
             problems.append(f"stub member {m.spelled()} is used nowhere in the runner")
@@ -151,12 +201,91 @@ def check(stub_text: str, layer_text: str) -> tuple[Surface, list[str]]:
     return surface, problems
 
 
+@dataclass
+class Listed:
+    member: str
+    declaration: str
+    available: str
+    source: str
+
+
+def parse_listing(text: str) -> dict[str, Listed]:
+    """``member | declaration | availability | source`` lines (``#`` comments)."""
+    out: dict[str, Listed] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) != 4:
+            raise ValueError(
+                "listing line needs 4 fields (member | declaration | availability | source): "
+                + line
+            )
+        out[parts[0]] = Listed(
+            parts[0], " ".join(parts[1].split()), parts[2].removeprefix("ios ").strip(), parts[3]
+        )
+    return out
+
+
+def _version(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split(".")) if re.fullmatch(r"[0-9]+(\.[0-9]+)*", v) else (0,)
+
+
+def check_listing(surface: Surface, listing: dict[str, Listed], layer_text: str) -> list[str]:
+    """The stubs against the official listing; newer-than-minimum uses in the layer."""
+    layer = strip_swift(layer_text)
+    problems: list[str] = []
+    for m in surface.members:
+        key = m.spelled()
+        got = listing.get(key)
+        if got is None:
+            problems.append(
+                f"stub member {key} is not in the XCTest API listing (agents/ios/tools/xctest-api)"
+            )
+            continue
+        if got.declaration != m.declaration:
+            problems.append(
+                f"stub member {key} differs from the listing ({got.source}): "
+                f"stub '{m.declaration}', listing '{got.declaration}'"
+            )
+        if got.available != m.available and not (
+            m.available == "-" and _version(got.available) <= MIN_IOS
+        ):
+            problems.append(
+                f"stub member {key} availability differs from the listing ({got.source}): "
+                f"stub iOS {m.available}, listing iOS {got.available}"
+            )
+        need = _version(got.available)
+        if need > MIN_IOS and _used(m, layer):
+            guards = [_version(g) for g in re.findall(r"#available\(iOS ([0-9.]+)", layer)]
+            if not any(g >= need for g in guards):
+                minimum = ".".join(map(str, MIN_IOS))
+                problems.append(
+                    f"the runner uses {key}, which needs iOS {got.available} (newer than the "
+                    f"minimum iOS {minimum}), without an #available(iOS {got.available}, *) check"
+                )
+    return problems
+
+
+def _read_listing(directory: Path) -> dict[str, Listed]:
+    out: dict[str, Listed] = {}
+    for p in sorted(directory.glob("*.api")):
+        out.update(parse_listing(p.read_text(encoding="utf-8")))
+    return out
+
+
 def _read(directory: Path) -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in sorted(directory.glob("*.swift")))
 
 
 def main(argv: list[str]) -> int:
-    surface, problems = check(_read(STUBS), _read(LAYER))
+    stubs = STUBS
+    if "--stubs" in argv:
+        stubs = Path(argv[argv.index("--stubs") + 1])
+    surface, problems = check(_read(stubs), _read(LAYER))
+    listing = _read_listing(LISTING)
+    problems.extend(check_listing(surface, listing, _read(LAYER)))
     if "--list" in argv:
         for t in surface.types:
             print(t)
@@ -169,7 +298,8 @@ def main(argv: list[str]) -> int:
         return 1
     print(
         f"ios: stubs declare {len(surface.types)} types and {len(surface.members)} members, "
-        "all used by the XCUITest layer; every XC* type it names is declared"
+        "all used by the XCUITest layer and all as in the XCTest API listing "
+        f"({len(listing)} declarations); every XC* type it names is declared"
     )
     return 0
 

@@ -57,7 +57,9 @@ MAX_LINE = 64 * 1024
 _MISSING_MARKERS = ("Unable to find instrumentation", "INSTRUMENTATION_FAILED", "does not exist")
 
 
-def instrument_command(token: str, socket_name: str, serial: str) -> str:
+def instrument_command(token: str, socket_name: str, serial: str, layout: str = "full") -> str:
+    """The ``am instrument`` line; ``-e layout`` only when not the agent's default (full)."""
+    extra = [] if layout == "full" else ["-e", "layout", layout]
     return shell_command(
         [
             "am",
@@ -73,6 +75,7 @@ def instrument_command(token: str, socket_name: str, serial: str) -> str:
             "-e",
             "device",
             serial,
+            *extra,
             INSTRUMENTATION,
         ]
     )
@@ -157,7 +160,7 @@ class AgentRunner:
         port: int | None = None
         try:
             await shell(device, shell_command(["am", "force-stop", AGENT_PACKAGE]))
-            command = instrument_command(token, socket_name, self.serial)
+            command = instrument_command(token, socket_name, self.serial, self.config.agent_layout)
             stream = await blocking(lambda: device.shell(command, stream=True))
             assert stream is not None
             lines = pump(line_reader(stream), f"mobridge-am-{self.serial}")

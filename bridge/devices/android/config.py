@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import anyio
 
@@ -30,6 +31,10 @@ class AndroidConfig:
     """Expected sha256 of ``agent_apk``; None uses ``<apk>.sha256`` when it exists."""
     agentless: bool = False
     """No APK: uiautomator dump + adb input (slow)."""
+    agent_layout: Literal["full", "compressed"] = "full"
+    """Which views the agent captures: ``full`` (every view, the default) or ``compressed``
+    (only views important for accessibility: smaller trees, as the UiAutomator2 server's
+    default). Sent to the agent as ``am instrument -e layout compressed``."""
     ready_timeout_s: float = 30.0
     """How long the instrumentation may take to report readiness."""
     forward_check_s: float = 5.0

@@ -76,7 +76,8 @@ class JavaHostDevice(FakeDevice):
 
     def _start_java(self, inst: FakeInstrumentation) -> None:
         proc = subprocess.Popen(
-            [str(SCRIPT), "--port", "0", "--token", inst.token],
+            [str(SCRIPT), "--port", "0", "--token", inst.token]
+            + (["--layout", inst.args["layout"]] if "layout" in inst.args else []),
             stdout=subprocess.PIPE,
             stderr=sys.stderr,
             text=True,

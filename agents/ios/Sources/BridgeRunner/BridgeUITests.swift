@@ -44,6 +44,8 @@ public enum BridgeRunner {
         var config = AgentConfig()
         config.agentName = "mobridge-ios-runner"
         let backend = PrimitiveBackend(primitives: XCUIPrimitives(environment: env), pace: .device)
+        backend.targetApp = env.bundleId
+        if let q = env.quiescenceMs { backend.quiescence = .uniform(q) }
         let server: AgentServer
         let listener: LoopbackListener
         do {

@@ -8,17 +8,16 @@ import XCUITestStubs
 
 /// Copies one `XCUIElementSnapshot` into `ElementSnapshot` values in a single walk.
 ///
-/// Invariants: reads only the public snapshot attributes (type, identifier, label, value, title,
-/// placeholder, frame, enabled, selected, hasFocus, children), which XCUITest fetched with the
-/// one `snapshot()` call — never `dictionaryRepresentation` (it serializes the whole subtree per
-/// node) and never `isHittable`/`isVisible` per element (one accessibility round trip each),
-/// except `isHittable` for screen markers `__screen_<id>`; reads at most `maxDepth + 1` levels,
-/// so the converter can mark the frontier of a deeper tree.
+/// Invariants: reads only the snapshot's own attributes (type, identifier, label, value, title,
+/// placeholder, frame, enabled, selected, hasFocus, children; `hasKeyboardFocus` where the
+/// snapshot object answers it, `PrivateXCTest`), which XCUITest fetched with the one
+/// `snapshot()` call — never `dictionaryRepresentation` (it serializes the whole subtree per
+/// node) and never `isHittable`/`isVisible` (one accessibility round trip each: the core computes
+/// hittability from frames); reads at most `maxDepth` levels (the public fallback when XCTest's
+/// own depth limit could not be set).
 @MainActor
 struct SnapshotReader {
     let maxDepth: Int
-    /// `isHittable` of the first element with this identifier (markers only).
-    let markerHittable: (String) -> Bool?
 
     func read(_ s: XCUIElementSnapshot, depth: Int = 0) -> ElementSnapshot {
         let f = s.frame
@@ -27,8 +26,8 @@ struct SnapshotReader {
             title: s.title, placeholder: s.placeholderValue,
             frame: Rect(Double(f.origin.x), Double(f.origin.y), Double(f.size.width), Double(f.size.height)),
             enabled: s.isEnabled, selected: s.isSelected, hasFocus: s.hasFocus, children: [])
-        if s.identifier.hasPrefix(SnapshotConverter.markerPrefix) { e.hittable = markerHittable(s.identifier) }
-        if depth <= maxDepth {
+        e.hasKeyboardFocus = PrivateXCTest.hasKeyboardFocus(s)
+        if depth < maxDepth {
             e.children = s.children.map { read($0, depth: depth + 1) }
         }
         return e

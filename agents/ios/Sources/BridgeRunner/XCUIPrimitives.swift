@@ -7,70 +7,71 @@ import XCTest
 import XCUITestStubs
 #endif
 
-/// `DevicePrimitives` over XCUITest's public API. Every method is called on the main thread by
-/// the agent core's executor and enters the main actor with `MainActor.assumeIsolated` (which
-/// traps if that promise is ever broken).
+/// `DevicePrimitives` over XCUITest's public API: thin calls only — every decision (which app
+/// is in front, depth limits and the fallback, hit tests and scrolling, drag velocity, focus,
+/// clearing, deadlines) is made by the agent core. Every method is called on the main thread by
+/// the core's executor and enters the main actor with `MainActor.assumeIsolated` (which traps
+/// if that promise is ever broken).
 ///
-/// - the foreground application is the app under test (`MOBRIDGE_BUNDLE_ID`, or the last one
-///   the hub opened) while its state is `runningForeground`, else SpringBoard (home screen);
-/// - one `snapshot()` of it per capture, plus one of SpringBoard's first alert when one exists
-///   (permission prompts and other system alerts live in SpringBoard);
-/// - input is coordinate-based (`XCUICoordinate` from the application's origin), never an
-///   element query: no element resolution per action;
-/// - the scale (pixels per point) is learnt once from a screenshot's PNG width.
+/// - running apps: `XCUIApplication(bundleIdentifier:).state` of the candidates (the app under
+///   test, the apps the hub opened, `MOBRIDGE_CANDIDATE_APPS`, Settings, Safari, SpringBoard);
+/// - one `snapshot()` per application asked for, limited while it is taken through XCTest's
+///   private snapshot parameters (`maxDepth`, `PrivateXCTest`) when present; without them the
+///   walk is cut at the limit instead (the public fallback);
+/// - input is coordinate-based (`XCUICoordinate` from the application's origin); drags use
+///   `press(forDuration:thenDragTo:withVelocity:thenHoldForDuration:)`;
+/// - the scale is read per call from the runner's own screen (UIKit), never cached.
 public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
     public static let springboard = "com.apple.springboard"
+    static let knownApps = ["com.apple.Preferences", "com.apple.mobilesafari"]
     public let deviceInfo: DeviceInfo
     public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot",
                                "terminate", "orientation"]
-    private let maxDepth: Int
-    private var target: String?
+    private var candidates: [String]
     private var lastBundle = XCUIPrimitives.springboard
-    private var scale: Double?
 
-    public init(environment: RunnerEnvironment, maxDepth: Int = 50) {
+    public init(environment: RunnerEnvironment) {
         deviceInfo = DeviceInfo(id: environment.deviceId, model: DeviceFacts.model(), osVersion: DeviceFacts.osVersion())
-        target = environment.bundleId
-        self.maxDepth = maxDepth
+        candidates = ([environment.bundleId].compactMap { $0 } + environment.candidateApps + Self.knownApps)
+            .prefix(16).map { $0 }
     }
 
-    public func snapshot() throws -> ScreenCapture {
-        try MainActor.assumeIsolated { try snapshotOnMain() }
-    }
-
-    @MainActor private func snapshotOnMain() throws -> ScreenCapture {
-        let (app, bundle) = foreground()
-        lastBundle = bundle
-        let reader = SnapshotReader(maxDepth: maxDepth) { identifier in
-            app.descendants(matching: .any).matching(identifier: identifier).firstMatch.isHittable
+    public func screen() throws -> ScreenGeometry {
+        MainActor.assumeIsolated {
+            let rotation: Int
+            switch XCUIDevice.shared.orientation {
+            case .landscapeLeft: rotation = 90
+            case .landscapeRight: rotation = 270
+            case .portraitUpsideDown: rotation = 180
+            default: rotation = 0
+            }
+            return ScreenGeometry(scale: NativeScreen.scale, rotation: rotation)
         }
-        let tree = reader.read(try app.snapshot())
-        var roots = [CapturedRoot(bundleId: bundle, system: bundle == Self.springboard, tree: tree)]
-        if bundle != Self.springboard {
-            let alert = XCUIApplication(bundleIdentifier: Self.springboard).alerts.firstMatch
-            if alert.exists {
-                let alertReader = SnapshotReader(maxDepth: maxDepth) { _ in nil }
-                roots.append(CapturedRoot(bundleId: Self.springboard, system: true, tree: alertReader.read(try alert.snapshot())))
+    }
+
+    public func runningApps() throws -> [RunningApp] {
+        MainActor.assumeIsolated {
+            (candidates + [Self.springboard]).map { id in
+                RunningApp(bundleId: id, foreground: XCUIApplication(bundleIdentifier: id).state == .runningForeground)
             }
         }
-        return ScreenCapture(scale: scaleOnMain(appWidth: tree.frame.width), roots: roots)
     }
 
-    @MainActor private func foreground() -> (XCUIApplication, String) {
-        if let id = target {
-            let app = XCUIApplication(bundleIdentifier: id)
-            if app.state == .runningForeground { return (app, id) }
+    public func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {
+        try MainActor.assumeIsolated {
+            _ = PrivateXCTest.setSnapshotMaxDepth(limits.maxDepth)  // false: the public path, cut below
+            if bundleId != Self.springboard { lastBundle = bundleId }
+            let snap = try XCUIApplication(bundleIdentifier: bundleId).snapshot()
+            return SnapshotReader(maxDepth: limits.maxDepth).read(snap)
         }
-        return (XCUIApplication(bundleIdentifier: Self.springboard), Self.springboard)
     }
 
-    @MainActor private func scaleOnMain(appWidth: Double) -> Double {
-        if let s = scale { return s }
-        let png = [UInt8](XCUIScreen.main.screenshot().pngRepresentation)
-        guard appWidth > 0, let size = PNGInfo.size(png) else { return 1 }
-        let s = (Double(size.width) / appWidth * 2).rounded() / 2  // 1, 2, 3 (or a half step)
-        scale = s
-        return s
+    public func setQuiescence(_ wait: Quiescence) {
+        switch wait {
+        case .skip: PrivateXCTest.quiescenceBoundMs = 0
+        case .bounded(let ms): PrivateXCTest.quiescenceBoundMs = ms
+        }
+        _ = PrivateXCTest.installQuiescenceBound()
     }
 
     @MainActor private func point(_ x: Double, _ y: Double) -> XCUICoordinate {
@@ -83,20 +84,24 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
         MainActor.assumeIsolated { point(x, y).tap() }
     }
 
-    public func doubleTap(x: Double, y: Double) throws {
-        MainActor.assumeIsolated { point(x, y).doubleTap() }
-    }
-
     public func longPress(x: Double, y: Double, seconds: Double) throws {
         MainActor.assumeIsolated { point(x, y).press(forDuration: seconds) }
     }
 
-    public func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws {
-        MainActor.assumeIsolated { point(fromX, fromY).press(forDuration: seconds, thenDragTo: point(toX, toY)) }
+    public func drag(_ plan: DragPlan) throws {
+        MainActor.assumeIsolated {
+            point(plan.fromX, plan.fromY).press(forDuration: plan.pressSeconds, thenDragTo: point(plan.toX, plan.toY),
+                                                withVelocity: XCUIGestureVelocity(CGFloat(plan.pixelsPerSecond)),
+                                                thenHoldForDuration: plan.holdSeconds)
+        }
     }
 
     public func typeText(_ text: String) throws {
         MainActor.assumeIsolated { XCUIApplication(bundleIdentifier: lastBundle).typeText(text) }
+    }
+
+    public func doubleTap(x: Double, y: Double) throws {
+        MainActor.assumeIsolated { point(x, y).doubleTap() }
     }
 
     public func typeKey(_ key: KeyName) throws {
@@ -157,21 +162,28 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
         case .open, .bringToFront:
             guard let id = bundleId, !id.isEmpty else { return .fail(.badCommand, "\(action.rawValue) needs an appId (bundle id)") }
             XCUIApplication(bundleIdentifier: id).activate()
-            target = id
+            remember(id)
             return .success
         case .closeUI:
             XCUIDevice.shared.press(.home)
             return .success
         case .deepLink:
             guard let text = url, let link = URL(string: text) else { return .fail(.badCommand, "APP_DEEP_LINK needs a uri") }
-            guard let id = bundleId ?? target else { return .fail(.badCommand, "APP_DEEP_LINK needs an appId on iOS") }
+            guard let id = bundleId ?? candidates.first else { return .fail(.badCommand, "APP_DEEP_LINK needs an appId on iOS") }
             if #available(iOS 16.4, *) {
                 XCUIApplication(bundleIdentifier: id).open(link)
-                target = id
+                remember(id)
                 return .success
             }
             return .unsupported("opening a link needs iOS 16.4 or later")
         }
+    }
+
+    /// An app the hub opened becomes a candidate (first: preferred while in front).
+    private func remember(_ id: String) {
+        candidates.removeAll { $0 == id }
+        candidates.insert(id, at: 0)
+        if candidates.count > 16 { candidates.removeLast(candidates.count - 16) }
     }
 
     public func screenshotPNG() throws -> [UInt8] {

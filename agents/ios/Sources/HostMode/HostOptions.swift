@@ -10,6 +10,9 @@ import Foundation
 ///     --type-cps N        type at most N characters a second, paced like the device (default 0:
 ///                         no pacing; the scripted app drops nothing)
 ///     --no-live-check     act on the handle's capture without re-reading the screen first
+///     --scene NAME        a pathology scene instead of the login app (PathologyScene.names;
+///                         default login)
+///     --quiescence-ms N   every input waits at most N ms for the app to go idle (0: never)
 public struct HostOptions: Equatable {
     public var port: Int
     public var token: String
@@ -17,8 +20,10 @@ public struct HostOptions: Equatable {
     public var replay: String?
     public var typeCps = 0.0
     public var liveCheck = true
+    public var scene = "login"
+    public var quiescenceMs: Int?
 
-    public static let usage = "usage: run-ios-agent-host --port P --token T [--device-id ID] [--replay FILE] [--type-cps N] [--no-live-check]"
+    public static let usage = "usage: run-ios-agent-host --port P --token T [--device-id ID] [--replay FILE] [--type-cps N] [--no-live-check] [--scene NAME] [--quiescence-ms N]"
 
     public static func parse(_ args: [String], environment: [String: String]) throws -> HostOptions {
         var port: Int?
@@ -44,6 +49,16 @@ public struct HostOptions: Equatable {
                 guard let n = Double(v), n >= 0 else { throw JsonError("bad --type-cps \(v)") }
                 o.typeCps = n
             case "--no-live-check": o.liveCheck = false
+            case "--scene":
+                let v = try value("--scene")
+                guard PathologyScene.names.contains(v) else {
+                    throw JsonError("unknown scene \(v) (one of \(PathologyScene.names.joined(separator: ", ")))")
+                }
+                o.scene = v
+            case "--quiescence-ms":
+                let v = try value("--quiescence-ms")
+                guard let n = Int(v), (0...QuiescencePolicy.maxMs).contains(n) else { throw JsonError("bad --quiescence-ms \(v)") }
+                o.quiescenceMs = n
             default: throw JsonError("unknown argument \(args[i])")
             }
             i += 1
@@ -62,12 +77,14 @@ public struct HostOptions: Equatable {
             let text = try String(contentsOfFile: path, encoding: .utf8)
             primitives = ReplayPrimitives(try SnapshotFile.parse(text), deviceId: deviceId)
         } else {
-            primitives = HostPrimitives(deviceId: deviceId)
+            primitives = HostPrimitives(deviceId: deviceId, scene: scene)
         }
         let pace = typeCps > 0 ? TypingPace(charsPerSecond: typeCps, firstPauseMs: TypingPace.device.firstPauseMs,
                                             chunk: TypingPace.device.chunk) : .unpaced
         let b = PrimitiveBackend(primitives: primitives, pace: pace)
         b.liveCheck = liveCheck
+        b.targetApp = ScriptedApp.bundleId
+        if let q = quiescenceMs { b.quiescence = .uniform(q) }
         return b
     }
 }

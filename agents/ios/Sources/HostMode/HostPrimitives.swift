@@ -20,11 +20,20 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     private let ticking: Bool
     private var clockStarted = false
 
-    public init(deviceId: String = "ios-host-fake", ticking: Bool = true) {
+    /// XCTest fails a snapshot deeper than this when no depth limit was set (the accessibility
+    /// server's kAXErrorIllegalArgument; observed near 62 levels).
+    public static let axDepthCeiling = 62
+    private var quiescence = Quiescence.bounded(ms: 60_000)  // XCTest's own: effectively unbounded
+    /// What the input calls waited for idle, in ms (test hook).
+    public private(set) var idleWaits: [Int] = []
+    /// Every drag, as the core planned it (test hook).
+    public private(set) var drags: [DragPlan] = []
+
+    public init(deviceId: String = "ios-host-fake", ticking: Bool = true, scene: String = "login") {
         deviceInfo = DeviceInfo(id: deviceId, model: "mobridge iOS host fake", osVersion: "host",
                                 width: Int(ScriptedApp.width * ScriptedApp.scale),
                                 height: Int(ScriptedApp.height * ScriptedApp.scale))
-        app = ScriptedApp()
+        app = ScriptedApp(scene: scene)
         self.ticking = ticking
         app.onChange = { [unowned self] in pending = true }
     }
@@ -49,22 +58,78 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
 
     // MARK: test hooks
 
-    public var screenName: String { withApp { $0.inFront ? $0.screen.rawValue : "springboard" } }
+    public var screenName: String { withApp { $0.scene?.name ?? ($0.inFront ? $0.screen.rawValue : "springboard") } }
     public func setHealthProblem(_ p: String?) { withApp { _ in problem = p } }
 
     // MARK: DevicePrimitives
 
-    public func snapshot() throws -> ScreenCapture {
-        withApp { ScreenCapture(scale: ScriptedApp.scale, roots: $0.roots()) }
+    public func screen() throws -> ScreenGeometry { withApp { ScreenGeometry(scale: $0.scale, rotation: $0.rotation) } }
+
+    public func runningApps() throws -> [RunningApp] { withApp { $0.runningApps() } }
+
+    public struct SnapshotFailed: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    public func tap(x: Double, y: Double) throws { withApp { $0.tap(x: x, y: y) } }
+    /// What XCTest does with the snapshot parameters: an unlimited (or over-the-ceiling) request
+    /// for a tree deeper than `axDepthCeiling` fails; a limited one returns the elements at the
+    /// limit without children.
+    public func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {
+        guard let tree = withApp({ $0.tree(of: bundleId) }) else {
+            throw SnapshotFailed(description: "no running application \(bundleId)")
+        }
+        if limits.maxDepth > Self.axDepthCeiling && Self.depth(tree) > Self.axDepthCeiling {
+            throw SnapshotFailed(description: "kAXErrorIllegalArgument getting snapshot (tree deeper than \(Self.axDepthCeiling))")
+        }
+        return Self.cut(tree, at: limits.maxDepth)
+    }
 
-    public func longPress(x: Double, y: Double, seconds: Double) throws {}
+    static func depth(_ e: ElementSnapshot) -> Int {
+        var deepest = 0
+        var stack = [(e, 0)]
+        while let (n, d) = stack.popLast() {
+            deepest = max(deepest, d)
+            for c in n.children { stack.append((c, d + 1)) }
+        }
+        return deepest
+    }
 
-    public func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws {}
+    static func cut(_ e: ElementSnapshot, at limit: Int, depth: Int = 0) -> ElementSnapshot {
+        var n = e
+        n.children = depth >= limit ? [] : e.children.map { cut($0, at: limit, depth: depth + 1) }
+        return n
+    }
 
-    public func typeText(_ text: String) throws { try withApp { try $0.type(text) } }
+    public func setQuiescence(_ wait: Quiescence) { withApp { _ in quiescence = wait } }
+
+    /// XCTest waits for the app to go idle before an event, up to the bound: a scene that never
+    /// goes idle costs the whole bound.
+    private func waitForIdle() {
+        let (busy, wait) = withApp { ($0.neverIdle, quiescence) }
+        guard busy, case .bounded(let ms) = wait else { return }
+        withApp { _ in idleWaits.append(ms) }
+        Thread.sleep(forTimeInterval: Double(ms) / 1000)
+    }
+
+    public func tap(x: Double, y: Double) throws {
+        waitForIdle()
+        withApp { $0.tap(x: x, y: y) }
+    }
+
+    public func longPress(x: Double, y: Double, seconds: Double) throws { waitForIdle() }
+
+    public func drag(_ plan: DragPlan) throws {
+        waitForIdle()
+        withApp { app in
+            drags.append(plan)
+            app.drag(plan)
+        }
+    }
+
+    public func typeText(_ text: String) throws {
+        waitForIdle()
+        try withApp { try $0.type(text) }
+    }
 
     public func typeKey(_ key: KeyName) throws {
         switch key {
@@ -157,6 +222,15 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     }
 
     private func tickLoop() {
+        if withApp({ $0.neverIdle }) {  // busy: "Tick N" changes every 100 ms, for ever
+            while true {
+                Thread.sleep(forTimeInterval: 0.1)
+                lock.lock()
+                let l = listener
+                lock.unlock()
+                l?()
+            }
+        }
         while true {
             let ms = Date().timeIntervalSince1970 * 1000
             Thread.sleep(forTimeInterval: (1000 - ms.truncatingRemainder(dividingBy: 1000) + 5) / 1000)
@@ -185,10 +259,24 @@ public final class ReplayPrimitives: DevicePrimitives, @unchecked Sendable {
                                 width: Int(f.width * capture.scale), height: Int(f.height * capture.scale))
     }
 
-    public func snapshot() throws -> ScreenCapture { capture }
+    public func screen() throws -> ScreenGeometry { ScreenGeometry(scale: capture.scale, rotation: capture.rotation) }
+    /// The first application root is in front; a system root is SpringBoard's.
+    public func runningApps() throws -> [RunningApp] {
+        capture.roots.map { RunningApp(bundleId: $0.system ? ForegroundPicker.springboard : $0.bundleId, foreground: true) }
+    }
+    public func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {
+        guard let root = capture.roots.first(where: { ($0.system ? ForegroundPicker.springboard : $0.bundleId) == bundleId }) else {
+            throw JsonError("the replay has no root \(bundleId)")
+        }
+        if root.system && root.tree.type != .application {  // a recorded alert: SpringBoard's window holding it
+            let w = ElementSnapshot(type: .window, frame: root.tree.frame, children: [root.tree])
+            return ElementSnapshot(type: .application, frame: root.tree.frame, children: [w])
+        }
+        return root.tree
+    }
     public func tap(x: Double, y: Double) throws {}
     public func longPress(x: Double, y: Double, seconds: Double) throws {}
-    public func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws {}
+    public func drag(_ plan: DragPlan) throws {}
     public func typeText(_ text: String) throws {}
     public func typeKey(_ key: KeyName) throws {}
     public func pressHome() throws {}

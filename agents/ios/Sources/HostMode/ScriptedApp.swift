@@ -43,21 +43,55 @@ public final class ScriptedApp {
     public static let maxPackage = 4096
     public var clock: () -> Date = Date.init
     public var onChange: () -> Void = {}
+    /// Pixels per point, read per capture (the landscape scene changes it).
+    public var scale: Double { scene?.scale ?? Self.scale }
+    public var rotation: Int { (scene?.landscape ?? landscape) ? 90 : 0 }
+    /// A pathology scene (`--scene NAME`) instead of the login/home app; nil: the login scene.
+    public private(set) var scene: PathologyScene?
 
-    public init() {}
+    public init(scene name: String = "login") {
+        if name != "login" { scene = PathologyScene(name) }
+        scene?.onChange = { [unowned self] in onChange() }
+    }
+
+    /// The scene never goes idle (XCTest's quiescence wait would never end).
+    public var neverIdle: Bool { scene?.neverIdle ?? false }
+
+    /// A drag (XCTest's press-drag-hold); the scripted login/home screens do not scroll.
+    public func drag(_ plan: DragPlan) { scene?.drag(plan) }
 
     // MARK: the element trees
 
     /// The roots a capture sees: the app (or SpringBoard), then the alert when one is up.
     public func roots() -> [CapturedRoot] {
+        if let sc = scene { return sc.roots() }
         var out: [CapturedRoot] = []
         if inFront {
             out.append(CapturedRoot(bundleId: Self.bundleId, system: false, tree: appTree()))
-            if alertShown { out.append(CapturedRoot(bundleId: Self.springboard, system: true, tree: alertTree())) }
+            if alertShown { out.append(CapturedRoot(bundleId: Self.springboard, system: true, tree: springboardTree())) }
         } else {
             out.append(CapturedRoot(bundleId: Self.springboard, system: true, tree: springboardTree()))
         }
         return out
+    }
+
+    /// The applications XCUITest would report, with their state (SpringBoard always runs in
+    /// the foreground, as on a device).
+    public func runningApps() -> [RunningApp] {
+        if let sc = scene { return sc.runningApps() }
+        return [RunningApp(bundleId: Self.bundleId, foreground: inFront),
+                RunningApp(bundleId: Self.springboard, foreground: true)]
+    }
+
+    /// The whole element tree of one application, as an unlimited XCUITest snapshot would
+    /// return it (HostPrimitives applies the limits XCTest applies).
+    public func tree(of bundleId: String) -> ElementSnapshot? {
+        if let sc = scene { return sc.tree(of: bundleId) }
+        switch bundleId {
+        case Self.bundleId: return appTree()
+        case Self.springboard: return springboardTree()
+        default: return nil
+        }
     }
 
     /// The whole screen in points, turned with the orientation (the app's frame on XCUITest).
@@ -76,20 +110,21 @@ public final class ScriptedApp {
     }
 
     private func marker(_ name: String, _ children: [ElementSnapshot]) -> ElementSnapshot {
-        var m = ElementSnapshot(type: .other, identifier: "__screen_\(name)", frame: Rect(0, 59, Self.width, 759),
-                                children: children)
-        m.hittable = !alertShown
-        return m
+        // No `hittable` here: XCUITest's snapshot has none; the core computes it from frames.
+        ElementSnapshot(type: .other, identifier: "__screen_\(name)", frame: Rect(0, 59, Self.width, 759),
+                        children: children)
     }
 
     private func loginScreen() -> ElementSnapshot {
         var items = [
             ElementSnapshot(type: .staticText, identifier: "title", label: "Welcome", frame: Rect(21, 75, 351, 34)),
             ElementSnapshot(type: .textField, identifier: "username", value: username.isEmpty ? "Username" : username,
-                            placeholder: "Username", frame: Rect(21, 130, 351, 47), hasFocus: focus == "username"),
+                            placeholder: "Username", frame: Rect(21, 130, 351, 47), hasFocus: focus == "username",
+                            hasKeyboardFocus: focus == "username"),
             ElementSnapshot(type: .secureTextField, identifier: "password",
                             value: password.isEmpty ? "Password" : String(repeating: "•", count: password.count),
-                            placeholder: "Password", frame: Rect(21, 190, 351, 47), hasFocus: focus == "password"),
+                            placeholder: "Password", frame: Rect(21, 190, 351, 47), hasFocus: focus == "password",
+                            hasKeyboardFocus: focus == "password"),
             ElementSnapshot(type: .button, identifier: "login", label: "Sign in", frame: Rect(21, 250, 351, 47)),
         ]
         if showError {
@@ -126,17 +161,20 @@ public final class ScriptedApp {
         ])
     }
 
+    /// SpringBoard: its home screen (the app's icon) and, while one is up, the alert's window.
     func springboardTree() -> ElementSnapshot {
         let icon = ElementSnapshot(type: .icon, identifier: "Mobridge Demo", label: "Mobridge Demo", frame: Rect(27, 120, 64, 80))
-        return ElementSnapshot(type: .application, label: "SpringBoard", frame: full, children: [
-            ElementSnapshot(type: .window, frame: full, children: [icon]),
-        ])
+        var windows: [ElementSnapshot] = []
+        if !inFront { windows.append(ElementSnapshot(type: .window, frame: full, children: [icon])) }
+        if alertShown && inFront { windows.append(ElementSnapshot(type: .window, frame: full, children: [alertTree()])) }
+        return ElementSnapshot(type: .application, label: "SpringBoard", frame: full, children: windows)
     }
 
     // MARK: input
 
     /// A touch at (x, y) points: whatever the scripted screen puts there reacts.
     public func tap(x: Double, y: Double) {
+        if let sc = scene { sc.tap(x: x, y: y); return }
         if !inFront {
             if Rect(27, 120, 64, 80).contains(x: x, y: y) { bringToFront() }
             return
@@ -174,6 +212,7 @@ public final class ScriptedApp {
     /// Types into the focused field (XCUITest's `typeText`): `\u{8}` deletes, `\n`/`\r` submit,
     /// `\t` moves to the next field.
     public func type(_ text: String) throws {
+        if let sc = scene { try sc.type(text); return }
         guard inFront, !alertShown, focus != nil else { throw NoFocus() }
         for c in text {
             guard let f = focus else { break }
@@ -221,6 +260,10 @@ public final class ScriptedApp {
     // MARK: device control
 
     public func turn(landscape wanted: Bool) {
+        if let sc = scene {
+            if sc.landscape != wanted { sc.landscape = wanted; changed() }
+            return
+        }
         if wanted != landscape {
             landscape = wanted
             changed()

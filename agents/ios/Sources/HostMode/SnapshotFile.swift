@@ -8,7 +8,7 @@ import AgentCore
 /// {"scale": 1, "roots": [{"bundleId": "com.example", "system": false, "tree": ELEMENT}]}
 /// ELEMENT = {"type": "XCUIElementTypeButton", "frame": [x, y, w, h],
 ///            "identifier"?, "label"?, "value"?, "title"?, "placeholder"?, "enabled"?,
-///            "selected"?, "hasFocus"?, "hittable"?, "children"?: [ELEMENT]}
+///            "selected"?, "hasFocus"?, "hasKeyboardFocus"?, "hittable"?, "children"?: [ELEMENT]}
 /// ```
 /// Strict like every decoder here: unknown fields and unknown type names are errors.
 public enum SnapshotFile {
@@ -51,6 +51,7 @@ public enum SnapshotFile {
                                 selected: try f.optBool("selected", false), hasFocus: try f.optBool("hasFocus", false),
                                 children: [])
         e.hittable = try f.optBoolOrNil("hittable")
+        e.hasKeyboardFocus = try f.optBoolOrNil("hasKeyboardFocus")
         e.children = try f.optArray("children").enumerated().map { try element($1, "\(at).children[\($0)]") }
         try f.finish()
         return e

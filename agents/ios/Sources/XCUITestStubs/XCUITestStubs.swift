@@ -6,7 +6,9 @@
 // @MainActor as in Xcode 16's SDK, so the runner is checked to call them on the main actor.
 //
 // `agents/ios/tools/stub_surface.py` (run by scripts/check) lists this surface and fails when
-// the runner uses an XC* type declared nowhere here, or when a member here is used nowhere.
+// the runner uses an XC* type declared nowhere here, when a member here is used nowhere, or
+// when a member's declaration or availability differs from the official API listing kept in
+// agents/ios/tools/xctest-api (or the runner uses one newer than iOS 16 without #available).
 import Foundation
 
 private func stub(_ name: String = #function) -> Never {
@@ -61,19 +63,9 @@ open class XCUIElement {
         case any = 0
     }
 
-    public var exists: Bool { stub() }
-    public var isHittable: Bool { stub() }
-    public var alerts: XCUIElementQuery { stub() }
     public func snapshot() throws -> XCUIElementSnapshot { stub() }
-    public func descendants(matching type: XCUIElement.ElementType) -> XCUIElementQuery { stub() }
     public func coordinate(withNormalizedOffset normalizedOffset: CGVector) -> XCUICoordinate { stub() }
     public func typeText(_ text: String) { stub() }
-}
-
-@MainActor
-open class XCUIElementQuery {
-    public var firstMatch: XCUIElement { stub() }
-    public func matching(identifier: String) -> XCUIElementQuery { stub() }
 }
 
 // MARK: - XCUIApplication
@@ -88,6 +80,7 @@ open class XCUIApplication: XCUIElement {
     public var state: XCUIApplication.State { stub() }
     public func activate() { stub() }
     public func terminate() { stub() }
+    @available(iOS 16.4, *)
     public func open(_ url: URL) { stub() }
 }
 
@@ -99,7 +92,13 @@ open class XCUICoordinate {
     public func tap() { stub() }
     public func doubleTap() { stub() }
     public func press(forDuration duration: TimeInterval) { stub() }
-    public func press(forDuration duration: TimeInterval, thenDragTo otherCoordinate: XCUICoordinate) { stub() }
+    public func press(forDuration duration: TimeInterval, thenDragTo otherCoordinate: XCUICoordinate,
+                      withVelocity velocity: XCUIGestureVelocity, thenHoldForDuration holdDuration: TimeInterval) { stub() }
+}
+
+/// Pixels per second (`typedef CGFloat XCUIGestureVelocity NS_TYPED_EXTENSIBLE_ENUM`).
+public struct XCUIGestureVelocity: Hashable, Sendable {
+    public init(_ rawValue: CGFloat) { stub() }
 }
 
 public struct XCUIKeyboardKey: Hashable, Sendable {
@@ -115,7 +114,9 @@ public struct XCUIKeyboardKey: Hashable, Sendable {
 // UIKit's device orientation, as XCUIDevice.orientation takes it.
 public enum UIDeviceOrientation: Int, Sendable {
     case portrait = 1
+    case portraitUpsideDown = 2
     case landscapeLeft = 3
+    case landscapeRight = 4
 }
 
 @MainActor

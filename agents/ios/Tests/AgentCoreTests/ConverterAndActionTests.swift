@@ -46,7 +46,8 @@ final class SnapshotConverterTests: XCTestCase {
         XCTAssertEqual(record.element(handle: 6)?.element.value, "•••••", "kept on the device to clear the field")
         XCTAssertEqual(tree.nodes[8].actions, ["scrollForward", "scrollBackward"])
         XCTAssertEqual(tree.nodes[10].actions, [])
-        XCTAssertNil(tree.nodes[2].hittable, "no per-element hittable")
+        XCTAssertEqual(tree.nodes[2].hittable, true, "a screen marker's hittability comes from frames")
+        XCTAssertNil(tree.nodes[3].hittable, "no per-element hittable")
         XCTAssertEqual(tree.windows.map(\.id), [1])
         XCTAssertEqual(tree.nodes[0].window, 1, "the application belongs to its first window")
         XCTAssertEqual(record.markerIdentifiers, ["__screen_login"])
@@ -136,25 +137,71 @@ final class SnapshotConverterTests: XCTestCase {
     }
 }
 
-/// Records what the runner asks of the platform; `screens` are served in turn.
+/// Records what the runner asks of the platform; `screens` are served in turn (one per snapshot
+/// of the front application). Text fields behave: a tap on one focuses it (caret at the end),
+/// typing edits its value (`\u{8}` deletes the last character).
 final class FakePrimitives: DevicePrimitives, @unchecked Sendable {
     var screens: [ScreenCapture]
     var calls: [String] = []
+    var drags: [DragPlan] = []
+    var quiescence: [Quiescence] = []
     let deviceInfo = DeviceInfo(id: "fake")
     let capabilities = ["tree"]
+    private var edited: [String: String] = [:]
+    private var focused: String?
 
     init(_ screens: ScreenCapture...) { self.screens = screens }
 
-    func snapshot() throws -> ScreenCapture {
+    private var current: ScreenCapture { screens[0] }
+
+    func screen() throws -> ScreenGeometry { ScreenGeometry(scale: current.scale, rotation: current.rotation) }
+    func runningApps() throws -> [RunningApp] {
+        current.roots.map { RunningApp(bundleId: $0.system ? ForegroundPicker.springboard : $0.bundleId, foreground: true) }
+    }
+    func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {
+        if bundleId == ForegroundPicker.springboard {
+            guard let r = current.roots.first(where: { $0.system }) else { throw JsonError("no springboard") }
+            return r.tree
+        }
         calls.append("snapshot")
-        return screens.count > 1 ? screens.removeFirst() : screens[0]
+        let cap = screens.count > 1 ? screens.removeFirst() : screens[0]
+        return apply(cap.roots.first { !$0.system }!.tree)
     }
-    func tap(x: Double, y: Double) throws { calls.append("tap \(Int(x)),\(Int(y))") }
+    private func apply(_ e: ElementSnapshot) -> ElementSnapshot {
+        var n = e
+        if let v = edited[e.identifier] { n.value = v.isEmpty ? e.placeholder : (e.type == .secureTextField ? String(repeating: "•", count: v.count) : v) }
+        if focused != nil { n.hasKeyboardFocus = e.identifier == focused }
+        n.children = e.children.map(apply)
+        return n
+    }
+    private func field(at x: Double, _ y: Double, in e: ElementSnapshot) -> ElementSnapshot? {
+        if e.type?.isEditable == true && e.frame.contains(x: x, y: y) { return e }
+        for c in e.children { if let f = field(at: x, y, in: c) { return f } }
+        return nil
+    }
+    func setQuiescence(_ wait: Quiescence) { quiescence.append(wait) }
+    func tap(x: Double, y: Double) throws {
+        calls.append("tap \(Int(x)),\(Int(y))")
+        if let f = field(at: x, y, in: current.roots[0].tree) {
+            focused = f.identifier
+            if edited[f.identifier] == nil {
+                let v = f.value ?? ""
+                edited[f.identifier] = v == f.placeholder ? "" : (f.type == .secureTextField ? String(repeating: "x", count: v.count) : v)
+            }
+        }
+    }
     func longPress(x: Double, y: Double, seconds: Double) throws { calls.append("press \(Int(x)),\(Int(y)) \(seconds)") }
-    func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws {
-        calls.append("drag \(Int(fromX)),\(Int(fromY))->\(Int(toX)),\(Int(toY))")
+    func drag(_ plan: DragPlan) throws {
+        drags.append(plan)
+        calls.append("drag \(Int(plan.fromX)),\(Int(plan.fromY))->\(Int(plan.toX)),\(Int(plan.toY))")
     }
-    func typeText(_ text: String) throws { calls.append("type " + text.replacingOccurrences(of: "\u{8}", with: "⌫")) }
+    func typeText(_ text: String) throws {
+        calls.append("type " + text.replacingOccurrences(of: "\u{8}", with: "⌫"))
+        guard let f = focused else { return }
+        var v = edited[f] ?? ""
+        for c in text { if c == "\u{8}" { if !v.isEmpty { v.removeLast() } } else { v.append(c) } }
+        edited[f] = v
+    }
     func typeKey(_ key: KeyName) throws { calls.append("key \(key)") }
     func pressHome() throws { calls.append("home") }
     func app(_ action: AppAction, bundleId: String?, url: String?) throws -> Outcome { calls.append("app"); return .success }
@@ -181,13 +228,15 @@ final class NodeActionTests: XCTestCase {
         _ = try b.capture(1)
         let o = try b.nodeAction(command(5, .setText, className: "XCUIElementTypeTextField", id: "username", text: "demo"))
         XCTAssertEqual(o, .ok(.accessibilityAction))
-        XCTAssertEqual(p.calls, ["snapshot", "snapshot", "tap 196,153", "type ⌫⌫⌫", "type demo"])
+        // The live re-read, a tap near the field's end (the caret goes there), then the old
+        // value deleted by its length, the text typed and the value read back.
+        XCTAssertEqual(p.calls, ["snapshot", "snapshot", "tap 368,153", "snapshot", "type ⌫⌫⌫", "type demo", "snapshot"])
 
         let p2 = FakePrimitives(loginScreen(user: "Username", focus: true))
         let b2 = backend(p2)
         _ = try b2.capture(1)
         _ = try b2.nodeAction(command(5, .setText, text: "x"))
-        XCTAssertEqual(p2.calls, ["snapshot", "snapshot", "type x"], "focused already; the placeholder is not deleted")
+        XCTAssertEqual(Array(p2.calls.prefix(3)), ["snapshot", "snapshot", "type x"], "focused already; the placeholder is not deleted")
     }
 
     func testSecureFieldIsClearedByItsBulletCount() throws {
@@ -195,7 +244,7 @@ final class NodeActionTests: XCTestCase {
         let b = backend(p)
         _ = try b.capture(1)
         XCTAssertEqual(try b.nodeAction(command(6, .clearText)), .ok(.accessibilityAction))
-        XCTAssertEqual(p.calls.suffix(2), ["tap 196,213", "type ⌫⌫⌫⌫⌫"])
+        XCTAssertEqual(Array(p.calls.suffix(4)), ["tap 368,213", "snapshot", "type ⌫⌫⌫⌫⌫", "snapshot"])
     }
 
     func testClickOnATextInsideACellUsesTheCellAndOnAPlainTextNeedsGestures() throws {
@@ -217,6 +266,7 @@ final class NodeActionTests: XCTestCase {
         _ = try b.capture(1)
         XCTAssertEqual(try b.nodeAction(command(10, .scrollForward)), .ok(.ancestor))
         XCTAssertEqual(p.calls.last, "drag 196,620->196,420")
+        XCTAssertLessThan(p.drags.last!.pressSeconds, 0.5, "a drag with velocity, never a hold that opens a context menu")
         XCTAssertEqual(try b.nodeAction(command(9, .scrollBackward)), .ok(.accessibilityAction))
         XCTAssertEqual(try b.nodeAction(command(4, .scrollForward)).code, .unsupported)
     }
@@ -260,8 +310,11 @@ final class NodeActionTests: XCTestCase {
         _ = try b.capture(1)
         XCTAssertEqual(try b.gesture(kind: "tap", points: [Point(300, 600)], durationMs: 0), .success)
         XCTAssertEqual(p.calls.last, "tap 100,200")
-        _ = try b.gesture(kind: "swipe", points: [Point(30, 60), Point(30, 600)], durationMs: 100)
+        _ = try b.gesture(kind: "swipe", points: [Point(30, 60), Point(30, 600)], durationMs: 1000)
         XCTAssertEqual(p.calls.last, "drag 10,20->10,200")
+        // 540 pixels in one second: a velocity, and the press before it stays short.
+        XCTAssertEqual(p.drags.last?.pixelsPerSecond, 540)
+        XCTAssertEqual(p.drags.last?.pressSeconds, DragPlan.pressSeconds)
         XCTAssertEqual(try b.gesture(kind: "pinch", points: [Point(1, 1)], durationMs: 0).code, .unsupported)
         XCTAssertEqual(try b.key("DEL"), .success)
         XCTAssertEqual(p.calls.last, "key delete")

@@ -35,6 +35,25 @@ final class ChangeDebouncerTests: XCTestCase {
         XCTAssertEqual(d.poll(3500)?.reason, "timer")
         XCTAssertEqual(d.quietFor(3600), 3600)
     }
+
+    // Issue 20 item 8: the reviewed runner took a snapshot every 2 s for as long as nothing moved.
+    func testTheIdlePollBacksOffWhileNothingChangesAndComesBackOnAnEvent() {
+        var d = ChangeDebouncer(quietMs: 100, capMs: 500, timerMs: 2000, maxTimerMs: 8000, now: 0)
+        XCTAssertEqual(d.poll(2000)?.reason, "timer")
+        d.timerUnchanged()
+        XCTAssertNil(d.poll(5999))
+        XCTAssertEqual(d.poll(6000)?.reason, "timer", "4 s after an unchanged one")
+        d.timerUnchanged()
+        d.timerUnchanged()
+        XCTAssertEqual(d.timerInterval, 8000, "capped")
+        XCTAssertNil(d.poll(13_999))
+        XCTAssertEqual(d.poll(14_000)?.reason, "timer")
+        d.onEvent(14_100)
+        XCTAssertEqual(d.timerInterval, 2000, "an event brings the base interval back")
+        var same = ChangeDebouncer(quietMs: 100, capMs: 500, timerMs: 2000, now: 0)
+        same.timerUnchanged()
+        XCTAssertEqual(same.timerInterval, 2000, "no maximum: no back-off (the Android rules)")
+    }
 }
 
 final class WatchdogTests: XCTestCase {
@@ -139,6 +158,12 @@ final class RunnerEnvironmentTests: XCTestCase {
         XCTAssertThrowsError(try RunnerEnvironment([:]))
         XCTAssertThrowsError(try RunnerEnvironment(["MOBRIDGE_TOKEN": "t", "MOBRIDGE_PORT": "99999"]))
         XCTAssertEqual(Readiness.line(port: 8300, version: "0.1.0"), "MOBRIDGE_READY port=8300 protocol=1 version=0.1.0")
+        let tuned = try RunnerEnvironment(["MOBRIDGE_TOKEN": "t", "MOBRIDGE_CANDIDATE_APPS": "com.a, ,com.b",
+                                           "MOBRIDGE_QUIESCENCE_MS": "0"])
+        XCTAssertEqual(tuned.candidateApps, ["com.a", "com.b"])
+        XCTAssertEqual(tuned.quiescenceMs, 0)
+        XCTAssertThrowsError(try RunnerEnvironment(["MOBRIDGE_TOKEN": "t", "MOBRIDGE_QUIESCENCE_MS": "60000"]),
+                             "an idle wait is capped")
     }
 
     func testPngSizeComesFromTheHeader() {

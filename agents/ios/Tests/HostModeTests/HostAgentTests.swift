@@ -367,10 +367,14 @@ final class HostAgentTests: XCTestCase {
             let gate = DispatchSemaphore(value: 0)
             var deviceInfo: DeviceInfo { inner.deviceInfo }
             var capabilities: [String] { inner.capabilities }
-            func snapshot() throws -> ScreenCapture { try inner.snapshot() }
+            func screen() throws -> ScreenGeometry { try inner.screen() }
+            func runningApps() throws -> [RunningApp] { try inner.runningApps() }
+            func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {
+                try inner.snapshot(of: bundleId, limits: limits)
+            }
             func tap(x: Double, y: Double) throws { gate.wait() }  // an XCUITest call that hangs
             func longPress(x: Double, y: Double, seconds: Double) throws {}
-            func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws {}
+            func drag(_ plan: DragPlan) throws {}
             func typeText(_ text: String) throws {}
             func typeKey(_ key: KeyName) throws {}
             func pressHome() throws {}

@@ -1,20 +1,35 @@
-/// The few things a platform must do for the agent, at XCUITest's level: one snapshot of the
-/// foreground UI, coordinate input, typing, the home button, apps by bundle id and screenshots.
-/// The XCUITest layer implements them on a device or Simulator; host mode over its scripted
-/// screens. Everything above them (`PrimitiveBackend`, node actions, pacing, handles) is shared
-/// and tested here.
+/// The few things a platform must do for the agent, at XCUITest's level: the screen's geometry,
+/// the running applications, one depth-limited snapshot of one application, coordinate input,
+/// typing, the home button, apps by bundle id and screenshots. The XCUITest layer implements
+/// them on a device or Simulator as thin calls into XCTest; host mode over its scripted screens.
+/// Every decision above them (which app is in front, snapshot depth and the shallower fallback,
+/// the scale per capture, hit tests and scrolling into view, drag velocity, quiescence bounds,
+/// keyboard focus and clearing, deadlines) is made by the core (`CaptureAssembler`,
+/// `Reachability`, `NodeActionRunner`, `PrimitiveBackend`) and tested here.
 ///
 /// Contract: called on the UI (main) thread only, one call at a time, except `deviceInfo`,
 /// `capabilities` and `setChangeListener`; coordinates are in points; an error thrown means the
-/// platform call failed (reported FAILED), expected refusals are `Outcome`s.
+/// platform call failed (reported FAILED, or tried again shallower for a snapshot), expected
+/// refusals are `Outcome`s.
 public protocol DevicePrimitives: AnyObject, Sendable {
     var deviceInfo: DeviceInfo { get }
     var capabilities: [String] { get }
-    /// One snapshot of the foreground application (and SpringBoard's alert when one is up).
-    func snapshot() throws -> ScreenCapture
+    /// The screen's scale and rotation, read fresh on every call (never cached by the layer:
+    /// both change with rotation, split view or an external display).
+    func screen() throws -> ScreenGeometry
+    /// The applications the layer can see and whether each is in the foreground.
+    func runningApps() throws -> [RunningApp]
+    /// One snapshot of application `bundleId`, limited to `limits` *while it is taken* (an
+    /// element at depth `limits.maxDepth` comes without children). Throws when XCTest fails it
+    /// (too deep, timed out); the core then asks again shallower.
+    func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot
+    /// How long the next input calls may wait for the app to go idle (XCTest's quiescence).
+    func setQuiescence(_ wait: Quiescence)
     func tap(x: Double, y: Double) throws
     func longPress(x: Double, y: Double, seconds: Double) throws
-    func drag(fromX: Double, fromY: Double, toX: Double, toY: Double, seconds: Double) throws
+    /// A drag with velocity: a short press (well under a long-press), a move at
+    /// `plan.pixelsPerSecond`, a hold of `plan.holdSeconds`.
+    func drag(_ plan: DragPlan) throws
     /// Types into the element that has keyboard focus; `KeyText.delete` deletes one character.
     func typeText(_ text: String) throws
     func typeKey(_ key: KeyName) throws
@@ -37,6 +52,7 @@ public protocol DevicePrimitives: AnyObject, Sendable {
 }
 
 extension DevicePrimitives {
+    public func setQuiescence(_ wait: Quiescence) {}
     public func doubleTap(x: Double, y: Double) throws {
         try tap(x: x, y: y)
         try tap(x: x, y: y)

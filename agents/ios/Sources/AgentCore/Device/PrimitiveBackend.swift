@@ -7,25 +7,38 @@ import Foundation
 /// retained captures need no lock; at most `retainedCaptures` captures are kept (oldest
 /// dropped); a node action re-reads the screen first (one snapshot) and acts only on the element
 /// found at the same structural path with the same identity — a stale handle never acts on
-/// another element; pixels from the hub are divided by the scale of the newest capture; password
+/// another element; pixels from the hub are divided by the scale read from the device at that moment; password
 /// values never reach a capture (`SnapshotConverter`).
 public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     public let primitives: DevicePrimitives
     public var converter: SnapshotConverter
+    public var assembler = CaptureAssembler()
     public var pace: TypingPace
-    /// Re-read the screen before each node action (one more snapshot per action).
+    public var quiescence = QuiescencePolicy()
+    /// Re-read the screen before each node action unless the retained capture is younger than
+    /// `freshMs` with no input since. 0 (the default) always re-reads: a screen can change by
+    /// itself between a capture and the action, and a stale handle must never act; the re-read
+    /// is also the snapshot the hit test and the action use (one per action, not two).
     public var liveCheck = true
+    public var freshMs = 0
+    /// The app under test (`MOBRIDGE_BUNDLE_ID`), preferred when several are in front.
+    public var targetApp: String?
+    private var lastOpened: String?
+    private let lock = NSLock()
     private var captures: [(Int, CaptureRecord)] = []
-    private var scale: Double?
+    private var takenAt: [Int: (ms: Int, inputs: Int)] = [:]
+    private var inputs = 0
     /// The handle of each element (by structural path) in the last capture, kept for the next.
     private var handleOf: [String: Int] = [:]
     private var nextHandle = 1
+    private let clock: Clock
 
     public init(primitives: DevicePrimitives, converter: SnapshotConverter = SnapshotConverter(),
-                pace: TypingPace = .device) {
+                pace: TypingPace = .device, clock: Clock = SystemClock()) {
         self.primitives = primitives
         self.converter = converter
         self.pace = pace
+        self.clock = clock
     }
 
     public var deviceInfo: DeviceInfo { primitives.deviceInfo }
@@ -38,16 +51,24 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     public func setChangeListener(_ listener: (@Sendable () -> Void)?) { primitives.setChangeListener(listener) }
 
     public func reset() {
+        lock.lock()
         captures.removeAll()
+        takenAt.removeAll()
+        lock.unlock()
         handleOf.removeAll()
         nextHandle = 1
+    }
+
+    /// One capture as the assembler builds it (front app, depth ladder, alerts, fresh scale).
+    public func screenCapture() throws -> ScreenCapture {
+        try assembler.capture(primitives, preferred: [lastOpened, targetApp].compactMap { $0 })
     }
 
     /// A capture whose elements keep the handles they had in the previous capture (an element
     /// is the same while its structural path is: `CapturedElement.path`), so the agent can send
     /// tree deltas; a new element gets a fresh handle, never one used before on this link.
     public func capture(_ captureId: Int) throws -> RawTree {
-        let (converted, converted_record) = converter.convert(try primitives.snapshot(), captureId: captureId)
+        let (converted, converted_record) = converter.convert(try screenCapture(), captureId: captureId)
         var handles: [Int] = []
         var kept: [String: Int] = [:]
         for e in converted_record.elements {
@@ -61,14 +82,40 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
         for i in tree.nodes.indices where i < handles.count { tree.nodes[i].handle = handles[i] }
         if let f = tree.focus, f >= 1, f <= handles.count { tree.focus = handles[f - 1] }
         let record = converted_record.renumbered(handles)
-        scale = record.scale
+        lock.lock()
         captures.removeAll { $0.0 == captureId }
         captures.append((captureId, record))
         if captures.count > retainedCaptures { captures.removeFirst(captures.count - retainedCaptures) }
+        takenAt = takenAt.filter { k, _ in captures.contains { $0.0 == k } }
+        takenAt[captureId] = (clock.nowMillis(), inputs)
+        lock.unlock()
         return tree
     }
 
-    public func record(_ captureId: Int) -> CaptureRecord? { captures.first { $0.0 == captureId }?.1 }
+    public func record(_ captureId: Int) -> CaptureRecord? {
+        lock.lock()
+        defer { lock.unlock() }
+        return captures.first { $0.0 == captureId }?.1
+    }
+
+    /// A fresh record of the screen (no handles kept: found again by path).
+    private func freshRecord() throws -> CaptureRecord {
+        converter.convert(try screenCapture(), captureId: 0).1
+    }
+
+    private func isFresh(_ captureId: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let t = takenAt[captureId] else { return false }
+        return freshMs > 0 && t.inputs == inputs && clock.nowMillis() - t.ms <= freshMs
+    }
+
+    private func input(_ kind: QuiescencePolicy.Kind) {
+        primitives.setQuiescence(quiescence.wait(for: kind))
+        lock.lock()
+        inputs += 1
+        lock.unlock()
+    }
 
     public func nodeAction(_ cmd: NodeActionCommand) throws -> Outcome {
         let at = "handle \(cmd.handle) of capture \(cmd.capture)"
@@ -77,30 +124,44 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
         if let why = mismatch(cmd.identity, seen) { return .fail(.identityMismatch, "\(at): \(why)") }
         var liveRecord = record
         var live = seen
-        if liveCheck {
-            let (_, fresh) = converter.convert(try primitives.snapshot(), captureId: 0)
-            scale = fresh.scale
+        if liveCheck && !isFresh(cmd.capture) {
+            let fresh = try freshRecord()
             guard let found = fresh.find(path: seen.path) else { return .notFound("\(at) is no longer on screen") }
             if let why = mismatch(cmd.identity, found) { return .fail(.identityMismatch, "\(at): \(why)") }
             liveRecord = fresh
             live = found
         }
-        return try NodeActionRunner.run(cmd, live: live, in: liveRecord, primitives: primitives, pace: pace)
+        input(.nodeAction)
+        let context = NodeActionRunner.Context(primitives: primitives, pace: pace, scale: liveRecord.scale) { [self] in
+            try freshRecord()
+        }
+        return try NodeActionRunner.run(cmd, live: live, in: liveRecord, context: context)
+    }
+
+    /// How much longer than the base deadline a command may take: typing scales with the text
+    /// (the pace's pauses and XCTest's own typing rate), SET_TEXT with the old value to delete,
+    /// both twice (the verified retry).
+    public func extraDeadlineMs(_ msg: HubMessage) -> Int {
+        switch msg {
+        case .text(_, let t):
+            return CommandBudget.typingMs(t.count, pace: pace)
+        case .nodeAction(let c):
+            let old = record(c.capture)?.element(handle: c.handle).map { NodeActionRunner.content($0).count } ?? 0
+            let typed = c.text?.count ?? 0
+            let scrolls = NodeActionRunner.maxScrollSteps * CommandBudget.scrollStepMs
+            return 2 * (CommandBudget.typingMs(typed, pace: pace) + CommandBudget.typingMs(old, pace: .unpaced)) + scrolls
+        default:
+            return 0
+        }
     }
 
     private func mismatch(_ identity: NodeIdentity, _ e: CapturedElement) -> String? {
         identity.mismatch(className: e.className, automationId: e.automationId, text: e.text, label: e.label)
     }
 
-    private func currentScale() throws -> Double {
-        if let s = scale { return s }
-        let s = try primitives.snapshot().scale
-        scale = s
-        return s
-    }
-
     public func gesture(kind: String, points: [Point], durationMs: Int) throws -> Outcome {
-        let s = try currentScale()
+        let s = try primitives.screen().scale  // read now: the scale changes with the screen
+        input(.gesture)
         guard s > 0, let first = points.first else { return .fail(.badCommand, "no point") }
         let x = Double(first.x) / s, y = Double(first.y) / s
         switch kind {
@@ -112,8 +173,8 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
             try primitives.longPress(x: x, y: y, seconds: max(0.5, Double(durationMs) / 1000))
         case "swipe":
             guard let last = points.last, points.count >= 2 else { return .fail(.badCommand, "swipe needs at least two points") }
-            try primitives.drag(fromX: x, fromY: y, toX: Double(last.x) / s, toY: Double(last.y) / s,
-                                seconds: max(0.05, Double(durationMs) / 1000))
+            try primitives.drag(DragPlan.between(fromX: x, fromY: y, toX: Double(last.x) / s, toY: Double(last.y) / s,
+                                                 seconds: Double(durationMs) / 1000, scale: s))
         default:
             return .unsupported("gesture kind \(kind)")
         }
@@ -133,6 +194,7 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     public func key(_ name: String) throws -> Outcome {
+        input(.typing)
         switch name {
         case "ENTER": try primitives.typeKey(.enter)
         case "DEL": try primitives.typeKey(.delete)
@@ -149,6 +211,7 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     public func typeText(_ text: String) throws -> Outcome {
+        input(.typing)
         for (chunk, pause) in pace.plan(text) {
             try primitives.typeText(chunk)
             if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1000) }
@@ -157,7 +220,10 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     public func app(_ action: AppAction, appId: String?, uri: String?) throws -> Outcome {
-        try primitives.app(action, bundleId: appId, url: uri)
+        input(.app)
+        let done = try primitives.app(action, bundleId: appId, url: uri)
+        if done.ok, let id = appId, action == .open || action == .bringToFront || action == .deepLink { lastOpened = id }
+        return done
     }
 
     public func screenshot() throws -> Outcome {
@@ -175,8 +241,6 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     public func install(path: String, sha256: String?) throws -> Outcome { try primitives.install(path: path, sha256: sha256) }
     public func uninstall(appId: String) throws -> Outcome { try primitives.uninstall(bundleId: appId) }
     public func orientation(_ orientation: Orientation) throws -> Outcome {
-        let done = try primitives.setOrientation(orientation)
-        scale = nil  // frames turn with the screen; the scale is learnt again
-        return done
+        try primitives.setOrientation(orientation)  // the next capture reads the new geometry
     }
 }

@@ -13,7 +13,11 @@ import Darwin
 /// - `MOBRIDGE_PORT` (default 8200): the loopback port;
 /// - `MOBRIDGE_DEVICE_ID` (default `ios-device`): the device id announced in hello (the UDID);
 /// - `MOBRIDGE_BUNDLE_ID` (optional): the app under test, captured while it is in front;
-/// - `MOBRIDGE_LISTEN_IPV6=1` (optional): listen on ::1 as well as 127.0.0.1.
+/// - `MOBRIDGE_LISTEN_IPV6=1` (optional): listen on ::1 as well as 127.0.0.1;
+/// - `MOBRIDGE_CANDIDATE_APPS` (optional): comma-separated bundle ids whose state is checked
+///   when looking for the app in front (besides the app under test, the apps the hub opened,
+///   Settings and Safari), at most 16;
+/// - `MOBRIDGE_QUIESCENCE_MS` (optional, 0-5000): every idle wait at most this long (0: none).
 public struct RunnerEnvironment: Equatable, Sendable {
     public static let defaultPort = 8200
     public var token: String
@@ -21,6 +25,8 @@ public struct RunnerEnvironment: Equatable, Sendable {
     public var deviceId: String
     public var bundleId: String?
     public var ipv6: Bool
+    public var candidateApps: [String]
+    public var quiescenceMs: Int?
 
     public init(_ env: [String: String]) throws {
         guard let token = env["MOBRIDGE_TOKEN"], !token.isEmpty else {
@@ -36,6 +42,14 @@ public struct RunnerEnvironment: Equatable, Sendable {
         deviceId = env["MOBRIDGE_DEVICE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? "ios-device"
         bundleId = env["MOBRIDGE_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
         ipv6 = env["MOBRIDGE_LISTEN_IPV6"] == "1"
+        candidateApps = (env["MOBRIDGE_CANDIDATE_APPS"] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0.count <= 255 }.prefix(16).map { $0 }
+        if let q = env["MOBRIDGE_QUIESCENCE_MS"] {
+            guard let n = Int(q), (0...QuiescencePolicy.maxMs).contains(n) else {
+                throw JsonError("MOBRIDGE_QUIESCENCE_MS '\(q)' is not 0-\(QuiescencePolicy.maxMs)")
+            }
+            quiescenceMs = n
+        }
     }
 }
 

@@ -55,6 +55,9 @@ public enum ReplyCode: String, Sendable, CaseIterable {
     case failed = "FAILED"
     case secure = "SECURE"
     case badCommand = "BAD_COMMAND"
+    /// The element is off screen or covered (keyboard, alert) and could not be scrolled into
+    /// view; the message says what covers it and how to recover. Nothing was tapped.
+    case notVisible = "NOT_VISIBLE"
 }
 
 /// `[left, top, right, bottom]` in device pixels.

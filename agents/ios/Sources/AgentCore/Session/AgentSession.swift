@@ -112,7 +112,8 @@ final class AgentSession: @unchecked Sendable {
             return false
         }
         pushLock.lock()
-        debouncer = ChangeDebouncer(quietMs: config.quietMs, capMs: config.capMs, timerMs: config.timerMs, now: now)
+        debouncer = ChangeDebouncer(quietMs: config.quietMs, capMs: config.capMs, timerMs: config.timerMs,
+                                    maxTimerMs: config.timerMaxMs, now: now)
         pushLock.unlock()
         send(.hello(protocolVersion: AgentProtocol.version, platform: server.platform, agentName: config.agentName,
                     agentVersion: config.agentVersion, device: backend.deviceInfo, capabilities: backend.capabilities))
@@ -192,9 +193,7 @@ final class AgentSession: @unchecked Sendable {
         let degraded = watchdog.isDegraded ? watchdog.reason : nil
         stateLock.unlock()
         if let why = degraded { return .failure(id, .failed, "agent degraded: \(why)") }
-        var deadline = config.commandDeadlineMs
-        if case .text(_, let t) = msg { deadline += t.count * 50 }
-        if case .nodeAction(let c) = msg, let t = c.text { deadline += t.count * 50 }
+        let deadline = config.commandDeadlineMs + max(0, backend.extraDeadlineMs(msg))
         do {
             return try server.executor.run(msg.type, deadlineMs: deadline) { [self] in execute(msg, id) }
         } catch let f as UIExecutor.Failure {
@@ -328,6 +327,13 @@ final class AgentSession: @unchecked Sendable {
             return
         }
         let fp = fingerprint(tree)
+        pushLock.lock()
+        if fp == lastFingerprint {
+            if fire.reason == "timer" { debouncer?.timerUnchanged() }
+        } else {
+            debouncer?.changed()
+        }
+        pushLock.unlock()
         if fp == lastFingerprint { return }
         nextCapture += 1
         lastFingerprint = fp

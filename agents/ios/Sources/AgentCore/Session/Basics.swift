@@ -11,6 +11,8 @@ public struct AgentConfig: Sendable {
     /// Capture this often without events, pushing only when the tree changed; 0 disables.
     /// XCUITest has no accessibility event stream: actions raise events, this catches the rest.
     public var timerMs = 2000
+    /// ... backing off (doubling) to this while those captures find nothing changed.
+    public var timerMaxMs = 8000
     /// After every action one more event this long after it (screens settle after animations).
     public var settleMs = 700
     /// Largest hub -> agent message accepted (bytes); larger ones close the link with 1009.
@@ -155,6 +157,9 @@ public protocol UiBackend: AnyObject, Sendable {
     func install(path: String, sha256: String?) throws -> Outcome
     func uninstall(appId: String) throws -> Outcome
     func orientation(_ orientation: Orientation) throws -> Outcome
+    /// How much longer than `commandDeadlineMs` this command may run (typing scales with the
+    /// text); called on a worker thread.
+    func extraDeadlineMs(_ msg: HubMessage) -> Int
 }
 
 extension UiBackend {
@@ -163,6 +168,28 @@ extension UiBackend {
     public func install(path: String, sha256: String?) throws -> Outcome { .unsupported("this device cannot install apps") }
     public func uninstall(appId: String) throws -> Outcome { .unsupported("this device cannot uninstall apps") }
     public func orientation(_ orientation: Orientation) throws -> Outcome { .unsupported("this device cannot turn its screen") }
+    public func extraDeadlineMs(_ msg: HubMessage) -> Int {
+        switch msg {
+        case .text(_, let t): return CommandBudget.typingMs(t.count, pace: .device)
+        case .nodeAction(let c): return 2 * CommandBudget.typingMs(c.text?.count ?? 0, pace: .device)
+        default: return 0
+        }
+    }
+}
+
+/// Deadlines that scale with the work: typing takes the pace's pauses plus XCTest's own typing
+/// time (it types at most about `xctestCharsPerSecond`; WebDriverAgent's default maximum
+/// typing frequency is 60), deleting an old value one key per character.
+public enum CommandBudget {
+    public static let xctestCharsPerSecond = 60.0
+    /// One scroll-into-view step: a drag and a fresh snapshot.
+    public static let scrollStepMs = 1500
+
+    public static func typingMs(_ count: Int, pace: TypingPace) -> Int {
+        guard count > 0 else { return 0 }
+        let paced = pace.charsPerSecond > 0 ? Double(count) * 1000 / pace.charsPerSecond + Double(pace.firstPauseMs) : 0
+        return Int((paced + Double(count) * 1000 / xctestCharsPerSecond).rounded(.up))
+    }
 }
 
 public let retainedCaptures = 4

@@ -6,6 +6,10 @@
 /// screen that never settles is still pushed at least every `capMs`. With no events a "timer"
 /// capture is due `timerMs` after the previous capture (0 disables it); the pusher drops it when
 /// unchanged. `quietMs` of a decision is the time since the last event when it was taken.
+/// With `maxTimerMs` above `timerMs` the timer backs off: each timer capture the pusher reports
+/// unchanged (`timerUnchanged`) doubles the interval up to `maxTimerMs`; any event or change
+/// brings it back to `timerMs` (XCUITest has no event stream, and an idle screen should not cost
+/// a snapshot every 2 s for ever).
 public struct ChangeDebouncer: Sendable {
     public struct Fire: Equatable, Sendable {
         public let reason: String
@@ -24,23 +28,38 @@ public struct ChangeDebouncer: Sendable {
     private let quiet: Int
     private let cap: Int
     private let timer: Int
+    private let maxTimer: Int
+    private var backoff = 0
     private var burstStart = -1
     private var lastEvent = -1
     private var lastCapture: Int
 
     /// Needs 0 < quiet <= cap and timer >= 0.
-    public init(quietMs: Int, capMs: Int, timerMs: Int, now: Int) {
+    public init(quietMs: Int, capMs: Int, timerMs: Int, maxTimerMs: Int? = nil, now: Int) {
         precondition(quietMs > 0 && capMs >= quietMs && timerMs >= 0, "need 0 < quiet <= cap and timer >= 0")
         quiet = quietMs
         cap = capMs
         timer = timerMs
+        maxTimer = max(timerMs, maxTimerMs ?? timerMs)
         lastCapture = now
     }
+
+    /// The timer's interval now (`timerMs`, or more after unchanged timer captures).
+    public var timerInterval: Int { timer == 0 ? 0 : min(maxTimer, timer << min(backoff, 16)) }
 
     public mutating func onEvent(_ now: Int) {
         if burstStart < 0 { burstStart = now }
         lastEvent = now
+        backoff = 0
     }
+
+    /// The timer capture found the screen unchanged: wait longer before the next one.
+    public mutating func timerUnchanged() {
+        if timerInterval < maxTimer { backoff += 1 }
+    }
+
+    /// A capture found the screen changed: back to the base interval.
+    public mutating func changed() { backoff = 0 }
 
     /// Whether events are waiting to be captured.
     public var pending: Bool { burstStart >= 0 }
@@ -48,7 +67,7 @@ public struct ChangeDebouncer: Sendable {
     /// When `poll` will next return a decision, absent new events.
     public var deadline: Int {
         if burstStart >= 0 { return min(lastEvent + quiet, burstStart + cap) }
-        return timer == 0 ? Self.never : lastCapture + timer
+        return timer == 0 ? Self.never : lastCapture + timerInterval
     }
 
     /// A decision when one is due at `now`, else nil. A decision resets the burst.
@@ -62,7 +81,7 @@ public struct ChangeDebouncer: Sendable {
             }
             return nil
         }
-        if timer > 0 && now - lastCapture >= timer {
+        if timer > 0 && now - lastCapture >= timerInterval {
             lastCapture = now
             let q = lastEvent < 0 ? now : now - lastEvent
             return Fire(reason: "timer", stable: q >= quiet, quietMs: q)

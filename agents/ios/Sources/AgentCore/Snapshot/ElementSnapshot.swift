@@ -18,15 +18,20 @@ public struct ElementSnapshot: Equatable, Sendable {
     public var enabled: Bool
     public var selected: Bool
     public var hasFocus: Bool
+    /// XCTest's `hasKeyboardFocus` (read at run time where the snapshot has it; nil when the
+    /// layer could not read it). On iPhone `hasFocus` is not keyboard focus: this is.
+    public var hasKeyboardFocus: Bool?
     public var hittable: Bool?
     public var children: [ElementSnapshot]
 
     public init(type: ElementType, identifier: String = "", label: String = "", value: String? = nil,
                 title: String = "", placeholder: String? = nil, frame: Rect, enabled: Bool = true,
-                selected: Bool = false, hasFocus: Bool = false, children: [ElementSnapshot] = []) {
+                selected: Bool = false, hasFocus: Bool = false, hasKeyboardFocus: Bool? = nil,
+                children: [ElementSnapshot] = []) {
         self.init(elementType: type.rawValue, identifier: identifier, label: label, value: value, title: title,
                   placeholder: placeholder, frame: frame, enabled: enabled, selected: selected,
                   hasFocus: hasFocus, children: children)
+        self.hasKeyboardFocus = hasKeyboardFocus
     }
 
     public init(elementType: UInt, identifier: String, label: String, value: String?, title: String,
@@ -64,6 +69,15 @@ public struct Rect: Equatable, Sendable {
 
     public var midX: Double { x + width / 2 }
     public var midY: Double { y + height / 2 }
+    public var maxX: Double { x + width }
+    public var maxY: Double { y + height }
+    public var hasArea: Bool { width > 0 && height > 0 }
+
+    /// The overlap of two rectangles (zero-sized at the origin when they do not overlap).
+    public func intersection(_ o: Rect) -> Rect {
+        let l = max(x, o.x), t = max(y, o.y), r = min(maxX, o.maxX), b = min(maxY, o.maxY)
+        return r > l && b > t ? Rect(l, t, r - l, b - t) : Rect(0, 0, 0, 0)
+    }
 
     public func contains(x px: Double, y py: Double) -> Bool {
         px >= x && py >= y && px < x + width && py < y + height
@@ -86,6 +100,11 @@ public struct CapturedRoot: Equatable, Sendable {
     public var bundleId: String
     public var system: Bool
     public var tree: ElementSnapshot
+    /// The depth the snapshot was limited to while it was taken (elements at that depth came
+    /// without children: they carry the trait `truncated`); nil when not limited.
+    public var depthLimit: Int?
+    /// A deeper snapshot failed and this one is a shallower fallback (the root says `truncated`).
+    public var fellBack = false
 
     public init(bundleId: String, system: Bool, tree: ElementSnapshot) {
         self.bundleId = bundleId
@@ -98,6 +117,8 @@ public struct CapturedRoot: Equatable, Sendable {
 public struct ScreenCapture: Equatable, Sendable {
     /// Pixels per point.
     public var scale: Double
+    /// The interface rotation in degrees (0, 90, 180, 270).
+    public var rotation = 0
     public var roots: [CapturedRoot]
 
     public init(scale: Double, roots: [CapturedRoot]) {

@@ -37,6 +37,14 @@ public struct SnapshotConverter: Sendable {
         tree.windows = w.windows
         tree.package = capture.roots.first { !$0.system }?.bundleId ?? capture.roots.first?.bundleId
         tree.focus = w.focus
+        tree.rotation = [0, 90, 180, 270].contains(capture.rotation) ? capture.rotation : 0
+        // Screen markers are hittable unless something of another window covers their centre:
+        // computed from the snapshot's own frames, no per-element XCTest query.
+        for (i, r) in w.records.enumerated()
+        where r.element.identifier.hasPrefix(Self.markerPrefix) && r.element.hittable == nil {
+            tree.nodes[i].hittable = Reachability.coverer(x: r.element.frame.midX, y: r.element.frame.midY,
+                                                          of: r, in: w.records) == nil
+        }
         if let first = capture.roots.first {
             let b = first.tree.frame.pixels(capture.scale)
             if b.right > b.left && b.bottom > b.top { tree.screen = (b.right - b.left, b.bottom - b.top) }
@@ -97,7 +105,8 @@ public struct SnapshotConverter: Sendable {
             n.bounds = e.frame.pixels(scale)
             n.enabled = e.enabled
             n.selected = e.selected
-            n.focused = e.hasFocus
+            let keyboardFocus = e.hasKeyboardFocus ?? e.hasFocus
+            n.focused = keyboardFocus
             n.hittable = e.hittable
             if let t = type {
                 n.clickable = t.isClickable
@@ -110,10 +119,17 @@ public struct SnapshotConverter: Sendable {
                 if t.isCheckable { n.checked = ["1", "true", "on"].contains((e.value ?? "").lowercased()) }
             }
             if !n.password { n.value = nonEmpty(e.value) }
-            if e.hasFocus && n.editable { focus = n.handle }
+            if keyboardFocus && n.editable { focus = n.handle }
             nodes.append(n)
             records.append(CapturedElement(index: index, parent: parent, path: path, element: e, window: win))
-            if e.children.isEmpty { return }
+            if depth == 0 && root.fellBack { nodes[index].traits.append(SnapshotConverter.truncatedTrait) }
+            if e.children.isEmpty {
+                // At the depth the snapshot was limited to, children may exist that were not read.
+                if let limit = root.depthLimit, depth >= limit, !nodes[index].traits.contains(SnapshotConverter.truncatedTrait) {
+                    nodes[index].traits.append(SnapshotConverter.truncatedTrait)
+                }
+                return
+            }
             if depth >= maxDepth {
                 nodes[index].traits.append(SnapshotConverter.truncatedTrait)
                 return

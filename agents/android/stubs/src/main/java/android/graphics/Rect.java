@@ -8,4 +8,5 @@ public final class Rect {
 
     public Rect() { throw new RuntimeException("Stub!"); }
     public boolean intersect(int left, int top, int right, int bottom) { throw new RuntimeException("Stub!"); }
+    public boolean contains(int x, int y) { throw new RuntimeException("Stub!"); }
 }

@@ -25,6 +25,9 @@ public class AccessibilityNodeInfo {
 
     public int getChildCount() { throw new RuntimeException("Stub!"); }
     public AccessibilityNodeInfo getChild(int index) { throw new RuntimeException("Stub!"); }
+    /** API 33. */
+    public AccessibilityNodeInfo getChild(int index, int prefetchingStrategy) { throw new RuntimeException("Stub!"); }
+    public int getWindowId() { throw new RuntimeException("Stub!"); }
     public AccessibilityNodeInfo getParent() { throw new RuntimeException("Stub!"); }
     public boolean refresh() { throw new RuntimeException("Stub!"); }
     public boolean performAction(int action) { throw new RuntimeException("Stub!"); }
@@ -61,6 +64,8 @@ public class AccessibilityNodeInfo {
     public AccessibilityNodeInfo.RangeInfo getRangeInfo() { throw new RuntimeException("Stub!"); }
 
     public static final class AccessibilityAction {
+        /** API 23. */
+        public static final AccessibilityNodeInfo.AccessibilityAction ACTION_SHOW_ON_SCREEN = null;
         AccessibilityAction() { throw new RuntimeException("Stub!"); }
         public int getId() { throw new RuntimeException("Stub!"); }
     }

@@ -18,4 +18,6 @@ public final class AccessibilityWindowInfo {
     public boolean isFocused() { throw new RuntimeException("Stub!"); }
     public void getBoundsInScreen(Rect outBounds) { throw new RuntimeException("Stub!"); }
     public AccessibilityNodeInfo getRoot() { throw new RuntimeException("Stub!"); }
+    /** API 33. */
+    public AccessibilityNodeInfo getRoot(int prefetchingStrategy) { throw new RuntimeException("Stub!"); }
 }

@@ -9,17 +9,19 @@ import android.os.Bundle;
 import dev.mobridge.agent.core.AgentConfig;
 import dev.mobridge.agent.core.AgentServer;
 import dev.mobridge.agent.core.Clock;
+import dev.mobridge.agent.core.capture.LayoutMode;
 import dev.mobridge.agent.core.link.AgentMessage;
 import dev.mobridge.agent.core.ws.TokenCheck;
 import java.io.IOException;
 
 /**
  * Entry point: {@code am instrument -w -r -e token T -e socket NAME [-e device SERIAL]
- * dev.mobridge.agent.android/.BridgeInstrumentation}.
+ * [-e layout full|compressed] dev.mobridge.agent.android/.BridgeInstrumentation}.
  *
  * <p>Obtains UiAutomation once, on the instrumentation thread (never the main thread), with
  * FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES so TalkBack and other services keep running; asks
- * for interactive windows, view ids and unimportant views; then serves the agent link on the
+ * for interactive windows, view ids and (layout {@code full}, the default; {@link LayoutMode})
+ * views not important for accessibility; then serves the agent link on the
  * abstract unix socket NAME (no TCP port: only processes that know NAME and T get in). Reports
  * readiness as one instrumentation status ({@code mobridge.state=ready}, result code 1) so the
  * hub does not poll, and never finishes while serving; a fatal error is reported with
@@ -32,6 +34,7 @@ public final class BridgeInstrumentation extends Instrumentation {
     private String token;
     private String socketName;
     private String deviceId;
+    private String layout;
 
     @Override
     public void onCreate(Bundle arguments) {
@@ -40,6 +43,7 @@ public final class BridgeInstrumentation extends Instrumentation {
             token = arguments.getString("token");
             socketName = arguments.getString("socket");
             deviceId = arguments.getString("device");
+            layout = arguments.getString("layout");
         }
         start();
     }
@@ -51,13 +55,24 @@ public final class BridgeInstrumentation extends Instrumentation {
             fail("missing -e token T and -e socket NAME");
             return;
         }
+        LayoutMode mode;
+        try {
+            mode = LayoutMode.parse(layout);
+        } catch (IllegalArgumentException e) {
+            fail(e.getMessage());
+            return;
+        }
         UiAutomation automation;
         try {
             automation = getUiAutomation(UiAutomation.FLAG_DONT_SUPPRESS_ACCESSIBILITY_SERVICES);
             AccessibilityServiceInfo info = automation.getServiceInfo();
             info.flags |= AccessibilityServiceInfo.FLAG_RETRIEVE_INTERACTIVE_WINDOWS
-                    | AccessibilityServiceInfo.FLAG_REPORT_VIEW_IDS
-                    | AccessibilityServiceInfo.FLAG_INCLUDE_NOT_IMPORTANT_VIEWS;
+                    | AccessibilityServiceInfo.FLAG_REPORT_VIEW_IDS;
+            if (mode.includeNotImportantViews()) {
+                info.flags |= AccessibilityServiceInfo.FLAG_INCLUDE_NOT_IMPORTANT_VIEWS;
+            } else {
+                info.flags &= ~AccessibilityServiceInfo.FLAG_INCLUDE_NOT_IMPORTANT_VIEWS;
+            }
             automation.setServiceInfo(info);
         } catch (RuntimeException e) {
             fail("UiAutomation unavailable: " + e.getClass().getSimpleName() + ": "

@@ -26,9 +26,12 @@ import android.view.accessibility.AccessibilityWindowInfo;
 import dev.mobridge.agent.core.NodeActionRunner;
 import dev.mobridge.agent.core.Outcome;
 import dev.mobridge.agent.core.PackageLists;
-import dev.mobridge.agent.core.SecureWindows;
 import dev.mobridge.agent.core.UiBackend;
 import dev.mobridge.agent.core.UiEventListener;
+import dev.mobridge.agent.core.capture.CacheClear;
+import dev.mobridge.agent.core.capture.Prefetch;
+import dev.mobridge.agent.core.capture.SecureCheck;
+import dev.mobridge.agent.core.capture.TreeWalker;
 import dev.mobridge.agent.core.link.ActionVerb;
 import dev.mobridge.agent.core.link.AgentMessage.DeviceInfo;
 import dev.mobridge.agent.core.link.AgentMessage.Reply;
@@ -43,26 +46,25 @@ import dev.mobridge.agent.core.link.Texts;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The UI backend over UiAutomation and AccessibilityNodeInfo.
  *
  * <p>Invariants: a capture covers every window UiAutomation reports (application, system, IME,
- * overlays), nodes in pre-order per window, after clearing the accessibility cache; a node
- * keeps its handle from one capture to the next while the platform reports the same node, and
- * the node objects of each capture are kept by handle for the newest {@link
- * #RETAINED_CAPTURES} captures; password fields never contribute text or value;
- * the core calls this class from one thread, while events arrive on UiAutomation's thread and
- * only poke the listener.
+ * overlays), nodes in pre-order per window, after clearing the accessibility cache; password
+ * fields never contribute text or value; the core calls this class from one thread, while
+ * events arrive on UiAutomation's thread and only poke the listener.
+ *
+ * <p>Every decision lives in the core and is tested there: the walk (depth and node limits,
+ * handles, prefetching: {@link TreeWalker}, {@link Prefetch}), the cache clear and its warning
+ * ({@link CacheClear}), when FLAG_SECURE is read again ({@link SecureCheck}), bringing a node
+ * into view and never tapping a covered point ({@link NodeActionRunner}). What stays here is
+ * one call into UiAutomation / AccessibilityNodeInfo per primitive; API levels above 26 are
+ * reached only under a {@code Build.VERSION.SDK_INT} check (tools/api-check enforces it).
  */
 final class UiAutomationBackend implements UiBackend {
     private static final int EVENT_MASK = AccessibilityEvent.TYPE_WINDOW_STATE_CHANGED
@@ -79,14 +81,10 @@ final class UiAutomationBackend implements UiBackend {
     private final UiAutomation automation;
     private final String deviceId;
     private final InputInjector input;
-    private final Map<AccessibilityNodeInfo, Integer> handleOf = new HashMap<>();
-    private int nextHandle = 1;
-    private final LinkedHashMap<Integer, Map<Integer, AccessibilityNodeInfo>> captures =
-            new LinkedHashMap<>();
+    private final TreeWalker<AccessibilityNodeInfo> walker = new TreeWalker<>(new NodeSource());
+    private final SecureCheck secureCheck = new SecureCheck();
     private volatile UiEventListener listener;
     private long noWindowsSince = -1;
-    private String secureSignature;
-    private boolean secureKnown;
 
     UiAutomationBackend(Instrumentation instrumentation, UiAutomation automation,
             String deviceId) {
@@ -136,19 +134,20 @@ final class UiAutomationBackend implements UiBackend {
 
     @Override
     public void reset() {
-        captures.clear();
-        handleOf.clear();
-        nextHandle = 1;
+        walker.reset();
     }
 
     // ---- capture --------------------------------------------------------------------------
 
     @Override
     public RawTree capture(int captureId) {
-        clearCache();
+        String cacheWarning = CacheClear.clear(Build.VERSION.SDK_INT, new CachePlatform());
         RawTree tree = new RawTree();
         tree.capture = captureId;
         tree.platform = Platform.ANDROID;
+        if (cacheWarning != null) {
+            tree.warnings.add(cacheWarning);
+        }
         Display display = display();
         if (display != null) {
             Point size = new Point();
@@ -156,30 +155,20 @@ final class UiAutomationBackend implements UiBackend {
             tree.setScreen(size.x, size.y);
             tree.rotation = display.getRotation() * 90;
         }
-        Map<Integer, AccessibilityNodeInfo> handles = new HashMap<>();
-        Map<AccessibilityNodeInfo, Integer> seen = new HashMap<>();
-        StringBuilder signature = new StringBuilder();
+        int prefetch = Prefetch.strategyFor(Build.VERSION.SDK_INT);
+        TreeWalker<AccessibilityNodeInfo>.Walk walk = walker.begin(tree, prefetch);
         for (AccessibilityWindowInfo w : automation.getWindows()) {
-            RawWindow rw = new RawWindow();
-            rw.id = w.getId();
-            rw.type = windowType(w.getType());
-            rw.layer = w.getLayer();
-            rw.title = Texts.emptyToNull(w.getTitle());
-            rw.active = w.isActive();
-            rw.focused = w.isFocused();
-            Rect b = new Rect();
-            w.getBoundsInScreen(b);
-            rw.bounds = new int[] {b.left, b.top, b.right, b.bottom};
-            AccessibilityNodeInfo root = w.getRoot();
+            RawWindow rw = rawWindow(w);
+            AccessibilityNodeInfo root = prefetch != 0 ? rootPrefetched(w, prefetch)
+                    : w.getRoot();
             if (root != null) {
                 rw.packageName = Texts.emptyToNull(root.getPackageName());
-                walk(root, rw.id, tree, handles, seen);
+                walk.window(root, rw.id);
             }
             if (rw.focused && rw.packageName != null && rw.type.equals("application")) {
                 tree.packageName = rw.packageName;
             }
             tree.windows.add(rw);
-            signature.append(rw.id).append(rw.packageName).append(rw.title).append(';');
         }
         if (tree.packageName == null) {
             for (RawWindow rw : tree.windows) {
@@ -188,51 +177,76 @@ final class UiAutomationBackend implements UiBackend {
                 }
             }
         }
-        String sig = signature.toString();
-        tree.secure = sig.equals(secureSignature) && secureKnown;
-        handleOf.clear();
-        handleOf.putAll(seen);
-        captures.put(captureId, handles);
-        while (captures.size() > RETAINED_CAPTURES) {
-            captures.remove(captures.keySet().iterator().next());
-        }
-        return tree;
+        tree.secure = secureCheck.knownSecure(SecureCheck.signature(tree.windows));
+        return walk.finish();
     }
 
-    /**
-     * Pre-order walk without recursion (deep trees must not overflow the stack). A node keeps
-     * the handle it had in the previous capture ({@code AccessibilityNodeInfo} equality is the
-     * platform's: the same source node of the same window), so the agent can send tree deltas;
-     * a node seen twice in one walk gets a fresh handle the second time.
-     */
-    private void walk(AccessibilityNodeInfo root, int window, RawTree tree,
-            Map<Integer, AccessibilityNodeInfo> handles, Map<AccessibilityNodeInfo, Integer> seen) {
-        Deque<Object[]> stack = new ArrayDeque<>();
-        stack.push(new Object[] {root, -1});
-        while (!stack.isEmpty() && tree.nodes.size() < Texts.MAX_RAW_NODES) {
-            Object[] top = stack.pop();
-            AccessibilityNodeInfo n = (AccessibilityNodeInfo) top[0];
-            int index = tree.nodes.size();
-            RawNode r = toRaw(n);
-            Integer handle = handleOf.get(n);
-            if (handle == null || handles.containsKey(handle)) {
-                handle = nextHandle++;
+    /** API 33+: the root with its descendants prefetched in the same binder call. */
+    private static AccessibilityNodeInfo rootPrefetched(AccessibilityWindowInfo w, int prefetch) {
+        if (Build.VERSION.SDK_INT >= 33) {
+            return w.getRoot(prefetch);
+        }
+        return w.getRoot();
+    }
+
+    private static RawWindow rawWindow(AccessibilityWindowInfo w) {
+        RawWindow rw = new RawWindow();
+        rw.id = w.getId();
+        rw.type = windowType(w.getType());
+        rw.layer = w.getLayer();
+        rw.title = Texts.emptyToNull(w.getTitle());
+        rw.active = w.isActive();
+        rw.focused = w.isFocused();
+        Rect b = new Rect();
+        w.getBoundsInScreen(b);
+        rw.bounds = new int[] {b.left, b.top, b.right, b.bottom};
+        return rw;
+    }
+
+    /** The walk's view of AccessibilityNodeInfo: one platform call per primitive. */
+    private static final class NodeSource implements TreeWalker.Source<AccessibilityNodeInfo> {
+        @Override
+        public int childCount(AccessibilityNodeInfo n) {
+            return n.getChildCount();
+        }
+
+        @Override
+        public AccessibilityNodeInfo child(AccessibilityNodeInfo n, int index, int prefetch) {
+            if (prefetch != 0 && Build.VERSION.SDK_INT >= 33) {
+                return n.getChild(index, prefetch);
             }
-            r.handle = handle;
-            r.parent = (Integer) top[1];
-            r.window = window;
-            tree.nodes.add(r);
-            handles.put(handle, n);
-            seen.put(n, handle);
-            if (r.focused && tree.focus == null) {
-                tree.focus = r.handle;
+            return n.getChild(index);
+        }
+
+        @Override
+        public RawNode read(AccessibilityNodeInfo n) {
+            return toRaw(n);
+        }
+
+        @Override
+        public Object key(AccessibilityNodeInfo n) {
+            // The platform's equality: the same source node of the same window.
+            return n;
+        }
+    }
+
+    /** The cache clears: public from API 34, reflective (hidden API) before. */
+    private final class CachePlatform implements CacheClear.Platform {
+        @Override
+        public boolean clearPublic() {
+            if (Build.VERSION.SDK_INT >= 34) {
+                return automation.clearCache();
             }
-            for (int i = n.getChildCount() - 1; i >= 0; i--) {
-                AccessibilityNodeInfo c = n.getChild(i);
-                if (c != null) {
-                    stack.push(new Object[] {c, index});
-                }
-            }
+            return false;
+        }
+
+        @Override
+        public boolean clearReflective() throws Exception {
+            Class<?> c = Class.forName(
+                    "android.view.accessibility.AccessibilityInteractionClient");
+            Object client = c.getMethod("getInstance").invoke(null);
+            c.getMethod("clearCache").invoke(client);
+            return true;
         }
     }
 
@@ -294,21 +308,6 @@ final class UiAutomationBackend implements UiBackend {
             return null;
         }
         return Texts.emptyToNull(n.getText());
-    }
-
-    private void clearCache() {
-        if (Build.VERSION.SDK_INT >= 34) {
-            automation.clearCache();
-            return;
-        }
-        try {
-            // Before API 34 the cache lives in a hidden singleton; best effort.
-            Class<?> c = Class.forName("android.view.accessibility.AccessibilityInteractionClient");
-            Object client = c.getMethod("getInstance").invoke(null);
-            c.getMethod("clearCache").invoke(client);
-        } catch (ReflectiveOperationException | RuntimeException ignored) {
-            // Events keep the cache fresh in practice; a stale entry is refreshed on action.
-        }
     }
 
     static String windowType(int type) {
@@ -395,11 +394,10 @@ final class UiAutomationBackend implements UiBackend {
 
     @Override
     public Outcome nodeAction(HubMessage.NodeAction cmd) {
-        Map<Integer, AccessibilityNodeInfo> nodes = captures.get(cmd.capture);
-        if (nodes == null) {
+        if (!walker.holds(cmd.capture)) {
             return Outcome.notFound("capture " + cmd.capture + " is not held any more");
         }
-        AccessibilityNodeInfo node = nodes.get(cmd.handle);
+        AccessibilityNodeInfo node = walker.node(cmd.capture, cmd.handle);
         if (node == null) {
             return Outcome.notFound("capture " + cmd.capture + " has no handle " + cmd.handle);
         }
@@ -439,7 +437,32 @@ final class UiAutomationBackend implements UiBackend {
         }
 
         @Override
+        public boolean isPassword(AccessibilityNodeInfo n) {
+            return n.isPassword();
+        }
+
+        @Override
+        public boolean showOnScreen(AccessibilityNodeInfo n) {
+            return n.performAction(AccessibilityNodeInfo.AccessibilityAction.ACTION_SHOW_ON_SCREEN
+                    .getId());
+        }
+
+        @Override
+        public String coveringWindow(AccessibilityNodeInfo n, int x, int y) {
+            return covering(n.getWindowId(), x, y);
+        }
+
+        @Override
+        public boolean hideKeyboard() {
+            // BACK closes the keyboard when one is shown (and does nothing else then).
+            return automation.performGlobalAction(AccessibilityService.GLOBAL_ACTION_BACK);
+        }
+
+        @Override
         public int[] visibleBounds(AccessibilityNodeInfo n) {
+            if (!n.isVisibleToUser()) {
+                return null;
+            }
             Rect b = new Rect();
             n.getBoundsInScreen(b);
             Point size = screenSize();
@@ -614,11 +637,13 @@ final class UiAutomationBackend implements UiBackend {
     }
 
     @Override
-    public Outcome screenshot() throws IOException {
-        String sig = currentSignature();
-        List<String> secure = SecureWindows.visibleSecure(shell("dumpsys window windows"));
-        secureSignature = sig;
-        secureKnown = !secure.isEmpty();
+    public Outcome screenshot() throws Exception {
+        List<RawWindow> windows = new ArrayList<>();
+        for (AccessibilityWindowInfo w : automation.getWindows()) {
+            windows.add(rawWindow(w));
+        }
+        List<String> secure = secureCheck.secureWindows(SecureCheck.signature(windows),
+                SystemClock.uptimeMillis(), () -> shell("dumpsys window windows"));
         if (!secure.isEmpty()) {
             return Outcome.fail(Reply.SECURE, "window " + secure.get(0)
                     + " forbids capture (FLAG_SECURE)");
@@ -638,14 +663,29 @@ final class UiAutomationBackend implements UiBackend {
         return Outcome.png(Base64.getEncoder().encodeToString(png.toByteArray()));
     }
 
-    private String currentSignature() {
-        StringBuilder s = new StringBuilder();
-        for (AccessibilityWindowInfo w : automation.getWindows()) {
-            AccessibilityNodeInfo root = w.getRoot();
-            s.append(w.getId()).append(root == null ? null : Texts.emptyToNull(
-                    root.getPackageName())).append(Texts.emptyToNull(w.getTitle())).append(';');
+    /**
+     * The type of the window above {@code windowId} that covers (x, y), or null. Windows are
+     * compared by layer (higher is in front), as UiAutomation reports them.
+     */
+    private String covering(int windowId, int x, int y) {
+        List<AccessibilityWindowInfo> windows = automation.getWindows();
+        int own = Integer.MIN_VALUE;
+        for (AccessibilityWindowInfo w : windows) {
+            if (w.getId() == windowId) {
+                own = w.getLayer();
+            }
         }
-        return s.toString();
+        Rect b = new Rect();
+        for (AccessibilityWindowInfo w : windows) {
+            if (w.getId() == windowId || w.getLayer() <= own) {
+                continue;
+            }
+            w.getBoundsInScreen(b);
+            if (b.contains(x, y)) {
+                return windowType(w.getType());
+            }
+        }
+        return null;
     }
 
     @Override

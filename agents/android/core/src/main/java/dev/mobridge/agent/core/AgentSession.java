@@ -55,6 +55,8 @@ final class AgentSession implements UiEventListener {
     private volatile boolean running;
     private Future<String> probe;
     private long probeStarted;
+    /** The watchdog's allowance while the current command runs ({@link WorkBudget}). */
+    private volatile long busyBudgetMs;
     private volatile boolean treeDeltas;
     // Touched only on the UI thread:
     private int nextCapture = 1;
@@ -214,7 +216,14 @@ final class AgentSession implements UiEventListener {
             send(new Reply(cmd.id, true));
             return;
         }
-        if (submit(() -> send(dispatch(cmd))) == null) {
+        if (submit(() -> {
+            busyBudgetMs = WorkBudget.ms(cmd, config.probeTimeoutMs);
+            try {
+                send(dispatch(cmd));
+            } finally {
+                busyBudgetMs = 0;
+            }
+        }) == null) {
             send(Reply.failure(cmd.id, Reply.FAILED, "agent stopping"));
         }
     }
@@ -380,7 +389,7 @@ final class AgentSession implements UiEventListener {
                 }
                 probe = null;
                 transition = watchdog.observe(result);
-            } else if (now - probeStarted > config.probeTimeoutMs) {
+            } else if (now - probeStarted > Math.max(config.probeTimeoutMs, busyBudgetMs)) {
                 transition = watchdog.observe(
                         "UI backend unresponsive for " + (now - probeStarted) + " ms");
             }

@@ -25,6 +25,8 @@ public class NodeActionRunnerTest {
         boolean editable;
         boolean accepts = true;
         boolean alive = true;
+        boolean password;
+        boolean appends;
         String typed;
 
         N(int l, int t, int r, int b) {
@@ -34,6 +36,12 @@ public class NodeActionRunnerTest {
 
     final List<String> log = new ArrayList<>();
     boolean keysWork = true;
+    /** Screen rows 0..SCREEN_BOTTOM are visible; a covering window's type and top edge. */
+    static final int SCREEN_BOTTOM = 2000;
+    String cover;
+    int coverTop = Integer.MAX_VALUE;
+    int scrolled;
+    final List<N> inList = new ArrayList<>();
 
     final NodeActionRunner.NodeOps<N> ops = new NodeActionRunner.NodeOps<>() {
         public boolean refresh(N n) {
@@ -49,7 +57,7 @@ public class NodeActionRunnerTest {
         }
 
         public String text(N n) {
-            return n.text;
+            return n.password ? null : n.text;
         }
 
         public String label(N n) {
@@ -61,7 +69,34 @@ public class NodeActionRunnerTest {
         }
 
         public int[] visibleBounds(N n) {
-            return n.bounds;
+            int[] b = n.bounds;
+            if (b[1] >= SCREEN_BOTTOM) {
+                return null;
+            }
+            return b;
+        }
+
+        public boolean isPassword(N n) {
+            return n.password;
+        }
+
+        public boolean showOnScreen(N n) {
+            log.add("showOnScreen");
+            return false;
+        }
+
+        public String coveringWindow(N n, int x, int y) {
+            return y >= coverTop ? cover : null;
+        }
+
+        public boolean hideKeyboard() {
+            log.add("hideKeyboard");
+            if ("input_method".equals(cover)) {
+                cover = null;
+                coverTop = Integer.MAX_VALUE;
+                return true;
+            }
+            return false;
         }
 
         public boolean isClickable(N n) {
@@ -83,7 +118,14 @@ public class NodeActionRunnerTest {
         public boolean perform(N n, ActionVerb verb, String text) {
             log.add(verb + " on " + n.cls);
             if (n.accepts && verb == ActionVerb.SET_TEXT) {
-                n.text = text;
+                n.text = n.appends && n.text != null ? n.text + text : text;
+            }
+            if (n.accepts && verb == ActionVerb.SCROLL_FORWARD) {
+                scrolled++;
+                for (N item : inList) {
+                    item.bounds = new int[] {item.bounds[0], item.bounds[1] - 500, item.bounds[2],
+                            item.bounds[3] - 500};
+                }
             }
             return n.accepts;
         }
@@ -96,6 +138,9 @@ public class NodeActionRunnerTest {
         public boolean typeWithKeys(N n, String text) {
             log.add("keys");
             n.typed = text;
+            if (keysWork) {
+                n.text = text;
+            }
             return keysWork;
         }
     };
@@ -238,5 +283,87 @@ public class NodeActionRunnerTest {
         HubMessage.NodeAction noAncestor = cmd(ActionVerb.SCROLL_FORWARD, ANY);
         noAncestor.allowAncestor = false;
         assertEquals("UNSUPPORTED", NodeActionRunner.run(ops, label, noAncestor).code);
+    }
+
+    @Test
+    public void anOffScreenRowIsScrolledIntoViewThenClicked() {
+        N list = new N(0, 0, 1000, SCREEN_BOTTOM);
+        list.scrollable = true;
+        N row = new N(0, 3000, 1000, 3100);
+        row.clickable = true;
+        row.parent = list;
+        inList.add(row);
+        Outcome o = NodeActionRunner.run(ops, row, cmd(ActionVerb.CLICK, ANY));
+        assertTrue(o.message, o.ok);
+        assertEquals(3, scrolled);  // 3000 -> 2500 -> 2000 -> 1500: visible after 3 scrolls
+        assertEquals("CLICK on " + row.cls, log.get(log.size() - 1));
+    }
+
+    @Test
+    public void aRowNoScrollReachesIsRefusedNotVisibleWithARecovery() {
+        N list = new N(0, 0, 1000, SCREEN_BOTTOM);
+        list.scrollable = true;
+        N row = new N(0, 90_000, 1000, 90_100);
+        row.clickable = true;
+        row.parent = list;
+        inList.add(row);
+        Outcome o = NodeActionRunner.run(ops, row, cmd(ActionVerb.CLICK, ANY));
+        assertEquals("NOT_VISIBLE", o.code);
+        assertEquals(NodeActionRunner.MAX_SCROLLS, scrolled);
+        assertTrue(o.message, o.message.contains("recovery"));
+        assertFalse(log.contains("CLICK on " + row.cls));
+    }
+
+    @Test
+    public void aTapUnderTheKeyboardHidesItFirst() {
+        N submit = new N(0, 1800, 1000, 1900);
+        cover = "input_method";
+        coverTop = 1500;
+        HubMessage.NodeAction c = cmd(ActionVerb.CLICK, ANY);
+        c.allowGesture = true;
+        Outcome o = NodeActionRunner.run(ops, submit, c);
+        assertEquals(ActionMethod.GESTURE_FALLBACK, o.method);
+        assertEquals("[hideKeyboard, tap 500,1850]", log.toString());
+    }
+
+    @Test
+    public void aTapUnderAnotherWindowIsNeverSent() {
+        N submit = new N(0, 1800, 1000, 1900);
+        cover = "system";
+        coverTop = 1500;
+        HubMessage.NodeAction c = cmd(ActionVerb.CLICK, ANY);
+        c.allowGesture = true;
+        Outcome o = NodeActionRunner.run(ops, submit, c);
+        assertEquals("NOT_VISIBLE", o.code);
+        assertFalse(log.toString(), log.toString().contains("tap"));
+    }
+
+    @Test
+    public void setTextOnAPrefilledFieldThatAppendsIsRetypedAndVerified() {
+        N email = new N(0, 0, 1000, 100);
+        email.editable = true;
+        email.text = "old@example.com";
+        email.appends = true;  // a field whose SET_TEXT appends: the read-back catches it
+        HubMessage.NodeAction c = cmd(ActionVerb.SET_TEXT, ANY);
+        c.text = "new@example.com";
+        Outcome o = NodeActionRunner.run(ops, email, c);
+        assertTrue(o.message, o.ok);
+        assertEquals(ActionMethod.GESTURE_FALLBACK, o.method);
+        assertEquals("new@example.com", email.text);
+        keysWork = false;
+        email.text = "old@example.com";
+        assertEquals("FAILED", NodeActionRunner.run(ops, email, c).code);
+    }
+
+    @Test
+    public void aPasswordIsNotReadBack() {
+        N pw = new N(0, 0, 1000, 100);
+        pw.editable = true;
+        pw.password = true;
+        pw.accepts = true;
+        HubMessage.NodeAction c = cmd(ActionVerb.SET_TEXT, ANY);
+        c.text = "secret";
+        assertTrue(NodeActionRunner.run(ops, pw, c).ok);
+        assertEquals("secret", pw.text);
     }
 }

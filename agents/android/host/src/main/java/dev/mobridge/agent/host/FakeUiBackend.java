@@ -4,6 +4,11 @@ import dev.mobridge.agent.core.NodeActionRunner;
 import dev.mobridge.agent.core.Outcome;
 import dev.mobridge.agent.core.UiBackend;
 import dev.mobridge.agent.core.UiEventListener;
+import dev.mobridge.agent.core.capture.CacheClear;
+import dev.mobridge.agent.core.capture.LayoutMode;
+import dev.mobridge.agent.core.capture.Prefetch;
+import dev.mobridge.agent.core.capture.SecureCheck;
+import dev.mobridge.agent.core.capture.TreeWalker;
 import dev.mobridge.agent.core.link.ActionVerb;
 import dev.mobridge.agent.core.link.AgentMessage.DeviceInfo;
 import dev.mobridge.agent.core.link.AgentMessage.Reply;
@@ -17,11 +22,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -34,6 +36,11 @@ import java.util.function.LongSupplier;
  * home with OK/Cancel) and a launcher. BACK: dialog -> home -> login -> launcher. A node keeps
  * its handle across captures (one per stable node key, so the agent can send tree deltas);
  * an action on a node no longer on screen is NOT_FOUND. Password text is never put in a capture. Every state change raises a UI event.
+ *
+ * <p>Pathology scenes ({@link FakeScenes#NAMES}, chosen with {@link #setScene}) replace the demo
+ * app with one failure class each. Captures go through the core's {@link TreeWalker} over a
+ * {@link FakeSource}, which counts node fetches ({@link #childFetches}); screenshots read
+ * FLAG_SECURE through the core's {@link SecureCheck}, counting dumps ({@link #secureDumps}).
  */
 public final class FakeUiBackend implements UiBackend {
     public static final String PKG = "dev.mobridge.demo";
@@ -58,11 +65,14 @@ public final class FakeUiBackend implements UiBackend {
     private boolean secure;
     private String healthProblem;
     private volatile UiEventListener listener;
-    private final Map<String, Integer> handleOfKey = new HashMap<>();
-    private int nextHandle = 1;
     private Thread ticker;
-    private final LinkedHashMap<Integer, Map<Integer, String>> captures = new LinkedHashMap<>();
     private boolean landscape;
+    private final FakeSource source = new FakeSource(this::toRaw);
+    private final TreeWalker<FakeNode> walker = new TreeWalker<>(source);
+    private final SecureCheck secureCheck = new SecureCheck();
+    private int sdkInt = 34;
+    private boolean hiddenApiBlocked;
+    final FakeScenes scenes = new FakeScenes(this);
     private int volume = 7;
     private final FakePackages packages = new FakePackages();
 
@@ -91,6 +101,42 @@ public final class FakeUiBackend implements UiBackend {
         this.healthProblem = problem;
     }
 
+    /** Serves scene {@code name} ({@link FakeScenes#NAMES}; "login" is the demo app). */
+    public synchronized void setScene(String name) {
+        scenes.select(name);
+        landscape = scenes.landscape();
+        changed();
+    }
+
+    public synchronized String scene() {
+        return scenes.name();
+    }
+
+    /** Full (default) or compressed layout: which views the fake accessibility service shows. */
+    public synchronized void setLayout(LayoutMode mode) {
+        source.layout = mode;
+    }
+
+    /** The API level the fake reports to the core's decisions (prefetch, cache clear). */
+    public synchronized void setSdkInt(int sdkInt) {
+        this.sdkInt = sdkInt;
+    }
+
+    /** Makes the reflective (pre-API-34) cache clear fail as the hidden-API policy would. */
+    public synchronized void setHiddenApiBlocked(boolean blocked) {
+        this.hiddenApiBlocked = blocked;
+    }
+
+    /** Node fetches ("binder calls") made by captures so far. */
+    public synchronized int childFetches() {
+        return source.calls();
+    }
+
+    /** How many times a screenshot ran {@code dumpsys window windows}. */
+    public synchronized int secureDumps() {
+        return secureCheck.dumps();
+    }
+
     /** Raises the clock's change event now (the ticker does this every second). */
     public void tick() {
         UiEventListener l = listener;
@@ -110,8 +156,8 @@ public final class FakeUiBackend implements UiBackend {
         DeviceInfo d = new DeviceInfo("host-fake");
         d.model = "mobridge host fake";
         d.osVersion = "host";
-        d.width = WIDTH;
-        d.height = HEIGHT;
+        d.width = w();
+        d.height = h();
         return d;
     }
 
@@ -143,6 +189,14 @@ public final class FakeUiBackend implements UiBackend {
             ticker.setDaemon(true);
             ticker.start();
         }
+        if (l != null && ticking) {
+            scenes.startTicking();
+        }
+    }
+
+    /** Raises a UI event (the scenes' own tickers). */
+    void event() {
+        changed();
     }
 
     private void tickLoop() {
@@ -159,55 +213,61 @@ public final class FakeUiBackend implements UiBackend {
 
     @Override
     public synchronized void reset() {
-        captures.clear();
-        handleOfKey.clear();
-        nextHandle = 1;
+        walker.reset();
     }
 
     @Override
     public synchronized RawTree capture(int captureId) {
         RawTree tree = new RawTree();
+        String warning = CacheClear.clear(sdkInt, new CacheClear.Platform() {
+            @Override
+            public boolean clearPublic() {
+                source.clearCache();
+                return true;
+            }
+
+            @Override
+            public boolean clearReflective() throws Exception {
+                if (hiddenApiBlocked) {
+                    throw new NoSuchMethodException(
+                            "android.view.accessibility.AccessibilityInteractionClient.clearCache");
+                }
+                source.clearCache();
+                return true;
+            }
+        });
+        if (warning != null) {
+            tree.warnings.add(warning);
+            source.clearCache();  // the fake's own cache must not leak state between captures
+        }
         tree.capture = captureId;
         tree.platform = Platform.ANDROID;
         tree.setScreen(w(), h());
         tree.rotation = landscape ? 90 : 0;
-        tree.secure = secure;
-        Map<Integer, String> handles = new HashMap<>();
+        int prefetch = Prefetch.strategyFor(sdkInt);
+        TreeWalker<FakeNode>.Walk walk = walker.begin(tree, prefetch);
         for (Object[] w : windows()) {
             RawWindow win = (RawWindow) w[0];
             tree.windows.add(win);
-            flatten((FakeNode) w[1], -1, win.id, tree, handles);
+            walk.window(source.root((FakeNode) w[1], prefetch), win.id);
         }
         for (RawWindow win : tree.windows) {
             if (win.focused) {
                 tree.packageName = win.packageName;
             }
         }
-        captures.put(captureId, handles);
-        while (captures.size() > RETAINED_CAPTURES) {
-            captures.remove(captures.keySet().iterator().next());
-        }
-        return tree;
+        tree.secure = secure || secureCheck.knownSecure(SecureCheck.signature(tree.windows));
+        return walk.finish();
     }
 
-    private void flatten(FakeNode n, int parent, int window, RawTree tree,
-            Map<Integer, String> handles) {
-        int index = tree.nodes.size();
+    private RawNode toRaw(FakeNode n) {
         RawNode r = new RawNode();
-        Integer handle = handleOfKey.get(n.key);
-        if (handle == null) {
-            handle = nextHandle++;
-            handleOfKey.put(n.key, handle);
-        }
-        r.handle = handle;
-        r.parent = parent;
-        r.window = window;
         r.className = n.className;
         r.text = n.password ? null : n.text;
         r.label = n.label;
         r.hint = n.hint;
         r.automationId = n.automationId;
-        r.packageName = window == LAUNCHER_WINDOW ? LAUNCHER_PKG : PKG;
+        r.packageName = n.packageName != null ? n.packageName : PKG;
         r.bounds = n.bounds.clone();
         r.clickable = n.clickable;
         r.focusable = n.focusable;
@@ -216,6 +276,7 @@ public final class FakeUiBackend implements UiBackend {
         r.password = n.password;
         r.heading = n.heading;
         r.scrollable = n.scrollable;
+        r.visible = ops.visibleBounds(n) != null;
         r.collectionRows = n.collectionRows;
         r.collectionCols = n.collectionRows == null ? null : 1;
         r.itemRow = n.itemRow;
@@ -231,29 +292,21 @@ public final class FakeUiBackend implements UiBackend {
         }
         if (n.scrollable) {
             r.actions.add("scrollForward");
+            r.actions.add("scrollBackward");
         }
-        tree.nodes.add(r);
-        handles.put(r.handle, n.key);
-        if (n.focused) {
-            tree.focus = r.handle;
-        }
-        for (FakeNode c : n.children) {
-            flatten(c, index, window, tree, handles);
-        }
+        return r;
     }
 
     @Override
     public synchronized Outcome nodeAction(HubMessage.NodeAction cmd) {
-        Map<Integer, String> handles = captures.get(cmd.capture);
-        if (handles == null) {
+        if (!walker.holds(cmd.capture)) {
             return Outcome.notFound("capture " + cmd.capture + " is not held any more");
         }
-        String key = handles.get(cmd.handle);
-        if (key == null) {
+        FakeNode captured = walker.node(cmd.capture, cmd.handle);
+        if (captured == null) {
             return Outcome.notFound("capture " + cmd.capture + " has no handle " + cmd.handle);
         }
-        FakeNode live = find(key);
-        return NodeActionRunner.run(ops, live, cmd);
+        return NodeActionRunner.run(ops, find(captured.key), cmd);
     }
 
     @Override
@@ -338,6 +391,9 @@ public final class FakeUiBackend implements UiBackend {
 
     @Override
     public synchronized Outcome typeText(String text) {
+        if (!scenes.isLogin()) {
+            return scenes.type(text) ? Outcome.ok() : Outcome.failed("no input has focus");
+        }
         if (focus == null) {
             return Outcome.failed("no input has focus");
         }
@@ -382,10 +438,16 @@ public final class FakeUiBackend implements UiBackend {
     }
 
     @Override
-    public synchronized Outcome screenshot() throws IOException {
-        if (secure) {
+    public synchronized Outcome screenshot() throws Exception {
+        List<RawWindow> shown = new ArrayList<>();
+        for (Object[] win : windows()) {
+            shown.add((RawWindow) win[0]);
+        }
+        List<String> secureNow = secureCheck.secureWindows(SecureCheck.signature(shown),
+                wallClock.getAsLong(), () -> dumpsys(shown));
+        if (!secureNow.isEmpty()) {
             return Outcome.fail(Reply.SECURE,
-                    "window " + APP_WINDOW + " forbids capture (FLAG_SECURE)");
+                    "window " + secureNow.get(0) + " forbids capture (FLAG_SECURE)");
         }
         int w = w() / 10;
         int h = h() / 10;
@@ -395,6 +457,21 @@ public final class FakeUiBackend implements UiBackend {
             outline((FakeNode) win[1], px, w, h);
         }
         return Outcome.png(Base64.getEncoder().encodeToString(PngEncoder.grey(w, h, px)));
+    }
+
+    /** What {@code dumpsys window windows} would print for these windows (the parts read). */
+    private String dumpsys(List<RawWindow> shown) {
+        StringBuilder out = new StringBuilder("WINDOW MANAGER WINDOWS (dumpsys window windows)\n");
+        for (int i = shown.size() - 1; i >= 0; i--) {
+            RawWindow w = shown.get(i);
+            out.append("  Window #").append(i).append(" Window{").append(Integer.toHexString(
+                    1000 + w.id)).append(" u0 ").append(w.packageName).append("/")
+                    .append(w.title == null ? "w" + w.id : w.title.replace(' ', '_'))
+                    .append("}:\n    mAttrs={(0,0)(fillxfill) fl=LAYOUT_IN_SCREEN")
+                    .append(secure && w.id == APP_WINDOW ? " SECURE" : "")
+                    .append("}\n    isOnScreen=true\n    isVisible=true\n");
+        }
+        return out.toString();
     }
 
     private static void outline(FakeNode n, byte[] px, int w, int h) {
@@ -486,6 +563,10 @@ public final class FakeUiBackend implements UiBackend {
     }
 
     private void back() {
+        if (!scenes.isLogin()) {
+            scenes.back();
+            return;
+        }
         switch (screen) {
             case DIALOG:
                 go(Screen.HOME);
@@ -558,6 +639,9 @@ public final class FakeUiBackend implements UiBackend {
 
     /** The windows on screen, bottom first, as {RawWindow, root node} pairs. */
     private List<Object[]> windows() {
+        if (!scenes.isLogin()) {
+            return scenes.windows(w(), h());
+        }
         List<Object[]> out = new ArrayList<>();
         switch (screen) {
             case LAUNCHER:
@@ -586,7 +670,7 @@ public final class FakeUiBackend implements UiBackend {
         return out;
     }
 
-    private static RawWindow window(int id, String pkg, String title, boolean focused, int l,
+    static RawWindow window(int id, String pkg, String title, boolean focused, int l,
             int t, int r, int b) {
         RawWindow w = new RawWindow();
         w.id = id;
@@ -658,6 +742,8 @@ public final class FakeUiBackend implements UiBackend {
             focus = name;
             changed();
         };
+        n.onFocus = n.onClick;
+        n.onSetText = v -> setField(name, v);
         return n;
     }
 
@@ -737,6 +823,13 @@ public final class FakeUiBackend implements UiBackend {
     private final NodeActionRunner.NodeOps<FakeNode> ops = new NodeActionRunner.NodeOps<>() {
         @Override
         public boolean refresh(FakeNode node) {
+            FakeNode live = find(node.key);
+            if (live == null) {
+                return false;
+            }
+            System.arraycopy(live.bounds, 0, node.bounds, 0, 4);
+            node.text = live.text;
+            node.focused = live.focused;
             return true;
         }
 
@@ -765,9 +858,20 @@ public final class FakeUiBackend implements UiBackend {
             return n.parent;
         }
 
+        /** The node's bounds clipped to the screen and to every scrolling ancestor's viewport. */
         @Override
         public int[] visibleBounds(FakeNode n) {
-            return n.bounds.clone();
+            int[] b = {Math.max(0, n.bounds[0]), Math.max(0, n.bounds[1]),
+                    Math.min(w(), n.bounds[2]), Math.min(h(), n.bounds[3])};
+            for (FakeNode a = n.parent; a != null; a = a.parent) {
+                if (a.scrollable) {
+                    b[0] = Math.max(b[0], a.bounds[0]);
+                    b[1] = Math.max(b[1], a.bounds[1]);
+                    b[2] = Math.min(b[2], a.bounds[2]);
+                    b[3] = Math.min(b[3], a.bounds[3]);
+                }
+            }
+            return b[2] > b[0] && b[3] > b[1] ? b : null;
         }
 
         @Override
@@ -791,6 +895,11 @@ public final class FakeUiBackend implements UiBackend {
         }
 
         @Override
+        public boolean isPassword(FakeNode n) {
+            return n.password;
+        }
+
+        @Override
         public boolean perform(FakeNode n, ActionVerb verb, String text) {
             switch (verb) {
                 case CLICK:
@@ -800,18 +909,22 @@ public final class FakeUiBackend implements UiBackend {
                     }
                     return false;
                 case SET_TEXT:
-                    if (!n.editable) {
+                case CLEAR_TEXT:
+                    if (!n.editable || n.onSetText == null) {
                         return false;
                     }
-                    setField(n.key.substring("login/".length()), text);
+                    n.onSetText.accept(text);
                     return true;
                 case FOCUS:
-                    if (!n.focusable || !n.editable) {
+                    if (!n.focusable || n.onFocus == null) {
                         return false;
                     }
-                    focus = n.key.substring("login/".length());
-                    changed();
+                    n.onFocus.run();
                     return true;
+                case SCROLL_FORWARD:
+                case SCROLL_BACKWARD:
+                    return n.scrollable && n.onScroll != null
+                            && n.onScroll.test(verb == ActionVerb.SCROLL_FORWARD);
                 default:
                     return false;
             }
@@ -825,9 +938,9 @@ public final class FakeUiBackend implements UiBackend {
                 if (!root.contains(x, y)) {
                     continue;
                 }
-                FakeNode hit = deepestClickable(root, x, y);
+                FakeNode hit = deepestTappable(root, x, y);
                 if (hit != null && !longPress) {
-                    hit.onClick.run();
+                    (hit.onTap != null ? hit.onTap : hit.onClick).run();
                 }
                 return true;
             }
@@ -836,20 +949,57 @@ public final class FakeUiBackend implements UiBackend {
 
         @Override
         public boolean typeWithKeys(FakeNode n, String text) {
-            return false;
+            if (!n.editable || n.onKeys == null) {
+                return false;
+            }
+            n.onKeys.accept(text);
+            return true;
+        }
+
+        @Override
+        public boolean showOnScreen(FakeNode n) {
+            return false;  // the scripted lists offer no show-on-screen action
+        }
+
+        @Override
+        public String coveringWindow(FakeNode n, int x, int y) {
+            List<Object[]> ws = windows();
+            int own = -1;
+            for (int i = 0; i < ws.size(); i++) {
+                if (find((FakeNode) ws.get(i)[1], n.key) != null) {
+                    own = i;
+                }
+            }
+            for (int i = ws.size() - 1; i > own && own >= 0; i--) {
+                RawWindow w = (RawWindow) ws.get(i)[0];
+                if (inside(w, x, y)) {
+                    return w.type;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public boolean hideKeyboard() {
+            return !scenes.isLogin() && scenes.back();
         }
     };
 
-    private static FakeNode deepestClickable(FakeNode n, int x, int y) {
+    private static boolean inside(RawWindow w, int x, int y) {
+        return w.bounds != null && x >= w.bounds[0] && x < w.bounds[2] && y >= w.bounds[1]
+                && y < w.bounds[3];
+    }
+
+    private static FakeNode deepestTappable(FakeNode n, int x, int y) {
         if (!n.contains(x, y)) {
             return null;
         }
         for (int i = n.children.size() - 1; i >= 0; i--) {
-            FakeNode hit = deepestClickable(n.children.get(i), x, y);
+            FakeNode hit = deepestTappable(n.children.get(i), x, y);
             if (hit != null) {
                 return hit;
             }
         }
-        return n.clickable && n.onClick != null ? n : null;
+        return n.onTap != null || (n.clickable && n.onClick != null) ? n : null;
     }
 }

@@ -5,6 +5,7 @@ import dev.mobridge.agent.core.AgentLog;
 import dev.mobridge.agent.core.AgentServer;
 import dev.mobridge.agent.core.Clock;
 import dev.mobridge.agent.core.Transport;
+import dev.mobridge.agent.core.capture.LayoutMode;
 import dev.mobridge.agent.core.ws.TokenCheck;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,8 +17,10 @@ import java.net.Socket;
 
 /**
  * Host mode: the agent core with the scripted {@link FakeUiBackend}, serving the agent link on
- * 127.0.0.1 only. Usage: {@code HostMain --port P --token T} (token also from
- * MOBRIDGE_AGENT_TOKEN). Prints exactly one line {@code READY ws://127.0.0.1:P} on stdout once
+ * 127.0.0.1 only. Usage: {@code HostMain --port P --token T [--scene NAME] [--layout
+ * full|compressed] [--sdk N] [--hidden-api-blocked]} (token also from MOBRIDGE_AGENT_TOKEN;
+ * scenes: {@link FakeScenes#NAMES}, default login; --sdk is the API level the fake reports to
+ * the core, default 34; --hidden-api-blocked makes the pre-34 cache clear fail). Prints exactly one line {@code READY ws://127.0.0.1:P} on stdout once
  * it accepts connections (P is the real port when 0 was asked for).
  */
 public final class HostMain {
@@ -26,12 +29,35 @@ public final class HostMain {
     public static void main(String[] args) throws IOException {
         int port = -1;
         String token = System.getenv("MOBRIDGE_AGENT_TOKEN");
+        String scene = "login";
+        LayoutMode layout = LayoutMode.FULL;
+        int sdk = 34;
+        boolean blocked = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--port") && i + 1 < args.length) {
                 port = parsePort(args[++i]);
             } else if (a.equals("--token") && i + 1 < args.length) {
                 token = args[++i];
+            } else if (a.equals("--scene") && i + 1 < args.length) {
+                scene = args[++i];
+                if (!FakeScenes.NAMES.contains(scene)) {
+                    usage("unknown scene " + scene + "; scenes: " + FakeScenes.NAMES);
+                }
+            } else if (a.equals("--layout") && i + 1 < args.length) {
+                try {
+                    layout = LayoutMode.parse(args[++i]);
+                } catch (IllegalArgumentException e) {
+                    usage(e.getMessage());
+                }
+            } else if (a.equals("--sdk") && i + 1 < args.length) {
+                String level = args[++i];
+                if (!level.matches("[1-9][0-9]?")) {
+                    usage("--sdk is an API level (1..99), not " + level);
+                }
+                sdk = Integer.parseInt(level);
+            } else if (a.equals("--hidden-api-blocked")) {
+                blocked = true;
             } else {
                 usage("unknown argument " + a);
             }
@@ -47,7 +73,12 @@ public final class HostMain {
         listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         AgentConfig config = new AgentConfig();
         config.agentName = "mobridge-android-agent-host";
-        AgentServer server = new AgentServer(new FakeUiBackend(), new TokenCheck(token), config,
+        FakeUiBackend backend = new FakeUiBackend();
+        backend.setScene(scene);
+        backend.setLayout(layout);
+        backend.setSdkInt(sdk);
+        backend.setHiddenApiBlocked(blocked);
+        AgentServer server = new AgentServer(backend, new TokenCheck(token), config,
                 Clock.SYSTEM, AgentLog.STDERR);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.stop("host agent shutting down");
@@ -92,7 +123,8 @@ public final class HostMain {
 
     private static void usage(String why) {
         System.err.println("run-android-agent-host: " + why);
-        System.err.println("usage: run-android-agent-host --port P --token T");
+        System.err.println("usage: run-android-agent-host --port P --token T [--scene NAME]"
+                + " [--layout full|compressed] [--sdk N] [--hidden-api-blocked]");
         System.exit(2);
     }
 

@@ -237,6 +237,8 @@ public abstract class AgentMessage {
         public static final String FAILED = "FAILED";
         public static final String SECURE = "SECURE";
         public static final String BAD_COMMAND = "BAD_COMMAND";
+        /** The node cannot be seen: off screen, or under another window (with a recovery). */
+        public static final String NOT_VISIBLE = "NOT_VISIBLE";
         public static final int MAX_APPS = 4096;
 
         public final long id;

@@ -19,6 +19,13 @@ public final class RawMeta {
     public int screenHeight;
     public boolean hasScreen;
     public boolean secure;
+    /** Why the agent left nodes out while capturing, or null (bridge/wire/raw.py). */
+    public String truncated;
+    /** Capture health the agent reports (at most {@link #MAX_WARNINGS}, each clipped). */
+    public List<String> warnings = new ArrayList<>();
+
+    public static final int MAX_WARNINGS = 8;
+    public static final int MAX_WARNING_CHARS = 300;
 
     public static RawMeta of(RawTree tree) {
         RawMeta m = new RawMeta();
@@ -30,6 +37,8 @@ public final class RawMeta {
         m.screenHeight = tree.screenHeight;
         m.hasScreen = tree.hasScreen;
         m.secure = tree.secure;
+        m.truncated = tree.truncated;
+        m.warnings = new ArrayList<>(tree.warnings);
         return m;
     }
 
@@ -56,6 +65,19 @@ public final class RawMeta {
                     .putInt("height", screenHeight).obj);
         }
         o.putBoolUnless("secure", secure, false);
+        o.putIfNotNull("truncated", clipWarning(truncated));
+        if (!warnings.isEmpty()) {
+            List<String> ws = new ArrayList<>();
+            for (String w : warnings.subList(0, Math.min(MAX_WARNINGS, warnings.size()))) {
+                ws.add(clipWarning(w));
+            }
+            o.putStrings("warnings", ws);
+        }
+    }
+
+    static String clipWarning(String s) {
+        return s == null || s.length() <= MAX_WARNING_CHARS ? s
+                : s.substring(0, MAX_WARNING_CHARS);
     }
 
     /** The same fields (compared as the hub would read them). */
@@ -82,6 +104,8 @@ public final class RawMeta {
             s.finish();
         }
         m.secure = in.optBool("secure", false);
+        m.truncated = in.optStringOrNull("truncated");
+        m.warnings = in.optStringList("warnings");
         in.finish();
         return m;
     }

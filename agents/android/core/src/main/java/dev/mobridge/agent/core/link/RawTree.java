@@ -21,6 +21,10 @@ public final class RawTree {
     public int screenHeight;
     public boolean hasScreen;
     public boolean secure;
+    /** Why the agent left nodes out (depth or node limit), or null: the capture is whole. */
+    public String truncated;
+    /** Capture health for the hub and {@code mobridge doctor} (e.g. a cache clear refused). */
+    public List<String> warnings = new ArrayList<>();
 
     public void setScreen(int width, int height) {
         this.screenWidth = width;
@@ -68,6 +72,8 @@ public final class RawTree {
             s.finish();
         }
         t.secure = in.optBool("secure", false);
+        t.truncated = in.optStringOrNull("truncated");
+        t.warnings = in.optStringList("warnings");
         in.finish();
         return t;
     }
