@@ -1,4 +1,8 @@
-"""MCP benchmark: the screen outline's size, and how soon a subscribed agent hears of a change.
+"""MCP benchmark: a 20-step agent session three ways (``bridge.bench.mcp_session``), the screen
+outline's size, and how soon a subscribed agent hears of a change.
+
+0. The agent session: bytes the model reads and wall time, beside mobile-mcp's and
+   Playwright-MCP's ways and the Python client (see ``bridge.bench.mcp_session``).
 
 1. Token economy, on every real dump in ``../shared/data/real-dumps`` (skipped with a note when
    absent): characters of the raw page source, of the compact snapshot JSON, and of the
@@ -121,10 +125,12 @@ async def _latency(changes: int) -> list[float]:
 def run(quick: bool) -> list[str]:
     import anyio
 
+    from bridge.bench.mcp_session import run_sessions
     from bridge.hub.logs import configure
 
     configure(level=logging.WARNING, stream=sys.stderr)
-    lines = _outline_sizes()
+    lines = run_sessions(2 if quick else 5)
+    lines.extend(_outline_sizes())
     changes = 5 if quick else 20
     latencies = anyio.run(_latency, changes)
     ms = sorted(x * 1000 for x in latencies)

@@ -29,17 +29,20 @@ import anyio
 
 from bridge.cli.failures import EXIT_USAGE, UsageError, check_url, explain
 from bridge.client import DEFAULT_URL, HubConnection, connect
-from bridge.flows.compile import load_suite
+from bridge.flows.compile import load_suite, select_by_tags
 from bridge.flows.errors import FlowErrors
 from bridge.flows.html import write_html
 from bridge.flows.junit import write_junit
+from bridge.flows.lockstep import run_lockstep_suite
+from bridge.flows.lockstep_html import write_lockstep
 from bridge.flows.record import record_device
-from bridge.flows.report import TestReport, write_index
+from bridge.flows.report import LockstepFlow, LockstepReport, TestReport, write_index
 from bridge.flows.suite import DEFAULT_LEASE_WAIT_S, SuiteOptions, run_suite
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 ENV_ARG = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$", re.S)
 MAX_SIMS = 16
+MAX_LOCKSTEP_LINES = 8
 
 
 def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,7 +74,18 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument(
         "--sims", type=int, default=1, metavar="N", help="embedded hub: simulated devices (1)"
     )
-    p.add_argument("--sim-platform", choices=("android", "ios"), default="android")
+    p.add_argument(
+        "--sim-platform",
+        type=_platforms,
+        default=("android",),
+        metavar="android|ios|android,ios",
+        help="embedded hub: the simulated devices' platforms, in turn (android)",
+    )
+    p.add_argument(
+        "--lockstep",
+        action="store_true",
+        help="run each flow on every device at once, step by step, with a divergence report",
+    )
     p.add_argument("--secrets-file", type=Path, help="embedded hub: JSON {name: value}")
     p.add_argument(
         "--lease-wait",
@@ -81,6 +95,20 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         help="seconds to wait for a device someone else leases",
     )
     p.add_argument("--quiet", action="store_true", help="only the summary line")
+    p.add_argument(
+        "--include-tags",
+        action="append",
+        default=[],
+        metavar="TAG,...",
+        help="run only tests with one of these tags (repeatable)",
+    )
+    p.add_argument(
+        "--exclude-tags",
+        action="append",
+        default=[],
+        metavar="TAG,...",
+        help="skip tests with one of these tags (repeatable; wins over --include-tags)",
+    )
     p = subparsers.add_parser(
         "record",
         parents=[hub],
@@ -93,6 +121,15 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--count", type=int, metavar="N", help="stop after N recorded steps")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+
+
+def _platforms(text: str) -> tuple[str, ...]:
+    """``android``, ``ios`` or a comma list (argparse ``type``)."""
+    names = tuple(p.strip().lower() for p in text.split(",") if p.strip())
+    bad = [n for n in names if n not in ("android", "ios")]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(f"{text!r}: android, ios, or a list like android,ios")
+    return names
 
 
 def _unwrapped(run: Callable[[], int]) -> int:
@@ -139,8 +176,9 @@ async def _embedded_hub(args: argparse.Namespace) -> AsyncIterator[tuple[str, st
             host="127.0.0.1",
             port=0,
             tokens={token: Principal("controller", "mobridge-test")},
-            sim_count=args.sims,
-            sim_platform=Platform.IOS if args.sim_platform == "ios" else Platform.ANDROID,
+            sim_count=max(args.sims, len(args.sim_platform)),
+            sim_platform=Platform(args.sim_platform[0].upper()),
+            sim_platforms=tuple(Platform(p.upper()) for p in args.sim_platform),
             secrets_file=args.secrets_file,
             name="mobridge-test",
         )
@@ -182,8 +220,43 @@ def _progress_line(report: TestReport) -> str:
     return line
 
 
+def _tags(values: Sequence[str]) -> list[str]:
+    return [t.strip() for value in values for t in value.split(",") if t.strip()]
+
+
+def _lockstep_lines(quiet: bool) -> Callable[[LockstepFlow, list[TestReport]], None]:
+    def say(flow: LockstepFlow, reports: list[TestReport]) -> None:
+        print(
+            f"LOCKSTEP {flow.file} on {', '.join(flow.devices)}: {flow.divergent_steps} of "
+            f"{len(flow.steps)} steps diverge",
+            flush=True,
+        )
+        if quiet:
+            return
+        shown = 0
+        for step in flow.steps:
+            for line in step.differences:
+                if shown == MAX_LOCKSTEP_LINES:
+                    print("      ... (the rest in lockstep.html)", flush=True)
+                    return
+                first = step.source.splitlines()[0] if step.source else step.kind
+                print(f"      step {step.index} ({first}): {line}", flush=True)
+                shown += 1
+
+    return say
+
+
 async def _run_tests(args: argparse.Namespace, url: str | None) -> int:
     flows = load_suite(args.paths, _variables(args.env), os.environ)
+    include, exclude = _tags(args.include_tags), _tags(args.exclude_tags)
+    flows = select_by_tags(flows, include, exclude)
+    if not flows:
+        said = " ".join(
+            f"{opt} {','.join(tags)}"
+            for opt, tags in (("--include-tags", include), ("--exclude-tags", exclude))
+            if tags
+        )
+        raise UsageError(f"no test left to run after {said}")
     if args.report is not None and args.report.exists() and not args.report.is_dir():
         raise UsageError(f"--report {args.report}: exists and is not a directory")
 
@@ -203,12 +276,21 @@ async def _run_tests(args: argparse.Namespace, url: str | None) -> int:
         device_ids = await _pick_devices(conn, args, embedded)
         progress = None if args.quiet else (lambda r: print(_progress_line(r), flush=True))
         started = time.monotonic()
-        report = await run_suite(
-            conn,
-            flows,
-            device_ids,
-            SuiteOptions(report_dir=args.report, lease_wait_s=args.lease_wait, progress=progress),
+        options = SuiteOptions(
+            report_dir=args.report, lease_wait_s=args.lease_wait, progress=progress
         )
+        divergence: LockstepReport | None = None
+        if args.lockstep:
+            if len(device_ids) < 2:
+                raise UsageError(
+                    "--lockstep compares devices: give two or more (--device A --device B, "
+                    "--devices all, or --sims 2 --sim-platform android,ios)"
+                )
+            report, divergence = await run_lockstep_suite(
+                conn, flows, device_ids, options, on_flow=_lockstep_lines(args.quiet)
+            )
+        else:
+            report = await run_suite(conn, flows, device_ids, options)
         wall = time.monotonic() - started
     s = report.summary
     print(
@@ -221,6 +303,9 @@ async def _run_tests(args: argparse.Namespace, url: str | None) -> int:
         write_index(report, args.report)
         page = write_html(report, args.report)
         print(f"report: {page} (and index.json)", flush=True)
+        if divergence is not None:
+            shown = write_lockstep(divergence, args.report)
+            print(f"divergence: {shown} (and lockstep.json)", flush=True)
     if args.junit is not None:
         print(f"junit: {write_junit(report, args.junit)}", flush=True)
     return EXIT_OK if s.passed == s.tests else EXIT_FAILED
@@ -238,8 +323,10 @@ def run_test_command(args: argparse.Namespace) -> int:
         url = args.url
         if url is not None:
             check_url(url)
-        if url is not None and args.sims != 1:
-            raise UsageError("--sims starts simulated devices in an embedded hub: drop --url")
+        if url is not None and (args.sims != 1 or args.sim_platform != ("android",)):
+            raise UsageError(
+                "--sims and --sim-platform start simulated devices in an embedded hub: drop --url"
+            )
         if not 1 <= args.sims <= MAX_SIMS:
             raise UsageError(f"--sims must be within 1..{MAX_SIMS}")
         if args.device and args.devices:
@@ -273,32 +360,33 @@ async def _record(args: argparse.Namespace, url: str) -> int:
             raise UsageError(
                 f"no device {args.device!r} on this hub; devices: {', '.join(sorted(devices))}"
             )
-        with anyio.CancelScope() as scope:
+        stop = anyio.Event()
 
-            async def stop_on_signal() -> None:
-                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _ in signals:
-                        scope.cancel()
-                        return
+        async def stop_on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    stop.set()  # the recorder ends, saves the flow and returns
+                    return
 
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(stop_on_signal)
-                recorder = await record_device(
-                    conn,
-                    args.device,
-                    args.output,
-                    name=args.name,
-                    count=args.count,
-                    duration_s=args.duration,
-                    on_step=lambda line: print(line, flush=True),
-                    ready=lambda: print(
-                        f"recording {args.device} into {args.output}; act on it (CLI, "
-                        "dashboard, MCP), Ctrl-C to stop",
-                        file=sys.stderr,
-                        flush=True,
-                    ),
-                )
-                tg.cancel_scope.cancel()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stop_on_signal)
+            recorder = await record_device(
+                conn,
+                args.device,
+                args.output,
+                name=args.name,
+                count=args.count,
+                duration_s=args.duration,
+                on_step=lambda line: print(line, flush=True),
+                ready=lambda: print(
+                    f"recording {args.device} into {args.output}; act on it (CLI, "
+                    "dashboard, MCP), Ctrl-C to stop",
+                    file=sys.stderr,
+                    flush=True,
+                ),
+                stop=stop,
+            )
+            tg.cancel_scope.cancel()
         steps = sum(not isinstance(s, tuple) for s in recorder.steps)
         print(f"wrote {args.output} ({steps} steps)", file=sys.stderr, flush=True)
     return EXIT_OK

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from bridge import __version__
 from bridge.hub.event_loop import LOOPS, LoopUnavailable, backend_options, running_loop
+from bridge.hub.intents import DEFAULT_PRIORITIES
 
 if TYPE_CHECKING:
     from bridge.farm.config import FarmConfig
@@ -98,6 +99,22 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=float,
         default=300.0,
         help="an idle lease can be taken over after this many seconds",
+    )
+    p.add_argument(
+        "--veto-window",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="announced mutating actions wait S seconds (max 30) so a person can veto them "
+        "from the dashboard (default 0: off)",
+    )
+    p.add_argument(
+        "--lease-priority",
+        action="append",
+        default=[],
+        metavar="KIND=N",
+        help="lease priority of a client kind (default person=30 dashboard=30 agent=10, "
+        "others 20); a higher one takes a lower one's lease at once; repeatable",
     )
     p.add_argument("--secrets-file", type=Path, help="JSON {name: value} for secret:// refs")
     p.add_argument(
@@ -236,6 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bridge.cli.flows import add_flow_commands
 
     add_flow_commands(sub)
+    from bridge.cli.doctor import add_doctor_command
+
+    add_doctor_command(sub)
     return parser
 
 
@@ -267,6 +287,13 @@ def _serve(args: argparse.Namespace) -> int:
             f"mobridge serve: --install-dir {args.install_dir}: no such directory", file=sys.stderr
         )
         return EXIT_USAGE
+    priorities = dict(DEFAULT_PRIORITIES)
+    for item in args.lease_priority:
+        kind, _, number = item.partition("=")
+        if not kind or not number.lstrip("-").isdigit():
+            print(f"mobridge serve: --lease-priority {item!r}: use KIND=N", file=sys.stderr)
+            return EXIT_USAGE
+        priorities[kind.lower()] = int(number)
     token = args.token
     generated = token is None and not args.allow_unsafe_anonymous
     if generated:
@@ -324,6 +351,8 @@ def _serve(args: argparse.Namespace) -> int:
         sim_device_id=args.sim_id,
         agents=[AgentTarget(url, args.agent_token) for url in args.agent],
         takeover_after_ms=int(args.takeover_after_s * 1000),
+        lease_priorities=priorities,
+        veto_window_ms=int(max(0.0, min(args.veto_window, 30.0)) * 1000),
         secrets_file=args.secrets_file,
         install_dir=args.install_dir,
         dashboard=None if args.no_dashboard else dashboard_page(),

@@ -46,6 +46,13 @@ def add_mcp_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     p.add_argument(
         "--request-timeout", type=float, default=10.0, help="seconds to wait for the hub"
     )
+    p.add_argument(
+        "--kind",
+        default="agent",
+        choices=("agent", "script", "person"),
+        help="the client kind the sessions declare to the hub (lease priority: a person "
+        "outranks a script, a script an agent; default agent)",
+    )
     p.set_defaults(handler=run_mcp)
 
 
@@ -89,7 +96,7 @@ async def _main(args: argparse.Namespace) -> None:
             _say(f"embedded hub on {url} (simulated device, scene {args.sim_scene})")
             if args.http:
                 _say(f"hub token: {token}")
-        target = HubTarget(url, token, args.request_timeout)
+        target = HubTarget(url, token, args.request_timeout, args.kind)
         if args.http:
             bound = await tg.start(serve_http, target, args.port)
             _say(f"mobridge mcp listening on http://127.0.0.1:{bound}/mcp (hub {url})")

@@ -16,6 +16,7 @@ from bridge.wire.client_protocol import (
     ActionEvent,
     DeltaEvent,
     DeviceEvent,
+    IntentEvent,
     LeaseEvent,
     PatchEvent,
     SnapshotEvent,
@@ -27,7 +28,7 @@ CHANNEL_SIZE = 1024
 """Events buffered per subscription or listener before the reader starts dropping."""
 
 SubscriptionEvent = SnapshotEvent | DeltaEvent | PatchEvent
-HubEvent = DeviceEvent | LeaseEvent | ActionEvent
+HubEvent = DeviceEvent | LeaseEvent | ActionEvent | IntentEvent
 
 
 class Channel(Generic[E]):

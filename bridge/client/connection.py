@@ -64,6 +64,7 @@ from bridge.wire.client_protocol import (
     ErrorMessage,
     Hello,
     HelloResult,
+    IntentEvent,
     LeaseEvent,
     PatchEvent,
     Ping,
@@ -311,7 +312,7 @@ class HubConnection:
                     self._stats.orphan_events += 1
                 elif not channel.offer(message):
                     self._stats.events_dropped += 1
-            case DeviceEvent() | LeaseEvent() | ActionEvent():
+            case DeviceEvent() | LeaseEvent() | ActionEvent() | IntentEvent():
                 self._stats.events += 1
                 for listener in list(self._listeners):
                     if not listener.offer(message):

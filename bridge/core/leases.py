@@ -7,6 +7,10 @@ Rules (tested in tests/core/test_leases.py):
   in which case a new ``acquire`` takes it over;
 - ``shared``: several sessions hold it together; an exclusive request is blocked while other
   sessions share it (same takeover rule on the most recent activity);
+- priorities: each holder has the priority of its client's declared kind (the caller maps
+  kinds to numbers); an ``acquire`` whose priority is above every other holder's takes the
+  lease at once (``preempted``, the previous holders named) — a person over a script over an
+  agent. Equal or lower priority follows the rules above;
 - ``touch`` records activity (every action by a holder); ``release`` and ``drop_session``
   (disconnect) free it. Actions are serialized per device elsewhere (the hub's FIFO lock).
 """
@@ -26,6 +30,8 @@ class Lease:
     holders: dict[str, str] = field(default_factory=dict)
     """session id -> client name, in acquisition order."""
     last_active_ms: int = 0
+    priorities: dict[str, int] = field(default_factory=dict)
+    """session id -> its priority (absent: 0)."""
 
     def idle_ms(self, now_ms: int) -> int:
         return max(0, now_ms - self.last_active_ms)
@@ -60,24 +66,32 @@ class LeaseBook:
     takeover_after_ms: int = DEFAULT_TAKEOVER_MS
     lease: Lease | None = None
 
-    def acquire(self, session: str, client: str, mode: Mode, now_ms: int) -> Granted | Blocked:
+    def acquire(
+        self, session: str, client: str, mode: Mode, now_ms: int, priority: int = 0
+    ) -> Granted | Blocked:
         lease = self.lease
+        mine = {session: priority}
         if lease is None or not lease.holders:
-            self.lease = Lease(mode, {session: client}, now_ms)
+            self.lease = Lease(mode, {session: client}, now_ms, mine)
             return Granted(self.lease, "acquired")
         others = tuple(s for s in lease.holders if s != session)
         if not others:
             lease.mode = mode
             lease.last_active_ms = now_ms
+            lease.priorities[session] = priority
             return Granted(lease, "renewed")
+        if priority > max(lease.priorities.get(s, 0) for s in others):
+            self.lease = Lease(mode, {session: client}, now_ms, mine)
+            return Granted(self.lease, "preempted", others)
         if lease.mode == "shared" and mode == "shared":
             lease.holders[session] = client
+            lease.priorities[session] = priority
             lease.last_active_ms = now_ms
             return Granted(lease, "joined")
         idle = lease.idle_ms(now_ms)
         if idle >= self.takeover_after_ms:
             previous = tuple(lease.holders)
-            self.lease = Lease(mode, {session: client}, now_ms)
+            self.lease = Lease(mode, {session: client}, now_ms, mine)
             return Granted(self.lease, "taken_over", previous)
         return Blocked(tuple(lease.holders[s] for s in others), idle, self.takeover_after_ms - idle)
 
@@ -105,6 +119,7 @@ class LeaseBook:
         if lease is None or session not in lease.holders:
             return False
         del lease.holders[session]
+        lease.priorities.pop(session, None)
         if not lease.holders:
             self.lease = None
         return True

@@ -14,9 +14,21 @@ the device is rendered with ``textContent`` only, never as HTML.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
+
+_INLINE = re.compile(rb'<script data-inline="([a-z0-9_-]{1,64}\.js)"></script>')
 
 
 def page() -> bytes:
-    """The dashboard's HTML (with its script and style inline)."""
-    return resources.files(__package__).joinpath("static/index.html").read_bytes()
+    """The dashboard's HTML (with its script and style inline). A hook
+    ``<script data-inline="NAME.js"></script>`` in index.html is replaced by that file of
+    ``static/`` inline (the page is served alone, as one document)."""
+    static = resources.files(__package__).joinpath("static")
+    html = static.joinpath("index.html").read_bytes()
+
+    def inline(found: re.Match[bytes]) -> bytes:
+        script = static.joinpath(found.group(1).decode()).read_bytes()
+        return b"<script>\n" + script + b"</script>"
+
+    return _INLINE.sub(inline, html)

@@ -4,8 +4,12 @@ Everything a flow says is checked here, before anything runs: the YAML layout (h
 document, ``---``, a list of one-key steps), every step's value against its type in
 ``bridge.flows.model`` (unknown keys, wrong types, values out of range), variables, regexes
 (RE2, as the hub runs them), targets with nothing to find, ``runFlow`` files that are missing
-or call each other in a cycle. Each mistake is a ``FlowError`` naming the file and line; a
-suite with any mistake raises ``FlowErrors`` with all of them.
+or call each other in a cycle, blocks (``repeat``, ``retry``, ``expectRefusal``, ``runFlow``
+with ``commands``) nested deeper than ``MAX_BLOCK_DEPTH``, the ``optional`` / ``when`` a step
+may carry (inside its mapping or beside its name), the header's hooks and ``timeout``. Each
+mistake is a ``FlowError`` naming the file and line; a suite with any mistake raises
+``FlowErrors`` with all of them. A ``when: {true: ...}`` is decided here (variables are
+known at load time); ``visible`` / ``notVisible`` / ``platform`` when the step would start.
 
 Variables: ``${NAME}`` in a string value is looked up in, first to last: the ``env`` of the
 ``runFlow`` step that called the file, ``--env NAME=VALUE`` (``cli``), the process
@@ -34,14 +38,25 @@ from bridge.flows.errors import FlowError, FlowErrors, Place
 from bridge.flows.source import Converter, Source, key_node, locate, read_source
 from bridge.wire import conditions as wc
 from bridge.wire.action import Verify
-from bridge.wire.enums import ActionVerb, GlobalAction, MatchMode
+from bridge.wire.enums import (
+    ActionVerb,
+    ErrorCode,
+    GestureKind,
+    GlobalAction,
+    KeyName,
+    MatchMode,
+    Orientation,
+)
 from bridge.wire.query import QueryState, SemanticQuery, TextMatch, Within
 
 FLOW_SUFFIXES = (".yaml", ".yml")
 SKIPPED_NAMES = frozenset({"README.md"})
 MAX_REGEX = 256
 MAX_FLOW_DEPTH = 16
+MAX_BLOCK_DEPTH = 8
+"""How deep blocks (repeat, retry, runFlow commands, expectRefusal) may nest in one file."""
 MAX_STEPS = 2000
+FALSE_WORDS = frozenset({"", "false", "0", "no", "off"})
 _RE2_OPTIONS: Any = re2.Options()
 _RE2_OPTIONS.log_errors = False
 _KEYS = {"back": GlobalAction.BACK, "home": GlobalAction.HOME}
@@ -115,6 +130,76 @@ class RunFlow:
     flow: Flow
 
 
+@dataclass(frozen=True)
+class PointGesture:
+    """A gesture at a point on the screen (``tap``/``longPress``/``doubleTap`` with ``point``)."""
+
+    kind: GestureKind
+    x: int
+    y: int
+    hold_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class SwipeAt:
+    """A swipe on the screen from a point (``swipe: {direction, from}``)."""
+
+    direction: str
+    x: int
+    y: int
+    distance: int | None
+
+
+@dataclass(frozen=True)
+class TypeFocused:
+    text: str | None
+    value_ref: str | None
+    submit: bool
+
+
+@dataclass(frozen=True)
+class KeyPressed:
+    key: KeyName
+
+
+@dataclass(frozen=True)
+class SetOrientation:
+    orientation: Orientation
+
+
+@dataclass(frozen=True)
+class AppManage:
+    """``terminateApp`` / ``installApp`` / ``uninstallApp`` (hub device actions)."""
+
+    what: str
+    subject: str
+    sha256: str | None = None
+    approve: bool = False
+
+
+@dataclass(frozen=True)
+class When:
+    """When a guarded step or block runs (every given test must hold)."""
+
+    visible: SemanticQuery | None = None
+    not_visible: SemanticQuery | None = None
+    platform: str | None = None
+    truth: bool | None = None
+    said: str = ""
+    """The test in words, for the report (``visible 'Login'``)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """Steps run as one step: ``runFlow`` commands, ``repeat``, ``retry``, ``expectRefusal``."""
+
+    steps: list[Step]
+    times: int | None = None
+    while_: When | None = None
+    max_retries: int = 0
+    refusal: ErrorCode | None = None
+
+
 Action = (
     Launch
     | StopApp
@@ -126,6 +211,13 @@ Action = (
     | WaitUntil
     | TakeScreenshot
     | RunFlow
+    | PointGesture
+    | SwipeAt
+    | TypeFocused
+    | KeyPressed
+    | SetOrientation
+    | AppManage
+    | Block
 )
 
 
@@ -137,6 +229,10 @@ class Step:
     source: str
     """The step as written in the file (variables not expanded)."""
     action: Action
+    optional: bool = False
+    """A failure is reported as ``tolerated`` and the steps after it run."""
+    when: When | None = None
+    """Run only when this holds (else the step is ``skipped`` with the reason)."""
 
 
 @dataclass
@@ -148,6 +244,13 @@ class Flow:
     header: m.FlowHeader
     setup: list[Step] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    on_start: list[Step] = field(default_factory=list)
+    on_complete: list[Step] = field(default_factory=list)
+
+    @property
+    def timeout_s(self) -> float | None:
+        """The test's time limit in seconds (the header's ``timeout``), or None."""
+        return duration_s(self.header.timeout)
 
     @property
     def name(self) -> str:
@@ -211,6 +314,17 @@ def load_suite(
     return flows
 
 
+def select_by_tags(flows: list[Flow], include: Sequence[str], exclude: Sequence[str]) -> list[Flow]:
+    """The tests to run: those with a tag in ``include`` (every test when it is empty) and
+    none in ``exclude`` (exclusion wins). Tags compare exactly."""
+    wanted, unwanted = set(include), set(exclude)
+    return [
+        f
+        for f in flows
+        if (not wanted or wanted & set(f.header.tags)) and not unwanted & set(f.header.tags)
+    ]
+
+
 class FlowLoader:
     """Loads flow files (each read once) into ``Flow``s for one set of variables."""
 
@@ -244,6 +358,16 @@ class FlowLoader:
         errors: list[FlowError] = []
         header_node, steps_node = _layout(source)
         header = _header(source, header_node)
+        limit = duration_s(header.timeout)
+        if limit is not None and not 0 < limit <= m.MAX_TEST_TIMEOUT_S:
+            raise FlowErrors(
+                [
+                    source.error(
+                        locate(header_node, "$.timeout")[0],
+                        f"timeout must be more than 0 and at most {m.MAX_TEST_TIMEOUT_S} s",
+                    )
+                ]
+            )
         variables = {**header.env, **self.environ, **self.cli, **call_env}
         flow = Flow(file=source.display, path=source.path, header=header)
         ctx = _Context(
@@ -254,9 +378,14 @@ class FlowLoader:
             errors,
             header.app_id,
         )
-        setup_node = locate(header_node, "$.setup")[0] if header.setup else None
-        if isinstance(setup_node, yaml.SequenceNode):
-            flow.setup = ctx.steps(setup_node)
+        for key, attr in (
+            ("setup", "setup"),
+            ("onFlowStart", "on_start"),
+            ("onFlowComplete", "on_complete"),
+        ):
+            node, missing = locate(header_node, f"$.{key}")
+            if missing is None and isinstance(node, yaml.SequenceNode) and node is not header_node:
+                setattr(flow, attr, ctx.steps(node))
         flow.steps = ctx.steps(steps_node)
         if errors:
             raise FlowErrors(errors)
@@ -307,6 +436,7 @@ class _Context:
     stack: tuple[Path, ...]
     errors: list[FlowError]
     app_id: str
+    depth: int = 0
 
     def fail(self, node: yaml.Node | None, message: str) -> FlowError:
         return self.source.error(node, message)
@@ -327,20 +457,65 @@ class _Context:
 
     def step(self, item: yaml.Node) -> Step:
         name, name_node = self._step_name(item)
+        guard = m.Guarded()
         if isinstance(item, yaml.ScalarNode):
             data: Any = {name: None}
             value_node: yaml.Node = item
         else:
             data = self.conv.data(item)
-            value_node = item.value[0][1]
+            value_node = next(v for k, v in item.value if getattr(k, "value", None) == name)
+            beside = {k: data.pop(k) for k in m.MODIFIERS if k in data}
+            if beside:
+                try:
+                    guard = msgspec.convert(beside, m.Guarded, strict=True)
+                except msgspec.ValidationError as exc:
+                    raise _validation_error(
+                        self.source, item, m.Guarded, str(exc), "step"
+                    ) from None
         kind = m.STEPS[name]
         try:
             typed = msgspec.convert(data, kind, strict=True)
         except msgspec.ValidationError as exc:
             raise _validation_error(self.source, item, kind, str(exc), name) from None
         place = self.source.place(name_node)
-        action = self._action(name, getattr(typed, _attr(kind)), value_node, item)
-        return Step(kind=name, place=place, source=self.source.snippet(item), action=action)
+        value = getattr(typed, _attr(kind))
+        optional = guard.optional or bool(getattr(value, "optional", False))
+        when_spec: m.WhenSpec | None = guard.when or getattr(value, "when", None)
+        when_node = _at(item, "when") if guard.when else _at(value_node, "when")
+        when = None if when_spec is None else self.when(when_spec, when_node)
+        action = self._action(name, value, value_node, item)
+        return Step(
+            kind=name,
+            place=place,
+            source=self.source.snippet(item),
+            action=action,
+            optional=optional,
+            when=when,
+        )
+
+    def when(self, spec: m.WhenSpec, node: yaml.Node) -> When:
+        """A compiled ``when`` (or ``while``): targets checked, ``true`` decided now."""
+        if spec == m.WhenSpec():
+            raise self.fail(node, "when needs visible, notVisible, platform or true")
+        said: list[str] = []
+        visible = not_visible = None
+        if spec.visible is not None:
+            visible = self.query(spec.visible, _at(node, "visible"))
+            said.append(f"visible {describe(visible)}")
+        if spec.not_visible is not None:
+            not_visible = self.query(spec.not_visible, _at(node, "notVisible"))
+            said.append(f"not visible {describe(not_visible)}")
+        if spec.platform is not None:
+            said.append(f"platform {spec.platform}")
+        truth: bool | None = None
+        if spec.true is not None:
+            truth = (
+                spec.true
+                if isinstance(spec.true, bool)
+                else spec.true.strip().lower() not in FALSE_WORDS
+            )
+            said.append(f"true is {str(truth).lower()}")
+        return When(visible, not_visible, spec.platform, truth, " and ".join(said))
 
     def _step_name(self, item: yaml.Node) -> tuple[str, yaml.Node]:
         if isinstance(item, yaml.ScalarNode) and isinstance(item.value, str):
@@ -352,24 +527,29 @@ class _Context:
             raise self.fail(item, _unknown_step(name))
         if not isinstance(item, yaml.MappingNode) or not item.value:
             raise self.fail(item, "a step is a mapping with one key, like '- tap: Sign in'")
-        keys = [getattr(k, "value", "?") for k, _ in item.value]
-        first = item.value[0][0]
-        if len(keys) > 1:
-            known = [k for k in keys if k in m.STEPS]
-            hint = (
-                f"; indent the options under '{known[0]}:'"
-                if len(known) == 1
-                else "; write each step as its own '- ' item"
-            )
+        pairs = [(k, getattr(k, "value", "?")) for k, _ in item.value]
+        named = [(k, v) for k, v in pairs if v not in m.MODIFIERS]
+        if not named:
+            raise self.fail(item, "a step needs its name beside optional/when, like '- tap: OK'")
+        first, name = named[0]
+        if len(named) > 1:
+            known = [v for _, v in named if v in m.STEPS]
+            odd = next((v for _, v in named if v not in m.STEPS), None)
+            close = difflib.get_close_matches(str(odd), list(m.MODIFIERS), n=1) if odd else []
+            if close:
+                hint = f"; did you mean '{close[0]}'?"
+            elif len(known) == 1:
+                hint = f"; indent the options under '{known[0]}:'"
+            else:
+                hint = "; write each step as its own '- ' item"
             raise self.fail(
-                item.value[1][0],
-                f"a step has exactly one key (its name), this one has {len(keys)}: "
-                f"{', '.join(map(str, keys))}{hint}",
+                named[1][0],
+                "a step has exactly one key (its name; optional and when may be added), "
+                f"this one has {len(named)}: {', '.join(str(v) for _, v in named)}{hint}",
             )
-        name = str(keys[0])
         if name not in m.STEPS:
-            raise self.fail(first, _unknown_step(name))
-        return name, first
+            raise self.fail(first, _unknown_step(str(name)))
+        return str(name), first
 
     # ---- step values -> actions ------------------------------------------------------------
 
@@ -387,8 +567,12 @@ class _Context:
                 return OpenLink(value)
             case "tap" | "longPress":
                 verb = ActionVerb.CLICK if name == "tap" else ActionVerb.LONG_CLICK
-                query = self.query(value, node)
                 tap = value if isinstance(value, m.TapSpec) else None
+                if tap is not None and tap.point is not None:
+                    return self._point(name, tap, node)
+                if tap is not None and tap.hold_ms is not None:
+                    raise self.fail(_at(node, "holdMs"), "holdMs goes with point (X,Y)")
+                query = self.query(value, node)
                 return NodeAction(
                     verb,
                     query,
@@ -399,6 +583,12 @@ class _Context:
                 typing: m.InputSpec = value
                 if (typing.text is None) == (typing.secret is None):
                     raise self.fail(node, "inputText needs exactly one of text and secret")
+                if typing.into is None:
+                    if typing.verify is not None:
+                        raise self.fail(_at(node, "verify"), "verify needs a field (into)")
+                    return TypeFocused(typing.text, typing.secret, typing.submit)
+                if typing.submit:
+                    raise self.fail(_at(node, "submit"), "submit goes with no 'into' (the focus)")
                 return NodeAction(
                     ActionVerb.SET_TEXT,
                     self.query(typing.into, _at(node, "into")),
@@ -416,6 +606,13 @@ class _Context:
                 return Scroll(self._optional(scroll.in_, node, "in"), scroll.direction == "forward")
             case "swipe":
                 swipe = value if isinstance(value, m.SwipeSpec) else m.SwipeSpec(direction=value)
+                if swipe.from_ is not None:
+                    if swipe.in_ is not None:
+                        raise self.fail(_at(node, "from"), "give 'in' or 'from', not both")
+                    x, y = _xy(swipe.from_)
+                    return SwipeAt(swipe.direction, x, y, swipe.distance)
+                if swipe.distance is not None:
+                    raise self.fail(_at(node, "distance"), "distance goes with from (X,Y)")
                 forward = swipe.direction in ("up", "left")
                 return Scroll(self._optional(swipe.in_, node, "in"), forward)
             case "scrollUntilVisible":
@@ -426,7 +623,26 @@ class _Context:
                     value.max_scrolls,
                 )
             case "pressKey":
-                return Press(_KEYS[value])
+                key = value.key if isinstance(value, m.KeySpec) else value
+                if key in _KEYS:
+                    return Press(_KEYS[key])
+                return KeyPressed(KeyName(key.upper()))
+            case "doubleTap":
+                point = value.point if isinstance(value, m.PointSpec) else value
+                x, y = _xy(point)
+                return PointGesture(GestureKind.DOUBLE_TAP, x, y)
+            case "setOrientation":
+                return SetOrientation(value)
+            case "terminateApp" | "uninstallApp":
+                spec = value if isinstance(value, m.TerminateSpec) else m.TerminateSpec(value)
+                what = "terminate" if name == "terminateApp" else "uninstall"
+                return AppManage(what, spec.app_id or self._app(), approve=spec.approve)
+            case "installApp":
+                return AppManage("install", value.package, value.sha256, value.approve)
+            case "repeat":
+                return self._block(name, value, node)
+            case "retry" | "expectRefusal":
+                return self._block(name, value, node)
             case "assertVisible" | "assertNotVisible":
                 query = self.query(value, node)
                 timeout = value.timeout_ms if isinstance(value, m.AssertSpec) else None
@@ -477,8 +693,52 @@ class _Context:
             case "takeScreenshot":
                 return TakeScreenshot(value)
             case "runFlow":
+                if isinstance(value, m.RunFlowSpec) and value.commands is not None:
+                    if value.file is not None or value.env:
+                        raise self.fail(
+                            _at(node, "commands"), "runFlow takes a file (with env) or commands"
+                        )
+                    return self._block(name, value, node)
                 return self._run_flow(value, node)
         raise self.fail(item, f"step {name!r} is not implemented")  # pragma: no cover
+
+    def _point(self, name: str, tap: m.TapSpec, node: yaml.Node) -> PointGesture:
+        has_target = any(
+            getattr(tap, f) is not None for f in ("text", "label", "id", "role", "within", "state")
+        )
+        if has_target or tap.verify is not None or tap.gesture_fallback:
+            raise self.fail(_at(node, "point"), "point (X,Y) is the target: drop the others")
+        if name == "tap" and tap.hold_ms is not None:
+            raise self.fail(_at(node, "holdMs"), "holdMs is for longPress")
+        x, y = _xy(tap.point or "")
+        kind = GestureKind.TAP if name == "tap" else GestureKind.LONG_PRESS
+        return PointGesture(kind, x, y, tap.hold_ms)
+
+    def _block(self, name: str, value: Any, node: yaml.Node) -> Block:
+        at = _at(node, "commands")
+        if not isinstance(at, yaml.SequenceNode) or at is node:
+            raise self.fail(node, f"{name} needs commands: a list of steps")
+        if self.depth >= MAX_BLOCK_DEPTH:
+            raise self.fail(at, f"blocks nested deeper than {MAX_BLOCK_DEPTH}")
+        if not at.value:
+            raise self.fail(at, f"{name}: commands is empty")
+        self.depth += 1
+        try:
+            steps = self.steps(at)  # their mistakes are collected; the load fails at its end
+        finally:
+            self.depth -= 1
+        match name:
+            case "repeat":
+                spec: m.RepeatSpec = value
+                if spec.times is None and spec.while_ is None:
+                    raise self.fail(node, "repeat needs times, while, or both")
+                cond = None if spec.while_ is None else self.when(spec.while_, _at(node, "while"))
+                return Block(steps, times=spec.times, while_=cond)
+            case "retry":
+                return Block(steps, max_retries=value.max_retries)
+            case "expectRefusal":
+                return Block(steps, refusal=value.code)
+        return Block(steps)
 
     def _app(self) -> str:
         return self.app_id
@@ -601,6 +861,8 @@ class _Context:
     def _run_flow(self, value: str | m.RunFlowSpec, node: yaml.Node) -> RunFlow:
         spec = value if isinstance(value, m.RunFlowSpec) else m.RunFlowSpec(file=value)
         at = _at(node, "file") if isinstance(value, m.RunFlowSpec) else node
+        if spec.file is None:
+            raise self.fail(node, "runFlow needs a file (with env) or commands")
         target = (self.source.path.parent / spec.file).resolve()
         shown = _shown(self.source.display, spec.file)
         if target in self.stack:
@@ -615,6 +877,22 @@ class _Context:
 
 def _attr(kind: type[m.FlowStruct]) -> str:
     return kind.__struct_fields__[0]
+
+
+def _xy(point: str) -> tuple[int, int]:
+    x, y = point.split(",")
+    return int(x), int(y)
+
+
+def duration_s(value: str | float | None) -> float | None:
+    """A header duration (``500ms``, ``90s``, ``2m`` or a number of seconds) in seconds."""
+    if value is None or isinstance(value, int | float):
+        return None if value is None else float(value)
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m)\s*", value)
+    if found is None:  # the model's pattern admits nothing else
+        raise ValueError(f"not a duration: {value!r}")
+    number = float(found.group(1))
+    return {"ms": number / 1000, "s": number, "m": number * 60}[found.group(2)]
 
 
 def _at(node: yaml.Node, key: str) -> yaml.Node:

@@ -27,6 +27,7 @@ main{padding:16px 24px;max-width:1280px}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600}
 .passed{background:#d8f3e0;color:#135c2b}.failed{background:#fde0dd;color:#8a1c12}
 .error{background:#fff1cc;color:#7a5200}.skipped{background:#e7e9ee;color:#555}
+.tolerated{background:#fff1cc;color:#7a5200}.refused{background:#dfe9fb;color:#1c3f8a}
 section.test{background:#fff;border:1px solid #dde1e8;border-radius:8px;margin:12px 0}
 section.test>details>summary{padding:10px 14px;cursor:pointer;font-weight:600}
 .body{padding:0 14px 14px}
@@ -159,21 +160,23 @@ def _test(test: TestReport, report_dir: Path) -> str:
         f'<span class="muted">{escape(test.file)} on {escape(test.device or "-")}, '
         f'{test.duration_ms} ms</span></summary><div class="body">{failure}{end}'
         f"{'<h4>Reset and setup</h4>' + _steps(test.setup, report_dir) if test.setup else ''}"
-        f"<h4>Steps</h4>{_steps(test.steps, report_dir)}{gallery}</div></details></section>"
+        f"<h4>Steps</h4>{_steps(test.steps, report_dir)}"
+        f"{'<h4>onFlowComplete</h4>' + _steps(test.teardown, report_dir) if test.teardown else ''}"
+        f"{gallery}</div></details></section>"
     )
 
 
 def _refusal_of(test: TestReport) -> str:
     def find(steps: list[StepReport]) -> Refusal | None:
         for step in steps:
-            if step.refusal is not None:
+            if step.refusal is not None and step.status == "failed":
                 return step.refusal
             inner = find(step.steps)
             if inner is not None:
                 return inner
         return None
 
-    refusal = find(test.setup + test.steps)
+    refusal = find(test.setup + test.steps + test.teardown)
     return _refusal(refusal) if refusal is not None else ""
 
 

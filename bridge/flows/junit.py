@@ -19,14 +19,17 @@ def _seconds(ms: int) -> str:
 
 
 def _step_lines(steps: list[StepReport], depth: int = 0) -> list[str]:
+    """One line per step (status, place, elapsed, message), then the step as written in the
+    file: a multi-line step is shown as its YAML, indented under its line."""
     lines: list[str] = []
     for step in steps:
-        first = step.source.splitlines()[0] if step.source else step.kind
+        pad = "  " * depth
+        source = step.source.splitlines() if step.source else [step.kind]
         note = f" - {step.message}" if step.message else ""
         lines.append(
-            f"{'  ' * depth}{step.status.upper():7} {step.file}:{step.line} {first} "
-            f"({step.elapsed_ms} ms){note}"
+            f"{pad}{step.status.upper():9} {step.file}:{step.line} ({step.elapsed_ms} ms){note}"
         )
+        lines.extend(f"{pad}    {line}" for line in source)
         lines.extend(_step_lines(step.steps, depth + 1))
     return lines
 
@@ -68,10 +71,10 @@ def junit_xml(report: SuiteReport) -> bytes:
         )
         props = ET.SubElement(case, "properties")
         ET.SubElement(props, "property", name="device", value=test.device or "")
-        lines = _step_lines(test.setup + test.steps)
+        lines = _step_lines(test.setup + test.steps + test.teardown)
         if test.failure is not None:
             tag = "error" if test.status == "error" else "failure"
-            code = _refusal_code(test.setup + test.steps)
+            code = _refusal_code(test.setup + test.steps + test.teardown)
             element = ET.SubElement(
                 case,
                 tag,
@@ -88,7 +91,7 @@ def junit_xml(report: SuiteReport) -> bytes:
 
 def _refusal_code(steps: list[StepReport]) -> str | None:
     for step in steps:
-        if step.refusal is not None:
+        if step.refusal is not None and step.status == "failed":
             return step.refusal.code
         inner = _refusal_code(step.steps)
         if inner is not None:

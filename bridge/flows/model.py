@@ -9,7 +9,10 @@ has that step's type (``STEPS``). Steps with nothing to say may be written as a 
 (``- back`` is not one; ``- launchApp`` is). Targets are written as a ``Query``: a bare
 string means "the node showing this text"; a mapping gives ``text``, ``label``, ``id``,
 ``role``, ``within``, ``nth``, ... (the same fields as the hub's SemanticQuery, in short form).
-Keys are camelCase. See docs/flows.md for every step with an example.
+Any step may add ``optional`` and ``when`` (``Guarded``), beside its name or inside its
+mapping. Blocks (``runFlow`` with ``commands``, ``repeat``, ``retry``, ``expectRefusal``) hold
+``commands``, typed ``list[Any]`` here and checked as steps by the loader (the schema types
+them as steps). Keys are camelCase. See docs/flows.md for every step with an example.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from bridge.wire.enums import MatchMode, Role, VerificationPolicy
+from bridge.wire.enums import ErrorCode, MatchMode, Orientation, Role, VerificationPolicy
 
 TIMEOUT_CAP_MS = 600_000
 VERIFY_CAP_MS = 60_000
@@ -28,6 +31,14 @@ AppId = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 ScreenshotName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
 SecretRef = Annotated[str, msgspec.Meta(pattern=r"^secret://[A-Za-z0-9._/-]{1,200}$")]
 VariableName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+Point = Annotated[str, msgspec.Meta(pattern=r"^\s*\d{1,5}\s*,\s*\d{1,5}\s*$")]
+"""A point on the screen in device pixels, written ``X,Y`` (as ``mobridge tap --at X,Y``)."""
+Duration = Annotated[str, msgspec.Meta(pattern=r"^\s*\d{1,7}(\.\d{1,3})?\s*(ms|s|m)\s*$")]
+"""A duration with its unit: ``500ms``, ``90s``, ``2m``."""
+MAX_TIMES = 1000
+"""The most iterations a ``repeat`` may run (``times``, or a ``while`` that stays true)."""
+MAX_RETRIES = 10
+MAX_TEST_TIMEOUT_S = 3600
 
 
 class FlowStruct(msgspec.Struct, forbid_unknown_fields=True, rename="camel", frozen=True):
@@ -154,67 +165,108 @@ class VerifySpec(FlowStruct, frozen=True):
     stable_for_ms: Annotated[int, msgspec.Meta(ge=0, le=VERIFY_CAP_MS)] | None = None
 
 
+class WhenSpec(FlowStruct, frozen=True):
+    """A step or block runs only when every given test holds (checked when it would start):
+    ``visible`` (a target is present now), ``notVisible``, ``platform`` (the device's), and
+    ``true`` (a text, usually ``${VAR}``: false when empty, ``false``, ``0``, ``no`` or
+    ``off``)."""
+
+    visible: Target | None = None
+    not_visible: Target | None = None
+    platform: Literal["android", "ios"] | None = None
+    true: Annotated[str, msgspec.Meta(max_length=1024)] | bool | None = None
+
+
 # ---- step values -----------------------------------------------------------------------------
+
+
+class Guarded(FlowStruct, frozen=True, kw_only=True):
+    """The keys any step's mapping may add: ``optional`` and ``when``."""
+
+    optional: bool = False
+    when: WhenSpec | None = None
 
 
 class TapSpec(Query, frozen=True):
     verify: VerifySpec | None = None
     gesture_fallback: bool = False
     """Allow a tap gesture at the node's centre when it has no click action."""
+    point: Point | None = None
+    """Instead of a target: a point on the screen, ``X,Y`` in device pixels."""
+    hold_ms: Annotated[int, msgspec.Meta(ge=0, le=10_000)] | None = None
+    """longPress at a point: how long it is held (default: the hub's 800 ms)."""
+    optional: bool = False
+    when: WhenSpec | None = None
 
 
-class InputSpec(FlowStruct, frozen=True):
+class PointSpec(Guarded, frozen=True):
+    """A gesture at a point on the screen (``doubleTap``)."""
+
+    point: Point
+
+
+class InputSpec(Guarded, frozen=True):
     """Set the text of one field: ``text`` (literal, may use ``${VARS}``) or ``secret`` (a
-    ``secret://NAME`` the hub resolves; the value never reaches the runner or the report)."""
+    ``secret://NAME`` the hub resolves; the value never reaches the runner or the report).
+    Without ``into``: typed into the input that has the focus (``submit``: ENTER after)."""
 
-    into: Target
+    into: Target | None = None
     text: Annotated[str, msgspec.Meta(max_length=16384)] | None = None
     secret: SecretRef | None = None
     verify: VerifySpec | None = None
+    submit: bool = False
 
 
 class EraseSpec(Query, frozen=True):
     verify: VerifySpec | None = None
+    optional: bool = False
+    when: WhenSpec | None = None
 
 
 Direction = Literal["forward", "backward"]
 SwipeDirection = Literal["up", "down", "left", "right"]
 
 
-class ScrollSpec(FlowStruct, frozen=True):
+class ScrollSpec(Guarded, frozen=True):
     in_: Target | None = msgspec.field(default=None, name="in")
     """The container; default: the screen's only scrollable one."""
     direction: Direction = "forward"
 
 
-class SwipeSpec(FlowStruct, frozen=True):
+class SwipeSpec(Guarded, frozen=True):
     direction: SwipeDirection
     in_: Target | None = msgspec.field(default=None, name="in")
+    from_: Point | None = msgspec.field(default=None, name="from")
+    """Swipe on the screen from this point instead of scrolling a container."""
+    distance: Annotated[int, msgspec.Meta(ge=1, le=65_535)] | None = None
+    """With ``from``: how far, in pixels (default: 30% of the screen)."""
 
 
-class ScrollUntilVisibleSpec(FlowStruct, frozen=True):
+class ScrollUntilVisibleSpec(Guarded, frozen=True):
     element: Target
     in_: Target | None = msgspec.field(default=None, name="in")
     direction: Direction = "forward"
     max_scrolls: Annotated[int, msgspec.Meta(ge=1, le=200)] = 20
 
 
-class LaunchSpec(FlowStruct, frozen=True):
+class LaunchSpec(Guarded, frozen=True):
     app_id: AppId | None = None
     clear_state: bool = False
 
 
 class AssertSpec(Query, frozen=True):
     timeout_ms: Timeout | None = None
+    optional: bool = False
+    when: WhenSpec | None = None
 
 
-class AssertValueSpec(FlowStruct, frozen=True):
+class AssertValueSpec(Guarded, frozen=True):
     element: Target
     equals: Text
     timeout_ms: Timeout | None = None
 
 
-class AssertStateSpec(FlowStruct, frozen=True):
+class AssertStateSpec(Guarded, frozen=True):
     element: Target
     enabled: bool | None = None
     checked: bool | None = None
@@ -224,25 +276,101 @@ class AssertStateSpec(FlowStruct, frozen=True):
     timeout_ms: Timeout | None = None
 
 
-class AssertScreenSpec(FlowStruct, frozen=True):
+class AssertScreenSpec(Guarded, frozen=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
     timeout_ms: Timeout | None = None
 
 
-class WaitForSpec(FlowStruct, frozen=True):
+class WaitForSpec(Guarded, frozen=True):
     condition: Condition
     timeout_ms: Timeout | None = None
 
 
-class RunFlowSpec(FlowStruct, frozen=True):
-    file: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)]
+class RunFlowSpec(Guarded, frozen=True):
+    """Another flow file (``file``, with ``env``), or inline ``commands``: exactly one."""
+
+    file: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | None = None
     env: dict[VariableName, Text] = msgspec.field(default_factory=dict)
+    commands: list[Any] | None = None
+    """Steps (typed as steps by the schema; checked like them)."""
 
 
-Key = Literal["back", "home", "recents", "notifications"]
+class RepeatSpec(Guarded, frozen=True):
+    """Run ``commands`` ``times`` times and/or while ``while`` holds (checked before each
+    iteration); at most ``MAX_TIMES`` iterations."""
+
+    commands: list[Any]
+    times: Annotated[int, msgspec.Meta(ge=1, le=MAX_TIMES)] | None = None
+    while_: WhenSpec | None = msgspec.field(default=None, name="while")
 
 
-# ---- steps: one key each -----------------------------------------------------------------------
+class RetrySpec(Guarded, frozen=True):
+    """Run ``commands``; when one fails, run them again from the first, up to
+    ``maxRetries`` more times."""
+
+    commands: list[Any]
+    max_retries: Annotated[int, msgspec.Meta(ge=0, le=MAX_RETRIES)] = 1
+
+
+class ExpectRefusalSpec(Guarded, frozen=True):
+    """Passes only when the hub refuses one of ``commands`` with ``code`` (the steps after it
+    do not run); fails when they all pass, or one fails another way."""
+
+    code: ErrorCode
+    commands: list[Any]
+
+
+class TerminateSpec(Guarded, frozen=True):
+    app_id: AppId | None = None
+    approve: bool = False
+    """Answer the hub's confirmation request (a force-stop is DESTRUCTIVE) with approve."""
+
+
+class InstallSpec(Guarded, frozen=True):
+    package: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")]
+    """A file in the hub's install directory (``mobridge serve --install-dir``)."""
+    sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")] | None = None
+    approve: bool = False
+
+
+GlobalKey = Literal["back", "home", "recents", "notifications"]
+Key = Literal[
+    "back",
+    "home",
+    "recents",
+    "notifications",
+    "enter",
+    "del",
+    "forward_del",
+    "tab",
+    "space",
+    "escape",
+    "app_switch",
+    "menu",
+    "search",
+    "volume_up",
+    "volume_down",
+    "volume_mute",
+    "dpad_up",
+    "dpad_down",
+    "dpad_left",
+    "dpad_right",
+    "dpad_center",
+    "move_home",
+    "move_end",
+    "page_up",
+    "page_down",
+    "media_play_pause",
+]
+"""``back``, ``home``, ``recents``, ``notifications``: the global actions; the others: the
+hub's ``key`` request (KeyName, lower case)."""
+
+
+class KeySpec(Guarded, frozen=True):
+    key: Key
+
+
+# ---- steps: one key each (plus ``optional`` / ``when`` beside it) ----------------------------
 
 
 class LaunchAppStep(FlowStruct, frozen=True):
@@ -290,7 +418,39 @@ class ScrollUntilVisibleStep(FlowStruct, frozen=True):
 
 
 class PressKeyStep(FlowStruct, frozen=True):
-    press_key: Key
+    press_key: Key | KeySpec
+
+
+class DoubleTapStep(FlowStruct, frozen=True):
+    double_tap: Point | PointSpec
+
+
+class SetOrientationStep(FlowStruct, frozen=True):
+    set_orientation: Orientation
+
+
+class TerminateAppStep(FlowStruct, frozen=True):
+    terminate_app: AppId | TerminateSpec | None
+
+
+class InstallAppStep(FlowStruct, frozen=True):
+    install_app: InstallSpec
+
+
+class UninstallAppStep(FlowStruct, frozen=True):
+    uninstall_app: AppId | TerminateSpec
+
+
+class RepeatStep(FlowStruct, frozen=True):
+    repeat: RepeatSpec
+
+
+class RetryStep(FlowStruct, frozen=True):
+    retry: RetrySpec
+
+
+class ExpectRefusalStep(FlowStruct, frozen=True):
+    expect_refusal: ExpectRefusalSpec
 
 
 class AssertVisibleStep(FlowStruct, frozen=True):
@@ -346,10 +506,21 @@ STEPS: dict[str, type[FlowStruct]] = {
     "waitFor": WaitForStep,
     "takeScreenshot": TakeScreenshotStep,
     "runFlow": RunFlowStep,
+    "doubleTap": DoubleTapStep,
+    "setOrientation": SetOrientationStep,
+    "terminateApp": TerminateAppStep,
+    "installApp": InstallAppStep,
+    "uninstallApp": UninstallAppStep,
+    "repeat": RepeatStep,
+    "retry": RetryStep,
+    "expectRefusal": ExpectRefusalStep,
 }
 """Step name -> its one-key Struct (the key is the step name, camelCase)."""
 
-BARE_STEPS = frozenset({"launchApp", "stopApp", "clearState", "scroll"})
+BARE_STEPS = frozenset({"launchApp", "stopApp", "clearState", "scroll", "terminateApp"})
+MODIFIERS = ("optional", "when")
+"""Keys a step may carry beside its name (``- tap: OK`` then ``  optional: true``) or inside
+its mapping value (``- tap: {text: OK, optional: true}``)."""
 """Steps that may be written as a bare word (their value is then null)."""
 
 Reset = Literal["relaunch", "clearState", "none"]
@@ -360,14 +531,22 @@ class FlowHeader(FlowStruct, frozen=True):
 
     app_id: AppId
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
-    tags: list[Annotated[str, msgspec.Meta(min_length=1, max_length=64)]] = msgspec.field(
-        default_factory=list
+    tags: list[Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]] = (
+        msgspec.field(default_factory=list)
     )
+    """Words ``mobridge test --include-tags/--exclude-tags`` select tests by."""
     env: dict[VariableName, Text] = msgspec.field(default_factory=dict)
     """Defaults for ``${NAME}`` variables (the environment, --env and runFlow env win)."""
     reset: Reset = "relaunch"
-    """Before the test (not before a flow it runs): relaunch the app (default), clear its
-    state and relaunch, or leave the device as it is."""
+    """Before the test (not before a flow it runs): relaunch the app (default; its stored
+    data stays), clear its data and relaunch (``clearState``), or leave the device as is."""
     setup: list[Any] = msgspec.field(default_factory=list)
     """Steps run after the reset and before the flow's own steps (typed as steps by the
     schema; checked like them)."""
+    on_flow_start: list[Any] = msgspec.field(default_factory=list)
+    """Steps run first (after the reset, before ``setup``) when the file runs as a test."""
+    on_flow_complete: list[Any] = msgspec.field(default_factory=list)
+    """Steps run last when the file runs as a test, even when a step failed or the test
+    timed out (teardown)."""
+    timeout: Duration | Annotated[float, msgspec.Meta(gt=0, le=MAX_TEST_TIMEOUT_S)] | None = None
+    """The test's time limit (``90s``, ``2m``, or seconds); its hooks' teardown runs after it."""

@@ -7,9 +7,11 @@ successful ones into flow steps, using the **semantic target each action was res
 coordinates, so the flow replays on any screen size.
 
 What an event does not carry is not invented:
-- a typed text is taken from the action's observed diff (the field's new value); a field
-  whose value is not observable (a password, a masked secret) is recorded as
-  ``secret: secret://<field>``, to be provided to the hub at replay (listed in the header);
+- a typed secret keeps the reference that was typed (the event's ``valueRef``:
+  ``secret://pw`` stays ``secret://pw``); a typed text is taken from the action's observed
+  diff (the field's new value); a field whose value is not observable (a password typed as
+  plain text) is recorded as ``secret: secret://<field>``, to be provided to the hub at
+  replay (the header lists every secret the flow needs);
 - a deep link's URL is not in the event: it is left as a comment to complete;
 - refusals are written as comments (what was refused and why), not as steps.
 
@@ -178,9 +180,9 @@ class Recorder:
         if name is None or target is None:
             return ("comment", f"not recordable: {_describe_event(event)}")
         if name == "inputText":
-            typed = _typed_value(event)
+            typed = None if event.value_ref is not None else _typed_value(event)
             if typed is None:
-                ref = f"secret://{_slug(target)}"
+                ref = event.value_ref or f"secret://{_slug(target)}"
                 if ref not in self.secrets:
                     self.secrets.append(ref)
                 return {"inputText": {"into": target, "secret": ref}}
@@ -289,10 +291,13 @@ async def record_device(
     duration_s: float | None = None,
     on_step: Callable[[str], None] | None = None,
     ready: Callable[[], None] | None = None,
+    stop: anyio.Event | None = None,
 ) -> Recorder:
-    """Record ``device_id`` into ``output`` until cancelled, ``count`` steps were recorded,
-    or ``duration_s`` passed. The file is rewritten after every step (an abrupt stop keeps
-    what was recorded) and once more at the end with the final ``assertScreen``.
+    """Record ``device_id`` into ``output`` until ``stop`` is set (Ctrl-C), ``count`` steps
+    were recorded, or ``duration_s`` passed; returns the recorder in every one of these
+    cases (a cancellation of the caller still raises). The file is rewritten after every
+    step (an abrupt stop keeps what was recorded) and once more at the end with the final
+    ``assertScreen``.
     ``ready`` is called once the recorder is watching (actions from then on are recorded)."""
     device = conn.device(device_id)
 
@@ -316,7 +321,16 @@ async def record_device(
                 tg.start_soon(drain)
                 if ready is not None:
                     ready()
-                with anyio.move_on_after(math.inf if duration_s is None else duration_s):
+                with anyio.move_on_after(
+                    math.inf if duration_s is None else duration_s
+                ) as recording:
+                    if stop is not None:
+
+                        async def stopper() -> None:
+                            await stop.wait()
+                            recording.cancel()
+
+                        tg.start_soon(stopper)
                     async for event in events:
                         if not isinstance(event, ActionEvent):
                             continue

@@ -23,7 +23,10 @@ from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import WaitResult
 
 REPORT_SCHEMA_VERSION: Literal[1] = 1
-StepStatus = Literal["passed", "failed", "skipped"]
+StepStatus = Literal["passed", "failed", "skipped", "tolerated", "refused"]
+"""``tolerated``: an ``optional`` step that failed (the test went on); ``refused``: a step the
+hub refused the way its ``expectRefusal`` block expected; ``skipped``: not run (after a
+failure, or its ``when`` did not hold: ``message`` says which)."""
 TestStatus = Literal["passed", "failed", "error"]
 
 
@@ -79,7 +82,9 @@ class StepReport(ReportStruct):
     refusal: Refusal | None = None
     screenshot: Shot | None = None
     steps: list[StepReport] = msgspec.field(default_factory=list)
-    """The steps of the flow a runFlow step ran."""
+    """The steps of the flow a runFlow step ran, or of a block (repeat, retry: the last
+    iteration or attempt)."""
+    optional: bool = False
 
 
 class Failure(ReportStruct):
@@ -109,8 +114,11 @@ class TestReport(ReportStruct):
     """When it started, counted from the suite's start."""
     duration_ms: int = 0
     setup: list[StepReport] = msgspec.field(default_factory=list)
-    """The reset (relaunch or clearState) and the header's setup steps."""
+    """The reset (relaunch or clearState), the onFlowStart hook and the header's setup."""
     steps: list[StepReport] = msgspec.field(default_factory=list)
+    teardown: list[StepReport] = msgspec.field(default_factory=list)
+    """The onFlowComplete hook (run even after a failure or a timeout)."""
+    tags: list[str] = msgspec.field(default_factory=list)
     failure: Failure | None = None
     screenshots: list[Shot] = msgspec.field(default_factory=list)
     end_screen: EndScreen | None = None
@@ -166,3 +174,69 @@ def write_index(report: SuiteReport, directory: Path) -> Path:
     path = directory / "index.json"
     path.write_bytes(encode_report(report))
     return path
+
+
+# ---- lockstep (one flow on several devices, step by step) ------------------------------------
+
+LOCKSTEP_SCHEMA_VERSION: Literal[1] = 1
+
+
+class DeviceOutcome(ReportStruct):
+    """What one device did at one lockstep step, and the screen it showed afterwards."""
+
+    device: str
+    status: StepStatus
+    elapsed_ms: int = 0
+    message: str | None = None
+    refusal: str | None = None
+    """The hub's refusal code, when it refused the step."""
+    markers: list[str] = msgspec.field(default_factory=list)
+    """The screen names (``__screen_<name>`` markers) shown after the step."""
+    elements: int = 0
+    """How many elements with a text or label the screen showed after the step."""
+
+
+class LockstepStep(ReportStruct):
+    """One step, started on every device together (a barrier), and how the devices differ."""
+
+    index: int
+    """1-based, over the reset, onFlowStart, setup and the steps."""
+    kind: str
+    file: str
+    line: int
+    source: str
+    outcomes: list[DeviceOutcome]
+    differences: list[str] = msgspec.field(default_factory=list)
+    """The semantic difference of the screens after the step that the previous step did not
+    already show, one line each (``BUTTON 'Continue' missing on sim-ios``; ``id clock:
+    '10:01' on sim-android, '10:02' on sim-ios``); outcomes that differ come first
+    (``outcomes: passed on sim-android; failed on sim-ios (NODE_NOT_FOUND)``)."""
+    persisting: int = 0
+    """Differences still there from the previous step (not repeated in ``differences``)."""
+
+
+class LockstepFlow(ReportStruct):
+    name: str
+    file: str
+    devices: list[str]
+    steps: list[LockstepStep]
+    divergent_steps: int
+    """Steps after which the devices' outcomes or screens differ in a way the step before
+    did not show (a step with ``differences``)."""
+
+
+class LockstepReport(ReportStruct):
+    schema_version: Literal[1]
+    tool: str
+    hub: str
+    started_at: str
+    devices: list[str]
+    flows: list[LockstepFlow]
+
+
+def encode_lockstep(report: LockstepReport) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n"
+
+
+def decode_lockstep(data: bytes) -> LockstepReport:
+    return msgspec.json.decode(data, type=LockstepReport, strict=True)

@@ -3,7 +3,14 @@
 Rules:
 - a test starts with its reset (``relaunch`` by default: the app opened afresh; ``clearState``:
   closed, then opened; ``none``), then the header's ``setup`` steps, then its steps;
-- a step that fails stops the test (later steps are reported ``skipped``), never the suite;
+- a test runs its reset, ``onFlowStart``, ``setup``, its steps, then ``onFlowComplete`` (always:
+  after a failure and after the header's ``timeout`` too);
+- a step that fails stops the test (later steps are reported ``skipped``), never the suite,
+  unless it is ``optional`` (reported ``tolerated``); a step whose ``when`` does not hold is
+  ``skipped`` and the test goes on;
+- blocks: ``repeat`` (times / while, at most ``MAX_TIMES``), ``retry`` (the block again from its
+  first step), ``expectRefusal`` (passes only when the hub refuses one of its steps with the
+  code), ``runFlow`` with ``commands``;
 - a step fails when the hub refuses it (NOT_FOUND, AMBIGUOUS_MATCH with candidates, STALE,
   POLICY_BLOCKED, ...), when its action was not dispatched, when a ``verify`` it carried was
   not met, or when the condition it asserts or waits for was not met in time;
@@ -14,6 +21,7 @@ Rules:
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Awaitable
@@ -21,10 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+import anyio
 import msgspec
 
 from bridge.client import (
     ClientError,
+    ConfirmationRequired,
     ConnectionLost,
     Device,
     HubError,
@@ -32,21 +42,30 @@ from bridge.client import (
     RequestTimeout,
 )
 from bridge.flows.compile import (
+    AppManage,
+    Block,
     Flow,
+    KeyPressed,
     Launch,
     NodeAction,
     OpenLink,
+    PointGesture,
     Press,
     RunFlow,
     Scroll,
     ScrollUntil,
+    SetOrientation,
     Step,
     StopApp,
+    SwipeAt,
     TakeScreenshot,
+    TypeFocused,
     WaitUntil,
+    When,
     describe,
 )
 from bridge.flows.errors import Place
+from bridge.flows.model import MAX_TIMES
 from bridge.flows.report import (
     Candidate,
     EndScreen,
@@ -57,11 +76,12 @@ from bridge.flows.report import (
     TestReport,
 )
 from bridge.wire.action import ActionRequest, ActionResult, Verify
-from bridge.wire.client_protocol import FindMatch
+from bridge.wire.client_protocol import Confirm, FindMatch
 from bridge.wire.enums import (
     ActionVerb,
     AppAction,
     DispatchStatus,
+    ErrorCode,
     VerificationPolicy,
     VerificationResult,
 )
@@ -76,6 +96,9 @@ from bridge.wire.query import SemanticQuery
 T = TypeVar("T")
 SCROLL_VERIFY = Verify(policy=VerificationPolicy.COLLECTION_POSITION_CHANGED, timeout_ms=3000)
 MARKER = re.compile(r"(?:^|[:/])__screen_(?P<name>.+)$")
+TEARDOWN_CAP_S = 120.0
+"""How long ``onFlowComplete`` may take (it runs shielded, even when the test timed out)."""
+SWIPE_SHARE = 0.3
 
 
 class StepFailed(Exception):
@@ -108,6 +131,10 @@ class FlowRunner:
     suite_start: float = field(default_factory=time.monotonic)
     shots: list[Shot] = field(default_factory=list)
     failure: Failure | None = None
+    platform: str | None = None
+    """The device's platform in lower case (``android``, ``ios``), for ``when: {platform}``."""
+    current: Step | None = None
+    """The top-level step running now (a timeout names it)."""
 
     async def run_test(self, flow: Flow) -> TestReport:
         started = time.monotonic()
@@ -117,15 +144,40 @@ class FlowRunner:
             device=self.device.id,
             status="passed",
             started_ms=_ms(started - self.suite_start),
+            tags=list(flow.header.tags),
         )
+        limit = flow.timeout_s
         try:
-            ok = await self._reset(flow, report.setup)
-            ok = ok and await self._run_steps(flow.setup, report.setup, ok)
-            await self._run_steps(flow.steps, report.steps, ok)
-            report.end_screen = await self._end_screen()
+            with anyio.move_on_after(math.inf if limit is None else limit) as timer:
+                ok = await self._reset(flow, report.setup)
+                ok = await self.run_steps(
+                    flow.on_start, report.setup, ok, top=True, first=len(report.setup) + 1
+                )
+                ok = await self.run_steps(
+                    flow.setup, report.setup, ok, top=True, first=len(report.setup) + 1
+                )
+                await self.run_steps(flow.steps, report.steps, ok, top=True)
+            if timer.cancelled_caught:
+                now = self.current
+                where = f"{now.place.file}:{now.place.line}" if now is not None else flow.file
+                self.failure = self.failure or Failure(
+                    message=f"the test timed out after {limit:g} s (timeout)",
+                    at=where,
+                    kind="timeout",
+                )
+            report.end_screen = await self.end_screen()
         except TestAborted as exc:
             report.status = "error"
             self.failure = self.failure or Failure(message=str(exc), at=flow.file, kind="device")
+        if flow.on_complete and report.status != "error":
+            with anyio.CancelScope(shield=True), anyio.move_on_after(TEARDOWN_CAP_S):
+                try:
+                    await self.run_steps(flow.on_complete, report.teardown, True, top=True)
+                except TestAborted as exc:
+                    report.status = "error"
+                    self.failure = self.failure or Failure(
+                        message=str(exc), at=flow.file, kind="device"
+                    )
         if self.failure is not None and report.status == "passed":
             report.status = "failed"
         report.failure = self.failure
@@ -147,17 +199,87 @@ class FlowRunner:
         )
         report = await self._run_step(step, 1)
         out.append(report)
+        if report.status == "failed":
+            await self.record_failure(report)
         return report.status == "passed"
 
-    async def _run_steps(self, steps: list[Step], out: list[StepReport], go: bool) -> bool:
-        for index, step in enumerate(steps, 1):
+    async def run_steps(
+        self,
+        steps: list[Step],
+        out: list[StepReport],
+        go: bool,
+        *,
+        top: bool = False,
+        first: int = 1,
+    ) -> bool:
+        """Run ``steps`` into ``out`` (numbered from ``first``); False once one failed (the
+        rest are ``skipped``). ``top``: steps of the test itself, whose first failure is the
+        test's failure."""
+        for index, step in enumerate(steps, first):
             if not go:
                 out.append(_skipped(step, index))
                 continue
-            report = await self._run_step(step, index)
+            if top:
+                self.current = step
+            report = await self.run_step(step, index)
             out.append(report)
-            go = report.status == "passed"
+            if report.status == "failed":
+                go = False
+                if top:
+                    await self.record_failure(report)
         return go
+
+    async def run_step(self, step: Step, index: int) -> StepReport:
+        """One step, its ``when`` and ``optional`` included (a failure is not yet the test's:
+        the caller decides, see ``record_failure``)."""
+        if step.when is not None:
+            try:
+                holds = await self._holds(step.when)
+            except StepFailed as failed:
+                report = _skipped(step, index)
+                report.status = "failed"
+                report.message = f"when ({step.when.said}): {failed.message}"
+                report.refusal = failed.refusal
+                return report
+            if not holds:
+                report = _skipped(step, index)
+                report.message = f"when ({step.when.said}) does not hold"
+                return report
+        report = await self._run_step(step, index)
+        if step.optional:
+            report.optional = True
+            if report.status == "failed":
+                report.status = "tolerated"
+        return report
+
+    async def record_failure(self, report: StepReport) -> None:
+        """The test's failure: the innermost failed step of ``report``, with a screenshot."""
+        if self.failure is not None:
+            return
+        inner = _innermost(report)
+        shot = await self._screenshot("failure", quiet=True)
+        report.screenshot = report.screenshot or shot
+        self.failure = Failure(
+            message=f"{inner.kind}: {inner.message}",
+            at=f"{inner.file}:{inner.line}",
+            kind=inner.kind,
+            screenshot=shot,
+        )
+
+    async def _holds(self, when: When) -> bool:
+        if when.truth is not None and not when.truth:
+            return False
+        if when.platform is not None and when.platform != self.platform:
+            return False
+        if when.visible is not None:
+            found = await self._call(self.device.find(when.visible))
+            if not found.matches:
+                return False
+        if when.not_visible is not None:
+            found = await self._call(self.device.find(when.not_visible))
+            if found.matches:
+                return False
+        return True
 
     async def _run_step(self, step: Step, index: int) -> StepReport:
         report = StepReport(
@@ -180,22 +302,87 @@ class FlowRunner:
             report.status = "failed"
             report.message = f"{type(exc).__name__}: {exc}"
             report.elapsed_ms = _ms(time.monotonic() - started)
-            self._fail(step, report, None)
+            if self.failure is None:
+                self.failure = Failure(
+                    message=f"{step.kind}: {report.message}",
+                    at=f"{step.place.file}:{step.place.line}",
+                    kind=step.kind,
+                )
             raise TestAborted(f"step {step.kind} at {step.place}: {report.message}") from exc
         report.elapsed_ms = _ms(time.monotonic() - started)
-        if report.status == "failed" and step.kind != "runFlow":
-            report.screenshot = await self._screenshot("failure", quiet=True)
-            self._fail(step, report, report.screenshot)
         return report
 
-    def _fail(self, step: Step, report: StepReport, shot: Shot | None) -> None:
-        if self.failure is None:
-            self.failure = Failure(
-                message=f"{step.kind}: {report.message}",
-                at=f"{step.place.file}:{step.place.line}",
-                kind=step.kind,
-                screenshot=shot,
+    async def _block(self, block: Block, report: StepReport) -> None:
+        if block.refusal is not None:
+            await self._expect_refusal(block.refusal, block.steps, report)
+            return
+        if block.max_retries:
+            failures: list[str] = []
+            for attempt in range(1, block.max_retries + 2):
+                report.steps = []
+                if await self.run_steps(block.steps, report.steps, True):
+                    report.message = f"passed on attempt {attempt} of {block.max_retries + 1}"
+                    if failures:
+                        report.message += f" (before: {'; '.join(failures)[:400]})"
+                    return
+                bad = _innermost_of(report.steps)
+                failures.append(f"#{attempt} line {bad.line}: {bad.message}")
+            raise StepFailed(
+                f"failed {block.max_retries + 1} attempts (maxRetries {block.max_retries}); "
+                f"last: {failures[-1]}",
+                refusal=_innermost_of(report.steps).refusal,
             )
+        if block.times is None and block.while_ is None:  # runFlow with commands
+            if not await self.run_steps(block.steps, report.steps, True):
+                bad = _innermost_of(report.steps)
+                raise StepFailed(
+                    f"commands failed at line {bad.line} ({bad.kind})", refusal=bad.refusal
+                )
+            return
+        cap = block.times or MAX_TIMES
+        done = 0
+        while done < cap:
+            if block.while_ is not None and not await self._holds(block.while_):
+                break
+            report.steps = []
+            if not await self.run_steps(block.steps, report.steps, True):
+                bad = _innermost_of(report.steps)
+                raise StepFailed(
+                    f"iteration {done + 1} failed at line {bad.line} ({bad.kind})",
+                    refusal=bad.refusal,
+                )
+            done += 1
+        else:
+            if block.times is None:
+                raise StepFailed(
+                    f"while ({block.while_.said if block.while_ else ''}) still held after "
+                    f"{MAX_TIMES} iterations"
+                )
+        report.message = f"ran {done} time{'s' if done != 1 else ''}"
+
+    async def _expect_refusal(self, code: ErrorCode, steps: list[Step], report: StepReport) -> None:
+        for index, step in enumerate(steps, 1):
+            got = await self.run_step(step, index)
+            report.steps.append(got)
+            if got.status != "failed":
+                continue
+            inner = _innermost(got)
+            for rest, later in enumerate(steps[index:], index + 1):
+                report.steps.append(_skipped(later, rest))
+            if inner.refusal is not None and inner.refusal.code == code.value:
+                inner.status = "refused"
+                if got is not inner:
+                    got.status = "refused"
+                report.message = f"refused as expected: {code.value}: {inner.refusal.message}"
+                report.refusal = inner.refusal
+                return
+            seen = inner.refusal.code if inner.refusal is not None else "no refusal"
+            raise StepFailed(
+                f"expected the hub to refuse with {code.value}; line {inner.line} failed "
+                f"otherwise ({seen}): {inner.message}",
+                refusal=inner.refusal,
+            )
+        raise StepFailed(f"expected the hub to refuse with {code.value}; every step passed")
 
     async def _execute(self, step: Step, report: StepReport) -> None:
         action = step.action
@@ -211,8 +398,18 @@ class FlowRunner:
                 )
                 report.action_result = await self._act(request, action.query)
             case Launch(app_id=app_id, clear_state=clear):
-                if clear:
-                    report.action_result = await self._app(AppAction.APP_CLOSE_UI, app_id)
+                if clear:  # the process and what it held go; see docs/flows.md, clearState
+                    try:
+                        report.action_result = await self._manage(
+                            AppManage("terminate", app_id, approve=True)
+                        )
+                    except StepFailed as failed:
+                        raise StepFailed(
+                            f"clearState needs the hub to stop {app_id} (app.terminate): "
+                            f"{failed.message}",
+                            refusal=failed.refusal,
+                            result=failed.result,
+                        ) from None
                 report.action_result = await self._app(AppAction.APP_OPEN, app_id)
             case StopApp(app_id=app_id):
                 report.action_result = await self._app(AppAction.APP_CLOSE_UI, app_id)
@@ -238,10 +435,75 @@ class FlowRunner:
                 shot = await self._screenshot(name, quiet=False)
                 report.screenshot = shot
             case RunFlow(flow=flow):
-                ok = await self._run_steps(flow.setup + flow.steps, report.steps, True)
+                ok = await self.run_steps(flow.setup + flow.steps, report.steps, True)
                 if not ok:
-                    bad = next(s for s in report.steps if s.status == "failed")
-                    raise StepFailed(f"{flow.file} failed at line {bad.line} ({bad.kind})")
+                    bad = _innermost_of(report.steps)
+                    raise StepFailed(
+                        f"{flow.file} failed at line {bad.line} ({bad.kind})", refusal=bad.refusal
+                    )
+            case Block():
+                await self._block(action, report)
+            case PointGesture(kind=kind, x=x, y=y, hold_ms=hold):
+                report.expected = f"{kind.value} at {x},{y}"
+                report.action_result = _checked(
+                    await self._call(self.device.gesture(kind, [(x, y)], duration_ms=hold))
+                )
+            case SwipeAt():
+                report.action_result = await self._swipe_at(action)
+            case TypeFocused(text=text, value_ref=ref, submit=submit):
+                report.expected = "typed into the focused input"
+                report.action_result = _checked(
+                    await self._call(self.device.type_focused(text, value_ref=ref, submit=submit))
+                )
+            case KeyPressed(key=key):
+                report.action_result = _checked(await self._call(self.device.press_key(key)))
+            case SetOrientation(orientation=orientation):
+                report.action_result = _checked(
+                    await self._call(self.device.set_orientation(orientation))
+                )
+            case AppManage():
+                report.action_result = await self._manage(action)
+
+    async def _swipe_at(self, action: SwipeAt) -> ActionResult:
+        shown = await self._call(self.device.display())
+        horizontal = action.direction in ("left", "right")
+        span = action.distance or int((shown.width if horizontal else shown.height) * SWIPE_SHARE)
+        dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[action.direction]
+        end = (
+            min(max(action.x + dx * span, 0), max(shown.width - 1, 0)),
+            min(max(action.y + dy * span, 0), max(shown.height - 1, 0)),
+        )
+        return _checked(await self._call(self.device.swipe_on_screen([(action.x, action.y), end])))
+
+    async def _manage(self, action: AppManage) -> ActionResult:
+        """terminate / install / uninstall; with ``approve``, a confirmation the hub asks for
+        is answered (the flow's author said yes when writing ``approve: true``)."""
+
+        async def once(confirm: Confirm | None) -> ActionResult:
+            match action.what:
+                case "terminate":
+                    return await self.device.terminate_app(action.subject, confirm=confirm)
+                case "install":
+                    return await self.device.install_app(
+                        action.subject, sha256=action.sha256, confirm=confirm
+                    )
+            return await self.device.uninstall_app(action.subject, confirm=confirm)
+
+        try:
+            return _checked(await once(None))
+        except ConfirmationRequired as exc:
+            objection = exc.objection
+            if not action.approve or objection is None or not objection.answerable:
+                raise StepFailed(
+                    f"{exc.code.value}: {exc.envelope.message} (write approve: true to answer it)",
+                    refusal=_refusal(exc),
+                ) from None
+            confirm = Confirm(objection=objection.id, answer="approve")
+            return _checked(await self._call(once(confirm)))
+        except HubError as exc:
+            raise StepFailed(
+                f"{exc.code.value}: {exc.envelope.message}", refusal=_refusal(exc)
+            ) from None
 
     async def _call(self, awaitable: Awaitable[T]) -> T:
         """Await a client call; refusals and protocol failures become StepFailed."""
@@ -347,7 +609,7 @@ class FlowRunner:
         self.shots.append(shot)
         return shot
 
-    async def _end_screen(self) -> EndScreen | None:
+    async def end_screen(self) -> EndScreen | None:
         try:
             got = await self.device.snapshot(compact=False)
         except ClientError:
@@ -416,6 +678,19 @@ def _candidate(ref: NodeRef) -> Candidate:
         elif isinstance(locator, ResourceIdLocator | ResourceIdScopedLocator):
             candidate.resource_id = candidate.resource_id or locator.value
     return candidate
+
+
+def _innermost(report: StepReport) -> StepReport:
+    """The deepest failed step under ``report`` (itself when none of its steps failed)."""
+    for inner in report.steps:
+        if inner.status == "failed":
+            return _innermost(inner)
+    return report
+
+
+def _innermost_of(reports: list[StepReport]) -> StepReport:
+    bad = next((r for r in reports if r.status == "failed"), reports[-1])
+    return _innermost(bad)
 
 
 def _skipped(step: Step, index: int) -> StepReport:

@@ -3,7 +3,8 @@
 - ``flow.schema.json``: one flow file's documents, for editors (``# yaml-language-server:
   $schema=...`` in a flow gets completion and checks): the header (``FlowHeader``) or the
   list of steps, each step one of ``bridge.flows.model.STEPS`` (or a bare step name);
-- ``report.schema.json``: ``index.json`` as ``mobridge test --report`` writes it.
+- ``report.schema.json``: ``index.json`` as ``mobridge test --report`` writes it;
+- ``lockstep.schema.json``: ``lockstep.json``, the divergence report of ``--lockstep``.
 
 ``main(["--check"])`` exits 1 when the checked-in files differ from what the types give
 (``scripts/gen-schema --check`` runs it in ``scripts/check``). Edit the Structs, then run
@@ -19,17 +20,19 @@ from typing import Any
 
 import msgspec
 
-from bridge.flows.model import BARE_STEPS, STEPS, FlowHeader
-from bridge.flows.report import SuiteReport
+from bridge.flows.model import BARE_STEPS, STEPS, FlowHeader, Guarded
+from bridge.flows.report import LockstepReport, SuiteReport
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "protocol" / "flows"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def flow_schema() -> dict[str, Any]:
-    kinds = [FlowHeader, *STEPS.values()]
+    kinds = [FlowHeader, Guarded, *STEPS.values()]
     refs, defs = msgspec.json.schema_components(kinds, ref_template="#/$defs/{name}")
-    header_ref, step_refs = refs[0], refs[1:]
+    header_ref, guard, step_refs = refs[0], defs["Guarded"], refs[2:]
+    for step in STEPS.values():  # optional / when may stand beside a step's name
+        defs[step.__name__]["properties"].update(guard["properties"])
     defs["Step"] = {
         "title": "Step",
         "description": "One step: a mapping with exactly one key, the step's name.",
@@ -44,8 +47,14 @@ def flow_schema() -> dict[str, Any]:
         "type": "array",
         "items": {"$ref": "#/$defs/Step"},
     }
-    setup = defs["FlowHeader"]["properties"]["setup"]
-    setup["items"] = {"$ref": "#/$defs/Step"}
+    for key in ("setup", "onFlowStart", "onFlowComplete"):
+        defs["FlowHeader"]["properties"][key]["items"] = {"$ref": "#/$defs/Step"}
+    for name in ("RunFlowSpec", "RepeatSpec", "RetrySpec", "ExpectRefusalSpec"):
+        commands = defs[name]["properties"]["commands"]
+        if "anyOf" in commands:  # optional: list or null
+            commands["anyOf"][0]["items"] = {"$ref": "#/$defs/Step"}
+        else:
+            commands["items"] = {"$ref": "#/$defs/Step"}
     return {
         "$schema": DIALECT,
         "$id": "mobridge:flows/flow.schema.json",
@@ -65,8 +74,22 @@ def report_schema() -> dict[str, Any]:
     return doc
 
 
+def lockstep_schema() -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "$schema": DIALECT,
+        "$id": "mobridge:flows/lockstep.schema.json",
+        "title": "mobridge test --lockstep divergence report (lockstep.json)",
+    }
+    doc.update(msgspec.json.schema(LockstepReport))
+    return doc
+
+
 def generate() -> dict[str, str]:
-    docs = {"flow.schema.json": flow_schema(), "report.schema.json": report_schema()}
+    docs = {
+        "flow.schema.json": flow_schema(),
+        "report.schema.json": report_schema(),
+        "lockstep.schema.json": lockstep_schema(),
+    }
     return {
         name: json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         for name, doc in docs.items()

@@ -152,6 +152,8 @@ class Converter:
         raise self.source.error(node, "unsupported YAML node")  # pragma: no cover
 
     def key(self, node: yaml.Node) -> str:
+        if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:bool":
+            return str(node.value)  # ``true:`` (a when test) is a word, as written
         if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:str":
             raise self.source.error(node, "keys must be plain words (strings)")
         return str(node.value)

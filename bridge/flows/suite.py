@@ -78,12 +78,15 @@ async def run_suite(
     queue = _Queue(flows)
     names = slugs(flows)
     devices = {d: DeviceReport(id=d) for d in device_ids}
+    platforms = await device_platforms(conn)
 
     async def worker(device_id: str) -> None:
         while (taken := queue.take()) is not None:
             index, flow = taken
             began = time.monotonic()
-            report = await _one_test(conn, device_id, flow, names[index], started, options)
+            report = await _one_test(
+                conn, device_id, flow, names[index], started, options, platforms.get(device_id)
+            )
             devices[device_id].tests += 1
             devices[device_id].busy_ms += round((time.monotonic() - began) * 1000)
             queue.results[index] = report
@@ -113,9 +116,12 @@ async def _one_test(
     test_slug: str,
     suite_start: float,
     options: SuiteOptions,
+    platform: str | None = None,
 ) -> TestReport:
     device = conn.device(device_id)
-    runner = FlowRunner(device, options.report_dir, test_slug, suite_start=suite_start)
+    runner = FlowRunner(
+        device, options.report_dir, test_slug, suite_start=suite_start, platform=platform
+    )
     try:
         await _acquire(conn, device_id, options.lease_wait_s)
     except ClientError as exc:
@@ -135,6 +141,16 @@ async def _one_test(
                 await device.release_lease()
             except ClientError:
                 pass
+
+
+async def device_platforms(conn: HubConnection) -> dict[str, str]:
+    """Each device's platform in lower case (``android``, ``ios``), for ``when: {platform}``."""
+    return {d.id: d.platform.value.lower() for d in await conn.devices()}
+
+
+async def acquire(conn: HubConnection, device_id: str, wait_s: float) -> None:
+    """Take the device's exclusive lease (see ``_acquire``)."""
+    await _acquire(conn, device_id, wait_s)
 
 
 async def _acquire(conn: HubConnection, device_id: str, wait_s: float) -> None:

@@ -176,6 +176,8 @@ def _emit(
     *,
     query: SemanticQuery | None = None,
     message: str | None = None,
+    intent: str | None = None,
+    value_ref: str | None = None,
 ) -> None:
     elapsed = max(0, svc.clock_ms() - started_ms)
     device.stats.action_ms.append(float(elapsed))
@@ -193,6 +195,8 @@ def _emit(
             duration_ms=elapsed,
             query=query,
             message=message,
+            intent=intent,
+            value_ref=value_ref,
         )
     )
     svc.log.info(
@@ -354,6 +358,7 @@ async def _act_locked(
         policy = req.verify.policy if req.verify else None
         subject = action_subject(device, req.action.value, fingerprint(node), req.value is not None)
         check_policy(svc, session, device, cls, financial, policy, subject, msg.confirm)
+        intent = await svc.intents.announce(session, device, "act", req.action.value, target, cls)
         text = req.value
         if req.value_ref is not None:
             text = svc.secrets.resolve(req.value_ref)
@@ -496,6 +501,8 @@ async def _act_locked(
             None,
             started,
             query=msg.query,
+            intent=intent,
+            value_ref=req.value_ref,
         )
         return result
 
@@ -555,6 +562,8 @@ async def _global_or_app_locked(
         before = device.current
         if before is None or device.link is None:
             raise offline(device.id, device.offline_reason)
+        what = f"{name} {msg.app_id or msg.uri or ''}".strip() if isinstance(msg, App) else name
+        intent = await svc.intents.announce(session, device, verb, name, None, cls, what)
         try:
             if isinstance(msg, App):
                 app_msg = msg
@@ -626,7 +635,7 @@ async def _global_or_app_locked(
             verification=with_concurrent(intrinsic(after), device.dispatch_log, mark, session.id),
         )
         device.leases.touch(session.id, svc.clock_ms())
-        _emit(svc, session, device, msg.id, verb, name, None, result, None, started)
+        _emit(svc, session, device, msg.id, verb, name, None, result, None, started, intent=intent)
         return result
 
 

@@ -20,6 +20,7 @@ import anyio
 import anyio.abc
 
 from bridge.hub.device import DeviceRuntime
+from bridge.hub.intents import Intents
 from bridge.hub.logs import get_logger
 from bridge.hub.malloc_tuning import return_large_buffers
 from bridge.hub.memory_bounds import share_history
@@ -67,8 +68,15 @@ class HubConfig:
     sim_count: int = 1
     """Simulated devices to run (with ``sim``): the first is ``sim-<platform>``, the others
     ``sim-<platform>-2``, ``-3``, ... (a test suite spread over several devices)."""
+    sim_platforms: tuple[Platform, ...] = ()
+    """The platform of each simulated device in turn (cycled; ``(ANDROID, IOS)`` with
+    ``sim_count=2``: ``sim-android`` and ``sim-ios``); empty: ``sim_platform`` for all."""
     agents: list[AgentTarget] = field(default_factory=list)
     takeover_after_ms: int = 5 * 60 * 1000
+    lease_priorities: dict[str, int] | None = None
+    """Lease priority by declared client kind (None: ``bridge.hub.intents``' defaults)."""
+    veto_window_ms: int = 0
+    """How long announced mutating actions wait for a person's veto (0: not at all)."""
     secrets_file: Path | None = None
     name: str = "mobridge"
     android: AndroidConfig | None = None
@@ -147,6 +155,7 @@ class Hub:
             log=self.log,
             public_http=self._public_http,
         )
+        self.service.intents = Intents(config.lease_priorities, config.veto_window_ms)
         self.server = ClientServer(
             self.service,
             Authenticator(config.tokens, config.allow_anonymous),
@@ -194,7 +203,7 @@ class Hub:
                 sim_token = random_ids.token_urlsafe(24)
                 sim = SimDevice(
                     SimConfig(
-                        platform=self.config.sim_platform,
+                        platform=(self.config.sim_platforms or (self.config.sim_platform,))[0],
                         scene=self.config.sim_scene,
                         token=sim_token,
                         port=0,
@@ -211,15 +220,25 @@ class Hub:
                     ),
                 )
                 self.sims.append(sim)
+                platforms = self.config.sim_platforms or (self.config.sim_platform,)
+                counts = {platforms[0]: 1}
                 for n in range(2, self.config.sim_count + 1):
+                    platform = platforms[(n - 1) % len(platforms)]
+                    counts[platform] = counts.get(platform, 0) + 1
+                    base = (
+                        sim.device_id
+                        if platform is platforms[0]
+                        else f"sim-{platform.value.lower()}"
+                    )
+                    extra_id = base if counts[platform] == 1 else f"{base}-{counts[platform]}"
                     extra_token = random_ids.token_urlsafe(24)
                     extra = SimDevice(
                         SimConfig(
-                            platform=self.config.sim_platform,
+                            platform=platform,
                             scene=self.config.sim_scene,
                             token=extra_token,
                             port=0,
-                            device_id=f"{sim.device_id}-{n}",
+                            device_id=extra_id,
                             **self.config.sim_options,
                         )
                     )
@@ -366,6 +385,8 @@ class Hub:
             device = self._claim_device(hello.device.id, hello.platform, target.url)
             device.model = hello.device.model
             device.agent_name = f"{hello.agent.name} {hello.agent.version}"
+            device.agent_version = hello.agent.version
+            device.os_version = hello.device.os_version
             device.capabilities = hello.capabilities
             device.link = link
             if target.stage_package is not None:

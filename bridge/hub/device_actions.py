@@ -264,6 +264,9 @@ async def _locked(
             msg.confirm if not isinstance(msg, OrientationSet) else None,
             always_confirm=plan.always_confirm,
         )
+        await svc.intents.announce(
+            session, device, plan.verb, plan.action, None, plan.verdict.mutation_class, plan.message
+        )
         if isinstance(msg, TypeText) and msg.value_ref is not None:
             secret = svc.secrets.resolve(msg.value_ref)
             if secret is None:

@@ -23,6 +23,7 @@ import anyio
 from bridge.core.idempotency import IdempotencyTable
 from bridge.core.objections import ObjectionBook
 from bridge.hub.device import Capture, DeviceRuntime
+from bridge.hub.intents import Intents
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.wire.action import ActionResult
@@ -53,6 +54,8 @@ class HandlerContext(Protocol):
     """(session id, request id) -> the scope a ``cancel`` request cancels."""
     install_dir: Path | None
     stagers: dict[str, Stager]
+    intents: Intents
+    """Lease priorities, intent announcements and vetoes (``bridge.hub.intents``)."""
 
     def current(self, device: DeviceRuntime) -> Capture:
         """The device's latest capture; raises the OFFLINE refusal when it has none."""

@@ -27,7 +27,9 @@ from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
 from bridge.hub.device_reads import apps, display
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.fresh_capture import fresh_capture
 from bridge.hub.handler_context import Pending
+from bridge.hub.intents import Intents
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
@@ -73,6 +75,7 @@ from bridge.wire.client_protocol import (
     SubscribeResult,
     Unsubscribe,
     UnsubscribeResult,
+    Veto,
     Wait,
     WaitResult,
 )
@@ -140,6 +143,8 @@ class HubService:
         """Device id -> how its device layer copies a package onto it (set at linking)."""
         self.remote: RemoteService | None = None
         """In a farm: the devices of other hubs (the composition root wires it)."""
+        self.intents = Intents()
+        """Lease priorities, intent announcements and vetoes (``bridge.hub.intents``)."""
         self.owner_name: str | None = None
         """In a farm: this hub's name, the ``owner`` of its devices in ``devices.list``."""
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
@@ -273,16 +278,35 @@ class HubService:
             idle_ms=lease.idle_ms(self.clock_ms()),
         )
 
-    def _lease_event(self, device: DeviceRuntime, session: Session, change: str) -> None:
-        device.broadcast_event(
-            LeaseEvent(
-                device=device.id,
-                change=change,
-                session=session.id,
-                client=session.client_name,
-                lease=self._lease_info(device),
+    def _lease_event(
+        self,
+        device: DeviceRuntime,
+        session: Session,
+        change: str,
+        displaced: tuple[str, ...] = (),
+    ) -> None:
+        """A lease change to the device's watchers; a preemption also to the sessions that
+        lost the lease (whether or not they watch), saying who outranked them."""
+        reason = None
+        if displaced:
+            reason = (
+                f"{session.client_name} ({session.client_kind or 'client'}) outranks the "
+                "previous holder and took the lease"
             )
+        event = LeaseEvent(
+            device=device.id,
+            change=change,
+            session=session.id,
+            client=session.client_name,
+            lease=self._lease_info(device),
+            displaced=displaced,
+            reason=reason,
         )
+        device.broadcast_event(event)
+        told = device.watchers()
+        losers = {self.sessions[s] for s in displaced if s in self.sessions} - told
+        if losers:
+            device._broadcast(losers, None, event)
 
     # ---- verbs ------------------------------------------------------------------------------
 
@@ -333,9 +357,9 @@ class HubService:
                 found.leave(session)
                 session.forget_stream(sub)
                 return UnsubscribeResult(subscription=sub)
-            case SnapshotGet(device=device_id, compact=compact):
+            case SnapshotGet(device=device_id, compact=compact, fresh=fresh):
                 device = self.device(device_id)
-                cap = self.current(device)
+                cap = await fresh_capture(device) if fresh else self.current(device)
                 return SnapshotResult(generation=cap.generation, snapshot=cap.snapshot(compact))
             case Find(device=device_id, query=query):
                 return self._find(self.device(device_id), query)
@@ -389,7 +413,11 @@ class HubService:
                     raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
                 device = self.device(device_id)
                 granted = device.leases.acquire(
-                    session.id, session.client_name, mode, self.clock_ms()
+                    session.id,
+                    session.client_name,
+                    mode,
+                    self.clock_ms(),
+                    self.intents.priority(session),
                 )
                 if isinstance(granted, Blocked):
                     raise refusal(
@@ -408,7 +436,8 @@ class HubService:
                         set(lease.holders),
                         f"the device's lease passed to {session.client_name} ({session.id})",
                     )
-                self._lease_event(device, session, granted.change)
+                displaced = granted.previous_holders if granted.change == "preempted" else ()
+                self._lease_event(device, session, granted.change, displaced)
                 return LeaseResult(device=device.id, lease=self._lease_info(device))
             case LeaseRelease(device=device_id):
                 device = self.device(device_id)
@@ -424,6 +453,9 @@ class HubService:
                 return PongResult()
             case Ping():
                 return PongResult()
+            case Veto():
+                self.device(request.device)
+                return self.intents.veto(session, request)
             case History(device=device_id, limit=limit):
                 device = self.device(device_id)
                 now = self.clock_ms()
@@ -452,6 +484,8 @@ class HubService:
                 health=d.health,
                 reason=d.health_reason,
                 owner=self.owner_name,
+                agent_version=d.agent_version,
+                os_version=d.os_version,
             )
             for d in self.devices.values()
         )

@@ -1,12 +1,15 @@
 """The acting tools: act and confirm (the device tools — press, app, touch, swipe, type,
 ... — are in ``bridge.mcp.device_tools`` and share the objection handling here).
 
-Targets (``act``): exactly one of ``handle`` (from screen/find), ``ref`` (a NodeRef), ``query``
-(a SemanticQuery sent as the act's query: the hub resolves it when the action's turn comes —
-none is NODE_NOT_FOUND, several are AMBIGUOUS_MATCH, listed here with a handle per candidate)
-or ``point`` (the innermost node of a fresh outline whose bounds hold the point). A ref is
-re-resolved strictly by the hub on its newest snapshot; a handle is sent with the generation
-the agent saw, so a screen that moved on is refused STALE_NODE_REF, never guessed.
+Targets (``act``, ``bridge.mcp.targets``): a handle (``e7``: the hub's ref for that node,
+found now by one ``find``, sent with the generation the agent saw, so a screen that moved on
+is refused STALE_NODE_REF, never guessed), plain text or a query object (sent as the act's
+query: the hub resolves it when the action's turn comes — none is NODE_NOT_FOUND, several
+are AMBIGUOUS_MATCH, listed here with a handle per candidate), or a point ``{x, y}`` (the
+innermost element there).
+
+Every action answers with its effect (``with_effect``): one summary line and the screen
+after it, as a view diffed against the last view this session saw (``bridge.mcp.view``).
 
 Objections: a refusal that carries an answerable objection (USER_CONFIRMATION_REQUIRED) is
 remembered by id (bounded) with the tool and arguments that raised it; ``confirm`` repeats
@@ -26,6 +29,7 @@ import msgspec
 from mcp import types
 
 from bridge.client import ClientError, ConfirmationRequired, HubConnection
+from bridge.mcp.outline import meaningful
 from bridge.mcp.refusals import ToolRefusal
 from bridge.mcp.schemas import (
     ActArgs,
@@ -36,11 +40,13 @@ from bridge.mcp.schemas import (
     to_structured,
 )
 from bridge.mcp.session import PendingAct
+from bridge.mcp.targets import HandleTarget, PointTarget, QueryTarget, condition_of, target_of
 from bridge.mcp.tools import ToolContext, ToolOutcome, ToolSpec
-from bridge.wire.action import ActionRequest, ActionResult
+from bridge.wire.action import ActionRequest, ActionResult, Verify
 from bridge.wire.client_protocol import Confirm
-from bridge.wire.enums import ActionVerb, VerificationResult
+from bridge.wire.enums import ActionVerb, VerificationPolicy, VerificationResult
 from bridge.wire.noderef import NodeRef
+from bridge.wire.query import SemanticQuery
 
 _FORWARD = {
     "up": True,
@@ -69,66 +75,58 @@ def wire_verb(args: ActArgs) -> ActionVerb:
     return ActionVerb(args.action.value)
 
 
-async def _target(
-    ctx: ToolContext, hub: HubConnection, device: str, args: ActArgs, verb: ActionVerb
-) -> tuple[NodeRef | None, int | None, str | None]:
-    """The ref to act on (None for a query target), the generation to check it against, and
-    its handle."""
-    given = [t for t in (args.handle, args.ref, args.query, args.point) if t is not None]
-    if len(given) != 1:
+async def _handle_ref(
+    ctx: ToolContext, hub: HubConnection, device: str, handle: str
+) -> tuple[NodeRef, int | None]:
+    """The hub's ref for a handle's node now (one ``find`` by the node's role) and the
+    generation the agent saw it at: the hub refuses STALE_NODE_REF when the screen moved on
+    since, and a node that left the screen is refused here, never re-pointed."""
+    entry = ctx.session.handles.lookup(handle)
+    if entry is None or entry.device != device:
         raise ToolRefusal(
-            "INVALID_ARGUMENTS",
-            f"give exactly one target (handle, ref, query or point), not {len(given)}",
-            ("call screen and pass a handle, e.g. handle: 'e3'",),
+            "UNKNOWN_HANDLE",
+            f"{handle} is not a handle of {device} in this session",
+            ("call screen and use a handle it shows, or give the element's text",),
         )
-    handles = ctx.session.handles
-    if args.handle is not None:
-        entry = handles.lookup(args.handle)
-        if entry is None or entry.device != device:
-            raise ToolRefusal(
-                "UNKNOWN_HANDLE",
-                f"{args.handle} is not a handle of {device} in this session",
-                ("call screen (or find) again and use a handle it shows",),
-            )
-        if entry.ref is None:
-            raise ToolRefusal(
-                "UNKNOWN_HANDLE",
-                f"the hub gave no reference for {args.handle} yet",
-                ("call screen again: it refreshes every handle",),
-            )
-        return entry.ref, entry.generation, args.handle
-    if args.ref is not None:
-        return args.ref, None, handles.known(device, args.ref.node_id)
-    if args.query is not None:
-        return None, None, None  # sent as the act's query: the hub resolves it in turn
-    assert args.point is not None
-    return await _at_point(ctx, device, args, verb)
+    if entry.role is None and entry.ref is not None:
+        return entry.ref, entry.generation
+    query = SemanticQuery(role=entry.role) if entry.role is not None else None
+    if query is not None:
+        found = await hub.device(device).find(query)
+        for match in found.matches:
+            if match.node.node_id == entry.node_id:
+                return match.ref, entry.generation
+    raise ToolRefusal(
+        "STALE_NODE_REF",
+        f"{handle} is no longer on the screen",
+        ("call screen to see the screen now, or give the element's text",),
+    )
 
 
 async def _at_point(
-    ctx: ToolContext, device: str, args: ActArgs, verb: ActionVerb
+    ctx: ToolContext, hub: HubConnection, device: str, x: int, y: int, verb: ActionVerb
 ) -> tuple[NodeRef, int | None, str | None]:
-    assert args.point is not None
-    x, y = args.point.x, args.point.y
-    view = await ctx.session.screen(device)
-    by_id = {n.node_id: n for n in view.snapshot.snapshot.nodes}
+    """The innermost outlined element whose bounds hold the point (prefer one that takes
+    the action)."""
+    snap = await hub.device(device).snapshot()
     best = None
-    for node_id in view.outline.shown:
-        node = by_id[node_id]
-        if node.bounds is None:
+    for node in snap.snapshot.nodes:
+        if node.bounds is None or not meaningful(node):
             continue
         left, top, right, bottom = node.bounds
         if left <= x < right and top <= y < bottom and (verb in node.actions or best is None):
-            best = node  # later lines are deeper or later siblings: innermost wins
-    handle = ctx.session.handles.known(device, best.node_id) if best is not None else None
-    entry = ctx.session.handles.lookup(handle) if handle is not None else None
-    if entry is None or entry.ref is None:
+            best = node  # later nodes are deeper or later siblings: innermost wins
+    if best is None:
         raise ToolRefusal(
             "NODE_NOT_FOUND",
-            f"no node of the outline covers ({x}, {y})",
-            ("call screen and act on a handle", "check the coordinates against its bounds"),
+            f"no element covers ({x}, {y})",
+            ("call screen and act on a handle", "use touch to tap at raw coordinates"),
         )
-    return entry.ref, view.snapshot.generation, entry.handle
+    handle = ctx.session.handles.handle_for(
+        device, best.node_id, generation=snap.generation, role=best.role
+    )
+    ref, generation = await _handle_ref(ctx, hub, device, handle)
+    return ref, generation, handle
 
 
 def _describe(result: ActionResult, verb: ActionVerb, handle: str | None) -> str:
@@ -136,16 +134,37 @@ def _describe(result: ActionResult, verb: ActionVerb, handle: str | None) -> str
     if result.target is not None:
         role = result.target.role.value.lower() if result.target.role else "node"
         target = f' {role} "{result.target.label or ""}"'
-    parts = [f"{verb.value}{target}{f' ({handle})' if handle else ''}"]
-    method = f" via {result.dispatch.method.value}" if result.dispatch.method else ""
-    parts.append(f"{result.dispatch.status.value}{method}")
+    return summary(f"{verb.value}{target}{f' ({handle})' if handle else ''}", result)
+
+
+def summary(what: str, result: ActionResult) -> str:
+    """One line: what was done, how it went, whether the screen changed, the verdict."""
+    status = result.dispatch.status.value
+    method = result.dispatch.method
+    if status == "DISPATCHED":
+        status = "done"
+        if method is not None and method.value != "ACCESSIBILITY_ACTION":
+            status += f" via {method.value}"
+    parts = [what, status]
     obs = result.observation
-    parts.append(
-        f"screen {'changed' if obs.screen_changed else 'unchanged'} ({obs.stability.value})"
-    )
+    parts.append("screen changed" if obs.screen_changed else "screen unchanged")
+    if obs.stability.value != "STABLE":
+        parts[-1] += f" ({obs.stability.value.lower()})"
     if result.verification is not None:
-        parts.append(f"verification {result.verification.result.value}")
+        parts.append(f"expect {result.verification.result.value}")
+        ev = result.verification.evidence
+        if ev and result.verification.result is not VerificationResult.CONDITION_MET:
+            parts.append(f"{ev[0].what}: observed {ev[0].observed!r}")
     return " · ".join(parts)
+
+
+async def with_effect(
+    ctx: ToolContext, device: str, line: str, result: ActionResult, max_tokens: int | None
+) -> ToolOutcome:
+    """An action's answer: its one-line summary and the screen after it, as a view diffed
+    against the last one this session saw (the whole view when the screen changed)."""
+    view_id, view, _ = await ctx.session.look(device, max_tokens=max_tokens, diff=True)
+    return ToolOutcome(f"{line}\nview {view_id} · {view.text}")
 
 
 async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
@@ -157,14 +176,30 @@ async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
             "SET_TEXT needs exactly one of text and valueRef",
             ("for a secret pass valueRef: 'secret://<name>'",),
         )
+    target = target_of(args.target)
     hub = await ctx.session.hub()
-    ref, generation, handle = await _target(ctx, hub, device, args, verb)
+    ref: NodeRef | None = None
+    generation: int | None = None
+    handle: str | None = None
+    query: SemanticQuery | None = None
+    match target:
+        case HandleTarget(handle=handle):
+            ref, generation = await _handle_ref(ctx, hub, device, handle)
+        case PointTarget(x=x, y=y):
+            ref, generation, handle = await _at_point(ctx, hub, device, x, y, verb)
+        case QueryTarget(query=query):
+            pass  # sent as the act's query: the hub resolves it when the action's turn comes
+    verify = None
+    if args.expect is not None:
+        verify = Verify(
+            policy=VerificationPolicy.EXPLICIT_CONDITION, expected=condition_of(args.expect)
+        )
     request = ActionRequest(
         action=verb,
         target=ref,
         value=args.text,
         value_ref=args.value_ref,
-        verify=args.verify,
+        verify=verify,
         idempotency_key=args.idempotency_key,
         allow_gesture_fallback=args.allow_gesture_fallback,
         generation=generation,
@@ -173,17 +208,10 @@ async def act(ctx: ToolContext, args: ActArgs) -> ToolOutcome:
     if args.confirm is not None:
         confirm = Confirm(objection=args.confirm.objection, answer=args.confirm.answer)
     try:
-        result = await hub.device(device).act(request, confirm, query=args.query)
+        result = await ctx.timed(hub.device(device).act(request, confirm, query=query))
     except ConfirmationRequired as exc:
         return await objected(ctx, "act", args, device, exc)
-    text = _describe(result, verb, handle)
-    verification = result.verification
-    if verification is not None and verification.result is not VerificationResult.CONDITION_MET:
-        text += "\n" + "\n".join(
-            f"  {e.what}: observed {e.observed!r}" for e in verification.evidence[:6]
-        )
-    out = ActOutput(device=device, action=verb.value, result=result, target_handle=handle)
-    return ToolOutcome(text, out)
+    return await with_effect(ctx, device, _describe(result, verb, handle), result, args.max_tokens)
 
 
 # ---- objections ----------------------------------------------------------------------------
@@ -211,9 +239,11 @@ def _can_elicit(ctx: ToolContext) -> bool:
 
 
 async def _ask_user(ctx: ToolContext, objection: str, pending: PendingAct) -> ToolOutcome:
-    action = pending.arguments.get("action", "?")
+    action = pending.arguments.get("action", "CLICK" if pending.tool == "act" else "?")
+    target = pending.arguments.get("target")
+    what = f"{action} {target!r}" if isinstance(target, str) else str(action)
     message = (
-        f"An agent asks to {pending.tool} {action} on {pending.device}. "
+        f"An agent asks to {pending.tool} {what} on {pending.device}. "
         f"The hub objects: {pending.reason}. "
         "Allow this once?"
     )
@@ -272,12 +302,10 @@ async def confirm(ctx: ToolContext, args: ConfirmArgs) -> ToolOutcome:
 ACTING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "act",
-        "Act on a node",
-        "Act on one node: CLICK, LONG_CLICK, SET_TEXT (text, or valueRef 'secret://name' for "
-        "secrets), CLEAR_TEXT, FOCUS, SCROLL/SWIPE with direction, SELECT, EXPAND, COLLAPSE, "
-        "DISMISS, COPY, PASTE. Target: handle (from screen/find), ref, query (must match "
-        "one node) or point {x, y}. Optional verify {policy, expected condition}. Returns "
-        "what was dispatched, observed and verified.",
+        "Act on an element",
+        "Act on one element and get the new screen back (no screen call needed). target: "
+        "a handle (e7), plain text, a query or {x, y}; several matches are refused with "
+        "their handles. SET_TEXT takes text or valueRef; SCROLL/SWIPE take direction.",
         ActArgs,
         ActOutput,
         act,
@@ -287,9 +315,8 @@ ACTING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "confirm",
         "Answer an objection",
-        "Answer an objection a call (act, touch, swipe, press, type, app) was refused with, by "
-        "its id: the call is repeated with the answer. Where the client supports it the user "
-        "is asked directly.",
+        "Answer the objection a call was refused with (by id): the call is repeated with the "
+        "answer. Ask the user first; where the client can, the user is asked directly.",
         ConfirmArgs,
         ActOutput,
         confirm,

@@ -6,12 +6,11 @@ every size capped, the hub's own wire types embedded unchanged."""
 from __future__ import annotations
 
 import enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from bridge.mcp.schemas import ConfirmAnswer, DeviceArg, McpStruct
-from bridge.wire.action import Verify
 from bridge.wire.agent_link import InstalledApp
 from bridge.wire.device_control import (
     APP_ID_PATTERN,
@@ -57,7 +56,7 @@ class TouchArgs(McpStruct, frozen=True):
     device: DeviceArg | None = None
     duration_ms: Millis | None = None
     """long_press only: how long to hold (default 800)."""
-    verify: Verify | None = None
+    expect: dict[str, Any] | None = None
     confirm: ConfirmAnswer | None = None
 
 
@@ -74,7 +73,7 @@ class SwipeArgs(McpStruct, frozen=True):
     ) = None
     duration_ms: Millis | None = None
     device: DeviceArg | None = None
-    verify: Verify | None = None
+    expect: dict[str, Any] | None = None
     confirm: ConfirmAnswer | None = None
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from bridge.client import ConfirmationRequired, ProtocolFailure
 from bridge.client.device import Device
-from bridge.mcp.acting import REPEATABLE, objected
+from bridge.mcp.acting import REPEATABLE, objected, summary, with_effect
 from bridge.mcp.device_schemas import (
     AppArgs,
     AppsOutput,
@@ -31,10 +31,18 @@ from bridge.mcp.device_schemas import (
 )
 from bridge.mcp.refusals import ToolRefusal
 from bridge.mcp.schemas import ActOutput, ConfirmAnswer
+from bridge.mcp.targets import condition_of
 from bridge.mcp.tools import ToolContext, ToolOutcome, ToolSpec
-from bridge.wire.action import ActionResult
+from bridge.wire.action import ActionResult, Verify
 from bridge.wire.client_protocol import Confirm
-from bridge.wire.enums import AppAction, GestureKind, GlobalAction, KeyName, ProtocolErrorCode
+from bridge.wire.enums import (
+    AppAction,
+    GestureKind,
+    GlobalAction,
+    KeyName,
+    ProtocolErrorCode,
+    VerificationPolicy,
+)
 
 SWIPE_SHARE = 0.3
 """A swipe by direction covers this share of the screen when no distance is given."""
@@ -46,20 +54,11 @@ _APP_ACTIONS = {
 }
 
 
-def describe(what: str, result: ActionResult) -> str:
-    """``what · DISPATCHED via METHOD · screen changed (STABLE) · verification ...``"""
-    method = f" via {result.dispatch.method.value}" if result.dispatch.method else ""
-    parts = [what, f"{result.dispatch.status.value}{method}"]
-    obs = result.observation
-    parts.append(
-        f"screen {'changed' if obs.screen_changed else 'unchanged'} ({obs.stability.value})"
-    )
-    if result.verification is not None:
-        parts.append(f"verification {result.verification.result.value}")
-        if result.verification.evidence:
-            first = result.verification.evidence[0]
-            parts.append(f"{first.what}: {first.observed!r}")
-    return " · ".join(parts)
+def expectation(expect: dict[str, Any] | None) -> Verify | None:
+    """An ``expect`` condition as the hub's explicit-condition verification."""
+    if expect is None:
+        return None
+    return Verify(policy=VerificationPolicy.EXPLICIT_CONDITION, expected=condition_of(expect))
 
 
 def _confirm(answer: ConfirmAnswer | None) -> Confirm | None:
@@ -79,7 +78,7 @@ async def _guarded(
     device = await ctx.device_of(args.device)
     dev = (await ctx.session.hub()).device(device)
     try:
-        result = await call(dev, _confirm(args.confirm))
+        result = await ctx.timed(call(dev, _confirm(args.confirm)))
     except ConfirmationRequired as exc:
         return await objected(ctx, tool, args, device, exc)
     except ProtocolFailure as exc:
@@ -91,7 +90,7 @@ async def _guarded(
             else (f"see {tool}'s inputSchema",)
         )
         raise ToolRefusal("INVALID_ARGUMENTS", exc.message, hints) from exc
-    return ToolOutcome(describe(what, result), ActOutput(device=device, action=what, result=result))
+    return await with_effect(ctx, device, summary(what, result), result, None)
 
 
 # ---- touches, swipes, keys, typing -----------------------------------------------------------
@@ -109,7 +108,7 @@ async def touch(ctx: ToolContext, args: TouchArgs) -> ToolOutcome:
             GestureKind(args.kind),
             [(args.x, args.y)],
             duration_ms=args.duration_ms,
-            verify=args.verify,
+            verify=expectation(args.expect),
             confirm=c,
         ),
         what,
@@ -152,7 +151,11 @@ async def swipe(ctx: ToolContext, args: SwipeArgs) -> ToolOutcome:
         "swipe",
         args,
         lambda dev, c: dev.gesture(
-            GestureKind.SWIPE, path, duration_ms=args.duration_ms, verify=args.verify, confirm=c
+            GestureKind.SWIPE,
+            path,
+            duration_ms=args.duration_ms,
+            verify=expectation(args.expect),
+            confirm=c,
         ),
         what,
     )
@@ -163,10 +166,8 @@ async def press(ctx: ToolContext, args: PressArgs) -> ToolOutcome:
     if name in GlobalAction.__members__:
         device = await ctx.device_of(args.device)
         dev = (await ctx.session.hub()).device(device)
-        result = await dev.global_action(GlobalAction(name))
-        return ToolOutcome(
-            describe(name, result), ActOutput(device=device, action=name, result=result)
-        )
+        result = await ctx.timed(dev.global_action(GlobalAction(name)))
+        return await with_effect(ctx, device, summary(name, result), result, None)
     key = KeyName(name)
     return await _guarded(
         ctx, "press", args, lambda dev, c: dev.press_key(key, confirm=c), f"key {name}"
@@ -200,7 +201,7 @@ async def orientation(ctx: ToolContext, args: OrientationArgs) -> ToolOutcome:
     dev = (await ctx.session.hub()).device(device)
     result = await dev.set_orientation(args.orientation)
     what = f"orientation {args.orientation.value}"
-    return ToolOutcome(describe(what, result), ActOutput(device=device, action=what, result=result))
+    return await with_effect(ctx, device, summary(what, result), result, None)
 
 
 async def display(ctx: ToolContext, args: DeviceOnlyArgs) -> ToolOutcome:
@@ -290,9 +291,8 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "press",
         "Press a button or key",
-        "Press BACK, HOME, RECENTS or NOTIFICATION_SHADE, or a key: ENTER, DEL, TAB, SPACE, "
-        "ESCAPE, VOLUME_UP/DOWN/MUTE, DPAD_UP/DOWN/LEFT/RIGHT/CENTER, PAGE_UP/DOWN, ... A "
-        "device that cannot press a key refuses it (ACTION_UNSUPPORTED).",
+        "Press BACK, HOME, RECENTS, NOTIFICATION_SHADE or a key (ENTER, DEL, TAB, ...); "
+        "answers with the new screen.",
         PressArgs,
         ActOutput,
         press,
@@ -300,23 +300,20 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "app",
-        "Manage apps: open, close, terminate, install, uninstall; open a URL",
-        "open (appId), close (leaves its UI with Back/Home; never guarantees the process "
-        "died), bring_to_front (appId), open_url (url or deep link), terminate (appId: stops "
-        "its process), install (package: a file name in the hub's install directory), "
-        "uninstall (appId). terminate, install and uninstall need the user's confirmation.",
+        "Manage apps",
+        "open/bring_to_front/terminate/uninstall (appId), close, open_url (url), install "
+        "(package). terminate, install and uninstall need the user's confirmation.",
         AppArgs,
         ActOutput,
         app,
         read_only=False,
         destructive=True,
+        docs={"action": "open, close, bring_to_front, open_url, terminate, install, uninstall"},
     ),
     ToolSpec(
         "touch",
-        "Tap, double-tap or long-press at coordinates",
-        "A tap, double_tap or long_press (durationMs) at screen coordinates in device pixels "
-        "(see display). Prefer act on a handle when the element is in the outline: a touch "
-        "has no semantic target. Optional verify {policy: EXPLICIT_CONDITION, expected}.",
+        "Tap at coordinates",
+        "Tap, double-tap or long-press at device pixels; prefer act, which names its target.",
         TouchArgs,
         ActOutput,
         touch,
@@ -326,19 +323,17 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "swipe",
         "Swipe on the screen",
-        "Swipe by direction (up, down, left, right: the finger's way; from x, y or the "
-        "centre; distance in pixels or 30% of the screen) or along points (2 to 64).",
+        "Swipe by direction (the finger's way, from x, y or the centre) or along points.",
         SwipeArgs,
         ActOutput,
         swipe,
         read_only=False,
+        docs={"x": "start x in pixels (default: centre)", "y": "start y (default: centre)"},
     ),
     ToolSpec(
         "type",
         "Type into the focused input",
-        "Type text into the input that has the focus (no target), or a secret with valueRef "
-        "'secret://name'; submit: true presses ENTER afterwards. To type into a given field "
-        "use act SET_TEXT on its handle.",
+        "Type into the input that has the focus; to fill a given field use act SET_TEXT.",
         TypeArgs,
         ActOutput,
         type_text,
@@ -346,8 +341,8 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "orientation",
-        "Set the screen orientation",
-        "Turn the screen to portrait or landscape; the result verifies the new orientation.",
+        "Set the orientation",
+        "Turn the screen to portrait or landscape (verified).",
         OrientationArgs,
         ActOutput,
         orientation,
@@ -355,9 +350,8 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "display",
-        "Screen size and orientation",
-        "The screen's width and height in device pixels (the coordinates touch and swipe "
-        "take) and its orientation, as captured now.",
+        "Screen size",
+        "The screen's width and height in device pixels and its orientation.",
         DeviceOnlyArgs,
         DisplayOutput,
         display,
@@ -365,7 +359,7 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "apps",
         "List installed apps",
-        "Every installed app (appId, name when known, system or not) and the app in front.",
+        "Installed apps (appId, name, system) and the app in front.",
         DeviceOnlyArgs,
         AppsOutput,
         apps,

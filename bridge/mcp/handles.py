@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from bridge.wire.enums import Role
 from bridge.wire.noderef import NodeRef
 
 MAX_HANDLES = 4096
@@ -30,6 +31,7 @@ class HandleEntry:
     node_id: str
     ref: NodeRef | None
     generation: int | None
+    role: Role | None = None
 
 
 class HandleTable:
@@ -46,19 +48,32 @@ class HandleTable:
         return len(self._by_node)
 
     def handle_for(
-        self, device: str, node_id: str, ref: NodeRef | None = None, generation: int | None = None
+        self,
+        device: str,
+        node_id: str,
+        ref: NodeRef | None = None,
+        generation: int | None = None,
+        role: Role | None = None,
     ) -> str:
-        """The node's handle (issued on first sight); ``ref``/``generation`` refresh it."""
+        """The node's handle (issued on first sight); ``ref``, ``generation`` (the one the
+        agent saw it at) and ``role`` refresh it when given."""
         key = (device, node_id)
         entry = self._by_node.get(key)
         if entry is None:
             handle = f"e{self._next}"
             self._next += 1
-            entry = HandleEntry(handle, device, node_id, ref, generation)
+            entry = HandleEntry(handle, device, node_id, ref, generation, role)
             self._by_handle[handle] = key
             self._evict()
-        elif ref is not None:
-            entry = HandleEntry(entry.handle, device, node_id, ref, generation)
+        elif ref is not None or generation is not None or role is not None:
+            entry = HandleEntry(
+                entry.handle,
+                device,
+                node_id,
+                ref if ref is not None else entry.ref,
+                generation if generation is not None else entry.generation,
+                role if role is not None else entry.role,
+            )
         self._by_node[key] = entry
         self._by_node.move_to_end(key)
         return entry.handle

@@ -1,16 +1,18 @@
-"""How hub answers become MCP answers: refusals are tool errors, protocol errors stay errors.
+"""How hub answers become MCP answers: every refusal the model can act on is a tool result.
 
 ::
 
     hub ``error`` (reference envelope: NODE_NOT_FOUND, AMBIGUOUS_MATCH, STALE_NODE_REF,
       POLICY_BLOCKED, USER_CONFIRMATION_REQUIRED, DEVICE_OFFLINE, ...)
         -> ToolRefusal: a CallToolResult with isError, whose text names the code, the
-           message and every recovery hint (AMBIGUOUS_MATCH: one line per candidate, with a
-           handle the agent can act on; objections: the id to answer with ``confirm``)
-    arguments that do not fit the tool's input schema, a missing device choice, an unknown
-    handle, the hub unreachable or not answering in time
-        -> ToolRefusal too (the model can correct itself or retry)
-    hub ``protocol_error`` (INVALID_PARAMS, FORBIDDEN, UNKNOWN_DEVICE, RATE_LIMITED, ...)
+           message and what to do next (``next:``), always naming MCP tools (``NEXT_STEPS``
+           by code, never the hub's own verbs); AMBIGUOUS_MATCH lists one line per
+           candidate with a handle to act on; an objection names its id for ``confirm``
+    hub ``protocol_error`` (FORBIDDEN for an observer acting, UNKNOWN_DEVICE,
+      INVALID_PARAMS, RATE_LIMITED, ...), arguments that do not fit, a missing device
+      choice, an unknown handle, the hub unreachable or not answering in time
+        -> ToolRefusal too (the model can correct itself, wait, or only read)
+    the hub's CANCELLED (the MCP request was cancelled)
         -> McpError: a JSON-RPC error, ``data.hubCode`` naming the hub's code
 
 Invariant: nothing here copies an argument value into a message (a typed text or a secret
@@ -72,7 +74,7 @@ class ToolRefusal(Exception):
     def text(self) -> str:
         lines = [f"{self.code}: {self.message}", *self.details]
         if self.recovery:
-            lines.append("try: " + "; ".join(self.recovery))
+            lines.append("next: " + "; ".join(self.recovery))
         return "\n".join(lines)
 
 
@@ -87,6 +89,43 @@ def protocol_error(failure: ProtocolFailure) -> McpError:
     )
 
 
+NEXT_STEPS: dict[str, tuple[str, ...]] = {
+    "NODE_NOT_FOUND": (
+        "call screen with goal: '<the words you want>' to see what is there",
+        "act SCROLL on the list if it may be off screen",
+        "wait {kind: present, query} if the screen is still loading",
+    ),
+    "AMBIGUOUS_MATCH": (
+        "act on one candidate by its handle",
+        "or narrow the target: {text, within: '<text near it>'} or {role, text}",
+    ),
+    "STALE_NODE_REF": ("call screen, then act on a handle it shows or on the element's text",),
+    "WEAK_REFERENCE_UNRESOLVABLE": (
+        "act on the element's text or a query",
+        "call screenshot and touch at x, y if it has no semantics",
+    ),
+    "POLICY_BLOCKED": (
+        "call activity to see who holds the device and why",
+        "call lease with action acquire later (an idle lease can be taken over)",
+    ),
+    "DEVICE_OFFLINE": ("call devices to see whether it is back, then retry",),
+    "VISION_REQUIRED": (
+        "call screenshot, locate the spot, then touch at x, y",
+        "or act again with allowGestureFallback: true",
+    ),
+    "ACTION_UNSUPPORTED": ("use another tool: touch, press or type",),
+    "SECURE_WINDOW": ("call screen (the outline still works) instead of screenshot",),
+    "FORBIDDEN": (
+        "this session can only read: use screen, find, wait and activity",
+        "ask for a controller token to act",
+    ),
+    "UNKNOWN_DEVICE": ("call devices and pass one of its ids as device",),
+    "RATE_LIMITED": ("wait a second, then retry",),
+    "INVALID_PARAMS": ("check the arguments against the tool's inputSchema",),
+}
+DEFAULT_NEXT = ("call screen to see the screen now, then retry",)
+
+
 def from_client_error(
     exc: ClientError, handles: HandleTable, device: str | None
 ) -> ToolRefusal | McpError:
@@ -94,6 +133,9 @@ def from_client_error(
     match exc:
         case HubError():
             return hub_refusal(exc, handles, device)
+        case ProtocolFailure() if exc.code is not ProtocolErrorCode.CANCELLED:
+            code = exc.code.value
+            return ToolRefusal(code, exc.message, NEXT_STEPS.get(code, DEFAULT_NEXT))
         case ProtocolFailure():
             return protocol_error(exc)
         case RequestTimeout():
@@ -122,21 +164,24 @@ def hub_refusal(exc: HubError, handles: HandleTable, device: str | None) -> Tool
         names = {m.node.node_id: m.node for m in exc.matches}
         refs = exc.candidates
         for ref in refs[:MAX_CANDIDATES_SHOWN]:
-            handle = handles.handle_for(device, ref.node_id, ref, None)
             node = names.get(ref.node_id)
+            handle = handles.handle_for(
+                device, ref.node_id, ref, None, node.role if node is not None else None
+            )
             label = f' {node.role.value.lower()} "{node_name(node) or ""}"' if node else ""
-            details.append(f"  candidate {handle}{label} ({ref.node_id})")
+            details.append(f"  candidate {handle}{label}")
         if len(refs) > MAX_CANDIDATES_SHOWN:
             details.append(f"  … {len(refs) - MAX_CANDIDATES_SHOWN} more candidates")
+    code = envelope.error.value
+    recovery = NEXT_STEPS.get(code, DEFAULT_NEXT)
     if exc.objection is not None:
         answerable = "answerable" if exc.objection.answerable else "not answerable"
         details.append(f"objection {exc.objection.id} ({answerable}): {exc.objection.reason}")
-    recovery = tuple(envelope.recovery)
-    if exc.objection is not None and exc.objection.answerable:
-        recovery = (
-            f"ask the user, then call confirm with objection '{exc.objection.id}'",
-            *(r for r in recovery if "confirm" not in r),
-        )
-    if isinstance(exc, AmbiguousError):
-        recovery = ("act on one candidate by its handle", *recovery)
-    return ToolRefusal(envelope.error.value, envelope.message, recovery, tuple(details))
+        if exc.objection.answerable:
+            recovery = (
+                f"ask the user, then call confirm with objection '{exc.objection.id}'",
+                "or choose a different, non-destructive action",
+            )
+        else:
+            recovery = ("do not retry as is: choose another action",)
+    return ToolRefusal(code, envelope.message, recovery, tuple(details))

@@ -1,11 +1,11 @@
-"""The typed arguments and structured results of every MCP tool, and their JSON Schemas.
+"""The typed arguments and structured results of every MCP tool.
 
-One source of truth: each tool's ``inputSchema`` and ``outputSchema`` are generated from the
-msgspec Structs below (``tool_schema``), arguments are decoded with the same Structs
-(``decode_args``: strict, unknown fields refused, every size capped), and structured results
-are encoded from them (``to_structured``). Wire types (SemanticQuery, NodeRef, Condition,
-Verify, ActionResult, ScreenSnapshot, ...) are embedded unchanged, so what a model sends and
-reads is exactly the hub protocol's vocabulary (protocol/README.md).
+Arguments are decoded with the Structs below (``decode_args``: strict, unknown fields
+refused, every size capped); what the model sees of them is ``bridge.mcp.lean``'s shrunk
+schema. Targets, queries and conditions arrive as plain JSON (``TargetArg``, ``dict``) and
+are turned into the hub's wire types by ``bridge.mcp.targets`` (strictly, with the wire
+types' own validation). Tools carry no output schema: a result is a short text for the
+model, and a few small structured facts (``to_structured``) for programs.
 
 Invariants: a result never carries a typed value or a secret (the hub's ActionResult and
 action events never do, and arguments are never echoed back); every list is bounded.
@@ -18,17 +18,11 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
-from bridge.wire.action import ActionResult, Verify
+from bridge.mcp.view import MAX_TOKENS, MIN_TOKENS
 from bridge.wire.client_protocol import DeviceSummary, LeaseInfo, WaitResult
-from bridge.wire.conditions import Condition
-from bridge.wire.noderef import NodeRef
-from bridge.wire.query import SemanticQuery
-from bridge.wire.snapshot import ScreenSnapshot
 
 T = TypeVar("T")
 
-MAX_OUTLINE_LINES = 400
-DEFAULT_OUTLINE_LINES = 200
 MAX_WAIT_MS = 600_000
 MAX_MATCHES_SHOWN = 50
 
@@ -38,13 +32,6 @@ DeviceArg = Annotated[
         min_length=1,
         max_length=128,
         description="device id from the devices tool; may be omitted when the hub has one device",
-    ),
-]
-HandleArg = Annotated[
-    str,
-    msgspec.Meta(
-        pattern=r"^e[0-9]{1,6}$",
-        description="a short handle from the screen or find tool's output, like e7",
     ),
 ]
 
@@ -62,6 +49,13 @@ class McpStruct(
 
 # ---- arguments -----------------------------------------------------------------------------
 
+TargetArg = str | dict[str, Any]
+"""A handle (``e7``), plain text, a query object or a point ``{x, y}``
+(``bridge.mcp.targets``)."""
+TextArg = Annotated[str, msgspec.Meta(max_length=16_384)]
+SecretArg = Annotated[str, msgspec.Meta(pattern=r"^secret://", max_length=256)]
+Tokens = Annotated[int, msgspec.Meta(ge=MIN_TOKENS, le=MAX_TOKENS)]
+
 
 class NoArgs(McpStruct, frozen=True):
     pass
@@ -69,12 +63,13 @@ class NoArgs(McpStruct, frozen=True):
 
 class ScreenArgs(McpStruct, frozen=True):
     device: DeviceArg | None = None
-    max_lines: Annotated[int, msgspec.Meta(ge=1, le=MAX_OUTLINE_LINES)] = DEFAULT_OUTLINE_LINES
-    """Outline lines at most; the structured content always has every compact node."""
+    goal: Annotated[str, msgspec.Meta(max_length=500)] | None = None
+    max_tokens: Tokens | None = None
+    since: Annotated[str, msgspec.Meta(pattern=r"^v[0-9]{1,9}$")] | None = None
 
 
 class FindArgs(McpStruct, frozen=True):
-    query: SemanticQuery
+    query: TargetArg
     device: DeviceArg | None = None
 
 
@@ -113,25 +108,23 @@ class ConfirmAnswer(McpStruct, frozen=True):
 
 
 class ActArgs(McpStruct, frozen=True):
-    """Exactly one target: ``handle``, ``ref``, ``query`` or ``point``."""
+    """``target``: a handle, plain text, a query object or a point (``bridge.mcp.targets``)."""
 
-    action: ActVerb
-    device: DeviceArg | None = None
-    handle: HandleArg | None = None
-    ref: NodeRef | None = None
-    query: SemanticQuery | None = None
-    point: Point | None = None
-    text: Annotated[str, msgspec.Meta(max_length=16_384)] | None = None
-    value_ref: Annotated[str, msgspec.Meta(pattern=r"^secret://", max_length=256)] | None = None
+    target: TargetArg
+    action: ActVerb = ActVerb.CLICK
+    text: TextArg | None = None
+    value_ref: SecretArg | None = None
     direction: Direction | None = None
-    verify: Verify | None = None
+    expect: dict[str, Any] | None = None
     confirm: ConfirmAnswer | None = None
     idempotency_key: Annotated[str, msgspec.Meta(min_length=1, max_length=256)] | None = None
     allow_gesture_fallback: bool = False
+    max_tokens: Tokens | None = None
+    device: DeviceArg | None = None
 
 
 class WaitArgs(McpStruct, frozen=True):
-    condition: Condition
+    condition: dict[str, Any]
     device: DeviceArg | None = None
     timeout_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_WAIT_MS)] | None = None
 
@@ -161,58 +154,22 @@ class DevicesOutput(McpStruct, frozen=True):
     devices: tuple[DeviceSummary, ...]
 
 
-class ScreenSize(McpStruct, frozen=True):
-    width: int
-    height: int
-
-
-class ScreenOutput(McpStruct, frozen=True):
-    device: str
-    generation: int
-    outline: str
-    handles: dict[str, str]
-    """handle -> node id, for every node the outline shows with a handle."""
-    snapshot: ScreenSnapshot
-    screens: tuple[str, ...] = ()
-    size: ScreenSize | None = None
-    lines_omitted: int = 0
-
-
 class Match(McpStruct, frozen=True):
     handle: str
-    node_id: str
     role: str
     name: str | None
     reason: str
-    confidence: float
-    ref: NodeRef
+    bounds: tuple[int, int, int, int] | None = None
 
 
 class FindOutput(McpStruct, frozen=True):
     device: str
     count: int
-    generation: int
-    snapshot_id: str
     matches: tuple[Match, ...]
 
 
-class Refusal(McpStruct, frozen=True):
-    """A hub refusal, as the structured side of an ``isError`` tool result."""
-
-    error: str
-    message: str
-    recovery: tuple[str, ...] = ()
-    candidates: tuple[str, ...] = ()
-    """Handles of the competing nodes (AMBIGUOUS_MATCH)."""
-    objection: str | None = None
-    answerable: bool | None = None
-
-
 class ActOutput(McpStruct, frozen=True):
-    device: str
-    action: str
-    result: ActionResult
-    target_handle: str | None = None
+    """Action tools answer in text only (the summary line and the new screen)."""
 
 
 class WaitOutput(McpStruct, frozen=True):
@@ -266,23 +223,6 @@ class ActivityOutput(McpStruct, frozen=True):
 
 
 _ENCODER = msgspec.json.Encoder()
-
-
-def tool_schema(kind: type[Any]) -> dict[str, Any]:
-    """A self-contained JSON Schema (``type: object`` at the top, ``$defs`` beside it)."""
-    schema = msgspec.json.schema(kind)
-    defs: dict[str, Any] = schema.get("$defs", {})
-    ref = schema.get("$ref", "")
-    name = ref.rsplit("/", 1)[-1]
-    top = dict(defs[name]) if name in defs else dict(schema)
-    others = {k: v for k, v in defs.items() if k != name or _self_referencing(v, name)}
-    if others:
-        top["$defs"] = others
-    return top
-
-
-def _self_referencing(value: Any, name: str) -> bool:
-    return f'"#/$defs/{name}"' in _ENCODER.encode(value).decode()
 
 
 def decode_args(kind: type[T], arguments: dict[str, Any] | None) -> T:

@@ -36,9 +36,11 @@ from bridge.client import ClientError, HubError, ProtocolFailure
 from bridge.client.screenshot import fetch_capture
 from bridge.mcp.acting import ACTING_TOOLS
 from bridge.mcp.device_tools import DEVICE_TOOLS
+from bridge.mcp.lean import lean_schema
+from bridge.mcp.prompts import PROMPTS, get_prompt
 from bridge.mcp.refusals import ToolRefusal, from_client_error, protocol_error
-from bridge.mcp.schemas import decode_args, to_structured, tool_schema
-from bridge.mcp.session import DeviceChoice, HubTarget, McpSession
+from bridge.mcp.schemas import decode_args, to_structured
+from bridge.mcp.session import DeviceChoice, HubTarget, McpSession, UnknownView
 from bridge.mcp.tools import CAPTURE_URI, READING_TOOLS, SCREEN_URI, ToolContext, ToolSpec
 from bridge.wire.client_protocol import ScreenshotResult
 
@@ -48,12 +50,10 @@ TOOLS: dict[str, ToolSpec] = {
 SCREEN_RE = re.compile(r"^mobridge://devices/([^/?#]{1,128})/screen$")
 CAPTURE_RE = re.compile(r"^mobridge://captures/([A-Za-z0-9_-]{1,64})$")
 INSTRUCTIONS = (
-    "Drives phones shared through a mobridge hub. Read the screen with `screen` (an outline "
-    "with handles like e7), act with `act` on a handle, wait with `wait`. When an element is "
-    "not in the outline, `touch` / `swipe` act at coordinates (device pixels, see `display`); "
-    "`press` presses buttons and keys, `type` types into the focused field, `app` manages "
-    "apps. The hub refuses instead of guessing: read the recovery hints of an error and "
-    "follow them."
+    "Drives phones shared through a mobridge hub, with people and other agents. Look once "
+    "with `screen`, then `act` on a handle (e7) or plain text: every action answers with the "
+    "new screen (changed lines only when the screen stayed). `wait` for a condition instead "
+    "of polling. The hub refuses instead of guessing: follow the `next:` line of an error."
 )
 
 
@@ -72,18 +72,17 @@ class HubMcpServer(Server[McpSession, Any]):
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
+    """The tool as ``tools/list`` shows it: the lean input schema, no output schema (the
+    answer is text for the model; see ``bridge.mcp.lean``), hints only where they differ
+    from the defaults a client assumes."""
+    annotations = types.ToolAnnotations(readOnlyHint=True) if spec.read_only else None
+    if spec.destructive:
+        annotations = types.ToolAnnotations(destructiveHint=True)
     return types.Tool(
         name=spec.name,
-        title=spec.title,
         description=spec.description,
-        inputSchema=tool_schema(spec.args),
-        outputSchema=tool_schema(spec.output),
-        annotations=types.ToolAnnotations(
-            title=spec.title,
-            readOnlyHint=spec.read_only,
-            destructiveHint=spec.destructive,
-            openWorldHint=False,
-        ),
+        inputSchema=lean_schema(spec.args, spec.docs),
+        annotations=annotations,
     )
 
 
@@ -129,29 +128,14 @@ def build_server(target: HubTarget) -> HubMcpServer:
         tool_ctx = ToolContext(
             session, ctx.session, ctx.request_id, meta.progressToken if meta else None
         )
-        try:
-            args = decode_args(spec.args, req.params.arguments)
-            outcome = await spec.run(tool_ctx, args)
-        except msgspec.ValidationError as exc:
-            return _error(
-                ToolRefusal("INVALID_ARGUMENTS", str(exc), (f"see {spec.name}'s inputSchema",))
-            )
-        except ToolRefusal as refusal:
-            return _error(refusal)
-        except DeviceChoice as exc:
-            return _error(ToolRefusal("DEVICE_REQUIRED", str(exc), ("pass device: '<id>'",)))
-        except ClientError as exc:
-            mapped = from_client_error(exc, session.handles, tool_ctx.device)
-            if isinstance(mapped, McpError):
-                raise mapped from exc
-            return _error(mapped)
-        content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.text)]
-        content.extend(outcome.extra)
-        return types.ServerResult(
-            types.CallToolResult(
-                content=content, structuredContent=to_structured(outcome.structured), isError=False
-            )
-        )
+        result = await _run_tool(spec, tool_ctx, req.params.arguments)
+        if tool_ctx.hub_ms:
+            result.meta = {"mobridge/hubMs": round(tool_ctx.hub_ms, 2)}
+        notes = session.clear_notes()
+        if notes and result.content and isinstance(result.content[0], types.TextContent):
+            first = result.content[0]
+            first.text = "\n".join((*(f"note: {n}" for n in notes), first.text))
+        return types.ServerResult(result)
 
     async def list_resources(_req: types.ListResourcesRequest) -> types.ServerResult:
         _, session = context()
@@ -226,7 +210,22 @@ def build_server(target: HubTarget) -> HubMcpServer:
         session.unwatch(str(req.params.uri))
         return types.ServerResult(types.EmptyResult())
 
+    async def list_prompts(_: types.ListPromptsRequest) -> types.ServerResult:
+        return types.ServerResult(types.ListPromptsResult(prompts=list(PROMPTS)))
+
+    async def prompt(req: types.GetPromptRequest) -> types.ServerResult:
+        found = get_prompt(req.params.name, req.params.arguments or {})
+        if found is None:
+            raise McpError(
+                types.ErrorData(
+                    code=types.INVALID_PARAMS, message=f"unknown prompt {req.params.name!r}"
+                )
+            )
+        return types.ServerResult(found)
+
     handlers: dict[type[Any], Callable[[Any], Any]] = {
+        types.ListPromptsRequest: list_prompts,
+        types.GetPromptRequest: prompt,
         types.ListToolsRequest: list_tools,
         types.CallToolRequest: call_tool,
         types.ListResourcesRequest: list_resources,
@@ -239,15 +238,44 @@ def build_server(target: HubTarget) -> HubMcpServer:
     return server
 
 
+async def _run_tool(
+    spec: ToolSpec, ctx: ToolContext, arguments: dict[str, Any] | None
+) -> types.CallToolResult:
+    """One tool call: its result, or its refusal as an ``isError`` result (the hub's
+    CANCELLED stays a JSON-RPC error)."""
+    try:
+        args = decode_args(spec.args, arguments)
+        outcome = await spec.run(ctx, args)
+    except msgspec.ValidationError as exc:
+        return _error(
+            ToolRefusal("INVALID_ARGUMENTS", str(exc), (f"see {spec.name}'s inputSchema",))
+        )
+    except ToolRefusal as refusal:
+        return _error(refusal)
+    except DeviceChoice as exc:
+        return _error(ToolRefusal("DEVICE_REQUIRED", str(exc), ("pass device: '<id>'",)))
+    except UnknownView as exc:
+        return _error(
+            ToolRefusal("UNKNOWN_VIEW", f"no view {exc} is kept for this device", ("call screen",))
+        )
+    except ClientError as exc:
+        mapped = from_client_error(exc, ctx.session.handles, ctx.device)
+        if isinstance(mapped, McpError):
+            raise mapped from exc
+        return _error(mapped)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=outcome.text)]
+    content.extend(outcome.extra)
+    structured = None if outcome.structured is None else to_structured(outcome.structured)
+    return types.CallToolResult(content=content, structuredContent=structured, isError=False)
+
+
 def initialization_options(server: HubMcpServer) -> InitializationOptions:
     return server.create_initialization_options(NotificationOptions(), {})
 
 
-def _error(refusal: ToolRefusal) -> types.ServerResult:
-    return types.ServerResult(
-        types.CallToolResult(
-            content=[types.TextContent(type="text", text=refusal.text)], isError=True
-        )
+def _error(refusal: ToolRefusal) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=refusal.text)], isError=True
     )
 
 
@@ -292,9 +320,10 @@ async def _read(
             )
         ]
     device = _screen_device(uri)
-    view = await session.screen(device)
-    snapshot = msgspec.json.encode(view.snapshot.snapshot).decode()
+    snap = await (await session.hub()).device(device).snapshot()
+    _, view, _ = await session.look(device)
+    snapshot = msgspec.json.encode(snap.snapshot).decode()
     return [
         types.TextResourceContents(uri=AnyUrl(uri), mimeType="application/json", text=snapshot),
-        types.TextResourceContents(uri=AnyUrl(uri), mimeType="text/plain", text=view.outline.text),
+        types.TextResourceContents(uri=AnyUrl(uri), mimeType="text/plain", text=view.text),
     ]

@@ -30,8 +30,8 @@ from bridge.client.channels import Channel, SubscriptionEvent
 from bridge.client.errors import ClientError
 from bridge.mcp.coalesce import ScreenChange, announce_changes
 from bridge.mcp.handles import HandleTable
-from bridge.mcp.outline import Outline, build_outline
 from bridge.mcp.schemas import ActivityEntry
+from bridge.mcp.view import DEFAULT_TOKENS, View, compile_view
 from bridge.wire.client_protocol import (
     ActionEvent,
     DeviceEvent,
@@ -40,14 +40,18 @@ from bridge.wire.client_protocol import (
     LeaseEvent,
     ScreenshotResult,
     SnapshotEvent,
-    SnapshotResult,
 )
-from bridge.wire.enums import Role
-from bridge.wire.query import SemanticQuery
+from bridge.wire.node import SemanticNode
 
 MAX_OBJECTIONS = 64
 MAX_CAPTURES = 32
 MAX_WATCHES = 16
+MAX_VIEWS = 32
+MAX_NOTES = 8
+DEFAULT_DEVICE_TTL_S = 2.0
+"""How long the answer "the hub has one device, this one" is reused for calls that name no
+device (a device list request per call otherwise; a second device appearing is noticed
+within this time)."""
 WATCH_BUFFER = 64
 """Screen events buffered per resource watch (see ``bridge.mcp.coalesce``)."""
 
@@ -59,6 +63,8 @@ class HubTarget:
     url: str
     token: str | None = None
     request_timeout: float = 10.0
+    kind: str = "agent"
+    """The client kind every session declares in ``hello`` (the hub's lease priority)."""
 
 
 @dataclass
@@ -74,16 +80,6 @@ class PendingAct:
 
 
 @dataclass
-class ScreenView:
-    """The screen as last shown to the agent: snapshot, generation, outline, handles."""
-
-    device: str
-    snapshot: SnapshotResult
-    outline: Outline
-    handles: dict[str, str]
-
-
-@dataclass
 class McpSession:
     target: HubTarget
     client_name: str = "mcp-client"
@@ -92,6 +88,14 @@ class McpSession:
     objections: OrderedDict[str, PendingAct] = field(default_factory=OrderedDict)
     captures: OrderedDict[str, ScreenshotResult] = field(default_factory=OrderedDict)
     watches: dict[str, anyio.CancelScope] = field(default_factory=dict)
+    views: OrderedDict[str, View] = field(default_factory=OrderedDict)
+    """Views shown to the model, by id (``since``), the newest ``MAX_VIEWS``."""
+    last_view: dict[str, View] = field(default_factory=dict)
+    max_tokens: int = DEFAULT_TOKENS
+    """The screen budget of answers; a call's ``maxTokens`` sets it for the session."""
+    notes: list[str] = field(default_factory=list)
+    _view_seq: int = 0
+    _default: tuple[str, float] | None = None
     _followed: set[str] = field(default_factory=set)
     _listeners: dict[str, dict[str, MemoryObjectSendStream[ScreenChange]]] = field(
         default_factory=dict
@@ -140,13 +144,14 @@ class McpSession:
                 self.target.url,
                 token=self.token if self.token is not None else self.target.token,
                 name=self.client_name[:128] or "mcp-client",
-                kind="agent",
+                kind=self.target.kind,
                 request_timeout=self.target.request_timeout,
             ) as hub:
                 self._followed = set()
                 async with anyio.create_task_group() as inner:
                     for device_id in list(self._listeners):  # resubscribe watches after a loss
                         inner.start_soon(self._refollow, hub, device_id)
+                    await inner.start(self._hear_preemptions, hub)
                     task_status.started(hub)
                     started = True
                     await release.wait()
@@ -154,6 +159,31 @@ class McpSession:
         except ClientError:
             if not started:
                 raise
+
+    async def _hear_preemptions(
+        self, hub: HubConnection, *, task_status: anyio.abc.TaskStatus[None]
+    ) -> None:
+        """A lease this session held, taken by a session that outranks it (a person), is
+        told to the model in its next tool result (``notes``): the hub sends that lease
+        event to the displaced session whether or not it watches the device."""
+        async with hub.events() as events:
+            task_status.started()
+            async for event in events:
+                mine = hub.session.session if hub.session is not None else None
+                if (
+                    isinstance(event, LeaseEvent)
+                    and event.change == "preempted"
+                    and mine in event.displaced
+                ):
+                    self.note(
+                        f"{event.client} took your lease on {event.device} "
+                        f"({event.reason or 'higher priority'}); stop acting on it and tell "
+                        "the user, or call activity to see what they do"
+                    )
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        del self.notes[:-MAX_NOTES]
 
     async def _refollow(self, hub: HubConnection, device_id: str) -> None:
         try:
@@ -202,10 +232,14 @@ class McpSession:
         """The named device, or the only (else the only online) device when none is named."""
         if requested is not None:
             return requested
+        now = anyio.current_time()
+        if self._default is not None and now - self._default[1] < DEFAULT_DEVICE_TTL_S:
+            return self._default[0]
         devices = await (await self.hub()).devices()
         online = [d for d in devices if d.online]
         for pool in (devices, online):
             if len(pool) == 1:
+                self._default = (pool[0].id, now)
                 return pool[0].id
         names = ", ".join(d.id for d in devices) or "none"
         raise DeviceChoice(f"name the device: the hub has {len(devices)} ({names})")
@@ -213,36 +247,55 @@ class McpSession:
     async def devices(self) -> tuple[DeviceSummary, ...]:
         return await (await self.hub()).devices()
 
-    async def screen(self, device_id: str, max_lines: int = 200) -> ScreenView:
-        """The compact snapshot, its outline, and a handle (with a hub ref) for each line.
+    async def look(
+        self,
+        device_id: str,
+        *,
+        goal: str | None = None,
+        max_tokens: int | None = None,
+        since: str | None = None,
+        diff: bool = False,
+    ) -> tuple[str, View, int]:
+        """The screen now, compiled for the model (``bridge.mcp.view``): returns the view's
+        id, the view and the snapshot's generation. ``since`` names an earlier view of this
+        session to diff against; ``diff`` diffs against the last view of the device shown
+        to this session (what an action's answer does). An unknown ``since`` is refused."""
+        previous: View | None = None
+        if since is not None:
+            previous = self.views.get(since)
+            if previous is None or previous.device != device_id:
+                raise UnknownView(since)
+        elif diff:
+            previous = self.last_view.get(device_id)
+        snap = await (await self.hub()).device(device_id).snapshot()
+        generation = snap.generation
 
-        Refs come from the hub's own ``find`` (one query per role shown, sent together), so
-        every handle maps to a NodeRef the hub built; a node the finds did not return (the
-        screen moved on in between) keeps its handle without a fresh ref."""
-        hub = await self.hub()
-        dev = hub.device(device_id)
-        snap = await dev.snapshot()
-        roles = sorted({n.role for n in snap.snapshot.nodes if n.role is not Role.SCREEN}, key=str)
-        found: dict[Role, FindResult] = {}
+        def handle_of(node: SemanticNode) -> str:
+            return self.handles.handle_for(
+                device_id, node.node_id, generation=generation, role=node.role
+            )
 
-        async def find_role(role: Role) -> None:
-            try:
-                found[role] = await dev.find(SemanticQuery(role=role))
-            except ClientError:
-                pass
-
-        async with anyio.create_task_group() as tg:
-            for role in roles:
-                tg.start_soon(find_role, role)
-        # Handles are issued in document order (the outline's), then given the hub's refs.
-        outline = build_outline(
+        if max_tokens is not None:
+            self.max_tokens = max_tokens
+        view = compile_view(
             snap.snapshot,
-            lambda node: self.handles.handle_for(device_id, node.node_id),
-            max_lines,
+            handle_of,
+            goal=goal,
+            max_tokens=self.max_tokens,
+            since=previous,
         )
-        self.remember_finds(device_id, found.values(), snap.generation, set(outline.shown))
-        handles = {self.handles.handle_for(device_id, nid): nid for nid in outline.shown}
-        return ScreenView(device_id, snap, outline, handles)
+        self._view_seq += 1
+        view_id = f"v{self._view_seq}"
+        self.views[view_id] = view
+        while len(self.views) > MAX_VIEWS:
+            self.views.popitem(last=False)
+        self.last_view[device_id] = view
+        return view_id, view, generation
+
+    def clear_notes(self) -> tuple[str, ...]:
+        """Notes for the model gathered since the last tool result (a lease taken over)."""
+        notes, self.notes = tuple(self.notes), []
+        return notes
 
     def remember_finds(
         self,
@@ -345,6 +398,10 @@ def activity_entry(
                 mine=event.session == mine,
             )
     return ActivityEntry(kind="device", outcome="online" if event.online else "offline")
+
+
+class UnknownView(Exception):
+    """``since`` names no view this session still keeps."""
 
 
 class DeviceChoice(Exception):

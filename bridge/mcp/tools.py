@@ -10,9 +10,10 @@ live in ``bridge.mcp.acting``.
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from mcp import types
@@ -31,17 +32,19 @@ from bridge.mcp.schemas import (
     Match,
     NoArgs,
     ScreenArgs,
-    ScreenOutput,
     ScreenshotArgs,
     ScreenshotOutput,
-    ScreenSize,
     WaitArgs,
     WaitOutput,
 )
 from bridge.mcp.session import McpSession, activity_entry
+from bridge.mcp.targets import condition_of, query_of
 from bridge.wire.conditions import ScreenShown
 from bridge.wire.enums import VerificationResult
 
+MAX_MATCHES_SHOWN = 50
+
+T = TypeVar("T")
 PROGRESS_INTERVAL_S = 0.5
 CAPTURE_URI = "mobridge://captures/{capture}"
 SCREEN_URI = "mobridge://devices/{device}/screen"
@@ -55,6 +58,17 @@ class ToolContext:
     progress_token: str | int | None = None
     device: str | None = None
     """The device this call turned out to be about (refusals name its candidates' handles)."""
+    hub_ms: float = 0.0
+    """Time spent waiting on the hub's answer to the action (reported in the result's
+    ``_meta`` as ``mobridge/hubMs``, so the MCP layer's own cost can be measured)."""
+
+    async def timed(self, call: Awaitable[T]) -> T:
+        """Await a hub call, adding its duration to ``hub_ms``."""
+        started = time.perf_counter()
+        try:
+            return await call
+        finally:
+            self.hub_ms += (time.perf_counter() - started) * 1000
 
     async def device_of(self, requested: str | None) -> str:
         self.device = await self.session.device_id(requested)
@@ -64,7 +78,8 @@ class ToolContext:
 @dataclass(frozen=True)
 class ToolOutcome:
     text: str
-    structured: Any
+    structured: Any = None
+    """Small structured facts for programs (None: text only)."""
     extra: Sequence[types.ContentBlock] = field(default_factory=tuple)
 
 
@@ -81,6 +96,8 @@ class ToolSpec:
     run: Runner
     read_only: bool = True
     destructive: bool = False
+    docs: dict[str, str] = field(default_factory=dict)
+    """Per-parameter descriptions that say more than ``bridge.mcp.lean.PARAM_DOCS``."""
 
 
 # ---- devices ------------------------------------------------------------------------------
@@ -104,51 +121,37 @@ async def devices(ctx: ToolContext, _: NoArgs) -> ToolOutcome:
 
 async def screen(ctx: ToolContext, args: ScreenArgs) -> ToolOutcome:
     device = await ctx.device_of(args.device)
-    view = await ctx.session.screen(device, args.max_lines)
-    size = view.outline.size
-    out = ScreenOutput(
-        device=device,
-        generation=view.snapshot.generation,
-        outline=view.outline.text,
-        handles=view.handles,
-        snapshot=view.snapshot.snapshot,
-        screens=view.outline.screens,
-        size=None if size is None else ScreenSize(width=size[0], height=size[1]),
-        lines_omitted=view.outline.omitted,
+    view_id, view, _ = await ctx.session.look(
+        device, goal=args.goal, max_tokens=args.max_tokens, since=args.since
     )
-    return ToolOutcome(view.outline.text, out)
+    return ToolOutcome(f"view {view_id} · {view.text}")
 
 
 async def find(ctx: ToolContext, args: FindArgs) -> ToolOutcome:
     device = await ctx.device_of(args.device)
     hub = await ctx.session.hub()
-    result = await hub.device(device).find(args.query)
-    ctx.session.remember_finds(device, (result,))
+    result = await hub.device(device).find(query_of(args.query))
     matches = []
     lines = [f"{result.count} match(es) on {device}"]
-    for m in result.matches:
-        handle = ctx.session.handles.handle_for(device, m.node.node_id)
+    for m in result.matches[:MAX_MATCHES_SHOWN]:
+        handle = ctx.session.handles.handle_for(
+            device, m.node.node_id, generation=result.generation, role=m.node.role
+        )
         matches.append(
             Match(
                 handle=handle,
-                node_id=m.node.node_id,
                 role=m.node.role.value,
                 name=node_name(m.node),
                 reason=m.reason,
-                confidence=m.confidence,
-                ref=m.ref,
+                bounds=m.node.bounds,
             )
         )
         lines.append(f"{render_line(m.node, handle)} · {m.reason}")
+    if result.count > MAX_MATCHES_SHOWN:
+        lines.append(f"… {result.count - MAX_MATCHES_SHOWN} more (narrow the query)")
     if result.count > 1:
         lines.append("several nodes match: act on one by its handle, or narrow the query")
-    out = FindOutput(
-        device=device,
-        count=result.count,
-        generation=result.generation,
-        snapshot_id=result.snapshot_id,
-        matches=tuple(matches),
-    )
+    out = FindOutput(device=device, count=result.count, matches=tuple(matches))
     return ToolOutcome("\n".join(lines), out)
 
 
@@ -160,14 +163,15 @@ async def wait(ctx: ToolContext, args: WaitArgs) -> ToolOutcome:
     Cancelling the MCP request cancels the hub's wait (bridge.client sends ``cancel``)."""
     device = await ctx.device_of(args.device)
     hub = await ctx.session.hub()
+    condition = condition_of(args.condition)
     budget = args.timeout_ms
     if budget is None:
-        budget = 10_000 if isinstance(args.condition, ScreenShown) else 5_000
+        budget = 10_000 if isinstance(condition, ScreenShown) else 5_000
     result = None
     async with anyio.create_task_group() as tg:
         if ctx.progress_token is not None:
             tg.start_soon(_progress, ctx, ctx.progress_token, budget)
-        result = await hub.device(device).wait(args.condition, args.timeout_ms)
+        result = await hub.device(device).wait(condition, args.timeout_ms)
         tg.cancel_scope.cancel()
     assert result is not None
     met = result.result is VerificationResult.CONDITION_MET
@@ -271,8 +275,7 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "devices",
         "List devices",
-        "List the hub's devices: id, platform, model, online or offline, who holds the lease. "
-        "Pass an id as `device` to the other tools (optional when there is one device).",
+        "The hub's devices: id, platform, model, online, lease holder.",
         NoArgs,
         DevicesOutput,
         devices,
@@ -280,19 +283,17 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "screen",
         "Read the screen",
-        "The current screen as a compact outline, one line per meaningful node: handle, role, "
-        'name in quotes, ="value", hint, #resource-id and state flags. Act on a node by its '
-        "handle (e7). The structured content has the full compact snapshot JSON.",
+        'The screen as an outline: one line per element (handle, role, "name", =value, '
+        "hint, #id, flags). Act on a handle (e7) or on plain text. Actions already answer "
+        "with the new screen: call this only to look again or to focus on a goal.",
         ScreenArgs,
-        ScreenOutput,
+        NoArgs,
         screen,
     ),
     ToolSpec(
         "find",
-        "Find nodes",
-        "Run a semantic query (role, text/label with match mode, resourceId, state, within, "
-        "nth) on the current screen. Returns every match with a handle, a NodeRef and why it "
-        "matched; several matches are listed, never narrowed by guessing.",
+        "Find elements",
+        "Every element matching a query, with a handle and why it matched.",
         FindArgs,
         FindOutput,
         find,
@@ -300,9 +301,7 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wait",
         "Wait for a condition",
-        "Wait until a condition holds: present/absent (query), value, state, screen (name), "
-        "app (appId), stable (forMs), allOf/anyOf/not. Reports progress while waiting; a "
-        "timeout is a result (met: false) with evidence, not an error.",
+        "Wait at the hub until a condition holds (a timeout is a result, met: false).",
         WaitArgs,
         WaitOutput,
         wait,
@@ -310,17 +309,15 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "screenshot",
         "Take a screenshot",
-        "Capture the screen as a PNG: returned as an image and as a resource link "
-        "(mobridge://captures/<id>) that can be read again later.",
+        "The screen as a PNG image and a resource link.",
         ScreenshotArgs,
         ScreenshotOutput,
         screenshot,
     ),
     ToolSpec(
         "activity",
-        "Recent activity on a device",
-        "What every client of the hub (other agents included) did on the device lately, "
-        "oldest first: actions with their outcome or refusal, lease changes.",
+        "Recent activity",
+        "What every client (other agents, people) did on the device lately, oldest first.",
         ActivityArgs,
         ActivityOutput,
         activity,
@@ -328,8 +325,8 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "lease",
         "Acquire or release the device lease",
-        "acquire an exclusive (or shared) lease so other agents cannot act on the device "
-        "meanwhile, or release it. An idle lease can be taken over after a few minutes.",
+        "Hold the device so others cannot act meanwhile, or let it go. A person outranks a "
+        "script, a script an agent: a higher one may take your lease.",
         LeaseArgs,
         LeaseOutput,
         lease,

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence
+from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
 from bridge.wire.device_control import (
@@ -33,6 +33,7 @@ from bridge.wire.enums import (
     AppAction,
     ErrorCode,
     GlobalAction,
+    MutationClass,
     Platform,
     ProtocolErrorCode,
     VerificationResult,
@@ -101,6 +102,9 @@ class Unsubscribe(_Request, tag="unsubscribe", frozen=True):
 class SnapshotGet(_Request, tag="snapshot.get", frozen=True):
     device: DeviceId
     compact: bool = True
+    fresh: bool = False
+    """True: the hub asks the agent for a new capture and answers with the snapshot made of it
+    (or of a newer one); false (default): the newest snapshot the hub holds, at once."""
 
 
 class Find(_Request, tag="find", frozen=True):
@@ -177,6 +181,16 @@ class History(_Request, tag="history", frozen=True):
     limit: Annotated[int, msgspec.Meta(ge=1, le=MAX_HISTORY)] = 50
 
 
+class Veto(_Request, tag="veto", frozen=True):
+    """Stop an announced action (``intent`` event) before it is dispatched. Only a session
+    whose declared kind outranks the acting one's (a person over a script or an agent) may
+    veto, and only while the intent waits out the hub's veto window; the action is then
+    refused POLICY_BLOCKED naming who vetoed it."""
+
+    device: DeviceId
+    intent: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
 ClientToHub = (
     Hello
     | DevicesList
@@ -204,6 +218,7 @@ ClientToHub = (
     | AppUninstall
     | AppsList
     | DisplayGet
+    | Veto
 )
 
 
@@ -248,6 +263,10 @@ class DeviceSummary(WireStruct, frozen=True):
     """Why the device is degraded or offline; absent when healthy."""
     owner: str | None = None
     """In a farm: the name of the hub the device is attached to (absent outside a farm)."""
+    agent_version: str | None = None
+    """The version the agent announced in its hello (absent when it has not linked yet)."""
+    os_version: str | None = None
+    """The device's OS version as its agent announced it."""
 
 
 class DevicesListResult(WireStruct, frozen=True):
@@ -318,6 +337,12 @@ class PongResult(WireStruct, frozen=True):
     pass
 
 
+class VetoResult(WireStruct, frozen=True):
+    intent: str
+    vetoed: bool
+    """False when the intent was no longer waiting (already dispatched, or unknown)."""
+
+
 RESULT_TYPES: dict[str, type[Any]] = {
     # Results are untagged: a client knows which body to expect from its request's type.
     "hello": HelloResult,
@@ -345,6 +370,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "app.uninstall": ActionResult,
     "apps.list": AppsListResult,
     "display.get": DisplayResult,
+    "veto": VetoResult,
 }
 
 
@@ -471,14 +497,19 @@ class DeviceEvent(_HubMessage, tag="device", frozen=True):
 
 
 class LeaseEvent(_HubMessage, tag="lease", frozen=True):
-    """``change``: acquired, joined, renewed, released, taken_over (``session``/``client`` are
-    who caused it; a lease released by a disconnect reads ``released``)."""
+    """``change``: acquired, joined, renewed, released, taken_over (idle), preempted (taken at
+    once by a session whose declared kind outranks the holders'); ``session``/``client`` are
+    who caused it; a lease released by a disconnect reads ``released``."""
 
     device: DeviceId
     change: str
     session: str
     client: str
     lease: LeaseInfo | None = None
+    displaced: tuple[str, ...] = ()
+    """``preempted``: the sessions whose lease was taken (each is sent this event too)."""
+    reason: str | None = None
+    """Why the lease changed hands (``preempted``: who outranks whom)."""
 
 
 class ActionEvent(_HubMessage, tag="action", frozen=True):
@@ -499,6 +530,31 @@ class ActionEvent(_HubMessage, tag="action", frozen=True):
     duration_ms: NonNegInt = 0
     query: SemanticQuery | None = None
     message: str | None = None
+    intent: str | None = None
+    """The ``intent`` event that announced this action before it was dispatched."""
+
+    value_ref: SecretRef | None = None
+    """The ``secret://NAME`` reference an ``act`` typed (the name only; never its value), so
+    a recorder writes the name that was used."""
+
+
+class IntentEvent(_HubMessage, tag="intent", frozen=True):
+    """An action about to be dispatched, announced to every session watching the device
+    before it happens (then its ``action`` event says how it went, with the same
+    ``intent``). ``message`` reads like "agent-2 will CLICK button 'Pay'". ``vetoMs`` > 0:
+    the hub waits that long before dispatching, and a person may ``veto`` it meanwhile."""
+
+    device: DeviceId
+    intent: str
+    session: str
+    client: str
+    verb: str
+    action: str
+    message: str
+    kind: str | None = None
+    target: ActionTarget | None = None
+    mutation_class: MutationClass | None = None
+    veto_ms: NonNegInt = 0
 
 
 HubToClient = (
@@ -511,6 +567,7 @@ HubToClient = (
     | DeviceEvent
     | LeaseEvent
     | ActionEvent
+    | IntentEvent
 )
 
 

@@ -140,11 +140,12 @@ async def test_real_ios_dumps_normalize_alike_through_the_swift_agent(
         h = hub[i]
         assert (a.role, a.label, a.value) == (h.role, h.label, h.value), (i, a, h)
         assert a.bounds == h.bounds, i
-    frontier = [n for n in agent_tree.nodes if "truncated" in n.traits]
+    assert not [n for n in agent_tree.nodes if "truncated" in n.traits], "no per-node marker"
     if len(kept) < len(imported.nodes):
-        assert frontier and all(depth[k] <= AGENT_DEPTH_CAP for k in kept)
+        assert agent_tree.truncated is not None
+        assert f"depth limit {AGENT_DEPTH_CAP} reached" in agent_tree.truncated
     else:
-        assert not frontier
+        assert agent_tree.truncated is None
 
 
 def test_the_dumps_cover_what_the_comparison_needs() -> None:
@@ -213,8 +214,10 @@ async def test_a_tree_deeper_than_the_cap_arrives_cut_at_a_marked_frontier(tmp_p
     with swift_agent(token, 0, "--replay", str(replay)) as (_proc, url):
         tree = await capture_from(url, token)
     assert len(tree.nodes) == AGENT_DEPTH_CAP + 1
-    assert tree.nodes[-1].traits == ("truncated",)
-    assert all(not n.traits for n in tree.nodes[:-1])
+    assert tree.truncated == (
+        f"depth limit {AGENT_DEPTH_CAP} reached: 1 child elements (and their subtrees) not read"
+    )
+    assert all(not n.traits for n in tree.nodes)
     assert tree.screen is not None and (tree.screen.width, tree.screen.height) == (1170, 2532)
     out = normalized(tree)
     if SHARED_DIR.is_dir():

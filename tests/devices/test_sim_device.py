@@ -454,3 +454,12 @@ def test_apps_install_uninstall_and_terminate() -> None:
     device.app(AppAction.APP_BRING_TO_FRONT, DEMO_PACKAGE, None, 1.0)
     assert device.top is not None and device.top.screen == "menu"
     assert device.terminate("com.example.absent", 1.0).code == "NOT_FOUND"
+
+
+def test_terminate_loses_the_demo_apps_settings_and_relaunch_keeps_them() -> None:
+    device = DemoDevice(Platform.ANDROID, now=0.0, start="settings", animations=False)
+    device.toggles["bluetooth"] = True  # as a tap on the switch leaves it
+    device.app(AppAction.APP_OPEN, DEMO_PACKAGE, None, 1.0)
+    assert device.toggles["bluetooth"] is True  # a relaunch keeps what the process holds
+    assert device.terminate(DEMO_PACKAGE, 2.0).ok
+    assert device.toggles == {"wifi": True, "bluetooth": False, "dark": False}

@@ -46,6 +46,7 @@ def test_the_examples_compile_to_wire_types() -> None:
         "04_ambiguous_within.yaml",
         "05_dialog.yaml",
         "06_calls_login.yaml",
+        "07_control_flow.yaml",
     ]
     login = flows[0]
     typed = [s.action for s in login.steps if isinstance(s.action, NodeAction)]

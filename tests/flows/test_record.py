@@ -6,6 +6,7 @@ events with the semantic target each action was resolved from, and the recorded 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -125,3 +126,81 @@ def test_targets_are_written_in_the_flow_short_form() -> None:
         "# refused, not recorded: HOME: POLICY_BLOCKED (the device is leased by someone else)"
     )
     assert recorder.steps == [("comment", line.removeprefix("# "))]
+
+
+def _controlling_tty() -> None:
+    """In the child (after setsid): make its stdin, the pty, the controlling terminal, so a
+    Ctrl-C typed into the pty is a SIGINT to it, as in a shell."""
+    import fcntl
+    import termios
+
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def _read_until(fd: int, words: bytes, seen: bytearray, timeout: float = 30) -> None:
+    import select
+
+    deadline = time.monotonic() + timeout
+    while words not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"no {words!r} in {bytes(seen)!r}")
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen.extend(chunk)
+
+
+def test_ctrl_c_in_a_terminal_ends_the_recording_with_exit_0_and_keeps_secret_names(
+    tmp_path: Path,
+) -> None:
+    import pty
+
+    secrets = tmp_path / "secrets.json"
+    secrets.write_text(json.dumps({"pw": "typed-by-the-hub"}))
+    flow = tmp_path / "ctrl_c.yaml"
+    with served_hub(tmp_path, "--secrets-file", str(secrets)) as hub:
+        main, side = pty.openpty()
+        recorder = subprocess.Popen(
+            mobridge_command("record", "sim-android", "-o", str(flow)),
+            stdin=side,
+            stdout=side,
+            stderr=side,
+            cwd=ROOT,
+            env=hub.env(),
+            start_new_session=True,
+            preexec_fn=_controlling_tty,
+        )
+        os.close(side)
+        seen = bytearray()
+        try:
+            _read_until(main, b"Ctrl-C to stop", seen)
+            for args in (
+                ("tap", "sim-android", "--text", "Login"),
+                ("type", "sim-android", "--text", "Password", "--value-ref", "secret://pw"),
+            ):
+                done = hub.run(*args)
+                assert done.returncode == 0, done.stderr
+            _read_until(main, b"secret://pw", seen)
+            os.write(main, b"\x03")  # Ctrl-C, typed: the terminal sends SIGINT
+            _read_until(main, b"steps)", seen)
+            assert recorder.wait(timeout=30) == 0, bytes(seen)
+        finally:
+            if recorder.poll() is None:
+                recorder.kill()
+                recorder.wait()
+            os.close(main)
+    said = bytes(seen).decode(errors="replace")
+    assert f"wrote {flow} (2 steps)" in said
+    assert "Traceback" not in said and "UnboundLocalError" not in said
+    _, body = yaml.safe_load_all(flow.read_text())
+    assert body[1:3] == [
+        {"tap": "Login"},
+        {"inputText": {"into": "Password", "secret": "secret://pw"}},
+    ]
+    assert "# Needs secret://pw on the hub" in flow.read_text()

@@ -40,9 +40,10 @@ def test_the_checked_in_schemas_match_the_types() -> None:
 def test_editors_get_the_same_answer_as_the_loader() -> None:
     validator = jsonschema.Draft202012Validator(json.loads(FLOW_SCHEMA.read_text()))
     files = sorted((ROOT / "examples" / "flows").rglob("*.yaml"))
-    assert len(files) == 7
+    assert len(files) == 8
     for path in files:
-        header, steps = yaml.safe_load_all(path.read_text())
+        # JSON keys are strings: ``true:`` (a when test) is the key "true", as editors read it
+        header, steps = (_string_keys(d) for d in yaml.safe_load_all(path.read_text()))
         assert not list(validator.iter_errors(header)), path
         assert not list(validator.iter_errors(steps)), path
     assert list(validator.iter_errors([{"tap": {"txt": "Login"}}]))
@@ -50,6 +51,24 @@ def test_editors_get_the_same_answer_as_the_loader() -> None:
     assert list(validator.iter_errors([{"tapp": "Login"}]))
     assert list(validator.iter_errors({"appId": "x", "retries": 3}))
     assert not list(validator.iter_errors(["launchApp", {"swipe": "up"}]))
+    assert not list(validator.iter_errors([{"tap": "OK", "optional": True, "when": {"true": "x"}}]))
+    assert list(validator.iter_errors([{"tap": "OK", "optinal": True}]))
+    assert list(validator.iter_errors([{"repeat": {"times": 1001, "commands": []}}]))
+    assert list(validator.iter_errors([{"retry": {"commands": [{"tapp": "x"}]}}]))
+    assert not list(
+        validator.iter_errors([{"expectRefusal": {"code": "AMBIGUOUS_MATCH", "commands": []}}])
+    )
+    assert list(validator.iter_errors({"appId": "x", "onFlowStart": [{"tapp": "x"}]}))
+
+
+def _string_keys(data: object) -> object:
+    if isinstance(data, dict):
+        return {
+            (str(k).lower() if isinstance(k, bool) else k): _string_keys(v) for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [_string_keys(v) for v in data]
+    return data
 
 
 def hostile_report() -> SuiteReport:

@@ -19,13 +19,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bridge.flows.report import SuiteReport, decode_report
+from bridge.flows.report import StepReport, SuiteReport, decode_lockstep, decode_report
+from bridge.flows.report import TestReport as FlowReport
 from tests.cli.hubproc import ROOT, clean_env, mobridge_command
 from tests.skips import CHROMIUM, need_chromium
 
 EXAMPLES = ROOT / "examples" / "flows"
 OUTPUT = Path(os.environ.get("MOBRIDGE_TEST_OUTPUT", ROOT / "test-output")) / "flows"
-SUMMARY = re.compile(r"^6 tests on (\d) devices? in ([0-9.]+) s: 5 passed, 1 failed, 0 errors$")
+SUMMARY = re.compile(r"^7 tests on (\d) devices? in ([0-9.]+) s: 6 passed, 1 failed, 0 errors$")
 
 
 @dataclass
@@ -80,6 +81,34 @@ def two_devices(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
     return run_examples(tmp_path_factory.mktemp("two"), 2)
 
 
+def outline(test: FlowReport) -> list[str]:
+    """A test's report in the form of ``examples/flows/expected/*.txt``."""
+
+    def lines(part: str, steps: list[StepReport], depth: int) -> list[str]:
+        out: list[str] = []
+        for s in steps:
+            line = f"{part} {'  ' * depth}{s.index} {s.kind} {s.status}"
+            if s.refusal is not None:
+                line += f" ({s.refusal.code})"
+            if s.message and (s.status == "skipped" or s.kind in ("repeat", "retry")):
+                line += f" - {s.message}"
+            out.append(line)
+            out.extend(lines(part, s.steps, depth + 1))
+        return out
+
+    return [
+        f"status {test.status}",
+        *lines("setup", test.setup, 0),
+        *lines("steps", test.steps, 0),
+        *lines("teardown", test.teardown, 0),
+    ]
+
+
+def expected_outline(name: str) -> list[str]:
+    text = (EXAMPLES / "expected" / f"{name}.txt").read_text()
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
 def check_run(run: SuiteRun, devices: int) -> SuiteReport:
     out = run.result.stdout
     assert run.result.returncode == 1, (out, run.result.stderr)  # 03 must fail
@@ -87,7 +116,7 @@ def check_run(run: SuiteRun, devices: int) -> SuiteReport:
     found = SUMMARY.match(summary)
     assert found is not None and int(found.group(1)) == devices, out
     report = run.report
-    assert report.summary.tests == 6 and report.summary.devices == devices
+    assert report.summary.tests == 7 and report.summary.devices == devices
     assert [t.status for t in report.tests] == [
         "passed",
         "passed",
@@ -95,7 +124,14 @@ def check_run(run: SuiteRun, devices: int) -> SuiteReport:
         "passed",
         "passed",
         "passed",
+        "passed",
     ]
+    control = report.tests[6]
+    assert control.file.endswith("07_control_flow.yaml") and control.tags == [
+        "smoke",
+        "control-flow",
+    ]
+    assert outline(control) == expected_outline("07_control_flow")
     assert "s3cret-value" not in (run.report_dir / "index.json").read_text()
     assert "s3cret-value" not in (run.report_dir / "index.html").read_text()
     return report
@@ -104,7 +140,7 @@ def check_run(run: SuiteRun, devices: int) -> SuiteReport:
 def test_the_example_suite_on_one_simulated_device(one_device: SuiteRun) -> None:
     report = check_run(one_device, 1)
     assert {t.device for t in report.tests} == {"sim-android"}
-    assert report.devices[0].tests == 6
+    assert report.devices[0].tests == 7
     print(f"one device: {report.summary.duration_ms} ms for {report.summary.tests} tests")
 
 
@@ -112,7 +148,7 @@ def test_the_example_suite_on_two_simulated_devices_at_once(two_devices: SuiteRu
     report = check_run(two_devices, 2)
     by_device = {d.id: d.tests for d in report.devices}
     assert set(by_device) == {"sim-android", "sim-android-2"}
-    assert all(n >= 1 for n in by_device.values()) and sum(by_device.values()) == 6
+    assert all(n >= 1 for n in by_device.values()) and sum(by_device.values()) == 7
     # the devices worked at the same time: some tests on different devices overlap
     spans = [(t.device, t.started_ms, t.started_ms + t.duration_ms) for t in report.tests]
     overlap = any(
@@ -154,9 +190,9 @@ def test_the_json_report_validates_against_its_schema(two_devices: SuiteRun) -> 
 
 def test_the_junit_xml_parses_with_one_failure(two_devices: SuiteRun) -> None:
     root = ET.parse(two_devices.junit).getroot()
-    assert root.tag == "testsuites" and root.get("tests") == "6" and root.get("failures") == "1"
+    assert root.tag == "testsuites" and root.get("tests") == "7" and root.get("failures") == "1"
     cases = root.findall("./testsuite/testcase")
-    assert len(cases) == 6
+    assert len(cases) == 7
     failures = [c for c in cases if c.find("failure") is not None]
     assert [c.get("file") for c in failures] == ["examples/flows/03_ambiguous_tap.yaml"]
     failure = failures[0].find("failure")
@@ -165,6 +201,11 @@ def test_the_junit_xml_parses_with_one_failure(two_devices: SuiteRun) -> None:
     devices = {p.get("value") for p in root.iter("property") if p.get("name") == "device"}
     assert devices == {"sim-android", "sim-android-2"}
     assert all(float(c.get("time") or "0") > 0 for c in cases)
+    dialog = next(c for c in cases if c.get("file") == "examples/flows/05_dialog.yaml")
+    out = dialog.find("system-out")
+    assert out is not None and out.text is not None
+    # a multi-line step is shown as its YAML, indented under its outcome line
+    assert "    tap:\n      text: OK\n      within: {role: DIALOG}\n      verify:" in out.text
 
 
 @need_chromium
@@ -189,7 +230,7 @@ async def test_the_html_report_shows_the_failure_screenshot_in_chromium(
             await tab.goto(page_file.as_uri())
             expect = async_api.expect
             await expect(tab.get_by_test_id("summary")).to_have_text(
-                "6 tests: 5 passed, 1 failed, 0 errors"
+                "7 tests: 6 passed, 1 failed, 0 errors"
             )
             failed = tab.locator('[data-testid="test"][data-status="failed"]')
             await expect(failed).to_have_count(1)
@@ -204,7 +245,7 @@ async def test_the_html_report_shows_the_failure_screenshot_in_chromium(
             assert width == 1080
             await failed.scroll_into_view_if_needed()
             await tab.screenshot(path=str(OUTPUT / "report-failure.png"), full_page=False)
-            await expect(tab.locator('[data-testid="test"][data-status="passed"]')).to_have_count(5)
+            await expect(tab.locator('[data-testid="test"][data-status="passed"]')).to_have_count(6)
             assert all(u.startswith(("file:", "data:")) for u in requests), requests
         finally:
             await browser.close()
@@ -233,3 +274,67 @@ def test_a_passing_suite_exits_0_and_device_choice_is_checked(tmp_path: Path) ->
     assert "--device phone-9: not an online device; devices: sim-android (online)" in (
         unknown.stderr
     )
+
+
+def test_lockstep_on_an_android_and_an_ios_device_names_their_differences(
+    tmp_path: Path,
+) -> None:
+    report_dir, junit = tmp_path / "report", tmp_path / "junit.xml"
+    result = run_test_command(
+        tmp_path,
+        "examples/flows",
+        "--lockstep",
+        "--sims",
+        "2",
+        "--sim-platform",
+        "android,ios",
+        "--report",
+        str(report_dir),
+        "--junit",
+        str(junit),
+        timeout=300,
+    )
+    out = result.stdout
+    assert result.returncode == 1, (out, result.stderr)  # 03 fails on both, on purpose
+    assert "14 tests on 2 devices" in out and "12 passed, 2 failed" in out, out
+    assert "LOCKSTEP examples/flows/07_control_flow.yaml on sim-android, sim-ios" in out
+    divergence = decode_lockstep((report_dir / "lockstep.json").read_bytes())
+    schema = json.loads((ROOT / "protocol/flows/lockstep.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(
+        json.loads((report_dir / "lockstep.json").read_text())
+    )
+    assert divergence.devices == ["sim-android", "sim-ios"]
+    control = next(f for f in divergence.flows if f.file.endswith("07_control_flow.yaml"))
+    settings = next(s for s in control.steps if s.source == "tap: Settings")
+    # the Android flavour draws each switch as a checkbox beside a text, iOS as a labelled switch
+    assert "SWITCH 'Wi-Fi' missing on sim-android" in settings.differences
+    assert "CHECKBOX 'Wi-Fi' missing on sim-ios" in settings.differences
+    assert [o.status for o in settings.outcomes] == ["passed", "passed"]
+    dialog = next(s for s in control.steps if s.source.startswith("tap: Dialog"))
+    assert [(o.device, o.status) for o in dialog.outcomes] == [
+        ("sim-android", "skipped"),
+        ("sim-ios", "passed"),
+    ]
+    assert dialog.differences[0].startswith("outcomes: skipped on sim-android")
+    assert control.divergent_steps >= 2
+    ambiguous = next(f for f in divergence.flows if f.file.endswith("03_ambiguous_tap.yaml"))
+    refused = next(s for s in ambiguous.steps if s.source == "tap: Continue")
+    assert {o.refusal for o in refused.outcomes} == {"AMBIGUOUS_MATCH"}
+    page = (report_dir / "lockstep.html").read_text()
+    assert "SWITCH &#x27;Wi-Fi&#x27; missing on sim-android" in page and "<script" not in page
+    cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
+    assert len(cases) == 14  # one per device per flow
+    devices = [
+        p.get("value") for c in cases for p in c.iter("property") if p.get("name") == "device"
+    ]
+    assert devices.count("sim-android") == 7 and devices.count("sim-ios") == 7
+
+
+def test_tags_select_the_tests(tmp_path: Path) -> None:
+    result = run_test_command(
+        tmp_path, "examples/flows", "--include-tags", "smoke", "--exclude-tags", "login"
+    )
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    assert "1 test on 1 device" in result.stdout and "07_control_flow.yaml" in result.stdout
+    none = run_test_command(tmp_path, "examples/flows", "--include-tags", "nothing-has-this")
+    assert none.returncode == 2 and "no test left to run after --include-tags" in none.stderr

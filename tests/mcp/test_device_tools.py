@@ -14,10 +14,8 @@ import pytest
 from mcp import types
 from mcp.client.session import ClientSession
 from mcp.shared.context import RequestContext
-from mcp.shared.exceptions import McpError
 
 from bridge.mcp.device_schemas import PressButton
-from bridge.mcp.refusals import FORBIDDEN_ERROR
 from bridge.wire.enums import GlobalAction, KeyName
 from tests.hub.hubfixture import CONTROLLER, OBSERVER, running_hub
 from tests.mcp.mcpfixture import SECRET, McpClient, stdio_mcp, text_of
@@ -27,10 +25,17 @@ FAST = {"animations": False}
 
 
 async def ok(mcp: McpClient, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await mcp.call(tool, args)  # checked against the output schema by McpClient
+    """A successful call: its structured facts, or (action tools answer in text only) the
+    facts read from its first line: ``status`` and ``verification``."""
+    result = await mcp.call(tool, args)
     assert not result.isError, text_of(result)
-    assert result.structuredContent is not None
-    return result.structuredContent
+    if result.structuredContent is not None:
+        return result.structuredContent
+    first = text_of(result).splitlines()[0]
+    facts: dict[str, Any] = {"status": "DISPATCHED" if " · done" in first else first}
+    if " · expect " in first:
+        facts["verification"] = first.split(" · expect ", 1)[1].split(" ", 1)[0]
+    return facts
 
 
 def test_press_offers_every_global_action_and_every_key() -> None:
@@ -58,7 +63,7 @@ async def test_coordinates_orientation_keys_and_typing_like_mobile_mcp(
             found = await ok(
                 mcp, "find", {"query": {"resourceId": "dev.mobridge.demo:id/username"}}
             )
-            left, top, right, bottom = found["matches"][0]["ref"]["locators"][-1]["bounds"]
+            left, top, right, bottom = found["matches"][0]["bounds"]
             tapped = await mcp.call("touch", {"x": (left + right) // 2, "y": (top + bottom) // 2})
             assert not tapped.isError, text_of(tapped)
             assert text_of(tapped).startswith(
@@ -66,10 +71,7 @@ async def test_coordinates_orientation_keys_and_typing_like_mobile_mcp(
             )
             assert "GESTURE_FALLBACK" in text_of(tapped)
             typed = await mcp.call("type", {"text": "demo"})
-            assert (
-                not typed.isError
-                and typed.structuredContent["result"]["dispatch"]["status"] == "DISPATCHED"
-            )
+            assert not typed.isError and " · done" in text_of(typed).splitlines()[0]
             await ok(mcp, "press", {"button": "DPAD_DOWN"})
             secret = await mcp.call("type", {"valueRef": "secret://demo_password", "submit": True})
             assert not secret.isError, text_of(secret)
@@ -82,7 +84,7 @@ async def test_coordinates_orientation_keys_and_typing_like_mobile_mcp(
             assert off.isError and text_of(off).startswith("INVALID_ARGUMENTS: point (5000, 10)")
             assert "call display" in text_of(off)
             turned = await ok(mcp, "orientation", {"orientation": "landscape"})
-            assert turned["result"]["verification"]["result"] == "CONDITION_MET"
+            assert turned["verification"] == "CONDITION_MET"
             shown = await ok(mcp, "display", {})
             assert (shown["width"], shown["height"], shown["orientation"]) == (
                 2400,
@@ -108,13 +110,10 @@ async def test_swipes_and_touch_kinds_reach_lists_and_the_game_board() -> None:
                 "swipe",
                 {
                     "direction": "up",
-                    "verify": {
-                        "policy": "EXPLICIT_CONDITION",
-                        "expected": {"kind": "present", "query": {"text": {"value": "Item 11"}}},
-                    },
+                    "expect": {"kind": "present", "query": "Item 11"},
                 },
             )
-            assert swiped["result"]["verification"]["result"] == "CONDITION_MET"
+            assert swiped["verification"] == "CONDITION_MET"
             both = await mcp.call(
                 "swipe", {"direction": "up", "points": [{"x": 1, "y": 1}, {"x": 2, "y": 2}]}
             )
@@ -168,7 +167,7 @@ async def test_apps_terminate_install_and_uninstall_need_the_users_word(tmp_path
                 objection = next(w for w in text.split() if w.startswith("obj_"))
                 done = await mcp.call("confirm", {"objection": objection, "answer": "approve"})
                 assert not done.isError, text_of(done)
-                assert done.structuredContent["result"]["verification"]["result"] == "CONDITION_MET"
+                assert "expect CONDITION_MET" in text_of(done).splitlines()[0]
             listed = await ok(mcp, "apps", {})
             assert "com.example.notes" in {a["appId"] for a in listed["apps"]}
             assert listed["foreground"] == "dev.mobridge.launcher"
@@ -178,9 +177,10 @@ async def test_apps_terminate_install_and_uninstall_need_the_users_word(tmp_path
             assert blocked.isError and "critical-app list" in text_of(blocked)
             missing = await mcp.call("app", {"action": "uninstall"})
             assert missing.isError and "needs appId" in text_of(missing)
-            with pytest.raises(McpError) as forbidden:  # FORBIDDEN stays a JSON-RPC error
-                await watcher.call("app", {"action": "uninstall", "appId": "com.example.notes"})
-            assert forbidden.value.error.code == FORBIDDEN_ERROR
+            forbidden = await watcher.call(  # an observer's refusal is a tool result too
+                "app", {"action": "uninstall", "appId": "com.example.notes"}
+            )
+            assert forbidden.isError and text_of(forbidden).startswith("FORBIDDEN")
 
 
 async def test_a_client_with_elicitation_is_asked_before_an_uninstall(tmp_path: Path) -> None:
@@ -201,7 +201,7 @@ async def test_a_client_with_elicitation_is_asked_before_an_uninstall(tmp_path: 
             stdio_mcp(hub.url, CONTROLLER, elicitation=user) as mcp,
         ):
             installed = await ok(mcp, "app", {"action": "install", "package": "notes.json"})
-            assert installed["result"]["mutationClass"] == "EXTERNAL_SIDE_EFFECT"
+            assert installed["status"] == "DISPATCHED"
             gone = await ok(mcp, "app", {"action": "uninstall", "appId": "com.example.notes"})
-            assert gone["result"]["verification"]["result"] == "CONDITION_MET"
+            assert gone["verification"] == "CONDITION_MET"
             assert len(asked) == 2 and "app" in asked[1] and "uninstall" in asked[1]

@@ -19,7 +19,7 @@ from tests.hub.scripted_agent import TOKEN, serve_scripted
 from tests.mcp.mcpfixture import stdio_mcp, text_of
 
 pytestmark = pytest.mark.anyio
-DELETE = {"action": "CLICK", "query": {"text": {"value": "Delete account"}}}
+DELETE = {"target": "Delete account"}
 
 
 async def test_confirm_repeats_the_refused_act_with_the_answer() -> None:
@@ -38,7 +38,7 @@ async def test_confirm_repeats_the_refused_act_with_the_answer() -> None:
                 objection = next(w for w in text.split() if w.startswith("obj_"))
                 done = await mcp.call("confirm", {"objection": objection, "answer": "approve"})
                 assert not done.isError, text_of(done)
-                assert done.structuredContent["result"]["dispatch"]["status"] == "DISPATCHED"
+                assert " · done" in text_of(done).splitlines()[0]
                 again = await mcp.call("confirm", {"objection": objection, "answer": "approve"})
                 assert again.isError and "UNKNOWN_OBJECTION" in text_of(again)
             tg.cancel_scope.cancel()

@@ -12,9 +12,11 @@ import pytest
 
 from bridge.cli.offline import load
 from bridge.mcp.handles import HandleTable
+from bridge.mcp.lean import lean_schema
 from bridge.mcp.outline import build_outline
 from bridge.mcp.schemas import ActArgs, decode_args
 from bridge.mcp.server import TOOLS
+from bridge.mcp.targets import HandleTarget, PointTarget, QueryTarget, target_of
 from bridge.mcp.transports import HubTokenVerifier
 from bridge.wire.enums import Orientation, Role
 from bridge.wire.node import NodeState, SemanticNode
@@ -94,17 +96,24 @@ def test_handles_are_stable_per_node_bounded_and_never_repointed() -> None:
 
 def test_every_tool_schema_is_a_valid_object_schema_and_arguments_are_strict() -> None:
     for spec in TOOLS.values():
-        from bridge.mcp.schemas import tool_schema
-
-        for schema in (tool_schema(spec.args), tool_schema(spec.output)):
-            assert schema["type"] == "object"
-            jsonschema.Draft202012Validator.check_schema(schema)
+        schema = lean_schema(spec.args, spec.docs)
+        assert schema["type"] == "object"
+        jsonschema.Draft202012Validator.check_schema(schema)
     with pytest.raises(msgspec.ValidationError):
-        decode_args(ActArgs, {"action": "CLICK", "handle": "e1; rm -rf"})
+        decode_args(ActArgs, {"action": "CLICK", "handle": "e1"})  # unknown field
     with pytest.raises(msgspec.ValidationError):
-        decode_args(ActArgs, {"action": "CLICK", "text": "x" * 20_000})
+        decode_args(ActArgs, {"target": "e1", "text": "x" * 20_000})
     with pytest.raises(msgspec.ValidationError):
-        decode_args(ActArgs, {"action": "TELEPORT"})
+        decode_args(ActArgs, {"target": "e1", "action": "TELEPORT"})
+    with pytest.raises(msgspec.ValidationError):  # a query object is checked by the wire type
+        target_of({"role": "SPACESHIP"})
+    assert target_of("e12") == HandleTarget("e12")
+    assert target_of({"x": 3, "y": 4}) == PointTarget(3, 4)
+    plain = target_of("Sign in")
+    assert isinstance(plain, QueryTarget) and plain.query.text is not None
+    assert plain.query.text.value == "Sign in"
+    nested = target_of({"role": "BUTTON", "text": "Continue", "within": "Basic plan"})
+    assert isinstance(nested, QueryTarget) and nested.query.within is not None
 
 
 @pytest.mark.anyio

@@ -9,7 +9,6 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.shared.exceptions import McpError
 
 from tests.hub.hubfixture import CONTROLLER, CONTROLLER_2, OBSERVER, running_hub
 from tests.mcp.mcpfixture import SECRET, handle_in, http_mcp, http_server, stdio_mcp, text_of
@@ -44,34 +43,26 @@ async def test_http_needs_a_token_the_hub_accepts_and_logs_in(
                 assert await anyio.to_thread.run_sync(_post, url, None) == 401
                 assert await anyio.to_thread.run_sync(_post, url, "not-a-hub-token") == 401
                 async with http_mcp(url, CONTROLLER, name="remote-agent", version="0.9") as mcp:
-                    outline = (await mcp.call("screen", {})).structuredContent["outline"]
+                    outline = text_of(await mcp.call("screen", {}))
                     steps: list[dict[str, Any]] = [
                         {
                             "action": "SET_TEXT",
-                            "handle": handle_in(outline, "#username"),
+                            "target": handle_in(outline, "#username"),
                             "text": "demo",
                         },
                         {
                             "action": "SET_TEXT",
-                            "handle": handle_in(outline, "#password"),
+                            "target": handle_in(outline, "#password"),
                             "valueRef": "secret://demo_password",
                         },
-                        {
-                            "action": "CLICK",
-                            "query": {"text": {"value": "Sign in"}},
-                            "verify": {
-                                "policy": "EXPLICIT_CONDITION",
-                                "expected": {"kind": "screen", "name": "home"},
-                            },
-                        },
+                        {"target": "Sign in", "expect": {"kind": "screen", "name": "home"}},
                     ]
                     texts = []
                     for step in steps:
                         result = await mcp.call("act", step)
                         assert not result.isError, text_of(result)
                         texts.append(result.model_dump_json())
-                    verification = result.structuredContent["result"]["verification"]
-                    assert verification["result"] == "CONDITION_MET"
+                    assert "expect CONDITION_MET" in text_of(result).splitlines()[0]
                     home = await mcp.call("wait", {"condition": {"kind": "screen", "name": "home"}})
                     assert home.structuredContent["met"]
                     assert SECRET not in "".join(texts)
@@ -80,17 +71,16 @@ async def test_http_needs_a_token_the_hub_accepts_and_logs_in(
                     assert "remote-agent 0.9" in names
 
 
-async def test_an_observer_token_reads_but_acting_is_a_protocol_error() -> None:
+async def test_an_observer_token_reads_but_acting_is_refused_in_a_tool_result() -> None:
     with anyio.fail_after(60):
         async with running_hub(sim_scene="login") as hub:
             with http_server(hub.url) as url:
                 async with http_mcp(url, OBSERVER) as mcp:
                     screen = await mcp.call("screen", {})
                     assert not screen.isError
-                    button = handle_in(screen.structuredContent["outline"], '"Sign in"')
-                    with pytest.raises(McpError) as raised:
-                        await mcp.session.call_tool("act", {"action": "CLICK", "handle": button})
-                    assert (raised.value.error.data or {}).get("hubCode") == "FORBIDDEN"
+                    button = handle_in(text_of(screen), '"Sign in"')
+                    refused = await mcp.call("act", {"target": button})
+                    assert refused.isError and text_of(refused).startswith("FORBIDDEN")
 
 
 async def test_two_agents_share_a_device_through_an_exclusive_lease() -> None:
@@ -101,28 +91,24 @@ async def test_two_agents_share_a_device_through_an_exclusive_lease() -> None:
                     http_mcp(url, CONTROLLER, name="agent-one", version="1") as one,
                     stdio_mcp(hub.url, CONTROLLER_2, name="agent-two", version="2") as two,
                 ):
-                    outline = (await two.call("screen", {})).structuredContent["outline"]
+                    outline = text_of(await two.call("screen", {}))
                     settings = handle_in(outline, '"Settings"')
                     await one.call("screen", {})
                     taken = await one.call("lease", {"action": "acquire", "mode": "exclusive"})
                     assert not taken.isError
                     assert "agent-one 1" in taken.structuredContent["lease"]["holderNames"]
-                    refused = await two.call("act", {"action": "CLICK", "handle": settings})
+                    refused = await two.call("act", {"target": settings})
                     assert refused.isError
                     text = text_of(refused)
                     assert text.startswith("POLICY_BLOCKED") and "agent-one 1" in text
-                    assert "try:" in text
-                    moved = await one.call(
-                        "act", {"action": "CLICK", "query": {"text": {"value": "List"}}}
-                    )
+                    assert "next: call activity" in text
+                    moved = await one.call("act", {"target": "List"})
                     assert not moved.isError, text_of(moved)
                     await one.call("press", {"button": "BACK"})
                     released = await one.call("lease", {"action": "release"})
                     assert released.structuredContent.get("lease") is None
-                    outline = (await two.call("screen", {})).structuredContent["outline"]
-                    done = await two.call(
-                        "act", {"action": "CLICK", "handle": handle_in(outline, '"Settings"')}
-                    )
+                    outline = text_of(await two.call("screen", {}))
+                    done = await two.call("act", {"target": handle_in(outline, '"Settings"')})
                     assert not done.isError, text_of(done)
                     seen_by_one = (await one.call("activity", {})).structuredContent["entries"]
                     seen_by_two = (await two.call("activity", {})).structuredContent["entries"]

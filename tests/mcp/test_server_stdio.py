@@ -55,10 +55,9 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
         async with running_hub(sim_scene="login") as hub, stdio_mcp(hub.url, CONTROLLER) as mcp:
             assert set(mcp.tools) == TOOLS
             for tool in mcp.tools.values():
-                for schema in (tool.inputSchema, tool.outputSchema):
-                    assert schema is not None and schema["type"] == "object"
-                    jsonschema.Draft202012Validator.check_schema(schema)
-                assert tool.description
+                assert tool.inputSchema["type"] == "object"
+                jsonschema.Draft202012Validator.check_schema(tool.inputSchema)
+                assert tool.description and tool.outputSchema is None
             called: set[str] = set()
 
             async def call(name: str, args: dict[str, Any]) -> types.CallToolResult:
@@ -68,11 +67,10 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
                 return result
 
             await call("devices", {})
-            outline = (await call("screen", {})).structuredContent
-            assert outline is not None
-            username = handle_in(outline["outline"], "#username")
+            outline = text_of(await call("screen", {}))
+            username = handle_in(outline, "#username")
             await call("find", {"query": {"role": "INPUT"}})
-            await call("act", {"action": "SET_TEXT", "handle": username, "text": "demo"})
+            await call("act", {"action": "SET_TEXT", "target": username, "text": "demo"})
             await call("display", {})
             await call("apps", {})
             await call("touch", {"x": 10, "y": 2390})
@@ -94,7 +92,9 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
             assert called | {"confirm"} == TOOLS
 
 
-async def test_agent_logs_in_with_a_secret_and_a_verified_click(secret: str) -> None:
+async def test_agent_logs_in_with_five_calls_and_no_screen_call_between_actions(
+    secret: str,
+) -> None:
     with anyio.fail_after(90):
         async with (
             running_hub(sim_scene="login") as hub,
@@ -103,48 +103,37 @@ async def test_agent_logs_in_with_a_secret_and_a_verified_click(secret: str) -> 
             uri = f"mobridge://devices/{hub.device_id}/screen"
             await mcp.session.subscribe_resource(AnyUrl(uri))
             seen: list[str] = []
-            screen = await mcp.call("screen", {})
-            outline = screen.structuredContent["outline"]
-            seen.append(screen.model_dump_json())
-            assert "screen login" in outline.splitlines()[0]
-            found = await mcp.call("find", {"query": {"text": {"value": "Sign in"}}})
-            assert found.structuredContent["count"] == 1
-            sign_in = found.structuredContent["matches"][0]["handle"]
-            steps = [
-                {"action": "SET_TEXT", "handle": handle_in(outline, "#username"), "text": "demo"},
-                {
-                    "action": "SET_TEXT",
-                    "handle": handle_in(outline, "#password"),
-                    "valueRef": "secret://demo_password",
-                },
-                {
-                    "action": "CLICK",
-                    "handle": sign_in,
-                    "verify": {
-                        "policy": "EXPLICIT_CONDITION",
-                        "expected": {"kind": "screen", "name": "home"},
-                    },
-                },
-            ]
-            for step in steps:
-                result = await mcp.call("act", step)
-                assert not result.isError, text_of(result)
-                seen.append(result.model_dump_json())
-            verification = result.structuredContent["result"]["verification"]
-            assert verification["result"] == "CONDITION_MET"
-            home = await mcp.call("wait", {"condition": {"kind": "screen", "name": "home"}})
-            assert home.structuredContent["met"] is True
-            seen.append(home.model_dump_json())
-            after = await mcp.call("screen", {})
-            seen.append(after.model_dump_json())
-            assert "screen home" in after.structuredContent["outline"]
-            read = await mcp.session.read_resource(AnyUrl(uri))
-            seen.append(read.model_dump_json())
+            look = await mcp.call("screen", {"goal": "sign in"})
+            assert "screen login" in text_of(look).splitlines()[0]
+            user = await mcp.call(
+                "act", {"action": "SET_TEXT", "target": "Username", "text": "demo"}
+            )
+            # the same screen: the answer lists only the changed line
+            assert not user.isError, text_of(user)
+            assert "changes since the last view" in text_of(user)
+            assert '="demo"' in text_of(user) and "#password" not in text_of(user)
+            password = await mcp.call(
+                "act",
+                {"action": "SET_TEXT", "target": "Password", "valueRef": "secret://demo_password"},
+            )
+            assert not password.isError, text_of(password)
+            signed_in = await mcp.call(
+                "act", {"target": "Sign in", "expect": {"kind": "screen", "name": "home"}}
+            )
+            text = text_of(signed_in)
+            assert not signed_in.isError, text
+            assert "expect CONDITION_MET" in text.splitlines()[0]
+            assert "screen home" in text and '"Settings"' in text  # the whole new screen
+            opened = await mcp.call("act", {"target": "Settings"})
+            assert "screen settings" in text_of(opened) and "Wi-Fi" in text_of(opened)
+            assert mcp.calls == ["screen", "act", "act", "act", "act"]
+            seen.extend(r.model_dump_json() for r in (look, user, password, signed_in, opened))
             activity = await mcp.call("activity", {})
             seen.append(activity.model_dump_json())
+            read = await mcp.session.read_resource(AnyUrl(uri))
+            seen.append(read.model_dump_json())
             seen.extend(repr(n) for _, n in mcp.recorder.notifications)
             assert mcp.recorder.updated(uri), "no resources/updated during the login"
-            # the hub shows this agent under the MCP client's name and version
             names = {s["client"] for s in hub.hub.statistics()["sessions"].values()}
             assert "login-agent 3.1" in names
             # the secret never left the hub: not in results, resources or notifications
@@ -156,30 +145,31 @@ async def test_refusals_are_tool_errors_with_hints_and_protocol_errors_stay_erro
     with anyio.fail_after(90):
         async with running_hub(sim_scene="ambiguous") as hub, stdio_mcp(hub.url, CONTROLLER) as mcp:
             await mcp.call("wait", {"condition": {"kind": "screen", "name": "ambiguous"}})
-            both = await mcp.call(
-                "act", {"action": "CLICK", "query": {"text": {"value": "Continue"}}}
-            )
+            both = await mcp.call("act", {"target": "Continue"})
             assert both.isError
             text = text_of(both)
             assert text.startswith("AMBIGUOUS_MATCH")
             candidates = [line.split()[1] for line in text.splitlines() if "candidate e" in line]
-            assert len(candidates) == 2 and "try:" in text, text
-            chosen = await mcp.call("act", {"action": "CLICK", "handle": candidates[0]})
+            assert len(candidates) == 2 and "next: act on one candidate by its handle" in text
+            chosen = await mcp.call("act", {"target": candidates[0]})
             assert not chosen.isError, text_of(chosen)
-            missing = await mcp.call(
-                "act", {"action": "CLICK", "query": {"text": {"value": "No such button"}}}
-            )
+            assert "Chose Basic plan" in text_of(chosen)  # the effect, in the same answer
+            missing = await mcp.call("act", {"target": {"text": "No such button"}})
             assert missing.isError and text_of(missing).startswith("NODE_NOT_FOUND")
-            unknown = await mcp.call("act", {"action": "CLICK", "handle": "e999"})
+            assert "call screen with goal" in text_of(missing)
+            unknown = await mcp.call("act", {"target": "e999"})
             assert unknown.isError and "UNKNOWN_HANDLE" in text_of(unknown)
-            bad = await mcp.call("act", {"action": "CLICK", "handle": "e1", "bogus": 1})
+            bad = await mcp.call("act", {"target": "e1", "bogus": 1})
             assert bad.isError and "INVALID_ARGUMENTS" in text_of(bad)
             with pytest.raises(McpError) as raised:
                 await mcp.session.call_tool("teleport", {})
             assert raised.value.error.code == types.INVALID_PARAMS
-            with pytest.raises(McpError) as raised:  # the hub's protocol_error UNKNOWN_DEVICE
-                await mcp.session.call_tool("screen", {"device": "no-such-phone"})
-            assert (raised.value.error.data or {}).get("hubCode") == "UNKNOWN_DEVICE"
+            # the hub's protocol errors the model can act on are tool results too
+            nowhere = await mcp.call("screen", {"device": "no-such-phone"})
+            assert nowhere.isError and text_of(nowhere).startswith("UNKNOWN_DEVICE")
+            assert "call devices" in text_of(nowhere)
+            for refused in (both, missing, unknown, bad, nowhere):
+                assert_names_no_hub_verb(text_of(refused))
 
 
 async def test_a_long_wait_reports_progress_and_mcp_cancellation_cancels_it_at_the_hub() -> None:
@@ -334,10 +324,30 @@ async def test_a_handle_from_a_screen_that_moved_on_is_refused_not_guessed() -> 
             stdio_mcp(hub.url, CONTROLLER) as mcp,
             connect(hub.url, token=CONTROLLER_2, name="other-agent") as other,
         ):
-            outline = (await mcp.call("screen", {})).structuredContent["outline"]
+            outline = text_of(await mcp.call("screen", {}))
             sign_in = handle_in(outline, '"Sign in"')
             await other.device(hub.device_id).back()  # another agent leaves the login screen
-            stale = await mcp.call("act", {"action": "CLICK", "handle": sign_in})
+            stale = await mcp.call("act", {"target": sign_in})
             assert stale.isError
             assert text_of(stale).split(":")[0] in ("STALE_NODE_REF", "NODE_NOT_FOUND")
-            assert "try:" in text_of(stale)
+            assert "next: call screen" in text_of(stale)
+
+
+async def test_an_observer_is_refused_in_a_tool_result_naming_what_it_may_do() -> None:
+    with anyio.fail_after(60):
+        async with running_hub(sim_scene="login") as hub, stdio_mcp(hub.url, OBSERVER) as mcp:
+            refused = await mcp.call("act", {"target": "Sign in"})
+            assert refused.isError and text_of(refused).startswith("FORBIDDEN")
+            assert "use screen, find, wait and activity" in text_of(refused)
+            assert_names_no_hub_verb(text_of(refused))
+            assert not (await mcp.call("screen", {})).isError
+
+
+HUB_VERBS = ("lease.acquire", "lease.release", "snapshot.get", "devices.list", "act.confirm")
+
+
+def assert_names_no_hub_verb(text: str) -> None:
+    hints = [line for line in text.splitlines() if line.startswith("next:")]
+    assert hints, text
+    for verb in HUB_VERBS:
+        assert verb not in text, text

@@ -61,6 +61,9 @@ DEEP_LINK_SCHEME = "mobridge-demo://"
 DEMO_USER = "demo"
 INVALID_CREDENTIALS = "Invalid credentials"
 START_SCENES: tuple[str, ...] = (*SCREENS, "launcher")
+DEFAULT_TOGGLES: dict[str, bool] = {"wifi": True, "bluetooth": False, "dark": False}
+"""The demo app's settings when it starts with no state. It stores nothing on disk: its state
+(the back stack, the settings) lives in its process, so a terminate loses all of it."""
 SYSTEM_APPS: tuple[InstalledApp, ...] = (
     InstalledApp(app_id=DEMO_PACKAGE, name="Mobridge Demo", system=True),
     InstalledApp(app_id=LAUNCHER_PACKAGE, name="Launcher", system=True),
@@ -111,7 +114,7 @@ class DemoDevice:
         self.started_at = now
         self.changed_at = now
         self.clipboard = ""
-        self.toggles: dict[str, bool] = {"wifi": True, "bluetooth": False, "dark": False}
+        self.toggles: dict[str, bool] = dict(DEFAULT_TOGGLES)
         self.transition_at: float | None = None
         self._serial = 0
         self.launcher_serial = self._next_serial()
@@ -375,11 +378,14 @@ class DemoDevice:
     def terminate(self, app_id: str, now: float) -> Outcome:
         if app_id not in self.apps:
             return failed("NOT_FOUND", f"app {app_id} is not installed")
-        if app_id == DEMO_PACKAGE and self.stack:
-            self.stack = []  # the process is gone, and its back stack with it
-            if self.foreground:
-                self.foreground = False
-                self._changed(now, transition=True)
+        if app_id == DEMO_PACKAGE:
+            # the process is gone, and all the app's state with it (it stores nothing)
+            self.toggles = dict(DEFAULT_TOGGLES)
+            if self.stack:
+                self.stack = []
+                if self.foreground:
+                    self.foreground = False
+                    self._changed(now, transition=True)
         return OK
 
     def install(self, package: bytes, now: float) -> Outcome:

@@ -29,6 +29,18 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
                                "terminate", "orientation"]
     private var candidates: [String]
     private var lastBundle = XCUIPrimitives.springboard
+    /// What fell back to the public path, once each, in the order met (`captureWarnings`).
+    private var warnings: [String] = []
+
+    static let depthWarning = "snapshot depth cannot be limited: XCAXClient_iOS.defaultParameters missing; using the public snapshot"
+    static let quiescenceWarning = "idle waits cannot be bounded: XCUIApplicationProcess.waitForQuiescenceIncludingAnimationsIdle: missing; XCTest's own wait is used"
+    static let focusWarning = "keyboard focus unknown: hasKeyboardFocus missing on snapshots; hasFocus is used"
+
+    private func warn(_ w: String) {
+        if !warnings.contains(w) { warnings.append(w) }
+    }
+
+    public func captureWarnings() -> [String] { warnings }
 
     public init(environment: RunnerEnvironment) {
         deviceInfo = DeviceInfo(id: environment.deviceId, model: DeviceFacts.model(), osVersion: DeviceFacts.osVersion())
@@ -59,10 +71,13 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
 
     public func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {
         try MainActor.assumeIsolated {
-            _ = PrivateXCTest.setSnapshotMaxDepth(limits.maxDepth)  // false: the public path, cut below
+            // false: the public path, cut below, and said in the capture's warnings
+            if !PrivateXCTest.setSnapshotMaxDepth(limits.maxDepth) { warn(Self.depthWarning) }
             if bundleId != Self.springboard { lastBundle = bundleId }
             let snap = try XCUIApplication(bundleIdentifier: bundleId).snapshot()
-            return SnapshotReader(maxDepth: limits.maxDepth).read(snap)
+            let tree = SnapshotReader(maxDepth: limits.maxDepth).read(snap)
+            if tree.hasKeyboardFocus == nil { warn(Self.focusWarning) }
+            return tree
         }
     }
 
@@ -71,7 +86,7 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
         case .skip: PrivateXCTest.quiescenceBoundMs = 0
         case .bounded(let ms): PrivateXCTest.quiescenceBoundMs = ms
         }
-        _ = PrivateXCTest.installQuiescenceBound()
+        if !PrivateXCTest.installQuiescenceBound() { warn(Self.quiescenceWarning) }
     }
 
     @MainActor private func point(_ x: Double, _ y: Double) -> XCUICoordinate {

@@ -13,6 +13,8 @@ import Foundation
 ///     --scene NAME        a pathology scene instead of the login app (PathologyScene.names;
 ///                         default login)
 ///     --quiescence-ms N   every input waits at most N ms for the app to go idle (0: never)
+///     --without-private-api  act as a runner without XCTest's private snapshot parameters:
+///                         snapshots are cut after they are taken and each capture warns
 public struct HostOptions: Equatable {
     public var port: Int
     public var token: String
@@ -22,8 +24,9 @@ public struct HostOptions: Equatable {
     public var liveCheck = true
     public var scene = "login"
     public var quiescenceMs: Int?
+    public var privateApi = true
 
-    public static let usage = "usage: run-ios-agent-host --port P --token T [--device-id ID] [--replay FILE] [--type-cps N] [--no-live-check] [--scene NAME] [--quiescence-ms N]"
+    public static let usage = "usage: run-ios-agent-host --port P --token T [--device-id ID] [--replay FILE] [--type-cps N] [--no-live-check] [--scene NAME] [--quiescence-ms N] [--without-private-api]"
 
     public static func parse(_ args: [String], environment: [String: String]) throws -> HostOptions {
         var port: Int?
@@ -49,6 +52,7 @@ public struct HostOptions: Equatable {
                 guard let n = Double(v), n >= 0 else { throw JsonError("bad --type-cps \(v)") }
                 o.typeCps = n
             case "--no-live-check": o.liveCheck = false
+            case "--without-private-api": o.privateApi = false
             case "--scene":
                 let v = try value("--scene")
                 guard PathologyScene.names.contains(v) else {
@@ -77,7 +81,7 @@ public struct HostOptions: Equatable {
             let text = try String(contentsOfFile: path, encoding: .utf8)
             primitives = ReplayPrimitives(try SnapshotFile.parse(text), deviceId: deviceId)
         } else {
-            primitives = HostPrimitives(deviceId: deviceId, scene: scene)
+            primitives = HostPrimitives(deviceId: deviceId, scene: scene, privateSnapshotParameters: privateApi)
         }
         let pace = typeCps > 0 ? TypingPace(charsPerSecond: typeCps, firstPauseMs: TypingPace.device.firstPauseMs,
                                             chunk: TypingPace.device.chunk) : .unpaced

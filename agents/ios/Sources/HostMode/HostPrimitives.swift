@@ -29,7 +29,15 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     /// Every drag, as the core planned it (test hook).
     public private(set) var drags: [DragPlan] = []
 
-    public init(deviceId: String = "ios-host-fake", ticking: Bool = true, scene: String = "login") {
+    /// False: behave as a runner where XCTest's private snapshot parameters are missing — the
+    /// snapshot is taken unlimited (a tree deeper than `axDepthCeiling` fails) and cut after,
+    /// and every capture warns, as `XCUIPrimitives` does on such a device.
+    public let privateSnapshotParameters: Bool
+    public static let depthWarning = "snapshot depth cannot be limited: XCAXClient_iOS.defaultParameters missing; using the public snapshot"
+
+    public init(deviceId: String = "ios-host-fake", ticking: Bool = true, scene: String = "login",
+                privateSnapshotParameters: Bool = true) {
+        self.privateSnapshotParameters = privateSnapshotParameters
         deviceInfo = DeviceInfo(id: deviceId, model: "mobridge iOS host fake", osVersion: "host",
                                 width: Int(ScriptedApp.width * ScriptedApp.scale),
                                 height: Int(ScriptedApp.height * ScriptedApp.scale))
@@ -78,7 +86,8 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
         guard let tree = withApp({ $0.tree(of: bundleId) }) else {
             throw SnapshotFailed(description: "no running application \(bundleId)")
         }
-        if limits.maxDepth > Self.axDepthCeiling && Self.depth(tree) > Self.axDepthCeiling {
+        let asked = privateSnapshotParameters ? limits.maxDepth : Int.max
+        if asked > Self.axDepthCeiling && Self.depth(tree) > Self.axDepthCeiling {
             throw SnapshotFailed(description: "kAXErrorIllegalArgument getting snapshot (tree deeper than \(Self.axDepthCeiling))")
         }
         return Self.cut(tree, at: limits.maxDepth)
@@ -243,6 +252,7 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     }
 
     public func health() -> String? { withApp { _ in problem } }
+    public func captureWarnings() -> [String] { privateSnapshotParameters ? [] : [Self.depthWarning] }
 }
 
 /// A recorded snapshot served as a static screen (`--replay FILE`): the converter and the hub

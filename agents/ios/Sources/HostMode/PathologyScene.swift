@@ -8,8 +8,8 @@ import Foundation
 /// - `large`: a table of 200 rows "Row 1".."Row 200", each a cell with 4 children (~1,000 nodes);
 /// - `deep`: 300 nested containers with the text "Deep leaf" at the bottom (XCTest fails an
 ///   unlimited snapshot that deep: `HostPrimitives` reproduces it);
-/// - `busy`: "Tick N" changes every 100 ms and the app never goes idle; a button "Stop" (shows
-///   "Stopped") and a text field "Note";
+/// - `busy`: "Tick N" changes every 100 ms and the app never goes idle; a button "Stop" (freezes
+///   the ticker: the text becomes "Stopped at N") and a text field "Note";
 /// - `prefilled`: a text field "Email" holding "old@example.com"; a tap puts the caret where it
 ///   lands (proportionally along the field), deletes go before the caret;
 /// - `other-app`: Settings (`com.apple.Preferences`, cells "Wi-Fi" and "Bluetooth") is in front,
@@ -20,7 +20,8 @@ import Foundation
 ///   types "x", ENTER hides it; a drag scrolls the table unless it starts with a press of 0.5 s
 ///   or more (that opens a context menu);
 /// - `system-dialog`: SpringBoard's alert window "Allow “Demo” to use your location?" with
-///   "Allow" and "Don’t Allow" over the app;
+///   "Allow" and "Don’t Allow" over the app, whose status "Ready" becomes "Location allowed" /
+///   "Location denied";
 /// - `long-text`: a text field "Bio" and a text of 2,000 characters.
 ///
 /// Fields report `hasFocus` false and `hasKeyboardFocus` true while they have the keyboard, as
@@ -68,7 +69,9 @@ public final class PathologyScene {
 
     public var neverIdle: Bool { name == "busy" }
     /// The tick counter of `busy`: one more every 100 ms.
-    public var tick: Int { Int(Date().timeIntervalSince(started) * 10) }
+    /// Tenths of a second since the scene started; frozen once "Stop" was tapped.
+    public var tick: Int { stoppedAt ?? Int(Date().timeIntervalSince(started) * 10) }
+    private var stoppedAt: Int?
 
     private var full: Rect { landscape ? Rect(0, 0, Self.h, Self.w) : Rect(0, 0, Self.w, Self.h) }
 
@@ -150,10 +153,9 @@ public final class PathologyScene {
             for _ in 0..<300 { node = ElementSnapshot(type: .other, frame: Rect(0, 59, Self.w, 759), children: [node]) }
             items = [node]
         case "busy":
-            items = [text("Tick \(tick)", Rect(21, 80, 351, 30), id: "tick"),
+            items = [text(stoppedAt.map { "Stopped at \($0)" } ?? "Tick \(tick)", Rect(21, 80, 351, 30), id: "tick"),
                      ElementSnapshot(type: .button, label: "Stop", frame: Rect(21, 130, 351, 47)),
                      field("note", "Note", Rect(21, 190, 351, 47), placeholder: "Note")]
-            if !status.isEmpty { items.append(text(status, Rect(21, 250, 351, 30), id: "status")) }
         case "prefilled":
             items = [text("Email", Rect(21, 80, 351, 24)),
                      field("email", "Email", Rect(21, 110, 351, 47), placeholder: "name@example.com")]
@@ -173,7 +175,7 @@ public final class PathologyScene {
                      text(status, Rect(21, 610, 351, 30), id: "status"),
                      ElementSnapshot(type: .button, label: "Submit", frame: Rect(21, 700, 351, 47))]
         case "system-dialog":
-            items = [text("Location: \(status.isEmpty ? "not asked" : status)", Rect(21, 80, 351, 30), id: "location")]
+            items = [text(status.isEmpty ? "Ready" : status, Rect(21, 80, 351, 30), id: "location")]
         case "long-text":
             items = [field("bio", "Bio", Rect(21, 80, 351, 47), placeholder: "Bio"),
                      text(Self.longText, Rect(21, 140, 351, 600), id: "long")]
@@ -223,8 +225,8 @@ public final class PathologyScene {
 
     public func tap(x: Double, y: Double) {
         if alertUp {  // the system alert is modal
-            if Rect(66, 412, 270, 44).contains(x: x, y: y) { status = "allowed"; alertUp = false; onChange() }
-            if Rect(66, 456, 270, 44).contains(x: x, y: y) { status = "denied"; alertUp = false; onChange() }
+            if Rect(66, 412, 270, 44).contains(x: x, y: y) { status = "Location allowed"; alertUp = false; onChange() }
+            if Rect(66, 456, 270, 44).contains(x: x, y: y) { status = "Location denied"; alertUp = false; onChange() }
             return
         }
         if focus != nil && !landscape && Self.keyboardFrame.contains(x: x, y: y) {
@@ -236,13 +238,13 @@ public final class PathologyScene {
         }
         switch name {
         case "busy":
-            if Rect(21, 130, 351, 47).contains(x: x, y: y) { status = "Stopped"; onChange() }
+            if Rect(21, 130, 351, 47).contains(x: x, y: y), stoppedAt == nil { stoppedAt = tick; onChange() }
         case "landscape":
             if Rect(21, 80, 300, 44).contains(x: x, y: y) { scale = scale == 3 ? 2 : 3; onChange() }
         case "fold":
             if Rect(0, 100, Self.w, 500).contains(x: x, y: y) {
                 let row = Int((y - 100 + offset) / 50) + 1
-                if (1...60).contains(row) { status = "Tapped Row \(row)"; onChange() }
+                if (1...60).contains(row) { status = "Opened Row \(row)"; onChange() }
             } else if Rect(21, 700, 351, 47).contains(x: x, y: y) {
                 status = "Submitted"
                 onChange()

@@ -76,6 +76,22 @@ final class AgentLinkFixturesTests: XCTestCase {
         }
         XCTAssertEqual(seen, ["hello", "tree", "tree_delta", "reply", "status"])
     }
+
+    /// The capture health fields are as bounded here as in the hub (bridge/wire/raw.py).
+    func testCaptureHealthFieldsAreBoundedLikeTheHub() throws {
+        func tree(_ extra: String) -> String {
+            "{\"type\":\"tree\",\"reason\":\"event\",\"stable\":false,\"tree\":{\"capture\":1,\"platform\":\"IOS\",\"nodes\":[]\(extra)}}"
+        }
+        let ok = try AgentMessage.decode(tree(",\"truncated\":\"depth\",\"warnings\":[\"a\",\"b\"]"))
+        guard case .tree(_, _, let t, _) = ok else { return XCTFail("a tree") }
+        XCTAssertEqual(t.truncated, "depth")
+        XCTAssertEqual(t.warnings, ["a", "b"])
+        let nine = (0..<9).map { "\"w\($0)\"" }.joined(separator: ",")
+        XCTAssertThrowsError(try AgentMessage.decode(tree(",\"warnings\":[\(nine)]")))
+        let long = String(repeating: "x", count: 301)
+        XCTAssertThrowsError(try AgentMessage.decode(tree(",\"truncated\":\"\(long)\"")))
+        XCTAssertThrowsError(try AgentMessage.decode(tree(",\"warnings\":[\"\(long)\"]")))
+    }
 }
 
 /// The Swift agent's tree deltas are the hub's: between the golden trees, `RawTreeDelta`

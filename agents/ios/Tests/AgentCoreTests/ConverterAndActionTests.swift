@@ -75,8 +75,8 @@ final class SnapshotConverterTests: XCTestCase {
         let capture = ScreenCapture(scale: 2, roots: [CapturedRoot(bundleId: "a.b", system: false, tree: leaf)])
         let (tree, _) = SnapshotConverter(maxDepth: 4).convert(capture, captureId: 1)
         XCTAssertEqual(tree.nodes.count, 5)
-        XCTAssertEqual(tree.nodes[4].traits, [SnapshotConverter.truncatedTrait])
-        XCTAssertTrue(tree.nodes.dropLast().allSatisfy { $0.traits.isEmpty })
+        XCTAssertEqual(tree.truncated, "depth limit 4 reached: 1 child elements (and their subtrees) not read")
+        XCTAssertTrue(tree.nodes.allSatisfy { $0.traits.isEmpty })
         let (whole, _) = SnapshotConverter(maxDepth: 50).convert(capture, captureId: 1)
         XCTAssertEqual(whole.nodes.count, 11)
         XCTAssertFalse(whole.toJson().encoded().contains("truncated"))
@@ -87,7 +87,7 @@ final class SnapshotConverterTests: XCTestCase {
         let capture = ScreenCapture(scale: 1, roots: [CapturedRoot(bundleId: "a.b", system: false, tree: el(.other, Rect(0, 0, 10, 30), kids))])
         let (tree, _) = SnapshotConverter(maxDepth: 50, maxNodes: 10).convert(capture, captureId: 1)
         XCTAssertEqual(tree.nodes.count, 10)
-        XCTAssertEqual(tree.nodes[0].traits, [SnapshotConverter.truncatedTrait])
+        XCTAssertEqual(tree.truncated, "node limit 10 reached: the rest of the screen was not read")
     }
 
     func testDeterministic() {

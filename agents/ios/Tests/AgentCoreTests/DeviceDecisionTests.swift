@@ -29,6 +29,8 @@ private final class DeepDevice: DevicePrimitives, @unchecked Sendable {
     let capabilities = ["tree"]
     let ceiling: Int
     var failAbove: Int?
+    var warnings: [String] = []
+    func captureWarnings() -> [String] { warnings }
     var asked: [SnapshotLimits] = []
     let tree: ElementSnapshot
 
@@ -73,7 +75,10 @@ final class DeviceDecisionTests: XCTestCase {
         let b = PrimitiveBackend(primitives: d, pace: .unpaced)
         let tree = try b.capture(1)
         XCTAssertEqual(d.asked.first?.maxDepth, 50, "the limit goes to the device with the request")
-        XCTAssertTrue(tree.nodes.contains { $0.traits.contains("truncated") })
+        XCTAssertEqual(tree.truncated,
+                       "snapshot depth limit 50 reached: 1 elements at the limit were read without their children")
+        XCTAssertTrue(tree.nodes.allSatisfy { $0.traits.isEmpty }, "one mechanism: the tree says it, no node trait")
+        XCTAssertTrue(tree.toJson().encoded().contains("\"truncated\":"), "sent to the hub")
         XCTAssertLessThanOrEqual(tree.nodes.count, 52)
     }
 
@@ -82,10 +87,27 @@ final class DeviceDecisionTests: XCTestCase {
         d.failAbove = 25
         let tree = try PrimitiveBackend(primitives: d, pace: .unpaced).capture(1)
         XCTAssertEqual(d.asked.map(\.maxDepth), [50, 25])
-        XCTAssertTrue(tree.nodes[0].traits.contains("truncated"), "a fallback capture says so at its root")
+        XCTAssertEqual(tree.truncated?.hasPrefix("the snapshot at depth 50 failed; a shallower one (depth 25) was taken"), true,
+                       "a fallback capture says so: \(tree.truncated ?? "nil")")
         let ladder = SnapshotLadder(depths: [50, 25, 10])
         d.failAbove = 0
         XCTAssertThrowsError(try ladder.take { try d.snapshot(of: "a.b", limits: $0) }, "no rung works: the error stays")
+    }
+
+    func testTheLayersCaptureWarningsAreSentWithTheTree() throws {
+        let d = DeepDevice(levels: 3)
+        let clean = try PrimitiveBackend(primitives: d, pace: .unpaced).capture(1)
+        XCTAssertEqual(clean.warnings, [])
+        XCTAssertNil(clean.truncated, "a shallow tree is whole")
+        XCTAssertFalse(clean.toJson().encoded().contains("warnings"), "omitted when empty")
+        d.warnings = ["snapshot depth cannot be limited: XCAXClient_iOS.defaultParameters missing; using the public snapshot"]
+            + (0..<9).map { "w\($0) " + String(repeating: "x", count: 400) }
+        let warned = try PrimitiveBackend(primitives: d, pace: .unpaced).capture(1)
+        XCTAssertEqual(warned.warnings.count, RawLimits.maxWarnings, "at most 8, as the hub accepts")
+        XCTAssertEqual(warned.warnings[0], d.warnings[0])
+        XCTAssertTrue(warned.warnings.allSatisfy { $0.unicodeScalars.count <= RawLimits.maxWarningText })
+        let back = try RawTree.fromJson(try Json.parse(warned.toJson().encoded()), "tree")
+        XCTAssertEqual(back.warnings, warned.warnings)
     }
 
     // Item 2 — reviewed code: every input waited for idle with no bound.

@@ -40,9 +40,20 @@ final class SceneTests: XCTestCase {
         // The reviewed layer asked for the whole tree and cut it afterwards: XCTest fails that.
         XCTAssertThrowsError(try p.snapshot(of: ScriptedApp.bundleId, limits: SnapshotLimits(maxDepth: Int.max, timeoutMs: 0)))
         let t = try b.capture(1)
-        XCTAssertTrue(t.nodes.contains { $0.traits.contains("truncated") })
+        XCTAssertEqual(t.truncated?.hasPrefix("snapshot depth limit 50 reached"), true, t.truncated ?? "nil")
+        XCTAssertEqual(t.warnings, [])
         XCTAssertNil(find(t, "Deep leaf"), "cut off below the limit")
         XCTAssertLessThan(t.nodes.count, 60)
+    }
+
+    func testWithoutThePrivateSnapshotParametersEachCaptureWarns() throws {
+        let p = HostPrimitives(ticking: false, scene: "login", privateSnapshotParameters: false)
+        let t = try PrimitiveBackend(primitives: p, pace: .unpaced).capture(1)
+        XCTAssertEqual(t.warnings, [HostPrimitives.depthWarning])
+        XCTAssertNil(t.truncated)
+        // The deep scene then fails as XCTest does without a limit: the ladder cannot help.
+        let deep = HostPrimitives(ticking: false, scene: "deep", privateSnapshotParameters: false)
+        XCTAssertThrowsError(try PrimitiveBackend(primitives: deep, pace: .unpaced).capture(1))
     }
 
     func testBusySceneInputWaitsOnlyItsBound() throws {
@@ -52,9 +63,12 @@ final class SceneTests: XCTestCase {
         XCTAssertEqual(try act(b, t, "Stop"), .ok(.accessibilityAction))
         XCTAssertEqual(p.idleWaits, [1000], "bounded (XCTest's own wait would be 60 s here)")
         let t2 = try b.capture(2)
-        XCTAssertNotNil(find(t2, "Stopped"))
+        let stopped = try XCTUnwrap(find(t2, "tick")?.label)
+        XCTAssertTrue(stopped.hasPrefix("Stopped at "), stopped)
+        Thread.sleep(forTimeInterval: 0.25)
+        XCTAssertEqual(find(try b.capture(3), "tick")?.label, stopped, "the ticker is frozen")
         XCTAssertEqual(try act(b, t2, "note", .setText, typing: "hello"), .ok(.accessibilityAction))
-        XCTAssertEqual(find(try b.capture(3), "note")?.value, "hello")
+        XCTAssertEqual(find(try b.capture(4), "note")?.value, "hello")
         XCTAssertLessThan(Date().timeIntervalSince(started), 8)
     }
 
@@ -107,11 +121,11 @@ final class SceneTests: XCTestCase {
         XCTAssertFalse(p.drags.isEmpty)
         XCTAssertTrue(p.drags.allSatisfy { $0.pressSeconds < 0.5 })
         let t2 = try b.capture(2)
-        XCTAssertEqual(find(t2, "status")?.label, "Tapped Row 40")
+        XCTAssertEqual(find(t2, "status")?.label, "Opened Row 40")
         let refused = try act(b, t2, "Submit")
         XCTAssertEqual(refused.code, .notVisible)
         let t3 = try b.capture(3)
-        XCTAssertEqual(find(t3, "status")?.label, "Tapped Row 40", "Submit was not tapped")
+        XCTAssertEqual(find(t3, "status")?.label, "Opened Row 40", "Submit was not tapped")
         XCTAssertEqual(find(t3, "name")?.value, "Name", "nor the keyboard over it")
         // The reviewed drag: the swipe's duration as a hold before the move opens a context menu.
         try p.drag(DragPlan(fromX: 196, fromY: 500, toX: 196, toY: 200, pressSeconds: 0.6, pixelsPerSecond: 1000, holdSeconds: 0))
@@ -126,7 +140,7 @@ final class SceneTests: XCTestCase {
         XCTAssertEqual(t.windows[1].package, "com.apple.springboard")
         XCTAssertNotNil(find(t, "Allow “Demo” to use your location?"))
         XCTAssertEqual(try act(b, t, "Allow"), .ok(.accessibilityAction))
-        XCTAssertEqual(find(try b.capture(2), "location")?.label, "Location: allowed")
+        XCTAssertEqual(find(try b.capture(2), "location")?.label, "Location allowed")
     }
 
     func testLongTextIsTypedAndVerified() throws {

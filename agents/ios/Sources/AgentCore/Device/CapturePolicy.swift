@@ -126,8 +126,8 @@ public struct DragPlan: Equatable, Sendable {
 /// The depth ladder of a capture: XCTest fails a snapshot of a deep tree (above about 62
 /// levels) or one that overruns its timeout, so the snapshot is limited while it is taken and,
 /// when it still fails, taken again shallower. A capture that needed a fallback, or whose
-/// deepest elements sit at the limit, says `truncated`; it never fails while a shallower rung
-/// works.
+/// deepest elements sit at the limit, says why in `RawTree.truncated` (`SnapshotConverter`); it
+/// never fails while a shallower rung works.
 public struct SnapshotLadder: Equatable, Sendable {
     public var depths: [Int]
     public var timeoutMs: Int
@@ -216,6 +216,7 @@ public struct CaptureAssembler: Sendable {
         var root = CapturedRoot(bundleId: front, system: front == ForegroundPicker.springboard, tree: taken.tree)
         root.depthLimit = taken.limits.maxDepth
         root.fellBack = taken.fallbacks > 0
+        if root.fellBack { root.failedDepth = ladder.depths.first }
         var roots = [root]
         if front != ForegroundPicker.springboard,
            let sb = try? alertLadder.take({ try p.snapshot(of: ForegroundPicker.springboard, limits: $0) }),
@@ -226,6 +227,7 @@ public struct CaptureAssembler: Sendable {
         }
         var capture = ScreenCapture(scale: geometry.scale, roots: roots)
         capture.rotation = geometry.rotation
+        capture.warnings = p.captureWarnings()
         return capture
     }
 }

@@ -39,6 +39,10 @@ public protocol DevicePrimitives: AnyObject, Sendable {
     /// Host mode raises change events when its scripted app changes; XCUITest has none.
     func setChangeListener(_ listener: (@Sendable () -> Void)?)
     func health() -> String?
+    /// What the layer could not do as intended while capturing, as short sentences (e.g. a
+    /// private XCTest entry point missing, so the public fallback was used); sent with each
+    /// capture as `RawTree.warnings`. Never screen texts. Empty when all went as intended.
+    func captureWarnings() -> [String]
     /// Two taps as one double tap (XCUICoordinate.doubleTap).
     func doubleTap(x: Double, y: Double) throws
     /// A hardware button other than home (volume); a platform without it says so.
@@ -53,6 +57,7 @@ public protocol DevicePrimitives: AnyObject, Sendable {
 
 extension DevicePrimitives {
     public func setQuiescence(_ wait: Quiescence) {}
+    public func captureWarnings() -> [String] { [] }
     public func doubleTap(x: Double, y: Double) throws {
         try tap(x: x, y: y)
         try tap(x: x, y: y)

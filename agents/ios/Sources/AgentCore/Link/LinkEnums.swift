@@ -110,6 +110,38 @@ public enum RawLimits {
         return String(out)
     }
 
+    /// Capture health (`RawTree.truncated`, each of `warnings`): at most this many characters,
+    /// at most `maxWarnings` warnings (bridge/wire/raw.py MAX_WARNING_TEXT / MAX_CAPTURE_WARNINGS).
+    public static let maxWarningText = 300
+    public static let maxWarnings = 8
+
+    /// `s` cut to `maxWarningText` scalars (what the agent sends).
+    public static func clipWarning(_ s: String) -> String {
+        let scalars = s.unicodeScalars
+        if scalars.count <= maxWarningText { return s }
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: scalars.prefix(maxWarningText))
+        return String(out)
+    }
+
+    /// The warnings the agent sends: the first `maxWarnings`, each clipped.
+    public static func clipWarnings(_ ws: [String]) -> [String] {
+        ws.prefix(maxWarnings).map(clipWarning)
+    }
+
+    /// Decoding is as strict as the hub's: a longer text or more warnings is an error.
+    static func checkWarning(_ s: String?, _ key: String) throws -> String? {
+        if let s = s, s.unicodeScalars.count > maxWarningText {
+            throw JsonError("\(key): longer than \(maxWarningText)")
+        }
+        return s
+    }
+
+    static func checkWarnings(_ ws: [String], _ key: String) throws -> [String] {
+        if ws.count > maxWarnings { throw JsonError("\(key): more than \(maxWarnings)") }
+        return try ws.enumerated().map { try checkWarning($1, "\(key)[\($0)]") ?? "" }
+    }
+
     static func checkText(_ s: String?, _ key: String) throws -> String? {
         if let s = s, s.unicodeScalars.count > maxRawText {
             throw JsonError("\(key): longer than \(maxRawText)")

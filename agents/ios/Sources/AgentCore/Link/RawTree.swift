@@ -175,6 +175,12 @@ public struct RawTree: Equatable, Sendable {
     public var rotation = 0
     public var screen: (width: Int, height: Int)?
     public var secure = false
+    /// Why the agent itself left nodes out while capturing (a depth limit, a shallower
+    /// fallback, the node limit); the hub then marks the snapshot truncated. nil: nothing left out.
+    public var truncated: String?
+    /// Capture health the agent reports (e.g. a private API missing, so a public fallback was
+    /// used); at most `RawLimits.maxWarnings`, each at most `RawLimits.maxWarningText` long.
+    public var warnings: [String] = []
 
     public init(capture: Int, platform: Platform) {
         self.capture = capture
@@ -214,6 +220,8 @@ public struct RawTree: Equatable, Sendable {
             try sf.finish()
         }
         t.secure = try f.optBool("secure", false)
+        t.truncated = try RawLimits.checkWarning(f.optString("truncated"), "\(at).truncated")
+        t.warnings = try RawLimits.checkWarnings(f.optStrings("warnings"), "\(at).warnings")
         try f.finish()
         return t
     }

@@ -16,6 +16,10 @@ public struct RawMeta: Equatable, Sendable {
     public var rotation = 0
     public var screen: (width: Int, height: Int)?
     public var secure = false
+    /// Why the agent left nodes out while capturing (nil: nothing left out).
+    public var truncated: String?
+    /// Capture health the agent reports (at most `RawLimits.maxWarnings`).
+    public var warnings: [String] = []
 
     public init() {}
 
@@ -26,6 +30,8 @@ public struct RawMeta: Equatable, Sendable {
         rotation = tree.rotation
         screen = tree.screen
         secure = tree.secure
+        truncated = tree.truncated
+        warnings = tree.warnings
     }
 
     public static func == (a: RawMeta, b: RawMeta) -> Bool { a.toJson() == b.toJson() }
@@ -49,6 +55,9 @@ public struct RawMeta: Equatable, Sendable {
             o["screen"] = .object(so)
         }
         if secure { o["secure"] = .bool(true) }
+        o.put("truncated", truncated.map { .string(RawLimits.clipWarning($0)) })
+        let ws = RawLimits.clipWarnings(warnings)
+        if !ws.isEmpty { o["warnings"] = .array(ws.map(Json.string)) }
     }
 
     public static func fromJson(_ v: Json, _ at: String) throws -> RawMeta {
@@ -66,6 +75,8 @@ public struct RawMeta: Equatable, Sendable {
             try sf.finish()
         }
         m.secure = try f.optBool("secure", false)
+        m.truncated = try RawLimits.checkWarning(f.optString("truncated"), "\(at).truncated")
+        m.warnings = try RawLimits.checkWarnings(f.optStrings("warnings"), "\(at).warnings")
         try f.finish()
         return m
     }

@@ -101,10 +101,13 @@ public struct CapturedRoot: Equatable, Sendable {
     public var system: Bool
     public var tree: ElementSnapshot
     /// The depth the snapshot was limited to while it was taken (elements at that depth came
-    /// without children: they carry the trait `truncated`); nil when not limited.
+    /// without children: the capture says `truncated`); nil when not limited.
     public var depthLimit: Int?
-    /// A deeper snapshot failed and this one is a shallower fallback (the root says `truncated`).
+    /// A deeper snapshot failed and this one is a shallower fallback (the capture says
+    /// `truncated`).
     public var fellBack = false
+    /// The depth of the first snapshot asked for, when this one is a fallback.
+    public var failedDepth: Int?
 
     public init(bundleId: String, system: Bool, tree: ElementSnapshot) {
         self.bundleId = bundleId
@@ -120,6 +123,8 @@ public struct ScreenCapture: Equatable, Sendable {
     /// The interface rotation in degrees (0, 90, 180, 270).
     public var rotation = 0
     public var roots: [CapturedRoot]
+    /// The device layer's capture warnings (`DevicePrimitives.captureWarnings`).
+    public var warnings: [String] = []
 
     public init(scale: Double, roots: [CapturedRoot]) {
         self.scale = scale

@@ -6,9 +6,12 @@
 ///   `index + 1` (`PrimitiveBackend` renumbers them to keep each element's handle across
 ///   captures), valid only for commands naming this capture;
 /// - frames (points) become pixel `bounds` at the capture's scale;
-/// - at most `maxDepth` levels below a root and `maxNodes` nodes are emitted; an element whose
-///   children were left out carries the trait `truncated` (the frontier), so the hub can tell
-///   a cut tree from a small one;
+/// - at most `maxDepth` levels below a root and `maxNodes` nodes are emitted; a capture that
+///   left elements out (the snapshot's depth limit reached, a shallower fallback, this walk's
+///   depth or node limit) says why in `RawTree.truncated` (one reason string, at most
+///   `RawLimits.maxWarningText` long), which the hub treats like its own caps — as the Android
+///   agent does; nil when nothing was left out. The device layer's capture warnings go to
+///   `RawTree.warnings`;
 /// - a secure text field is masked on the device: `password` set, no `value` (XCUITest reports
 ///   its bullets there), and no `text`;
 /// - every `Window` element opens a window (ids 1, 2, ... in pre-order); a window holding a
@@ -18,7 +21,6 @@ public struct SnapshotConverter: Sendable {
     /// WebDriverAgent's default; XCUITest itself breaks above about 62.
     public var maxDepth = 50
     public var maxNodes = RawLimits.maxRawNodes
-    public static let truncatedTrait = "truncated"
     public static let markerPrefix = "__screen_"
 
     public init(maxDepth: Int = 50, maxNodes: Int = RawLimits.maxRawNodes) {
@@ -29,7 +31,10 @@ public struct SnapshotConverter: Sendable {
     public func convert(_ capture: ScreenCapture, captureId: Int) -> (RawTree, CaptureRecord) {
         var w = Walk(scale: capture.scale, maxDepth: maxDepth, maxNodes: maxNodes)
         for (layer, root) in capture.roots.enumerated() {
-            if w.nodes.count >= maxNodes { break }
+            if w.nodes.count >= maxNodes {
+                w.nodeLimitReached = true
+                break
+            }
             w.root(root, layer: layer)
         }
         var tree = RawTree(capture: captureId, platform: .ios)
@@ -38,6 +43,8 @@ public struct SnapshotConverter: Sendable {
         tree.package = capture.roots.first { !$0.system }?.bundleId ?? capture.roots.first?.bundleId
         tree.focus = w.focus
         tree.rotation = [0, 90, 180, 270].contains(capture.rotation) ? capture.rotation : 0
+        tree.truncated = w.truncation(capture.roots)
+        tree.warnings = RawLimits.clipWarnings(capture.warnings)
         // Screen markers are hittable unless something of another window covers their centre:
         // computed from the snapshot's own frames, no per-element XCTest query.
         for (i, r) in w.records.enumerated()
@@ -60,6 +67,11 @@ public struct SnapshotConverter: Sendable {
         var records: [CapturedElement] = []
         var windows: [RawWindow] = []
         var focus: Int?
+        /// Elements at the snapshot's depth limit, read without children (they may have some).
+        var atSnapshotLimit = 0
+        /// Children left out at this walk's `maxDepth`.
+        var cutBelowDepth = 0
+        var nodeLimitReached = false
 
         init(scale: Double, maxDepth: Int, maxNodes: Int) {
             self.scale = scale
@@ -122,24 +134,19 @@ public struct SnapshotConverter: Sendable {
             if keyboardFocus && n.editable { focus = n.handle }
             nodes.append(n)
             records.append(CapturedElement(index: index, parent: parent, path: path, element: e, window: win))
-            if depth == 0 && root.fellBack { nodes[index].traits.append(SnapshotConverter.truncatedTrait) }
             if e.children.isEmpty {
                 // At the depth the snapshot was limited to, children may exist that were not read.
-                if let limit = root.depthLimit, depth >= limit, !nodes[index].traits.contains(SnapshotConverter.truncatedTrait) {
-                    nodes[index].traits.append(SnapshotConverter.truncatedTrait)
-                }
+                if let limit = root.depthLimit, depth >= limit { atSnapshotLimit += 1 }
                 return
             }
             if depth >= maxDepth {
-                nodes[index].traits.append(SnapshotConverter.truncatedTrait)
+                cutBelowDepth += e.children.count
                 return
             }
             var seen: [String: Int] = [:]
             for child in e.children {
                 if nodes.count >= maxNodes {
-                    if !nodes[index].traits.contains(SnapshotConverter.truncatedTrait) {
-                        nodes[index].traits.append(SnapshotConverter.truncatedTrait)
-                    }
+                    nodeLimitReached = true
                     return
                 }
                 let key = "\(child.elementType):\(child.identifier)"
@@ -148,6 +155,25 @@ public struct SnapshotConverter: Sendable {
                 visit(child, parent: index, depth: depth + 1, window: win, path: path + "/" + key + "#\(ordinal)",
                       root: root, layer: layer)
             }
+        }
+
+        /// Why elements were left out, or nil (see the type's invariants).
+        func truncation(_ roots: [CapturedRoot]) -> String? {
+            var reasons: [String] = []
+            for r in roots where r.fellBack {
+                let limit = r.depthLimit.map(String.init) ?? "?"
+                let failed = r.failedDepth.map { " at depth \($0)" } ?? ""
+                reasons.append("the snapshot\(failed) failed; a shallower one (depth \(limit)) was taken")
+            }
+            if atSnapshotLimit > 0 {
+                let limits = Set(roots.compactMap(\.depthLimit)).sorted().map(String.init).joined(separator: "/")
+                reasons.append("snapshot depth limit \(limits) reached: \(atSnapshotLimit) elements at the limit were read without their children")
+            }
+            if cutBelowDepth > 0 {
+                reasons.append("depth limit \(maxDepth) reached: \(cutBelowDepth) child elements (and their subtrees) not read")
+            }
+            if nodeLimitReached { reasons.append("node limit \(maxNodes) reached: the rest of the screen was not read") }
+            return reasons.isEmpty ? nil : RawLimits.clipWarning(reasons.joined(separator: "; "))
         }
 
         private func nonEmpty(_ s: String?) -> String? {

@@ -259,9 +259,10 @@ public final class NodeActionRunner {
                 "after scrolling: " + mismatch);
     }
 
+    /** The same shape as the iOS agent's refusal: "NOT_VISIBLE: why; recovery: what to do". */
     static Outcome notVisible(String why) {
-        return Outcome.fail(NOT_VISIBLE, why + "; recovery: scroll or dismiss what covers it,"
-                + " capture again and retry");
+        return Outcome.fail(NOT_VISIBLE, NOT_VISIBLE + ": " + why
+                + "; recovery: scroll or dismiss what covers it, then find it again and retry");
     }
 
     static boolean hasArea(int[] b) {

@@ -310,7 +310,8 @@ public class NodeActionRunnerTest {
         Outcome o = NodeActionRunner.run(ops, row, cmd(ActionVerb.CLICK, ANY));
         assertEquals("NOT_VISIBLE", o.code);
         assertEquals(NodeActionRunner.MAX_SCROLLS, scrolled);
-        assertTrue(o.message, o.message.contains("recovery"));
+        assertTrue(o.message, o.message.startsWith("NOT_VISIBLE: "));
+        assertTrue(o.message, o.message.contains("; recovery: "));
         assertFalse(log.contains("CLICK on " + row.cls));
     }
 

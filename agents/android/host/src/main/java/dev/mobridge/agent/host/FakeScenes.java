@@ -12,7 +12,7 @@ import java.util.Locale;
  * names and texts): {@code large} (about 1,000 nodes), {@code deep} (300 nested containers and a
  * "Deep leaf"), {@code busy} ("Tick N" changing every 100 ms, "Stop", a "Note" field),
  * {@code prefilled} (an "Email" field holding "old@example.com", focused), {@code other-app}
- * (Settings in front, "Wi-Fi"), {@code landscape} (rotation 90; "Density" changes the display
+ * (Settings in front, "Wi-Fi"; tapping it shows "Wi-Fi opened"), {@code landscape} (rotation 90; "Density" changes the display
  * density), {@code fold} ("Row 40" below the fold of a list, "Submit" under the keyboard),
  * {@code system-dialog} (the permission controller's dialog over the app, "Allow" / "Don't
  * allow") and {@code long-text} (a "Bio" field typed as keys, a 2,000-character text).
@@ -361,12 +361,22 @@ final class FakeScenes {
             FakeNode row = new FakeNode("settings/" + rows[i], "android.widget.LinearLayout", 0,
                     top, w, top + 160);
             row.clickable = true;
-            row.onClick = () -> { };
+            String opened = rows[i] + " opened";
+            row.onClick = () -> {
+                status = opened;
+                backend.event();
+            };
             FakeNode label = new FakeNode("settings/" + rows[i] + "/label",
                     "android.widget.TextView", 60, top + 40, w - 60, top + 120);
             label.text = rows[i];
             row.add(label);
             root.add(row);
+        }
+        if (status.endsWith(" opened")) {
+            FakeNode shown = new FakeNode("settings/status", "android.widget.TextView", 60, 600,
+                    w - 60, 700);
+            shown.text = status;
+            root.add(shown);
         }
         return root;
     }

@@ -116,6 +116,14 @@ public class HostScenesTest {
         assertEquals("a window opened: the flags are read again", 2, backend.secureDumps());
     }
 
+    @Test
+    public void everySceneHasAScreenshotEvenWithRowsBelowTheFold() throws Exception {
+        for (String name : FakeScenes.NAMES) {
+            backend.setScene(name);
+            assertTrue(name, backend.screenshot().ok);
+        }
+    }
+
     static HubMessage.App appDeepLink(String uri) {
         return new HubMessage.App(1, dev.mobridge.agent.core.link.AppAction.APP_DEEP_LINK, null,
                 uri);
@@ -185,6 +193,11 @@ public class HostScenesTest {
         RawTree t = capture();
         assertEquals(FakeScenes.SETTINGS_PKG, t.packageName);
         assertEquals(FakeScenes.SETTINGS_PKG, byText(t, "Wi-Fi").packageName);
+        assertNull(byText(t, "Wi-Fi opened"));
+        RawNode row = t.nodes.get(byText(t, "Wi-Fi").parent);
+        Outcome o = act(t, row, ActionVerb.CLICK, null, false);
+        assertTrue(o.message, o.ok);
+        assertNotNull(byText(capture(), "Wi-Fi opened"));
     }
 
     @Test

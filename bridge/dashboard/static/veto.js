@@ -1,0 +1,71 @@
+// Veto bar (issue 23): actions the hub announced and holds for a person's veto.
+// The hub sends an `intent` event before every action; with a veto window (`vetoMs` > 0,
+// `mobridge serve --veto-window`) a mutating action waits that long. This bar lists those,
+// counts down, and sends `veto` for the one a person stops. The dashboard says hello as kind
+// "dashboard", which outranks scripts and agents. Device text goes in with textContent only.
+(function () {
+  "use strict";
+  const bar = document.createElement("div");
+  bar.id = "veto-bar";
+  bar.dataset.testid = "veto-bar";
+  bar.style.cssText = "position:fixed;bottom:12px;right:12px;z-index:50;display:flex;" +
+    "flex-direction:column;gap:6px;max-width:420px;font:14px system-ui,sans-serif";
+  const rows = new Map();
+
+  function remove(intent) {
+    const row = rows.get(intent);
+    if (row) { row.remove(); rows.delete(intent); }
+  }
+
+  function show(ev) {
+    if (rows.has(ev.intent) || rows.size >= 20) return;
+    const row = document.createElement("div");
+    row.dataset.testid = "veto-intent";
+    row.style.cssText = "background:#fff3cd;border:1px solid #c9a227;border-radius:6px;" +
+      "padding:8px;display:flex;gap:8px;align-items:center";
+    const text = document.createElement("span");
+    text.textContent = ev.message;
+    text.style.flex = "1";
+    const left = document.createElement("span");
+    const button = document.createElement("button");
+    button.textContent = "Veto";
+    button.dataset.testid = "veto";
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        const answer = await request("veto", { device: ev.device, intent: ev.intent });
+        text.textContent = answer.vetoed ? "Vetoed: " + ev.message : "Too late: " + ev.message;
+      } catch (err) {
+        text.textContent = "Veto refused: " + (err && err.message ? err.message : String(err));
+      }
+      setTimeout(() => remove(ev.intent), 3000);
+    });
+    row.append(text, left, button);
+    bar.appendChild(row);
+    rows.set(ev.intent, row);
+    const until = Date.now() + ev.vetoMs;
+    const tick = setInterval(() => {
+      const ms = until - Date.now();
+      if (ms <= 0 || !rows.has(ev.intent)) {
+        clearInterval(tick);
+        if (!button.disabled) remove(ev.intent);
+        return;
+      }
+      left.textContent = (ms / 1000).toFixed(1) + " s";
+    }, 100);
+  }
+
+  let hooked = null;
+  setInterval(() => {
+    if (typeof state === "undefined" || !state.ws || state.ws === hooked) return;
+    hooked = state.ws;
+    hooked.addEventListener("message", (e) => {
+      if (typeof e.data !== "string") return;
+      let msg;
+      try { msg = JSON.parse(e.data); } catch (_) { return; }
+      if (msg.type === "intent" && msg.vetoMs > 0) show(msg);
+      else if (msg.type === "action" && msg.intent && !rows.get(msg.intent)?.querySelector("button:disabled")) remove(msg.intent);
+    });
+  }, 100);
+  document.body.appendChild(bar);
+})();
