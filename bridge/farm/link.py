@@ -61,6 +61,11 @@ _announces = msgspec.msgpack.Decoder(HubAnnounce)
 _events = msgspec.msgpack.Decoder(FarmEventRelay)
 
 
+Following = Subscription
+"""A followed stream subject (from ``follow``; hand it back to ``unfollow``). Users of the
+link name this type, never nats-py's."""
+
+
 class FarmListener(Protocol):
     """What the hub answers for the link."""
 
@@ -459,7 +464,11 @@ class FarmLink:
                 self.stats.dropped_bytes += len(data)
                 self.stats.last_error = _describe(exc)
 
-    async def follow(self, subject: str, on_data: Callable[[bytes], None]) -> Subscription | None:
+    def max_payload(self) -> int | None:
+        """The NATS server's largest message, while connected (None otherwise)."""
+        return self.nc.max_payload if self.nc is not None else None
+
+    async def follow(self, subject: str, on_data: Callable[[bytes], None]) -> Following | None:
         """Subscribe to a stream subject; ``on_data`` gets each message's bytes in order."""
         nc = self.nc
         if nc is None or nc.is_closed:
@@ -470,7 +479,7 @@ class FarmLink:
 
         return await nc.subscribe(subject, cb=deliver)
 
-    async def unfollow(self, sub: Subscription) -> None:
+    async def unfollow(self, sub: Following) -> None:
         with _quiet():
             await sub.unsubscribe()
 

@@ -30,6 +30,7 @@ from bridge.core import mutation
 from bridge.core.identity import fingerprint
 from bridge.core.noderef import Resolved
 from bridge.core.verification import PolicyRejected, check_verify_request, verify
+from bridge.hub.action_queue import ActionSlot, with_concurrent
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.handler_context import Pending
@@ -338,7 +339,7 @@ async def _act_locked(
     progress: Progress,
 ) -> ActionResult:
     started = svc.clock_ms()
-    async with device.action_lock:
+    async with ActionSlot(device.action_lock) as slot:
         lease_check(svc, session, device)  # the lease may have changed hands while queued
         before = device.current
         if before is None or not device.online:
@@ -437,6 +438,12 @@ async def _act_locked(
                 message=stale.message,
             )
             raise refused
+        mark = device.dispatch_log.seq
+        if dispatch.status is DispatchStatus.DISPATCHED:
+            mark = device.dispatch_log.note(
+                session.id, session.client_name, "act", req.action.value
+            )
+        slot.release_for_observe(leased=device.leases.lease is not None)
         verify_req = req.verify
         timeout_ms = verify_req.timeout_ms if verify_req else DEFAULT_OBSERVE_MS
         stable_ms = verify_req.stable_for_ms if verify_req else DEFAULT_STABLE_MS
@@ -480,7 +487,7 @@ async def _act_locked(
             )
         else:
             after, stability = device.current or before, Stability.UNKNOWN
-        verification = verdict_on(after)
+        verification = with_concurrent(verdict_on(after), device.dispatch_log, mark, session.id)
         result = ActionResult(
             dispatch=dispatch,
             observation=observation(before, after, stability),
@@ -557,7 +564,7 @@ async def _global_or_app_locked(
     started: int,
     progress: Progress,
 ) -> ActionResult:
-    async with device.action_lock:
+    async with ActionSlot(device.action_lock) as slot:
         lease_check(svc, session, device)  # the lease may have changed hands while queued
         before = device.current
         if before is None or device.link is None:
@@ -585,6 +592,10 @@ async def _global_or_app_locked(
         device.set_fault("commands", None)
         dispatch, _ = dispatch_from_reply(reply)
         progress.dispatched = _dispatch_text(dispatch)
+        mark = device.dispatch_log.seq
+        if dispatch.status is DispatchStatus.DISPATCHED:
+            mark = device.dispatch_log.note(session.id, session.client_name, verb, name)
+        slot.release_for_observe(leased=device.leases.lease is not None)
         # Opening or foregrounding a named app has an intrinsic postcondition: that app is in
         # the foreground afterwards. Nothing else here has one (BACK, HOME, deep links).
         foreground = (
@@ -628,7 +639,7 @@ async def _global_or_app_locked(
             dispatch=dispatch,
             observation=observation(before, after, stability),
             mutation_class=cls,
-            verification=intrinsic(after),
+            verification=with_concurrent(intrinsic(after), device.dispatch_log, mark, session.id),
         )
         device.leases.touch(session.id, svc.clock_ms())
         _emit(svc, session, device, msg.id, verb, name, None, result, None, started, intent=intent)

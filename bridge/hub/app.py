@@ -22,6 +22,8 @@ import anyio.abc
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.intents import Intents
 from bridge.hub.logs import get_logger
+from bridge.hub.malloc_tuning import return_large_buffers
+from bridge.hub.memory_bounds import share_history
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
@@ -210,6 +212,7 @@ class Hub:
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
     ) -> None:
+        return_large_buffers()
         try:
             await self._run(task_status)
         finally:
@@ -349,14 +352,16 @@ class Hub:
             try:
                 await self._link_once(target, first_attempt)
                 backoff = 0.2
-            except AgentRefused as exc:
-                self.log.error("agent_refused", url=target.url, error=str(exc))
-                backoff = 5.0
-            except AgentLost as exc:
-                self.log.warning("agent_lost", url=target.url, error=str(exc))
             except Exception as exc:  # one agent's fault never ends the hub
-                self.log.error("agent_task_crashed", url=target.url, error=repr(exc)[:300])
-                backoff = 5.0
+                lost = agent_lost_in(exc)
+                if isinstance(lost, AgentRefused):
+                    self.log.error("agent_refused", url=target.url, error=str(lost))
+                    backoff = 5.0
+                elif lost is not None:  # a normal disconnect: no stack, not an error
+                    self.log.info("agent_lost", url=target.url, error=str(lost))
+                else:
+                    self.log.error("agent_task_crashed", url=target.url, error=repr(exc)[:300])
+                    backoff = 5.0
             finally:
                 first_attempt.set()
             await anyio.sleep(backoff)
@@ -496,6 +501,7 @@ class Hub:
             self.service.devices[device_id] = device
             if self.journal is not None and self.journal.on:
                 device.journal = self.journal
+            share_history(self.service.devices.values())
             if self.farm is not None:
                 device.on_event = self.farm.owner.on_device_event
             feed = SettledFeed(device)
@@ -503,3 +509,15 @@ class Hub:
             if self._tg is not None:
                 self._tg.start_soon(self._guarded, f"settled_feed {device_id}", feed.run)
         return device
+
+
+def agent_lost_in(exc: BaseException) -> AgentLost | None:
+    """The ``AgentLost`` that ended a link, also when a task group wrapped it (alone, or
+    with nothing but other ``AgentLost``); None for any other fault."""
+    if isinstance(exc, AgentLost):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        leaves = [agent_lost_in(e) for e in exc.exceptions]
+        if leaves and all(leaf is not None for leaf in leaves):
+            return leaves[0]
+    return None

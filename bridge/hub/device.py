@@ -16,8 +16,11 @@ Invariants:
   in (``Stream.patchers``), each form encoded once per (stream, format) and the same bytes go
   to every member of that form;
 - ``history`` keeps the last ``HISTORY`` generations for generation checks and resyncs, and
-  at most ``HISTORY_NODES`` nodes in all (never fewer than 2 generations): a device showing
-  5,000-node screens keeps 8 generations, not 64, so memory per device stays bounded;
+  at most ``HISTORY_NODES`` nodes and ``history_bytes_limit`` estimated bytes in all (never
+  fewer than 2 generations): a device showing 5,000-node screens keeps 8 generations, not 64,
+  so memory per device stays bounded; the hub lowers ``history_bytes_limit`` so that all its
+  devices together stay under ``HUB_HISTORY_BYTES`` (``Capture.bytes`` is the estimate:
+  text and attribute bytes plus ``NODE_COST`` per node); evictions are counted in ``stats``;
 - the settled streams (``<device>:compact:settled`` / ``<device>:full:settled``) get no delta
   from ``ingest``: ``bridge.hub.settled.SettledFeed`` sends theirs, from each stream's
   ``base`` (the snapshot every member holds) once the screen settles.
@@ -38,10 +41,17 @@ from bridge.core.identity import IdAllocator
 from bridge.core.leases import LeaseBook
 from bridge.core.normalize import Normalized, NormalizeEngine, NormalizeFailure, SnapshotContext
 from bridge.core.patch import patch, unseen_changes
-from bridge.core.raw_limits import MAX_CAPTURE_NODES, Capped, cap_raw_tree
+from bridge.core.raw_limits import (
+    MAX_CAPTURE_BYTES,
+    MAX_CAPTURE_NODES,
+    Capped,
+    cap_raw_tree,
+    node_bytes,
+)
 from bridge.core.secret_mask import SecretMasker
 from bridge.core.slim_patch import slim
 from bridge.core.tree import NodeTree
+from bridge.hub.action_queue import DispatchLog
 from bridge.journal.records import Recorder
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
@@ -65,6 +75,12 @@ from bridge.wire.snapshot import ScreenSnapshot
 
 HISTORY = 64
 HISTORY_NODES = 40_000
+HISTORY_BYTES = 24 << 20
+"""Estimated bytes of one device's history (``Capture.bytes``), at most."""
+HUB_HISTORY_BYTES = 256 << 20
+"""Estimated bytes of all devices' histories together (the service shares it out)."""
+NODE_COST = 600
+"""Estimated bytes a normalized node costs beyond its text (objects, ids, bounds, index)."""
 
 
 @dataclass
@@ -77,6 +93,8 @@ class Capture:
     tree: NodeTree
     received_ms: int
     capture_no: int
+    bytes: int = 0
+    """Estimated memory: the capture's text and attribute bytes plus ``NODE_COST`` a node."""
 
     def snapshot(self, compact: bool) -> ScreenSnapshot:
         return self.normalized.compact if compact else self.normalized.full
@@ -91,6 +109,8 @@ class Prepared:
     now_ms: int
     truncation: str | None
     """Why nodes were left out (None: the capture is complete)."""
+    raw_bytes: int = 0
+    """Text and attribute bytes of the (capped) raw tree."""
 
 
 @dataclass
@@ -129,6 +149,8 @@ class DeviceStats:
     normalize_failures: int = 0
     truncated_captures: int = 0
     reconnects: int = 0
+    history_evicted: int = 0
+    """Generations dropped from the history by its node or byte bound."""
     action_ms: list[float] = field(default_factory=list)
 
 
@@ -174,6 +196,13 @@ class DeviceRuntime:
         self.last_change_ms = 0
         self.history: OrderedDict[int, Capture] = OrderedDict()
         self.history_nodes = 0
+        self.history_bytes = 0
+        self.history_bytes_limit = HISTORY_BYTES
+        """The service lowers it to share ``HUB_HISTORY_BYTES`` among its devices."""
+        self._raw_last: RawTree | None = None
+        """The last raw tree prepared whole, and its bytes: a same-shape capture's bytes are
+        counted from the nodes that changed."""
+        self._raw_bytes = 0
         self.by_snapshot: dict[str, int] = {}
         self.streams = {
             True: Stream(f"{device_id}:compact", True),
@@ -184,6 +213,8 @@ class DeviceRuntime:
             False: Stream(f"{device_id}:full:settled", False, settled=True),
         }
         self.action_lock = anyio.Lock()
+        self.dispatch_log = DispatchLog()
+        """Dispatches in order: an action observing without the lock reports the others."""
         self.actions: dict[int, tuple[str, Any]] = {}
         """Actions queued or running on this device: id -> (session id, ``Progress``)."""
         self.leases = LeaseBook(takeover_after_ms=takeover_after_ms)
@@ -214,11 +245,16 @@ class DeviceRuntime:
         now = self.clock_ms()
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
         same_shape = changed is not None and self._whole
-        if same_shape and len(push.tree.nodes) <= MAX_CAPTURE_NODES:
-            capped = Capped(push.tree, 0)  # the shape passed the caps last time
+        fast = None
+        if same_shape and changed is not None and len(push.tree.nodes) <= MAX_CAPTURE_NODES:
+            fast = self._bytes_after(push.tree, changed)
+        if fast is not None and fast <= MAX_CAPTURE_BYTES:
+            capped = Capped(push.tree, 0, bytes=fast)  # the shape passed the caps last time
         else:
             capped = cap_raw_tree(push.tree)
             changed = None if capped.dropped else changed
+        self._raw_last = None if capped.dropped else push.tree
+        self._raw_bytes = capped.bytes
         raw = self._masked(capped.tree, changed)
         self._whole = False
         result = self.engine.run(raw, SnapshotContext(self.id, tentative, now), changed)
@@ -232,7 +268,18 @@ class DeviceRuntime:
             full = msgspec.structs.replace(result.full, truncated=True)
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
-        return Prepared(result, tree, now, "; ".join(reasons) or None)
+        return Prepared(result, tree, now, "; ".join(reasons) or None, capped.bytes)
+
+    def _bytes_after(self, raw: RawTree, changed: tuple[int, ...]) -> int | None:
+        """The bytes of ``raw`` from the last whole tree's and the ``changed`` nodes' (None
+        when there is no such tree to count from)."""
+        last = self._raw_last
+        if last is None or len(last.nodes) != len(raw.nodes):
+            return None
+        total = self._raw_bytes
+        for i in changed:
+            total += node_bytes(raw.nodes[i]) - node_bytes(last.nodes[i])
+        return total
 
     def _masked(self, raw: RawTree, changed: tuple[int, ...] | None) -> RawTree:
         """``raw`` with typed secrets masked: only the ``changed`` nodes are looked at when the
@@ -287,18 +334,25 @@ class DeviceRuntime:
             return None
         self.generation += 1
         self.stats.generations += 1
-        capture = Capture(self.generation, result, prepared.tree, now, push.tree.capture)
+        size = prepared.raw_bytes + NODE_COST * len(result.full.nodes)
+        capture = Capture(self.generation, result, prepared.tree, now, push.tree.capture, size)
         self.last_change_ms = now
         previous = self.current
         self.current = capture
         self.history[self.generation] = capture
         self.history_nodes += len(result.full.nodes)
+        self.history_bytes += size
         self.by_snapshot[result.full.snapshot_id] = self.generation
         while len(self.history) > HISTORY or (
-            len(self.history) > 2 and self.history_nodes > HISTORY_NODES
+            len(self.history) > 2
+            and (
+                self.history_nodes > HISTORY_NODES or self.history_bytes > self.history_bytes_limit
+            )
         ):
             _, old = self.history.popitem(last=False)
+            self.stats.history_evicted += 1
             self.history_nodes -= len(old.normalized.full.nodes)
+            self.history_bytes -= old.bytes
             self.by_snapshot.pop(old.normalized.full.snapshot_id, None)
         if previous is not None:
             self._fan_out(previous, capture)

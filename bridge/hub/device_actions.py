@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from bridge.core import device_control as rules
 from bridge.core.mutation import MutationVerdict
 from bridge.core.verification import PolicyRejected, check_verify_request, verify
+from bridge.hub.action_queue import ActionSlot, with_concurrent
 from bridge.hub.actions import (
     COMMAND_TIMEOUT_S,
     DEFAULT_OBSERVE_MS,
@@ -234,7 +235,7 @@ async def _locked(
     progress: Progress,
     started: int,
 ) -> ActionResult:
-    async with device.action_lock:
+    async with ActionSlot(device.action_lock) as slot:
         lease_check(svc, session, device)  # the lease may have changed hands while queued
         before = device.current
         if before is None or device.link is None or not device.online:
@@ -278,7 +279,12 @@ async def _locked(
         if package is not None:
             plan.commands = await _staged(svc, device, package)
         reply = await _dispatch(device, plan, progress)
-        return await _observe_and_report(svc, session, device, msg, plan, before, reply, started)
+        mark = device.dispatch_log.note(session.id, session.client_name, plan.verb, plan.action)
+        if plan.installed is None and not isinstance(msg, AppInstall):  # those ask the agent again
+            slot.release_for_observe(leased=device.leases.lease is not None)
+        return await _observe_and_report(
+            svc, session, device, msg, plan, before, reply, started, mark
+        )
 
 
 def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before: Capture) -> Plan:
@@ -527,6 +533,7 @@ async def _observe_and_report(
     before: Capture,
     reply: Reply,
     started: int,
+    mark: int,
 ) -> ActionResult:
     caller = plan.verify
     wants = caller is not None and caller.policy is not VerificationPolicy.DISPATCH_ONLY
@@ -559,7 +566,7 @@ async def _observe_and_report(
         stable_for_ms=caller.stable_for_ms if wants and caller is not None else DEFAULT_STABLE_MS,
         met=holds if checking else None,
     )
-    verification = verdict(after)
+    verification = with_concurrent(verdict(after), device.dispatch_log, mark, session.id)
     if plan.installed is not None or isinstance(msg, AppInstall):
         verification = await _installed_check(device, plan, reply)
     dispatch = (

@@ -29,13 +29,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
-from nats.aio.subscription import Subscription
 
-from bridge.farm.link import FarmLink, Unreachable
+from bridge.farm.link import FarmLink, Following, Unreachable
 from bridge.farm.registry import Heard, HubRecord
 from bridge.farm.relay import Accepted, RelayFeed
 from bridge.hub.errors import offline
-from bridge.hub.service import MAX_CAPTURES
 from bridge.net.client_server import Session
 from bridge.wire.client_protocol import (
     Act,
@@ -102,7 +100,7 @@ class RemoteDevices:
         self.spawn = spawn
         self.log = log
         self.feeds: dict[tuple[str, WireFormat], RelayFeed] = {}
-        self._subs: dict[tuple[str, WireFormat], Subscription] = {}
+        self._subs: dict[tuple[str, WireFormat], Following] = {}
         self._syncing: dict[tuple[str, WireFormat], anyio.Event] = {}
         self._again: set[tuple[str, WireFormat]] = set()
         """Feeds asked to sync again while a sync of theirs ran (bounded by ``feeds``)."""
@@ -255,8 +253,9 @@ class RemoteDevices:
     ) -> ResultMessage | ErrorMessage | ProtocolError:
         shot = convert(message.result, ScreenshotResult)
         chunk = CAPTURE_CHUNK
-        if self.link.nc is not None:
-            chunk = max(1024, min(chunk, self.link.nc.max_payload - 4096))
+        max_payload = self.link.max_payload()
+        if max_payload is not None:
+            chunk = max(1024, min(chunk, max_payload - 4096))
         data = bytearray()
         while True:
             reply = await self.link.request(
@@ -268,14 +267,16 @@ class RemoteDevices:
                 reason = reply.reason if isinstance(reply, Unreachable) else "capture refused"
                 return self._offline(request, request.device, f"screenshot copy failed: {reason}")
             data += reply.data
+            if len(data) > self.service.captures.per_device_bytes:
+                return self._offline(
+                    request, request.device, "screenshot copy failed: past the capture budget"
+                )
             if len(data) >= reply.total or not reply.data:
                 break
         png = bytes(data)
         capture = f"cap_{random_ids.token_hex(8)}"
-        captures = self.service.captures
-        captures[capture] = png
-        while len(captures) > MAX_CAPTURES:
-            captures.popitem(last=False)
+        if not self.service.captures.put(request.device, capture, png):
+            return self._offline(request, request.device, "screenshot past the capture budget")
         local = msgspec.structs.replace(
             shot,
             capture=capture,

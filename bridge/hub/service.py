@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import secrets as random_ids
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,6 +22,7 @@ from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import run_act, run_global_or_app
+from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
 from bridge.hub.device_reads import apps, display
@@ -32,6 +31,7 @@ from bridge.hub.fresh_capture import fresh_capture
 from bridge.hub.handler_context import Pending
 from bridge.hub.intents import Intents
 from bridge.hub.journal_service import answer as answer_journal
+from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
@@ -100,8 +100,6 @@ if TYPE_CHECKING:
 
 SCREEN_WAIT_DEFAULT_MS = 10_000
 WAIT_DEFAULT_MS = 5_000
-MAX_CAPTURES = 32
-MAX_CAPTURE_BYTES = 16 << 20
 
 
 class RemoteService(Protocol):
@@ -135,7 +133,8 @@ class HubService:
         """The settled-stream feed of each device (the composition root creates and runs it)."""
         self.objections = ObjectionBook()
         self.idempotency: IdempotencyTable[Pending] = IdempotencyTable()
-        self.captures: OrderedDict[str, bytes] = OrderedDict()
+        self.captures = CaptureStore()
+        """Screenshots kept for clients to fetch, bounded in bytes per device and hub."""
         self.sessions: dict[str, Session] = {}
         """Sessions that said hello (the server's table has every connection)."""
         self.connections: Callable[[], dict[str, Session]] = lambda: self.sessions
@@ -236,7 +235,12 @@ class HubService:
             }
             for s in list(self.connections().values())
         }
-        stats = {"hub": self.name, "devices": devices, "sessions": sessions}
+        stats = {
+            "hub": self.name,
+            "devices": devices,
+            "sessions": sessions,
+            "memory": capture_memory(self.devices.values(), self.captures),
+        }
         if self.journal is not None:
             stats["journal"] = self.journal.statistics()
         if self.farm_report is not None:
@@ -335,6 +339,7 @@ class HubService:
                     role=session.role or "observer",  # type: ignore[arg-type]
                     hub=self.name,
                     formats=("json", "msgpack"),
+                    previous_close=session.previous_close,
                 )
             case DevicesList():
                 remote = self.remote.summaries() if self.remote is not None else ()
@@ -614,22 +619,23 @@ class HubService:
                 ("retry when the screen no longer shows secure content",),
             )
         png = decode_reply_png(reply)
-        if png is None or len(png) > MAX_CAPTURE_BYTES or not png.startswith(b"\x89PNG\r\n\x1a\n"):
-            raise refusal(ErrorCode.WINDOW_UNAVAILABLE, "the agent sent no valid PNG", ("retry",))
-        capture_id = f"cap_{random_ids.token_hex(8)}"
-        self.captures[capture_id] = png
+        del reply  # the base64 text (a third larger than the image) goes at once
+        kept = keep_screenshot(self.captures, device, png)
+        if isinstance(kept, str):
+            del png
+            raise refusal(
+                ErrorCode.WINDOW_UNAVAILABLE, f"the screenshot was refused: {kept}", ("retry",)
+            )
         if self.journal is not None:
             self.journal.screenshot(device.id, png)
-        while len(self.captures) > MAX_CAPTURES:
-            self.captures.popitem(last=False)
-        width = int.from_bytes(png[16:20], "big")
-        height = int.from_bytes(png[20:24], "big")
+        del png
+        capture_id, info, size = kept
         return ScreenshotResult(
             capture=capture_id,
             url=f"{self.public_http()}/v1/captures/{capture_id}.png",
-            width=width,
-            height=height,
-            bytes=len(png),
+            width=info.width,
+            height=info.height,
+            bytes=size,
         )
 
 

@@ -19,10 +19,12 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
 from bridge.core.raw_delta import DeltaRefused, RawMirror
+from bridge.core.raw_limits import structure_problem
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
     TREE_DELTA,
@@ -151,13 +153,16 @@ class AgentLink:
                     while True:
                         frame = await ws.recv(decode=False)
                         message = AGENT_TO_HUB.decode(frame)
+                        del frame  # a screenshot's frame is megabytes: not held while handled
                         try:
                             await self._dispatch(message)
                         except Exception as exc:  # a fault in one frame never ends the hub
                             self.stats.bad_frames += 1
                             # Watchers hear the fault's type only, never the frame's content.
                             self._on_bad_frame(
-                                f"a frame could not be handled ({type(exc).__name__})"
+                                f"the agent sent a bad frame (MALFORMED): a "
+                                f"{type(message).__name__} could not be handled "
+                                f"({type(exc).__name__})"
                             )
                 except ConnectionClosed as exc:
                     closed = exc
@@ -230,6 +235,8 @@ class AgentLink:
 
     async def _dispatch(self, message: AgentToHub | DecodeFailure) -> None:
         match message:
+            case TreePush() if (problem := structure_problem(message.tree)) is not None:
+                self._malformed(problem)
             case TreePush():
                 self.stats.trees += 1
                 self._mirror = RawMirror.of(message.tree)
@@ -238,6 +245,11 @@ class AgentLink:
                 await self._delta(message)
             case Reply(id=cid):
                 self.stats.replies += 1
+                if message.tree is not None and (
+                    problem := structure_problem(message.tree, "reply.tree")
+                ):
+                    self._malformed(problem)
+                    message = msgspec.structs.replace(message, tree=None)
                 if message.tree is not None:
                     self._mirror = RawMirror.of(message.tree)
                 waiter = self._pending.get(cid)
@@ -246,12 +258,19 @@ class AgentLink:
                     waiter[0].set()
             case AgentStatus():
                 await self._on_status(message)
-            case DecodeFailure(code=code, message=reason):
-                self.stats.bad_frames += 1
-                self._on_bad_frame(f"the agent sent a bad frame ({code.value}): {reason}"[:300])
+            case DecodeFailure(message=reason):
+                # Whatever the decoder's code, for the agent link it is a malformed frame;
+                # the decoder's reason names the field (``at `$.tree.platform```).
+                self._malformed(reason)
             case _:
                 self.stats.bad_frames += 1
                 self._on_bad_frame(f"the agent sent an unexpected {type(message).__name__}")
+
+    def _malformed(self, problem: str) -> None:
+        """A frame whose content the types allow but the hub cannot use: dropped, counted and
+        reported with the field that was wrong."""
+        self.stats.bad_frames += 1
+        self._on_bad_frame(f"the agent sent a bad frame (MALFORMED): {problem}"[:300])
 
     def _fail_pending(self) -> None:
         for event, _ in self._pending.values():

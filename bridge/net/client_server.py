@@ -14,6 +14,11 @@ Bounds (every one is per connection unless named otherwise):
 - events: at most ``event_limit`` queued and ``EVENT_BYTES_LIMIT`` bytes; past either, the
   pending events are dropped and each subscribed stream gets a ``snapshot`` resync once the
   client drains (see ``Session``);
+- a subscriber whose event queue overflowed and that has read nothing since for
+  ``frozen_subscriber_s`` (default ``FROZEN_SUBSCRIBER_S``) is closed with 1008 and a reason;
+  the reason is also kept (``RECENT_CLOSES`` of them, ``RECENT_CLOSE_S``) and told once in
+  ``hello``'s ``previousClose`` when the same principal and client name connect again, so a
+  client that never read the close frame still learns why; it then resubscribes (resync);
 - responses are never dropped, but all queued bytes count against the outbound budget: above
   ``OUTBOUND_SOFT_LIMIT`` the reader stops reading the client's requests (TCP pushes back on
   it) until the queue drains below half of it; a client that stays above it for
@@ -36,7 +41,7 @@ import itertools
 import secrets
 import socket
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -80,6 +85,9 @@ EVENT_BYTES_LIMIT = 2 << 20
 OUTBOUND_SOFT_LIMIT = 2 << 20
 OUTBOUND_HARD_LIMIT = 16 << 20
 SLOW_CLIENT_GRACE_S = 10.0
+FROZEN_SUBSCRIBER_S = 60.0
+RECENT_CLOSES = 256
+RECENT_CLOSE_S = 600.0
 AUTH_DEADLINE_S = 5.0
 SOCKET_SEND_BUFFER = 256 * 1024
 """SO_SNDBUF of each client socket: the kernel's share of a connection's outbound bytes is
@@ -141,6 +149,10 @@ class Session:
     soft_limit: int = OUTBOUND_SOFT_LIMIT
     over_since: float | None = None
     """Monotonic time the queue last rose to ``soft_limit`` (None while below it)."""
+    full_since: float | None = None
+    """Monotonic time the event queue overflowed with nothing read since (None: it read)."""
+    previous_close: str | None = None
+    """Why the hub closed this client's previous connection (set at ``hello``, told once)."""
     signal: anyio.Event = field(default_factory=anyio.Event)
     """Set on kill and when the queue rises to ``soft_limit``: wakes the connection's guard."""
     direct: DirectWriter | None = None
@@ -213,6 +225,7 @@ class Session:
             self.stats.events_sent += 1
         else:
             return None
+        self.full_since = None  # the writer moves: the client is reading
         if self.over_since is not None and self.queued_bytes() < self.soft_limit:
             self.over_since = None
         self._drained.set()
@@ -244,6 +257,9 @@ class Session:
             self._events.clear()
             self._event_bytes = 0
             self._resync.update(self.streams)
+            if self.full_since is None:
+                self.full_since = time.monotonic()
+                self.signal.set()
         else:
             self._events.append((stream, data))
             self._event_bytes += len(data)
@@ -304,6 +320,7 @@ class ClientServer:
         outbound_soft_limit: int = OUTBOUND_SOFT_LIMIT,
         outbound_hard_limit: int = OUTBOUND_HARD_LIMIT,
         slow_client_grace_s: float = SLOW_CLIENT_GRACE_S,
+        frozen_subscriber_s: float = FROZEN_SUBSCRIBER_S,
         auth_deadline_s: float = AUTH_DEADLINE_S,
         max_per_peer: int = MAX_PER_PEER,
         max_unauthenticated_per_peer: int = MAX_UNAUTHENTICATED_PER_PEER,
@@ -317,6 +334,9 @@ class ClientServer:
         self.outbound_soft_limit = outbound_soft_limit
         self.outbound_hard_limit = outbound_hard_limit
         self.slow_client_grace_s = slow_client_grace_s
+        self.frozen_subscriber_s = frozen_subscriber_s
+        self.recent_closes: OrderedDict[tuple[str, str], tuple[float, str]] = OrderedDict()
+        """(principal, client name) -> (when, why) the hub last closed such a connection."""
         self.auth_deadline_s = auth_deadline_s
         self.max_per_peer = max_per_peer
         self.max_unauthenticated_per_peer = max_unauthenticated_per_peer
@@ -487,22 +507,14 @@ class ClientServer:
                     "(send hello with a token, or an Authorization header)"
                 )
         while session.kill_reason is None:
-            await session.signal.wait()
             session.signal = anyio.Event()
-            if session.kill_reason is not None or session.over_since is None:
-                continue
-            with anyio.move_on_after(self.slow_client_grace_s):
-                await session.killed.wait()
-            since = session.over_since
-            if session.kill_reason is None and since is not None:
-                if time.monotonic() - since >= self.slow_client_grace_s:
-                    session.kill(
-                        f"outbound queue over {self.outbound_soft_limit} bytes for "
-                        f"{self.slow_client_grace_s:g} s: the client is not reading"
-                    )
-                else:
-                    session.signal.set()  # it dipped and rose again: look again
+            wait = self._overdue(session, time.monotonic())
+            if session.kill_reason is not None:
+                break
+            with anyio.move_on_after(wait):
+                await session.signal.wait()
         reason = session.kill_reason or "closed by the hub"
+        self._remember_close(session, reason)
         self.closed_by_hub += 1
         self._log("connection_closed_by_hub", session=session.id, peer=session.peer, reason=reason)
         with anyio.move_on_after(CLOSE_WAIT_S):
@@ -510,6 +522,48 @@ class ClientServer:
         if ws.transport is not None:
             ws.transport.abort()
         scope.cancel()
+
+    def _overdue(self, session: Session, now: float) -> float:
+        """Kill ``session`` if a deadline passed: outbound bytes above the soft limit for the
+        grace period, or an overflowed event queue with nothing read for
+        ``frozen_subscriber_s``. Otherwise, the seconds until the nearest deadline."""
+        wait = float("inf")
+        over, full = session.over_since, session.full_since
+        if over is not None:
+            if now - over >= self.slow_client_grace_s:
+                session.kill(
+                    f"outbound queue over {self.outbound_soft_limit} bytes for "
+                    f"{self.slow_client_grace_s:g} s: the client is not reading"
+                )
+                return 0.0
+            wait = over + self.slow_client_grace_s - now
+        if full is not None:
+            if now - full >= self.frozen_subscriber_s:
+                session.kill(
+                    f"not read for {self.frozen_subscriber_s:g} s while its event queue was "
+                    "full: the client is not reading (reconnect and subscribe again to resync)"
+                )
+                return 0.0
+            wait = min(wait, full + self.frozen_subscriber_s - now)
+        return wait
+
+    def _remember_close(self, session: Session, reason: str) -> None:
+        if session.principal is None:
+            return
+        key = (session.principal.name, session.client_name)
+        self.recent_closes.pop(key, None)
+        self.recent_closes[key] = (time.monotonic(), reason)
+        while len(self.recent_closes) > RECENT_CLOSES:
+            self.recent_closes.popitem(last=False)
+
+    def _previous_close(self, session: Session, client_name: str) -> str | None:
+        """The reason kept for this principal and client name, once and while recent."""
+        if session.principal is None or not self.recent_closes:
+            return None
+        found = self.recent_closes.pop((session.principal.name, client_name), None)
+        if found is None or time.monotonic() - found[0] > RECENT_CLOSE_S:
+            return None
+        return found[1]
 
     async def _reader(
         self, ws: ServerConnection, session: Session, fmt: WireFormat, tg: anyio.abc.TaskGroup
@@ -550,6 +604,7 @@ class ClientServer:
                     break
                 continue
             if isinstance(message, Hello):
+                session.previous_close = self._previous_close(session, message.client.name)
                 await self.handler.handle(session, message)
                 continue
             if inflight.value == 0:
@@ -656,6 +711,7 @@ class ClientServer:
                     session.stats.resyncs += 1
                     data = session.encode(payload)
                 await ws.send(data, text=text)
+                session.full_since = None  # it went out: the client is reading
 
     async def aclose(self) -> None:
         if self._server is not None:

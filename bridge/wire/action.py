@@ -87,14 +87,29 @@ class Predicate(WireStruct, frozen=True):
     condition: Condition | None = None
 
 
+class ConcurrentAction(WireStruct, frozen=True):
+    """Another session's action dispatched on the device while this action was observed
+    (without a lease, observing does not hold the device's queue): its effect may be in
+    what was verified."""
+
+    session: str
+    client: str
+    verb: str
+    """``act``, ``global``, ``app``, ``gesture``, ``key``, ``type``, ``orientation``, ..."""
+    action: str
+
+
 class Evidence(WireStruct, frozen=True):
-    """One observation behind a verification result: what was looked at and what was seen."""
+    """One observation behind a verification result: what was looked at and what was seen.
+    ``concurrent`` (optional): this evidence is another client's action that ran during
+    the verification, so the result may be confounded by it."""
 
     what: str
     snapshot_id: str | None = None
     node_id: str | None = None
     observed: str | int | float | bool | None = None
     expected: str | int | float | bool | None = None
+    concurrent: ConcurrentAction | None = None
 
 
 class Verification(WireStruct, frozen=True):

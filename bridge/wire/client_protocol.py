@@ -249,6 +249,9 @@ class HelloResult(WireStruct, frozen=True):
     role: SessionRole
     hub: str
     formats: tuple[str, ...] = ()
+    previous_close: str | None = None
+    """Why the hub closed this client's previous connection (same token and client name),
+    told once on the next ``hello`` within ``RECENT_CLOSE_S`` (e.g. it stopped reading)."""
 
 
 class LeaseInfo(WireStruct, frozen=True):

@@ -67,6 +67,8 @@ class RogueAgent:
     mute: bool = False
     initial_nodes: int = 5
     commands: list[Any] = field(default_factory=list)
+    answer: Callable[[Any], str | None] | None = None
+    """Builds the reply frame to a command (None: the default ok reply)."""
     port: int = 0
 
     @property
@@ -95,6 +97,10 @@ class RogueAgent:
                 command = HUB_TO_AGENT.decode(frame)
                 self.commands.append(command)
                 if not self.mute and hasattr(command, "id"):
+                    custom = self.answer(command) if self.answer is not None else None
+                    if custom is not None:
+                        await ws.send(custom)
+                        continue
                     await ws.send(encode(Reply(id=command.id, ok=True)).decode())  # type: ignore[union-attr]
             tg.cancel_scope.cancel()
 

@@ -202,6 +202,9 @@ async def test_a_queued_device_action_can_be_cancelled_before_it_is_dispatched()
             )
             outcome: dict[str, object] = {}
             key = KeyPress(id="queued-key", device=rh.device_id, key=KeyName.TAB)
+            # Under a lease an action holds the queue while it verifies (without one, only
+            # while it dispatches: issue 27's fair queue).
+            await dev.acquire_lease()
 
             async def hold() -> None:  # keeps the device's queue busy for 1.5 s
                 outcome["hold"] = await dev.gesture("tap", [(5, 5)], verify=never)

@@ -211,3 +211,86 @@ def test_bearer_parsing_and_constant_time_table() -> None:
     assert auth.check("c" * 10) is None
     assert auth.check(None) is None
     assert Authenticator({}, allow_anonymous=True).check(None) is not None
+
+
+async def test_a_frozen_subscriber_is_closed_after_the_set_time_and_hears_why_on_reconnect() -> (
+    None
+):
+    handler = EchoHandler()
+    server, tg, port = await _serve(
+        handler, event_limit=8, write_limit=1024, socket_send_buffer=4096, frozen_subscriber_s=0.5
+    )
+    try:
+        frozen = await anyio.to_thread.run_sync(_raw_client, port)
+        with anyio.fail_after(5):
+            while not handler.sessions:
+                await anyio.sleep(0.01)
+        session = handler.sessions[0]
+        payload = b'{"type":"delta","pad":"' + b"x" * 8000 + b'"}'
+        with anyio.fail_after(10):
+            while session.full_since is None:  # the kernel buffers fill, then the queue
+                session.push_event("dev:compact", payload)
+                await anyio.sleep(0.001)
+        overflowed = anyio.current_time()
+        with anyio.fail_after(5):
+            while session.kill_reason is None:
+                session.push_event("dev:compact", payload)  # still not read
+                await anyio.sleep(0.01)
+        closed_after = anyio.current_time() - overflowed
+        assert 0.4 <= closed_after < 3, closed_after
+        assert session.kill_reason is not None and "not read for 0.5 s" in session.kill_reason
+        assert server.closed_by_hub == 1
+        frozen.close()
+        # The same principal and client name connect again: hello says why, once.
+        for expected in (True, False):
+            async with ws_connect(
+                f"ws://127.0.0.1:{port}/v1",
+                additional_headers={"Authorization": f"Bearer {TOKEN}"},
+            ) as again:
+                await again.send(
+                    json.dumps({"type": "hello", "id": 1, "client": {"name": "frozen"}})
+                )
+                assert json.loads(await again.recv())["type"] == "result"
+                told = handler.sessions[-1].previous_close
+                if expected:
+                    assert told is not None and "event queue was full" in told
+                else:
+                    assert told is None
+    finally:
+        tg.cancel_scope.cancel()
+        await tg.__aexit__(None, None, None)
+
+
+async def test_a_slow_but_reading_subscriber_is_not_closed() -> None:
+    handler = EchoHandler()
+    server, tg, port = await _serve(
+        handler, event_limit=4, write_limit=1024, socket_send_buffer=4096, frozen_subscriber_s=0.3
+    )
+    try:
+        async with ws_connect(
+            f"ws://127.0.0.1:{port}/v1",
+            additional_headers={"Authorization": f"Bearer {TOKEN}"},
+            max_queue=1,
+        ) as slow:
+            await slow.send(json.dumps({"type": "hello", "id": 1, "client": {"name": "s"}}))
+            assert json.loads(await slow.recv())["type"] == "result"
+            session = handler.sessions[0]
+            payload = b'{"type":"delta","pad":"' + b"x" * 8000 + b'"}'
+            end = anyio.current_time() + 2.0  # well past frozen_subscriber_s, overflowing
+
+            async def produce() -> None:
+                while anyio.current_time() < end:
+                    for _ in range(20):
+                        session.push_event("dev:compact", payload)
+                    await anyio.sleep(0.01)
+
+            async with anyio.create_task_group() as producers:
+                producers.start_soon(produce)
+                while anyio.current_time() < end:
+                    await slow.recv()  # slowly, but it reads
+                    await anyio.sleep(0.02)
+            assert session.stats.events_dropped > 0
+            assert session.id in server.sessions and session.kill_reason is None
+    finally:
+        tg.cancel_scope.cancel()
+        await tg.__aexit__(None, None, None)
