@@ -4,8 +4,9 @@ most of what the MCP layer adds to an action's round trip.
 
 Rules:
 
-- used only under asyncio with stdin and stdout being pipes, sockets or terminals
-  (``pipe_stdio`` yields ``None`` otherwise and the caller uses the SDK's transport);
+- used only under asyncio with stdin and stdout being pipes or sockets that stderr does not
+  share (the loop makes them non-blocking; ``pipe_stdio`` yields ``None`` otherwise — a
+  terminal, a file, ``2>&1`` — and the caller uses the SDK's transport);
 - one line is one message, at most ``MAX_LINE`` bytes: a longer line ends the session (the
   input is hostile or broken; nothing is buffered beyond the bound);
 - a line that is not a JSON-RPC message is handed to the session as the exception (the SDK
@@ -34,12 +35,17 @@ Streams = tuple[
 ]
 
 
-def _pipe_like(fd: int) -> bool:
+def _own_pipe(fd: int, *others: int) -> bool:
+    """A pipe or socket that no other standard stream shares: the loop makes the open file
+    non-blocking, which must not reach stderr (a terminal or ``2>&1``)."""
     try:
-        mode = os.fstat(fd).st_mode
+        st = os.fstat(fd)
+        shared = {(o.st_dev, o.st_ino) for o in map(os.fstat, others)}
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    if not (stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)):
+        return False
+    return (st.st_dev, st.st_ino) not in shared
 
 
 @asynccontextmanager
@@ -51,7 +57,8 @@ async def pipe_stdio() -> AsyncIterator[Streams | None]:
     except RuntimeError:  # another event loop (trio)
         loop = None
     stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
-    if loop is None or not (_pipe_like(stdin) and _pipe_like(stdout)):
+    stderr = sys.stderr.fileno()
+    if loop is None or not (_own_pipe(stdin, stderr) and _own_pipe(stdout, stderr)):
         yield None
         return
     reader = asyncio.StreamReader(limit=MAX_LINE, loop=loop)
