@@ -253,6 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bridge.cli.flows import add_flow_commands
 
     add_flow_commands(sub)
+    from bridge.cli.doctor import add_doctor_command
+
+    add_doctor_command(sub)
     return parser
 
 

@@ -90,8 +90,10 @@ class Device(DeviceControl):
 
     # ---- reading ---------------------------------------------------------------------------
 
-    async def snapshot(self, compact: bool = True) -> SnapshotResult:
-        message = SnapshotGet(id=self._conn.next_id(), device=self.id, compact=compact)
+    async def snapshot(self, compact: bool = True, *, fresh: bool = False) -> SnapshotResult:
+        """The newest snapshot the hub holds; ``fresh``: one the agent captures now (slower:
+        a full capture on the device, which subscribers then see as any other change)."""
+        message = SnapshotGet(id=self._conn.next_id(), device=self.id, compact=compact, fresh=fresh)
         return await self._conn.call(message, SnapshotResult)
 
     async def find(

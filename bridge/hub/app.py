@@ -380,6 +380,8 @@ class Hub:
             device = self._claim_device(hello.device.id, hello.platform, target.url)
             device.model = hello.device.model
             device.agent_name = f"{hello.agent.name} {hello.agent.version}"
+            device.agent_version = hello.agent.version
+            device.os_version = hello.device.os_version
             device.capabilities = hello.capabilities
             device.link = link
             if target.stage_package is not None:

@@ -152,6 +152,8 @@ class DeviceRuntime:
         self.offline_reason: str | None = "connecting"
         self.model: str | None = None
         self.agent_name: str | None = None
+        self.agent_version: str | None = None
+        self.os_version: str | None = None
         self.capabilities: tuple[str, ...] = ()
         self.allocator = IdAllocator()
         self.engine = NormalizeEngine(self.allocator)

@@ -28,6 +28,7 @@ from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
 from bridge.hub.device_reads import apps, display
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.fresh_capture import fresh_capture
 from bridge.hub.handler_context import Pending
 from bridge.hub.intents import Intents
 from bridge.hub.packages import Stager
@@ -351,9 +352,9 @@ class HubService:
                 found.leave(session)
                 session.forget_stream(sub)
                 return UnsubscribeResult(subscription=sub)
-            case SnapshotGet(device=device_id, compact=compact):
+            case SnapshotGet(device=device_id, compact=compact, fresh=fresh):
                 device = self.device(device_id)
-                cap = self.current(device)
+                cap = await fresh_capture(device) if fresh else self.current(device)
                 return SnapshotResult(generation=cap.generation, snapshot=cap.snapshot(compact))
             case Find(device=device_id, query=query):
                 return self._find(self.device(device_id), query)
@@ -478,6 +479,8 @@ class HubService:
                 health=d.health,
                 reason=d.health_reason,
                 owner=self.owner_name,
+                agent_version=d.agent_version,
+                os_version=d.os_version,
             )
             for d in self.devices.values()
         )

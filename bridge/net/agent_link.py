@@ -37,6 +37,7 @@ from bridge.wire.agent_link import (
     TreePush,
 )
 from bridge.wire.codec import AGENT_TO_HUB, MAX_AGENT_FRAME, DecodeFailure, encode
+from bridge.wire.raw import RawTree
 
 
 class AgentLost(Exception):
@@ -49,6 +50,10 @@ class AgentTimeout(TimeoutError):
 
 class AgentRefused(AgentLost):
     """The agent refused the link (wrong token, wrong protocol): do not retry quickly."""
+
+
+class CaptureFailed(Exception):
+    """The agent answered a ``capture`` command without a tree (its reason is the message)."""
 
 
 @dataclass
@@ -196,6 +201,17 @@ class AgentLink:
             reason=delta.reason, stable=delta.stable, tree=applied[0].tree, quiet_ms=delta.quiet_ms
         )
         await self._deliver(push, changed)
+
+    async def capture_now(self, stable: bool, timeout_s: float = 10.0) -> RawTree:
+        """Ask the agent for a new capture and hand it to ``on_tree`` like a push (reason
+        ``capture``); returns the tree. Raises AgentLost, AgentTimeout, or CaptureFailed when
+        the agent answered without a tree. ``stable``: what the push says about the screen
+        (the caller passes what it last knew, so a requested capture does not reset settle)."""
+        reply = await self.command(lambda cid: CaptureCommand(id=cid), timeout_s)
+        if not reply.ok or reply.tree is None:
+            raise CaptureFailed(reply.message or reply.code or "the capture reply carried no tree")
+        await self._deliver(TreePush(reason="capture", stable=stable, tree=reply.tree), None)
+        return reply.tree
 
     async def _recapture(self, cause: TreeDelta) -> None:
         """A full capture instead of a delta that did not apply (its reply resets the mirror

@@ -102,6 +102,9 @@ class Unsubscribe(_Request, tag="unsubscribe", frozen=True):
 class SnapshotGet(_Request, tag="snapshot.get", frozen=True):
     device: DeviceId
     compact: bool = True
+    fresh: bool = False
+    """True: the hub asks the agent for a new capture and answers with the snapshot made of it
+    (or of a newer one); false (default): the newest snapshot the hub holds, at once."""
 
 
 class Find(_Request, tag="find", frozen=True):
@@ -257,6 +260,10 @@ class DeviceSummary(WireStruct, frozen=True):
     """Why the device is degraded or offline; absent when healthy."""
     owner: str | None = None
     """In a farm: the name of the hub the device is attached to (absent outside a farm)."""
+    agent_version: str | None = None
+    """The version the agent announced in its hello (absent when it has not linked yet)."""
+    os_version: str | None = None
+    """The device's OS version as its agent announced it."""
 
 
 class DevicesListResult(WireStruct, frozen=True):

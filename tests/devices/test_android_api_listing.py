@@ -127,3 +127,65 @@ def test_a_class_proven_against_api_26_only_is_still_checked(tmp_path: Path) -> 
     done = run("--stubs", str(stubs))
     assert done.returncode == 1
     assert "GLOBAL_ACTION_BACK: stub value 2 but the listing says 1" in done.stderr
+
+
+LISTINGS = ANDROID / "tools" / "api-listing"
+BUNDLE = Path("android/os/Bundle.java")
+
+
+def test_a_member_listed_on_the_superclass_is_found_through_extends(tmp_path: Path) -> None:
+    # Bundle.getString/putString are listed on BaseBundle only: the repository passes because
+    # the check follows "extends android.os.BaseBundle"; without that clause they are missing.
+    listings = copy(LISTINGS, tmp_path, "listings")
+    edit(
+        listings / "api-26.txt",
+        "public final class Bundle extends android.os.BaseBundle implements",
+        "public final class Bundle implements",
+    )
+    done = run("--listings", str(listings))
+    assert done.returncode == 1
+    assert "android.os.Bundle.getString: stub method String getString(String)" in done.stderr
+    assert "android.os.Bundle.putString" in done.stderr
+    assert "putCharSequence" not in done.stderr  # listed on Bundle itself
+
+
+def test_a_wrong_signature_of_an_inherited_member_fails(tmp_path: Path) -> None:
+    stubs = copy(STUBS, tmp_path, "stubs")
+    edit(
+        stubs / BUNDLE, "public String getString(String key)", "public Object getString(String key)"
+    )
+    done = run("--stubs", str(stubs))
+    assert done.returncode == 1
+    assert "android.os.Bundle.getString" in done.stderr
+    assert "differs in type from the listing's method String getString(String)" in done.stderr
+
+
+def test_an_enum_constant_not_in_the_listing_fails(tmp_path: Path) -> None:
+    stubs = copy(STUBS, tmp_path, "stubs")
+    edit(stubs / "android/graphics/Bitmap.java", "{ PNG }", "{ PNG, GIF }")
+    done = run("--stubs", str(stubs))
+    assert done.returncode == 1
+    assert "android.graphics.Bitmap.CompressFormat.GIF" in done.stderr
+    assert "is not in the listing" in done.stderr
+    assert ".PNG" not in done.stderr
+
+
+def test_a_wrong_intent_flag_fails(tmp_path: Path) -> None:
+    stubs = copy(STUBS, tmp_path, "stubs")
+    edit(
+        stubs / "android/content/Intent.java",
+        "FLAG_ACTIVITY_NEW_TASK = 0x10000000",
+        "FLAG_ACTIVITY_NEW_TASK = 0x01000000",
+    )
+    done = run("--stubs", str(stubs))
+    assert done.returncode == 1
+    assert "FLAG_ACTIVITY_NEW_TASK: stub value 16777216 but the listing says 268435456" in (
+        done.stderr
+    )
+
+
+def test_every_stub_class_is_proven() -> None:
+    done = run()
+    assert done.returncode == 0, done.stderr
+    assert "40 stub classes" in done.stdout
+    assert "0 stub classes not yet proven" in done.stdout

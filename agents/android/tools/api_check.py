@@ -9,7 +9,11 @@ when:
    (or, for a class only ``api-26.txt`` holds, that listing) lists with the same signature:
    name, parameter types, return or field type, ``static``/``final``, ``throws``, and for
    constants the value (javac inlines them, so a wrong value would ship); or the class itself
-   differs (class/interface, ``static``, ``final``, ``abstract``);
+   differs (class/interface, ``static``, ``final``, ``abstract``). A method or field the
+   listing declares on a superclass named in the class line's ``extends`` (and listed too)
+   counts as the class's own (``Bundle.getString`` is listed on ``BaseBundle``); a stub
+   ``enum``'s constants are compared with the listing's ``enum_constant`` lines, and the
+   enum is static (when nested) and final as Java makes it;
 2. a stub class is neither proven nor named in ``UNPROVEN`` (a new stub class must be added
    to the listings, or knowingly to that list);
 3. the device layer (``agents/android/app``) calls a proven member that is newer than the
@@ -20,7 +24,8 @@ when:
 
 Types are compared by simple names (``java.util.List<android.view.accessibility.X>`` and
 ``List<X>`` are the same), annotations and ``deprecated`` markers are ignored. Options:
-``--stubs DIR`` and ``--app DIR`` check other trees (the tests use copies).
+``--stubs DIR``, ``--app DIR`` and ``--listings DIR`` check other trees (the tests use
+copies).
 """
 
 from __future__ import annotations
@@ -35,35 +40,11 @@ ANDROID = Path(__file__).resolve().parents[1]
 LISTINGS = ANDROID / "tools" / "api-listing"
 MIN_SDK = 26
 
-# Stub classes not yet proven against a listing (their members were written from the
-# platform's documentation; the compile against the SDK in scripts/build-android-agent is
-# their only check). Proving one: add its listing lines to both files (or, for a class whose
-# members are all API 26 or older, to api-26.txt alone) and remove it here. None of these is a
-# hidden API: each is in the public SDK listing, its lines were not located yet (the listings
-# are 4+ MB, read 16 KB at a time through the search tool). One needs more than lines:
-# android.os.Bundle — the stub declares getString/putString on Bundle, the listing has them on
-# its superclass android.os.BaseBundle, and this check does not follow superclasses.
-UNPROVEN = frozenset(
-    {
-        "android.app.Instrumentation",
-        "android.content.ActivityNotFoundException",
-        "android.content.ClipData",
-        "android.content.ClipData.Item",
-        "android.content.ClipboardManager",
-        "android.content.Context",
-        "android.content.Intent",
-        "android.content.pm.PackageManager",
-        "android.graphics.Bitmap",
-        "android.graphics.Bitmap.CompressFormat",
-        "android.graphics.Point",
-        "android.graphics.Rect",
-        "android.hardware.display.DisplayManager",
-        "android.net.LocalServerSocket",
-        "android.net.LocalSocket",
-        "android.net.Uri",
-        "android.os.Bundle",
-    }
-)
+# Stub classes not yet proven against a listing (their members would be checked only by the
+# compile against the SDK in scripts/build-android-agent). Empty: every stub class is proven.
+# A new stub class must get its listing lines (both files, or api-26.txt alone when all its
+# members are API 26 or older) or be named here with the reason.
+UNPROVEN: frozenset[str] = frozenset()
 
 _ANNOTATION = re.compile(r"@\w+(\([^)]*\))?\s*")
 _PACKAGE_PART = re.compile(r"\b[a-z][a-z0-9_]*\.")
@@ -107,6 +88,8 @@ class ClassInfo:
     final: bool = False
     abstract: bool = False
     members: dict[tuple[str, str, tuple[str, ...]], Member] = field(default_factory=dict)
+    enum: bool = False  # a stub ``enum`` (its constants are recorded as static final fields)
+    superclass: str = ""  # the listing's ``extends`` class, fully qualified ("" when none)
 
 
 def _split_params(text: str) -> tuple[str, ...]:
@@ -178,6 +161,9 @@ def parse_listing(path: Path) -> dict[str, ClassInfo]:
             current.static = "static" in mods
             current.final = "final" in mods
             current.abstract = "abstract" in mods
+            ext = re.search(r"\bextends\s+([\w.]+)", line)
+            if ext and current.kind == "class":
+                current.superclass = ext.group(1)
             continue
         if current is None:
             continue
@@ -206,8 +192,9 @@ def parse_listing(path: Path) -> dict[str, ClassInfo]:
                 tuple(simple(t) for t in (mm.group(4) or "").split(",") if t.strip()),
             )
             current.members[member.key()] = member
-        elif stripped.startswith("field"):
-            body = _ANNOTATION.sub("", stripped[len("field") :]).split("//", 1)[0].strip()
+        elif stripped.startswith(("field", "enum_constant")):
+            keyword = "field" if stripped.startswith("field") else "enum_constant"
+            body = _ANNOTATION.sub("", stripped[len(keyword) :]).split("//", 1)[0].strip()
             fm = re.match(r"^(.*?)\s*(\w+)(?:\s*=\s*(.+?))?;$", body)
             if not fm:
                 continue
@@ -270,13 +257,20 @@ def parse_stubs(root: Path) -> dict[str, ClassInfo]:
                     f"{outer.name}.{cm.group('name')}" if outer else f"{package}.{cm.group('name')}"
                 )
                 mods = cm.group("mods").split()
+                is_enum = cm.group("kind") == "enum"
+                # Java's implicit modifiers: a nested interface or enum is static, an enum
+                # (stubs declare no constant bodies) is final.
                 info = ClassInfo(
                     name,
                     "interface" if cm.group("kind") == "interface" else "class",
-                    "static" in mods or (outer is not None and cm.group("kind") == "interface"),
-                    "final" in mods,
+                    "static" in mods
+                    or (outer is not None and cm.group("kind") in ("interface", "enum")),
+                    "final" in mods or is_enum,
                     "abstract" in mods,
+                    enum=is_enum,
                 )
+                if is_enum and "{" in line:
+                    _add_enum_constants(info, name[len(package) + 1 :], line.split("{", 1)[1])
                 if "public" in mods or "protected" in mods:
                     classes[name] = info
                     stack.append((info, depth + 1))
@@ -284,8 +278,13 @@ def parse_stubs(root: Path) -> dict[str, ClassInfo]:
                     stack.append((None, depth + 1))
             elif stack and stack[-1][0] is not None and depth == stack[-1][1]:
                 owner = stack[-1][0]
+                if owner.enum and not pending and _ENUM_CONSTANTS.match(stripped):
+                    _add_enum_constants(owner, owner.name[len(package) + 1 :], stripped)
+                    stripped = ""
                 pending = (pending + " " + stripped).strip() if pending else stripped
-                if pending and not re.search(r"[{;]", pending):
+                if not pending:
+                    pass
+                elif not re.search(r"[{;]", pending):
                     pass  # a declaration spanning lines: wait for its end
                 else:
                     _add_member(owner, pending)
@@ -294,6 +293,19 @@ def parse_stubs(root: Path) -> dict[str, ClassInfo]:
             while stack and depth < stack[-1][1]:
                 stack.pop()
     return classes
+
+
+_ENUM_CONSTANTS = re.compile(r"^[A-Z_][A-Z0-9_]*(\s*,\s*[A-Z_][A-Z0-9_]*)*\s*,?\s*[;}]?\s*$")
+
+
+def _add_enum_constants(owner: ClassInfo, type_name: str, text: str) -> None:
+    """The constants at the start of an enum body (``A, B;`` or ``A, B }``) as the listing's
+    ``enum_constant`` lines read: ``static final`` fields of the enum's own type."""
+    head = re.split(r"[;}]", text, maxsplit=1)[0]
+    for name in (n.strip() for n in head.split(",")):
+        if re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
+            member = Member("field", name, (), simple(type_name), True, True)
+            owner.members[member.key()] = member
 
 
 def _add_member(owner: ClassInfo, decl: str) -> None:
@@ -358,10 +370,14 @@ def check_stubs(
                 for attr in ("kind", "static", "final", "abstract")
                 if getattr(stub, attr) != getattr(listed, attr)
             )
+        chain = _superclasses(listed, current, api26)
         for key, member in sorted(stub.members.items()):
-            got = listed.members.get(key)
+            where = chain if member.kind != "ctor" else chain[:1]
+            got = next((c.members[key] for c in where if key in c.members), None)
             if got is None:
-                same_name = [m.describe() for m in listed.members.values() if m.name == member.name]
+                same_name = [
+                    m.describe() for c in chain for m in c.members.values() if m.name == member.name
+                ]
                 hint = f"; the listing has: {' | '.join(same_name)}" if same_name else ""
                 problems.append(
                     f"{name}.{member.name}: stub {member.describe()} is not in the listing{hint}"
@@ -379,6 +395,26 @@ def check_stubs(
                     f" {got.value}"
                 )
     return problems
+
+
+def _superclasses(
+    listed: ClassInfo, current: dict[str, ClassInfo], api26: dict[str, ClassInfo]
+) -> list[ClassInfo]:
+    """``listed`` and the listed classes it extends, nearest first: a method the listing
+    declares on a superclass (``Bundle.getString`` on ``BaseBundle``) is a member of the class.
+    Constructors are not inherited: the caller matches them on the class itself. A superclass
+    no listing block holds ends the chain (its members then prove nothing)."""
+    chain = [listed]
+    seen = {listed.name}
+    name = listed.superclass
+    while name and name not in seen:
+        seen.add(name)
+        parent = current.get(name) or api26.get(name)
+        if parent is None:
+            break
+        chain.append(parent)
+        name = parent.superclass
+    return chain
 
 
 def newer_members(
@@ -445,9 +481,10 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stubs", type=Path, default=ANDROID / "stubs" / "src" / "main" / "java")
     parser.add_argument("--app", type=Path, default=ANDROID / "app" / "src" / "main" / "java")
+    parser.add_argument("--listings", type=Path, default=LISTINGS)
     args = parser.parse_args(argv)
-    current = parse_listing(LISTINGS / "current.txt")
-    api26 = parse_listing(LISTINGS / "api-26.txt")
+    current = parse_listing(args.listings / "current.txt")
+    api26 = parse_listing(args.listings / "api-26.txt")
     stubs = parse_stubs(args.stubs)
     problems = check_stubs(stubs, current, api26) + check_guards(
         args.app, newer_members(current, api26)

@@ -479,13 +479,15 @@ public final class FakeUiBackend implements UiBackend {
         int t = Math.max(0, n.bounds[1] / 10);
         int r = Math.min(w - 1, n.bounds[2] / 10 - 1);
         int b = Math.min(h - 1, n.bounds[3] / 10 - 1);
-        for (int x = l; x <= r; x++) {
-            px[t * w + x] = 0x40;
-            px[b * w + x] = 0x40;
-        }
-        for (int y = t; y <= b; y++) {
-            px[y * w + l] = 0x40;
-            px[y * w + r] = 0x40;
+        if (l <= r && t <= b) { // a node wholly off screen (below the fold) draws nothing
+            for (int x = l; x <= r; x++) {
+                px[t * w + x] = 0x40;
+                px[b * w + x] = 0x40;
+            }
+            for (int y = t; y <= b; y++) {
+                px[y * w + l] = 0x40;
+                px[y * w + r] = 0x40;
+            }
         }
         for (FakeNode c : n.children) {
             outline(c, px, w, h);

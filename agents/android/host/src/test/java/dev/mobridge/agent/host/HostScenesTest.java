@@ -116,6 +116,14 @@ public class HostScenesTest {
         assertEquals("a window opened: the flags are read again", 2, backend.secureDumps());
     }
 
+    @Test
+    public void everySceneHasAScreenshotEvenWithRowsBelowTheFold() throws Exception {
+        for (String name : FakeScenes.NAMES) {
+            backend.setScene(name);
+            assertTrue(name, backend.screenshot().ok);
+        }
+    }
+
     static HubMessage.App appDeepLink(String uri) {
         return new HubMessage.App(1, dev.mobridge.agent.core.link.AppAction.APP_DEEP_LINK, null,
                 uri);
