@@ -163,7 +163,8 @@ async def with_effect(
 ) -> ToolOutcome:
     """An action's answer: its one-line summary and the screen after it, as a view diffed
     against the last one this session saw (the whole view when the screen changed)."""
-    view_id, view, _ = await ctx.session.look(device, max_tokens=max_tokens, diff=True)
+    after = result.observation.after_snapshot_id
+    view_id, view, _ = await ctx.session.look(device, max_tokens=max_tokens, diff=True, after=after)
     return ToolOutcome(f"{line}\nview {view_id} · {view.text}")
 
 

@@ -30,6 +30,7 @@ from bridge.client.channels import Channel, SubscriptionEvent
 from bridge.client.errors import ClientError
 from bridge.mcp.coalesce import ScreenChange, announce_changes
 from bridge.mcp.handles import HandleTable
+from bridge.mcp.replica import Replica, Replicas
 from bridge.mcp.schemas import ActivityEntry
 from bridge.mcp.view import DEFAULT_TOKENS, View, compile_view
 from bridge.wire.client_protocol import (
@@ -42,6 +43,7 @@ from bridge.wire.client_protocol import (
     SnapshotEvent,
 )
 from bridge.wire.node import SemanticNode
+from bridge.wire.snapshot import ScreenSnapshot
 
 MAX_OBJECTIONS = 64
 MAX_CAPTURES = 32
@@ -101,6 +103,8 @@ class McpSession:
         default_factory=dict
     )
     """device -> watch key -> the watch's bounded stream of screen events of the device."""
+    replicas: Replicas = field(default_factory=Replicas)
+    """Live copies of the screens of devices this session touched (``bridge.mcp.replica``)."""
     _tg: anyio.abc.TaskGroup | None = None
     _hub: HubConnection | None = None
     _release: anyio.Event | None = None
@@ -115,6 +119,7 @@ class McpSession:
             try:
                 yield self
             finally:
+                self.replicas.stop_all()
                 tg.cancel_scope.cancel()
                 self._tg = None
                 self._hub = None
@@ -202,29 +207,35 @@ class McpSession:
         if device_id in self._followed or len(self._followed) >= MAX_WATCHES:
             return
         self._followed.add(device_id)
+        assert self._tg is not None
         try:
-            _, frames = await hub.subscribe(device_id, compact=True)
+            # the hub keeps one compact frame stream per session: the replica's
+            replica = await self.replicas.ensure(self._tg, hub, device_id)
             _, settled = await hub.subscribe(device_id, compact=True, settled=True)
         except ClientError:
             self._followed.discard(device_id)
             raise
-        assert self._tg is not None
 
-        async def pump(channel: Channel[SubscriptionEvent], is_settled: bool) -> None:
+        def poke_all(is_settled: bool, sid: str) -> None:
+            for poke in list(self._listeners.get(device_id, {}).values()):
+                try:
+                    poke.send_nowait((is_settled, sid))
+                except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    pass  # a lagging watch loses frames; the settle timeout covers it
+
+        replica.pins = 1
+        replica.on_frame = lambda sid: poke_all(False, sid)
+
+        async def pump(channel: Channel[SubscriptionEvent]) -> None:
             async for event in channel.receive:
                 sid = (
                     event.snapshot.snapshot_id
                     if isinstance(event, SnapshotEvent)
                     else event.snapshot_id
                 )
-                for poke in list(self._listeners.get(device_id, {}).values()):
-                    try:
-                        poke.send_nowait((is_settled, sid))
-                    except (anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        pass  # a lagging watch loses frames; the settle timeout covers it
+                poke_all(True, sid)
 
-        self._tg.start_soon(pump, frames, False)
-        self._tg.start_soon(pump, settled, True)
+        self._tg.start_soon(pump, settled)
 
     # ---- devices and screens ---------------------------------------------------------------
 
@@ -255,11 +266,15 @@ class McpSession:
         max_tokens: int | None = None,
         since: str | None = None,
         diff: bool = False,
+        after: str | None = None,
     ) -> tuple[str, View, int]:
         """The screen now, compiled for the model (``bridge.mcp.view``): returns the view's
         id, the view and the snapshot's generation. ``since`` names an earlier view of this
         session to diff against; ``diff`` diffs against the last view of the device shown
-        to this session (what an action's answer does). An unknown ``since`` is refused."""
+        to this session (what an action's answer does). An unknown ``since`` is refused.
+        ``after``: the snapshot id an action reported after itself; the screen is then read
+        from the device's replica once it has reached that snapshot (``bridge.mcp.replica``),
+        else asked of the hub."""
         previous: View | None = None
         if since is not None:
             previous = self.views.get(since)
@@ -267,8 +282,7 @@ class McpSession:
                 raise UnknownView(since)
         elif diff:
             previous = self.last_view.get(device_id)
-        snap = await (await self.hub()).device(device_id).snapshot()
-        generation = snap.generation
+        generation, snapshot = await self._screen(device_id, after)
 
         def handle_of(node: SemanticNode) -> str:
             return self.handles.handle_for(
@@ -278,7 +292,7 @@ class McpSession:
         if max_tokens is not None:
             self.max_tokens = max_tokens
         view = compile_view(
-            snap.snapshot,
+            snapshot,
             handle_of,
             goal=goal,
             max_tokens=self.max_tokens,
@@ -291,6 +305,26 @@ class McpSession:
             self.views.popitem(last=False)
         self.last_view[device_id] = view
         return view_id, view, generation
+
+    async def _screen(self, device_id: str, after: str | None) -> tuple[int, ScreenSnapshot]:
+        """The screen now: from a replica made by this call (its subscription's snapshot is
+        the hub's current one), from a live replica that has reached ``after``, else from the
+        hub (``snapshot.get``)."""
+        hub = await self.hub()
+        replica: Replica | None = self.replicas.get(hub, device_id)
+        if replica is None and self._tg is not None:
+            try:
+                replica = await self.replicas.ensure(self._tg, hub, device_id)
+            except ClientError:
+                replica = None
+            if replica is not None and replica.snapshot is not None:
+                return replica.generation, replica.snapshot
+        elif replica is not None and after is not None:
+            got = await replica.after(after)
+            if got is not None:
+                return got
+        snap = await hub.device(device_id).snapshot()
+        return snap.generation, snap.snapshot
 
     def clear_notes(self) -> tuple[str, ...]:
         """Notes for the model gathered since the last tool result (a lease taken over)."""
@@ -355,6 +389,9 @@ class McpSession:
                     listeners.pop(key, None)
                     if not listeners:
                         self._listeners.pop(device_id, None)
+                        unpinned = self.replicas.get_any(device_id)
+                        if unpinned is not None:
+                            unpinned.pins = 0
                     poke.close()
                     poked.close()
 

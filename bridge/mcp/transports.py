@@ -39,6 +39,7 @@ from starlette.types import Receive, Scope, Send
 from bridge.client import ClientError, ProtocolFailure, connect
 from bridge.mcp.server import build_server, initialization_options
 from bridge.mcp.session import HubTarget
+from bridge.mcp.stdio import pipe_stdio
 
 HTTP_HOST = "127.0.0.1"
 MCP_PATH = "/mcp"
@@ -48,8 +49,14 @@ MAX_HTTP_SESSIONS = 64
 
 
 async def serve_stdio(target: HubTarget) -> None:
-    """Serve one MCP session over this process's stdin/stdout until the client closes it."""
+    """Serve one MCP session over this process's stdin/stdout until the client closes it
+    (``bridge.mcp.stdio``: on the event loop's own pipes where it can, else the SDK's
+    thread-backed transport)."""
     server = build_server(target)
+    async with pipe_stdio() as streams:
+        if streams is not None:
+            await server.run(streams[0], streams[1], initialization_options(server))
+            return
     async with stdio_server() as (read, write):
         await server.run(read, write, initialization_options(server))
 
