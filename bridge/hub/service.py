@@ -626,7 +626,7 @@ class HubService:
             raise refusal(
                 ErrorCode.WINDOW_UNAVAILABLE, f"the screenshot was refused: {kept}", ("retry",)
             )
-        if self.journal is not None:
+        if self.journal is not None and png is not None:  # kept: png was a valid image
             self.journal.screenshot(device.id, png)
         del png
         capture_id, info, size = kept
