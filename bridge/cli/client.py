@@ -1,7 +1,7 @@
 """LAYER 4 — client commands against a running hub: look (devices, screen, find, watch,
 screenshot, wait), act (tap, long-press, type, scroll, swipe, press, app) and lease; the
 device-level forms (``--at X,Y``, ``type`` into the focused input, ``key``, ``apps``,
-``orientation``, ``app terminate|install|uninstall``) are planned by ``bridge.cli.device``.
+``orientation``, ``app terminate|clear|install|uninstall``) are planned by ``bridge.cli.device``.
 
 Each command opens one session with ``bridge.client`` (``--url``, default ``$MOBRIDGE_URL`` or
 ``ws://127.0.0.1:8765/v1``; ``--token``, default ``$MOBRIDGE_TOKEN``, else the token a hub on
@@ -212,13 +212,13 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("key", metavar="KEY", help="back, home, recents or notifications")
     p = add("back", "press BACK", listed=False)
     p.add_argument("device")
-    p = add("app", "open, front, close, url, terminate, install or uninstall an app")
+    p = add("app", "open, front, close, url, terminate, clear, install or uninstall an app")
     p.add_argument("device")
     p.add_argument(
         "action",
         metavar="ACTION",
-        help="open, front, close, url, terminate, install (PACKAGE of the hub's --install-dir) "
-        "or uninstall",
+        help="open, front, close, url, terminate, clear (the app's data), install (PACKAGE of "
+        "the hub's --install-dir) or uninstall",
     )
     p.add_argument("arg", nargs="?", metavar="APP_ID|URL|PACKAGE")
     p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")

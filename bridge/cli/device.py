@@ -2,7 +2,7 @@
 ``tap --at X,Y`` (``--double``), ``long-press --at X,Y`` (``--hold-ms``), ``swipe DIRECTION
 --at X,Y`` (``--distance``), ``type`` with no target (into the focused input, ``--submit``),
 ``key``, ``apps``, ``orientation`` (no argument: the screen's size and orientation) and
-``app terminate|install|uninstall``. ``bridge.cli.client`` parses the arguments and asks
+``app terminate|clear|install|uninstall``. ``bridge.cli.client`` parses the arguments and asks
 ``device_plan`` first; it returns None for a command that names an element.
 """
 
@@ -25,7 +25,7 @@ from bridge.wire.enums import GestureKind, KeyName, Orientation
 Plan = Callable[[HubConnection], Awaitable[int]]
 POINT = re.compile(r"^\s*(\d{1,5})\s*,\s*(\d{1,5})\s*$")
 SWIPE_SHARE = 0.3
-APP_MANAGEMENT = ("terminate", "install", "uninstall")
+APP_MANAGEMENT = ("terminate", "clear", "install", "uninstall")
 
 
 def point_arg(text: str) -> tuple[int, int]:
@@ -187,6 +187,8 @@ def _app_plan(args: argparse.Namespace, device_id: str, confirm: Confirm | None)
         device = hub.device(device_id)
         if action == "terminate":
             result = await device.terminate_app(arg, confirm=confirm)
+        elif action == "clear":
+            result = await device.clear_app(arg, confirm=confirm)
         elif action == "install":
             result = await device.install_app(arg, confirm=confirm)
         else:

@@ -302,7 +302,7 @@ COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
             "swipe": "swipe a container up/down/left/right (scrolls it as a finger would)",
             "press": "press back, home, recents or notifications",
             "back": None,
-            "app": "open, front, close, url, terminate, install or uninstall an app",
+            "app": "open, front, close, url, terminate, clear, install or uninstall an app",
             "key": "press a key: enter, del, tab, volume_up, dpad_down, ... (see --help)",
             "apps": "list the apps installed on a device",
             "orientation": "show the screen's size and orientation, or turn it",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bridge.wire.action import ActionResult, Verify
 from bridge.wire.device_control import (
+    AppClear,
     AppInstall,
     AppsList,
     AppsListResult,
@@ -160,6 +161,11 @@ class DeviceControl:
         )
         return await self._action(message)
 
+    async def clear_app(self, app_id: str, *, confirm: Confirm | None = None) -> ActionResult:
+        """Clear ``app_id``'s stored data (DESTRUCTIVE: the hub asks for a confirmation)."""
+        message = AppClear(id=self._conn.next_id(), device=self.id, app_id=app_id, confirm=confirm)
+        return await self._action(message)
+
     async def install_app(
         self, package: str, *, sha256: str | None = None, confirm: Confirm | None = None
     ) -> ActionResult:
@@ -182,7 +188,8 @@ class DeviceControl:
         return await self._action(message)
 
     async def _action(
-        self, message: KeyPress | TypeText | OrientationSet | AppTerminate | AppUninstall
+        self,
+        message: KeyPress | TypeText | OrientationSet | AppTerminate | AppClear | AppUninstall,
     ) -> ActionResult:
         return await self._conn.call(
             message, ActionResult, DEFAULT_ACTION_BUDGET_S + self._conn.request_timeout

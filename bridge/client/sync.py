@@ -290,6 +290,9 @@ class SyncDevice(SyncDeviceHistory):
     def terminate_app(self, app_id: str, *, confirm: Confirm | None = None) -> ActionResult:
         return self._portal.call(partial(self.device.terminate_app, app_id, confirm=confirm))
 
+    def clear_app(self, app_id: str, *, confirm: Confirm | None = None) -> ActionResult:
+        return self._portal.call(partial(self.device.clear_app, app_id, confirm=confirm))
+
     def install_app(
         self, package: str, *, sha256: str | None = None, confirm: Confirm | None = None
     ) -> ActionResult:

@@ -169,7 +169,8 @@ class SetOrientation:
 
 @dataclass(frozen=True)
 class AppManage:
-    """``terminateApp`` / ``installApp`` / ``uninstallApp`` (hub device actions)."""
+    """``terminateApp`` / ``installApp`` / ``uninstallApp`` (hub device actions), and the
+    ``clear`` of a ``clearState`` reset."""
 
     what: str
     subject: str

@@ -2,7 +2,8 @@
 
 Rules:
 - a test starts with its reset (``relaunch`` by default: the app opened afresh; ``clearState``:
-  closed, then opened; ``none``), then the header's ``setup`` steps, then its steps;
+  its data cleared with ``app.clear``, then opened — a device that cannot clear fails the test
+  with the hub's reason; ``none``), then the header's ``setup`` steps, then its steps;
 - a test runs its reset, ``onFlowStart``, ``setup``, its steps, then ``onFlowComplete`` (always:
   after a failure and after the header's ``timeout`` too);
 - a step that fails stops the test (later steps are reported ``skipped``), never the suite,
@@ -398,14 +399,14 @@ class FlowRunner:
                 )
                 report.action_result = await self._act(request, action.query)
             case Launch(app_id=app_id, clear_state=clear):
-                if clear:  # the process and what it held go; see docs/flows.md, clearState
+                if clear:  # the app's data goes (app.clear), never a terminate in its place
                     try:
                         report.action_result = await self._manage(
-                            AppManage("terminate", app_id, approve=True)
+                            AppManage("clear", app_id, approve=True)
                         )
                     except StepFailed as failed:
                         raise StepFailed(
-                            f"clearState needs the hub to stop {app_id} (app.terminate): "
+                            f"clearState needs the hub to clear {app_id}'s data (app.clear): "
                             f"{failed.message}",
                             refusal=failed.refusal,
                             result=failed.result,
@@ -476,13 +477,15 @@ class FlowRunner:
         return _checked(await self._call(self.device.swipe_on_screen([(action.x, action.y), end])))
 
     async def _manage(self, action: AppManage) -> ActionResult:
-        """terminate / install / uninstall; with ``approve``, a confirmation the hub asks for
-        is answered (the flow's author said yes when writing ``approve: true``)."""
+        """terminate / clear / install / uninstall; with ``approve``, a confirmation the hub
+        asks for is answered (the flow's author said yes when writing ``approve: true``)."""
 
         async def once(confirm: Confirm | None) -> ActionResult:
             match action.what:
                 case "terminate":
                     return await self.device.terminate_app(action.subject, confirm=confirm)
+                case "clear":
+                    return await self.device.clear_app(action.subject, confirm=confirm)
                 case "install":
                     return await self.device.install_app(
                         action.subject, sha256=action.sha256, confirm=confirm

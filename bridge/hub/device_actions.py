@@ -1,5 +1,6 @@
 """The pipeline of device actions: ``gesture``, ``key``, ``type``, ``orientation.set``,
-``app.terminate``, ``app.install``, ``app.uninstall`` — actions on the device, not on a node.
+``app.terminate``, ``app.clear``, ``app.install``, ``app.uninstall`` — actions on the device,
+not on a node.
 
 Order (each step may refuse; nothing after a refusal runs; every refusal is announced once as
 an ``action`` event):
@@ -17,7 +18,7 @@ Results: a coordinate gesture is dispatched with no semantic target: ``dispatch.
 GESTURE_FALLBACK with ``fallbackType`` GESTURE and ``target`` is absent. An agent that answers
 UNSUPPORTED is refused ACTION_UNSUPPORTED with its reason; any other failed reply is refused
 ACTION_REJECTED with the device's reason (what was dispatched before is named). Intrinsic
-verifications: ``app.terminate`` — the app is not in the foreground afterwards;
+verifications: ``app.terminate`` and ``app.clear`` — the app is not in the foreground afterwards;
 ``orientation.set`` — the newest capture has that orientation; ``app.install`` /
 ``app.uninstall`` — the device's app list has / lacks the app (when the agent lists apps).
 Typed text and secrets never reach an event, a log or a result.
@@ -67,6 +68,7 @@ from bridge.wire.action import (
 )
 from bridge.wire.agent_link import (
     AppsCommand,
+    ClearCommand,
     GestureCommand,
     HubToAgent,
     InstallCommand,
@@ -80,6 +82,7 @@ from bridge.wire.agent_link import (
 )
 from bridge.wire.conditions import AppForeground, Not
 from bridge.wire.device_control import (
+    AppClear,
     AppInstall,
     AppTerminate,
     AppUninstall,
@@ -96,6 +99,7 @@ from bridge.wire.enums import (
     GestureKind,
     KeyName,
     MutationClass,
+    Platform,
     PredicateSource,
     ProtocolErrorCode,
     VerificationPolicy,
@@ -106,8 +110,19 @@ if TYPE_CHECKING:
     from bridge.hub.handler_context import HandlerContext
 
 DeviceAction = (
-    Gesture | KeyPress | TypeText | OrientationSet | AppTerminate | AppInstall | AppUninstall
+    Gesture
+    | KeyPress
+    | TypeText
+    | OrientationSet
+    | AppTerminate
+    | AppClear
+    | AppInstall
+    | AppUninstall
 )
+IOS_CANNOT_CLEAR = (
+    "an iPhone cannot clear one app's data; reinstall the app (app uninstall + install)"
+)
+"""Why ``app.clear`` is refused on iOS (its agents do not offer ``clear``)."""
 DEFAULT_LONG_PRESS_MS = 800
 DEFAULT_SWIPE_MS = 300
 INSTALL_TIMEOUT_S = 120.0
@@ -152,6 +167,8 @@ def _names(msg: DeviceAction) -> tuple[str, str]:
             return "orientation", msg.orientation.value
         case AppTerminate():
             return "app", "APP_TERMINATE"
+        case AppClear():
+            return "app", "APP_CLEAR"
         case AppInstall():
             return "app", "APP_INSTALL"
         case AppUninstall():
@@ -243,10 +260,12 @@ async def _locked(
         plan = _plan(svc, device, msg, before)
         missing = [c for c in plan.capabilities if c not in device.capabilities]
         if missing:
+            lacking = f"its agent does not offer {', '.join(missing)}"
+            if isinstance(msg, AppClear) and device.platform is Platform.IOS:
+                lacking = IOS_CANNOT_CLEAR
             raise refusal(
                 ErrorCode.ACTION_UNSUPPORTED,
-                f"device {device.id} cannot do {plan.verb} {plan.action}: its agent does not "
-                f"offer {', '.join(missing)}",
+                f"device {device.id} cannot do {plan.verb} {plan.action}: {lacking}",
                 ("list the device's capabilities (devices.list)", "use another device"),
             )
         app_id = getattr(msg, "app_id", None)
@@ -408,7 +427,7 @@ def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before:
                 ),
                 intrinsic=turned,
             )
-        case AppTerminate():
+        case AppTerminate() | AppClear():
             app_id = msg.app_id
             gone = Not(condition=AppForeground(app_id=app_id))
 
@@ -423,6 +442,17 @@ def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before:
                 )
                 return None if isinstance(got, PolicyRejected) else got
 
+            if isinstance(msg, AppClear):
+                return Plan(
+                    verb,
+                    action,
+                    f"APP_CLEAR {app_id}",
+                    ("clear",),
+                    MutationVerdict(MutationClass.DESTRUCTIVE, financial=False),
+                    action_subject(device, "app.clear", app_id, False),
+                    ((f"clear {app_id}", lambda cid: ClearCommand(id=cid, app_id=app_id)),),
+                    intrinsic=stopped,
+                )
             return Plan(
                 verb,
                 action,

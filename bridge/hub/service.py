@@ -82,6 +82,7 @@ from bridge.wire.client_protocol import (
 )
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
 from bridge.wire.device_control import (
+    AppClear,
     AppInstall,
     AppsList,
     AppTerminate,
@@ -420,6 +421,7 @@ class HubService:
                 | TypeText(device=device_id)
                 | OrientationSet(device=device_id)
                 | AppTerminate(device=device_id)
+                | AppClear(device=device_id)
                 | AppInstall(device=device_id)
                 | AppUninstall(device=device_id)
             ):

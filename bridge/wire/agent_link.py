@@ -149,6 +149,14 @@ class TerminateCommand(_HubToAgent, tag="terminate", frozen=True):
     app_id: AppIdText
 
 
+class ClearCommand(_HubToAgent, tag="clear", frozen=True):
+    """Clear the app's stored data (Android ``pm clear``); an agent that cannot (an iPhone)
+    replies UNSUPPORTED with its reason."""
+
+    id: CommandId
+    app_id: AppIdText
+
+
 class InstallCommand(_HubToAgent, tag="install", frozen=True):
     """Install the package the hub's device layer staged at ``path`` on the device (never a
     client's path); the reply carries the installed ``appId`` when the agent can tell."""
@@ -204,6 +212,7 @@ HubToAgent = (
     | OptionsCommand
     | AppsCommand
     | TerminateCommand
+    | ClearCommand
     | InstallCommand
     | UninstallCommand
     | OrientationCommand

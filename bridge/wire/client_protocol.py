@@ -17,6 +17,7 @@ from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Eviden
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
 from bridge.wire.device_control import (
+    AppClear,
     AppInstall,
     AppsList,
     AppsListResult,
@@ -228,6 +229,7 @@ ClientToHub = (
     | TypeText
     | OrientationSet
     | AppTerminate
+    | AppClear
     | AppInstall
     | AppUninstall
     | AppsList
@@ -384,6 +386,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "type": ActionResult,
     "orientation.set": ActionResult,
     "app.terminate": ActionResult,
+    "app.clear": ActionResult,
     "app.install": ActionResult,
     "app.uninstall": ActionResult,
     "apps.list": AppsListResult,
@@ -532,7 +535,7 @@ class LeaseEvent(_HubMessage, tag="lease", frozen=True):
 
 class ActionEvent(_HubMessage, tag="action", frozen=True):
     """Who did what: every act / global / app and device action (gesture, key, type,
-    orientation.set, app.terminate / install / uninstall), with its outcome — a result, or
+    orientation.set, app.terminate / clear / install / uninstall), with its outcome — a result, or
     the code and message of the refusal. ``query`` is the semantic query an ``act`` named as
     its target. A device action's ``message`` says what it did (``tap at (540, 1200)``,
     ``APP_TERMINATE com.example``). Never carries a typed value or a secret."""

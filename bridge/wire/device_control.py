@@ -1,7 +1,7 @@
 """Client requests that act on the device itself rather than on a node, and their results.
 
 ``gesture`` (tap, double tap, long press, swipe at screen points), ``key`` (a named key),
-``type`` (text into the focused input), ``orientation.set``, ``app.terminate``,
+``type`` (text into the focused input), ``orientation.set``, ``app.terminate``, ``app.clear``,
 ``app.install``, ``app.uninstall`` are actions: they run through the hub's action pipeline
 (controller role, lease, the device's FIFO, cancel, observation, ``action`` events) and are
 answered with the reference ActionResult. ``display.get`` and ``apps.list`` are reads (an
@@ -100,6 +100,15 @@ class AppTerminate(Request, tag="app.terminate", frozen=True):
     confirm: Confirm | None = None
 
 
+class AppClear(Request, tag="app.clear", frozen=True):
+    """Clear an app's stored data (Android ``pm clear``: DESTRUCTIVE, needs the user's
+    confirmation); the app is stopped and left closed."""
+
+    device: DeviceId
+    app_id: AppId
+    confirm: Confirm | None = None
+
+
 class AppInstall(Request, tag="app.install", frozen=True):
     """Install ``package``, a file in the hub's install directory (named by the operator with
     ``--install-dir``; without one, installing is disabled). ``sha256``, when given, must be
@@ -131,6 +140,7 @@ DeviceControlRequest = (
     | TypeText
     | OrientationSet
     | AppTerminate
+    | AppClear
     | AppInstall
     | AppUninstall
     | AppsList
@@ -142,6 +152,7 @@ DEVICE_ACTIONS = (
     TypeText,
     OrientationSet,
     AppTerminate,
+    AppClear,
     AppInstall,
     AppUninstall,
 )

@@ -199,6 +199,12 @@ def test_coordinates_keys_focused_typing_apps_and_orientation(tmp_path: Path) ->
         installed = json.loads(ok(hub.run("app", DEV, "install", "notes.json", "--approve")))
         assert installed["verification"]["result"] == "CONDITION_MET"
         assert "com.example.notes" in ok(hub.run("apps", DEV))
+        unasked = hub.run("app", DEV, "clear", "dev.mobridge.demo")
+        assert unasked.returncode == 1 and "USER_CONFIRMATION_REQUIRED" in unasked.stdout
+        assert hub.run("app", DEV, "clear").returncode == 2  # no APP_ID
+        cleared = json.loads(ok(hub.run("app", DEV, "clear", "dev.mobridge.demo", "--approve")))
+        assert cleared["mutationClass"] == "DESTRUCTIVE"
+        assert cleared["verification"]["result"] == "CONDITION_MET"
         x, y = 540, 1600
         ok(hub.run("app", DEV, "url", "mobridge-demo://game"))
         ok(hub.run("tap", DEV, "--at", f"{x},{y}", "--double"))

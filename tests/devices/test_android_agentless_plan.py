@@ -19,6 +19,7 @@ from bridge.devices.android.shell_text import decode_input_text
 from bridge.wire.agent_link import (
     AppCommand,
     AppsCommand,
+    ClearCommand,
     ClipboardCommand,
     GestureCommand,
     GlobalCommand,
@@ -249,6 +250,12 @@ def test_app_management_orientation_and_double_tap() -> None:
     ]
     stop = plan_command(TerminateCommand(id=1, app_id="com.example.shop"), captures)
     assert argvs(stop) == [("am", "force-stop", "com.example.shop")]
+    wipe = plan_command(ClearCommand(id=1, app_id="com.example.shop"), captures)
+    assert argvs(wipe) == [("pm", "clear", "com.example.shop")]
+    assert isinstance(wipe, Plan) and wipe.steps[0].failure("Failed")
+    assert not wipe.steps[0].failure("Success")
+    bad_wipe = plan_command(ClearCommand(id=1, app_id="com.example.shop && reboot"), captures)
+    assert isinstance(bad_wipe, Reply) and bad_wipe.code == "BAD_COMMAND"
     gone = plan_command(UninstallCommand(id=1, app_id="com.example.shop"), captures)
     assert argvs(gone) == [("pm", "uninstall", "com.example.shop")]
     assert isinstance(gone, Plan) and gone.steps[0].failure("Failure [DELETE_FAILED]")

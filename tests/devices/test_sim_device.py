@@ -463,3 +463,15 @@ def test_terminate_loses_the_demo_apps_settings_and_relaunch_keeps_them() -> Non
     assert device.toggles["bluetooth"] is True  # a relaunch keeps what the process holds
     assert device.terminate(DEMO_PACKAGE, 2.0).ok
     assert device.toggles == {"wifi": True, "bluetooth": False, "dark": False}
+
+
+def test_clear_wipes_the_signed_in_session_and_the_settings() -> None:
+    device = DemoDevice(Platform.ANDROID, now=0.0, start="home", animations=False)
+    assert device.top is not None and device.top.screen == "home"  # signed in
+    device.toggles["dark"] = True
+    assert device.clear(DEMO_PACKAGE, 1.0).ok
+    assert device.stack == [] and not device.foreground  # stopped, its screens gone
+    assert device.toggles == {"wifi": True, "bluetooth": False, "dark": False}
+    device.app(AppAction.APP_OPEN, DEMO_PACKAGE, None, 2.0)
+    assert device.top is not None and device.top.screen == "menu"  # a first start
+    assert device.clear("com.example.absent", 3.0).code == "NOT_FOUND"

@@ -77,6 +77,34 @@ async def test_terminate_kills_the_app_after_the_users_word_and_says_it_is_gone(
         assert (await dev.wait(ScreenShown(name="menu"), 2000)).result.value == "CONDITION_MET"
 
 
+async def test_clear_wipes_the_apps_data_after_the_users_word() -> None:
+    async with running_hub(sim_options=FAST) as rh, watched(rh) as (actor, _, events):
+        dev = actor.device(rh.device_id)
+        await dev.app("APP_DEEP_LINK", None, "mobridge-demo://settings")
+        assert (await next_action(events)).action == "APP_DEEP_LINK"
+        assert (await dev.wait(ScreenShown(name="settings"), 2000)).result.value == "CONDITION_MET"
+        result = await confirmed(
+            lambda: dev.clear_app("dev.mobridge.demo"),
+            lambda c: dev.clear_app("dev.mobridge.demo", confirm=c),
+        )
+        assert result.mutation_class is MutationClass.DESTRUCTIVE
+        assert result.verification is not None
+        assert result.verification.result is VerificationResult.CONDITION_MET
+        refused = await next_action(events)
+        assert (refused.verb, refused.action, refused.error) == (
+            "app",
+            "APP_CLEAR",
+            ErrorCode.USER_CONFIRMATION_REQUIRED,
+        )
+        done = await next_action(events)
+        assert done.result == result and done.message == "APP_CLEAR dev.mobridge.demo"
+        assert (await dev.snapshot()).snapshot.app_id == "dev.mobridge.launcher"
+        await dev.app("APP_BRING_TO_FRONT", "dev.mobridge.demo")
+        assert (await dev.wait(ScreenShown(name="menu"), 2000)).result.value == "CONDITION_MET"
+        with pytest.raises(PolicyBlockedError, match="critical-app list"):
+            await dev.clear_app("com.android.systemui")
+
+
 async def test_an_approval_is_bound_to_the_app_it_was_given_for() -> None:
     async with running_hub(sim_options=FAST) as rh:
         async with connect(rh.url, token=CONTROLLER, name="a") as hub:

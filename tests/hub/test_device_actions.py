@@ -210,6 +210,7 @@ async def test_an_agent_without_the_capability_is_refused_with_a_clear_message()
                     (dev.type_focused("x"), "text"),
                     (dev.set_orientation("landscape"), "orientation"),
                     (dev.terminate_app("com.example.bank"), "terminate"),
+                    (dev.clear_app("com.example.bank"), "clear"),
                     (dev.uninstall_app("com.example.bank"), "uninstall"),
                 ):
                     with pytest.raises(ActionUnsupported, match=f"does not offer {what}"):

@@ -74,6 +74,7 @@ CAPABILITIES: tuple[str, ...] = (
     "screenshot",
     "apps",
     "terminate",
+    "clear",
     "install",
     "uninstall",
     "orientation",

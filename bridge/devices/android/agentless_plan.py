@@ -47,6 +47,7 @@ from bridge.wire.agent_link import (
     AgentPing,
     AppCommand,
     AppsCommand,
+    ClearCommand,
     ClipboardCommand,
     GestureCommand,
     GlobalCommand,
@@ -74,6 +75,8 @@ KEYS_PER_COMMAND = 50
 LAUNCHER_CATEGORY = "android.intent.category.LAUNCHER"
 _FAILURE_MARKERS = ("Error", "Exception", "aborted", "No activities found")
 _PM_MARKERS = (*_FAILURE_MARKERS, "Failure", "Unknown package")
+_CLEAR_MARKERS = (*_PM_MARKERS, "Failed")
+"""``pm clear`` prints ``Success`` or ``Failed`` (an unknown package, a protected app)."""
 STAGED_PREFIX = "/data/local/tmp/"
 _STAGED = re.compile(r"/data/local/tmp/[A-Za-z0-9._-]{1,128}")
 
@@ -389,12 +392,18 @@ def plan_command(cmd: HubToAgent, captures: Captures) -> Plan | Reply | None:
                 Step(("pm", "list", "packages", "-s"), fail_markers=markers),
             )
             return Plan(listing, lists_apps=True)
-        case TerminateCommand(id=cid, app_id=app_id) | UninstallCommand(id=cid, app_id=app_id):
+        case (
+            TerminateCommand(id=cid, app_id=app_id)
+            | ClearCommand(id=cid, app_id=app_id)
+            | UninstallCommand(id=cid, app_id=app_id)
+        ):
             package = check_package(app_id)
             if isinstance(package, Refused):
                 return _refuse(cid, "BAD_COMMAND", package.reason)
             if isinstance(cmd, TerminateCommand):
                 return Plan((Step(("am", "force-stop", package)),))
+            if isinstance(cmd, ClearCommand):  # stops the app and wipes its data and caches
+                return Plan((Step(("pm", "clear", package), 60.0, _CLEAR_MARKERS),))
             return Plan((Step(("pm", "uninstall", package), 60.0, _PM_MARKERS),))
         case InstallCommand(id=cid, path=path):
             if not _STAGED.fullmatch(path) or ".." in path:

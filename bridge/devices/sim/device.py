@@ -378,6 +378,19 @@ class DemoDevice:
     def terminate(self, app_id: str, now: float) -> Outcome:
         if app_id not in self.apps:
             return failed("NOT_FOUND", f"app {app_id} is not installed")
+        self._reset_app(app_id, now)
+        return OK
+
+    def clear(self, app_id: str, now: float) -> Outcome:
+        """Clear the app's data (``pm clear``): the app is stopped and everything it kept — the
+        settings, the signed-in session, every screen's fields — is back to a first start."""
+        if app_id not in self.apps:
+            return failed("NOT_FOUND", f"app {app_id} is not installed")
+        self._reset_app(app_id, now)
+        return OK
+
+    def _reset_app(self, app_id: str, now: float) -> None:
+        """Stop ``app_id``; for the demo app that is all of its state (it stores nothing)."""
         if app_id == DEMO_PACKAGE:
             # the process is gone, and all the app's state with it (it stores nothing)
             self.toggles = dict(DEFAULT_TOGGLES)
@@ -386,7 +399,6 @@ class DemoDevice:
                 if self.foreground:
                     self.foreground = False
                     self._changed(now, transition=True)
-        return OK
 
     def install(self, package: bytes, now: float) -> Outcome:
         """Install a simulated package: JSON ``{"appId": ..., "name": ...}``."""

@@ -86,6 +86,7 @@ CAPABILITIES: tuple[str, ...] = (
     TREE_DELTA,
     "apps",
     "terminate",
+    "clear",
     "install",
     "uninstall",
     "orientation",

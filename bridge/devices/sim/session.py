@@ -31,6 +31,7 @@ from bridge.wire.agent_link import (
     AppCommand,
     AppsCommand,
     CaptureCommand,
+    ClearCommand,
     ClipboardCommand,
     GestureCommand,
     GlobalCommand,
@@ -155,6 +156,8 @@ class AgentSession:
                 return Reply(id=cid, ok=True, apps=device.installed())
             case TerminateCommand(id=cid, app_id=app_id):
                 return reply_of(cid, device.terminate(app_id, now))
+            case ClearCommand(id=cid, app_id=app_id):
+                return reply_of(cid, device.clear(app_id, now))
             case UninstallCommand(id=cid, app_id=app_id):
                 return reply_of(cid, device.uninstall(app_id, now))
             case OrientationCommand(id=cid, orientation=orientation):
