@@ -123,7 +123,7 @@ final class UiAutomationBackend implements UiBackend {
     @Override
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
-                "screenshot", "clipboard", "apps", "terminate", "install", "uninstall",
+                "screenshot", "clipboard", "apps", "terminate", "clear", "install", "uninstall",
                 "orientation", "tree_delta");
     }
 
@@ -762,6 +762,16 @@ final class UiAutomationBackend implements UiBackend {
         }
         String out = shell("am force-stop " + appId).trim();
         return out.isEmpty() ? Outcome.ok() : Outcome.failed(PackageLists.first(out));
+    }
+
+    @Override
+    public Outcome clear(String appId) throws IOException {
+        String problem = ownOrInvalid(appId);
+        if (problem != null) {
+            return Outcome.fail(Reply.BAD_COMMAND, problem);
+        }
+        String out = shell("pm clear " + appId).trim(); // prints Success or Failed
+        return out.contains("Success") ? Outcome.ok() : Outcome.failed(PackageLists.first(out));
     }
 
     @Override

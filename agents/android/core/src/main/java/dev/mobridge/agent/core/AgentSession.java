@@ -270,6 +270,8 @@ final class AgentSession implements UiEventListener {
                 o = backend.apps();
             } else if (cmd instanceof HubMessage.Terminate) {
                 o = backend.terminate(((HubMessage.Terminate) cmd).appId);
+            } else if (cmd instanceof HubMessage.Clear) {
+                o = backend.clear(((HubMessage.Clear) cmd).appId);
             } else if (cmd instanceof HubMessage.Install) {
                 HubMessage.Install in = (HubMessage.Install) cmd;
                 o = backend.install(in.path, in.sha256);

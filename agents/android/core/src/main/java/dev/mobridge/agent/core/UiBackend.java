@@ -66,6 +66,11 @@ public interface UiBackend {
         return Outcome.unsupported("this device cannot stop apps");
     }
 
+    /** Clears the app's stored data (and stops it). */
+    default Outcome clear(String appId) throws Exception {
+        return Outcome.unsupported("this device cannot clear an app's data");
+    }
+
     /** Installs the package staged at {@code path} ({@link Outcome#installed} names it). */
     default Outcome install(String path, String sha256) throws Exception {
         return Outcome.unsupported("this device cannot install apps");

@@ -164,7 +164,7 @@ public final class FakeUiBackend implements UiBackend {
     @Override
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
-                "screenshot", "clipboard", "apps", "terminate", "install", "uninstall",
+                "screenshot", "clipboard", "apps", "terminate", "clear", "install", "uninstall",
                 "orientation", "tree_delta");
     }
 
@@ -529,6 +529,13 @@ public final class FakeUiBackend implements UiBackend {
             changed();
         }
         return Outcome.ok();
+    }
+
+    /** The scripted app stores nothing but what its process holds: a clear resets all of it
+     * (typed fields, the signed-in screen) and leaves the launcher in front, as a terminate. */
+    @Override
+    public synchronized Outcome clear(String appId) {
+        return terminate(appId);
     }
 
     @Override

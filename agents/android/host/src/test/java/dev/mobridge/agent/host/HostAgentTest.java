@@ -160,7 +160,7 @@ public class HostAgentTest {
     @Test
     public void deviceCapabilitiesAreAnnounced() throws IOException {
         Hub hub = new Hub();
-        for (String c : new String[] {"apps", "terminate", "install", "uninstall",
+        for (String c : new String[] {"apps", "terminate", "clear", "install", "uninstall",
             "orientation", "gesture", "key", "text"}) {
             assertTrue(c, hub.hello.capabilities.contains(c));
         }
@@ -208,6 +208,28 @@ public class HostAgentTest {
         assertEquals(Reply.BAD_COMMAND, bad.code);
         assertTrue(hub.command("{\"type\":\"orientation\",\"orientation\":\"portrait\"}").ok);
         assertEquals(2400, hub.command("{\"type\":\"capture\"}").tree.screenHeight);
+        hub.ws.close();
+    }
+
+    @Test
+    public void clearSignsTheUserOutAndStartsTheAppAfresh() throws IOException {
+        Hub hub = new Hub();
+        RawTree login = hub.tree;
+        assertTrue(hub.act(byId(login, id("username")), "SET_TEXT", ",\"text\":\"demo\"").ok);
+        assertTrue(hub.act(byId(login, id("password")), "SET_TEXT", ",\"text\":\"pw\"").ok);
+        assertTrue(hub.act(byId(login, id("login")), "CLICK", "").ok);
+        hub.awaitTreeWith(id("__screen_home"));
+        Reply cleared = hub.command("{\"type\":\"clear\",\"appId\":\"" + PKG + "\"}");
+        assertTrue(cleared.message, cleared.ok);
+        assertEquals("launcher", backend.screenName());
+        assertTrue(hub.command("{\"type\":\"app\",\"action\":\"APP_OPEN\",\"appId\":\""
+                + PKG + "\"}").ok);
+        RawTree again = hub.awaitTreeWith(id("__screen_login"));
+        assertEquals("login", backend.screenName());
+        RawNode user = byId(again, id("username"));
+        assertTrue("the typed name is gone", user.text == null || user.text.isEmpty());
+        Reply absent = hub.command("{\"type\":\"clear\",\"appId\":\"com.example.x\"}");
+        assertEquals(Reply.NOT_FOUND, absent.code);
         hub.ws.close();
     }
 

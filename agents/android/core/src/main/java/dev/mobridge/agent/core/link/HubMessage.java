@@ -134,6 +134,9 @@ public abstract class HubMessage {
             case "uninstall":
                 m = new Uninstall(in.reqNonNegLong("id"), appId(in));
                 break;
+            case "clear":
+                m = new Clear(in.reqNonNegLong("id"), appId(in));
+                break;
             case "install": {
                 long id = in.reqNonNegLong("id");
                 String path = in.reqString("path");
@@ -404,6 +407,21 @@ public abstract class HubMessage {
 
         public Terminate(long id, String appId) {
             super("terminate", id);
+            this.appId = appId;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("appId", appId).obj;
+        }
+    }
+
+    /** Clear an app's stored data ({@code pm clear}); the app is stopped with it. */
+    public static final class Clear extends Command {
+        public final String appId;
+
+        public Clear(long id, String appId) {
+            super("clear", id);
             this.appId = appId;
         }
 
