@@ -204,7 +204,8 @@ async def test_the_swift_agent_sends_tree_deltas_the_hub_applies() -> None:
 
 async def test_device_actions_through_the_hub_against_the_swift_agent() -> None:
     """Coordinates (in pixels: the agent divides by the screen scale), keys, typing into the
-    focused field, volume, the orientation, the app list and terminate reach the Swift core."""
+    focused field, volume, the orientation, the app list and terminate reach the Swift core; a
+    clear is refused with the reason an iPhone cannot."""
     with swift_agent(AGENT_TOKEN) as (_proc, url):
         async with hub_on(url) as hub:
             (device_id,) = hub.service.devices
@@ -238,3 +239,10 @@ async def test_device_actions_through_the_hub_against_the_swift_agent() -> None:
                 assert turned.verification.result.value == "CONDITION_MET"
                 assert (await dev.display()).width == 2556
                 await dev.set_orientation("portrait")
+                with pytest.raises(HubError) as wipe:  # no confirmation asked: nothing to do
+                    await dev.clear_app("dev.mobridge.demo")
+                assert wipe.value.code.value == "ACTION_UNSUPPORTED"
+                assert wipe.value.envelope.message.endswith(
+                    "an iPhone cannot clear one app's data; reinstall the app "
+                    "(app uninstall + install)"
+                )

@@ -53,8 +53,8 @@ final class AgentLinkFixturesTests: XCTestCase {
             seen.insert(m.type)
         }
         XCTAssertEqual(seen, ["hello", "capture", "node_action", "gesture", "global", "key", "text", "app",
-                              "screenshot", "clipboard", "ping", "options", "apps", "terminate", "install", "uninstall",
-                              "orientation"])
+                              "screenshot", "clipboard", "ping", "options", "apps", "terminate", "clear", "install",
+                              "uninstall", "orientation"])
     }
 
     func testAgentToHubFixturesRoundTrip() throws {
@@ -163,6 +163,7 @@ final class StrictDecodingTests: XCTestCase {
         refused(#"[1]"#)
         refused(#"{"type":"orientation","id":1,"orientation":"sideways"}"#)
         refused(#"{"type":"terminate","id":1}"#)
+        refused(#"{"type":"clear","id":1}"#)
         refused(#"{"type":"install","id":1,"path":"/data/local/tmp/x.apk","sha256":"ABC"}"#)
         refused(#"{"type":"apps","id":1,"all":true}"#)
         XCTAssertThrowsError(try AgentMessage.decode(#"{"type":"reply","id":1,"ok":true,"apps":[{"name":"x"}]}"#))

@@ -250,6 +250,11 @@ final class HostAgentTests: XCTestCase {
         let (hello, tree) = try hub.hello()
         guard case .hello(_, _, _, _, _, let caps) = hello else { return XCTFail("\(hello)") }
         for c in ["apps", "terminate", "install", "uninstall", "orientation"] { XCTAssertTrue(caps.contains(c), c) }
+        XCTAssertFalse(caps.contains("clear"), "an iPhone cannot clear one app's data")
+        try hub.send(.clear(id: 90, appId: "dev.mobridge.demo"))
+        let cleared = try hub.reply(90)
+        XCTAssertEqual(cleared.code, "UNSUPPORTED")
+        XCTAssertEqual(cleared.message, "an iPhone cannot clear one app's data; reinstall the app (app uninstall + install)")
         let user = try XCTUnwrap(node(tree, "username")?.bounds)
         let x = (user.left + user.right) / 2, y = (user.top + user.bottom) / 2
         try hub.send(.gesture(id: 1, kind: "double_tap", points: [Point(x, y)], durationMs: 0))

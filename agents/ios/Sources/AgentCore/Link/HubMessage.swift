@@ -96,6 +96,8 @@ public enum HubMessage: Equatable, Sendable {
     /// List the installed apps (the reply carries `apps`).
     case apps(id: Int)
     case terminate(id: Int, appId: String)
+    /// Clear an app's stored data; an iPhone cannot, so the agent answers UNSUPPORTED.
+    case clear(id: Int, appId: String)
     /// Install the package the hub's device layer staged at `path`.
     case install(id: Int, path: String, sha256: String?)
     case uninstall(id: Int, appId: String)
@@ -110,7 +112,7 @@ public enum HubMessage: Equatable, Sendable {
         case .capture(let id), .screenshot(let id), .ping(let id): return id
         case .options(let id, _): return id
         case .apps(let id): return id
-        case .terminate(let id, _), .uninstall(let id, _), .install(let id, _, _), .orientation(let id, _):
+        case .terminate(let id, _), .clear(let id, _), .uninstall(let id, _), .install(let id, _, _), .orientation(let id, _):
             return id
         case .nodeAction(let c): return c.id
         case .gesture(let id, _, _, _), .global(let id, _), .key(let id, _), .text(let id, _),
@@ -136,6 +138,7 @@ public enum HubMessage: Equatable, Sendable {
         case .options: return "options"
         case .apps: return "apps"
         case .terminate: return "terminate"
+        case .clear: return "clear"
         case .install: return "install"
         case .uninstall: return "uninstall"
         case .orientation: return "orientation"
@@ -213,6 +216,8 @@ public enum HubMessage: Equatable, Sendable {
             m = .terminate(id: try f.reqNonNegInt("id"), appId: try appId(&f))
         case "uninstall":
             m = .uninstall(id: try f.reqNonNegInt("id"), appId: try appId(&f))
+        case "clear":
+            m = .clear(id: try f.reqNonNegInt("id"), appId: try appId(&f))
         case "install":
             let id = try f.reqNonNegInt("id")
             let path = try f.reqString("path")
@@ -242,7 +247,7 @@ public enum HubMessage: Equatable, Sendable {
             o.put("token", token.map(Json.string))
         case .capture, .screenshot, .ping, .apps:
             break
-        case .terminate(_, let appId), .uninstall(_, let appId):
+        case .terminate(_, let appId), .clear(_, let appId), .uninstall(_, let appId):
             o["appId"] = .string(appId)
         case .install(_, let path, let sha256):
             o["path"] = .string(path)

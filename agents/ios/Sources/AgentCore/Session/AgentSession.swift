@@ -16,6 +16,9 @@ import Foundation
 /// and recorded as the last one under `treeLock`, so a delta is always based on the tree the hub
 /// received last.
 final class AgentSession: @unchecked Sendable {
+    /// The reason a `clear` is refused: iOS has no per-app data wipe (reinstalling is the way).
+    static let cannotClear =
+        "an iPhone cannot clear one app's data; reinstall the app (app uninstall + install)"
     private let server: AgentServer
     private let stream: ByteStream
     private let config: AgentConfig
@@ -251,6 +254,8 @@ final class AgentSession: @unchecked Sendable {
             case .terminate(_, let appId):
                 outcome = try backend.terminate(appId: appId)
                 acted()
+            case .clear:
+                outcome = .unsupported(AgentSession.cannotClear)
             case .install(_, let path, let sha256):
                 outcome = try backend.install(path: path, sha256: sha256)
             case .uninstall(_, let appId):
