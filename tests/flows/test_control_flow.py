@@ -6,15 +6,19 @@ timeout, expectRefusal (passing only on the named refusal), and the device-level
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
+import anyio
 import pytest
 
 from bridge.client import connect
 from bridge.flows.compile import load_suite
 from bridge.flows.report import SuiteReport
 from bridge.flows.suite import SuiteOptions, run_suite
+from bridge.hub.app import AgentTarget
 from tests.hub.hubfixture import CONTROLLER, running_hub
+from tests.hub.scripted_agent import TOKEN, serve_scripted
 
 pytestmark = pytest.mark.anyio
 HEADER = "appId: dev.mobridge.demo\n---\n"
@@ -183,3 +187,31 @@ async def test_clear_state_resets_what_relaunch_keeps(tmp_path: Path) -> None:
     assert clear.status == "passed", clear.failure
     assert clear.setup[0].source == "reset: clearState dev.mobridge.demo"
     assert step.status == "passed", step.failure
+
+
+async def test_clear_state_on_a_device_that_cannot_clear_fails_with_the_hubs_reason(
+    tmp_path: Path,
+) -> None:
+    """The agent can terminate but not clear: the reset fails there, no terminate in its place."""
+    (tmp_path / "bank.yaml").write_text(
+        "appId: com.example.bank\nreset: clearState\n---\n- assertVisible: Transfer\n"
+    )
+    flows = load_suite([str(tmp_path)], {}, {})
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(
+            partial(serve_scripted, capabilities=("tree", "node_action", "app", "terminate"))
+        )
+        agent = AgentTarget(f"ws://127.0.0.1:{port}", TOKEN)
+        async with (
+            running_hub(sim=False, agents=[agent]) as rh,
+            connect(rh.url, token=CONTROLLER, name="runner") as hub,
+        ):
+            report = await run_suite(hub, flows, [rh.device_id], SuiteOptions())
+        tg.cancel_scope.cancel()
+    (test,) = report.tests
+    assert test.status == "failed"
+    assert test.failure is not None
+    said = test.failure.message
+    assert "clearState needs the hub to clear com.example.bank's data (app.clear)" in said
+    assert "ACTION_UNSUPPORTED" in said and "does not offer clear" in said
+    assert all(s.status != "passed" for s in test.steps)
