@@ -81,6 +81,7 @@ from bridge.wire.client_protocol import (
 )
 from bridge.wire.codec import HUB_TO_CLIENT, MAX_AGENT_FRAME, DecodeFailure, WireFormat, convert
 from bridge.wire.codec import encode as encode_message
+from bridge.wire.device_media import LogsEvent, LogsSubscribe, LogsSubscribeResult, LogsUnsubscribe
 from bridge.wire.enums import ProtocolErrorCode
 
 T = TypeVar("T")
@@ -140,6 +141,7 @@ class HubConnection:
         self._ids = itertools.count(1)
         self._pending: dict[RequestId, _Pending] = {}
         self._channels: dict[str, Channel[SubscriptionEvent]] = {}
+        self._log_channels: dict[str, Channel[LogsEvent]] = {}
         self._listeners: set[Channel[HubEvent]] = set()
         self._closed: str | None = None
         self._stats = ClientStatistics()
@@ -248,6 +250,28 @@ class HubConnection:
         if self._closed is None:
             await self.request(Unsubscribe(id=self.next_id(), subscription=subscription))
 
+    async def subscribe_logs(
+        self, message: LogsSubscribe
+    ) -> tuple[LogsSubscribeResult, Channel[LogsEvent]]:
+        """Send ``logs.subscribe``; its ``logs`` events come on the channel (registered as the
+        result is read, so no line that follows it is missed)."""
+        channel: Channel[LogsEvent] = Channel(self.channel_size)
+
+        def register(result: Any) -> None:
+            assert isinstance(result, LogsSubscribeResult)
+            self._log_channels[result.subscription] = channel
+
+        result = await self.request(message, on_result=register)
+        assert isinstance(result, LogsSubscribeResult)
+        return result, channel
+
+    async def unsubscribe_logs(self, subscription: str) -> None:
+        channel = self._log_channels.pop(subscription, None)
+        if channel is not None:
+            channel.close()
+        if self._closed is None:
+            await self.request(LogsUnsubscribe(id=self.next_id(), subscription=subscription))
+
     # ---- internals -------------------------------------------------------------------------
 
     async def _hello(self, name: str, kind: str | None, token: str | None) -> HelloResult:
@@ -313,6 +337,13 @@ class HubConnection:
                     self._stats.orphan_events += 1
                 elif not channel.offer(message):
                     self._stats.events_dropped += 1
+            case LogsEvent():
+                self._stats.events += 1
+                logs = self._log_channels.get(message.subscription)
+                if logs is None:
+                    self._stats.orphan_events += 1
+                elif not logs.offer(message):
+                    self._stats.events_dropped += 1
             case DeviceEvent() | LeaseEvent() | ActionEvent() | IntentEvent():
                 self._stats.events += 1
                 for listener in list(self._listeners):
@@ -366,6 +397,8 @@ class HubConnection:
                 pending.done.set()
         for channel in list(self._channels.values()):
             channel.close()
+        for logs in list(self._log_channels.values()):
+            logs.close()
         for listener in list(self._listeners):
             listener.close()
 

@@ -23,6 +23,7 @@ import anyio
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
+from bridge.client.media import DeviceMediaCalls
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, Verify
 from bridge.wire.client_protocol import (
@@ -78,7 +79,7 @@ def build_query(
     )
 
 
-class Device(DeviceControl, DeviceHistory):
+class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
     """Requests about device ``id`` over one hub connection (device-level actions:
     ``bridge.client.device_control``)."""
 

@@ -13,6 +13,7 @@ from typing import Protocol, TypeVar
 
 from bridge.client.channels import Channel, SubscriptionEvent
 from bridge.wire.client_protocol import ClientToHub, ScreenshotResult, SubscribeResult
+from bridge.wire.device_media import LogsEvent, LogsSubscribe, LogsSubscribeResult
 
 T = TypeVar("T")
 
@@ -40,3 +41,9 @@ class HubCalls(Protocol):
     ) -> tuple[SubscribeResult, Channel[SubscriptionEvent]]: ...
 
     async def unsubscribe(self, subscription: str) -> None: ...
+
+    async def subscribe_logs(
+        self, message: LogsSubscribe
+    ) -> tuple[LogsSubscribeResult, Channel[LogsEvent]]: ...
+
+    async def unsubscribe_logs(self, subscription: str) -> None: ...

@@ -26,6 +26,7 @@ from bridge.client.connection import (
 from bridge.client.delta import WatchUpdate
 from bridge.client.device import Device, Target
 from bridge.client.history import SyncDeviceHistory
+from bridge.client.media import SyncDeviceMediaCalls
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, Verify
 from bridge.wire.client_protocol import (
@@ -95,7 +96,7 @@ class SyncWatch:
             return None
 
 
-class SyncDevice(SyncDeviceHistory):
+class SyncDevice(SyncDeviceHistory, SyncDeviceMediaCalls):
     """The blocking twin of ``bridge.client.Device``."""
 
     device: Device

@@ -74,6 +74,21 @@ class SecretMasker:
                 return True
         return False
 
+    def mask_text(self, text: str) -> str:
+        """``text`` (free text such as a log line) with every typed secret in it replaced by
+        ``MASK``; the same object when none is there. Secrets shorter than ``MIN_PREFIX``
+        are masked only when they are the whole text (a short one would blank common
+        words)."""
+        if not self._secrets or not text:
+            return text
+        out = text
+        for secret in self._secrets:
+            if out == secret:
+                return MASK
+            if len(secret) >= MIN_PREFIX and secret in out:
+                out = out.replace(secret, MASK)
+        return out if out != text else text
+
     def mask_node(self, node: RawNode) -> RawNode:
         """``node`` with every field that shows a typed secret replaced by ``MASK``."""
         updates: dict[str, str] = {}

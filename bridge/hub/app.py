@@ -23,6 +23,7 @@ from bridge.hub.device import DeviceRuntime
 from bridge.hub.intents import Intents
 from bridge.hub.logs import get_logger
 from bridge.hub.malloc_tuning import return_large_buffers
+from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import share_history
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
@@ -50,6 +51,8 @@ class AgentTarget:
     """Supplies the connected stream instead of dialling the URL (iPhones through usbmux)."""
     stage_package: Stager | None = None
     """Copies an app package onto the device for ``app.install`` (None: the hub cannot)."""
+    media: DeviceMedia | None = None
+    """The device layer's logs, recorder and crash reports (None: screenshots only)."""
 
 
 @dataclass
@@ -227,6 +230,7 @@ class Hub:
             targets = list(self.config.agents)
             if self.config.sim:
                 from bridge.devices.sim import SimConfig, SimDevice
+                from bridge.devices.sim.media import SimMedia
 
                 sim_token = random_ids.token_urlsafe(24)
                 sim = SimDevice(
@@ -244,7 +248,10 @@ class Hub:
                 targets.insert(
                     0,
                     AgentTarget(
-                        f"ws://127.0.0.1:{sim_port}", sim_token, stage_package=sim.stage_package
+                        f"ws://127.0.0.1:{sim_port}",
+                        sim_token,
+                        stage_package=sim.stage_package,
+                        media=SimMedia(sim.log),
                     ),
                 )
                 self.sims.append(sim)
@@ -278,6 +285,7 @@ class Hub:
                             f"ws://127.0.0.1:{extra_port}",
                             extra_token,
                             stage_package=extra.stage_package,
+                            media=SimMedia(extra.log),
                         ),
                     )
             if self.config.android is not None:
@@ -421,6 +429,10 @@ class Hub:
                 self.service.stagers[device.id] = target.stage_package
             else:
                 self.service.stagers.pop(device.id, None)
+            if target.media is not None:
+                self.service.media[device.id] = target.media
+            else:
+                self.service.media.pop(device.id, None)
             holder["device"] = device
             device.current = None  # the first tree after (re)connecting resyncs everyone
             self.log.info("agent_linked", device=device.id, url=target.url)

@@ -234,13 +234,25 @@ async def _run(
     lease_check(svc, session, device)
     _check_request(msg)
     package: Package | None = None
-    if isinstance(msg, AppInstall):
+    if isinstance(msg, AppInstall) and msg.upload is not None:
+        package, _ = svc.uploads.package(session.id, msg.upload)
+    elif isinstance(msg, AppInstall) and msg.package is not None:
         package = await find_package(svc.install_dir, msg.package, msg.sha256)
 
     def attempt(progress: Progress) -> Awaitable[ActionResult]:
         return _locked(svc, session, device, msg, package, progress, started)
 
-    return await cancellable(svc, session, device, msg.id, attempt)
+    upload = msg.upload if isinstance(msg, AppInstall) else None
+    try:
+        result = await cancellable(svc, session, device, msg.id, attempt)
+    except Refusal as refused:
+        # an upload waiting for the user's word stays for the confirmed retry
+        if upload is not None and (refused.objection is None or not refused.objection.answerable):
+            svc.uploads.done(upload)
+        raise
+    if upload is not None:
+        svc.uploads.done(upload)
+    return result
 
 
 async def _locked(
@@ -479,10 +491,10 @@ def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before:
             return Plan(
                 verb,
                 action,
-                f"APP_INSTALL {msg.package}",
+                f"APP_INSTALL {msg.package or msg.upload}",
                 ("install",),
                 MutationVerdict(MutationClass.EXTERNAL_SIDE_EFFECT, financial=False),
-                action_subject(device, "app.install", msg.package, False),
+                action_subject(device, "app.install", msg.package or msg.upload or "", False),
                 (),  # filled in once the package is staged (after the policy step)
                 always_confirm=True,
                 timeout_s=INSTALL_TIMEOUT_S,

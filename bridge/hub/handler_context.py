@@ -22,9 +22,13 @@ import anyio
 
 from bridge.core.idempotency import IdempotencyTable
 from bridge.core.objections import ObjectionBook
+from bridge.hub.app_install import UploadStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.intents import Intents
+from bridge.hub.log_stream import LogStreams
+from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.packages import Stager
+from bridge.hub.recording import Recordings
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.wire.action import ActionResult
 
@@ -57,6 +61,13 @@ class HandlerContext(Protocol):
     """(session id, request id) -> the scope a ``cancel`` request cancels."""
     install_dir: Path | None
     stagers: dict[str, Stager]
+    uploads: UploadStore
+    log_streams: LogStreams
+    recordings: Recordings
+    media: dict[str, DeviceMedia]
+    """Device id -> its device layer's logs, recorder and crash reports (set at linking)."""
+    devices: dict[str, DeviceRuntime]
+    """Packages clients streamed (``app.upload``), for ``app.install``."""
     journal: Journal | None
     """The device history on disk (keyed actions record their outcome there)."""
     intents: Intents

@@ -22,6 +22,7 @@ from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import run_act, run_global_or_app
+from bridge.hub.app_install import UploadStore
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
@@ -31,8 +32,12 @@ from bridge.hub.fresh_capture import fresh_capture
 from bridge.hub.handler_context import Pending
 from bridge.hub.intents import Intents
 from bridge.hub.journal_service import answer as answer_journal
+from bridge.hub.log_stream import LogStreams
+from bridge.hub.media_handlers import answer_media
+from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
+from bridge.hub.recording import Recordings
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.net.agent_link import AgentLost, decode_reply_png
@@ -93,6 +98,15 @@ from bridge.wire.device_control import (
     OrientationSet,
     TypeText,
 )
+from bridge.wire.device_media import (
+    AppUpload,
+    CrashesList,
+    LogsSubscribe,
+    LogsUnsubscribe,
+    RecordRead,
+    RecordStart,
+    RecordStop,
+)
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode, VerificationResult
 from bridge.wire.journal import JournalAt, JournalDiff, JournalTimeline, JournalWhen
 
@@ -146,6 +160,12 @@ class HubService:
         self.install_dir: Path | None = None
         """Where ``app.install`` packages are taken from (None: installing is disabled)."""
         self.stagers: dict[str, Stager] = {}
+        self.uploads = UploadStore()
+        """Packages clients streamed for ``app.install`` (``bridge.hub.app_install``)."""
+        self.log_streams = LogStreams(self.masker)
+        self.recordings = Recordings()
+        self.media: dict[str, DeviceMedia] = {}
+        """Device id -> its device layer's logs, recorder and crash reports (set at linking)."""
         """Device id -> how its device layer copies a package onto it (set at linking)."""
         self.remote: RemoteService | None = None
         """In a farm: the devices of other hubs (the composition root wires it)."""
@@ -181,6 +201,9 @@ class HubService:
     async def session_closed(self, session: Session) -> None:
         self.sessions.pop(session.id, None)
         self.objections.drop_session(session.id)
+        self.uploads.drop_session(session.id)
+        self.log_streams.drop_session(session)
+        self.recordings.drop_session(session)
         for device in self.devices.values():
             for stream in device.all_streams():
                 stream.leave(session)
@@ -241,6 +264,11 @@ class HubService:
             "devices": devices,
             "sessions": sessions,
             "memory": capture_memory(self.devices.values(), self.captures),
+            "media": {
+                "logs": self.log_streams.statistics(),
+                "recordings": self.recordings.statistics(),
+                "upload_bytes": self.uploads.held_bytes(),
+            },
         }
         if self.journal is not None:
             stats["journal"] = self.journal.statistics()
@@ -430,6 +458,16 @@ class HubService:
                 return display(self, self.device(device_id))
             case AppsList(device=device_id):
                 return await apps(self, session, request.id, self.device(device_id))
+            case (
+                AppUpload()
+                | LogsSubscribe()
+                | LogsUnsubscribe()
+                | CrashesList()
+                | RecordStart()
+                | RecordStop()
+                | RecordRead()
+            ):
+                return await answer_media(self, session, request)
             case Wait():
                 return await self._wait(session, request)
             case LeaseAcquire(device=device_id, mode=mode):

@@ -30,6 +30,7 @@ from bridge.wire.device_control import (
     OrientationSet,
     TypeText,
 )
+from bridge.wire.device_media import MEDIA_RESULT_TYPES, DeviceMediaRequest, LogsEvent
 from bridge.wire.enums import (
     AppAction,
     ErrorCode,
@@ -239,6 +240,7 @@ ClientToHub = (
     | JournalTimeline
     | JournalWhen
     | Veto
+    | DeviceMediaRequest
 )
 
 
@@ -392,6 +394,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "apps.list": AppsListResult,
     "display.get": DisplayResult,
     "veto": VetoResult,
+    **MEDIA_RESULT_TYPES,
 }
 
 
@@ -589,6 +592,7 @@ HubToClient = (
     | LeaseEvent
     | ActionEvent
     | IntentEvent
+    | LogsEvent
 )
 
 

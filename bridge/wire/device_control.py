@@ -112,12 +112,21 @@ class AppClear(Request, tag="app.clear", frozen=True):
 class AppInstall(Request, tag="app.install", frozen=True):
     """Install ``package``, a file in the hub's install directory (named by the operator with
     ``--install-dir``; without one, installing is disabled). ``sha256``, when given, must be
-    the file's digest."""
+    the file's digest. Or ``upload``: a package the client streamed (``app.upload``)."""
 
     device: DeviceId
-    package: Annotated[str, msgspec.Meta(pattern=PACKAGE_FILE_PATTERN, max_length=128)]
+    package: Annotated[str, msgspec.Meta(pattern=PACKAGE_FILE_PATTERN, max_length=128)] | None = (
+        None
+    )
     sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")] | None = None
     confirm: Confirm | None = None
+    upload: Annotated[str, msgspec.Meta(pattern=r"^u_[0-9a-zA-Z]{1,32}$")] | None = None
+    """A complete ``app.upload`` of this session (``bridge.wire.device_media``), instead of
+    ``package``: exactly one of the two."""
+
+    def __post_init__(self) -> None:
+        if (self.package is None) == (self.upload is None):
+            raise ValueError("give exactly one of package and upload")
 
 
 class AppUninstall(Request, tag="app.uninstall", frozen=True):

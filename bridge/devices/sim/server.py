@@ -46,7 +46,9 @@ from bridge.devices.agent_endpoint import check_hub_hello, refuse_unless_bearer
 from bridge.devices.sim.capture import HandleRegistry
 from bridge.devices.sim.debounce import PushDebouncer
 from bridge.devices.sim.device import DemoDevice
+from bridge.devices.sim.device_log import DeviceLog
 from bridge.devices.sim.png import render_scene
+from bridge.devices.sim.scenes import DEMO_PACKAGE, LAUNCHER_PACKAGE
 from bridge.devices.sim.session import AgentSession
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
@@ -200,6 +202,8 @@ class SimDevice:
         )
         self.registry = HandleRegistry()
         self.stats = SimStatistics()
+        self.log = DeviceLog()
+        """The device's own log (``logs`` command): a line per command it performs."""
         self._port: int | None = None
         self._links: set[_Link] = set()
         self._changed: anyio.Event | None = None
@@ -404,7 +408,9 @@ class SimDevice:
         if isinstance(command, ScreenshotCommand):
             return await self._screenshot(command)
         if isinstance(command, InstallCommand):
-            return await self._install(link, command)
+            installed = await self._install(link, command)
+            self.log.performed(command, installed, self._front())
+            return installed
         if isinstance(command, _READ_ONLY) or (
             isinstance(command, ClipboardCommand) and command.set is None
         ):
@@ -413,8 +419,13 @@ class SimDevice:
         async with self._act_lock:
             await anyio.sleep(self.config.action_ms / 1000 / self.config.time_scale)
             reply = link.session.handle(command, self.now())
+            self.log.performed(command, reply, self._front())
             self.wake()
         return reply
+
+    def _front(self) -> str:
+        """The app in front, for log lines."""
+        return DEMO_PACKAGE if self.device.foreground else LAUNCHER_PACKAGE
 
     async def _install(self, link: _Link, command: InstallCommand) -> Reply:
         package, problem = await anyio.to_thread.run_sync(_read_package, command.path)

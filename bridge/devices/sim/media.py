@@ -1,0 +1,51 @@
+"""The simulated device's media for the hub (its ``DeviceMedia``): its own log, read in
+process, and its crash reports (it never crashes: none). Recording uses the hub's default,
+the device's own frames (screenshots) encoded on the hub, so no recorder is offered here.
+
+The simulated device runs in the hub's process, like its package stager, so the hub reads
+its log directly instead of over the agent link (whose protocol the phone agents share).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import anyio
+
+from bridge.devices.sim.device_log import DeviceLog
+from bridge.wire.device_media import MAX_LOG_BATCH, CrashReport, LogLine
+
+POLL_S = 0.05
+
+
+class SimLogSource:
+    name = "device"
+
+    def __init__(self, log: DeviceLog) -> None:
+        self.log = log
+
+    async def run(self, emit: Callable[[Sequence[LogLine]], None]) -> None:
+        """Hand lines written from now on to ``emit`` until cancelled."""
+        after = self.log.seq
+        while True:
+            lines = self.log.after(after, MAX_LOG_BATCH)
+            if lines:
+                emit(lines)
+                after = lines[-1].seq
+            if len(lines) < MAX_LOG_BATCH:
+                await anyio.sleep(POLL_S)
+
+
+class SimMedia:
+    def __init__(self, log: DeviceLog) -> None:
+        self.log = log
+
+    def log_source(self) -> SimLogSource:
+        return SimLogSource(self.log)
+
+    def recorder(self, fps: int) -> Any:
+        return None
+
+    async def crashes(self, app: str | None) -> Sequence[CrashReport]:
+        return ()

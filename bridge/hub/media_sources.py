@@ -1,0 +1,61 @@
+"""Where a device's log lines and screen recordings come from, per kind of device.
+
+- a device whose device layer registered a ``DeviceMedia`` with the hub (the simulated
+  device in process, Android through adb, an iPhone through pymobiledevice3, a Simulator
+  through ``xcrun simctl``) uses its log source, crash reports and recorder (if any);
+- recording falls back to screenshots over the agent link at the asked frame rate, encoded
+  on the hub (``bridge.hub.recording``), for every device that offers ``screenshot``.
+
+A ``LogSource`` runs until cancelled and hands lines to ``emit`` as they come; it never
+holds more than one batch. A ``Recorder`` writes an MP4 of at most ``max_bytes`` and returns
+its bytes when ``stop`` is set or ``seconds`` have passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import anyio
+
+from bridge.wire.device_media import CrashReport, LogLine
+
+Emit = Callable[[Sequence[LogLine]], None]
+
+
+class LogSource(Protocol):
+    name: str
+
+    async def run(self, emit: Emit) -> None:
+        """Hand lines written from now on to ``emit`` until cancelled."""
+        ...
+
+
+@dataclass
+class Recording:
+    """What a recorder made: the MP4's bytes and what it shows."""
+
+    data: bytes
+    frames: int
+    width: int
+    height: int
+    duration_ms: int
+    truncated: bool = False
+    reason: str | None = None
+
+
+class Recorder(Protocol):
+    name: str
+
+    async def record(self, seconds: int, stop: anyio.Event, max_bytes: int) -> Recording:
+        """Record until ``stop`` is set or ``seconds`` passed; at most ``max_bytes``."""
+        ...
+
+
+class DeviceMedia(Protocol):
+    """A device layer's media access (registered by the driver that links the device)."""
+
+    def log_source(self) -> LogSource | None: ...
+    def recorder(self, fps: int) -> Recorder | None: ...
+    async def crashes(self, app: str | None) -> Sequence[CrashReport]: ...

@@ -1,0 +1,147 @@
+"""Device media over real sockets against the simulated device: a package streamed from the
+client and installed after the user's word (a wrong digest refused), the device log streamed
+as actions happen (filtered, secrets masked, watchers told), and a screen recording encoded
+to an MP4 that PyAV plays."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from pathlib import Path
+
+import anyio
+import av
+import pytest
+
+from bridge.client import ConfirmationRequired, ProtocolFailure, connect
+from bridge.wire.client_protocol import Confirm
+from bridge.wire.device_media import AppUpload, AppUploadResult, LogsEvent
+from tests.hub.hubfixture import CONTROLLER, OBSERVER, running_hub
+from tests.hub.test_device_actions import FAST, centre_of, next_action, watched
+
+pytestmark = pytest.mark.anyio
+
+NOTES = {"appId": "com.example.notes", "name": "Notes"}
+
+
+async def test_a_streamed_package_installs_after_the_users_word(tmp_path: Path) -> None:
+    package = tmp_path / "notes.json"
+    package.write_text(json.dumps(NOTES))
+    async with running_hub(sim_options=FAST) as rh, watched(rh) as (actor, observer, events):
+        dev = actor.device(rh.device_id)
+        with pytest.raises(ConfirmationRequired) as asked:
+            await dev.install_file(package)
+        objection = asked.value.objection
+        assert objection is not None
+        # the confirmation names the same upload: it was kept for the approved retry
+        upload = await dev.upload_file(package)
+        with pytest.raises(ConfirmationRequired) as asked:
+            await dev.install_upload(upload)
+        assert asked.value.objection is not None
+        answer = Confirm(objection=asked.value.objection.id, answer="approve")
+        result = await dev.install_upload(upload, confirm=answer)
+        assert result.verification is not None
+        assert result.verification.evidence[0].what == "installed com.example.notes"
+        listed = await observer.device(rh.device_id).apps()
+        assert "com.example.notes" in [a.app_id for a in listed.apps]
+        seen = [await next_action(events) for _ in range(3)]
+        assert seen[-1].action == "APP_INSTALL" and seen[-1].message is not None
+        assert rh.hub.service.uploads.held_bytes() > 0  # the first, unapproved upload
+        with pytest.raises(ProtocolFailure, match="no upload"):
+            await dev.install_upload(upload, confirm=answer)  # installed uploads are gone
+
+
+async def test_a_wrong_sha256_is_refused_and_the_bytes_dropped(tmp_path: Path) -> None:
+    data = json.dumps(NOTES).encode()
+    async with running_hub(sim_options=FAST) as rh, connect(rh.url, token=CONTROLLER) as hub:
+        dev = hub.device(rh.device_id)
+        wrong = AppUpload(
+            id=hub.next_id(), device=rh.device_id, size=len(data), sha256="0" * 64, offset=0,
+            data=data, name="notes.json",
+        )  # fmt: skip
+        with pytest.raises(ProtocolFailure, match="its sha256 is"):
+            await hub.call(wrong, AppUploadResult)
+        assert rh.hub.service.uploads.held_bytes() == 0
+        package = tmp_path / "notes.json"
+        package.write_bytes(data)
+        with pytest.raises(ValueError, match="not the 0000"):
+            await dev.install_file(package, sha256="0" * 64)
+        with pytest.raises(ValueError, match="no such file"):
+            await dev.install_file(tmp_path / "absent.apk")
+        right = hashlib.sha256(data).hexdigest()
+        big = AppUpload(
+            id=hub.next_id(), device=rh.device_id, size=len(data), sha256=right, offset=0,
+            data=data + b"x", name="notes.json",
+        )  # fmt: skip
+        with pytest.raises(ProtocolFailure, match="more bytes than the size"):
+            await hub.call(big, AppUploadResult)
+        async with connect(rh.url, token=OBSERVER) as observer:
+            with pytest.raises(ProtocolFailure, match="observer"):
+                await observer.call(
+                    AppUpload(
+                        id=observer.next_id(),
+                        device=rh.device_id,
+                        size=len(data),
+                        sha256=right,
+                        offset=0,
+                        data=data,
+                    ),  # fmt: skip
+                    AppUploadResult,
+                )
+
+
+async def _lines_until(events: object, needle: str) -> list[LogsEvent]:
+    got: list[LogsEvent] = []
+    with anyio.fail_after(10):
+        async for event in events:  # type: ignore[attr-defined]
+            got.append(event)
+            if any(needle in line.text for line in event.lines):
+                return got
+    raise AssertionError("log ended")
+
+
+async def test_the_log_streams_lines_as_actions_happen_with_secrets_masked() -> None:
+    os.environ["MOBRIDGE_SECRET_LOG_PW"] = "log-secret-42"
+    async with (
+        running_hub(sim_options=FAST, sim_scene="login") as rh,
+        watched(rh) as (actor, observer, events),
+    ):
+        dev = actor.device(rh.device_id)
+        reader = observer.device(rh.device_id)
+        async with reader.logs() as lines, reader.logs(grep=r"commitText", level="info") as typed:
+            opened = await next_action(events)
+            assert opened.action == "LOGS_SUBSCRIBE"
+            x, y = await centre_of(actor, rh.device_id, "Username")
+            await dev.tap_at(x, y)
+            got = await _lines_until(lines, f"tap at {x},{y}")
+            assert got[-1].lines[-1].app == "dev.mobridge.demo"
+            await dev.type_focused(value_ref="secret://log_pw")
+            masked = await _lines_until(typed, "commitText")
+            text = " ".join(line.text for e in masked for line in e.lines)
+            assert "log-secret-42" not in text and "••••••••" in text
+            assert all("tap at" not in line.text for e in masked for line in e.lines)
+        with pytest.raises(ProtocolFailure, match="lookahead"):
+            async with reader.logs(grep="a(?=b)"):
+                pass
+
+
+async def test_a_recording_is_an_mp4_pyav_plays() -> None:
+    async with running_hub(sim_options=FAST) as rh, connect(rh.url, token=OBSERVER) as hub:
+        dev = hub.device(rh.device_id)
+        made, data = await dev.record(2, fps=5)
+        assert made.state == "stopped" and made.bytes == len(data) > 0
+        container = av.open(io.BytesIO(data))
+        stream = container.streams.video[0]
+        assert stream.codec_context.name == "h264"
+        frames = sum(1 for _ in container.decode(video=0))
+        assert frames == made.frames >= 2
+        with pytest.raises(ValueError, match="1 to 600"):
+            await dev.record(0)
+        started = await dev.start_recording(max_bytes=1024)
+        with anyio.fail_after(20):
+            stopped = await dev.stop_recording(started.recording)
+        assert stopped.frames >= 1
+        with pytest.raises(ProtocolFailure, match="no recording"):
+            await dev.stop_recording("r_404")
