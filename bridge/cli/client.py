@@ -212,15 +212,17 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("key", metavar="KEY", help="back, home, recents or notifications")
     p = add("back", "press BACK", listed=False)
     p.add_argument("device")
-    p = add("app", "open, front, close, url, terminate, clear, install or uninstall an app")
+    p = add("app", "open/launch, front, close, url, terminate, clear, install or uninstall an app")
     p.add_argument("device")
     p.add_argument(
         "action",
         metavar="ACTION",
-        help="open, front, close, url, terminate, clear (the app's data), install (PACKAGE of "
-        "the hub's --install-dir) or uninstall",
+        help="open (or launch), front, close, url, terminate, clear (the app's data), install "
+        "(a local FILE streamed to the hub, or a bare PACKAGE name of the hub's --install-dir) "
+        "or uninstall",
     )
-    p.add_argument("arg", nargs="?", metavar="APP_ID|URL|PACKAGE")
+    p.add_argument("arg", nargs="?", metavar="APP_ID|URL|FILE")
+    p.add_argument("--sha256", metavar="HEX", help="install: the digest FILE must have")
     p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
     approve_option(p)
     add_device_commands(add)

@@ -2,22 +2,26 @@
 ``tap --at X,Y`` (``--double``), ``long-press --at X,Y`` (``--hold-ms``), ``swipe DIRECTION
 --at X,Y`` (``--distance``), ``type`` with no target (into the focused input, ``--submit``),
 ``key``, ``apps``, ``orientation`` (no argument: the screen's size and orientation) and
-``app terminate|clear|install|uninstall``. ``bridge.cli.client`` parses the arguments and asks
-``device_plan`` first; it returns None for a command that names an element.
+``app terminate|clear|install|uninstall`` (``install FILE`` streams a local file).
+``bridge.cli.client`` parses the arguments and asks ``device_plan`` first; it returns None for a
+command that names an element.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import msgspec
 
 from bridge.cli.failures import UsageError
 from bridge.cli.render import emit
 from bridge.client import Device, HubConnection
+from bridge.client.media import file_digest
 from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import Confirm
 from bridge.wire.enums import GestureKind, KeyName, Orientation
@@ -183,6 +187,9 @@ def _app_plan(args: argparse.Namespace, device_id: str, confirm: Confirm | None)
     if not arg:
         raise UsageError(f"app {action} needs {'PACKAGE' if action == 'install' else 'APP_ID'}")
 
+    if action == "install" and _local_file(arg):
+        return _stream_install(args, device_id, Path(arg), confirm)
+
     async def manage(hub: HubConnection) -> int:
         device = hub.device(device_id)
         if action == "terminate":
@@ -196,6 +203,36 @@ def _app_plan(args: argparse.Namespace, device_id: str, confirm: Confirm | None)
         return _done(result, args, f"app {action} {arg}")
 
     return manage
+
+
+def _local_file(arg: str) -> bool:
+    """``install``'s argument names a local file (a path, or a name that exists here); a bare
+    name that is no local file names a package of the hub's --install-dir."""
+    return "/" in arg or os.sep in arg or Path(arg).exists()
+
+
+def _stream_install(
+    args: argparse.Namespace, device_id: str, path: Path, confirm: Confirm | None
+) -> Plan:
+    """Stream ``path`` to the hub once (its upload survives a confirmation) and install it."""
+    try:
+        _, digest = file_digest(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    wanted: str | None = getattr(args, "sha256", None)
+    if wanted is not None and wanted.lower() != digest:
+        raise UsageError(f"{path}: its sha256 is {digest}, not the {wanted} given; check the file")
+
+    async def install(hub: HubConnection) -> int:
+        device = hub.device(device_id)
+        upload: str | None = getattr(args, "upload_id", None)
+        if upload is None:
+            upload = await device.upload_file(path, sha256=digest)
+            args.upload_id = upload
+        result = await device.install_upload(upload, confirm=confirm)
+        return _done(result, args, f"app install {path.name}")
+
+    return install
 
 
 async def _apps(device: Device, args: argparse.Namespace) -> int:

@@ -134,6 +134,7 @@ def global_action(name: str) -> GlobalAction:
 def app_action(name: str) -> AppAction:
     table = {
         "open": AppAction.APP_OPEN,
+        "launch": AppAction.APP_OPEN,
         "front": AppAction.APP_BRING_TO_FRONT,
         "close": AppAction.APP_CLOSE_UI,
         "url": AppAction.APP_DEEP_LINK,

@@ -302,7 +302,7 @@ COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
             "swipe": "swipe a container up/down/left/right (scrolls it as a finger would)",
             "press": "press back, home, recents or notifications",
             "back": None,
-            "app": "open, front, close, url, terminate, clear, install or uninstall an app",
+            "app": "open/launch, front, close, url, terminate, clear, install or uninstall an app",
             "key": "press a key: enter, del, tab, volume_up, dpad_down, ... (see --help)",
             "apps": "list the apps installed on a device",
             "orientation": "show the screen's size and orientation, or turn it",
@@ -322,6 +322,15 @@ COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
         {
             "test": "run flow files (YAML) as a test suite, with reports",
             "record": "write a flow from the actions taken on a device (CLI, dashboard, MCP)",
+        },
+    ),
+    (
+        "bridge.cli.media",
+        "add_media_commands",
+        {
+            "logs": "the device's log as it is written (Ctrl-C stops)",
+            "screenrecord": "record the screen to an MP4 (H.264) file",
+            "crashes": "the device's crash reports",
         },
     ),
     (
