@@ -8,7 +8,8 @@ Rules:
   past the ``size`` named by the first one (which is at most ``MAX_UPLOAD_BYTES``);
 - the sha256 is computed as the chunks arrive and checked when the last byte lands; a
   mismatch is refused INVALID_PARAMS and the bytes are deleted at once;
-- bounds: ``MAX_UPLOADS_PER_SESSION`` open uploads per session and ``MAX_HELD_BYTES`` of
+- bounds: ``MAX_UPLOADS_PER_SESSION`` uploads per session (a new one pushes out the oldest
+  complete one; unfinished ones are never pushed out) and ``MAX_HELD_BYTES`` of
   declared sizes over the whole hub (a new upload that would pass it is refused), so no
   client can fill the hub's disk; files live in one private temporary directory;
 - writing runs in a worker thread (a chunk is at most 512 KiB).
@@ -120,6 +121,15 @@ class UploadStore:
             )
         return Package(upload.path, upload.size, upload.sha256), upload.name
 
+    def describe(self, upload_id: str) -> str:
+        """How an install of this upload is named in events and objections: the file's name
+        and digest, so a confirmation given for one upload holds for the same file sent
+        again (the upload id differs, the content does not)."""
+        upload = self._uploads.get(upload_id)
+        if upload is None:
+            return upload_id
+        return f"{upload.name} sha256:{upload.sha256[:16]}"
+
     def done(self, upload_id: str) -> None:
         """Forget an upload (after its install, whatever the outcome)."""
         upload = self._uploads.get(upload_id)
@@ -139,10 +149,15 @@ class UploadStore:
     def _open(self, session_id: str, msg: AppUpload) -> Upload:
         if msg.offset != 0:
             raise _bad("the first chunk of an upload starts at offset 0 (and names no upload)")
-        mine = sum(1 for u in self._uploads.values() if u.session == session_id)
-        if mine >= MAX_UPLOADS_PER_SESSION:
+        mine = [u for u in self._uploads.values() if u.session == session_id]
+        if len(mine) >= MAX_UPLOADS_PER_SESSION and any(u.complete for u in mine):
+            # a complete upload left behind (say, by a confirmation answered with a new
+            # upload) makes room: the oldest goes
+            self._delete(next(u for u in mine if u.complete))
+            mine = [u for u in self._uploads.values() if u.session == session_id]
+        if len(mine) >= MAX_UPLOADS_PER_SESSION:
             raise _bad(
-                f"this session already has {mine} uploads open (at most "
+                f"this session already has {len(mine)} uploads open (at most "
                 f"{MAX_UPLOADS_PER_SESSION}); install or finish one first"
             )
         if self.held_bytes() + msg.size > self.max_held_bytes:

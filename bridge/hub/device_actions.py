@@ -488,13 +488,14 @@ def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before:
                 installed=(app_id, False),
             )
         case AppInstall():
+            named = msg.package or svc.uploads.describe(msg.upload or "")
             return Plan(
                 verb,
                 action,
-                f"APP_INSTALL {msg.package or msg.upload}",
+                f"APP_INSTALL {named}",
                 ("install",),
                 MutationVerdict(MutationClass.EXTERNAL_SIDE_EFFECT, financial=False),
-                action_subject(device, "app.install", msg.package or msg.upload or "", False),
+                action_subject(device, "app.install", named, False),
                 (),  # filled in once the package is staged (after the policy step)
                 always_confirm=True,
                 timeout_s=INSTALL_TIMEOUT_S,

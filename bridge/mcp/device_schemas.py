@@ -104,7 +104,8 @@ class DeviceOnlyArgs(McpStruct, frozen=True):
 
 class AppArgs(McpStruct, frozen=True):
     """open / bring_to_front / terminate / uninstall take ``appId``; open_url takes ``url``;
-    install takes ``package`` (a file name in the hub's install directory)."""
+    install takes ``package`` (a file name in the hub's install directory) or ``path`` (a
+    file on the MCP server's machine, streamed to the hub)."""
 
     action: Literal[
         "open", "close", "bring_to_front", "open_url", "terminate", "install", "uninstall"
@@ -116,6 +117,7 @@ class AppArgs(McpStruct, frozen=True):
         None
     )
     sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")] | None = None
+    path: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | None = None
     confirm: ConfirmAnswer | None = None
 
 

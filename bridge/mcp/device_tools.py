@@ -13,7 +13,10 @@ Invariant: a typed text and a ``valueRef`` never appear in a result or a refusal
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+import anyio
 
 from bridge.client import ConfirmationRequired, ProtocolFailure
 from bridge.client.device import Device
@@ -237,7 +240,7 @@ async def app(ctx: ToolContext, args: AppArgs) -> ToolOutcome:
         "terminate": "app_id",
         "uninstall": "app_id",
         "open_url": "url",
-        "install": "package",
+        "install": "path" if args.package is None else "package",
     }.get(args.action)
     if needs is not None and getattr(args, needs) is None:
         camel = {"app_id": "appId"}.get(needs, needs)
@@ -247,6 +250,19 @@ async def app(ctx: ToolContext, args: AppArgs) -> ToolOutcome:
         what = f"{wire.value} {args.app_id or args.url or ''}".strip()
         return await _guarded(
             ctx, "app", args, lambda dev, _: dev.app(wire, args.app_id, args.url), what
+        )
+    if args.action == "install" and args.path is not None:
+        path = Path(args.path)
+        if not await anyio.Path(path).is_file():
+            raise ToolRefusal(
+                "INVALID_ARGUMENTS", f"no file {path}", ("pass the path of an app package",)
+            )
+        return await _guarded(
+            ctx,
+            "app",
+            args,
+            lambda dev, c: dev.install_file(path, sha256=args.sha256, confirm=c),
+            f"APP_INSTALL {path.name}",
         )
     if args.action == "install":
         assert args.package is not None
@@ -302,7 +318,7 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
         "app",
         "Manage apps",
         "open/bring_to_front/terminate/uninstall (appId), close, open_url (url), install "
-        "(package). terminate, install and uninstall need the user's confirmation.",
+        "(path, or package). terminate, install and uninstall need the user's confirmation.",
         AppArgs,
         ActOutput,
         app,

@@ -98,6 +98,14 @@ PARAM_DOCS: dict[str, str] = {
     "url": "a web URL or deep link",
     "package": "a file name in the hub's install directory",
     "sha256": "the package's expected SHA-256 (hex)",
+    "path": "a file on this machine (install: the package; record: where the MP4 goes)",
+    "seconds": "how long to listen or record",
+    "app": "only this app's lines (appId)",
+    "level": "this level and above",
+    "grep": "only lines matching this RE2 pattern",
+    "maxLines": "the newest lines kept",
+    "crashes": "list crash reports instead",
+    "fps": "frames per second",
 }
 
 

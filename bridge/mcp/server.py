@@ -38,6 +38,7 @@ from bridge.mcp.acting import ACTING_TOOLS
 from bridge.mcp.device_tools import DEVICE_TOOLS
 from bridge.mcp.history_tool import HISTORY_TOOLS
 from bridge.mcp.lean import lean_schema
+from bridge.mcp.media_tools import MEDIA_TOOLS
 from bridge.mcp.prompts import PROMPTS, get_prompt
 from bridge.mcp.refusals import ToolRefusal, from_client_error, protocol_error
 from bridge.mcp.schemas import decode_args, to_structured
@@ -46,7 +47,8 @@ from bridge.mcp.tools import CAPTURE_URI, READING_TOOLS, SCREEN_URI, ToolContext
 from bridge.wire.client_protocol import ScreenshotResult
 
 TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec for spec in (*READING_TOOLS, *ACTING_TOOLS, *DEVICE_TOOLS, *HISTORY_TOOLS)
+    spec.name: spec
+    for spec in (*READING_TOOLS, *ACTING_TOOLS, *DEVICE_TOOLS, *MEDIA_TOOLS, *HISTORY_TOOLS)
 }
 SCREEN_RE = re.compile(r"^mobridge://devices/([^/?#]{1,128})/screen$")
 CAPTURE_RE = re.compile(r"^mobridge://captures/([A-Za-z0-9_-]{1,64})$")
