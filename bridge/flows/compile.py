@@ -179,6 +179,24 @@ class AppManage:
 
 
 @dataclass(frozen=True)
+class AssertLog:
+    """``assertLog``: a log line matching ``grep`` since the test began, or within the
+    timeout."""
+
+    grep: str
+    app: str | None
+    level: str | None
+    timeout_ms: int | None
+
+
+@dataclass(frozen=True)
+class Recording:
+    """``startRecording: NAME`` (name set) or ``stopRecording`` (name None)."""
+
+    name: str | None
+
+
+@dataclass(frozen=True)
 class When:
     """When a guarded step or block runs (every given test must hold)."""
 
@@ -218,6 +236,8 @@ Action = (
     | KeyPressed
     | SetOrientation
     | AppManage
+    | AssertLog
+    | Recording
     | Block
 )
 
@@ -639,7 +659,17 @@ class _Context:
                 what = "terminate" if name == "terminateApp" else "uninstall"
                 return AppManage(what, spec.app_id or self._app(), approve=spec.approve)
             case "installApp":
+                if value.file is not None:
+                    local = (self.source.path.parent / value.file).resolve()
+                    return AppManage("install-file", str(local), value.sha256, value.approve)
                 return AppManage("install", value.package, value.sha256, value.approve)
+            case "assertLog":
+                log = value if isinstance(value, m.AssertLogSpec) else m.AssertLogSpec(grep=value)
+                return AssertLog(log.grep, log.app, log.level, log.timeout_ms)
+            case "startRecording":
+                return Recording(value)
+            case "stopRecording":
+                return Recording(None)
             case "repeat":
                 return self._block(name, value, node)
             case "retry" | "expectRefusal":

@@ -327,10 +327,32 @@ class TerminateSpec(Guarded, frozen=True):
 
 
 class InstallSpec(Guarded, frozen=True):
-    package: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")]
+    package: (
+        Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")]
+        | None
+    ) = None
     """A file in the hub's install directory (``mobridge serve --install-dir``)."""
+    file: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | None = None
+    """Or a local file (relative to the flow file), streamed to the hub. Exactly one."""
     sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")] | None = None
     approve: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.package is None) == (self.file is None):
+            raise ValueError("installApp takes a package or a file (exactly one)")
+
+
+LogLevelName = Literal["verbose", "debug", "info", "warn", "error", "fatal"]
+
+
+class AssertLogSpec(Guarded, frozen=True):
+    """A device log line matching ``grep`` (RE2), written since the test began or within
+    ``timeoutMs`` (default 5000)."""
+
+    grep: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    app: Annotated[str, msgspec.Meta(min_length=1, max_length=255)] | None = None
+    level: LogLevelName | None = None
+    timeout_ms: Timeout | None = None
 
 
 GlobalKey = Literal["back", "home", "recents", "notifications"]
@@ -441,6 +463,21 @@ class UninstallAppStep(FlowStruct, frozen=True):
     uninstall_app: AppId | TerminateSpec
 
 
+class AssertLogStep(FlowStruct, frozen=True):
+    assert_log: Annotated[str, msgspec.Meta(min_length=1, max_length=256)] | AssertLogSpec
+
+
+RecordingName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+
+
+class StartRecordingStep(FlowStruct, frozen=True):
+    start_recording: RecordingName
+
+
+class StopRecordingStep(FlowStruct, frozen=True):
+    stop_recording: None
+
+
 class RepeatStep(FlowStruct, frozen=True):
     repeat: RepeatSpec
 
@@ -511,13 +548,18 @@ STEPS: dict[str, type[FlowStruct]] = {
     "terminateApp": TerminateAppStep,
     "installApp": InstallAppStep,
     "uninstallApp": UninstallAppStep,
+    "assertLog": AssertLogStep,
+    "startRecording": StartRecordingStep,
+    "stopRecording": StopRecordingStep,
     "repeat": RepeatStep,
     "retry": RetryStep,
     "expectRefusal": ExpectRefusalStep,
 }
 """Step name -> its one-key Struct (the key is the step name, camelCase)."""
 
-BARE_STEPS = frozenset({"launchApp", "stopApp", "clearState", "scroll", "terminateApp"})
+BARE_STEPS = frozenset(
+    {"launchApp", "stopApp", "clearState", "scroll", "terminateApp", "stopRecording"}
+)
 MODIFIERS = ("optional", "when")
 """Keys a step may carry beside its name (``- tap: OK`` then ``  optional: true``) or inside
 its mapping value (``- tap: {text: OK, optional: true}``)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections import deque
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import TypeVar
 
 import anyio
 import msgspec
+import re2
 
 from bridge.client import (
     ClientError,
@@ -44,6 +46,7 @@ from bridge.client import (
 )
 from bridge.flows.compile import (
     AppManage,
+    AssertLog,
     Block,
     Flow,
     KeyPressed,
@@ -52,6 +55,7 @@ from bridge.flows.compile import (
     OpenLink,
     PointGesture,
     Press,
+    Recording,
     RunFlow,
     Scroll,
     ScrollUntil,
@@ -78,6 +82,7 @@ from bridge.flows.report import (
 )
 from bridge.wire.action import ActionRequest, ActionResult, Verify
 from bridge.wire.client_protocol import Confirm, FindMatch
+from bridge.wire.device_media import LOG_LEVELS, LogLine
 from bridge.wire.enums import (
     ActionVerb,
     AppAction,
@@ -98,6 +103,8 @@ T = TypeVar("T")
 SCROLL_VERIFY = Verify(policy=VerificationPolicy.COLLECTION_POSITION_CHANGED, timeout_ms=3000)
 MARKER = re.compile(r"(?:^|[:/])__screen_(?P<name>.+)$")
 TEARDOWN_CAP_S = 120.0
+MAX_LOG_LINES = 5000
+"""Log lines an assertLog may look back on (the newest)."""
 """How long ``onFlowComplete`` may take (it runs shielded, even when the test timed out)."""
 SWIPE_SHARE = 0.3
 
@@ -136,6 +143,19 @@ class FlowRunner:
     """The device's platform in lower case (``android``, ``ios``), for ``when: {platform}``."""
     current: Step | None = None
     """The top-level step running now (a timeout names it)."""
+    log_lines: deque[LogLine] = field(default_factory=lambda: deque(maxlen=MAX_LOG_LINES))
+    """The device's log since the test began (kept only for a flow with ``assertLog``)."""
+    log_grew: anyio.Event | None = None
+    recording: tuple[str, str] | None = None
+    """(name, hub recording id) of the running ``startRecording``."""
+
+    async def _collect_logs(self, task_status: anyio.abc.TaskStatus[None]) -> None:
+        async with self.device.logs() as events:
+            task_status.started()
+            async for event in events:
+                self.log_lines.extend(event.lines)
+                if self.log_grew is not None:
+                    self.log_grew.set()
 
     async def run_test(self, flow: Flow) -> TestReport:
         started = time.monotonic()
@@ -148,6 +168,24 @@ class FlowRunner:
             tags=list(flow.header.tags),
         )
         limit = flow.timeout_s
+        self.log_lines.clear()
+        async with anyio.create_task_group() as logs:
+            if _uses_logs([*flow.on_start, *flow.setup, *flow.steps]):
+                try:
+                    await logs.start(self._collect_logs)
+                except ClientError as exc:
+                    self.failure = Failure(
+                        message=f"assertLog needs the device log: {exc}",
+                        at=flow.file,
+                        kind="device",
+                    )
+            report = await self._run_test(flow, report, limit, started)
+            logs.cancel_scope.cancel()
+        return report
+
+    async def _run_test(
+        self, flow: Flow, report: TestReport, limit: float | None, started: float
+    ) -> TestReport:
         try:
             with anyio.move_on_after(math.inf if limit is None else limit) as timer:
                 ok = await self._reset(flow, report.setup)
@@ -179,6 +217,12 @@ class FlowRunner:
                     self.failure = self.failure or Failure(
                         message=str(exc), at=flow.file, kind="device"
                     )
+        if self.recording is not None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(TEARDOWN_CAP_S):
+                try:
+                    await self._stop_recording()
+                except StepFailed:
+                    pass
         if self.failure is not None and report.status == "passed":
             report.status = "failed"
         report.failure = self.failure
@@ -464,6 +508,65 @@ class FlowRunner:
                 )
             case AppManage():
                 report.action_result = await self._manage(action)
+            case AssertLog():
+                report.expected = f"a log line matching {action.grep!r}"
+                report.message = await self._assert_log(action)
+            case Recording(name=name) if name is not None:
+                if self.recording is not None:
+                    raise StepFailed(f"recording {self.recording[0]!r} runs: stopRecording first")
+                started = await self._call(self.device.start_recording())
+                self.recording = (name, started.recording)
+                report.message = f"recording {name} ({started.source})"
+            case Recording():
+                report.message = await self._stop_recording()
+
+    async def _assert_log(self, action: AssertLog) -> str:
+        try:
+            pattern = re2.compile(action.grep)
+        except re2.error as exc:
+            raise StepFailed(
+                f"assertLog grep {action.grep!r}: not a valid RE2 pattern ({exc})"
+            ) from None
+        least = LOG_LEVELS.index(action.level) if action.level else 0
+
+        def found() -> LogLine | None:
+            for line in reversed(self.log_lines):
+                if action.app is not None and line.app != action.app:
+                    continue
+                if LOG_LEVELS.index(line.level) < least:
+                    continue
+                if pattern.search(line.text) is not None:
+                    return line
+            return None
+
+        wait_s = (action.timeout_ms if action.timeout_ms is not None else 5000) / 1000
+        with anyio.move_on_after(wait_s):
+            while (line := found()) is None:
+                self.log_grew = anyio.Event()
+                await self.log_grew.wait()
+            return f"log: {line.text}"
+        raise StepFailed(
+            f"no log line matched {action.grep!r} within {wait_s:g} s "
+            f"({len(self.log_lines)} lines seen since the test began)"
+        )
+
+    async def _stop_recording(self) -> str:
+        if self.recording is None:
+            raise StepFailed("stopRecording without a startRecording")
+        name, recording = self.recording
+        self.recording = None
+        stopped = await self._call(self.device.stop_recording(recording))
+        data = await self._call(self.device.read_recording(recording))
+        where = ""
+        if self.report_dir is not None:
+            target = self.report_dir / "recordings" / self.slug / f"{name}.mp4"
+            await anyio.Path(target.parent).mkdir(parents=True, exist_ok=True)
+            await anyio.Path(target).write_bytes(data)
+            where = f" -> {target.relative_to(self.report_dir).as_posix()}"
+        return (
+            f"recording {name}: {stopped.frames} frames, {stopped.duration_ms} ms, "
+            f"{len(data)} bytes{where}"
+        )
 
     async def _swipe_at(self, action: SwipeAt) -> ActionResult:
         shown = await self._call(self.device.display())
@@ -480,7 +583,10 @@ class FlowRunner:
         """terminate / clear / install / uninstall; with ``approve``, a confirmation the hub
         asks for is answered (the flow's author said yes when writing ``approve: true``)."""
 
+        uploaded: str | None = None
+
         async def once(confirm: Confirm | None) -> ActionResult:
+            nonlocal uploaded
             match action.what:
                 case "terminate":
                     return await self.device.terminate_app(action.subject, confirm=confirm)
@@ -490,6 +596,10 @@ class FlowRunner:
                     return await self.device.install_app(
                         action.subject, sha256=action.sha256, confirm=confirm
                     )
+                case "install-file":
+                    if uploaded is None:
+                        uploaded = await self._upload(action)
+                    return await self.device.install_upload(uploaded, confirm=confirm)
             return await self.device.uninstall_app(action.subject, confirm=confirm)
 
         try:
@@ -507,6 +617,12 @@ class FlowRunner:
             raise StepFailed(
                 f"{exc.code.value}: {exc.envelope.message}", refusal=_refusal(exc)
             ) from None
+
+    async def _upload(self, action: AppManage) -> str:
+        try:
+            return await self.device.upload_file(action.subject, sha256=action.sha256)
+        except ValueError as exc:
+            raise StepFailed(f"installApp: {exc}") from None
 
     async def _call(self, awaitable: Awaitable[T]) -> T:
         """Await a client call; refusals and protocol failures become StepFailed."""
@@ -709,3 +825,18 @@ def _skipped(step: Step, index: int) -> StepReport:
 
 def _ms(seconds: float) -> int:
     return max(0, round(seconds * 1000))
+
+
+def _uses_logs(steps: list[Step]) -> bool:
+    """Whether any step (nested flows and blocks included) is an ``assertLog``."""
+    for step in steps:
+        match step.action:
+            case AssertLog():
+                return True
+            case RunFlow(flow=flow):
+                if _uses_logs([*flow.setup, *flow.steps]):
+                    return True
+            case Block(steps=inner):
+                if _uses_logs(inner):
+                    return True
+    return False

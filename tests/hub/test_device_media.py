@@ -87,7 +87,7 @@ async def test_a_wrong_sha256_is_refused_and_the_bytes_dropped(tmp_path: Path) -
                         sha256=right,
                         offset=0,
                         data=data,
-                    ),  # fmt: skip
+                    ),
                     AppUploadResult,
                 )
 
