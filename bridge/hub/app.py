@@ -296,8 +296,8 @@ class Hub:
                     "android_driver",
                     run_android,
                     self.config.android,
-                    lambda url, token, stage: self.attach(
-                        AgentTarget(url, token, stage_package=stage)
+                    lambda url, token, stage, media=None: self.attach(
+                        AgentTarget(url, token, stage_package=stage, media=media)
                     ),
                     self.detach,
                 )

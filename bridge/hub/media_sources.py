@@ -14,11 +14,11 @@ its bytes when ``stop`` is set or ``seconds`` have passed.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import anyio
 
+from bridge.core.media import Recording
 from bridge.wire.device_media import CrashReport, LogLine
 
 Emit = Callable[[Sequence[LogLine]], None]
@@ -30,19 +30,6 @@ class LogSource(Protocol):
     async def run(self, emit: Emit) -> None:
         """Hand lines written from now on to ``emit`` until cancelled."""
         ...
-
-
-@dataclass
-class Recording:
-    """What a recorder made: the MP4's bytes and what it shows."""
-
-    data: bytes
-    frames: int
-    width: int
-    height: int
-    duration_ms: int
-    truncated: bool = False
-    reason: str | None = None
 
 
 class Recorder(Protocol):

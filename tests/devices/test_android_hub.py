@@ -40,7 +40,9 @@ async def test_agentless_phone_through_the_hub(shared_dir: Path) -> None:
             tg.start_soon(
                 run_android,
                 config,
-                lambda url, token, stage: hub.attach(AgentTarget(url, token, stage_package=stage)),
+                lambda url, token, stage, media=None: hub.attach(
+                    AgentTarget(url, token, stage_package=stage, media=media)
+                ),
                 hub.detach,
             )
             devices = hub.service.devices
@@ -86,7 +88,9 @@ async def test_agentless_phone_apps_install_terminate_uninstall(
             tg.start_soon(
                 run_android,
                 config,
-                lambda url, token, stage: hub.attach(AgentTarget(url, token, stage_package=stage)),
+                lambda url, token, stage, media=None: hub.attach(
+                    AgentTarget(url, token, stage_package=stage, media=media)
+                ),
                 hub.detach,
             )
             devices = hub.service.devices

@@ -48,7 +48,9 @@ async def test_agent_mode_against_the_java_agent_in_host_mode(tmp_path: Path) ->
             tg.start_soon(
                 run_android,
                 config,
-                lambda url, token, stage: hub.attach(AgentTarget(url, token, stage_package=stage)),
+                lambda url, token, stage, media=None: hub.attach(
+                    AgentTarget(url, token, stage_package=stage, media=media)
+                ),
                 hub.detach,
             )
             await eventually(lambda: any(d.online for d in devices.values()), 120)

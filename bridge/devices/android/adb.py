@@ -63,6 +63,8 @@ class ShellStreamLike(Protocol):
 class SyncLike(Protocol):
     def push(self, src: bytes, dst: str, mode: int = ...) -> int: ...
 
+    def read_bytes(self, path: str) -> bytes: ...
+
 
 class AdbDeviceLike(Protocol):
     """The part of ``adbutils.AdbDevice`` the driver calls."""

@@ -49,6 +49,7 @@ from bridge.devices.android.instrument import (
     StatusReport,
     readiness,
 )
+from bridge.devices.android.media import AndroidMedia
 from bridge.devices.android.shell_text import shell_command
 from bridge.devices.android.staging import stager_for
 from bridge.wire.agent_link import AGENT_PROTOCOL
@@ -176,7 +177,9 @@ class AgentRunner:
                     return f"adb did not create the forward tcp:{port} (port taken?)"
                 record.url = f"ws://127.0.0.1:{port}"
                 self.log.info("android_agent_ready", url=record.url, version=started.version)
-                self.attach(record.url, token, stager_for(device))
+                self.attach(
+                    record.url, token, stager_for(device), AndroidMedia(device, time.monotonic)
+                )
                 return await self._watch(device, lines, parser, port, socket_name)
         except ADB_ERRORS as exc:
             return f"adb: {exc}"

@@ -11,13 +11,26 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 import anyio
 
 from bridge.devices.android.adb import AdbClientLike, default_adb_client
 
-Attach = Callable[[str, str | None, Callable[[Path], Awaitable[str]] | None], anyio.Event]
+
+class Attach(Protocol):
+    """The hub's ``attach``: link an agent-link URL with the device's package stager and its
+    media (``bridge.devices.android.media.AndroidMedia``: logcat, screenrecord, crashes)."""
+
+    def __call__(
+        self,
+        url: str,
+        token: str | None,
+        stage: Callable[[Path], Awaitable[str]] | None,
+        media: Any = None,
+    ) -> anyio.Event: ...
+
+
 Detach = Callable[[str], None]
 
 

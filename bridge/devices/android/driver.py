@@ -30,6 +30,7 @@ from bridge.devices.android.agentless import AgentlessConfig, AgentlessServer
 from bridge.devices.android.apk import AgentApk, ApkProblem, load_agent_apk, packaged_apk_candidates
 from bridge.devices.android.backoff import Backoff
 from bridge.devices.android.config import AndroidConfig, Attach, Detach
+from bridge.devices.android.media import AndroidMedia
 from bridge.devices.android.staging import stager_for
 
 NO_APK = (
@@ -115,7 +116,9 @@ class AgentlessRunner:
             async with anyio.create_task_group() as tg:
                 port = await tg.start(server.serve)
                 record.url = f"ws://127.0.0.1:{port}"
-                self.attach(record.url, token, stager_for(device))
+                self.attach(
+                    record.url, token, stager_for(device), AndroidMedia(device, time.monotonic)
+                )
         finally:
             if record.url is not None:
                 self.detach(record.url)

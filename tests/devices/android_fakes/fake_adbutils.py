@@ -109,6 +109,13 @@ class FakeSync:
         self.device.pushes.append(dst)
         return len(data)
 
+    def read_bytes(self, path: str) -> bytes:
+        self.device.check()
+        data = self.device.files.get(path)
+        if data is None:
+            raise AdbError(f"{path}: no such file")
+        return data
+
 
 class FakeDevice:
     """A fake of ``adbutils.AdbDevice`` for one phone."""
@@ -134,6 +141,12 @@ class FakeDevice:
         self.hold_input: threading.Event | None = None
         self.input_started = threading.Event()
         self.dump_fails = False
+        self.logcat: list[str] = []
+        """``logcat -v epoch`` lines the device holds (``logcat -d -T`` answers from them)."""
+        self.crash_log = ""
+        self.ps_text = "PID NAME\n1 init\n"
+        self.mp4 = b""
+        """What ``screenrecord`` writes."""
         self._lock = threading.Lock()
 
     # -- test controls --
@@ -279,6 +292,20 @@ class FakeDevice:
                 return self._input()
             case ["screencap", "-p"]:
                 return self.png
+            case ["date", "+%s.%N"]:
+                return b"1764672000.000000000\n"
+            case ["ps", "-A", "-o", "PID,NAME"]:
+                return self.ps_text.encode()
+            case ["logcat", "-d", "-v", "epoch", "-T", since, "-t", _count]:
+                kept = [ln for ln in self.logcat if float(ln.split()[0]) >= float(since)]
+                return "".join(f"{ln}\n" for ln in kept).encode()
+            case ["logcat", "-d", "-b", "crash", "-v", "epoch"]:
+                return self.crash_log.encode()
+            case ["screenrecord", "--time-limit", _seconds, path]:
+                self.files[path] = self.mp4
+                return b""
+            case ["pkill", "-INT", "screenrecord"]:
+                return b""
             case ["monkey", "-p", name, *_rest]:
                 if name not in self.launchable:
                     return b"** No activities found to run, monkey aborted.\n"

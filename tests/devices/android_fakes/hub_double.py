@@ -14,16 +14,19 @@ class HubDouble:
         self.attached: list[tuple[str, str | None]] = []
         self.detached: list[str] = []
         self.stagers: dict[str, Callable[[Path], Awaitable[str]] | None] = {}
+        self.media: dict[str, object] = {}
 
     def attach(
         self,
         url: str,
         token: str | None,
         stage: Callable[[Path], Awaitable[str]] | None = None,
+        media: object = None,
     ) -> anyio.Event:
         assert url.startswith("ws://127.0.0.1:"), url
         self.attached.append((url, token))
         self.stagers[url] = stage
+        self.media[url] = media
         done = anyio.Event()
         done.set()
         return done
