@@ -17,3 +17,20 @@ class Recording:
     duration_ms: int
     truncated: bool = False
     reason: str | None = None
+
+
+def probe_mp4(data: bytes) -> tuple[int, int, int]:
+    """(frames, width, height) of an MP4 as its header tells (zeros when unreadable). Reads
+    bytes only (PyAV on memory): no clock, no file."""
+    if not data:
+        return 0, 0, 0
+    import io
+
+    import av
+
+    try:
+        with av.open(io.BytesIO(data)) as container:
+            stream = container.streams.video[0]
+            return int(stream.frames), stream.codec_context.width, stream.codec_context.height
+    except (av.error.FFmpegError, IndexError):
+        return 0, 0, 0

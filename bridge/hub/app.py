@@ -309,7 +309,9 @@ class Hub:
                     "ios_driver",
                     run_ios,
                     self.config.ios,
-                    lambda url, token, opener: self.attach(AgentTarget(url, token, opener)),
+                    lambda url, token, opener, media=None: self.attach(
+                        AgentTarget(url, token, opener, media=media)
+                    ),
                     self.detach,
                 )
             ready = [self.attach(target) for target in targets]

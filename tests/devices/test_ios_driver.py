@@ -155,7 +155,7 @@ async def test_ios17_launches_through_the_tunnel_and_says_how_to_start_it() -> N
     sessions: list[str] = []
     attached: list[str] = []
 
-    def attach(url: str, token: str | None, opener: object) -> anyio.Event:
+    def attach(url: str, token: str | None, opener: object, media: object = None) -> anyio.Event:
         attached.append(url)
         return anyio.Event()
 

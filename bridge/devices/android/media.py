@@ -17,7 +17,6 @@ All adb calls are blocking adbutils calls run in worker threads (``blocking``).
 
 from __future__ import annotations
 
-import io
 import re
 import secrets
 from collections.abc import Callable, Sequence
@@ -25,7 +24,7 @@ from typing import Any
 
 import anyio
 
-from bridge.core.media import Recording
+from bridge.core.media import Recording, probe_mp4
 from bridge.devices.android.adb import AdbDeviceLike, blocking, run_shell
 from bridge.wire.device_media import MAX_LOG_TEXT, CrashReport, LogLevel, LogLine
 
@@ -193,22 +192,8 @@ class ScreenrecordRecorder:
         if truncated:
             data = b""
             reason = f"the device's file passed the cap of {max_bytes} bytes; it was dropped"
-        frames, width, height = _probe(data)
+        frames, width, height = probe_mp4(data)
         return Recording(data, frames, width, height, elapsed, truncated, reason)
-
-
-def _probe(data: bytes) -> tuple[int, int, int]:
-    """(frames, width, height) of an MP4 as its header tells (zeros when unreadable)."""
-    if not data:
-        return 0, 0, 0
-    import av
-
-    try:
-        with av.open(io.BytesIO(data)) as container:
-            stream = container.streams.video[0]
-            return int(stream.frames), stream.codec_context.width, stream.codec_context.height
-    except (av.error.FFmpegError, IndexError):
-        return 0, 0, 0
 
 
 class AndroidMedia:

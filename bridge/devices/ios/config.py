@@ -13,13 +13,28 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import anyio
 
 from bridge.devices.ios.pmd3 import Pmd3, load_pmd3
 
 SocketOpener = Callable[[], Awaitable[socket.socket]]
-Attach = Callable[[str, str | None, SocketOpener | None], anyio.Event]
+
+
+class Attach(Protocol):
+    """The hub's ``attach``: link an agent-link URL (``opener``: an iPhone's socket) with the
+    device's media (``sim_media.SimctlMedia`` for a Simulator; None: screenshots only)."""
+
+    def __call__(
+        self,
+        url: str,
+        token: str | None,
+        opener: SocketOpener | None,
+        media: Any = None,
+    ) -> anyio.Event: ...
+
+
 Detach = Callable[[str], None]
 
 DEFAULT_PORT = 8200

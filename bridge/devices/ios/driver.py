@@ -99,7 +99,7 @@ def preflight(config: IosConfig) -> str | None:
     return None
 
 
-def _no_attach(url: str, token: str | None, opener: object) -> anyio.Event:
+def _no_attach(url: str, token: str | None, opener: object, media: object = None) -> anyio.Event:
     raise AssertionError("preflight attaches nothing")
 
 

@@ -41,6 +41,7 @@ from bridge.devices.ios.plan import (
     xcodebuild_argv,
 )
 from bridge.devices.ios.pmd3 import IosSetupError
+from bridge.devices.ios.sim_media import SimctlMedia
 
 MAX_LINE = 64 * 1024
 NO_TOKEN = (
@@ -76,6 +77,11 @@ class SimulatorRunner:
     def xcrun(self) -> str | None:
         return self.config.xcrun or shutil.which("xcrun")
 
+    def _media(self) -> SimctlMedia | None:
+        """Logs, recording and crash reports through ``xcrun simctl`` (None: no xcrun)."""
+        xcrun = self.xcrun()
+        return SimctlMedia(xcrun, self.udid) if xcrun is not None else None
+
     async def run(self) -> None:
         if self.config.xctestrun is None:
             await self._attach_only()
@@ -98,7 +104,7 @@ class SimulatorRunner:
         if not self.config.agent_token:
             raise IosSetupError(NO_TOKEN)
         url = f"ws://127.0.0.1:{self.config.port}"
-        self.attach(url, self.config.agent_token, None)
+        self.attach(url, self.config.agent_token, None, self._media())
         try:
             await anyio.sleep_forever()
         finally:
@@ -143,7 +149,7 @@ class SimulatorRunner:
                 return f"no readiness line within {self.config.ready_timeout_s:g} s"
             url = f"ws://127.0.0.1:{ready.port}"
             self.log.info("ios_simulator_ready", url=url, version=ready.version)
-            self.attach(url, token, None)
+            self.attach(url, token, None, self._media())
             async for _ in process.stdout:
                 pass  # keep draining xcodebuild's output until it exits
             await process.wait()
