@@ -17,5 +17,6 @@ SECTIONS: tuple[str, ...] = (
     "device",
     "journal",
     "cli",
+    "media",
 )
 """Run order when ``--only`` is not given."""
