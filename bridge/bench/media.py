@@ -73,7 +73,7 @@ async def _with_hub(body: Callable[..., object]) -> list[str]:
     async with anyio.create_task_group() as tg:
         port = await tg.start(hub.run)
         with anyio.fail_after(20):
-            while not any(d.online for d in hub.service.devices.values()):
+            while not any(d.online for d in hub.service.devices.values()):  # noqa: ASYNC110
                 await anyio.sleep(0.02)
         try:
             lines: list[str] = await body(hub, f"ws://127.0.0.1:{port}/v1")  # type: ignore[misc]
@@ -93,7 +93,7 @@ async def _recording(hub: object, url: str, seconds: int) -> list[str]:
         made, data = await dev.record(seconds, fps=10)
         cpu = _cpu() - cpu0
         wall = time.perf_counter() - t0
-    with av.open(io.BytesIO(data)) as container:
+    with av.open(io.BytesIO(data), mode="r") as container:
         decoded = sum(1 for _ in container.decode(video=0))
     fps = made.frames / (made.duration_ms / 1000) if made.duration_ms else 0.0
     return [
@@ -106,13 +106,13 @@ async def _recording(hub: object, url: str, seconds: int) -> list[str]:
 
 
 def _encoder_only(frames: int) -> list[str]:
+    from bridge.core.mp4_encoder import Mp4Encoder
     from bridge.devices.sim.device import DemoDevice
     from bridge.devices.sim.png import render_scene
-    from bridge.hub.mp4_encoder import Mp4Encoder
     from bridge.wire.enums import Platform
 
     device = DemoDevice(Platform.ANDROID, now=0.0, start="menu", animations=False)
-    png = render_scene(device.scene(0.0), 1.0)
+    png = render_scene(device.scene(0.0), 1)
     encoder = Mp4Encoder(10)
     cpu0 = _cpu()
     for i in range(frames):

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import anyio
 
 from bridge.core.media import Recording
+from bridge.core.mp4_encoder import Mp4Encoder
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import BadRequest, offline, refusal
 from bridge.hub.media_sources import DeviceMedia, Recorder
-from bridge.hub.mp4_encoder import Mp4Encoder
 from bridge.net.agent_link import AgentLost
 from bridge.net.client_server import Session
 from bridge.wire.agent_link import ScreenshotCommand

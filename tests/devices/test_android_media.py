@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from bridge.devices.android.media import AndroidMedia, parse_crashes
-from bridge.hub.mp4_encoder import Mp4Encoder
+from bridge.core.mp4_encoder import Mp4Encoder
 from bridge.wire.device_media import LogLine
 from tests.devices.android_fakes.fake_adbutils import FakeDevice
 

@@ -27,6 +27,7 @@ import anyio
 import structlog
 
 from bridge.devices.ios.config import Attach, Detach, IosConfig
+from bridge.devices.ios.iphone_media import IphoneMedia
 from bridge.devices.ios.plan import (
     REMEDIES,
     TUNNEL_FROM,
@@ -161,7 +162,7 @@ class IphoneRunner:
                     )
                 record.url = self.url
                 self.log.info("ios_runner_ready", url=record.url)
-                self.attach(record.url, token, self.open_socket)
+                self.attach(record.url, token, self.open_socket, IphoneMedia(self.udid))
             return ended[0] if ended else "stopped"
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(10):

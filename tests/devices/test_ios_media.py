@@ -1,0 +1,170 @@
+"""An iPhone's log, crash reports and recording through pymobiledevice3: the calls exist in the
+installed release with the shapes ``bridge.devices.ios.iphone_media`` uses, and the module
+drives fakes of exactly those shapes (syslog entries to lines, ``.ips`` names to reports, DVT
+screenshots to an H.264 MP4), closing every provider it opened."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import importlib.util
+import inspect
+import io
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import av
+import pytest
+from PIL import Image
+
+from bridge.devices.ios.iphone_media import IphoneMedia, MediaCalls, load_media_calls
+from bridge.wire.device_media import LogLine
+from tests.skips import reason
+
+pytestmark = pytest.mark.anyio
+HAS_PMD3 = importlib.util.find_spec("pymobiledevice3") is not None
+UDID = "00008110-000A1B2C3D4E801E"
+
+
+def _params(fn: object) -> list[str]:
+    return list(inspect.signature(fn).parameters)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(
+    not HAS_PMD3,
+    reason=reason("pymobiledevice3 (the ios extra) is not installed", "MOBRIDGE_EXTRAS=ios"),
+)
+def test_the_real_calls_have_the_shapes_used() -> None:
+    real = load_media_calls()
+    assert inspect.iscoroutinefunction(real.create_using_usbmux)
+    assert inspect.iscoroutinefunction(real.get_tunneld_device_by_udid)
+    assert "lockdown" in _params(real.os_trace_service)
+    assert inspect.isasyncgenfunction(real.os_trace_service.syslog)
+    entry = importlib.import_module("pymobiledevice3.services.os_trace").SyslogEntry
+    fields = {f.name for f in dataclasses.fields(entry)}
+    assert {"pid", "level", "image_name", "message", "label"} <= fields
+    levels = importlib.import_module("pymobiledevice3.services.os_trace").SyslogLogLevel
+    assert {"NOTICE", "INFO", "DEBUG", "USER_ACTION", "ERROR", "FAULT"} <= set(levels.__members__)
+    assert _params(real.crash_reports_manager)[:1] == ["lockdown"]
+    assert _params(real.crash_reports_manager.ls)[:3] == ["self", "path", "depth"]
+    assert inspect.iscoroutinefunction(real.crash_reports_manager.ls)
+    assert _params(real.dvt_provider)[:1] == ["lockdown"]
+    assert hasattr(real.dvt_provider, "__aenter__") and hasattr(real.screenshot, "__aenter__")
+    assert _params(real.screenshot)[:1] == ["provider"]
+    assert inspect.iscoroutinefunction(real.screenshot.get_screenshot)
+
+
+class Level(enum.Enum):
+    NOTICE = 0
+    ERROR = 16
+
+
+@dataclasses.dataclass
+class Label:
+    category: str
+    subsystem: str
+
+
+@dataclasses.dataclass
+class Entry:
+    pid: int
+    level: Level
+    image_name: str
+    message: str
+    label: Label | None = None
+
+
+class FakeProvider:
+    def __init__(self, calls: list[str], version: str = "16.7") -> None:
+        self.calls = calls
+        self.product_version = version
+
+    async def close(self) -> None:
+        self.calls.append("close")
+
+
+def _png(shade: int) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (60, 130), (shade, 10, 10)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def fake_calls(calls: list[str]) -> MediaCalls:
+    async def create_using_usbmux(*, serial: str) -> FakeProvider:
+        calls.append(f"lockdown {serial}")
+        return FakeProvider(calls)
+
+    async def tunneld(udid: str) -> None:
+        return None
+
+    class OsTrace:
+        def __init__(self, lockdown: Any) -> None:
+            self.lockdown = lockdown
+
+        async def syslog(self) -> AsyncIterator[Entry]:
+            yield Entry(77, Level.NOTICE, "/var/App/Shop.app/Shop", "hello", Label("ui", "shop"))
+            yield Entry(77, Level.ERROR, "/var/App/Shop.app/Shop", "payment failed")
+            await anyio.sleep_forever()
+
+    class Crashes:
+        def __init__(self, lockdown: Any) -> None:
+            pass
+
+        async def ls(self, path: str = "/", depth: int = 1) -> list[str]:
+            return ["/Shop-2026-12-02-101010.ips", "/Retired", "/Mail-2026-12-01-090000.ips"]
+
+    class Dvt:
+        def __init__(self, lockdown: Any) -> None:
+            pass
+
+        async def __aenter__(self) -> Dvt:
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            calls.append("dvt closed")
+
+    class Shot:
+        taken = 0
+
+        def __init__(self, provider: Any) -> None:
+            pass
+
+        async def __aenter__(self) -> Shot:
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            pass
+
+        async def get_screenshot(self) -> bytes:
+            Shot.taken += 1
+            return _png(Shot.taken * 20 % 255)
+
+    return MediaCalls(create_using_usbmux, tunneld, OsTrace, Crashes, Dvt, Shot)
+
+
+async def test_syslog_crashes_and_a_dvt_recording() -> None:
+    calls: list[str] = []
+    media = IphoneMedia(UDID, lambda: fake_calls(calls))
+    got: list[LogLine] = []
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(media.log_source().run, got.extend)
+            while len(got) < 2:
+                await anyio.sleep(0.02)
+            tg.cancel_scope.cancel()
+    assert [(ln.seq, ln.level, ln.text, ln.app, ln.tag) for ln in got] == [
+        (1, "info", "hello", "Shop", "shop"),
+        (2, "error", "payment failed", "Shop", None),
+    ]
+    crashes = await media.crashes(None)
+    assert [c.name for c in crashes] == ["Shop-2026-12-02-101010.ips", "Mail-2026-12-01-090000.ips"]
+    assert [c.name for c in await media.crashes("com.example.Shop")] == [
+        "Shop-2026-12-02-101010.ips"
+    ]
+    made = await media.recorder(5).record(1, anyio.Event(), 1 << 20)
+    assert made.frames >= 2 and (made.width, made.height) == (60, 130)
+    with av.open(io.BytesIO(made.data), mode="r") as container:
+        assert sum(1 for _ in container.decode(video=0)) == made.frames
+    assert calls.count("close") == calls.count(f"lockdown {UDID}") == 4
+    assert "dvt closed" in calls
