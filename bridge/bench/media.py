@@ -58,6 +58,9 @@ class FloodMedia:
     async def crashes(self, app: str | None) -> Sequence[CrashReport]:
         return ()
 
+    def app_manager(self) -> None:
+        return None
+
 
 async def _with_hub(body: Callable[..., object]) -> list[str]:
     from bridge.hub.app import Hub, HubConfig

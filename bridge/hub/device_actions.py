@@ -48,6 +48,7 @@ from bridge.hub.actions import _emit as emit
 from bridge.hub.actions import _trouble_reason as trouble_reason
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
+from bridge.hub.media_sources import AppManager
 from bridge.hub.observation import observation, observe, observed
 from bridge.hub.packages import Package, find_package
 from bridge.hub.policy import (
@@ -271,7 +272,8 @@ async def _locked(
             raise offline(device.id, device.offline_reason)
         plan = _plan(svc, device, msg, before)
         missing = [c for c in plan.capabilities if c not in device.capabilities]
-        if missing:
+        manager = _hub_side_manager(svc, device, msg) if missing else None
+        if missing and manager is None:
             lacking = f"its agent does not offer {', '.join(missing)}"
             if isinstance(msg, AppClear) and device.platform is Platform.IOS:
                 lacking = IOS_CANNOT_CLEAR
@@ -307,9 +309,13 @@ async def _locked(
                 )
             device.masker.typed(secret)  # before dispatch: the next capture is already masked
             plan.secret = secret
-        if package is not None:
-            plan.commands = await _staged(svc, device, package)
-        reply = await _dispatch(device, plan, progress)
+        if manager is not None:
+            reply = await _manage_on_hub(device, manager, msg, package)
+            progress.dispatched = f"{plan.verb} {plan.action} by the hub"
+        else:
+            if package is not None:
+                plan.commands = await _staged(svc, device, package)
+            reply = await _dispatch(device, plan, progress)
         mark = device.dispatch_log.note(session.id, session.client_name, plan.verb, plan.action)
         if plan.installed is None and not isinstance(msg, AppInstall):  # those ask the agent again
             slot.release_for_observe(leased=device.leases.lease is not None)
@@ -500,6 +506,35 @@ def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before:
                 always_confirm=True,
                 timeout_s=INSTALL_TIMEOUT_S,
             )
+
+
+def _hub_side_manager(
+    svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction
+) -> AppManager | None:
+    """The device layer's app manager when it does what the agent cannot (install and
+    uninstall on an iPhone or a Simulator), else None."""
+    if not isinstance(msg, AppInstall | AppUninstall):
+        return None
+    media = svc.media.get(device.id)
+    return media.app_manager() if media is not None else None
+
+
+async def _manage_on_hub(
+    device: DeviceRuntime, manager: AppManager, msg: DeviceAction, package: Package | None
+) -> Reply:
+    """Install or uninstall through the device layer; its failure is ACTION_REJECTED."""
+    try:
+        if isinstance(msg, AppUninstall):
+            await manager.uninstall(msg.app_id)
+            return Reply(id=0, ok=True)
+        assert package is not None
+        return Reply(id=0, ok=True, app_id=await manager.install(package.path))
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise refusal(
+            ErrorCode.ACTION_REJECTED,
+            f"device {device.id} did not do it: {exc}",
+            ("check the package and the device", "retry"),
+        ) from exc
 
 
 async def _staged(

@@ -47,6 +47,22 @@ async def apps(
 ) -> AppsListResult:
     if device.link is None or not device.online:
         raise offline(device.id, device.offline_reason)
+    media = svc.media.get(device.id)
+    manager = media.app_manager() if media is not None else None
+    if "apps" not in device.capabilities and manager is not None:
+        try:
+            listed = tuple(await manager.list_apps())
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise refusal(
+                ErrorCode.ACTION_REJECTED,
+                f"device {device.id} did not list its apps: {exc}",
+                ("retry",),
+            ) from exc
+        return AppsListResult(
+            device=device.id,
+            apps=tuple(sorted(listed, key=lambda a: a.app_id)),
+            foreground=_foreground(device),
+        )
     if "apps" not in device.capabilities:
         raise refusal(
             ErrorCode.ACTION_UNSUPPORTED,
@@ -76,10 +92,14 @@ async def apps(
             f"device {device.id} did not list its apps: {reply.message or reply.code}",
             ("retry",),
         )
-    current = device.current
-    foreground = None
-    if current is not None:
-        snap = current.normalized.full
-        foreground = snap.app_id or snap.package_name
     ordered = tuple(sorted(reply.apps, key=lambda a: a.app_id))
-    return AppsListResult(device=device.id, apps=ordered, foreground=foreground)
+    return AppsListResult(device=device.id, apps=ordered, foreground=_foreground(device))
+
+
+def _foreground(device: DeviceRuntime) -> str | None:
+    """The app of the newest capture."""
+    current = device.current
+    if current is None:
+        return None
+    snap = current.normalized.full
+    return snap.app_id or snap.package_name

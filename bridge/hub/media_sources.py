@@ -2,7 +2,8 @@
 
 - a device whose device layer registered a ``DeviceMedia`` with the hub (the simulated
   device in process, Android through adb, an iPhone through pymobiledevice3, a Simulator
-  through ``xcrun simctl``) uses its log source, crash reports and recorder (if any);
+  through ``xcrun simctl``) uses its log source, crash reports and recorder (if any), and its
+  app manager for app install / uninstall / list when its agent offers none;
 - recording falls back to screenshots over the agent link at the asked frame rate, encoded
   on the hub (``bridge.hub.recording``), for every device that offers ``screenshot``.
 
@@ -14,11 +15,13 @@ its bytes when ``stop`` is set or ``seconds`` have passed.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Protocol
 
 import anyio
 
 from bridge.core.media import Recording
+from bridge.wire.agent_link import InstalledApp
 from bridge.wire.device_media import CrashReport, LogLine
 
 Emit = Callable[[Sequence[LogLine]], None]
@@ -40,9 +43,22 @@ class Recorder(Protocol):
         ...
 
 
+class AppManager(Protocol):
+    """Installs, removes and lists apps from the hub's side (an iPhone's installation proxy,
+    ``simctl``), for devices whose agent cannot (the XCUITest runner)."""
+
+    async def list_apps(self) -> Sequence[InstalledApp]: ...
+    async def install(self, path: Path) -> str | None:
+        """Install the package at ``path`` (the hub's file); the installed app's id if known."""
+        ...
+
+    async def uninstall(self, app_id: str) -> None: ...
+
+
 class DeviceMedia(Protocol):
     """A device layer's media access (registered by the driver that links the device)."""
 
     def log_source(self) -> LogSource | None: ...
     def recorder(self, fps: int) -> Recorder | None: ...
     async def crashes(self, app: str | None) -> Sequence[CrashReport]: ...
+    def app_manager(self) -> AppManager | None: ...

@@ -8,8 +8,8 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from bridge.devices.android.media import AndroidMedia, parse_crashes
 from bridge.core.mp4_encoder import Mp4Encoder
+from bridge.devices.android.media import AndroidMedia, parse_crashes
 from bridge.wire.device_media import LogLine
 from tests.devices.android_fakes.fake_adbutils import FakeDevice
 

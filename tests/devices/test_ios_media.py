@@ -11,7 +11,8 @@ import importlib.util
 import inspect
 import io
 from collections.abc import AsyncIterator
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 import anyio
 import av
@@ -53,6 +54,11 @@ def test_the_real_calls_have_the_shapes_used() -> None:
     assert hasattr(real.dvt_provider, "__aenter__") and hasattr(real.screenshot, "__aenter__")
     assert _params(real.screenshot)[:1] == ["provider"]
     assert inspect.iscoroutinefunction(real.screenshot.get_screenshot)
+    assert _params(real.installation_proxy)[:1] == ["lockdown"]
+    assert _params(real.installation_proxy.install_from_local)[:2] == ["self", "package_path"]
+    assert _params(real.installation_proxy.uninstall)[:2] == ["self", "bundle_identifier"]
+    assert inspect.iscoroutinefunction(real.installation_proxy.uninstall)
+    assert inspect.iscoroutinefunction(real.installation_proxy.get_apps)
 
 
 class Level(enum.Enum):
@@ -140,7 +146,25 @@ def fake_calls(calls: list[str]) -> MediaCalls:
             Shot.taken += 1
             return _png(Shot.taken * 20 % 255)
 
-    return MediaCalls(create_using_usbmux, tunneld, OsTrace, Crashes, Dvt, Shot)
+    class Proxy:
+        apps: ClassVar[dict[str, dict[str, str]]] = {
+            "com.apple.Preferences": {"CFBundleName": "Settings", "ApplicationType": "System"}
+        }
+
+        def __init__(self, lockdown: Any) -> None:
+            pass
+
+        def install_from_local(self, package_path: str) -> None:  # blocking, as released
+            calls.append(f"install {package_path}")
+            Proxy.apps["com.example.notes"] = {"CFBundleDisplayName": "Notes"}
+
+        async def uninstall(self, bundle_identifier: str) -> None:
+            Proxy.apps.pop(bundle_identifier)
+
+        async def get_apps(self) -> dict[str, dict[str, str]]:
+            return dict(Proxy.apps)
+
+    return MediaCalls(create_using_usbmux, tunneld, OsTrace, Crashes, Dvt, Shot, Proxy)
 
 
 async def test_syslog_crashes_and_a_dvt_recording() -> None:
@@ -168,3 +192,13 @@ async def test_syslog_crashes_and_a_dvt_recording() -> None:
         assert sum(1 for _ in container.decode(video=0)) == made.frames
     assert calls.count("close") == calls.count(f"lockdown {UDID}") == 4
     assert "dvt closed" in calls
+    apps = media.app_manager()
+    assert [(a.app_id, a.name, a.system) for a in await apps.list_apps()] == [
+        ("com.apple.Preferences", "Settings", True)
+    ]
+    await apps.install(Path("/tmp/Notes.ipa"))
+    assert "install /tmp/Notes.ipa" in calls
+    assert "com.example.notes" in [a.app_id for a in await apps.list_apps()]
+    await apps.uninstall("com.example.notes")
+    assert "com.example.notes" not in [a.app_id for a in await apps.list_apps()]
+    assert calls.count("close") == calls.count(f"lockdown {UDID}")

@@ -43,6 +43,13 @@ elif argv[:5] == ["simctl", "io", {udid!r}, "recordVideo", "--codec=h264"] and a
     signal.signal(signal.SIGINT, done)
     time.sleep(60)
     sys.exit(3)
+elif argv[:3] == ["simctl", "install", {udid!r}] and len(argv) == 4:
+    sys.exit(0)
+elif argv == ["simctl", "uninstall", {udid!r}, "com.example.gone"]:
+    print("An error was encountered (code=2): not installed", file=sys.stderr)
+    sys.exit(2)
+elif argv[:3] == ["simctl", "uninstall", {udid!r}] and len(argv) == 4:
+    sys.exit(0)
 else:
     sys.exit(64)
 """
@@ -94,7 +101,14 @@ async def test_log_stream_records_and_crash_reports(tmp_path: Path) -> None:
     crashes = await media.crashes(None)
     assert [(c.name, c.app) for c in crashes] == [("Shop-2026-12-02-101010.ips", "Shop")]
     assert await media.crashes("com.example.other") == []
+    apps = media.app_manager()
+    await apps.install(tmp_path / "Shop.app")
+    await apps.uninstall("com.example.shop")
+    with pytest.raises(RuntimeError, match="not installed"):
+        await apps.uninstall("com.example.gone")
     calls = log.read_text().splitlines()
+    assert f"simctl install {UDID} {tmp_path / 'Shop.app'}" in calls
+    assert f"simctl uninstall {UDID} com.example.shop" in calls
     assert calls[0].startswith(f"simctl spawn {UDID} log stream")
     assert calls[1].startswith(f"simctl io {UDID} recordVideo --codec=h264 --force ")
 

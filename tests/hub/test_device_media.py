@@ -15,10 +15,13 @@ import anyio
 import av
 import pytest
 
-from bridge.client import ConfirmationRequired, ProtocolFailure, connect
+from bridge.client import ActionUnsupported, ConfirmationRequired, ProtocolFailure, connect
+from bridge.hub.app import AgentTarget
+from bridge.wire.agent_link import InstalledApp
 from bridge.wire.client_protocol import Confirm
 from bridge.wire.device_media import AppUpload, AppUploadResult, LogsEvent
 from tests.hub.hubfixture import CONTROLLER, OBSERVER, running_hub
+from tests.hub.scripted_agent import TOKEN, serve_scripted_gestures
 from tests.hub.test_device_actions import FAST, centre_of, next_action, watched
 
 pytestmark = pytest.mark.anyio
@@ -145,3 +148,78 @@ async def test_a_recording_is_an_mp4_pyav_plays() -> None:
         assert stopped.frames >= 1
         with pytest.raises(ProtocolFailure, match="no recording"):
             await dev.stop_recording("r_404")
+
+
+class HubSideApps:
+    """An app manager of the device layer (an iPhone's installation proxy, ``simctl``)."""
+
+    def __init__(self) -> None:
+        self.apps: dict[str, str] = {"com.apple.Preferences": "Settings"}
+        self.installed_from: list[bytes] = []
+
+    async def list_apps(self) -> list[InstalledApp]:
+        return [InstalledApp(app_id=k, name=v) for k, v in self.apps.items()]
+
+    async def install(self, path: Path) -> str | None:
+        data = await anyio.Path(path).read_bytes()
+        self.installed_from.append(data)
+        app = json.loads(data)["appId"]
+        self.apps[app] = "Notes"
+        return str(app)
+
+    async def uninstall(self, app_id: str) -> None:
+        if self.apps.pop(app_id, None) is None:
+            raise RuntimeError(f"{app_id} is not installed")
+
+
+class AppsOnlyMedia:
+    def __init__(self) -> None:
+        self.manager = HubSideApps()
+
+    def log_source(self) -> None:
+        return None
+
+    def recorder(self, fps: int) -> None:
+        return None
+
+    async def crashes(self, app: str | None) -> list[object]:
+        return []
+
+    def app_manager(self) -> HubSideApps:
+        return self.manager
+
+
+async def test_a_device_layer_installs_lists_and_removes_apps_its_agent_cannot(
+    tmp_path: Path,
+) -> None:
+    package = tmp_path / "notes.json"
+    package.write_text(json.dumps(NOTES))
+    media = AppsOnlyMedia()
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(serve_scripted_gestures)
+        agent = AgentTarget(f"ws://127.0.0.1:{port}", TOKEN, media=media)  # type: ignore[arg-type]
+        async with (
+            running_hub(sim=False, agents=[agent]) as rh,
+            connect(rh.url, token=CONTROLLER, name="a") as hub,
+        ):
+            dev = hub.device(rh.device_id)
+            listed = await dev.apps()
+            assert [a.app_id for a in listed.apps] == ["com.apple.Preferences"]
+            upload = await dev.upload_file(package)
+            with pytest.raises(ConfirmationRequired) as asked:
+                await dev.install_upload(upload)
+            assert asked.value.objection is not None
+            yes = Confirm(objection=asked.value.objection.id, answer="approve")
+            await dev.install_upload(upload, confirm=yes)
+            assert media.manager.installed_from == [package.read_bytes()]
+            assert "com.example.notes" in [a.app_id for a in (await dev.apps()).apps]
+            with pytest.raises(ConfirmationRequired) as asked:
+                await dev.uninstall_app("com.example.notes")
+            assert asked.value.objection is not None
+            yes = Confirm(objection=asked.value.objection.id, answer="approve")
+            await dev.uninstall_app("com.example.notes", confirm=yes)
+            assert "com.example.notes" not in media.manager.apps
+            with pytest.raises(ActionUnsupported, match="offers no log"):
+                async with dev.logs():
+                    pass
+        tg.cancel_scope.cancel()

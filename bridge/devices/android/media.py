@@ -212,3 +212,7 @@ class AndroidMedia:
     async def crashes(self, app: str | None) -> Sequence[CrashReport]:
         out = await blocking(run_shell, self.device, "logcat -d -b crash -v epoch", 15.0)
         return parse_crashes(out.decode("utf-8", "replace"), app)
+
+    def app_manager(self) -> None:
+        """The agent installs and lists apps itself."""
+        return None

@@ -20,8 +20,10 @@ Every provider this module opens is closed when its use ends.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -30,6 +32,7 @@ from bridge.core.media import Recording
 from bridge.core.mp4_encoder import Mp4Encoder
 from bridge.devices.ios.plan import TUNNEL_FROM, major_version
 from bridge.devices.ios.pmd3 import IosSetupError
+from bridge.wire.agent_link import MAX_APPS, InstalledApp
 from bridge.wire.device_media import MAX_LOG_TEXT, CrashReport, LogLevel, LogLine
 
 LEVELS: dict[str, LogLevel] = {
@@ -51,6 +54,7 @@ class MediaCalls:
     crash_reports_manager: Any
     dvt_provider: Any
     screenshot: Any
+    installation_proxy: Any
 
 
 def load_media_calls() -> MediaCalls:
@@ -62,6 +66,7 @@ def load_media_calls() -> MediaCalls:
         crashes = importlib.import_module("pymobiledevice3.services.crash_reports")
         dvt = importlib.import_module("pymobiledevice3.services.dvt.instruments.dvt_provider")
         shot = importlib.import_module("pymobiledevice3.services.dvt.instruments.screenshot")
+        proxy = importlib.import_module("pymobiledevice3.services.installation_proxy")
     except ImportError as error:
         raise IosSetupError(
             f"pymobiledevice3 is not installed ({error}): pip install 'mobridge[ios]'"
@@ -73,6 +78,7 @@ def load_media_calls() -> MediaCalls:
         crash_reports_manager=crashes.CrashReportsManager,
         dvt_provider=dvt.DvtProvider,
         screenshot=shot.Screenshot,
+        installation_proxy=proxy.InstallationProxyService,
     )
 
 
@@ -113,6 +119,9 @@ class IphoneMedia:
 
     def recorder(self, fps: int) -> DvtRecorder:
         return DvtRecorder(self, fps)
+
+    def app_manager(self) -> IphoneApps:
+        return IphoneApps(self)
 
     async def crashes(self, app: str | None) -> Sequence[CrashReport]:
         provider = await self.lockdown()
@@ -202,3 +211,47 @@ class DvtRecorder:
         return Recording(
             data, encoder.frames, encoder.width, encoder.height, elapsed, truncated, reason
         )
+
+
+class IphoneApps:
+    """The installation proxy: ``install_from_local(path)`` (blocking in this release: run in a
+    worker thread), ``uninstall(bundle_id)`` and ``get_apps()`` (async)."""
+
+    def __init__(self, media: IphoneMedia) -> None:
+        self.media = media
+
+    async def install(self, path: Path) -> str | None:
+        provider = await self.media.lockdown()
+        try:
+            proxy = self.media.calls().installation_proxy(lockdown=provider)
+            if inspect.iscoroutinefunction(proxy.install_from_local):
+                await proxy.install_from_local(str(path))
+            else:  # blocking in this release
+                await anyio.to_thread.run_sync(proxy.install_from_local, str(path))
+        finally:
+            await provider.close()
+        return None
+
+    async def uninstall(self, app_id: str) -> None:
+        provider = await self.media.lockdown()
+        try:
+            await self.media.calls().installation_proxy(lockdown=provider).uninstall(app_id)
+        finally:
+            await provider.close()
+
+    async def list_apps(self) -> list[InstalledApp]:
+        provider = await self.media.lockdown()
+        try:
+            apps = await self.media.calls().installation_proxy(lockdown=provider).get_apps()
+        finally:
+            await provider.close()
+        return [
+            InstalledApp(
+                app_id=str(bundle)[:255],
+                name=str(info.get("CFBundleDisplayName") or info.get("CFBundleName") or "")[:256]
+                or None,
+                system=info.get("ApplicationType") == "System",
+            )
+            for bundle, info in apps.items()
+            if isinstance(info, dict)
+        ][:MAX_APPS]

@@ -26,6 +26,7 @@ from typing import Any
 import anyio
 
 from bridge.core.media import Recording, probe_mp4
+from bridge.wire.agent_link import MAX_APPS, InstalledApp
 from bridge.wire.device_media import MAX_LOG_TEXT, CrashReport, LogLevel, LogLine
 
 MAX_LINE = 64 * 1024
@@ -178,3 +179,48 @@ class SimctlMedia:
 
     async def crashes(self, app: str | None) -> Sequence[CrashReport]:
         return await anyio.to_thread.run_sync(list_crashes, self.reports, app)
+
+    def app_manager(self) -> SimctlApps:
+        return SimctlApps(self.xcrun, self.udid)
+
+
+class SimctlApps:
+    """``xcrun simctl install|uninstall|listapps UDID`` (``listapps`` prints a property list;
+    ``plutil -convert json`` reads it, both on the same Mac)."""
+
+    def __init__(self, xcrun: str, udid: str) -> None:
+        self.xcrun = xcrun
+        self.udid = udid
+
+    async def _run(self, *argv: str) -> bytes:
+        done = await anyio.run_process([self.xcrun, "simctl", *argv], check=False)
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise RuntimeError(f"simctl {argv[0]} failed: {said[-1] if said else done.returncode}")
+        return bytes(done.stdout)
+
+    async def install(self, path: Path) -> str | None:
+        await self._run("install", self.udid, str(path))
+        return None
+
+    async def uninstall(self, app_id: str) -> None:
+        await self._run("uninstall", self.udid, app_id)
+
+    async def list_apps(self) -> list[InstalledApp]:
+        listed = await self._run("listapps", self.udid)
+        converted = await anyio.run_process(
+            ["plutil", "-convert", "json", "-o", "-", "-"], input=listed, check=False
+        )
+        if converted.returncode != 0:
+            raise RuntimeError("simctl listapps printed no property list")
+        apps = json.loads(converted.stdout)
+        return [
+            InstalledApp(
+                app_id=str(bundle)[:255],
+                name=str(info.get("CFBundleDisplayName") or info.get("CFBundleName") or "")[:256]
+                or None,
+                system=info.get("ApplicationType") == "System",
+            )
+            for bundle, info in apps.items()
+            if isinstance(info, dict)
+        ][:MAX_APPS]

@@ -49,3 +49,7 @@ class SimMedia:
 
     async def crashes(self, app: str | None) -> Sequence[CrashReport]:
         return ()
+
+    def app_manager(self) -> None:
+        """The agent installs and lists apps itself."""
+        return None
