@@ -41,6 +41,8 @@ TOOLS = {
     "orientation",
     "display",
     "apps",
+    "logs",
+    "record",
     "history",
 }
 
@@ -87,6 +89,8 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
             assert [c.type for c in shot.content] == ["text", "image", "resource_link"]
             await call("app", {"action": "open", "appId": PACKAGE})
             await call("press", {"button": "BACK"})
+            await call("logs", {"seconds": 1})
+            await call("record", {"seconds": 1, "fps": 2})
             # confirm's success is covered by the objection tests; here its refusal:
             refused = await mcp.call("confirm", {"objection": "obj_none", "answer": "approve"})
             assert refused.isError and "UNKNOWN_OBJECTION" in text_of(refused)
