@@ -275,7 +275,9 @@ class SyncDeviceMediaCalls:
             got: list[LogsEvent] = []
             async with self.device.logs(app=app, level=level, grep=grep) as events:
                 with anyio.move_on_after(seconds):
-                    got.extend([event async for event in events])
+                    # kept as they come (a list comprehension would lose all at the cancel)
+                    async for event in events:
+                        got.append(event)  # noqa: PERF401
             return got, sum(e.gap for e in got)
 
         return self._portal.call(collect)

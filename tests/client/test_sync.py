@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +86,47 @@ def test_the_sync_facade_controls_the_device_itself() -> None:
             "dev.mobridge.demo",
             "dev.mobridge.launcher",
         }
+
+
+def test_the_sync_facade_installs_a_file_reads_the_log_and_records(tmp_path: Path) -> None:
+    """Device media from blocking code against a real hub with the simulated device: a local
+    package streamed and installed after the user's word, the log lines an action wrote, and
+    a recording's MP4."""
+    import json
+
+    from anyio.from_thread import start_blocking_portal
+
+    from bridge.client import ConfirmationRequired
+    from bridge.wire.client_protocol import Confirm
+    from tests.hub.hubfixture import CONTROLLER, running_hub
+
+    package = tmp_path / "notes.json"
+    package.write_text(json.dumps({"appId": "com.example.notes", "name": "Notes"}))
+    fast = {"animations": False}
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(running_hub(sim_options=fast)) as rh,
+        connect_sync(rh.url, token=CONTROLLER, name="script") as hub,
+    ):
+        device = hub.device(rh.device_id)
+        upload = device.upload_file(package)
+        with pytest.raises(ConfirmationRequired) as asked:
+            device.install_upload(upload)
+        assert asked.value.objection is not None
+        yes = Confirm(objection=asked.value.objection.id, answer="approve")
+        assert device.install_upload(upload, confirm=yes).verification is not None
+        assert "com.example.notes" in {a.app_id for a in device.apps().apps}
+
+        def tap_soon() -> None:
+            time.sleep(0.5)
+            device.tap_at(540, 1200)
+
+        tapper = threading.Thread(target=tap_soon)
+        tapper.start()
+        events, lost = device.log_lines(2.5, grep="tap at 540,1200")
+        tapper.join()
+        assert lost == 0 and any(
+            line.text.endswith("tap at 540,1200") for e in events for line in e.lines
+        )
+        made, data = device.record(1, fps=4)
+        assert made.frames >= 1 and len(data) == made.bytes > 0
