@@ -18,8 +18,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-import anyio
-
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
@@ -286,6 +284,8 @@ class Device(DeviceControl, DeviceHistory):
         try:
             yield acquired
         finally:
+            import anyio  # here: the one-shot session (no event loop) never holds a lease
+
             with anyio.CancelScope(shield=True):
                 try:
                     await self.release_lease()
