@@ -69,6 +69,7 @@ SERVE_HELP = "start the hub (default device: the simulated one)"
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from pathlib import Path
 
+    from bridge.cli.hub_options import add_sim_options
     from bridge.hub.event_loop import LOOPS
 
     p = sub.add_parser("serve", help=SERVE_HELP)
@@ -93,20 +94,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="accept clients without a token (never on a shared network)",
     )
     p.add_argument("--no-sim", action="store_true", help="do not start the simulated device")
-    scenes = _sim_scenes()
-    p.add_argument(
-        "--sim-scene",
-        default="menu",
-        choices=scenes,
-        metavar="SCENE",
-        help=f"start screen of the simulated app: {', '.join(scenes)} (default: menu)",
-    )
-    p.add_argument(
-        "--sim-platform",
-        choices=("android", "ios"),
-        default="android",
-        help="the simulated device's platform; its id is sim-android or sim-ios",
-    )
+    add_sim_options(p, scene="menu", scenes=_sim_scenes())
     p.add_argument(
         "--sim-id",
         metavar="ID",
@@ -119,11 +107,6 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default=[],
         metavar="URL",
         help="attach an agent by websocket URL (repeatable)",
-    )
-    p.add_argument(
-        "--agent-token",
-        default=os.environ.get("MOBRIDGE_AGENT_TOKEN"),
-        help="token for --agent links (env MOBRIDGE_AGENT_TOKEN)",
     )
     p.add_argument(
         "--takeover-after-s",
