@@ -49,26 +49,6 @@ def shared_dir() -> Path:
     return SHARED_DIR
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``--dist loadgroup``), the tests that share one of the suite's own
-    module- or session-scoped fixtures run on one worker, so the fixture (a hub, a whole flow
-    suite) is built once, not once per worker. Other tests are spread one by one."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        if info is None:
-            continue
-        shared = sorted(
-            {
-                definition.baseid
-                for definitions in info.name2fixturedefs.values()
-                for definition in definitions
-                if definition.scope != "function" and definition.baseid.startswith("tests")
-            }
-        )
-        if shared:
-            item.add_marker(pytest.mark.xdist_group(shared[0]))
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("requires_shared") and not SHARED_DIR.is_dir():
         pytest.skip(SHARED_ABSENT_REASON)
