@@ -243,25 +243,55 @@ def _farm_arguments(p: argparse.ArgumentParser) -> None:
     farm.add_argument("--farm-tls-cert", type=Path, metavar="PEM", help="client certificate")
     farm.add_argument("--farm-tls-key", type=Path, metavar="PEM", help="client certificate key")
     farm.add_argument(
-        "--farm-prefix", default="mobridge.farm", help="NATS subject prefix (one per farm)"
+        "--farm-prefix",
+        default=None,
+        help="NATS subject prefix (one per farm; default mobridge.farm)",
+    )
+    farm.add_argument(
+        "--farm-credentials",
+        type=Path,
+        metavar="FILE",
+        help="this hub's NATS identity from `mobridge farm init` (gives URL, name, prefix)",
     )
 
 
 def _farm_config(args: argparse.Namespace) -> FarmConfig | None:
     """The ``FarmConfig`` of ``serve``'s farm options (None without ``--farm``); raises
     ``ValueError`` with a one-line reason when they do not fit."""
-    if args.farm is None:
+    creds = None
+    if args.farm_credentials is not None:
+        from bridge.farm.identities import load_credentials
+
+        creds = load_credentials(args.farm_credentials)  # IdentityError is a ValueError
+        if args.farm_user or args.farm_password or args.farm_token:
+            raise ValueError(
+                "--farm-credentials gives the NATS login: drop --farm-user/password/token"
+            )
+        if args.farm_name is not None and args.farm_name != creds.hub:
+            raise ValueError(f"--farm-name {args.farm_name} but the credentials are {creds.hub}'s")
+    if args.farm is None and creds is None:
         return None
     import re
     import socket
 
     from bridge.farm.config import FarmConfig
 
-    name = args.farm_name or re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname())[:64] or "hub"
     for option in ("farm_tls_ca", "farm_tls_cert", "farm_tls_key"):
         path = getattr(args, option)
         if path is not None and not path.is_file():
             raise ValueError(f"--{option.replace('_', '-')} {path}: no such file")
+    if creds is not None:
+        return FarmConfig(
+            url=args.farm or creds.url,
+            hub=creds.hub,
+            user=creds.user,
+            password=creds.password,
+            tls_ca=args.farm_tls_ca,
+            tls_cert=args.farm_tls_cert,
+            tls_key=args.farm_tls_key,
+            prefix=args.farm_prefix or creds.prefix,
+        )
+    name = args.farm_name or re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname())[:64] or "hub"
     return FarmConfig(
         url=args.farm,
         hub=name,
@@ -271,7 +301,7 @@ def _farm_config(args: argparse.Namespace) -> FarmConfig | None:
         tls_ca=args.farm_tls_ca,
         tls_cert=args.farm_tls_cert,
         tls_key=args.farm_tls_key,
-        prefix=args.farm_prefix,
+        prefix=args.farm_prefix or "mobridge.farm",
     )
 
 
@@ -333,6 +363,11 @@ COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
         "bridge.cli.doctor",
         "add_doctor_command",
         {"doctor": "check the chain to a device and measure it; writes doctor-DEVICE-DATE.json"},
+    ),
+    (
+        "bridge.cli.farm",
+        "add_farm_commands",
+        {"farm": "set up a farm: NATS config and one credentials file per hub (farm init)"},
     ),
 )
 """Every command group: its module, the function that adds its commands, and each command's

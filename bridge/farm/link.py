@@ -212,6 +212,7 @@ class FarmLink:
         nc = await nats.connect(
             servers=[cfg.url],
             name=f"mobridge-{cfg.hub}",
+            inbox_prefix=cfg.inbox_prefix,
             connect_timeout=5,
             allow_reconnect=True,
             max_reconnect_attempts=-1,

@@ -60,6 +60,8 @@ class NatsServer:
     extra: str = ""
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    config: Path | None = None
+    """A whole config file to use instead (``farm init``'s); it must listen on ``port``."""
 
     @property
     def url(self) -> str:
@@ -67,10 +69,12 @@ class NatsServer:
 
     def start(self) -> None:
         assert NATS_SERVER is not None
-        conf = self.workdir / "nats.conf"
-        conf.write_text(
-            f"listen: 127.0.0.1:{self.port}\nmax_payload: 8MB\n{self.extra}\n", encoding="utf-8"
-        )
+        conf = self.config or self.workdir / "nats.conf"
+        if self.config is None:
+            conf.write_text(
+                f"listen: 127.0.0.1:{self.port}\nmax_payload: 8MB\n{self.extra}\n",
+                encoding="utf-8",
+            )
         log = open(self.workdir / "nats.log", "ab")  # closed right after the fork
         self.process = subprocess.Popen(
             [NATS_SERVER, "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT
