@@ -248,6 +248,18 @@ def _farm_arguments(p: argparse.ArgumentParser) -> None:
         help="NATS subject prefix (one per farm; default mobridge.farm)",
     )
     farm.add_argument(
+        "--farm-controller-token",
+        default=os.environ.get("MOBRIDGE_FARM_CONTROLLER_TOKEN"),
+        help="a client controller token that reaches every hub's devices (env "
+        "MOBRIDGE_FARM_CONTROLLER_TOKEN); --token reaches only this hub's",
+    )
+    farm.add_argument(
+        "--farm-observer-token",
+        default=os.environ.get("MOBRIDGE_FARM_OBSERVER_TOKEN"),
+        help="a read-only token that reaches every hub's devices (env "
+        "MOBRIDGE_FARM_OBSERVER_TOKEN)",
+    )
+    farm.add_argument(
         "--farm-credentials",
         type=Path,
         metavar="FILE",
@@ -474,6 +486,10 @@ def _serve(args: argparse.Namespace) -> int:
         tokens[token] = Principal("controller", "controller")
     if args.observer_token:
         tokens[args.observer_token] = Principal("observer", "observer")
+    if args.farm_controller_token:
+        tokens[args.farm_controller_token] = Principal("controller", "farm-controller", "farm")
+    if args.farm_observer_token:
+        tokens[args.farm_observer_token] = Principal("observer", "farm-observer", "farm")
     android = None
     if args.android is not None:
         from bridge.devices.android import AndroidConfig, preflight

@@ -164,7 +164,22 @@ class RemoteDevices:
     # ---- requests ---------------------------------------------------------------------------
 
     async def handle(self, session: Session, request: ClientToHub) -> None:
-        """Answer ``request`` (claimed) for ``session``: exactly one response."""
+        """Answer ``request`` (claimed) for ``session``: exactly one response. A token
+        without the farm scope reaches no other hub's device (FORBIDDEN, nothing sent)."""
+        if not farm_scoped(session) and not isinstance(request, (Unsubscribe, Cancel)):
+            device = str(getattr(request, "device", ""))
+            record = self.link.registry.owner_of(device)
+            owner = record.name if record is not None else "another hub"
+            session.respond(
+                ProtocolError(
+                    code=ProtocolErrorCode.FORBIDDEN,
+                    message=f"device {device} is on hub {owner}: this token reaches only hub "
+                    f"{self.link.config.hub}'s devices (a farm token reaches the farm: serve "
+                    "--farm-controller-token)",
+                    id=request.id,
+                )
+            )
+            return
         match request:
             case Subscribe():
                 session.respond(await self._subscribe(session, request))
@@ -212,6 +227,7 @@ class RemoteDevices:
             role=principal.role if principal is not None else "observer",
             principal=principal.name[:128] if principal is not None else "?",
             kind=session.client_kind[:128] if session.client_kind else None,
+            scope=principal.scope if principal is not None else "hub",
         )
         self.forwarded_to.setdefault(session.id, set()).add(owner)
         self.forwards += 1
@@ -490,6 +506,11 @@ class RemoteDevices:
             "forwarded_requests": self.forwards,
             "pending": len(self.pending),
         }
+
+
+def farm_scoped(session: Session) -> bool:
+    """Whether ``session``'s token reaches the whole farm."""
+    return session.principal is not None and session.principal.scope == "farm"
 
 
 def _timeout(request: ClientToHub) -> float:

@@ -343,7 +343,8 @@ class HubService:
                     previous_close=session.previous_close,
                 )
             case DevicesList():
-                remote = self.remote.summaries() if self.remote is not None else ()
+                farm_wide = session.principal is not None and session.principal.scope == "farm"
+                remote = self.remote.summaries() if self.remote is not None and farm_wide else ()
                 return DevicesListResult(devices=(*self.local_summaries(), *remote))
             case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)

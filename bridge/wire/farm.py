@@ -77,6 +77,8 @@ class FarmOrigin(WireStruct, frozen=True):
     role: SessionRole
     principal: Name
     kind: Name | None = None
+    scope: Literal["hub", "farm"] = "hub"
+    """The token's reach on its hub: an owner refuses a forward whose scope is not ``farm``."""
 
 
 class _FarmRequest(WireStruct, tag_field="type", frozen=True):

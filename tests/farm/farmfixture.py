@@ -33,6 +33,8 @@ need_nats = pytest.mark.skipif(NATS_SERVER is None, reason=NO_NATS)
 
 TOKEN = "farm-controller-token"
 TOKEN_2 = "farm-second-controller"
+HUB_TOKEN = "hub-only-controller-token"
+"""``--token``: reaches only the hub's own devices (TOKEN has the farm scope)."""
 OBSERVER = "farm-observer-token"
 SECRET = "hunter2-farm-secret"
 
@@ -136,7 +138,8 @@ class FarmHub:
         )
         command = [
             sys.executable, "-m", "bridge.cli", "serve", "--port", "0", "--no-dashboard",
-            "--token", TOKEN, "--observer-token", OBSERVER, "--log-json",
+            "--token", HUB_TOKEN, "--farm-controller-token", TOKEN,
+            "--farm-observer-token", OBSERVER, "--log-json",
             "--sim-id", self.sim_id, "--sim-scene", self.scene,
             "--farm", self.nats_url, "--farm-name", self.name, *self.extra,
         ]  # fmt: skip

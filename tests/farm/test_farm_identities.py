@@ -9,11 +9,24 @@ import sys
 from pathlib import Path
 
 import anyio
+import msgspec
 import nats
 import pytest
 
+from bridge.client import ProtocolFailure, build_query, connect
 from bridge.farm.identities import load_credentials
-from tests.farm.farmfixture import ROOT, FarmHub, NatsServer, free_port, need_nats
+from bridge.wire.client_protocol import Ping
+from bridge.wire.enums import ActionVerb, ProtocolErrorCode
+from bridge.wire.farm import FarmOrigin, FarmReply, Forward, Refused
+from tests.farm.farmfixture import (
+    HUB_TOKEN,
+    ROOT,
+    TOKEN,
+    FarmHub,
+    NatsServer,
+    free_port,
+    need_nats,
+)
 from tests.farm.test_farm_e2e import farm_listed
 
 pytestmark = [pytest.mark.anyio, need_nats]
@@ -111,6 +124,35 @@ async def test_hubs_with_their_own_credentials_form_the_farm(tmp_path: Path) -> 
             hub.start()
         await farm_listed(hubs[0], {"sim-b"})
         await farm_listed(hubs[1], {"sim-a"})
+        username = build_query(resource_id="username")
+        # a hub-only token: its own hub's devices, nothing of B's
+        async with connect(hubs[0].url, token=HUB_TOKEN, name="hub-only") as client:
+            assert {d.id for d in await client.devices()} == {"sim-a"}
+            with pytest.raises(ProtocolFailure) as refused:
+                await client.device("sim-b").act_on(username, ActionVerb.SET_TEXT, value="x")
+            assert refused.value.code is ProtocolErrorCode.FORBIDDEN
+            assert "only hub A's devices" in refused.value.message
+            await client.device("sim-a").act_on(username, ActionVerb.SET_TEXT, value="mine")
+        # the farm token acts on B's device through A (replies pass NATS's permissions)
+        async with connect(hubs[0].url, token=TOKEN, name="farm-wide") as client:
+            await client.device("sim-b").act_on(username, ActionVerb.SET_TEXT, value="farm")
+        # B re-checks the scope: a forward from A's identity without it is refused there
+        a = load_credentials(out / "A.creds.json")
+        nc = await nats.connect(
+            server.url, user=a.user, password=a.password, inbox_prefix="_INBOX.A"
+        )
+        try:
+            origin = FarmOrigin(
+                hub="A", run="r1", session="s1", client="forger", role="controller",
+                principal="p", scope="hub",
+            )  # fmt: skip
+            data = msgspec.msgpack.encode(Forward(origin=origin, request=Ping(id=1)))
+            answer = await nc.request("mobridge.farm.req.B", data, timeout=10)
+            reply = msgspec.msgpack.decode(answer.data, type=FarmReply)
+            assert isinstance(reply, Refused)
+            assert reply.message.code is ProtocolErrorCode.FORBIDDEN  # type: ignore[union-attr]
+        finally:
+            await nc.close()
         password = json.loads((out / "A.creds.json").read_text())["password"]
         assert password not in hubs[0].log_text()
         assert "Permissions Violation" not in hubs[0].log_text() + hubs[1].log_text()
