@@ -217,7 +217,27 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="PATH",
         help="Simulator: run xcodebuild test-without-building with this .xctestrun (macOS)",
     )
+    p.add_argument(
+        "--device-tag",
+        action="append",
+        default=[],
+        metavar="DEVICE=TAG",
+        help="tag a device for `acquire --tag` (repeatable; TAG: letters, digits, _.:=-)",
+    )
     _farm_arguments(p)
+
+
+def _device_tags(items: list[str]) -> dict[str, tuple[str, ...]]:
+    """``--device-tag DEVICE=TAG`` values; ValueError with a one-line reason."""
+    tags: dict[str, list[str]] = {}
+    for item in items:
+        device, sep, tag = item.partition("=")
+        if not sep or not device or not re.fullmatch(r"[A-Za-z0-9_.:=-]{1,64}", tag):
+            raise ValueError(f"--device-tag {item!r}: use DEVICE=TAG (TAG: letters, digits, _.:=-)")
+        if len(tags.setdefault(device, [])) >= 16:
+            raise ValueError(f"--device-tag: at most 16 tags for {device}")
+        tags[device].append(tag)
+    return {device: tuple(values) for device, values in tags.items()}
 
 
 def _farm_arguments(p: argparse.ArgumentParser) -> None:
@@ -379,7 +399,10 @@ COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
     (
         "bridge.cli.farm",
         "add_farm_commands",
-        {"farm": "set up a farm: NATS config and one credentials file per hub (farm init)"},
+        {
+            "farm": "set up a farm: NATS config and one credentials file per hub (farm init)",
+            "acquire": "lease any free matching device (waits its turn); --hold keeps it",
+        },
     ),
 )
 """Every command group: its module, the function that adds its commands, and each command's
@@ -524,6 +547,7 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         farm = _farm_config(args)
+        device_tags = _device_tags(args.device_tag)
     except ValueError as exc:
         print(f"mobridge serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -556,6 +580,7 @@ def _serve(args: argparse.Namespace) -> int:
         dashboard=None if args.no_dashboard else dashboard_page(),
         android=android,
         farm=farm,
+        device_tags=device_tags,
         ios=ios,
         journal=None if args.no_journal else (args.journal or default_path()),
         journal_max_age_s=args.journal_max_age * 86400,

@@ -39,6 +39,8 @@ class Farm:
         )
         self.owner = FarmOwner(service, self.link, spawn=self.spawn, clock_ms=clock_ms)
         self.remote = RemoteDevices(service, self.link, spawn=self.spawn, log=log)
+        service.allocator.remote = self.remote.candidates
+        service.allocator.lease_remote = self.remote.lease
 
     def spawn(self, job: Callable[[], Awaitable[None]]) -> None:
         """Run ``job`` in the farm's task group; a failure is logged, never raised."""
@@ -69,6 +71,7 @@ class Farm:
     def hub_online(self, heard: Heard) -> None:
         self.owner.hub_heard(heard.record, heard.restarted, heard.previous_run)
         self.remote.hub_heard(heard)
+        self.service.allocator.wake()
 
     def hub_gone(self, record: HubRecord) -> None:
         self.owner.hub_gone(record)

@@ -46,6 +46,7 @@ from bridge.wire.client_protocol import (
     ErrorMessage,
     Global,
     Hello,
+    LeaseAcquire,
     Ping,
     ProtocolError,
     ResultMessage,
@@ -135,6 +136,28 @@ class RemoteDevices:
 
     def summaries(self) -> Sequence[DeviceSummary]:
         return self.link.registry.summaries()
+
+    def candidates(self, session: Session) -> Sequence[DeviceSummary]:
+        """Other hubs' devices ``devices.acquire`` may lease for ``session`` (none without
+        the farm scope)."""
+        return self.summaries() if farm_scoped(session) else ()
+
+    async def lease(self, session: Session, device: DeviceSummary, request_id: Any) -> str | None:
+        """Lease another hub's device for ``session`` (its owner decides); None when granted,
+        else why not."""
+        record = self.link.registry.owner_of(device.id)
+        if record is None or not record.online or not farm_scoped(session):
+            return f"device {device.id} is not reachable"
+        answer = await self._forward(
+            session, LeaseAcquire(id=request_id, device=device.id), record.name, device.id
+        )
+        if isinstance(answer, ResultMessage):
+            return None
+        if isinstance(answer, ErrorMessage):
+            return answer.error.message
+        if isinstance(answer, ProtocolError):
+            return answer.message
+        return "no answer"
 
     def resync(self, session: Session, stream_id: str) -> Any | None:
         feed = self.feeds.get((stream_id, session.format))

@@ -21,6 +21,7 @@ from bridge.core.noderef import GenerationCheck, Resolved, build_ref, resolution
 from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
+from bridge.hub.allocation import Allocator
 from bridge.hub.actions import run_act, run_global_or_app
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
@@ -60,6 +61,7 @@ from bridge.wire.client_protocol import (
     LeaseAcquire,
     LeaseEvent,
     LeaseInfo,
+    LeaseMode,
     LeaseRelease,
     LeaseResult,
     Ping,
@@ -80,6 +82,7 @@ from bridge.wire.client_protocol import (
     Wait,
     WaitResult,
 )
+from bridge.wire.acquire import DevicesAcquire
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
 from bridge.wire.device_control import (
     AppClear,
@@ -155,6 +158,12 @@ class HubService:
         """In a farm: this hub's name, the ``owner`` of its devices in ``devices.list``."""
         self.journal: Journal | None = None
         """The device history on disk (the composition root opens it; None: --no-journal)."""
+        self.device_tags: dict[str, tuple[str, ...]] = {}
+        """The operator's tags per device id (``serve --device-tag``), for selectors."""
+        self.allocator = Allocator(
+            clock_ms=clock_ms, local=self.local_summaries, lease_local=self._lease_if_free
+        )
+        """``devices.acquire``: the FIFO queue for any free matching device."""
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
         """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
         ``statistics`` (True)."""
@@ -320,6 +329,7 @@ class HubService:
         losers = {self.sessions[s] for s in displaced if s in self.sessions} - told
         if losers:
             device._broadcast(losers, None, event)
+        self.allocator.wake()
 
     # ---- verbs ------------------------------------------------------------------------------
 
@@ -434,36 +444,9 @@ class HubService:
             case Wait():
                 return await self._wait(session, request)
             case LeaseAcquire(device=device_id, mode=mode):
-                if session.role != "controller":
-                    raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
-                device = self.device(device_id)
-                granted = device.leases.acquire(
-                    session.id,
-                    session.client_name,
-                    mode,
-                    self.clock_ms(),
-                    self.intents.priority(session),
-                )
-                if isinstance(granted, Blocked):
-                    raise refusal(
-                        ErrorCode.POLICY_BLOCKED,
-                        granted.message(),
-                        (
-                            "wait for the lease event 'released' and retry",
-                            f"retry after {granted.takeover_in_ms} ms to take over the idle lease",
-                        ),
-                    )
-                lease = device.leases.lease
-                if lease is not None:
-                    # The queue is released when the lease changes hands: actions of sessions
-                    # that no longer hold it are cancelled, queued or running.
-                    device.cancel_actions_not_of(
-                        set(lease.holders),
-                        f"the device's lease passed to {session.client_name} ({session.id})",
-                    )
-                displaced = granted.previous_holders if granted.change == "preempted" else ()
-                self._lease_event(device, session, granted.change, displaced)
-                return LeaseResult(device=device.id, lease=self._lease_info(device))
+                return self.lease(session, device_id, mode)
+            case DevicesAcquire():
+                return await self.allocator.acquire(session, request)
             case LeaseRelease(device=device_id):
                 device = self.device(device_id)
                 if device.leases.release(session.id):
@@ -495,6 +478,53 @@ class HubService:
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
         )
 
+    def lease(self, session: Session, device_id: str, mode: LeaseMode) -> LeaseResult:
+        """``lease.acquire``: grant, take over or refuse (raises BadRequest / Refusal)."""
+        if session.role != "controller":
+            raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
+        device = self.device(device_id)
+        granted = device.leases.acquire(
+            session.id,
+            session.client_name,
+            mode,
+            self.clock_ms(),
+            self.intents.priority(session),
+        )
+        if isinstance(granted, Blocked):
+            raise refusal(
+                ErrorCode.POLICY_BLOCKED,
+                granted.message(),
+                (
+                    "wait for the lease event 'released' and retry",
+                    f"retry after {granted.takeover_in_ms} ms to take over the idle lease",
+                ),
+            )
+        lease = device.leases.lease
+        if lease is not None:
+            # The queue is released when the lease changes hands: actions of sessions
+            # that no longer hold it are cancelled, queued or running.
+            device.cancel_actions_not_of(
+                set(lease.holders),
+                f"the device's lease passed to {session.client_name} ({session.id})",
+            )
+        displaced = granted.previous_holders if granted.change == "preempted" else ()
+        self._lease_event(device, session, granted.change, displaced)
+        return LeaseResult(device=device.id, lease=self._lease_info(device))
+
+    def _lease_if_free(self, session: Session, device_id: str) -> str | None:
+        """The allocator's local lease: only a free device (never a takeover); None when
+        granted, else why not."""
+        device = self.devices.get(device_id)
+        if device is None or device.leases.lease is not None or not device.online:
+            return f"device {device_id} is not free"
+        try:
+            self.lease(session, device_id, "exclusive")
+        except Refusal as exc:
+            return exc.envelope.message
+        except BadRequest as exc:
+            return exc.message
+        return None
+
     def local_summaries(self) -> tuple[DeviceSummary, ...]:
         """This hub's own devices (``owner`` is this hub's farm name, if any)."""
         return tuple(
@@ -511,6 +541,7 @@ class HubService:
                 owner=self.owner_name,
                 agent_version=d.agent_version,
                 os_version=d.os_version,
+                tags=self.device_tags.get(d.id, ()),
             )
             for d in self.devices.values()
         )

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from bridge.wire.acquire import AcquireResult, DevicesAcquire
 from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
@@ -238,6 +239,7 @@ ClientToHub = (
     | JournalDiff
     | JournalTimeline
     | JournalWhen
+    | DevicesAcquire
     | Veto
 )
 
@@ -287,6 +289,9 @@ class DeviceSummary(WireStruct, frozen=True):
     """The version the agent announced in its hello (absent when it has not linked yet)."""
     os_version: str | None = None
     """The device's OS version as its agent announced it."""
+    tags: tuple[str, ...] = ()
+    """The operator's tags for the device (``serve --device-tag DEVICE=TAG``), for
+    ``devices.acquire`` selectors."""
 
 
 class DevicesListResult(WireStruct, frozen=True):
@@ -392,6 +397,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "apps.list": AppsListResult,
     "display.get": DisplayResult,
     "veto": VetoResult,
+    "devices.acquire": AcquireResult,
 }
 
 
