@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import anyio
 import anyio.abc
@@ -94,6 +94,18 @@ class Unreachable:
     nobody: bool = False
 
 
+LinkState = Literal["connecting", "connected", "unauthorized", "reconnecting"]
+"""The farm link as ``/healthz`` and ``devices.list`` show it: ``connecting`` (never joined
+yet), ``connected``, ``unauthorized`` (NATS refused this hub's credentials or permissions —
+retrying will not help until an operator fixes them), ``reconnecting`` (NATS unreachable or
+the connection was lost; ``reason`` says which)."""
+
+
+def is_auth_failure(text: str) -> bool:
+    lowered = text.lower()
+    return "authorization violation" in lowered or "authentication" in lowered
+
+
 @dataclass
 class LinkStats:
     connects: int = 0
@@ -107,6 +119,8 @@ class LinkStats:
     bad_messages: int = 0
     last_error: str | None = None
     connected: bool = False
+    state: LinkState = "connecting"
+    reason: str | None = None
     outbox: dict[str, int] = field(default_factory=dict)
 
 
@@ -157,6 +171,7 @@ class FarmLink:
                     nc = await self._connect()
                 except Exception as exc:  # unreachable or refused: keep serving locally
                     self.stats.last_error = _describe(exc)
+                    self._set_state(None, _describe(exc))
                     self.log(
                         "farm_connect_failed", url=self.config.redacted_url(), error=_describe(exc)
                     )
@@ -169,6 +184,7 @@ class FarmLink:
                 finally:
                     self.nc = None
                     self.stats.connected = False
+                    self._set_state("reconnecting", "the NATS connection was closed")
                     with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                         await self._goodbye(nc)
 
@@ -179,11 +195,13 @@ class FarmLink:
         async def on_disconnect() -> None:
             self.stats.disconnects += 1
             self.stats.connected = False
+            self._set_state("reconnecting", "lost the NATS connection")
             self.log("farm_disconnected", url=cfg.redacted_url())
 
         async def on_reconnect() -> None:
             self.stats.connects += 1
             self.stats.connected = True
+            self._set_state("connected", None)
             self.log("farm_reconnected", url=cfg.redacted_url())
             await self._hello()
             self.listener.farm_connected(True)
@@ -198,6 +216,8 @@ class FarmLink:
             if text != self.stats.last_error:
                 self.log("farm_error", url=cfg.redacted_url(), error=text)
             self.stats.last_error = text
+            if not self.stats.connected or is_auth_failure(text):
+                self._set_state(None, text)
 
         options: dict[str, Any] = {}
         if cfg.user is not None:
@@ -227,6 +247,7 @@ class FarmLink:
         )
         self.stats.connects += 1
         self.stats.connected = True
+        self._set_state("connected", None)
         self.log("farm_connected", url=cfg.redacted_url(), hub=cfg.hub, run=self.run_id)
         return nc
 
@@ -263,6 +284,16 @@ class FarmLink:
                 await nc.flush(timeout=1)
         with _quiet():
             await nc.close()
+
+    def _set_state(self, state: LinkState | None, reason: str | None) -> None:
+        """Record the link's state; ``None``: a failure, classified from ``reason``."""
+        if state is None:
+            if reason is not None and is_auth_failure(reason):
+                state = "unauthorized"
+            else:
+                state = "connecting" if self.stats.connects == 0 else "reconnecting"
+        self.stats.state = state
+        self.stats.reason = reason
 
     # ---- announcing -------------------------------------------------------------------------
 

@@ -202,6 +202,7 @@ class Hub:
             self.service.remote = self.farm.remote
             self.service.owner_name = config.farm.hub
             self.service.farm_report = self.farm.report
+            self.service.farm_link = self.farm.link_status
 
     def _journal_log(self, event: str, **fields: Any) -> None:
         (self.log.warning if event == "journal_off" else self.log.info)(event, **fields)

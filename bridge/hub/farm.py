@@ -19,7 +19,7 @@ from bridge.farm.link import FarmLink
 from bridge.farm.registry import Heard, HubRecord
 from bridge.hub.farm_owner import FarmOwner
 from bridge.hub.farm_remote import RemoteDevices
-from bridge.wire.client_protocol import DeviceSummary
+from bridge.wire.client_protocol import DeviceSummary, FarmLinkStatus
 from bridge.wire.farm import FarmEventRelay, FarmReply, FarmRequest, RelayInterest
 
 if TYPE_CHECKING:
@@ -83,12 +83,23 @@ class Farm:
     def farm_connected(self, again: bool) -> None:
         self.remote.farm_connected(again)
 
+    def link_status(self) -> FarmLinkStatus:
+        stats = self.link.stats
+        return FarmLinkStatus(
+            hub=self.config.hub,
+            state=stats.state,
+            reason=stats.reason,
+            hubs=len(self.link.registry.online_hubs()),
+        )
+
     def report(self, detailed: bool) -> dict[str, Any]:
         """The farm's state: for ``/healthz`` (who is heard), or with ``detailed`` for
         ``/v1/stats`` (link counters, relays at the owner and here)."""
         short: dict[str, Any] = {
             "hub": self.config.hub,
             "connected": self.link.connected,
+            "state": self.link.stats.state,
+            "reason": self.link.stats.reason,
             "hubs": {r.name: r.online for r in self.link.registry.hubs.values()},
         }
         if not detailed:

@@ -361,6 +361,7 @@ class RemoteDevices:
                     return _with_id(refusal, request.id)
                 return self._offline(request, device, str(refusal or "the owner did not relay"))
             feed.members.add(session)
+            feed.joined()
             session.streams.add(stream)
             return ResultMessage(id=request.id, result=result)
         return self._offline(request, device, "the relayed stream kept changing hands")
@@ -418,8 +419,8 @@ class RemoteDevices:
                 self._refusals.pop(key, None)
                 if feed.synced(reply.result) is Accepted.GAP:
                     continue
-                if announce:
-                    feed.resync_members()
+                if announce and (feed.resync_wanted or not feed.members_current()):
+                    feed.resync_members()  # once per news: an overlapping sync sends none
                 return
             feed.abandon_sync()
             if isinstance(reply, Refused):
@@ -467,6 +468,10 @@ class RemoteDevices:
         if not (heard.came_online or heard.restarted):
             return
         record = heard.record
+        if heard.restarted:  # a new run's stream: members must start over
+            for feed in self.feeds.values():
+                if feed.owner == record.name:
+                    feed.resync_wanted = True
         for device, summary in record.devices.items():
             self._tell(
                 record.name,
@@ -488,6 +493,7 @@ class RemoteDevices:
         for feed in self.feeds.values():
             if feed.owner == record.name:
                 feed.in_sync = False
+                feed.resync_wanted = True
         for device in record.devices:
             self._tell(
                 record.name,
@@ -505,6 +511,8 @@ class RemoteDevices:
 
     def farm_connected(self, again: bool) -> None:
         if again:
+            for feed in self.feeds.values():
+                feed.resync_wanted = True
             for owner in {feed.owner for feed in self.feeds.values()}:
                 self._resync_owner(owner)
 

@@ -60,6 +60,7 @@ from bridge.wire.client_protocol import (
     HistoryResult,
     LeaseAcquire,
     LeaseEvent,
+    FarmLinkStatus,
     LeaseInfo,
     LeaseMode,
     LeaseRelease,
@@ -164,6 +165,8 @@ class HubService:
             clock_ms=clock_ms, local=self.local_summaries, lease_local=self._lease_if_free
         )
         """``devices.acquire``: the FIFO queue for any free matching device."""
+        self.farm_link: Callable[[], FarmLinkStatus] | None = None
+        """In a farm: the link's state for ``devices.list`` and ``/healthz``."""
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
         """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
         ``statistics`` (True)."""
@@ -212,6 +215,8 @@ class HubService:
         }
         if self.farm_report is not None:
             health["farm"] = self.farm_report(False)
+        if self.farm_link is not None and self.farm_link().state != "connected":
+            health["status"] = "degraded"  # serving its own devices, not the farm's
         return health
 
     def statistics(self) -> dict[str, Any]:
@@ -355,7 +360,10 @@ class HubService:
             case DevicesList():
                 farm_wide = session.principal is not None and session.principal.scope == "farm"
                 remote = self.remote.summaries() if self.remote is not None and farm_wide else ()
-                return DevicesListResult(devices=(*self.local_summaries(), *remote))
+                return DevicesListResult(
+                    devices=(*self.local_summaries(), *remote),
+                    farm=self.farm_link() if self.farm_link is not None else None,
+                )
             case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)
                 self.current(device)

@@ -294,8 +294,22 @@ class DeviceSummary(WireStruct, frozen=True):
     ``devices.acquire`` selectors."""
 
 
+class FarmLinkStatus(WireStruct, frozen=True):
+    """A farm hub's link to NATS: ``connected``; ``connecting`` (not yet joined);
+    ``unauthorized`` (NATS refused the hub's credentials: an operator must fix them);
+    ``reconnecting`` (NATS unreachable or the connection lost). ``reason`` says why when
+    not connected; ``hubs`` counts the other hubs heard online."""
+
+    hub: str
+    state: Literal["connecting", "connected", "unauthorized", "reconnecting"]
+    reason: str | None = None
+    hubs: NonNegInt = 0
+
+
 class DevicesListResult(WireStruct, frozen=True):
     devices: tuple[DeviceSummary, ...]
+    farm: FarmLinkStatus | None = None
+    """In a farm: this hub's link (other hubs' devices are as fresh as it)."""
 
 
 class SubscribeResult(WireStruct, frozen=True):
