@@ -21,8 +21,8 @@ from bridge.core.noderef import GenerationCheck, Resolved, build_ref, resolution
 from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
-from bridge.hub.allocation import Allocator
 from bridge.hub.actions import run_act, run_global_or_app
+from bridge.hub.allocation import Allocator
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
@@ -38,6 +38,7 @@ from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
+from bridge.wire.acquire import DevicesAcquire
 from bridge.wire.agent_link import ScreenshotCommand
 from bridge.wire.client_protocol import (
     PROTOCOL_VERSION,
@@ -49,6 +50,7 @@ from bridge.wire.client_protocol import (
     DevicesListResult,
     DeviceSummary,
     ErrorMessage,
+    FarmLinkStatus,
     Find,
     FindMatch,
     FindResult,
@@ -60,7 +62,6 @@ from bridge.wire.client_protocol import (
     HistoryResult,
     LeaseAcquire,
     LeaseEvent,
-    FarmLinkStatus,
     LeaseInfo,
     LeaseMode,
     LeaseRelease,
@@ -83,7 +84,6 @@ from bridge.wire.client_protocol import (
     Wait,
     WaitResult,
 )
-from bridge.wire.acquire import DevicesAcquire
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
 from bridge.wire.device_control import (
     AppClear,

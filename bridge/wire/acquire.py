@@ -25,7 +25,9 @@ from bridge.wire.request_parts import Name, Request
 
 MAX_ACQUIRE_TIMEOUT_MS = 600_000
 DEFAULT_ACQUIRE_TIMEOUT_MS = 30_000
-OS_RANGE_PATTERN = r"^\s*(?:(?:>=|<=|>|<|=)?\s*\d+(?:\.\d+){0,3}\s*)(?:,\s*(?:>=|<=|>|<|=)?\s*\d+(?:\.\d+){0,3}\s*){0,3}$"
+_OS_TERM = r"\s*(?:>=|<=|>|<|=)?\s*\d+(?:\.\d+){0,3}\s*"
+OS_RANGE_PATTERN = rf"^{_OS_TERM}(?:,{_OS_TERM}){{0,3}}$"
+"""One to four comma-separated comparisons of dotted numbers."""
 Tag = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.:=-]{1,64}$")]
 
 

@@ -6,7 +6,7 @@ import msgspec
 import pytest
 
 from bridge.core.selector import describe, free, matches, os_in_range
-from bridge.wire.acquire import DeviceSelector, DevicesAcquire
+from bridge.wire.acquire import DevicesAcquire, DeviceSelector
 from bridge.wire.client_protocol import DeviceSummary, LeaseInfo
 from bridge.wire.enums import Platform
 
