@@ -35,13 +35,16 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
+from bridge.farm.announcer import Announcer
 from bridge.farm.config import FarmConfig
-from bridge.farm.registry import Heard, HubRecord, Registry
+from bridge.farm.registry import Heard, HubRecord, Registry, Resync
 from bridge.farm.subjects import Subjects
 from bridge.wire.client_protocol import DeviceSummary, ProtocolError
 from bridge.wire.enums import ProtocolErrorCode
 from bridge.wire.farm import (
     FARM_PROTOCOL,
+    Announced,
+    AnnounceGet,
     FarmEventRelay,
     FarmReply,
     FarmRequest,
@@ -117,6 +120,9 @@ class LinkStats:
     published: int = 0
     dropped_bytes: int = 0
     bad_messages: int = 0
+    announce_bytes: int = 0
+    resyncs: int = 0
+    """Whole announcements asked for (a heartbeat's seq or digest did not fit)."""
     last_error: str | None = None
     connected: bool = False
     state: LinkState = "connecting"
@@ -144,6 +150,9 @@ class FarmLink:
         self.run_id = secrets.token_hex(6)
         self.subjects = Subjects(config.prefix)
         self.registry = Registry(config.hub, int(config.offline_after_s * 1000))
+        self.announcer = Announcer(config.hub, self.run_id, int(config.heartbeat_s * 1000))
+        self._fetching: set[str] = set()
+        """Hubs whose whole announcement was asked for and not answered yet."""
         self.stats = LinkStats()
         self.nc: NatsClient | None = None
         self._tg: anyio.abc.TaskGroup | None = None
@@ -290,6 +299,8 @@ class FarmLink:
         if state is None:
             if reason is not None and is_auth_failure(reason):
                 state = "unauthorized"
+            elif self.stats.state == "unauthorized":
+                return  # nats-py's follow-up errors ("no servers available") say less
             else:
                 state = "connecting" if self.stats.connects == 0 else "reconnecting"
         self.stats.state = state
@@ -313,18 +324,12 @@ class FarmLink:
 
     async def _announce(self, nc: NatsClient, *, leaving: bool = False) -> None:
         devices, relays = self.listener.announcement()
-        message = HubAnnounce(
-            protocol=FARM_PROTOCOL,
-            hub=self.config.hub,
-            run=self.run_id,
-            interval_ms=int(self.config.heartbeat_s * 1000),
-            devices=tuple(devices),
-            relays=tuple(relays),
-            leaving=leaving,
-        )
+        message = self.announcer.next(devices, relays, leaving=leaving)
+        data = _encoder.encode(message)
         with _quiet():
-            await nc.publish(self.subjects.announce(self.config.hub), _encoder.encode(message))
+            await nc.publish(self.subjects.announce(self.config.hub), data)
             self.stats.announces_sent += 1
+            self.stats.announce_bytes += len(data)
 
     async def _sweeper(self) -> None:
         while True:
@@ -356,8 +361,14 @@ class FarmLink:
                 self.log("farm_name_clash", hub=announce.hub, other_run=announce.run)
             return
         self.stats.announces_heard += 1
+        self._heard(announce)
+
+    def _heard(self, announce: HubAnnounce) -> None:
         heard = self.registry.heard(announce, self.clock_ms())
         if heard is None:
+            return
+        if isinstance(heard, Resync):
+            self._fetch_whole(heard)
             return
         if heard.came_online or heard.restarted:
             self.log(
@@ -373,6 +384,23 @@ class FarmLink:
             self.listener.hub_gone(heard.record)
         else:
             self.listener.hub_online(heard)
+
+    def _fetch_whole(self, resync: Resync) -> None:
+        """Ask ``resync.hub`` for its whole announcement (one request per hub at a time)."""
+        if resync.hub in self._fetching or self._tg is None:
+            return
+        self._fetching.add(resync.hub)
+        self.stats.resyncs += 1
+
+        async def fetch() -> None:
+            try:
+                reply = await self.request(resync.hub, AnnounceGet(hub=self.config.hub), 5.0)
+                if isinstance(reply, Announced) and reply.announce.hub == resync.hub:
+                    self._heard(reply.announce)
+            finally:
+                self._fetching.discard(resync.hub)
+
+        self._tg.start_soon(fetch)
 
     async def _on_discover(self, msg: Msg) -> None:
         self.announce_soon()
@@ -408,7 +436,11 @@ class FarmLink:
                     )
                 )
             else:
-                reply = await self.listener.handle_request(request)
+                reply = (
+                    Announced(announce=self.announcer.whole())
+                    if isinstance(request, AnnounceGet)
+                    else await self.listener.handle_request(request)
+                )
             data = _encoder.encode(reply)
             nc = self.nc
             if nc is None or not msg.reply:

@@ -12,6 +12,7 @@ import anyio
 import msgspec
 import nats
 import pytest
+from nats.aio.msg import Msg
 
 from bridge.client import ProtocolFailure, build_query, connect
 from bridge.farm.identities import load_credentials
@@ -77,7 +78,7 @@ async def test_a_hub_cannot_use_another_hubs_subjects(tmp_path: Path) -> None:
         try:
             seen_by_b: list[str] = []
 
-            async def b_sees(msg: nats.aio.msg.Msg) -> None:
+            async def b_sees(msg: Msg) -> None:
                 seen_by_b.append(msg.subject)
 
             await nc_b.subscribe("mobridge.farm.announce.*", cb=b_sees)
