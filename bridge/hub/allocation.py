@@ -30,7 +30,7 @@ import anyio
 
 from bridge.core.selector import describe, free, matches
 from bridge.hub.errors import BadRequest, Refusal, refusal
-from bridge.wire.acquire import AcquireResult, DevicesAcquire
+from bridge.wire.acquire import AcquireResult, AcquireWaiter, DevicesAcquire
 from bridge.wire.client_protocol import DeviceSummary
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode
 
@@ -162,6 +162,17 @@ class Allocator:
         if self.lease_remote is None:
             return "not a device of this hub"
         return await self.lease_remote(waiter.session, device, waiter.request.id)
+
+    def waiting(self) -> tuple[AcquireWaiter, ...]:
+        now = self.clock_ms()
+        return tuple(
+            AcquireWaiter(
+                client=w.session.client_name or w.session.id,
+                selector=describe(w.request.selector),
+                waited_ms=max(0, now - w.since_ms),
+            )
+            for w in self.queue
+        )
 
     def statistics(self) -> dict[str, Any]:
         now = self.clock_ms()

@@ -363,6 +363,7 @@ class HubService:
                 return DevicesListResult(
                     devices=(*self.local_summaries(), *remote),
                     farm=self.farm_link() if self.farm_link is not None else None,
+                    waiting=self.allocator.waiting(),
                 )
             case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)

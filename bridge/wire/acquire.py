@@ -47,6 +47,16 @@ class DevicesAcquire(Request, tag="devices.acquire", frozen=True):
     """0: do not wait (answer at once, leased or refused)."""
 
 
+class AcquireWaiter(WireStruct, frozen=True):
+    """One ``devices.acquire`` waiting in a hub's queue (``devices.list`` shows them, first
+    in line first)."""
+
+    client: str
+    selector: str
+    """The selector in words (``platform=IOS os >=17``)."""
+    waited_ms: NonNegInt
+
+
 class AcquireResult(WireStruct, frozen=True):
     device: DeviceId
     platform: Platform

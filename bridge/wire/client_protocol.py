@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from bridge.wire.acquire import AcquireResult, DevicesAcquire
+from bridge.wire.acquire import AcquireResult, AcquireWaiter, DevicesAcquire
 from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
@@ -310,6 +310,8 @@ class DevicesListResult(WireStruct, frozen=True):
     devices: tuple[DeviceSummary, ...]
     farm: FarmLinkStatus | None = None
     """In a farm: this hub's link (other hubs' devices are as fresh as it)."""
+    waiting: tuple[AcquireWaiter, ...] = ()
+    """This hub's ``devices.acquire`` queue, first in line first."""
 
 
 class SubscribeResult(WireStruct, frozen=True):
