@@ -93,7 +93,7 @@ from bridge.wire.enums import ProtocolErrorCode
 T = TypeVar("T")
 
 DEFAULT_REQUEST_TIMEOUT = 10.0
-CANCELLABLE = frozenset({"wait", "screenshot", "apps.list"})
+CANCELLABLE = frozenset({"wait", "screenshot", "apps.list", "devices.acquire"})
 MAX_INFLIGHT = 64
 """Requests a client may have in flight (protocol/README.md §2); more wait their turn here."""
 

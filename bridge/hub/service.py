@@ -455,7 +455,16 @@ class HubService:
             case LeaseAcquire(device=device_id, mode=mode):
                 return self.lease(session, device_id, mode)
             case DevicesAcquire():
-                return await self.allocator.acquire(session, request)
+                got = None
+                with anyio.CancelScope() as scope:  # `cancel` takes the waiter out of line
+                    self.cancels[(session.id, request.id)] = scope
+                    try:
+                        got = await self.allocator.acquire(session, request)
+                    finally:
+                        self.cancels.pop((session.id, request.id), None)
+                if got is None:
+                    raise BadRequest(ProtocolErrorCode.CANCELLED, "the acquire was cancelled")
+                return got
             case LeaseRelease(device=device_id):
                 device = self.device(device_id)
                 if device.leases.release(session.id):
