@@ -456,8 +456,8 @@ class HubService:
                 return self.lease(session, device_id, mode)
             case DevicesAcquire():
                 got = None
-                with anyio.CancelScope() as scope:  # `cancel` takes the waiter out of line
-                    self.cancels[(session.id, request.id)] = scope
+                with anyio.CancelScope() as in_line:  # `cancel` takes the waiter out of line
+                    self.cancels[(session.id, request.id)] = in_line
                     try:
                         got = await self.allocator.acquire(session, request)
                     finally:
