@@ -53,21 +53,25 @@ _requests = msgspec.msgpack.Decoder(FarmRequest)
 
 
 def run(quick: bool) -> list[str]:
+    return measure(HUBS, 4.0 if quick else 10.0)
+
+
+def measure(hubs: int, window: float) -> list[str]:
+    """The table for ``hubs`` simulated hubs over ``window`` seconds, then the projection."""
     binary = shutil.which("nats-server") or (
         "/usr/sbin/nats-server" if Path("/usr/sbin/nats-server").exists() else None
     )
     if binary is None:
         return ["farm_heartbeat: no nats-server (scripts/system-packages --install); skipped"]
-    window = 4.0 if quick else 10.0
     lines = [
-        f"farm heartbeats: {HUBS} simulated hubs x {DEVICES} devices, {CHANGE_SHARE:.0%} of "
+        f"farm heartbeats: {hubs} simulated hubs x {DEVICES} devices, {CHANGE_SHARE:.0%} of "
         f"hubs change a device each second, {window:g} s windows; one real hub hears them all",
         f"{'mode':<8} {'NATS in B/s':>12} {'out B/s/hub':>12} {'msgs/s':>8} "
         f"{'hub CPU %':>9} {'resyncs':>8}",
     ]
     measured: dict[str, dict[str, float]] = {}
     for mode in ("changes", "full"):
-        got = anyio.run(_measure, binary, mode == "full", window)
+        got = anyio.run(_measure, binary, mode == "full", window, hubs)
         measured[mode] = got
         lines.append(
             f"{mode:<8} {got['in_bps']:>12,.0f} {got['out_bps']:>12,.0f} "
@@ -123,7 +127,7 @@ def _healthz(port: int) -> dict[str, Any]:
         return dict(json.loads(resp.read()))
 
 
-async def _measure(binary: str, full: bool, window: float) -> dict[str, float]:
+async def _measure(binary: str, full: bool, window: float, count: int) -> dict[str, float]:
     import nats
 
     with tempfile.TemporaryDirectory(prefix="mobridge-bench-hb-") as tmp_name:
@@ -151,7 +155,7 @@ async def _measure(binary: str, full: bool, window: float) -> dict[str, float]:
                     for c in range(CONNECTIONS)
                 ]
                 try:
-                    return await _drive(conns, hub, hub_port, monitor, full, window)
+                    return await _drive(conns, hub, hub_port, monitor, full, window, count)
                 finally:
                     for nc in conns:
                         await nc.close()
@@ -159,7 +163,7 @@ async def _measure(binary: str, full: bool, window: float) -> dict[str, float]:
 
 async def _drive(
     conns: list[Any], hub: subprocess.Popen[str], hub_port: int, monitor: int, full: bool,
-    window: float,
+    window: float, count: int,
 ) -> dict[str, float]:  # fmt: skip
     rng = random.Random(25)
     hubs = [
@@ -169,7 +173,7 @@ async def _drive(
             _devices(i),
             conns[i % len(conns)],
         )
-        for i in range(HUBS)
+        for i in range(count)
     ]
 
     def answerer(announcer: Announcer, nc: Any) -> Any:
@@ -207,7 +211,7 @@ async def _drive(
             heard = _healthz(hub_port)["farm"]["hubs"]
         except OSError:
             continue
-        if sum(1 for online in heard.values() if online) >= HUBS:
+        if sum(1 for online in heard.values() if online) >= count:
             break
     await beating(2.0)
     resyncs0 = await anyio.to_thread.run_sync(_resyncs, hub_port)
