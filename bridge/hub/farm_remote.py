@@ -465,9 +465,20 @@ class RemoteDevices:
     # ---- the registry's news ----------------------------------------------------------------
 
     def hub_heard(self, heard: Heard) -> None:
-        if not (heard.came_online or heard.restarted):
-            return
+        """A hub's heartbeat. News (it came online, restarted) resyncs every feed of its;
+        any plain heartbeat retries the feeds of its whose last sync failed (NATS blinked
+        and the owner was not back yet when this hub asked): one sync per feed at a time,
+        so at most one request per feed per heartbeat."""
         record = heard.record
+        if not (heard.came_online or heard.restarted):
+            for key, feed in list(self.feeds.items()):
+                if (
+                    feed.owner == record.name
+                    and (not feed.in_sync or feed.resync_wanted)
+                    and key not in self._syncing
+                ):
+                    self.spawn(partial(self._sync, key, feed, announce=True))
+            return
         if heard.restarted:  # a new run's stream: members must start over
             for feed in self.feeds.values():
                 if feed.owner == record.name:

@@ -72,9 +72,15 @@ async def test_a_hub_cannot_use_another_hubs_subjects(tmp_path: Path) -> None:
             server.url, user=a.user, password=a.password, error_cb=on_error,
             inbox_prefix="_INBOX.A", allow_reconnect=False,
         )  # fmt: skip
+        b_errors: list[str] = []
+
+        async def on_b_error(exc: Exception) -> None:
+            b_errors.append(str(exc))
+
         nc_b = await nats.connect(
-            server.url, user=b.user, password=b.password, inbox_prefix="_INBOX.B"
-        )
+            server.url, user=b.user, password=b.password, inbox_prefix="_INBOX.B",
+            error_cb=on_b_error,
+        )  # fmt: skip
         try:
             seen_by_b: list[str] = []
 
@@ -93,16 +99,19 @@ async def test_a_hub_cannot_use_another_hubs_subjects(tmp_path: Path) -> None:
             # but A's own announcement passes
             await nc_a.publish("mobridge.farm.announce.A", b"mine")
             await nc_a.flush()
-            with anyio.fail_after(10):
+            with anyio.move_on_after(10):
                 while len(errors) < 4 or not seen_by_b:
-                    await anyio.sleep(0.05)
+                    await anyio.sleep(0.2)
+                    if not seen_by_b:  # allowed: repeated until B has it (a loaded machine)
+                        await nc_a.publish("mobridge.farm.announce.A", b"mine")
             await anyio.sleep(0.3)
+            assert len(errors) >= 4 and seen_by_b, (errors, seen_by_b, b_errors, nc_b.is_connected)
             text = "\n".join(errors).lower()  # nats-py lowercases the server's -ERR
             assert 'permissions violation for subscription to "mobridge.farm.req.b"' in text
             assert 'permissions violation for subscription to "_inbox.b.>"' in text
             assert 'permissions violation for publish to "mobridge.farm.announce.b"' in text
             assert 'permissions violation for publish to "_inbox.b.x.y"' in text
-            assert seen_by_b == ["mobridge.farm.announce.A"]
+            assert set(seen_by_b) == {"mobridge.farm.announce.A"}
         finally:
             await nc_a.close()
             await nc_b.close()
