@@ -14,6 +14,7 @@ SECTIONS: tuple[str, ...] = (
     "agents",
     "mcp",
     "farm",
+    "farm_heartbeat",
     "device",
     "journal",
     "cli",

@@ -102,6 +102,8 @@ class HubConfig:
     ``mobridge serve`` turns it on by default (``bridge.journal.recorder.default_path``)."""
     journal_max_age_s: float = 7 * 24 * 3600
     journal_max_bytes: int = 1 << 30
+    device_tags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The operator's tags per device id (``devices.acquire`` selects on them)."""
 
 
 THREAD_INGEST_NODES = 400
@@ -192,6 +194,7 @@ class Hub:
         """Every simulated device (``sim`` first)."""
         self._links: dict[str, anyio.CancelScope] = {}
         self.farm: Farm | None = None
+        self.service.device_tags = dict(config.device_tags)
         if config.farm is not None:
             from bridge.hub.farm import Farm
 
@@ -199,6 +202,7 @@ class Hub:
             self.service.remote = self.farm.remote
             self.service.owner_name = config.farm.hub
             self.service.farm_report = self.farm.report
+            self.service.farm_link = self.farm.link_status
 
     def _journal_log(self, event: str, **fields: Any) -> None:
         (self.log.warning if event == "journal_off" else self.log.info)(event, **fields)

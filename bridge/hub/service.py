@@ -22,6 +22,7 @@ from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import run_act, run_global_or_app
+from bridge.hub.allocation import Allocator
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
@@ -37,6 +38,7 @@ from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
+from bridge.wire.acquire import DevicesAcquire
 from bridge.wire.agent_link import ScreenshotCommand
 from bridge.wire.client_protocol import (
     PROTOCOL_VERSION,
@@ -48,6 +50,7 @@ from bridge.wire.client_protocol import (
     DevicesListResult,
     DeviceSummary,
     ErrorMessage,
+    FarmLinkStatus,
     Find,
     FindMatch,
     FindResult,
@@ -60,6 +63,7 @@ from bridge.wire.client_protocol import (
     LeaseAcquire,
     LeaseEvent,
     LeaseInfo,
+    LeaseMode,
     LeaseRelease,
     LeaseResult,
     Ping,
@@ -155,6 +159,14 @@ class HubService:
         """In a farm: this hub's name, the ``owner`` of its devices in ``devices.list``."""
         self.journal: Journal | None = None
         """The device history on disk (the composition root opens it; None: --no-journal)."""
+        self.device_tags: dict[str, tuple[str, ...]] = {}
+        """The operator's tags per device id (``serve --device-tag``), for selectors."""
+        self.allocator = Allocator(
+            clock_ms=clock_ms, local=self.local_summaries, lease_local=self._lease_if_free
+        )
+        """``devices.acquire``: the FIFO queue for any free matching device."""
+        self.farm_link: Callable[[], FarmLinkStatus] | None = None
+        """In a farm: the link's state for ``devices.list`` and ``/healthz``."""
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
         """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
         ``statistics`` (True)."""
@@ -203,6 +215,8 @@ class HubService:
         }
         if self.farm_report is not None:
             health["farm"] = self.farm_report(False)
+        if self.farm_link is not None and self.farm_link().state != "connected":
+            health["status"] = "degraded"  # serving its own devices, not the farm's
         return health
 
     def statistics(self) -> dict[str, Any]:
@@ -320,6 +334,7 @@ class HubService:
         losers = {self.sessions[s] for s in displaced if s in self.sessions} - told
         if losers:
             device._broadcast(losers, None, event)
+        self.allocator.wake()
 
     # ---- verbs ------------------------------------------------------------------------------
 
@@ -343,8 +358,13 @@ class HubService:
                     previous_close=session.previous_close,
                 )
             case DevicesList():
-                remote = self.remote.summaries() if self.remote is not None else ()
-                return DevicesListResult(devices=(*self.local_summaries(), *remote))
+                farm_wide = session.principal is not None and session.principal.scope == "farm"
+                remote = self.remote.summaries() if self.remote is not None and farm_wide else ()
+                return DevicesListResult(
+                    devices=(*self.local_summaries(), *remote),
+                    farm=self.farm_link() if self.farm_link is not None else None,
+                    waiting=self.allocator.waiting(),
+                )
             case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)
                 self.current(device)
@@ -433,36 +453,18 @@ class HubService:
             case Wait():
                 return await self._wait(session, request)
             case LeaseAcquire(device=device_id, mode=mode):
-                if session.role != "controller":
-                    raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
-                device = self.device(device_id)
-                granted = device.leases.acquire(
-                    session.id,
-                    session.client_name,
-                    mode,
-                    self.clock_ms(),
-                    self.intents.priority(session),
-                )
-                if isinstance(granted, Blocked):
-                    raise refusal(
-                        ErrorCode.POLICY_BLOCKED,
-                        granted.message(),
-                        (
-                            "wait for the lease event 'released' and retry",
-                            f"retry after {granted.takeover_in_ms} ms to take over the idle lease",
-                        ),
-                    )
-                lease = device.leases.lease
-                if lease is not None:
-                    # The queue is released when the lease changes hands: actions of sessions
-                    # that no longer hold it are cancelled, queued or running.
-                    device.cancel_actions_not_of(
-                        set(lease.holders),
-                        f"the device's lease passed to {session.client_name} ({session.id})",
-                    )
-                displaced = granted.previous_holders if granted.change == "preempted" else ()
-                self._lease_event(device, session, granted.change, displaced)
-                return LeaseResult(device=device.id, lease=self._lease_info(device))
+                return self.lease(session, device_id, mode)
+            case DevicesAcquire():
+                got = None
+                with anyio.CancelScope() as in_line:  # `cancel` takes the waiter out of line
+                    self.cancels[(session.id, request.id)] = in_line
+                    try:
+                        got = await self.allocator.acquire(session, request)
+                    finally:
+                        self.cancels.pop((session.id, request.id), None)
+                if got is None:
+                    raise BadRequest(ProtocolErrorCode.CANCELLED, "the acquire was cancelled")
+                return got
             case LeaseRelease(device=device_id):
                 device = self.device(device_id)
                 if device.leases.release(session.id):
@@ -494,6 +496,53 @@ class HubService:
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
         )
 
+    def lease(self, session: Session, device_id: str, mode: LeaseMode) -> LeaseResult:
+        """``lease.acquire``: grant, take over or refuse (raises BadRequest / Refusal)."""
+        if session.role != "controller":
+            raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
+        device = self.device(device_id)
+        granted = device.leases.acquire(
+            session.id,
+            session.client_name,
+            mode,
+            self.clock_ms(),
+            self.intents.priority(session),
+        )
+        if isinstance(granted, Blocked):
+            raise refusal(
+                ErrorCode.POLICY_BLOCKED,
+                granted.message(),
+                (
+                    "wait for the lease event 'released' and retry",
+                    f"retry after {granted.takeover_in_ms} ms to take over the idle lease",
+                ),
+            )
+        lease = device.leases.lease
+        if lease is not None:
+            # The queue is released when the lease changes hands: actions of sessions
+            # that no longer hold it are cancelled, queued or running.
+            device.cancel_actions_not_of(
+                set(lease.holders),
+                f"the device's lease passed to {session.client_name} ({session.id})",
+            )
+        displaced = granted.previous_holders if granted.change == "preempted" else ()
+        self._lease_event(device, session, granted.change, displaced)
+        return LeaseResult(device=device.id, lease=self._lease_info(device))
+
+    def _lease_if_free(self, session: Session, device_id: str) -> str | None:
+        """The allocator's local lease: only a free device (never a takeover); None when
+        granted, else why not."""
+        device = self.devices.get(device_id)
+        if device is None or device.leases.lease is not None or not device.online:
+            return f"device {device_id} is not free"
+        try:
+            self.lease(session, device_id, "exclusive")
+        except Refusal as exc:
+            return exc.envelope.message
+        except BadRequest as exc:
+            return exc.message
+        return None
+
     def local_summaries(self) -> tuple[DeviceSummary, ...]:
         """This hub's own devices (``owner`` is this hub's farm name, if any)."""
         return tuple(
@@ -510,6 +559,7 @@ class HubService:
                 owner=self.owner_name,
                 agent_version=d.agent_version,
                 os_version=d.os_version,
+                tags=self.device_tags.get(d.id, ()),
             )
             for d in self.devices.values()
         )
