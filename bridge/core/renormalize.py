@@ -657,7 +657,8 @@ def _build_node(p: rules.Proto, protos: Sequence[rules.Proto], ios: bool) -> Sem
         actions=p.actions,
         bounds=raw.bounds,
         collection=coll,
-        source=Source.ACCESSIBILITY,
+        source=raw.source or Source.ACCESSIBILITY,
+        confidence=1.0 if raw.confidence is None else raw.confidence,
     )
 
 
