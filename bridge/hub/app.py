@@ -102,6 +102,9 @@ class HubConfig:
     ``mobridge serve`` turns it on by default (``bridge.journal.recorder.default_path``)."""
     journal_max_age_s: float = 7 * 24 * 3600
     journal_max_bytes: int = 1 << 30
+    vision: bool = False
+    """Read text where the accessibility tree is blind (``bridge.hub.vision``; the ``vision``
+    extra). Off: a client asking for vision turns it on, when the extra is installed."""
 
 
 THREAD_INGEST_NODES = 400
@@ -130,6 +133,11 @@ class _Mailbox:
                 changed = None
         self._push, self._changed = push, changed
         self._event.set()
+
+    def offer(self, push: TreePush) -> None:
+        """``push`` again, unless a newer one already waits (vision's overlay changed)."""
+        if self._push is None:
+            self.put(push)
 
     async def take(self) -> tuple[TreePush, Changed]:
         while self._push is None:
@@ -458,8 +466,13 @@ class Hub:
                     spent = time.monotonic() - started
                     await anyio.sleep(min(0.2, spent) if spent > 0.02 else 0)
 
+            def reingest(dev: DeviceRuntime = device) -> None:
+                if dev.last_push is not None:
+                    mailbox.offer(dev.last_push)
+
             async with anyio.create_task_group() as tg:
                 tg.start_soon(ingest_loop, device)
+                tg.start_soon(self.service.vision_watch, device, reingest)
                 try:
                     await link.run()
                 finally:

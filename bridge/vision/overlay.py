@@ -5,7 +5,9 @@ raw node per line read (``source`` VISION, its confidence, its bounds in device 
 ``clickable`` when it looks like a button, a class name ``mobridge.vision.Text`` or
 ``mobridge.vision.Button``), and shifts the parent indexes of the nodes after it. An anchor is
 found by its bounds (equal), so an overlay read for one screen lands on a later capture only
-where the same blind node still is; the caller drops the overlay when the regions change.
+where the same blind node still is (the deepest node with those bounds: a canvas is a leaf
+inside containers that may share its bounds); the caller drops the overlay when the regions
+change.
 Handles of vision nodes are negative (``-1 - i``): no agent knows them, so an action on one is
 a coordinate tap (see ``bridge.hub.vision``).
 """
@@ -51,13 +53,13 @@ class Overlay:
         if not wanted:
             return raw
         nodes = list(raw.nodes)
-        inserts: list[tuple[int, int, tuple[VisionItem, ...]]] = []  # (at, anchor, items)
+        found: dict[Bounds, int] = {}  # the deepest node with the bounds (a canvas is a leaf)
         for i, node in enumerate(nodes):
-            if node.bounds is None or node.source is Source.VISION:
-                continue
-            items = wanted.pop(node.bounds, None)
-            if items is None:
-                continue
+            if node.bounds in wanted and node.source is not Source.VISION:
+                found[node.bounds] = i
+        inserts: list[tuple[int, int, tuple[VisionItem, ...]]] = []  # (at, anchor, items)
+        for bounds, i in found.items():
+            items = wanted[bounds]
             end = i + 1
             while end < len(nodes) and _descends(nodes, end, i):
                 end += 1
@@ -67,11 +69,12 @@ class Overlay:
         out: list[RawNode] = []
         shift = [0] * (len(nodes) + 1)
         added = 0
-        at = {pos: (anchor, items) for pos, anchor, items in inserts}
+        at: dict[int, list[tuple[int, tuple[VisionItem, ...]]]] = {}
+        for pos, anchor, items in inserts:
+            at.setdefault(pos, []).append((anchor, items))
         handle = -1
         for i in range(len(nodes) + 1):
-            if i in at:
-                anchor, items = at[i]
+            for anchor, items in at.get(i, ()):
                 for item in items:
                     out.append(_node(item, handle, anchor + shift[anchor], nodes[anchor].window))
                     handle -= 1

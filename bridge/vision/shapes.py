@@ -50,10 +50,11 @@ def looks_like_button(region: Image.Image, box: Box, background: tuple[int, ...]
     for y in range(bh):
         for x in range(bw):
             i += 1
-            if i % step or inner[0] <= x < inner[2] and inner[1] <= y < inner[3]:
+            if i % step or (inner[0] <= x < inner[2] and inner[1] <= y < inner[3]):
                 continue
             px = data[x, y]
-            pixels.append(px if isinstance(px, tuple) else (px, px, px))
+            rgb = px if isinstance(px, tuple) else (px, px, px)
+            pixels.append((int(rgb[0]), int(rgb[1]), int(rgb[2])))
     if len(pixels) < 8:
         return False
     med = tuple(sorted(p[c] for p in pixels)[len(pixels) // 2] for c in range(3))
