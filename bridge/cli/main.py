@@ -516,12 +516,14 @@ def _serve(args: argparse.Namespace) -> int:
         journal_max_bytes=int(args.journal_max_mb * (1 << 20)),
         vision=args.vision,
     )
-    hub = Hub(config)
     if args.vision:
-        problem = hub.service.enable_vision()
+        from bridge.vision.engine import unavailable
+
+        problem = unavailable()
         if problem is not None:
             print(f"mobridge serve: {problem}", file=sys.stderr)
             return EXIT_USAGE
+    hub = Hub(config)
     token_file: list[Path] = []
 
     async def main() -> None:

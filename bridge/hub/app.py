@@ -170,6 +170,8 @@ class Hub:
             public_http=self._public_http,
         )
         self.service.intents = Intents(config.lease_priorities, config.veto_window_ms)
+        if config.vision and (problem := self.service.enable_vision()) is not None:
+            raise ValueError(problem)
         self.server = ClientServer(
             self.service,
             Authenticator(config.tokens, config.allow_anonymous),
