@@ -23,7 +23,7 @@ def game_tree() -> RawTree:
             class_name="android.widget.FrameLayout",
             bounds=CANVAS,
             automation_id="com.example.game:id/root",
-        ),  # fmt: skip
+        ),
         RawNode(handle=3, parent=1, class_name="android.view.SurfaceView", bounds=CANVAS),
         RawNode(
             handle=4,
@@ -31,7 +31,7 @@ def game_tree() -> RawTree:
             class_name="android.widget.TextView",
             text="Footer",
             bounds=(0, 2337, 1080, 2400),
-        ),  # fmt: skip
+        ),
     )
     return RawTree(
         capture=1,

@@ -8,10 +8,17 @@ from bridge.wire.enums import Role, Source
 from bridge.wire.node import SemanticNode
 
 
-def node(nid: str, role: Role, bounds: tuple[int, int, int, int], parent: str | None = "n1",
-         text: str | None = None, source: Source = Source.ACCESSIBILITY) -> SemanticNode:  # fmt: skip
-    return SemanticNode(node_id=nid, role=role, parent_id=parent, bounds=bounds, text=text,
-                        source=source)  # fmt: skip
+def node(
+    nid: str,
+    role: Role,
+    bounds: tuple[int, int, int, int],
+    parent: str | None = "n1",
+    text: str | None = None,
+    source: Source = Source.ACCESSIBILITY,
+) -> SemanticNode:
+    return SemanticNode(
+        node_id=nid, role=role, parent_id=parent, bounds=bounds, text=text, source=source
+    )
 
 
 ROOT = node("n1", Role.SCREEN, (0, 0, 1080, 2400), parent=None)
