@@ -16,13 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from PIL import Image, ImageFilter, ImageOps
+from PIL import Image, ImageChops, ImageFilter, ImageOps
 
 from bridge.vision import ENABLE_HINT
 
 MAX_WIDTH = 720
 """Wider images are read at half size or less (phone text stays legible; OCR cost falls)."""
 MIN_CONFIDENCE = 0.5
+STRAY_CONFIDENCE = 0.9
+"""A one-character word beside others needs this confidence to be kept."""
+INK = 50
+"""A pixel this much brighter or darker than its surroundings is ink (see ``text_mask``)."""
+_INK_LUT = [0 if v > INK else 255 for v in range(256)]
+_DARK_LUT = [255 if v < 128 else 0 for v in range(256)]
 """Words read with less confidence (0..1) are dropped."""
 TESSDATA_DIRS = (
     "/usr/share/tesseract-ocr/5/tessdata",
@@ -75,11 +81,29 @@ class TesseractEngine:
         self._lock = threading.Lock()
 
     def read(self, image: Image.Image) -> tuple[TextBox, ...]:
-        t = self._t
+        """Two passes over two inks of the same image (``text_mask``: ink by local contrast;
+        ``dark_on_light``: polarity evened out), merged: a line of the second pass is kept
+        where it overlaps nothing of the first, or beats what it overlaps on confidence.
+        Each pass alone misses what the other reads (text on a filled button, text beside a
+        shape's edge)."""
         factor = 1
         while image.width // factor > MAX_WIDTH:
             factor += 1
-        prepared = dark_on_light(image if factor == 1 else image.reduce(factor))
+        small = image if factor == 1 else image.reduce(factor)
+        first = self._pass(text_mask(small), factor)
+        merged = list(first)
+        for line in self._pass(dark_on_light(small), factor):
+            clash = [kept for kept in merged if _overlap(kept.box, line.box) > 0.3]
+            if clash and not all(line.confidence > kept.confidence for kept in clash):
+                continue
+            for kept in clash:
+                merged.remove(kept)
+            merged.append(line)
+        merged.sort(key=lambda b: (b.box[1], b.box[0]))
+        return tuple(merged)
+
+    def _pass(self, prepared: Image.Image, factor: int) -> list[TextBox]:
+        t = self._t
         with self._lock:
             api = self._api
             api.SetImage(prepared)
@@ -92,7 +116,8 @@ class TesseractEngine:
                 if not text or not text.strip():
                     continue
                 conf = word.Confidence(level) / 100.0
-                box = tuple(v * factor for v in word.BoundingBox(level))
+                x0, y0, x1, y1 = word.BoundingBox(level)
+                box = (x0 * factor, y0 * factor, x1 * factor, y1 * factor)
                 line = word.BoundingBox(t.RIL.TEXTLINE)
                 block = word.BoundingBox(t.RIL.BLOCK)
                 key = (block[1], line[1] if line else box[1], block[0])
@@ -101,6 +126,8 @@ class TesseractEngine:
         out: list[TextBox] = []
         for words in lines.values():
             kept = [w for w in words if w[2] >= MIN_CONFIDENCE and _plausible(w[0])]
+            if len(kept) > 1:  # a lone glyph beside words: a shape's corner more often than not
+                kept = [w for w in kept if len(w[0]) > 1 or w[2] >= STRAY_CONFIDENCE]
             if not kept or (len(kept) == 1 and len(kept[0][0]) == 1 and not kept[0][0].isdigit()):
                 continue  # nothing legible, or one stray letter (a shape's edge read as "J")
             box = (
@@ -110,19 +137,40 @@ class TesseractEngine:
                 max(w[1][3] for w in kept),
             )
             out.append(TextBox(" ".join(w[0] for w in kept), box, min(w[2] for w in kept)))
-        out.sort(key=lambda b: (b.box[1], b.box[0]))
-        return tuple(out)
+        return out
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """The shared area of two boxes as a share of the smaller one."""
+    w = max(0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0, min(a[3], b[3]) - max(a[1], b[1]))
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h / max(1, smaller)
 
 
 def dark_on_light(image: Image.Image) -> Image.Image:
     """``image`` in grey with every part whose surroundings are dark inverted, so white words
-    on a dark canvas and dark words on a light button both reach Tesseract (which reads dark
-    on light only) as dark on light. The surroundings are a box blur about one text stroke
-    group wide (a 68th of the shorter side)."""
+    on a dark canvas and dark words on a light button both reach Tesseract as dark on light.
+    The surroundings: a box blur a 68th of the shorter side wide."""
     grey = image.convert("L")
     radius = max(4, round(min(grey.size) / 68))
-    dark = grey.filter(ImageFilter.BoxBlur(radius)).point(lambda v: 255 if v < 128 else 0)
+    dark = grey.filter(ImageFilter.BoxBlur(radius)).point(_DARK_LUT)
     return Image.composite(ImageOps.invert(grey), grey, dark)
+
+
+def text_mask(image: Image.Image) -> Image.Image:
+    """``image`` as black ink on white: a pixel is ink when it differs from its surroundings
+    (a median over about a 70-pixel square of a 540-pixel-wide image, computed at 1/8 size)
+    by more than ``INK``, whatever the polarity. So white words on a dark canvas, dark words on
+    a light button and white words on a coloured button all reach Tesseract the one way it
+    reads (its own global threshold loses text inside a filled shape)."""
+    grey = image.convert("L")
+    factor = max(2, grey.width // 68)
+    small = grey.reduce(factor) if min(grey.size) >= 4 * factor else grey
+    background = small.filter(ImageFilter.MedianFilter(9)).resize(
+        grey.size, Image.Resampling.BILINEAR
+    )
+    return ImageChops.difference(grey, background).point(_INK_LUT)
 
 
 def _plausible(word: str) -> bool:
