@@ -1,9 +1,10 @@
 """The OCR engine behind a pure interface: an RGB image in, text boxes out.
 
 ``OcrEngine.read`` is synchronous and CPU-bound: callers run it in a worker thread (see
-``bridge.vision.reader``), one call at a time per engine (Tesseract's API object is not
-re-entrant). ``load_engine`` returns an engine or the one-line reason there is none; it never
-downloads anything: the engine is the ``tesserocr`` wheel's bundled Tesseract and the model is
+``bridge.vision.reader``); calls on one engine are serialized by its lock (Tesseract's API
+objects are not re-entrant), and each call runs its two passes on two API objects at once.
+``load_engine`` returns an engine or the one-line reason there is none; it never downloads
+anything: the engine is the ``tesserocr`` wheel's bundled Tesseract and the model is
 the ``eng.traineddata`` a Debian package (``tesseract-ocr-eng``) installs, or the folder named
 by ``TESSDATA_PREFIX``.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -75,10 +77,13 @@ class TesseractEngine:
 
     def __init__(self, tesserocr: Any, data: Path) -> None:
         self._t = tesserocr
-        self._api = tesserocr.PyTessBaseAPI(
-            path=str(data) + "/", lang="eng", psm=tesserocr.PSM.SPARSE_TEXT
+        self._apis = tuple(
+            tesserocr.PyTessBaseAPI(path=str(data) + "/", lang="eng", psm=tesserocr.PSM.SPARSE_TEXT)
+            for _ in range(2)
         )
         self._lock = threading.Lock()
+        self._second = ThreadPoolExecutor(1, thread_name_prefix="mobridge-ocr")
+        """Runs the second ink's pass beside the first (Tesseract lets go of the GIL)."""
 
     def read(self, image: Image.Image) -> tuple[TextBox, ...]:
         """Two passes over two inks of the same image (``text_mask``: ink by local contrast;
@@ -90,9 +95,12 @@ class TesseractEngine:
         while image.width // factor > MAX_WIDTH:
             factor += 1
         small = image if factor == 1 else image.reduce(factor)
-        first = self._pass(text_mask(small), factor)
+        with self._lock:
+            second = self._second.submit(self._pass, 1, dark_on_light(small), factor)
+            first = self._pass(0, text_mask(small), factor)
+            other = second.result()
         merged = list(first)
-        for line in self._pass(dark_on_light(small), factor):
+        for line in other:
             clash = [kept for kept in merged if _overlap(kept.box, line.box) > 0.3]
             if clash and not all(line.confidence > kept.confidence for kept in clash):
                 continue
@@ -102,27 +110,27 @@ class TesseractEngine:
         merged.sort(key=lambda b: (b.box[1], b.box[0]))
         return tuple(merged)
 
-    def _pass(self, prepared: Image.Image, factor: int) -> list[TextBox]:
+    def _pass(self, which: int, prepared: Image.Image, factor: int) -> list[TextBox]:
+        """One Tesseract pass with API object ``which`` (the caller holds ``_lock``)."""
         t = self._t
-        with self._lock:
-            api = self._api
-            api.SetImage(prepared)
-            api.Recognize()
-            lines: dict[tuple[int, int, int], list[tuple[str, Box, float]]] = {}
-            it = api.GetIterator()
-            level = t.RIL.WORD
-            for word in t.iterate_level(it, level):
-                text = word.GetUTF8Text(level)
-                if not text or not text.strip():
-                    continue
-                conf = word.Confidence(level) / 100.0
-                x0, y0, x1, y1 = word.BoundingBox(level)
-                box = (x0 * factor, y0 * factor, x1 * factor, y1 * factor)
-                line = word.BoundingBox(t.RIL.TEXTLINE)
-                block = word.BoundingBox(t.RIL.BLOCK)
-                key = (block[1], line[1] if line else box[1], block[0])
-                lines.setdefault(key, []).append((text.strip(), box, conf))
-            api.Clear()
+        api = self._apis[which]
+        api.SetImage(prepared)
+        api.Recognize()
+        lines: dict[tuple[int, int, int], list[tuple[str, Box, float]]] = {}
+        it = api.GetIterator()
+        level = t.RIL.WORD
+        for word in t.iterate_level(it, level):
+            text = word.GetUTF8Text(level)
+            if not text or not text.strip():
+                continue
+            conf = word.Confidence(level) / 100.0
+            x0, y0, x1, y1 = word.BoundingBox(level)
+            box = (x0 * factor, y0 * factor, x1 * factor, y1 * factor)
+            line = word.BoundingBox(t.RIL.TEXTLINE)
+            block = word.BoundingBox(t.RIL.BLOCK)
+            key = (block[1], line[1] if line else box[1], block[0])
+            lines.setdefault(key, []).append((text.strip(), box, conf))
+        api.Clear()
         out: list[TextBox] = []
         for words in lines.values():
             kept = [w for w in words if w[2] >= MIN_CONFIDENCE and _plausible(w[0])]
