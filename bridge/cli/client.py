@@ -169,12 +169,7 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("device")
     p.add_argument("--query", help="SemanticQuery JSON or @FILE (instead of the options below)")
     _selectors(p, positional=False)
-    p.add_argument(
-        "--source",
-        action="append",
-        choices=("accessibility", "vision"),
-        help="only nodes from this source (repeatable; vision: text read from the screenshot)",
-    )
+    source_option(p)
     for name, verb_help in (
         ("tap", "tap one node (the hub refuses when none or several match), or --at X,Y"),
         ("long-press", "long-press one node, or --at X,Y"),
@@ -451,6 +446,17 @@ async def _screen(device: Device, args: argparse.Namespace) -> int:
         for line in outline(got.snapshot, device.id, bounds=args.bounds):
             print(line)
     return EXIT_OK
+
+
+def source_option(p: argparse.ArgumentParser) -> None:
+    """``find --source accessibility|vision`` (repeatable): only nodes from those sources."""
+    p.add_argument(
+        "--source",
+        action="append",
+        choices=("accessibility", "vision"),
+        help="only nodes from this source (repeatable; vision: text read from the screenshot, "
+        "which turns the hub's vision on)",
+    )
 
 
 async def _find(device: Device, query: SemanticQuery, args: argparse.Namespace) -> int:
