@@ -23,18 +23,14 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from PIL import Image
 
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import refusal
 from bridge.net.agent_link import AgentLost
-from bridge.vision.cache import ResultCache
-from bridge.vision.engine import OcrEngine, load_engine
 from bridge.vision.overlay import Overlay
-from bridge.vision.reader import RegionReader
 from bridge.vision.regions import Region, blind_regions
 from bridge.wire.action import Dispatch
 from bridge.wire.agent_link import GestureCommand, Point, ScreenshotCommand
@@ -48,6 +44,11 @@ from bridge.wire.enums import (
 )
 from bridge.wire.node import SemanticNode
 from bridge.wire.raw import RawTree
+
+if TYPE_CHECKING:  # Pillow and the engine load with vision, not with the hub
+    from PIL import Image
+
+    from bridge.vision.engine import OcrEngine
 
 SETTLE_MS = 300
 RECHECK_S = 2.0
@@ -68,6 +69,9 @@ class VisionService:
     """One OCR engine and result cache for the hub; ``watch`` one task per device."""
 
     def __init__(self, engine: OcrEngine, log: Any = None) -> None:
+        from bridge.vision.cache import ResultCache
+        from bridge.vision.reader import RegionReader
+
         self.reader = RegionReader(engine, ResultCache())
         self.limiter = anyio.CapacityLimiter(1)
         self.counts = VisionCounts()
@@ -76,6 +80,8 @@ class VisionService:
     @classmethod
     def load(cls, log: Any = None) -> VisionService | str:
         """The service, or the one line saying how to enable vision."""
+        from bridge.vision.engine import load_engine
+
         engine = load_engine()
         return engine if isinstance(engine, str) else cls(engine, log)
 
@@ -158,6 +164,8 @@ class VisionService:
 def _decode(b64: str) -> Image.Image | None:
     import base64
     import binascii
+
+    from PIL import Image
 
     try:
         image = Image.open(io.BytesIO(base64.b64decode(b64, validate=True)))
