@@ -273,6 +273,8 @@ class HubService:
         }
         if self.journal is not None:
             stats["journal"] = self.journal.statistics()
+        if self.vision is not None:
+            stats["vision"] = self.vision.statistics()
         if self.farm_report is not None:
             stats["farm"] = self.farm_report(True)
         return stats

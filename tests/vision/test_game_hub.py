@@ -64,6 +64,8 @@ async def test_find_tap_wait_on_the_game_canvas() -> None:
             assert gone.result is VerificationResult.CONDITION_MET
             stats = rh.hub.service.vision
             assert stats is not None and stats.reader.stats.passes >= 2
+            seen = rh.hub.service.statistics()["vision"]
+            assert seen["engine"] == "tesseract" and seen["ocr_passes"] >= 2
             if SHARED_DIR.is_dir():
                 from tests.wire.schemas import reference_validator
 
