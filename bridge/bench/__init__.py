@@ -18,5 +18,6 @@ SECTIONS: tuple[str, ...] = (
     "device",
     "journal",
     "cli",
+    "vision",
 )
 """Run order when ``--only`` is not given."""

@@ -153,6 +153,11 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     p.add_argument("--no-journal", action="store_true", help="keep no history on disk")
     p.add_argument(
+        "--vision",
+        action="store_true",
+        help="read text where the accessibility tree is blind (canvases): the vision extra",
+    )
+    p.add_argument(
         "--journal-max-age",
         type=float,
         default=7.0,
@@ -568,7 +573,15 @@ def _serve(args: argparse.Namespace) -> int:
         journal=None if args.no_journal else (args.journal or default_path()),
         journal_max_age_s=args.journal_max_age * 86400,
         journal_max_bytes=int(args.journal_max_mb * (1 << 20)),
+        vision=args.vision,
     )
+    if args.vision:
+        from bridge.vision.engine import unavailable
+
+        problem = unavailable()
+        if problem is not None:
+            print(f"mobridge serve: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     hub = Hub(config)
     token_file: list[Path] = []
 

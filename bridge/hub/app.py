@@ -104,6 +104,9 @@ class HubConfig:
     journal_max_bytes: int = 1 << 30
     device_tags: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """The operator's tags per device id (``devices.acquire`` selects on them)."""
+    vision: bool = False
+    """Read text where the accessibility tree is blind (``bridge.hub.vision``; the ``vision``
+    extra). Off: a client asking for vision turns it on, when the extra is installed."""
 
 
 THREAD_INGEST_NODES = 400
@@ -132,6 +135,11 @@ class _Mailbox:
                 changed = None
         self._push, self._changed = push, changed
         self._event.set()
+
+    def offer(self, push: TreePush) -> None:
+        """``push`` again, unless a newer one already waits (vision's overlay changed)."""
+        if self._push is None:
+            self.put(push)
 
     async def take(self) -> tuple[TreePush, Changed]:
         while self._push is None:
@@ -164,6 +172,8 @@ class Hub:
             public_http=self._public_http,
         )
         self.service.intents = Intents(config.lease_priorities, config.veto_window_ms)
+        if config.vision and (problem := self.service.enable_vision()) is not None:
+            raise ValueError(problem)
         self.server = ClientServer(
             self.service,
             Authenticator(config.tokens, config.allow_anonymous),
@@ -462,8 +472,13 @@ class Hub:
                     spent = time.monotonic() - started
                     await anyio.sleep(min(0.2, spent) if spent > 0.02 else 0)
 
+            def reingest(dev: DeviceRuntime = device) -> None:
+                if dev.last_push is not None:
+                    mailbox.offer(dev.last_push)
+
             async with anyio.create_task_group() as tg:
                 tg.start_soon(ingest_loop, device)
+                tg.start_soon(self.service.vision_watch, device, reingest)
                 try:
                     await link.run()
                 finally:

@@ -36,6 +36,7 @@ from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
+from bridge.hub.vision import VisionService
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
 from bridge.wire.acquire import DevicesAcquire
@@ -97,7 +98,7 @@ from bridge.wire.device_control import (
     OrientationSet,
     TypeText,
 )
-from bridge.wire.enums import ErrorCode, ProtocolErrorCode, VerificationResult
+from bridge.wire.enums import ErrorCode, ProtocolErrorCode, Source, VerificationResult
 from bridge.wire.journal import JournalAt, JournalDiff, JournalTimeline, JournalWhen
 
 if TYPE_CHECKING:
@@ -167,9 +168,37 @@ class HubService:
         """``devices.acquire``: the FIFO queue for any free matching device."""
         self.farm_link: Callable[[], FarmLinkStatus] | None = None
         """In a farm: the link's state for ``devices.list`` and ``/healthz``."""
+        self.vision: VisionService | None = None
+        """OCR where the tree is blind, once enabled (``serve --vision`` or a client's ask)."""
+        self._vision_on: anyio.Event | None = None
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
         """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
         ``statistics`` (True)."""
+
+    # ---- vision ------------------------------------------------------------------------------
+
+    def enable_vision(self) -> str | None:
+        """Turn vision on for every device (None), or the one line saying how to enable it
+        when the ``vision`` extra is missing. Idempotent."""
+        if self.vision is None:
+            got = VisionService.load(self.log)
+            if isinstance(got, str):
+                return got
+            self.vision = got
+            self.log.info("vision_enabled", engine=got.reader.engine.name)
+        if self._vision_on is not None:
+            self._vision_on.set()
+        return None
+
+    async def vision_watch(self, device: DeviceRuntime, reingest: Callable[[], None]) -> None:
+        """Per device, beside its ingest: idle until vision is enabled, then keep its blind
+        regions read (``VisionService.watch``)."""
+        if self.vision is None:
+            if self._vision_on is None:
+                self._vision_on = anyio.Event()
+            await self._vision_on.wait()
+        assert self.vision is not None
+        await self.vision.watch(device, reingest)
 
     # ---- RequestHandler ---------------------------------------------------------------------
 
@@ -258,6 +287,8 @@ class HubService:
         }
         if self.journal is not None:
             stats["journal"] = self.journal.statistics()
+        if self.vision is not None:
+            stats["vision"] = self.vision.statistics()
         if self.farm_report is not None:
             stats["farm"] = self.farm_report(True)
         return stats
@@ -404,8 +435,12 @@ class HubService:
                 device = self.device(device_id)
                 cap = await fresh_capture(device) if fresh else self.current(device)
                 return SnapshotResult(generation=cap.generation, snapshot=cap.snapshot(compact))
-            case Find(device=device_id, query=query):
-                return self._find(self.device(device_id), query)
+            case Find(device=device_id, query=query, sources=sources):
+                if sources is not None and Source.VISION in sources:
+                    problem = self.enable_vision()
+                    if problem is not None:
+                        raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, problem)
+                return self._find(self.device(device_id), query, sources)
             case Resolve(device=device_id, ref=ref, generation=generation):
                 device = self.device(device_id)
                 cap = self.current(device)
@@ -564,7 +599,9 @@ class HubService:
             for d in self.devices.values()
         )
 
-    def _find(self, device: DeviceRuntime, query: Any) -> FindResult:
+    def _find(
+        self, device: DeviceRuntime, query: Any, sources: tuple[Source, ...] | None = None
+    ) -> FindResult:
         cap = self.current(device)
         snapshot = cap.normalized.full
         root = snapshot.nodes[0].bounds if snapshot.nodes else None
@@ -573,6 +610,8 @@ class HubService:
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, outcome.reason)
         matches = []
         for item in outcome.items:
+            if sources is not None and item.node.source not in sources:
+                continue
             ref = build_ref(snapshot, cap.tree, item.node.node_id)
             if ref is not None:
                 matches.append(

@@ -38,6 +38,7 @@ from bridge.wire.enums import (
     MutationClass,
     Platform,
     ProtocolErrorCode,
+    Source,
     VerificationResult,
 )
 from bridge.wire.errors import ErrorEnvelope
@@ -126,6 +127,10 @@ class SnapshotGet(_Request, tag="snapshot.get", frozen=True):
 class Find(_Request, tag="find", frozen=True):
     device: DeviceId
     query: SemanticQuery
+    sources: Annotated[tuple[Source, ...], msgspec.Meta(min_length=1, max_length=3)] | None = None
+    """Only nodes from these sources (absent: all). Asking for ``VISION`` turns the hub's
+    vision on (refused with how to enable it when the ``vision`` extra is missing). Kept
+    beside the query, not in it: the reference SemanticQuery allows no extra field."""
 
 
 class Resolve(_Request, tag="resolve", frozen=True):
