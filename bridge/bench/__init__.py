@@ -14,9 +14,11 @@ SECTIONS: tuple[str, ...] = (
     "agents",
     "mcp",
     "farm",
+    "farm_heartbeat",
     "device",
     "journal",
     "cli",
     "media",
+    "vision",
 )
 """Run order when ``--only`` is not given."""

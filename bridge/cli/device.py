@@ -15,18 +15,20 @@ import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from bridge.cli.failures import UsageError
 from bridge.cli.render import emit
-from bridge.client import Device, HubConnection
-from bridge.client.media import file_digest
 from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import Confirm
 from bridge.wire.enums import GestureKind, KeyName, Orientation
 
-Plan = Callable[[HubConnection], Awaitable[int]]
+if TYPE_CHECKING:  # a one-shot command never imports the asyncio connection
+    from bridge.client import Device, HubConnection
+
+Plan = Callable[["HubConnection"], Awaitable[int]]
 POINT = re.compile(r"^\s*(\d{1,5})\s*,\s*(\d{1,5})\s*$")
 SWIPE_SHARE = 0.3
 APP_MANAGEMENT = ("terminate", "clear", "install", "uninstall")
@@ -187,7 +189,7 @@ def _app_plan(args: argparse.Namespace, device_id: str, confirm: Confirm | None)
     if not arg:
         raise UsageError(f"app {action} needs {'PACKAGE' if action == 'install' else 'APP_ID'}")
 
-    if action == "install" and _local_file(arg):
+    if action == "install" and local_file(arg):
         return _stream_install(args, device_id, Path(arg), confirm)
 
     async def manage(hub: HubConnection) -> int:
@@ -205,7 +207,7 @@ def _app_plan(args: argparse.Namespace, device_id: str, confirm: Confirm | None)
     return manage
 
 
-def _local_file(arg: str) -> bool:
+def local_file(arg: str) -> bool:
     """``install``'s argument names a local file (a path, or a name that exists here); a bare
     name that is no local file names a package of the hub's --install-dir."""
     return "/" in arg or os.sep in arg or Path(arg).exists()
@@ -215,6 +217,8 @@ def _stream_install(
     args: argparse.Namespace, device_id: str, path: Path, confirm: Confirm | None
 ) -> Plan:
     """Stream ``path`` to the hub once (its upload survives a confirmation) and install it."""
+    from bridge.client.media import file_digest
+
     try:
         _, digest = file_digest(path)
     except ValueError as exc:

@@ -18,8 +18,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-import anyio
-
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
@@ -50,7 +48,7 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import Condition, ScreenShown
-from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role
+from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role, Source
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
 
@@ -106,10 +104,13 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
         label: str | None = None,
         role: Role | str | None = None,
         resource_id: str | None = None,
+        sources: tuple[Source, ...] | None = None,
     ) -> FindResult:
+        """Nodes matching ``query``; ``sources``: only those (``(Source.VISION,)``: text read
+        from the screenshot, which turns the hub's vision on)."""
         if query is None:
             query = build_query(text=text, label=label, role=role, resource_id=resource_id)
-        message = Find(id=self._conn.next_id(), device=self.id, query=query)
+        message = Find(id=self._conn.next_id(), device=self.id, query=query, sources=sources)
         return await self._conn.call(message, FindResult)
 
     async def find_one(self, query: SemanticQuery) -> tuple[FindMatch, int]:
@@ -287,6 +288,8 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
         try:
             yield acquired
         finally:
+            import anyio  # here: the one-shot session (no event loop) never holds a lease
+
             with anyio.CancelScope(shield=True):
                 try:
                     await self.release_lease()
