@@ -12,6 +12,9 @@ twin ``SyncDeviceMediaCalls`` into ``SyncDevice``).
   description; ``start_recording`` / ``stop_recording`` / ``read_recording`` are the parts.
 - ``crashes(app)`` lists the device's crash reports.
 
+``anyio`` is imported where it is used: ``Device`` mixes this in, and a one-shot CLI command
+(no event loop) must not pay for it.
+
 Bad input raises ``ValueError`` with one line saying what to do (a missing file, a file over
 the cap, a wrong digest, seconds outside 1 to 600).
 """
@@ -24,8 +27,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import anyio
 
 from bridge.wire.action import ActionResult
 from bridge.wire.device_control import AppInstall
@@ -99,6 +100,8 @@ class DeviceMediaCalls:
 
     async def upload_file(self, path: Path | str, *, sha256: str | None = None) -> str:
         """Stream ``path`` to the hub; the upload's id (module docstring)."""
+        import anyio
+
         file = Path(path)
         size, digest = await anyio.to_thread.run_sync(file_digest, file)
         if sha256 is not None and sha256.lower() != digest:
@@ -157,6 +160,8 @@ class DeviceMediaCalls:
         self, *, app: str | None = None, level: LogLevel | None = None, grep: str | None = None
     ) -> AsyncIterator[AsyncIterator[LogsEvent]]:
         """Log events from now on, until the block ends (module docstring)."""
+        import anyio
+
         message = LogsSubscribe(
             id=self._conn.next_id(), device=self.id, app=app, level=level, grep=grep
         )
@@ -211,6 +216,8 @@ class DeviceMediaCalls:
         self, seconds: int, *, fps: int = 10, max_bytes: int | None = None
     ) -> tuple[RecordingResult, bytes]:
         """Record ``seconds`` of the screen: (what the hub made, the MP4's bytes)."""
+        import anyio
+
         check_seconds(seconds)
         started = await self.start_recording(seconds=seconds, fps=fps, max_bytes=max_bytes)
         await anyio.sleep(seconds)
@@ -272,6 +279,8 @@ class SyncDeviceMediaCalls:
         """The log events written during the next ``seconds`` (and the lines lost to gaps)."""
 
         async def collect() -> tuple[list[LogsEvent], int]:
+            import anyio
+
             got: list[LogsEvent] = []
             async with self.device.logs(app=app, level=level, grep=grep) as events:
                 with anyio.move_on_after(seconds):
