@@ -64,7 +64,15 @@ from bridge.client.errors import (
 )
 from bridge.client.local_hub import DEFAULT_URL
 from bridge.wire.action import ActionRequest, ActionResult
-from bridge.wire.client_protocol import MAX_WAIT_MS, Confirm, FindMatch, LeaseMode, WaitResult
+from bridge.wire.client_protocol import (
+    MAX_WAIT_MS,
+    Confirm,
+    DevicesList,
+    DevicesListResult,
+    FindMatch,
+    LeaseMode,
+    WaitResult,
+)
 from bridge.wire.conditions import Absent, Condition, Present, ScreenShown
 from bridge.wire.enums import (
     ActionVerb,
@@ -422,8 +430,12 @@ def _human(args: argparse.Namespace) -> bool:
 
 
 async def _devices(hub: HubConnection, args: argparse.Namespace) -> int:
-    devices = await hub.devices()
+    listed = await hub.call(DevicesList(id=hub.next_id()), DevicesListResult)
+    devices, farm = listed.devices, listed.farm
     if _human(args):
+        if farm is not None:
+            why = f" ({farm.reason})" if farm.reason else ""
+            print(f"farm: hub {farm.hub} {farm.state}{why}, {farm.hubs} other hub(s) heard")
         if not devices:
             print("no devices")
         for d in devices:
@@ -433,7 +445,10 @@ async def _devices(hub: HubConnection, args: argparse.Namespace) -> int:
             line = f"{d.id}  {d.platform.value.lower()}  {d.model or ''}  {state}{lease}{owner}"
             print(line.strip())
     else:
-        emit({"devices": msgspec.to_builtins(devices)})
+        emit(
+            {"devices": msgspec.to_builtins(devices)}
+            | ({"farm": msgspec.to_builtins(farm)} if farm is not None else {})
+        )
     return EXIT_OK
 
 
