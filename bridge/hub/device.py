@@ -49,6 +49,7 @@ from bridge.core.raw_limits import (
     node_bytes,
 )
 from bridge.core.secret_mask import SecretMasker
+from bridge.core.settle import PushCadence, quiet_since
 from bridge.core.slim_patch import slim
 from bridge.core.tree import NodeTree
 from bridge.hub.action_queue import DispatchLog
@@ -194,6 +195,10 @@ class DeviceRuntime:
         self.current: Capture | None = None
         self.agent_stable = True
         self.last_change_ms = 0
+        self.quiet_since_ms = 0
+        """When the screen last changed, counting the agent's own quiet (``core.settle``)."""
+        self.cadence = PushCadence()
+        """The agent's quiet period, learned from its stable pushes (``core.settle``)."""
         self.history: OrderedDict[int, Capture] = OrderedDict()
         self.history_nodes = 0
         self.history_bytes = 0
@@ -308,6 +313,7 @@ class DeviceRuntime:
         """Apply a prepared capture (on the event loop): generations, history, fan-out."""
         self.stats.captures += 1
         self.agent_stable = push.stable
+        self.cadence.observe(push.stable, push.quiet_ms)
         if isinstance(prepared, NormalizeFailure):
             self.stats.normalize_failures += 1
             self.set_fault("tree", f"the agent sent a tree the hub cannot use: {prepared.reason}")
@@ -337,6 +343,8 @@ class DeviceRuntime:
         size = prepared.raw_bytes + NODE_COST * len(result.full.nodes)
         capture = Capture(self.generation, result, prepared.tree, now, push.tree.capture, size)
         self.last_change_ms = now
+        reported_quiet = push.quiet_ms if push.stable else 0
+        self.quiet_since_ms = quiet_since(now, reported_quiet, self.quiet_since_ms)
         previous = self.current
         self.current = capture
         self.history[self.generation] = capture
@@ -413,7 +421,8 @@ class DeviceRuntime:
         (``changed``: see ``patch``; ``known``: see ``unseen_of``)."""
         compact = stream.compact
         before, after = previous.snapshot(compact), capture.snapshot(compact)
-        body = patch(before, after, changed)
+        by_id = capture.tree.by_id if changed is not None and not compact else None
+        body = patch(before, after, changed, by_id)
         stream.seq += 1
         unseen = unseen_of(previous, capture, known) if compact else None
         patchers = stream.patchers
