@@ -12,11 +12,17 @@ answered by one JSON line on stdout:
 - ``{"op": "report"}``: everything received since the last report — four parallel lists
   ``conn``, ``generation``, ``t_ns`` (``time.monotonic_ns`` at receipt: the clock the bench
   agent stamps its sends with) and ``size`` (frame bytes) per delta or patch event — plus
-  ``resyncs``, ``errors`` and this process's CPU time;
+  ``resyncs``, ``errors``, this process's CPU time and ``deflate``: how many of its open
+  connections negotiated permessage-deflate;
 - ``{"op": "quit"}``.
 
 A receipt time includes this process's own scheduling: with hundreds of connections per
 worker, a delta reaches the last of them after the worker has read the others.
+
+Each connection is a default client of the websockets library (``connect`` with its default
+``compression="deflate"`` and keepalive pings), and every frame is decoded whole, as a
+program reading the stream does (``json.loads`` / ``msgpack``), so the subscribers' CPU on the
+machine's shared cores is what a real client's would be.
 """
 
 from __future__ import annotations
@@ -79,7 +85,6 @@ class Worker:
             subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK if msgpack else SUBPROTOCOL_JSON)],
             additional_headers={"Authorization": f"Bearer {spec['token']}"},
             max_size=MAX_AGENT_FRAME,
-            ping_interval=None,
             close_timeout=1,
             open_timeout=60,
             proxy=None,
@@ -107,11 +112,13 @@ class Worker:
         self, ws: ClientConnection, scope: anyio.CancelScope, index: int, msgpack: bool
     ) -> None:
         decoder = _MSGPACK if msgpack else _JSON
+        whole = msgspec.msgpack.decode if msgpack else json.loads
         with scope:
             try:
                 async for frame in ws:
                     t = time.monotonic_ns()
                     data = frame.encode() if isinstance(frame, str) else frame
+                    whole(data)  # a real reader decodes every frame
                     head = decoder.decode(data)
                     if head.type in ("delta", "patch"):
                         self.conn.append(index)
@@ -151,10 +158,16 @@ class Worker:
             "resyncs": self.resyncs,
             "errors": self.errors,
             "cpu_ns": time.process_time_ns(),
+            "deflate": sum(1 for ws, _ in self.conns if _deflate(ws)),
         }
         self.conn, self.generation, self.t_ns, self.size = [], [], [], []
         self.resyncs = self.errors = 0
         return out
+
+
+def _deflate(ws: ClientConnection) -> bool:
+    """Whether the hub accepted permessage-deflate on this connection."""
+    return any(ext.name == "permessage-deflate" for ext in ws.protocol.extensions)
 
 
 def _answer(body: dict[str, Any]) -> None:
