@@ -257,12 +257,21 @@ class Pool:
         self.url = url
         self.open = [0] * len(workers)
         self._cpu_ns = [0] * len(workers)
+        self.lean = False
+        """The open subscribers are lean (see ``hub_subscribers``)."""
 
     def _spread(self, n: int) -> list[int]:
         k = len(self.workers)
         return [n // k + (1 if i < n % k else 0) for i in range(k)]
 
-    async def ensure(self, n: int, *, compact: bool = True, fmt: str = "json") -> None:
+    async def ensure(
+        self, n: int, *, compact: bool = True, fmt: str = "json", lean: bool = False
+    ) -> None:
+        if lean != self.lean:  # another kind of subscriber: start over
+            if any(self.open):
+                await self.ensure(0, lean=self.lean)
+            self.lean = lean
+
         async def adjust(i: int, want: int) -> None:
             have = self.open[i]
             if want > have:
@@ -274,6 +283,7 @@ class Pool:
                     "device": DEVICE_ID,
                     "compact": compact,
                     "format": fmt,
+                    "lean": lean,
                 }
                 self.open[i] = (await self.workers[i].call(spec, 600))["open"]
             elif want < have:
@@ -383,9 +393,11 @@ class Bench:
             into.gc_max_ns = max(into.gc_max_ns, more.gc_max_ns)
         await anyio.sleep(0.5)
 
-    async def series(self, tree: int, subscribers: int, profile: str | None = None) -> Row:
+    async def series(
+        self, tree: int, subscribers: int, profile: str | None = None, *, lean: bool = False
+    ) -> Row:
         sizes = self.sizes
-        await self.pool.ensure(subscribers)
+        await self.pool.ensure(subscribers, lean=lean)
         warm = await self._push_series(sizes.warmup)
         await self._settle(warm[-1], HubStats(commits=[(0, warm[-1], 0, 0)]))
         await self.pool.report()
@@ -917,6 +929,9 @@ async def _measure(sizes: Sizes) -> list[str]:
             collected = (
                 await _gc_lines(bench, sizes.subscribers[-1]) if tree == sizes.trees[0] else []
             )
+            if tree == sizes.trees[0]:
+                lean = [await bench.series(tree, n, lean=True) for n in sizes.subscribers[-3:]]
+                collected += [*_lean_lines(tree, series, lean), ""]
             await bench.pool.ensure(1)
             agent.whole_trees = True
             whole = await bench.series(tree, 1)
@@ -989,6 +1004,29 @@ async def _gc_lines(bench: Bench, subscribers: int) -> list[str]:
         f"{one['objects']:,} ({per:.0f} objects per subscriber)",
         "",
     ]
+
+
+def _lean_lines(tree: int, default: list[Row], lean: list[Row]) -> list[str]:
+    """The fan-out with the bench's former lean subscribers beside default clients."""
+    by_n = {r.subscribers: r for r in default}
+    lines = [
+        f"fan-out, {tree}-node tree, two kinds of subscriber in one run: default websockets "
+        "clients decoding every frame (the table above) vs lean ones (no keepalive, the "
+        "frame's head decoded only: the bench before issue 28)",
+        f"  {'subs':>5} {'kind':<8} {'p99 ms':>8} {'last p99 ms':>12} {'hub CPU/change ms':>18} "
+        f"{'subs CPU/change ms':>19} {'deflate':>8}",
+    ]
+    for r in lean:
+        d = by_n.get(r.subscribers)
+        for kind, row in (("default", d), ("lean", r)):
+            if row is None:
+                continue
+            lines.append(
+                f"  {row.subscribers:>5} {kind:<8} {_ms(row.p99_ns):>8} "
+                f"{_ms(row.last_p99_ns):>12} {row.cpu_per_change_ns / 1e6:>18.2f} "
+                f"{_ms(row.subscribers_cpu_per_change_ns):>19} {row.deflate:>8}"
+            )
+    return lines
 
 
 def _per_subscriber(series: list[Row]) -> None:

@@ -4,10 +4,11 @@ One process holds many raw websocket connections to the hub (each: ``hello``, ``
 then a reader timing every event it receives). Commands arrive as JSON lines on stdin, each
 answered by one JSON line on stdout:
 
-- ``{"op": "open", "n", "url", "token", "compact", "format", "patches"?}``: open ``n`` more
-  subscribers (permessage-deflate offered, as ``bridge.client`` and browsers do; ``patches``
-  true: they get slim ``patch`` events instead of ``delta`` events, default false); answers
-  ``{"open": k}``;
+- ``{"op": "open", "n", "url", "token", "compact", "format", "patches"?, "lean"?}``: open
+  ``n`` more subscribers (permessage-deflate offered, as ``bridge.client`` and browsers do;
+  ``patches`` true: they get slim ``patch`` events instead of ``delta`` events, default false;
+  ``lean`` true: no keepalive pings and only the frame's head decoded — the bench's former
+  subscribers, cheaper than any real reader); answers ``{"open": k}``;
 - ``{"op": "close", "n"}``: close the newest ``n``; answers ``{"open": k}``;
 - ``{"op": "report"}``: everything received since the last report — four parallel lists
   ``conn``, ``generation``, ``t_ns`` (``time.monotonic_ns`` at receipt: the clock the bench
@@ -80,11 +81,13 @@ class Worker:
 
     async def _one(self, tg: anyio.abc.TaskGroup, spec: dict[str, Any]) -> None:
         msgpack = spec.get("format") == "msgpack"
+        lean = bool(spec.get("lean", False))
         ws = await connect(
             spec["url"],
             subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK if msgpack else SUBPROTOCOL_JSON)],
             additional_headers={"Authorization": f"Bearer {spec['token']}"},
             max_size=MAX_AGENT_FRAME,
+            ping_interval=None if lean else 20,
             close_timeout=1,
             open_timeout=60,
             proxy=None,
@@ -106,13 +109,13 @@ class Worker:
         scope = anyio.CancelScope()
         index = len(self.conns)
         self.conns.append((ws, scope))
-        tg.start_soon(self._read, ws, scope, index, msgpack)
+        tg.start_soon(self._read, ws, scope, index, msgpack, lean)
 
     async def _read(
-        self, ws: ClientConnection, scope: anyio.CancelScope, index: int, msgpack: bool
+        self, ws: ClientConnection, scope: anyio.CancelScope, index: int, msgpack: bool, lean: bool
     ) -> None:
         decoder = _MSGPACK if msgpack else _JSON
-        whole = msgspec.msgpack.decode if msgpack else json.loads
+        whole = _skip if lean else msgspec.msgpack.decode if msgpack else json.loads
         with scope:
             try:
                 async for frame in ws:
@@ -163,6 +166,10 @@ class Worker:
         self.conn, self.generation, self.t_ns, self.size = [], [], [], []
         self.resyncs = self.errors = 0
         return out
+
+
+def _skip(data: bytes) -> None:
+    """A lean subscriber decodes only the frame's head."""
 
 
 def _deflate(ws: ClientConnection) -> bool:
