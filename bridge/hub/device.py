@@ -84,6 +84,10 @@ NODE_COST = 600
 """Estimated bytes a normalized node costs beyond its text (objects, ids, bounds, index)."""
 
 
+MAX_DERIVED_CHANGES = 64
+"""A whole tree differing from the last in more nodes than this is normalized whole."""
+
+
 @dataclass
 class Capture:
     """One generation. ``capture_no`` is the agent's capture number that ``normalized.handles``
@@ -249,6 +253,8 @@ class DeviceRuntime:
         says), so nothing else is looked at again."""
         now = self.clock_ms()
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
+        if changed is None:
+            changed = self.changed_since_last(push.tree)
         same_shape = changed is not None and self._whole
         fast = None
         if same_shape and changed is not None and len(push.tree.nodes) <= MAX_CAPTURE_NODES:
@@ -274,6 +280,23 @@ class DeviceRuntime:
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
         return Prepared(result, tree, now, "; ".join(reasons) or None, capped.bytes)
+
+    def changed_since_last(self, raw: RawTree) -> tuple[int, ...] | None:
+        """For a whole tree (no delta said what changed): the indexes of the nodes that differ
+        from the last whole tree prepared, when it has as many nodes and every differing node
+        kept its handle and parent (the same shape); None otherwise, or when more than
+        ``MAX_DERIVED_CHANGES`` differ (then the full pass is as cheap)."""
+        last = self._raw_last
+        if not self._whole or last is None or len(last.nodes) != len(raw.nodes):
+            return None
+        out = [i for i, (a, b) in enumerate(zip(last.nodes, raw.nodes)) if a is not b and a != b]
+        if len(out) > MAX_DERIVED_CHANGES:
+            return None
+        for i in out:
+            a, b = last.nodes[i], raw.nodes[i]
+            if a.handle != b.handle or a.parent != b.parent:
+                return None
+        return tuple(out)
 
     def _bytes_after(self, raw: RawTree, changed: tuple[int, ...]) -> int | None:
         """The bytes of ``raw`` from the last whole tree's and the ``changed`` nodes' (None
