@@ -140,9 +140,7 @@ def tap_lines(rounds: int) -> list[str]:
         f"its dispatch takes {default_ms:g} ms)",
     ]
     for name, values in taps.items():
-        lines.append(
-            f"  {name:<32} p50 {statistics.median(values):7.1f}   max {max(values):7.1f}"
-        )
+        lines.append(f"  {name:<32} p50 {statistics.median(values):7.1f}   max {max(values):7.1f}")
     none_0 = instant["act observe none"]
     lines.append(
         f"  {'act observe none, dispatch 0 ms':<32} p50 {statistics.median(none_0):7.1f}   "

@@ -289,7 +289,8 @@ class DeviceRuntime:
         last = self._raw_last
         if not self._whole or last is None or len(last.nodes) != len(raw.nodes):
             return None
-        out = [i for i, (a, b) in enumerate(zip(last.nodes, raw.nodes)) if a is not b and a != b]
+        pairs = enumerate(zip(last.nodes, raw.nodes, strict=True))
+        out = [i for i, (a, b) in pairs if a is not b and a != b]
         if len(out) > MAX_DERIVED_CHANGES:
             return None
         for i in out:
