@@ -63,7 +63,7 @@ from bridge.client.errors import (
     not_found,
 )
 from bridge.client.local_hub import DEFAULT_URL
-from bridge.wire.action import ActionRequest, ActionResult
+from bridge.wire.action import ActionRequest, ActionResult, ObserveMode
 from bridge.wire.client_protocol import (
     MAX_WAIT_MS,
     Confirm,
@@ -186,6 +186,7 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         _selectors(p)
         p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
         approve_option(p)
+        _observe_option(p)
         p.add_argument(
             "--at", type=point_arg, metavar="X,Y", help="a point on the screen (device pixels)"
         )
@@ -209,6 +210,7 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("--submit", action="store_true", help="no target: press ENTER afterwards")
     p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
     approve_option(p)
+    _observe_option(p)
     p = add("scroll", "scroll a container forward (or --back)")
     p.add_argument("device")
     _selectors(p)
@@ -509,6 +511,16 @@ def _done(result: ActionResult, args: argparse.Namespace, what: str) -> int:
     return EXIT_OK
 
 
+def _observe_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--observe",
+        choices=("settle", "none"),
+        default="settle",
+        help="settle (default): answer once the screen settled, with the diff; none: answer "
+        "at dispatch (stability UNKNOWN, no diff) and watch the stream yourself",
+    )
+
+
 async def _act(
     device: Device,
     selector: Selector,
@@ -519,14 +531,15 @@ async def _act(
     confirm: Confirm | None = None,
 ) -> int:
     target = await target_of(device, selector)
+    observe: ObserveMode = getattr(args, "observe", "settle")
     if isinstance(target, SemanticQuery):
         result = await device.act_on(
-            target, verb, value=value, value_ref=value_ref, confirm=confirm
+            target, verb, value=value, value_ref=value_ref, confirm=confirm, observe=observe
         )
     else:
         ref = target.ref if isinstance(target, FindMatch) else target
         request = ActionRequest(action=verb, target=ref, value=value, value_ref=value_ref)
-        result = await device.act(request, confirm)
+        result = await device.act(request, confirm, observe=observe)
     return _done(result, args, args.client_command)
 
 

@@ -22,7 +22,7 @@ from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
-from bridge.wire.action import ActionRequest, ActionResult, Verify
+from bridge.wire.action import ActionRequest, ActionResult, ObserveMode, Verify
 from bridge.wire.client_protocol import (
     Act,
     App,
@@ -153,11 +153,19 @@ class Device(DeviceControl, DeviceHistory):
         confirm: Confirm | None = None,
         *,
         query: SemanticQuery | None = None,
+        observe: ObserveMode = "settle",
     ) -> ActionResult:
         """Send ``request``; its target is ``request.target`` or, instead, ``query`` (the
-        hub resolves it: exactly one match, else a refusal with the candidates)."""
+        hub resolves it: exactly one match, else a refusal with the candidates). ``observe``
+        ``none``: answered at dispatch (stability UNKNOWN, no diff, no verification); watch
+        the stream for the effect."""
         message = Act(
-            id=self._conn.next_id(), device=self.id, request=request, confirm=confirm, query=query
+            id=self._conn.next_id(),
+            device=self.id,
+            request=request,
+            confirm=confirm,
+            query=query,
+            observe=observe,
         )
         return await self._conn.call(message, ActionResult, self._action_deadline(request.verify))
 
@@ -172,6 +180,7 @@ class Device(DeviceControl, DeviceHistory):
         confirm: Confirm | None = None,
         idempotency_key: str | None = None,
         allow_gesture_fallback: bool = False,
+        observe: ObserveMode = "settle",
     ) -> ActionResult:
         """Act on the single node ``query`` matches, resolved by the hub."""
         return await self._act_on(
@@ -183,6 +192,7 @@ class Device(DeviceControl, DeviceHistory):
             confirm=confirm,
             idempotency_key=idempotency_key,
             allow_gesture_fallback=allow_gesture_fallback,
+            observe=observe,
         )
 
     async def tap(
@@ -193,6 +203,7 @@ class Device(DeviceControl, DeviceHistory):
         confirm: Confirm | None = None,
         idempotency_key: str | None = None,
         allow_gesture_fallback: bool = False,
+        observe: ObserveMode = "settle",
     ) -> ActionResult:
         return await self._act_on(
             ActionVerb.CLICK,
@@ -201,6 +212,7 @@ class Device(DeviceControl, DeviceHistory):
             confirm=confirm,
             idempotency_key=idempotency_key,
             allow_gesture_fallback=allow_gesture_fallback,
+            observe=observe,
         )
 
     async def type_text(
@@ -316,6 +328,7 @@ class Device(DeviceControl, DeviceHistory):
         confirm: Confirm | None = None,
         idempotency_key: str | None = None,
         allow_gesture_fallback: bool = False,
+        observe: ObserveMode = "settle",
     ) -> ActionResult:
         query: SemanticQuery | None = None
         ref: NodeRef | None = None
@@ -334,7 +347,7 @@ class Device(DeviceControl, DeviceHistory):
             idempotency_key=idempotency_key,
             allow_gesture_fallback=allow_gesture_fallback,
         )
-        return await self.act(request, confirm, query=query)
+        return await self.act(request, confirm, query=query, observe=observe)
 
     def _action_deadline(self, verify: Verify | None) -> float:
         budget_ms = (

@@ -444,6 +444,8 @@ class Hub:
                     push, changed = await mailbox.take()
                     started = time.monotonic()
                     try:
+                        if changed is None:  # a whole tree: what differs from the last one
+                            changed = dev.changed_since_last(push.tree)
                         if len(push.tree.nodes) >= THREAD_INGEST_NODES and not (
                             changed is not None
                             and len(changed) <= INLINE_CHANGES

@@ -14,7 +14,14 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from bridge.wire.acquire import AcquireResult, AcquireWaiter, DevicesAcquire
-from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
+from bridge.wire.action import (
+    ActionRequest,
+    ActionResult,
+    ActionTarget,
+    Evidence,
+    ObserveMode,
+    SecretRef,
+)
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
 from bridge.wire.device_control import (
@@ -143,12 +150,15 @@ class Act(_Request, tag="act", frozen=True):
     """A node action. The target is either ``request.target`` (a NodeRef) or ``query`` (a
     SemanticQuery the hub resolves on the newest snapshot when the action's turn comes:
     exactly one match, else NODE_NOT_FOUND or AMBIGUOUS_MATCH with the candidates); giving
-    both, or neither, is INVALID_PARAMS."""
+    both, or neither, is INVALID_PARAMS. ``observe`` (default ``settle``): ``none`` answers at
+    dispatch, without waiting for the screen (see ``ObserveMode``); it sits here, beside
+    ``query`` and ``confirm``, because the reference ``actionRequest`` admits no other field."""
 
     device: DeviceId
     request: ActionRequest
     confirm: Confirm | None = None
     query: SemanticQuery | None = None
+    observe: ObserveMode = "settle"
 
 
 class Global(_Request, tag="global", frozen=True):
