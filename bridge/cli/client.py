@@ -66,7 +66,15 @@ from bridge.client.local_hub import DEFAULT_URL
 from bridge.wire.action import ActionRequest, ActionResult
 from bridge.wire.client_protocol import MAX_WAIT_MS, Confirm, FindMatch, LeaseMode, WaitResult
 from bridge.wire.conditions import Absent, Condition, Present, ScreenShown
-from bridge.wire.enums import ActionVerb, MatchMode, ProtocolErrorCode, Role, VerificationResult
+from bridge.wire.enums import (
+    ActionVerb,
+    FallbackType,
+    MatchMode,
+    ProtocolErrorCode,
+    Role,
+    Source,
+    VerificationResult,
+)
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch, Within
 
@@ -160,6 +168,7 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("device")
     p.add_argument("--query", help="SemanticQuery JSON or @FILE (instead of the options below)")
     _selectors(p, positional=False)
+    source_option(p)
     for name, verb_help in (
         ("tap", "tap one node (the hub refuses when none or several match), or --at X,Y"),
         ("long-press", "long-press one node, or --at X,Y"),
@@ -438,8 +447,21 @@ async def _screen(device: Device, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def source_option(p: argparse.ArgumentParser) -> None:
+    """``find --source accessibility|vision`` (repeatable): only nodes from those sources."""
+    p.add_argument(
+        "--source",
+        action="append",
+        choices=("accessibility", "vision"),
+        help="only nodes from this source (repeatable; vision: text read from the screenshot, "
+        "which turns the hub's vision on)",
+    )
+
+
 async def _find(device: Device, query: SemanticQuery, args: argparse.Namespace) -> int:
-    found = await device.find(query)
+    wanted = getattr(args, "source", None)
+    sources = tuple(Source(s.upper()) for s in wanted) if wanted else None
+    found = await device.find(query, sources=sources)
     why = ""
     if not found.count:
         why = no_match_reason(query, (await device.snapshot(compact=False)).snapshot.nodes)
@@ -465,6 +487,8 @@ def _done(result: ActionResult, args: argparse.Namespace, what: str) -> int:
     obs = result.observation
     changed = "screen changed" if obs.screen_changed else "screen unchanged"
     method = f" via {result.dispatch.method.value}" if result.dispatch.method else ""
+    if result.dispatch.fallback_type is FallbackType.VISION_COORDINATE:
+        method += " (a coordinate tap on text read by vision)"
     verdict = f", {result.verification.result.value}" if result.verification else ""
     print(f"{what}{named}: {result.dispatch.status.value}{method}, {changed}{verdict}")
     return EXIT_OK

@@ -47,7 +47,7 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import Condition, ScreenShown
-from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role
+from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role, Source
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
 
@@ -103,10 +103,13 @@ class Device(DeviceControl, DeviceHistory):
         label: str | None = None,
         role: Role | str | None = None,
         resource_id: str | None = None,
+        sources: tuple[Source, ...] | None = None,
     ) -> FindResult:
+        """Nodes matching ``query``; ``sources``: only those (``(Source.VISION,)``: text read
+        from the screenshot, which turns the hub's vision on)."""
         if query is None:
             query = build_query(text=text, label=label, role=role, resource_id=resource_id)
-        message = Find(id=self._conn.next_id(), device=self.id, query=query)
+        message = Find(id=self._conn.next_id(), device=self.id, query=query, sources=sources)
         return await self._conn.call(message, FindResult)
 
     async def find_one(self, query: SemanticQuery) -> tuple[FindMatch, int]:

@@ -34,6 +34,7 @@ from pydantic import AnyUrl
 from bridge import __version__
 from bridge.client import ClientError, HubError, ProtocolFailure
 from bridge.client.screenshot import fetch_capture
+from bridge.mcp.acquire_tool import ACQUIRE_TOOLS
 from bridge.mcp.acting import ACTING_TOOLS
 from bridge.mcp.device_tools import DEVICE_TOOLS
 from bridge.mcp.history_tool import HISTORY_TOOLS
@@ -46,7 +47,14 @@ from bridge.mcp.tools import CAPTURE_URI, READING_TOOLS, SCREEN_URI, ToolContext
 from bridge.wire.client_protocol import ScreenshotResult
 
 TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec for spec in (*READING_TOOLS, *ACTING_TOOLS, *DEVICE_TOOLS, *HISTORY_TOOLS)
+    spec.name: spec
+    for spec in (
+        *READING_TOOLS,
+        *ACTING_TOOLS,
+        *DEVICE_TOOLS,
+        *HISTORY_TOOLS,
+        *ACQUIRE_TOOLS,
+    )
 }
 SCREEN_RE = re.compile(r"^mobridge://devices/([^/?#]{1,128})/screen$")
 CAPTURE_RE = re.compile(r"^mobridge://captures/([A-Za-z0-9_-]{1,64})$")
