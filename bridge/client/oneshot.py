@@ -80,8 +80,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 MAX_HANDSHAKE = 16 << 10
-CANCELLABLE = frozenset({"wait", "screenshot", "apps.list"})
-"""Requests the hub is told to drop when their answer comes too late (as ``connect`` does)."""
+CANCELLABLE = frozenset({"wait", "screenshot", "apps.list", "devices.acquire"})
+"""Requests the hub is told to drop when their answer comes too late (this session and
+``connect``'s both use this set)."""
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _ANSWERS = ("result", "error", "protocol_error")
 _EVENTS = frozenset(
