@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from bridge.client.capabilities import DeviceCapabilities
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
@@ -78,7 +79,7 @@ def build_query(
     )
 
 
-class Device(DeviceControl, DeviceHistory):
+class Device(DeviceControl, DeviceHistory, DeviceCapabilities):
     """Requests about device ``id`` over one hub connection (device-level actions:
     ``bridge.client.device_control``)."""
 

@@ -17,6 +17,7 @@ from typing import Literal
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
+from bridge.client.capabilities import SyncDeviceCapabilities
 from bridge.client.connection import (
     DEFAULT_REQUEST_TIMEOUT,
     ClientStatistics,
@@ -95,7 +96,7 @@ class SyncWatch:
             return None
 
 
-class SyncDevice(SyncDeviceHistory):
+class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities):
     """The blocking twin of ``bridge.client.Device``."""
 
     device: Device

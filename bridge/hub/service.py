@@ -22,6 +22,7 @@ from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import run_act, run_global_or_app
+from bridge.hub.capability_actions import read_capability, run_capability_action
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
@@ -81,6 +82,17 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
+from bridge.wire.device_capabilities import (
+    AlertList,
+    AlertRespond,
+    ClipboardGet,
+    ClipboardSet,
+    KeyboardHide,
+    LocationSet,
+    PermissionSet,
+    Pinch,
+    TwoFingerTap,
+)
 from bridge.wire.device_control import (
     AppClear,
     AppInstall,
@@ -428,6 +440,18 @@ class HubService:
                 return await run_device_action(self, session, self.device(device_id), request)
             case DisplayGet(device=device_id):
                 return display(self, self.device(device_id))
+            case AlertList(device=device_id) | ClipboardGet(device=device_id):
+                return await read_capability(self, session, self.device(device_id), request)
+            case (
+                AlertRespond(device=device_id)
+                | PermissionSet(device=device_id)
+                | LocationSet(device=device_id)
+                | Pinch(device=device_id)
+                | TwoFingerTap(device=device_id)
+                | ClipboardSet(device=device_id)
+                | KeyboardHide(device=device_id)
+            ):
+                return await run_capability_action(self, session, self.device(device_id), request)
             case AppsList(device=device_id):
                 return await apps(self, session, request.id, self.device(device_id))
             case Wait():

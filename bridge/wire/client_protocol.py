@@ -16,6 +16,7 @@ import msgspec
 from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
+from bridge.wire.device_capabilities import CAPABILITY_RESULTS, CapabilityRequest
 from bridge.wire.device_control import (
     AppClear,
     AppInstall,
@@ -239,6 +240,7 @@ ClientToHub = (
     | JournalTimeline
     | JournalWhen
     | Veto
+    | CapabilityRequest
 )
 
 
@@ -392,6 +394,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "apps.list": AppsListResult,
     "display.get": DisplayResult,
     "veto": VetoResult,
+    **CAPABILITY_RESULTS,
 }
 
 
