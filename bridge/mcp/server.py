@@ -35,6 +35,7 @@ from bridge import __version__
 from bridge.client import ClientError, HubError, ProtocolFailure
 from bridge.client.screenshot import fetch_capture
 from bridge.mcp.acting import ACTING_TOOLS
+from bridge.mcp.capability_tools import CAPABILITY_TOOLS
 from bridge.mcp.device_tools import DEVICE_TOOLS
 from bridge.mcp.history_tool import HISTORY_TOOLS
 from bridge.mcp.lean import lean_schema
@@ -46,7 +47,8 @@ from bridge.mcp.tools import CAPTURE_URI, READING_TOOLS, SCREEN_URI, ToolContext
 from bridge.wire.client_protocol import ScreenshotResult
 
 TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec for spec in (*READING_TOOLS, *ACTING_TOOLS, *DEVICE_TOOLS, *HISTORY_TOOLS)
+    spec.name: spec
+    for spec in (*READING_TOOLS, *ACTING_TOOLS, *DEVICE_TOOLS, *CAPABILITY_TOOLS, *HISTORY_TOOLS)
 }
 SCREEN_RE = re.compile(r"^mobridge://devices/([^/?#]{1,128})/screen$")
 CAPTURE_RE = re.compile(r"^mobridge://captures/([A-Za-z0-9_-]{1,64})$")
