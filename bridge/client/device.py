@@ -50,6 +50,7 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import Condition, ScreenShown
+from bridge.wire.device_capabilities import AlertChoice
 from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
@@ -271,8 +272,12 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities):
 
     # ---- leases and captures ---------------------------------------------------------------
 
-    async def acquire_lease(self, mode: LeaseMode = "exclusive") -> LeaseResult:
-        message = LeaseAcquire(id=self._conn.next_id(), device=self.id, mode=mode)
+    async def acquire_lease(
+        self, mode: LeaseMode = "exclusive", *, alerts: str | None = None
+    ) -> LeaseResult:
+        """``alerts``: ``accept`` / ``dismiss`` every alert that shows while this lease is held."""
+        choice = None if alerts is None else AlertChoice(alerts)
+        message = LeaseAcquire(id=self._conn.next_id(), device=self.id, mode=mode, alerts=choice)
         return await self._conn.call(message, LeaseResult)
 
     async def release_lease(self) -> LeaseResult:
@@ -280,10 +285,12 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities):
         return await self._conn.call(message, LeaseResult)
 
     @asynccontextmanager
-    async def lease(self, mode: LeaseMode = "exclusive") -> AsyncIterator[LeaseResult]:
+    async def lease(
+        self, mode: LeaseMode = "exclusive", *, alerts: str | None = None
+    ) -> AsyncIterator[LeaseResult]:
         """Hold the device's lease for the block; released on exit (a lost connection
-        releases it at the hub anyway)."""
-        acquired = await self.acquire_lease(mode)
+        releases it at the hub anyway). ``alerts``: see ``acquire_lease``."""
+        acquired = await self.acquire_lease(mode, alerts=alerts)
         try:
             yield acquired
         finally:

@@ -315,8 +315,10 @@ class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities):
     def release_lease(self) -> LeaseResult:
         return self._portal.call(self.device.release_lease)
 
-    def lease(self, mode: LeaseMode = "exclusive") -> AbstractContextManager[LeaseResult]:
-        return self._portal.wrap_async_context_manager(self.device.lease(mode))
+    def lease(
+        self, mode: LeaseMode = "exclusive", *, alerts: str | None = None
+    ) -> AbstractContextManager[LeaseResult]:
+        return self._portal.wrap_async_context_manager(self.device.lease(mode, alerts=alerts))
 
     def screenshot(self) -> ScreenshotResult:
         return self._portal.call(self.device.screenshot)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
+from bridge.hub.alert_autoanswer import AutoAnswer
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.intents import Intents
 from bridge.hub.logs import get_logger
@@ -153,6 +154,7 @@ class Hub:
         """Generations of this run start here (wall-clock microseconds at start), so a
         generation from before a restart is never one of this run's."""
         self._owners: dict[str, str] = {}
+        self._auto_answers: dict[str, AutoAnswer] = {}
         """Device id -> URL of the agent link that serves it."""
         self.service = HubService(
             name=config.name,
@@ -450,6 +452,8 @@ class Hub:
                     feed = self.service.feeds.get(dev.id)
                     if feed is not None:
                         feed.poke()
+                    if dev.id in self.service.alert_policies:  # a lease option (alerts)
+                        self._auto_answer(dev).poke()
                     if not dev.online and dev.current is not None:
                         dev.set_online(True, None)
                         first_attempt.set()
@@ -471,6 +475,16 @@ class Hub:
                 device.stats.reconnects += 1
                 device.set_online(False, "agent link lost; reconnecting")
                 self._owners.pop(device.id, None)
+
+    def _auto_answer(self, device: DeviceRuntime) -> AutoAnswer:
+        """The device's alert auto-answer, started the first time a lease asks for it."""
+        auto = self._auto_answers.get(device.id)
+        if auto is None:
+            auto = AutoAnswer(device, self.service.alert_policies, self.log)
+            self._auto_answers[device.id] = auto
+            if self._tg is not None:
+                self._tg.start_soon(self._guarded, f"auto_alerts {device.id}", auto.run)
+        return auto
 
     def _claim_device(self, device_id: str, platform: Platform, url: str) -> DeviceRuntime:
         """The runtime for ``device_id``, owned by the agent at ``url``. A second agent

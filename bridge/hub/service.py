@@ -22,6 +22,7 @@ from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import run_act, run_global_or_app
+from bridge.hub.alert_autoanswer import AlertPolicy
 from bridge.hub.capability_actions import read_capability, run_capability_action
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
@@ -83,6 +84,7 @@ from bridge.wire.client_protocol import (
 )
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
 from bridge.wire.device_capabilities import (
+    AlertChoice,
     AlertList,
     AlertRespond,
     ClipboardGet,
@@ -143,6 +145,8 @@ class HubService:
         self.public_http = public_http
         self.devices: dict[str, DeviceRuntime] = {}
         self.feeds: dict[str, SettledFeed] = {}
+        self.alert_policies: dict[str, AlertPolicy] = {}
+        """Device id -> the auto-answer a lease holder asked for (``alert_autoanswer``)."""
         """The settled-stream feed of each device (the composition root creates and runs it)."""
         self.objections = ObjectionBook()
         self.idempotency: IdempotencyTable[Pending] = IdempotencyTable()
@@ -301,6 +305,7 @@ class HubService:
             holders=tuple(lease.holders),
             holder_names=tuple(lease.holders.values()),
             idle_ms=lease.idle_ms(self.clock_ms()),
+            alerts=_alert_choice(self.alert_policies.get(device.id), lease.holders),
         )
 
     def _lease_event(
@@ -484,12 +489,20 @@ class HubService:
                         set(lease.holders),
                         f"the device's lease passed to {session.client_name} ({session.id})",
                     )
+                if request.alerts is not None:
+                    policy = AlertPolicy(request.alerts.value, session.id, session.client_name)
+                    self.alert_policies[device.id] = policy
+                elif (had := self.alert_policies.get(device.id)) and had.session == session.id:
+                    del self.alert_policies[device.id]
                 displaced = granted.previous_holders if granted.change == "preempted" else ()
                 self._lease_event(device, session, granted.change, displaced)
                 return LeaseResult(device=device.id, lease=self._lease_info(device))
             case LeaseRelease(device=device_id):
                 device = self.device(device_id)
                 if device.leases.release(session.id):
+                    had = self.alert_policies.get(device.id)
+                    if had is not None and had.session == session.id:
+                        del self.alert_policies[device.id]
                     self._lease_event(device, session, "released")
                 return LeaseResult(device=device.id, lease=self._lease_info(device))
             case Screenshot(device=device_id):
@@ -676,3 +689,10 @@ def _stable_thresholds(condition: Condition) -> list[int]:
             return _stable_thresholds(sub)
         case _:
             return []
+
+
+def _alert_choice(policy: AlertPolicy | None, holders: Any) -> AlertChoice | None:
+    """The auto-answer in force: a policy whose session still holds the lease."""
+    if policy is None or policy.session not in holders:
+        return None
+    return AlertChoice(policy.choice)

@@ -16,7 +16,7 @@ import msgspec
 from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
-from bridge.wire.device_capabilities import CAPABILITY_RESULTS, CapabilityRequest
+from bridge.wire.device_capabilities import CAPABILITY_RESULTS, AlertChoice, CapabilityRequest
 from bridge.wire.device_control import (
     AppClear,
     AppInstall,
@@ -166,8 +166,12 @@ class Wait(_Request, tag="wait", frozen=True):
 
 
 class LeaseAcquire(_Request, tag="lease.acquire", frozen=True):
+    """``alerts``: while this session holds the lease, answer every alert that shows
+    (``accept`` / ``dismiss``); each answer is an ``action`` event."""
+
     device: DeviceId
     mode: LeaseMode = "exclusive"
+    alerts: AlertChoice | None = None
 
 
 class LeaseRelease(_Request, tag="lease.release", frozen=True):
@@ -264,6 +268,8 @@ class LeaseInfo(WireStruct, frozen=True):
     """Session ids holding the lease."""
     holder_names: tuple[str, ...] = ()
     idle_ms: NonNegInt = 0
+    alerts: AlertChoice | None = None
+    """Alerts are answered automatically this way (a holder's lease option)."""
 
 
 DeviceHealth = Literal["online", "degraded", "offline"]

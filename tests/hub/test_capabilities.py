@@ -14,7 +14,7 @@ import pytest
 from bridge.client import ActionUnsupported, HubError, ProtocolFailure
 from bridge.client.device import build_query
 from bridge.core.secret_mask import MASK
-from bridge.wire.conditions import ScreenShown
+from bridge.wire.conditions import Present, ScreenShown
 from bridge.wire.enums import ErrorCode, MutationClass
 from tests.hub.hubfixture import running_hub
 from tests.hub.test_app_lifecycle import confirmed
@@ -179,3 +179,23 @@ async def test_a_device_without_the_capability_is_refused_with_what_to_do() -> N
             with pytest.raises(ActionUnsupported, match="does not offer location"):
                 await actor.device(rh.device_id).set_location(1.0, 2.0)
             del events
+
+
+async def test_a_lease_that_auto_accepts_answers_every_alert_and_says_so() -> None:
+    async with running_hub(sim_options=FAST) as rh, watched(rh) as (actor, observer, events):
+        dev = actor.device(rh.device_id)
+        async with dev.lease(alerts="accept") as held:
+            assert held.lease is not None and held.lease.alerts is not None
+            await dev.app("APP_DEEP_LINK", None, "mobridge-demo://camera")
+            assert (await next_action(events)).action == "APP_DEEP_LINK"
+            auto = await next_action(events)
+            assert (auto.verb, auto.action, auto.client) == ("alert", "AUTO_ACCEPT", "agent-a")
+            assert auto.message is not None and "take pictures" in auto.message
+            granted = Present(query=build_query(text="Camera: granted"))
+            assert (await dev.wait(granted, 3000)).result.value == "CONDITION_MET"
+        listed = await observer.devices()
+        assert all(d.lease is None for d in listed)
+        await dev.permission("reset", DEMO, "camera")
+        await dev.app("APP_DEEP_LINK", None, "mobridge-demo://camera")
+        await dev.wait(ScreenShown(name="camera"), 3000)
+        assert (await dev.alerts()).alerts  # the option ended with the lease
