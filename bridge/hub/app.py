@@ -21,6 +21,7 @@ import anyio.abc
 
 from bridge.hub.alert_autoanswer import AutoAnswer
 from bridge.hub.device import DeviceRuntime
+from bridge.hub.device_layer import DeviceLayer
 from bridge.hub.intents import Intents
 from bridge.hub.logs import get_logger
 from bridge.hub.malloc_tuning import return_large_buffers
@@ -51,6 +52,8 @@ class AgentTarget:
     """Supplies the connected stream instead of dialling the URL (iPhones through usbmux)."""
     stage_package: Stager | None = None
     """Copies an app package onto the device for ``app.install`` (None: the hub cannot)."""
+    device_layer: DeviceLayer | None = None
+    """Commands the driver answers beside the agent (``bridge.hub.device_layer``)."""
 
 
 @dataclass
@@ -303,7 +306,9 @@ class Hub:
                     "ios_driver",
                     run_ios,
                     self.config.ios,
-                    lambda url, token, opener: self.attach(AgentTarget(url, token, opener)),
+                    lambda url, token, opener: self.attach(
+                        AgentTarget(url, token, opener, device_layer=self._ios_layer(url))
+                    ),
                     self.detach,
                 )
             ready = [self.attach(target) for target in targets]
@@ -314,6 +319,12 @@ class Hub:
                 tg.start_soon(self._guarded, "farm", self.farm.run)
             self.log.info("hub_ready", port=self.port, devices=list(self.service.devices))
             task_status.started(self.port)
+
+    def _ios_layer(self, url: str) -> DeviceLayer | None:
+        """The iOS driver's device layer for the runner at ``url`` (it registers it first)."""
+        ios = self.config.ios
+        layer: DeviceLayer | None = ios.layers.get(url) if ios is not None else None
+        return layer
 
     async def _guarded(self, name: str, run: Callable[..., Awaitable[Any]], *args: Any) -> None:
         """Run one long-lived hub task; an exception is logged once and ends that task only,
@@ -417,7 +428,12 @@ class Hub:
             device.agent_name = f"{hello.agent.name} {hello.agent.version}"
             device.agent_version = hello.agent.version
             device.os_version = hello.device.os_version
-            device.capabilities = hello.capabilities
+            layer = target.device_layer
+            extra = tuple(
+                c for c in (layer.capabilities if layer else ()) if c not in hello.capabilities
+            )
+            device.capabilities = (*hello.capabilities, *extra)
+            device.layer = layer
             device.link = link
             if target.stage_package is not None:
                 self.service.stagers[device.id] = target.stage_package

@@ -292,6 +292,10 @@ async def _read(
             f"device {device.id} cannot {what}: its agent does not offer {capability}",
             ("look at the screen (snapshot.get) instead", "use another device"),
         )
+    if device.layer is not None:  # the driver may answer it beside the agent
+        answered = await device.layer.answer(make(0))
+        if answered is not None:
+            return _checked_read(device, what, answered)
     link = device.link
     reply: Reply | None = None
     with anyio.CancelScope() as scope:
@@ -304,6 +308,10 @@ async def _read(
             svc.cancels.pop((session.id, request_id), None)
     if reply is None:
         raise BadRequest(ProtocolErrorCode.CANCELLED, f"{what} was cancelled")
+    return _checked_read(device, what, reply)
+
+
+def _checked_read(device: DeviceRuntime, what: str, reply: Reply) -> Reply:
     if not reply.ok:
         code = ErrorCode.ACTION_UNSUPPORTED if reply.code == "UNSUPPORTED" else None
         raise refusal(

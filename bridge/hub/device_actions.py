@@ -547,6 +547,10 @@ async def _staged(
 
 
 async def _command(device: DeviceRuntime, make: Command, timeout_s: float) -> Reply:
+    if device.layer is not None:  # the driver may answer it beside the agent
+        answered = await device.layer.answer(make(0))
+        if answered is not None:
+            return answered
     link = device.link
     if link is None:
         raise offline(device.id, device.offline_reason)

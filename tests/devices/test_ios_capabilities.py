@@ -129,3 +129,34 @@ async def test_simctl_privacy_location_and_pasteboard_against_a_fake_xcrun(tmp_p
     missing = Simctl(str(tmp_path / "nowhere"), "U")
     ok, why = await missing.pbpaste()
     assert not ok and why.startswith("xcrun could not run")
+
+
+async def test_the_hub_asks_the_simulator_layer_before_the_agent(tmp_path: Path) -> None:
+    from bridge.client import ActionUnsupported
+    from bridge.devices.ios.device_layer import SimulatorLayer
+    from bridge.wire.enums import Platform
+    from tests.hub.hubfixture import running_hub
+    from tests.hub.test_device_actions import FAST, watched
+
+    async with running_hub(sim_options=FAST, sim_platform=Platform.IOS) as rh:
+        device = rh.hub.service.devices[rh.device_id]
+        device.layer = SimulatorLayer(Simctl(_fake_xcrun(tmp_path), "UDID-9"))
+        async with watched(rh) as (actor, _, events):
+            dev = actor.device(rh.device_id)
+            await dev.set_location(35.6762, 139.6503)
+            await dev.set_clipboard("from the hub")
+            assert await dev.clipboard() == "from the hub"
+            argv = (tmp_path / "argv.log").read_text().splitlines()
+            assert argv == [
+                "simctl location UDID-9 set 35.676200,139.650300",
+                "simctl pbcopy UDID-9",
+                "simctl pbpaste UDID-9",
+            ]
+            with pytest.raises(ActionUnsupported, match="no privacy switch for 'notifications'"):
+                await dev.permission("revoke", "dev.mobridge.demo", "notifications")
+            # an iPhone (no layer offering permission, an agent without it) names the alert route
+            device.layer = None
+            device.capabilities = tuple(c for c in device.capabilities if c != "permission")
+            with pytest.raises(ActionUnsupported, match="answer the app's permission alert"):
+                await dev.permission("revoke", "dev.mobridge.demo", "camera")
+            del events
