@@ -1,7 +1,8 @@
 import Foundation
 
 /// The device capabilities of issue 21 that the core answers from a capture (pure): system
-/// alerts and hiding the keyboard. An alert is an `Alert` element (XCUIElementTypeAlert; in a
+/// alerts and hiding the keyboard (element types compared without the `XCUIElementType`
+/// prefix). An alert is an `Alert` element (XCUIElementTypeAlert; in a
 /// SpringBoard window when the system asks, e.g. for a permission); its title is its label (else
 /// its first static text), its buttons the `Button` elements inside it in document order.
 /// Accept picks the affirmative button (Allow, OK, Continue, ... else the last one), dismiss the
@@ -25,10 +26,10 @@ public enum DeviceCapabilities {
     /// The alerts of `tree`, in document order.
     public static func alerts(_ tree: RawTree) -> [FoundAlert] {
         var out: [FoundAlert] = []
-        for alert in tree.nodes where alert.className == "Alert" {
-            let inside = tree.nodes.filter { isInside($0, alert.handle, tree) }
-            let buttons = inside.filter { $0.className == "Button" && (name($0) ?? "").isEmpty == false }
-            let texts = inside.filter { $0.className == "StaticText" }.compactMap(name)
+        for (at, alert) in tree.nodes.enumerated() where kind(alert) == "Alert" {
+            let inside = tree.nodes.filter { isInside($0, at, tree) }
+            let buttons = inside.filter { kind($0) == "Button" && (name($0) ?? "").isEmpty == false }
+            let texts = inside.filter { kind($0) == "StaticText" }.compactMap(name)
             let title = alert.label ?? texts.first ?? ""
             let message = texts.first { $0 != title }
             let system = tree.windows.first { $0.id == alert.window }?.package == ForegroundPicker.springboard
@@ -58,8 +59,8 @@ public enum DeviceCapabilities {
 
     /// The key that hides the keyboard of `tree`; nil when no keyboard shows (`shown` false).
     public static func hideKey(_ tree: RawTree) -> (shown: Bool, key: RawNode?) {
-        guard let keyboard = tree.nodes.first(where: { $0.className == "Keyboard" }) else { return (false, nil) }
-        let keys = tree.nodes.filter { isInside($0, keyboard.handle, tree) && $0.className == "Button" }
+        guard let keyboard = tree.nodes.firstIndex(where: { kind($0) == "Keyboard" }) else { return (false, nil) }
+        let keys = tree.nodes.filter { isInside($0, keyboard, tree) && ["Button", "Key"].contains(kind($0)) }
         let key = keys.first { hideKeys.contains((name($0) ?? "").lowercased()) }
         return (true, key)
     }
@@ -68,13 +69,19 @@ public enum DeviceCapabilities {
 
     static func name(_ n: RawNode) -> String? { n.label ?? n.text }
 
+    /// The element type without XCUITest's prefix (`XCUIElementTypeAlert` -> `Alert`).
+    static func kind(_ n: RawNode) -> String {
+        let c = n.className ?? ""
+        return c.hasPrefix("XCUIElementType") ? String(c.dropFirst("XCUIElementType".count)) : c
+    }
+
+    /// Whether `n` descends from the node at index `ancestor` (`parent` is a node index).
     static func isInside(_ n: RawNode, _ ancestor: Int, _ tree: RawTree) -> Bool {
         var parent = n.parent
         var steps = 0
-        while parent >= 0 && steps < 256 {
+        while parent >= 0 && parent < tree.nodes.count && steps < 256 {
             if parent == ancestor { return true }
-            guard let p = tree.nodes.first(where: { $0.handle == parent }) else { return false }
-            parent = p.parent
+            parent = tree.nodes[parent].parent
             steps += 1
         }
         return false
