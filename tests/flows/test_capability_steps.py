@@ -68,3 +68,18 @@ def test_bad_values_are_load_errors(tmp_path: Path) -> None:
     text = str(raised.value)
     assert "bad.yaml:3" in text and "bad.yaml:4" in text and "bad.yaml:5" in text
     assert "bad.yaml:6" in text and "alert takes accept, dismiss or {button: TEXT}" in text
+
+
+async def test_a_suite_whose_leases_auto_accept_needs_no_alert_step(tmp_path: Path) -> None:
+    from bridge.client import connect
+    from bridge.flows.suite import SuiteOptions, run_suite
+    from tests.hub.hubfixture import CONTROLLER, running_hub
+
+    (tmp_path / "auto.yaml").write_text(
+        HEADER + '- openLink: mobridge-demo://camera\n- assertVisible: "Camera: granted"\n'
+    )
+    flows = load_suite([str(tmp_path)], {}, {})
+    async with running_hub() as rh, connect(rh.url, token=CONTROLLER, name="runner") as hub:
+        report = await run_suite(hub, flows, [rh.device_id], SuiteOptions(alerts="accept"))
+    (test,) = report.tests
+    assert test.status == "passed", test.failure
