@@ -9,7 +9,9 @@
   in a private state directory (``XDG_STATE_HOME``), never in the user's.
 - Honest runs (``tests/skips.py``): under CI (env ``CI`` set) a skipped test is reported as a
   failure with its reason; locally, when ``MOBRIDGE_SKIP_REPORT`` names a file, the session
-  writes one line per skip reason there (``scripts/test`` prints them last).
+  writes one line per skip reason there (``scripts/test`` prints them last). Skips are
+  counted from ``pytest_runtest_logreport``, so a run split over pytest-xdist workers
+  (``scripts/test`` runs ``-n 2``) reports them all, once.
 """
 
 from __future__ import annotations
@@ -58,12 +60,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = outcome.get_result()
     if not report.skipped or hasattr(report, "wasxfail"):
         return
-    why = _skip_reason(report.longrepr)
     if os.environ.get("CI"):
+        why = _skip_reason(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped under CI, where nothing may skip: {why}"
-    else:
-        _SKIPS[why] += 1
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count skips where every report arrives: the one process, or under pytest-xdist the
+    controller (its workers' reports come to it here)."""
+    if report.skipped and not hasattr(report, "wasxfail"):
+        _SKIPS[_skip_reason(report.longrepr)] += 1
 
 
 def _skip_reason(longrepr: object) -> str:
@@ -73,7 +80,7 @@ def _skip_reason(longrepr: object) -> str:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     target = os.environ.get("MOBRIDGE_SKIP_REPORT")
-    if not target:
+    if not target or hasattr(session.config, "workerinput"):  # a worker: the controller writes
         return
     lines = [f"skipped {n} test{'s' if n != 1 else ''}: {why}" for why, n in _SKIPS.most_common()]
     Path(target).write_text("".join(line + "\n" for line in lines))

@@ -21,6 +21,15 @@ def reason(missing: str, enable: str) -> str:
     return f"{missing} — enable: {enable}"
 
 
+def vision_installed() -> bool:
+    """The vision extra's engine and its English model are both here (nothing is loaded)."""
+    import importlib.util
+
+    from bridge.vision.engine import tessdata_dir
+
+    return importlib.util.find_spec("tesserocr") is not None and tessdata_dir() is not None
+
+
 SHARED_ABSENT = reason(
     "../shared is absent: the project's shared folder (reference schemas, their conformance "
     "tool, real device dumps) is not part of the repository; CI places it beside the "
@@ -31,7 +40,13 @@ NO_CHROMIUM = reason("no Chromium for the dashboard browser tests", SYSTEM_PACKA
 NO_JDK = reason("no JDK for the Android agent core", SYSTEM_PACKAGES)
 NO_AAPT = reason("no aapt / android-framework-res for the APK tests", SYSTEM_PACKAGES)
 
+NO_VISION = reason(
+    "the vision extra (tesserocr and Debian's tesseract-ocr-eng) is not installed",
+    "MOBRIDGE_EXTRAS=vision scripts/test (and sudo scripts/system-packages --install)",
+)
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 need_chromium = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+need_vision = pytest.mark.skipif(not vision_installed(), reason=NO_VISION)
 need_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason=NO_JDK)

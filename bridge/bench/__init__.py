@@ -14,8 +14,10 @@ SECTIONS: tuple[str, ...] = (
     "agents",
     "mcp",
     "farm",
+    "farm_heartbeat",
     "device",
     "journal",
     "cli",
+    "vision",
 )
 """Run order when ``--only`` is not given."""

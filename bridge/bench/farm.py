@@ -269,7 +269,7 @@ async def _measure(sizes: Sizes, binary: str, tmp: Path) -> list[str]:
                 proc = stack.enter_context(
                     _process(
                         [sys.executable, "-m", "bridge.cli", "serve", "--port", "0", "--no-sim",
-                         "--no-dashboard", "--token", CLIENT_TOKEN, "--log-json",
+                         "--no-dashboard", "--farm-controller-token", CLIENT_TOKEN, "--log-json",
                          "--farm", f"nats://127.0.0.1:{nats_port}", "--farm-name", name,
                          *devices],
                         tmp / f"hub-{name}.log",

@@ -29,9 +29,8 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-import anyio
 import msgspec
 
 from bridge.cli.device import add_device_commands, approve_option, device_plan, point_arg
@@ -55,25 +54,41 @@ from bridge.cli.render import (
     screen_title,
     watch_line,
 )
-from bridge.client import (
-    DEFAULT_URL,
+from bridge.client.errors import (
     AmbiguousError,
     ConfirmationRequired,
-    Device,
-    HubConnection,
     HubError,
     NotFoundError,
     ProtocolFailure,
-    connect,
+    not_found,
 )
-from bridge.client.device import Target
-from bridge.client.errors import not_found
+from bridge.client.local_hub import DEFAULT_URL
 from bridge.wire.action import ActionRequest, ActionResult
-from bridge.wire.client_protocol import MAX_WAIT_MS, Confirm, FindMatch, LeaseMode, WaitResult
+from bridge.wire.client_protocol import (
+    MAX_WAIT_MS,
+    Confirm,
+    DevicesList,
+    DevicesListResult,
+    FindMatch,
+    LeaseMode,
+    WaitResult,
+)
 from bridge.wire.conditions import Absent, Condition, Present, ScreenShown
-from bridge.wire.enums import ActionVerb, MatchMode, ProtocolErrorCode, Role, VerificationResult
+from bridge.wire.enums import (
+    ActionVerb,
+    FallbackType,
+    MatchMode,
+    ProtocolErrorCode,
+    Role,
+    Source,
+    VerificationResult,
+)
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch, Within
+
+if TYPE_CHECKING:  # the asyncio connection is imported only by the commands that need it
+    from bridge.client.connection import HubConnection
+    from bridge.client.device import Device, Target
 
 MAX_ARG_FILE = 1 << 20
 MAX_REQUEST_TIMEOUT_MS = 600_000
@@ -161,6 +176,7 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("device")
     p.add_argument("--query", help="SemanticQuery JSON or @FILE (instead of the options below)")
     _selectors(p, positional=False)
+    source_option(p)
     for name, verb_help in (
         ("tap", "tap one node (the hub refuses when none or several match), or --at X,Y"),
         ("long-press", "long-press one node, or --at X,Y"),
@@ -411,7 +427,7 @@ async def _match_of_handle(device: Device, handle: str) -> FindMatch:
 # ---- commands -------------------------------------------------------------------------------
 
 
-Plan = Callable[[HubConnection], Awaitable[int]]
+Plan = Callable[["HubConnection"], Awaitable[int]]
 
 
 def _human(args: argparse.Namespace) -> bool:
@@ -419,8 +435,12 @@ def _human(args: argparse.Namespace) -> bool:
 
 
 async def _devices(hub: HubConnection, args: argparse.Namespace) -> int:
-    devices = await hub.devices()
+    listed = await hub.call(DevicesList(id=hub.next_id()), DevicesListResult)
+    devices, farm = listed.devices, listed.farm
     if _human(args):
+        if farm is not None:
+            why = f" ({farm.reason})" if farm.reason else ""
+            print(f"farm: hub {farm.hub} {farm.state}{why}, {farm.hubs} other hub(s) heard")
         if not devices:
             print("no devices")
         for d in devices:
@@ -430,7 +450,10 @@ async def _devices(hub: HubConnection, args: argparse.Namespace) -> int:
             line = f"{d.id}  {d.platform.value.lower()}  {d.model or ''}  {state}{lease}{owner}"
             print(line.strip())
     else:
-        emit({"devices": msgspec.to_builtins(devices)})
+        emit(
+            {"devices": msgspec.to_builtins(devices)}
+            | ({"farm": msgspec.to_builtins(farm)} if farm is not None else {})
+        )
     return EXIT_OK
 
 
@@ -444,8 +467,21 @@ async def _screen(device: Device, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def source_option(p: argparse.ArgumentParser) -> None:
+    """``find --source accessibility|vision`` (repeatable): only nodes from those sources."""
+    p.add_argument(
+        "--source",
+        action="append",
+        choices=("accessibility", "vision"),
+        help="only nodes from this source (repeatable; vision: text read from the screenshot, "
+        "which turns the hub's vision on)",
+    )
+
+
 async def _find(device: Device, query: SemanticQuery, args: argparse.Namespace) -> int:
-    found = await device.find(query)
+    wanted = getattr(args, "source", None)
+    sources = tuple(Source(s.upper()) for s in wanted) if wanted else None
+    found = await device.find(query, sources=sources)
     why = ""
     if not found.count:
         why = no_match_reason(query, (await device.snapshot(compact=False)).snapshot.nodes)
@@ -471,6 +507,8 @@ def _done(result: ActionResult, args: argparse.Namespace, what: str) -> int:
     obs = result.observation
     changed = "screen changed" if obs.screen_changed else "screen unchanged"
     method = f" via {result.dispatch.method.value}" if result.dispatch.method else ""
+    if result.dispatch.fallback_type is FallbackType.VISION_COORDINATE:
+        method += " (a coordinate tap on text read by vision)"
     verdict = f", {result.verification.result.value}" if result.verification else ""
     print(f"{what}{named}: {result.dispatch.status.value}{method}, {changed}{verdict}")
     return EXIT_OK
@@ -532,6 +570,8 @@ async def _lease(device: Device, hub: HubConnection, args: argparse.Namespace) -
         holders = ", ".join(got.lease.holder_names) if got.lease else "?"
         auto = f", alerts: auto-{args.alerts}" if args.alerts else ""
         say(f"holding the {mode} lease on {device.id} ({holders}{auto}); Ctrl-C releases it")
+        import anyio
+
         if args.hold > 0:
             await anyio.sleep(args.hold)
         else:
@@ -539,13 +579,18 @@ async def _lease(device: Device, hub: HubConnection, args: argparse.Namespace) -
     return EXIT_OK
 
 
+def _save(output: str, png: bytes) -> None:
+    """Write the PNG (in the caller's thread: a one-shot session has no worker threads)."""
+    try:
+        Path(output).write_bytes(png)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+
+
 async def _screenshot(device: Device, output: str, args: argparse.Namespace) -> int:
     shot = await device.screenshot()
     png = await device.fetch_screenshot(shot)
-    try:
-        await anyio.Path(output).write_bytes(png)
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    _save(output, png)
     if _human(args):
         print(f"wrote {output} ({shot.width}x{shot.height}, {len(png)} bytes)")
     else:
@@ -737,7 +782,50 @@ async def _unknown_device(hub: HubConnection, device: str) -> UsageError:
     )
 
 
+ONE_SHOT = frozenset(
+    {
+        "devices", "screen", "find", "tap", "long-press", "type", "scroll", "swipe", "press",
+        "back", "app", "key", "apps", "orientation", "screenshot", "wait", "lease",
+    }
+)  # fmt: skip
+"""The commands that run on a blocking one-shot session (``bridge.client.oneshot``: no
+asyncio, anyio or websockets to import) over ``ws://``: request and answer, one at a time.
+``watch``, ``lease --hold`` and any command not named here open an asyncio ``connect``."""
+
+
+def one_shot(args: argparse.Namespace, url: str) -> bool:
+    """Whether this command runs on a one-shot session (see ``ONE_SHOT``)."""
+    from bridge.client.oneshot import supports
+
+    command: str = args.client_command
+    holding = command == "lease" and args.hold is not None
+    return command in ONE_SHOT and not holding and supports(url)
+
+
+async def _run_plan(args: argparse.Namespace, hub: HubConnection, plan: Plan) -> int:
+    try:
+        try:
+            return await plan(hub)
+        except ConfirmationRequired as exc:
+            # An objection is answerable only within the session it was raised in: with
+            # --approve the person running the command gives their word here and now.
+            objection = exc.objection
+            if not getattr(args, "approve", False) or objection is None:
+                raise
+            if not objection.answerable:
+                raise
+            say(f"mobridge: approving objection {objection.id}: {objection.reason}")
+            args.confirm = objection.id
+            return await plan_of(args)(hub)
+    except ProtocolFailure as exc:
+        if exc.code is ProtocolErrorCode.UNKNOWN_DEVICE and hasattr(args, "device"):
+            raise await _unknown_device(hub, args.device) from exc
+        raise
+
+
 async def _session(args: argparse.Namespace, url: str, plan: Plan) -> int:
+    from bridge.client.connection import connect
+
     async with connect(
         url,
         token=args.token,
@@ -746,24 +834,23 @@ async def _session(args: argparse.Namespace, url: str, plan: Plan) -> int:
         format=args.format,
         request_timeout=args.request_timeout,
     ) as hub:
-        try:
-            try:
-                return await plan(hub)
-            except ConfirmationRequired as exc:
-                # An objection is answerable only within the session it was raised in: with
-                # --approve the person running the command gives their word here and now.
-                objection = exc.objection
-                if not getattr(args, "approve", False) or objection is None:
-                    raise
-                if not objection.answerable:
-                    raise
-                say(f"mobridge: approving objection {objection.id}: {objection.reason}")
-                args.confirm = objection.id
-                return await plan_of(args)(hub)
-        except ProtocolFailure as exc:
-            if exc.code is ProtocolErrorCode.UNKNOWN_DEVICE and hasattr(args, "device"):
-                raise await _unknown_device(hub, args.device) from exc
-            raise
+        return await _run_plan(args, hub, plan)
+
+
+def _one_shot_session(args: argparse.Namespace, url: str, plan: Plan) -> int:
+    from bridge.client.oneshot import open_session, run_blocking
+
+    with open_session(
+        url,
+        token=args.token,
+        name=args.name,
+        kind="cli",
+        format=args.format,
+        request_timeout=args.request_timeout,
+    ) as session:
+        # The session offers what the ONE_SHOT commands' plans use of a HubConnection
+        # (devices, device) and never suspends; run_blocking fails loudly if one does.
+        return run_blocking(_run_plan(args, cast("HubConnection", session), plan))
 
 
 def refused(error: HubError, args: argparse.Namespace) -> int:
@@ -798,6 +885,10 @@ def run_client_command(args: argparse.Namespace) -> int:
     try:
         url = _url(args)
         plan = plan_of(args)
+        if one_shot(args, url):
+            return _one_shot_session(args, url, plan)
+        import anyio
+
         return int(anyio.run(lambda: _session(args, url, plan)))
     except HubError as exc:
         return refused(exc, args)

@@ -12,17 +12,20 @@ import argparse
 import re
 import sys
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from bridge.cli.failures import UsageError
 from bridge.cli.render import emit
-from bridge.client import Device, HubConnection
 from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import Confirm
 from bridge.wire.enums import GestureKind, KeyName, Orientation
 
-Plan = Callable[[HubConnection], Awaitable[int]]
+if TYPE_CHECKING:  # a one-shot command never imports the asyncio connection
+    from bridge.client import Device, HubConnection
+
+Plan = Callable[["HubConnection"], Awaitable[int]]
 POINT = re.compile(r"^\s*(\d{1,5})\s*,\s*(\d{1,5})\s*$")
 SWIPE_SHARE = 0.3
 APP_MANAGEMENT = ("terminate", "clear", "install", "uninstall")

@@ -12,13 +12,13 @@ Exit status: 0 every check holds; 1 a check failed (named on stderr); 2 bad usag
 from __future__ import annotations
 
 import argparse
-import os
 import secrets
 import sys
 from pathlib import Path
 from typing import Any
 
 from bridge.cli.failures import EXIT_USAGE, UsageError, check_url
+from bridge.cli.hub_options import add_sim_options
 
 DEFAULT_SAMPLES = 20
 MAX_SAMPLES = 200
@@ -86,22 +86,7 @@ def add_doctor_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     p.add_argument(
         "--agent", metavar="URL", help="--embedded: attach this agent (ws://...) instead of the sim"
     )
-    p.add_argument(
-        "--agent-token",
-        default=os.environ.get("MOBRIDGE_AGENT_TOKEN"),
-        help="--embedded --agent: the agent's token (env MOBRIDGE_AGENT_TOKEN)",
-    )
-    p.add_argument(
-        "--sim-platform",
-        choices=("android", "ios"),
-        default="android",
-        help="--embedded: the simulated device's platform (sim-android or sim-ios)",
-    )
-    p.add_argument(
-        "--sim-scene",
-        default="login",
-        help="--embedded: start screen of the simulated app (default: login, it has fields)",
-    )
+    add_sim_options(p, scene="login", embedded=True)  # login: a screen with fields
     p.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
     )

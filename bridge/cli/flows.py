@@ -66,6 +66,12 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         "--device", action="append", default=[], metavar="ID", help="run on ID (repeatable)"
     )
     p.add_argument("--devices", choices=("all",), help="run on every online device at once")
+    p.add_argument(
+        "--device-selector",
+        metavar="SEL",
+        help="lease any free matching device first (waits up to --lease-wait): "
+        "platform=ios,os>=17,model=TEXT,tag=TAG,owner=HUB",
+    )
     p.add_argument("--report", type=Path, metavar="DIR", help="write index.json + index.html")
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     p.add_argument(
@@ -197,6 +203,11 @@ async def _embedded_hub(args: argparse.Namespace) -> AsyncIterator[tuple[str, st
 
 
 async def _pick_devices(hub: HubConnection, args: argparse.Namespace, embedded: bool) -> list[str]:
+    if getattr(args, "selector", None) is not None:
+        got = await hub.acquire(args.selector, timeout_s=args.lease_wait)
+        where = f" on hub {got.owner}" if got.owner else ""
+        print(f"acquired {got.device}{where} after {got.waited_ms} ms", flush=True)
+        return [got.device]
     devices = await hub.devices()
     online = [d.id for d in devices if d.online]
     listed = ", ".join(f"{d.id} ({'online' if d.online else 'offline'})" for d in devices)
@@ -339,6 +350,14 @@ def run_test_command(args: argparse.Namespace) -> int:
             raise UsageError(f"--sims must be within 1..{MAX_SIMS}")
         if args.device and args.devices:
             raise UsageError("give --device ID or --devices all, not both")
+        if args.device_selector is not None:
+            from bridge.cli.farm import parse_selector
+
+            args.selector = parse_selector(args.device_selector)
+            if args.device or args.devices or url is None:
+                raise UsageError(
+                    "--device-selector picks from a running hub: give --url, not --device/--devices"
+                )
         if not 0 <= args.lease_wait <= 3600:
             raise UsageError("--lease-wait must be within 0..3600 seconds")
         return int(_unwrapped(lambda: anyio.run(_run_tests, args, url)))

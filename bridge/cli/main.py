@@ -69,6 +69,7 @@ SERVE_HELP = "start the hub (default device: the simulated one)"
 def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from pathlib import Path
 
+    from bridge.cli.hub_options import add_sim_options
     from bridge.hub.event_loop import LOOPS
 
     p = sub.add_parser("serve", help=SERVE_HELP)
@@ -93,20 +94,7 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="accept clients without a token (never on a shared network)",
     )
     p.add_argument("--no-sim", action="store_true", help="do not start the simulated device")
-    scenes = _sim_scenes()
-    p.add_argument(
-        "--sim-scene",
-        default="menu",
-        choices=scenes,
-        metavar="SCENE",
-        help=f"start screen of the simulated app: {', '.join(scenes)} (default: menu)",
-    )
-    p.add_argument(
-        "--sim-platform",
-        choices=("android", "ios"),
-        default="android",
-        help="the simulated device's platform; its id is sim-android or sim-ios",
-    )
+    add_sim_options(p, scene="menu", scenes=_sim_scenes())
     p.add_argument(
         "--sim-id",
         metavar="ID",
@@ -119,11 +107,6 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default=[],
         metavar="URL",
         help="attach an agent by websocket URL (repeatable)",
-    )
-    p.add_argument(
-        "--agent-token",
-        default=os.environ.get("MOBRIDGE_AGENT_TOKEN"),
-        help="token for --agent links (env MOBRIDGE_AGENT_TOKEN)",
     )
     p.add_argument(
         "--takeover-after-s",
@@ -169,6 +152,11 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="the history database (default: $XDG_STATE_HOME/mobridge/journal.sqlite3)",
     )
     p.add_argument("--no-journal", action="store_true", help="keep no history on disk")
+    p.add_argument(
+        "--vision",
+        action="store_true",
+        help="read text where the accessibility tree is blind (canvases): the vision extra",
+    )
     p.add_argument(
         "--journal-max-age",
         type=float,
@@ -217,7 +205,27 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="PATH",
         help="Simulator: run xcodebuild test-without-building with this .xctestrun (macOS)",
     )
+    p.add_argument(
+        "--device-tag",
+        action="append",
+        default=[],
+        metavar="DEVICE=TAG",
+        help="tag a device for `acquire --tag` (repeatable; TAG: letters, digits, _.:=-)",
+    )
     _farm_arguments(p)
+
+
+def _device_tags(items: list[str]) -> dict[str, tuple[str, ...]]:
+    """``--device-tag DEVICE=TAG`` values; ValueError with a one-line reason."""
+    tags: dict[str, list[str]] = {}
+    for item in items:
+        device, sep, tag = item.partition("=")
+        if not sep or not device or not re.fullmatch(r"[A-Za-z0-9_.:=-]{1,64}", tag):
+            raise ValueError(f"--device-tag {item!r}: use DEVICE=TAG (TAG: letters, digits, _.:=-)")
+        if len(tags.setdefault(device, [])) >= 16:
+            raise ValueError(f"--device-tag: at most 16 tags for {device}")
+        tags[device].append(tag)
+    return {device: tuple(values) for device, values in tags.items()}
 
 
 def _farm_arguments(p: argparse.ArgumentParser) -> None:
@@ -243,25 +251,67 @@ def _farm_arguments(p: argparse.ArgumentParser) -> None:
     farm.add_argument("--farm-tls-cert", type=Path, metavar="PEM", help="client certificate")
     farm.add_argument("--farm-tls-key", type=Path, metavar="PEM", help="client certificate key")
     farm.add_argument(
-        "--farm-prefix", default="mobridge.farm", help="NATS subject prefix (one per farm)"
+        "--farm-prefix",
+        default=None,
+        help="NATS subject prefix (one per farm; default mobridge.farm)",
+    )
+    farm.add_argument(
+        "--farm-controller-token",
+        default=os.environ.get("MOBRIDGE_FARM_CONTROLLER_TOKEN"),
+        help="a client controller token that reaches every hub's devices (env "
+        "MOBRIDGE_FARM_CONTROLLER_TOKEN); --token reaches only this hub's",
+    )
+    farm.add_argument(
+        "--farm-observer-token",
+        default=os.environ.get("MOBRIDGE_FARM_OBSERVER_TOKEN"),
+        help="a read-only token that reaches every hub's devices (env "
+        "MOBRIDGE_FARM_OBSERVER_TOKEN)",
+    )
+    farm.add_argument(
+        "--farm-credentials",
+        type=Path,
+        metavar="FILE",
+        help="this hub's NATS identity from `mobridge farm init` (gives URL, name, prefix)",
     )
 
 
 def _farm_config(args: argparse.Namespace) -> FarmConfig | None:
     """The ``FarmConfig`` of ``serve``'s farm options (None without ``--farm``); raises
     ``ValueError`` with a one-line reason when they do not fit."""
-    if args.farm is None:
+    creds = None
+    if args.farm_credentials is not None:
+        from bridge.farm.identities import load_credentials
+
+        creds = load_credentials(args.farm_credentials)  # IdentityError is a ValueError
+        if args.farm_user or args.farm_password or args.farm_token:
+            raise ValueError(
+                "--farm-credentials gives the NATS login: drop --farm-user/password/token"
+            )
+        if args.farm_name is not None and args.farm_name != creds.hub:
+            raise ValueError(f"--farm-name {args.farm_name} but the credentials are {creds.hub}'s")
+    if args.farm is None and creds is None:
         return None
     import re
     import socket
 
     from bridge.farm.config import FarmConfig
 
-    name = args.farm_name or re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname())[:64] or "hub"
     for option in ("farm_tls_ca", "farm_tls_cert", "farm_tls_key"):
         path = getattr(args, option)
         if path is not None and not path.is_file():
             raise ValueError(f"--{option.replace('_', '-')} {path}: no such file")
+    if creds is not None:
+        return FarmConfig(
+            url=args.farm or creds.url,
+            hub=creds.hub,
+            user=creds.user,
+            password=creds.password,
+            tls_ca=args.farm_tls_ca,
+            tls_cert=args.farm_tls_cert,
+            tls_key=args.farm_tls_key,
+            prefix=args.farm_prefix or creds.prefix,
+        )
+    name = args.farm_name or re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname())[:64] or "hub"
     return FarmConfig(
         url=args.farm,
         hub=name,
@@ -271,7 +321,7 @@ def _farm_config(args: argparse.Namespace) -> FarmConfig | None:
         tls_ca=args.farm_tls_ca,
         tls_cert=args.farm_tls_cert,
         tls_key=args.farm_tls_key,
-        prefix=args.farm_prefix,
+        prefix=args.farm_prefix or "mobridge.farm",
     )
 
 
@@ -346,6 +396,14 @@ COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
         "bridge.cli.doctor",
         "add_doctor_command",
         {"doctor": "check the chain to a device and measure it; writes doctor-DEVICE-DATE.json"},
+    ),
+    (
+        "bridge.cli.farm",
+        "add_farm_commands",
+        {
+            "farm": "set up a farm: NATS config and one credentials file per hub (farm init)",
+            "acquire": "lease any free matching device (waits its turn); --hold keeps it",
+        },
     ),
 )
 """Every command group: its module, the function that adds its commands, and each command's
@@ -452,6 +510,10 @@ def _serve(args: argparse.Namespace) -> int:
         tokens[token] = Principal("controller", "controller")
     if args.observer_token:
         tokens[args.observer_token] = Principal("observer", "observer")
+    if args.farm_controller_token:
+        tokens[args.farm_controller_token] = Principal("controller", "farm-controller", "farm")
+    if args.farm_observer_token:
+        tokens[args.farm_observer_token] = Principal("observer", "farm-observer", "farm")
     android = None
     if args.android is not None:
         from bridge.devices.android import AndroidConfig, preflight
@@ -486,6 +548,7 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         farm = _farm_config(args)
+        device_tags = _device_tags(args.device_tag)
     except ValueError as exc:
         print(f"mobridge serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -518,11 +581,20 @@ def _serve(args: argparse.Namespace) -> int:
         dashboard=None if args.no_dashboard else dashboard_page(),
         android=android,
         farm=farm,
+        device_tags=device_tags,
         ios=ios,
         journal=None if args.no_journal else (args.journal or default_path()),
         journal_max_age_s=args.journal_max_age * 86400,
         journal_max_bytes=int(args.journal_max_mb * (1 << 20)),
+        vision=args.vision,
     )
+    if args.vision:
+        from bridge.vision.engine import unavailable
+
+        problem = unavailable()
+        if problem is not None:
+            print(f"mobridge serve: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     hub = Hub(config)
     token_file: list[Path] = []
 

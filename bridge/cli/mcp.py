@@ -17,6 +17,8 @@ import secrets
 import sys
 from typing import Any
 
+from bridge.cli.hub_options import add_sim_options
+
 DEFAULT_HTTP_PORT = 8766
 
 
@@ -34,8 +36,7 @@ def add_mcp_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         action="store_true",
         help="start a hub in this process with the simulated device (nothing else needed)",
     )
-    p.add_argument("--sim-scene", default="menu", help="--embedded: start screen of the demo app")
-    p.add_argument("--sim-platform", choices=("android", "ios"), default="android")
+    add_sim_options(p, scene="menu", embedded=True, agent_token=False)
     p.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1")
     p.add_argument(
         "--port",

@@ -271,7 +271,7 @@ def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument("file")
     p.add_argument("--full", action="store_true", help="every node (default: compact)")
     p.set_defaults(handler=_guard(cmd_snapshot))
-    from bridge.cli.client import _selectors, common_options
+    from bridge.cli.client import _selectors, common_options, source_option
 
     p = sub.add_parser(
         "find",
@@ -283,6 +283,7 @@ def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument("file", metavar="FILE|DEVICE")
     p.add_argument("--query", help="SemanticQuery JSON or @FILE (instead of the options below)")
     _selectors(p, positional=False)
+    source_option(p)
     p.set_defaults(handler=_find_file_or_device)
     p = sub.add_parser("ref", help="build a NodeRef for a node of a dump file")
     _json_option(p)

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from bridge.wire.codec import encode
+from bridge.wire.enums import Source
 from bridge.wire.node import SemanticNode
 from bridge.wire.noderef import NodeRef, RoleLabelAncestorLocator
 from bridge.wire.query import SemanticQuery
@@ -99,6 +100,8 @@ def node_words(node: SemanticNode) -> str:
     if state.checked is not None:
         flags.append("checked" if state.checked else "unchecked")
     parts.extend(flags)
+    if node.source is Source.VISION:
+        parts.append(f"[vision {node.confidence:.2f}]")
     return " ".join(parts)
 
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from anyio.from_thread import BlockingPortal
-
 from bridge.wire.action import ActionResult
 from bridge.wire.device_capabilities import (
     AlertChoice,
@@ -38,6 +36,8 @@ from bridge.wire.query import SemanticQuery
 from bridge.wire.request_parts import Confirm
 
 if TYPE_CHECKING:
+    from anyio.from_thread import BlockingPortal
+
     from bridge.client.hub_calls import HubCalls
 
 ACTION_BUDGET_S = 8.0

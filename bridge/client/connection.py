@@ -48,6 +48,13 @@ from bridge.client.errors import (
 )
 from bridge.client.local_hub import hub_token, hub_url
 from bridge.client.screenshot import fetch_capture
+from bridge.wire.acquire import (
+    DEFAULT_ACQUIRE_TIMEOUT_MS,
+    MAX_ACQUIRE_TIMEOUT_MS,
+    AcquireResult,
+    DevicesAcquire,
+    DeviceSelector,
+)
 from bridge.wire.client_protocol import (
     PROTOCOL_VERSION,
     RESULT_TYPES,
@@ -86,7 +93,7 @@ from bridge.wire.enums import ProtocolErrorCode
 T = TypeVar("T")
 
 DEFAULT_REQUEST_TIMEOUT = 10.0
-CANCELLABLE = frozenset({"wait", "screenshot", "apps.list"})
+CANCELLABLE = frozenset({"wait", "screenshot", "apps.list", "devices.acquire"})
 MAX_INFLIGHT = 64
 """Requests a client may have in flight (protocol/README.md §2); more wait their turn here."""
 
@@ -171,6 +178,22 @@ class HubConnection:
     def device(self, device_id: str) -> Device:
         """A handle on one device (no round trip; the hub checks the id on first use)."""
         return Device(self, device_id)
+
+    async def acquire(
+        self,
+        selector: DeviceSelector | None = None,
+        *,
+        timeout_s: float = DEFAULT_ACQUIRE_TIMEOUT_MS / 1000,
+        **fields: Any,
+    ) -> AcquireResult:
+        """Lease any free device the selector accepts (``platform=Platform.IOS, os=">=17"``,
+        ``model``, ``tags``, ``owner`` as keywords, or a ``DeviceSelector``), waiting in the
+        hub's FIFO queue up to ``timeout_s`` (at most 600). The lease is this connection's:
+        ``device(result.device).release_lease()`` or closing the connection ends it."""
+        chosen = selector if selector is not None else DeviceSelector(**fields)
+        timeout_ms = max(0, min(int(timeout_s * 1000), MAX_ACQUIRE_TIMEOUT_MS))
+        message = DevicesAcquire(id=self.next_id(), selector=chosen, timeout_ms=timeout_ms)
+        return await self.call(message, AcquireResult, deadline=timeout_ms / 1000 + 30)
 
     async def ping(self) -> PongResult:
         return await self.call(Ping(id=self.next_id()), PongResult)

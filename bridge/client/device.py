@@ -18,8 +18,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-import anyio
-
 from bridge.client.capabilities import DeviceCapabilities
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
@@ -51,7 +49,7 @@ from bridge.wire.client_protocol import (
 )
 from bridge.wire.conditions import Condition, ScreenShown
 from bridge.wire.device_capabilities import AlertChoice
-from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role
+from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role, Source
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
 
@@ -107,10 +105,13 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities):
         label: str | None = None,
         role: Role | str | None = None,
         resource_id: str | None = None,
+        sources: tuple[Source, ...] | None = None,
     ) -> FindResult:
+        """Nodes matching ``query``; ``sources``: only those (``(Source.VISION,)``: text read
+        from the screenshot, which turns the hub's vision on)."""
         if query is None:
             query = build_query(text=text, label=label, role=role, resource_id=resource_id)
-        message = Find(id=self._conn.next_id(), device=self.id, query=query)
+        message = Find(id=self._conn.next_id(), device=self.id, query=query, sources=sources)
         return await self._conn.call(message, FindResult)
 
     async def find_one(self, query: SemanticQuery) -> tuple[FindMatch, int]:
@@ -294,6 +295,8 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities):
         try:
             yield acquired
         finally:
+            import anyio  # here: the one-shot session (no event loop) never holds a lease
+
             with anyio.CancelScope(shield=True):
                 try:
                     await self.release_lease()

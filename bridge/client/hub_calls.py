@@ -9,10 +9,11 @@ one implementation; a type checker verifies it against this protocol where it bu
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from bridge.client.channels import Channel, SubscriptionEvent
-from bridge.wire.client_protocol import ClientToHub, ScreenshotResult, SubscribeResult
+if TYPE_CHECKING:
+    from bridge.client.channels import Channel, SubscriptionEvent
+    from bridge.wire.client_protocol import ClientToHub, ScreenshotResult, SubscribeResult
 
 T = TypeVar("T")
 

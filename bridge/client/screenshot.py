@@ -3,16 +3,13 @@
 Rules: the capture URL is resolved against the hub's own URL (``ws`` -> ``http``, ``wss`` ->
 ``https``); the bearer token is sent only to that same origin — a capture URL on any other
 origin is refused, never fetched with the token; bodies are capped at ``MAX_CAPTURE_BYTES``.
-The blocking ``urllib`` request runs in a worker thread.
+The blocking ``urllib`` request runs in a worker thread (``fetch_capture``) or, for a caller
+with no event loop (the one-shot session), in the caller's (``fetch_capture_blocking``).
 """
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
 from urllib.parse import urljoin, urlsplit
-
-import anyio.to_thread
 
 from bridge.client.errors import ClientError, ConnectionFailed, ProtocolFailure
 from bridge.wire.client_protocol import ScreenshotResult
@@ -41,6 +38,9 @@ def capture_url(hub_url: str, capture: str) -> str:
 
 
 def _get(url: str, token: str | None, timeout: float) -> bytes:
+    import urllib.error  # here: urllib.request costs a command that never fetches a capture
+    import urllib.request
+
     request = urllib.request.Request(url, method="GET")
     if token:
         request.add_header("Authorization", f"Bearer {token}")
@@ -65,5 +65,14 @@ def _get(url: str, token: str | None, timeout: float) -> bytes:
 async def fetch_capture(
     hub_url: str, token: str | None, result: ScreenshotResult, http_timeout: float = 30.0
 ) -> bytes:
+    import anyio.to_thread
+
     url = capture_url(hub_url, result.url)
     return await anyio.to_thread.run_sync(_get, url, token, http_timeout)
+
+
+def fetch_capture_blocking(
+    hub_url: str, token: str | None, result: ScreenshotResult, http_timeout: float = 30.0
+) -> bytes:
+    """``fetch_capture`` in the calling thread (same checks, same errors)."""
+    return _get(capture_url(hub_url, result.url), token, http_timeout)

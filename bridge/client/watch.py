@@ -20,8 +20,6 @@ from __future__ import annotations
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-import anyio
-
 from bridge.client.delta import Desync, SnapshotTracker, WatchUpdate
 from bridge.client.errors import ClientError, ConnectionLost, DeltaMismatch
 from bridge.wire.client_protocol import DeltaEvent, PatchEvent, SnapshotEvent, SubscribeResult
@@ -78,6 +76,8 @@ class Watch:
         self._stopped = True
         subscription, self.subscription = self.subscription, None
         if subscription is not None:
+            import anyio
+
             with anyio.CancelScope(shield=True):
                 try:
                     await self._conn.unsubscribe(subscription)
@@ -113,6 +113,8 @@ class Watch:
             if channel.overflowed:
                 return await self._resubscribe()
             if not self.tracker.in_sync:
+                import anyio
+
                 resynced: WatchUpdate | None = None
                 with anyio.move_on_after(self.resync_timeout):
                     resynced = await self._until_snapshot(channel)
@@ -136,6 +138,8 @@ class Watch:
     async def _receive(
         self, channel: Channel[SubscriptionEvent]
     ) -> SnapshotEvent | DeltaEvent | PatchEvent:
+        import anyio  # here, not at the top: a one-shot command never watches
+
         try:
             return await channel.receive.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):

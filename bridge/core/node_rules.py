@@ -235,7 +235,7 @@ def fill_role(
             parent_class=parent.raw.class_name if parent is not None else None,
             window_type=p.wtype,
             window_extent=extent,
-            children=children,
+            children=_accessible(children),
             has_text_descendant=len(p.desc) > (1 if p.own else 0),
             in_tab_row=parent is not None and p.index in parent.tab_row,
             siblings=siblings,
@@ -244,6 +244,14 @@ def fill_role(
     )
     fill_texts(p, ios)
     p.state, p.actions = state_and_actions(p.raw, p.role, ios)
+
+
+def _accessible(children: list[RawNode]) -> list[RawNode]:
+    """``children`` without hub-made (vision) nodes, which come last under their anchor: a
+    canvas the hub read stays a canvas."""
+    if children and children[-1].source is not None:
+        return [c for c in children if c.source is None]
+    return children
 
 
 def fill_texts(p: Proto, ios: bool) -> None:

@@ -39,7 +39,7 @@ from bridge.core.identity import (
 from bridge.core.shown_text import numbers_only, text_change, to_record
 from bridge.core.tree import NodeTree
 from bridge.wire.base import Bounds
-from bridge.wire.enums import ErrorCode, Role
+from bridge.wire.enums import ErrorCode, NodeRefSource, Role, Source
 from bridge.wire.errors import ErrorEnvelope
 from bridge.wire.node import SemanticNode
 from bridge.wire.noderef import (
@@ -138,12 +138,15 @@ def build_ref(snapshot: ScreenSnapshot, tree: NodeTree, node_id: str) -> NodeRef
     locators.append(StructuralPathLocator(value=tree.path(node_id)))
     if node.bounds is not None:
         locators.append(BoundsNearestLocator(bounds=node.bounds))
+    vision = node.source is Source.VISION  # read from pixels: text and bounds only
     return NodeRef(
         snapshot_id=snapshot.snapshot_id,
         node_id=node_id,
         fingerprint=_fingerprint(tree, node),
         ancestor_fingerprint=_ancestry(tree, node_id),
         locators=tuple(locators),
+        source=NodeRefSource.VISION if vision else None,
+        confidence=node.confidence if vision else None,
     )
 
 
@@ -336,7 +339,7 @@ def resolve_ref(
     strong = [loc for loc in ref.locators if isinstance(loc, STRONG_LOCATORS)]
     outcome = _resolve_strong(ref, tree, strong, same_id_space) if strong else None
     if outcome is None:
-        return _weak_only(ref, tree)
+        return _as_vision(_weak_only(ref, tree))
     if isinstance(outcome, Resolved):
         if (
             outcome.locator not in _ID_LOCATORS
@@ -350,7 +353,15 @@ def resolve_ref(
                 outcome.node,
             )
         strict = generation is not None and generation.expected != generation.current
-        return _check_drift(ref, outcome, strict=strict, tree=tree)
+        return _as_vision(_check_drift(ref, outcome, strict=strict, tree=tree))
+    return _as_vision(outcome)
+
+
+def _as_vision(outcome: Resolution) -> Resolution:
+    """A node read by vision resolves by its text and bounds only: the resolution says so."""
+    if isinstance(outcome, Resolved) and outcome.node.source is Source.VISION:
+        return Resolved(outcome.node, f"{outcome.locator} (vision: text and bounds read from "
+                        "the screenshot, weaker evidence than accessibility)")  # fmt: skip
     return outcome
 
 

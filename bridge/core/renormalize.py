@@ -56,6 +56,8 @@ from bridge.wire.node import SemanticNode
 from bridge.wire.raw import RawNode, RawTree
 from bridge.wire.snapshot import ScreenSnapshot
 
+_SURE = next(f.default for f in msgspec.structs.fields(SemanticNode) if f.name == "confidence")
+"""The default confidence object itself: msgspec omits a default it finds by identity."""
 INCREMENTAL_SHARE = 0.25
 """Above this share of changed nodes the full pass is cheaper than tracking changes."""
 _DIALOG_PARTS = (":id/alertTitle", ":id/parentPanel", ":id/button1")
@@ -657,7 +659,8 @@ def _build_node(p: rules.Proto, protos: Sequence[rules.Proto], ios: bool) -> Sem
         actions=p.actions,
         bounds=raw.bounds,
         collection=coll,
-        source=Source.ACCESSIBILITY,
+        source=raw.source or Source.ACCESSIBILITY,
+        confidence=_SURE if raw.confidence is None else raw.confidence,
     )
 
 

@@ -17,6 +17,11 @@ OFFLINE_AFTER_S = 3.0
 every ``HEARTBEAT_S / 4``, so the documented bound is ``OFFLINE_AFTER_S + HEARTBEAT_S / 4``."""
 
 
+def inbox_prefix(hub: str) -> str:
+    """The reply inbox of ``hub``: its NATS user may subscribe only below it."""
+    return f"_INBOX.{hub}"
+
+
 class FarmConfigError(ValueError):
     """The farm options do not fit together (the CLI prints the message)."""
 
@@ -60,6 +65,12 @@ class FarmConfig:
     def offline_bound_s(self) -> float:
         """The documented bound: a silent hub's devices are offline everywhere within it."""
         return self.offline_after_s + self.heartbeat_s / 4
+
+    @property
+    def inbox_prefix(self) -> str:
+        """Where this hub's request replies arrive (``_INBOX.<hub>``): with per-hub NATS
+        identities (``bridge.farm.identities``) only this hub may subscribe below it."""
+        return inbox_prefix(self.hub)
 
     @property
     def wants_tls(self) -> bool:

@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import anyio
 import anyio.abc
@@ -35,13 +35,16 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
+from bridge.farm.announcer import Announcer
 from bridge.farm.config import FarmConfig
-from bridge.farm.registry import Heard, HubRecord, Registry
+from bridge.farm.registry import Heard, HubRecord, Registry, Resync
 from bridge.farm.subjects import Subjects
 from bridge.wire.client_protocol import DeviceSummary, ProtocolError
 from bridge.wire.enums import ProtocolErrorCode
 from bridge.wire.farm import (
     FARM_PROTOCOL,
+    Announced,
+    AnnounceGet,
     FarmEventRelay,
     FarmReply,
     FarmRequest,
@@ -94,6 +97,18 @@ class Unreachable:
     nobody: bool = False
 
 
+LinkState = Literal["connecting", "connected", "unauthorized", "reconnecting"]
+"""The farm link as ``/healthz`` and ``devices.list`` show it: ``connecting`` (never joined
+yet), ``connected``, ``unauthorized`` (NATS refused this hub's credentials or permissions —
+retrying will not help until an operator fixes them), ``reconnecting`` (NATS unreachable or
+the connection was lost; ``reason`` says which)."""
+
+
+def is_auth_failure(text: str) -> bool:
+    lowered = text.lower()
+    return "authorization violation" in lowered or "authentication" in lowered
+
+
 @dataclass
 class LinkStats:
     connects: int = 0
@@ -105,8 +120,13 @@ class LinkStats:
     published: int = 0
     dropped_bytes: int = 0
     bad_messages: int = 0
+    announce_bytes: int = 0
+    resyncs: int = 0
+    """Whole announcements asked for (a heartbeat's seq or digest did not fit)."""
     last_error: str | None = None
     connected: bool = False
+    state: LinkState = "connecting"
+    reason: str | None = None
     outbox: dict[str, int] = field(default_factory=dict)
 
 
@@ -130,6 +150,9 @@ class FarmLink:
         self.run_id = secrets.token_hex(6)
         self.subjects = Subjects(config.prefix)
         self.registry = Registry(config.hub, int(config.offline_after_s * 1000))
+        self.announcer = Announcer(config.hub, self.run_id, int(config.heartbeat_s * 1000))
+        self._fetching: set[str] = set()
+        """Hubs whose whole announcement was asked for and not answered yet."""
         self.stats = LinkStats()
         self.nc: NatsClient | None = None
         self._tg: anyio.abc.TaskGroup | None = None
@@ -157,6 +180,7 @@ class FarmLink:
                     nc = await self._connect()
                 except Exception as exc:  # unreachable or refused: keep serving locally
                     self.stats.last_error = _describe(exc)
+                    self._set_state(None, _describe(exc))
                     self.log(
                         "farm_connect_failed", url=self.config.redacted_url(), error=_describe(exc)
                     )
@@ -169,6 +193,7 @@ class FarmLink:
                 finally:
                     self.nc = None
                     self.stats.connected = False
+                    self._set_state("reconnecting", "the NATS connection was closed")
                     with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                         await self._goodbye(nc)
 
@@ -179,11 +204,13 @@ class FarmLink:
         async def on_disconnect() -> None:
             self.stats.disconnects += 1
             self.stats.connected = False
+            self._set_state("reconnecting", "lost the NATS connection")
             self.log("farm_disconnected", url=cfg.redacted_url())
 
         async def on_reconnect() -> None:
             self.stats.connects += 1
             self.stats.connected = True
+            self._set_state("connected", None)
             self.log("farm_reconnected", url=cfg.redacted_url())
             await self._hello()
             self.listener.farm_connected(True)
@@ -198,6 +225,8 @@ class FarmLink:
             if text != self.stats.last_error:
                 self.log("farm_error", url=cfg.redacted_url(), error=text)
             self.stats.last_error = text
+            if not self.stats.connected or is_auth_failure(text):
+                self._set_state(None, text)
 
         options: dict[str, Any] = {}
         if cfg.user is not None:
@@ -212,6 +241,7 @@ class FarmLink:
         nc = await nats.connect(
             servers=[cfg.url],
             name=f"mobridge-{cfg.hub}",
+            inbox_prefix=cfg.inbox_prefix,
             connect_timeout=5,
             allow_reconnect=True,
             max_reconnect_attempts=-1,
@@ -226,6 +256,7 @@ class FarmLink:
         )
         self.stats.connects += 1
         self.stats.connected = True
+        self._set_state("connected", None)
         self.log("farm_connected", url=cfg.redacted_url(), hub=cfg.hub, run=self.run_id)
         return nc
 
@@ -263,6 +294,18 @@ class FarmLink:
         with _quiet():
             await nc.close()
 
+    def _set_state(self, state: LinkState | None, reason: str | None) -> None:
+        """Record the link's state; ``None``: a failure, classified from ``reason``."""
+        if state is None:
+            if reason is not None and is_auth_failure(reason):
+                state = "unauthorized"
+            elif self.stats.state == "unauthorized":
+                return  # nats-py's follow-up errors ("no servers available") say less
+            else:
+                state = "connecting" if self.stats.connects == 0 else "reconnecting"
+        self.stats.state = state
+        self.stats.reason = reason
+
     # ---- announcing -------------------------------------------------------------------------
 
     def announce_soon(self) -> None:
@@ -281,18 +324,12 @@ class FarmLink:
 
     async def _announce(self, nc: NatsClient, *, leaving: bool = False) -> None:
         devices, relays = self.listener.announcement()
-        message = HubAnnounce(
-            protocol=FARM_PROTOCOL,
-            hub=self.config.hub,
-            run=self.run_id,
-            interval_ms=int(self.config.heartbeat_s * 1000),
-            devices=tuple(devices),
-            relays=tuple(relays),
-            leaving=leaving,
-        )
+        message = self.announcer.next(devices, relays, leaving=leaving)
+        data = _encoder.encode(message)
         with _quiet():
-            await nc.publish(self.subjects.announce(self.config.hub), _encoder.encode(message))
+            await nc.publish(self.subjects.announce(self.config.hub), data)
             self.stats.announces_sent += 1
+            self.stats.announce_bytes += len(data)
 
     async def _sweeper(self) -> None:
         while True:
@@ -324,8 +361,14 @@ class FarmLink:
                 self.log("farm_name_clash", hub=announce.hub, other_run=announce.run)
             return
         self.stats.announces_heard += 1
+        self._heard(announce)
+
+    def _heard(self, announce: HubAnnounce) -> None:
         heard = self.registry.heard(announce, self.clock_ms())
         if heard is None:
+            return
+        if isinstance(heard, Resync):
+            self._fetch_whole(heard)
             return
         if heard.came_online or heard.restarted:
             self.log(
@@ -341,6 +384,23 @@ class FarmLink:
             self.listener.hub_gone(heard.record)
         else:
             self.listener.hub_online(heard)
+
+    def _fetch_whole(self, resync: Resync) -> None:
+        """Ask ``resync.hub`` for its whole announcement (one request per hub at a time)."""
+        if resync.hub in self._fetching or self._tg is None:
+            return
+        self._fetching.add(resync.hub)
+        self.stats.resyncs += 1
+
+        async def fetch() -> None:
+            try:
+                reply = await self.request(resync.hub, AnnounceGet(hub=self.config.hub), 5.0)
+                if isinstance(reply, Announced) and reply.announce.hub == resync.hub:
+                    self._heard(reply.announce)
+            finally:
+                self._fetching.discard(resync.hub)
+
+        self._tg.start_soon(fetch)
 
     async def _on_discover(self, msg: Msg) -> None:
         self.announce_soon()
@@ -376,7 +436,11 @@ class FarmLink:
                     )
                 )
             else:
-                reply = await self.listener.handle_request(request)
+                reply = (
+                    Announced(announce=self.announcer.whole())
+                    if isinstance(request, AnnounceGet)
+                    else await self.listener.handle_request(request)
+                )
             data = _encoder.encode(reply)
             nc = self.nc
             if nc is None or not msg.reply:

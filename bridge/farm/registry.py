@@ -10,7 +10,11 @@ Rules:
   drop what belonged to the old run (forwarded sessions, relay state);
 - a device id belongs to the first online hub that announces it; another hub announcing the
   same id is reported in ``Heard.conflicts`` and not listed (never a silent takeover);
-- at most ``MAX_HUBS`` hubs are tracked; hubs gone for ``FORGET_AFTER_MS`` are forgotten.
+- at most ``MAX_HUBS`` hubs are tracked; hubs gone for ``FORGET_AFTER_MS`` are forgotten;
+- heartbeats carry changes (``bridge.farm.announcer``): a partial announcement applies only
+  on top of the same run's previous ``seq``, and the result must hash to its ``digest``;
+  otherwise nothing is applied and ``heard`` answers ``Resync`` — the caller asks that hub
+  for its whole announcement (``announce.get``) and hands the answer to ``heard`` again.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from bridge.farm.announcer import digest
 from bridge.wire.client_protocol import DeviceSummary
 from bridge.wire.farm import HubAnnounce, RelayInterest
 
@@ -36,6 +41,10 @@ class HubRecord:
     online: bool = True
     gone_reason: str | None = None
     gone_at_ms: int | None = None
+    seq: int = 0
+    digest: str | None = None
+    announced: dict[str, DeviceSummary] = field(default_factory=dict)
+    """Every summary the hub announced (``devices`` minus id conflicts), as sent."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,14 @@ class Heard:
     conflicts: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Resync:
+    """A partial announcement could not be applied: ask ``hub`` for its whole list."""
+
+    hub: str
+    reason: str
+
+
 class Registry:
     def __init__(self, me: str, offline_after_ms: int) -> None:
         self.me = me
@@ -59,12 +76,36 @@ class Registry:
 
     # ---- updates ----------------------------------------------------------------------------
 
-    def heard(self, announce: HubAnnounce, now_ms: int) -> Heard | None:
-        """Take an announcement of another hub; None when it is ignored (ours, or the table
-        is full)."""
+    def heard(self, announce: HubAnnounce, now_ms: int) -> Heard | Resync | None:
+        """Take an announcement of another hub; None when it is ignored (ours, stale, or the
+        table is full); ``Resync`` when a partial one does not fit what is known."""
         if announce.hub == self.me:
             return None
         record = self.hubs.get(announce.hub)
+        same_run = record is not None and record.run == announce.run
+        if announce.partial and not announce.leaving:
+            if record is None or not same_run:
+                return Resync(announce.hub, "a heartbeat of a run not known here")
+            if announce.seq <= record.seq:
+                return None  # a duplicate or older message
+            if announce.seq != record.seq + 1:
+                return Resync(announce.hub, f"heartbeat {record.seq + 1} missed")
+            view = record.announced
+            if announce.devices or announce.removed:
+                view = dict(view)
+                for summary in announce.devices:
+                    view[summary.id] = summary
+                for gone in announce.removed:
+                    view.pop(gone, None)
+                if digest(view.values()) != announce.digest:
+                    return Resync(announce.hub, "the device list does not match its digest")
+            elif announce.digest != record.digest:
+                return Resync(announce.hub, "the digest changed without a change")
+            relays = announce.relays if announce.relays_changed else record.relays
+            return self._take(announce, record, view, relays, now_ms)
+        if same_run and record is not None and announce.seq and announce.seq < record.seq:
+            return None  # an older whole list (an answer overtaken by a heartbeat)
+        view = {s.id: s for s in announce.devices}
         if record is None:
             if len(self.hubs) >= MAX_HUBS:
                 return None
@@ -78,14 +119,37 @@ class Registry:
             record.run = announce.run
             self._gone(record, f"hub {announce.hub} left the farm", now_ms)
             return Heard(record, False, restarted, previous)
+        return self._take(
+            announce, record, view, announce.relays, now_ms, came_online, restarted, previous
+        )
+
+    def _take(
+        self,
+        announce: HubAnnounce,
+        record: HubRecord,
+        view: dict[str, DeviceSummary],
+        relays: tuple[RelayInterest, ...],
+        now_ms: int,
+        came_online: bool | None = None,
+        restarted: bool = False,
+        previous: str | None = None,
+    ) -> Heard:
+        if came_online is None:
+            came_online = not record.online
+        unchanged = view is record.announced and not came_online
         record.run = announce.run
         record.last_seen_ms = now_ms
         record.online = True
         record.gone_reason = record.gone_at_ms = None
-        record.relays = announce.relays
+        record.relays = relays
+        record.seq = announce.seq
+        record.digest = announce.digest
+        record.announced = view
+        if unchanged:  # a plain heartbeat: O(1), whatever the number of devices
+            return Heard(record, came_online, restarted, previous)
         conflicts: list[str] = []
         devices: dict[str, DeviceSummary] = {}
-        for summary in announce.devices:
+        for summary in view.values():
             owner = self._owner.get(summary.id)
             if owner is not None and owner != record.name and self._holds(owner):
                 conflicts.append(summary.id)

@@ -17,7 +17,10 @@ Rules:
 - a ``snapshot`` event (the owner resynced its members, e.g. after its agent reconnected)
   replaces the mirror and is passed on;
 - the sync buffer is bounded (``MAX_BUFFERED`` events): past it the feed gives up the buffer
-  and reports ``GAP`` once synced.
+  and reports ``GAP`` once synced;
+- the feed remembers the state its members last got whole (``members_current``): a re-sync
+  that ends where they already are (NATS restarted, nothing changed) needs no resync event,
+  so a NATS restart never sends members a second, redundant snapshot.
 """
 
 from __future__ import annotations
@@ -81,6 +84,11 @@ class RelayFeed:
     gaps: int = 0
     _buffer: list[bytes] = field(default_factory=list)
     _overflow: bool = False
+    _told: tuple[int, int, ScreenSnapshot | None] = (0, 0, None)
+    """(seq, generation, snapshot) every member has, as far as the feed knows."""
+    resync_wanted: bool = False
+    """Members must get a resync at the next sync even if their state is current (the farm
+    link came back, the owner went away): set by the caller, cleared by ``resync_members``."""
 
     # ---- sync ---------------------------------------------------------------------------
 
@@ -139,6 +147,7 @@ class RelayFeed:
                 return self._gap()
             self.seq, self.generation, self.snapshot = event.seq, event.generation, event.snapshot
             self._pass(data)
+            self._told = (self.seq, self.generation, self.snapshot)
             return Accepted.PASSED
         if head.type != "delta":
             return Accepted.DROPPED
@@ -155,8 +164,12 @@ class RelayFeed:
         )
         if isinstance(after, PatchMismatch):
             return self._gap()
+        told = self._told
+        follows = told[0] == self.seq and told[1] == self.generation and told[2] is self.snapshot
         self.seq, self.generation, self.snapshot = delta.seq, delta.generation, after
         self._pass(data)
+        if follows:
+            self._told = (self.seq, self.generation, self.snapshot)
         return Accepted.PASSED
 
     def _gap(self) -> Accepted:
@@ -193,10 +206,30 @@ class RelayFeed:
             snapshot=self.snapshot,
         )
 
+    def members_current(self) -> bool:
+        """Whether every member already has the mirror's state (no resync needed)."""
+        seq, generation, snapshot = self._told
+        return (
+            self.in_sync
+            and snapshot is not None
+            and (seq, generation) == (self.seq, self.generation)
+            and (snapshot is self.snapshot or snapshot == self.snapshot)
+        )
+
+    def joined(self) -> None:
+        """A member joined with ``subscribe_result`` (call after adding it): every member
+        has the mirror's state if it is the only one or the others had it too."""
+        if len(self.members) == 1 or self.members_current():
+            self._told = (self.seq, self.generation, self.snapshot)
+
     def resync_members(self) -> int:
         """Send every member the current state (encoded once); returns how many got it."""
         event = self.resync_event()
-        if event is None or not self.members:
+        if event is None:
+            return 0
+        self._told = (self.seq, self.generation, self.snapshot)
+        self.resync_wanted = False
+        if not self.members:
             return 0
         data = encode(event, self.format)
         for member in list(self.members):

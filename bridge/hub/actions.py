@@ -38,6 +38,7 @@ from bridge.hub.journal_service import keyed_end, keyed_start, recorded_outcome
 from bridge.hub.observation import dispatch_from_reply, observation, observe, observed
 from bridge.hub.policy import action_subject, check_policy, lease_check, require_controller
 from bridge.hub.targeting import describe_query, resolve_target
+from bridge.hub.vision import as_vision_dispatch, vision_command
 from bridge.net.agent_link import AgentLost, AgentTimeout
 from bridge.net.client_server import Session
 from bridge.wire.action import (
@@ -382,9 +383,12 @@ async def _act_locked(
             class_name=node.class_name or node.native_type, automation_id=node.automation_id
         )
         capture_no = before.capture_no
+        seen = vision_command(node, req.action)  # a node read by vision: a coordinate tap
         try:
             reply = await device.link.command(
-                lambda cid: NodeActionCommand(
+                seen
+                if seen is not None
+                else lambda cid: NodeActionCommand(
                     id=cid,
                     capture=capture_no,
                     handle=handle,
@@ -419,6 +423,8 @@ async def _act_locked(
             text = None  # drop the plaintext as soon as it was sent
         device.set_fault("commands", None)
         dispatch, stale = dispatch_from_reply(reply)
+        if seen is not None:
+            dispatch = as_vision_dispatch(dispatch)
         progress.dispatched = _dispatch_text(dispatch)
         if stale is not None:
             refused = Refusal(stale)

@@ -106,6 +106,11 @@ class HubConfig:
     ``mobridge serve`` turns it on by default (``bridge.journal.recorder.default_path``)."""
     journal_max_age_s: float = 7 * 24 * 3600
     journal_max_bytes: int = 1 << 30
+    device_tags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The operator's tags per device id (``devices.acquire`` selects on them)."""
+    vision: bool = False
+    """Read text where the accessibility tree is blind (``bridge.hub.vision``; the ``vision``
+    extra). Off: a client asking for vision turns it on, when the extra is installed."""
 
 
 THREAD_INGEST_NODES = 400
@@ -134,6 +139,11 @@ class _Mailbox:
                 changed = None
         self._push, self._changed = push, changed
         self._event.set()
+
+    def offer(self, push: TreePush) -> None:
+        """``push`` again, unless a newer one already waits (vision's overlay changed)."""
+        if self._push is None:
+            self.put(push)
 
     async def take(self) -> tuple[TreePush, Changed]:
         while self._push is None:
@@ -167,6 +177,8 @@ class Hub:
             public_http=self._public_http,
         )
         self.service.intents = Intents(config.lease_priorities, config.veto_window_ms)
+        if config.vision and (problem := self.service.enable_vision()) is not None:
+            raise ValueError(problem)
         self.server = ClientServer(
             self.service,
             Authenticator(config.tokens, config.allow_anonymous),
@@ -197,6 +209,7 @@ class Hub:
         """Every simulated device (``sim`` first)."""
         self._links: dict[str, anyio.CancelScope] = {}
         self.farm: Farm | None = None
+        self.service.device_tags = dict(config.device_tags)
         if config.farm is not None:
             from bridge.hub.farm import Farm
 
@@ -204,6 +217,7 @@ class Hub:
             self.service.remote = self.farm.remote
             self.service.owner_name = config.farm.hub
             self.service.farm_report = self.farm.report
+            self.service.farm_link = self.farm.link_status
 
     def _journal_log(self, event: str, **fields: Any) -> None:
         (self.log.warning if event == "journal_off" else self.log.info)(event, **fields)
@@ -478,8 +492,13 @@ class Hub:
                     spent = time.monotonic() - started
                     await anyio.sleep(min(0.2, spent) if spent > 0.02 else 0)
 
+            def reingest(dev: DeviceRuntime = device) -> None:
+                if dev.last_push is not None:
+                    mailbox.offer(dev.last_push)
+
             async with anyio.create_task_group() as tg:
                 tg.start_soon(ingest_loop, device)
+                tg.start_soon(self.service.vision_watch, device, reingest)
                 try:
                     await link.run()
                 finally:

@@ -57,6 +57,7 @@ from bridge.journal.records import Recorder
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
 from bridge.net.frames import Outgoing
+from bridge.vision.overlay import Overlay
 from bridge.wire.agent_link import TreePush
 from bridge.wire.client_protocol import (
     MAX_HISTORY,
@@ -229,6 +230,12 @@ class DeviceRuntime:
         """Also told every device, lease and action event (a farm relays them)."""
         self.journal: Recorder | None = None
         """Records every new generation and every device, lease and action event."""
+        self.last_push: TreePush | None = None
+        """The last push prepared (vision hands it back to ingest with a new overlay)."""
+        self.vision_overlay: Overlay | None = None
+        """What vision read in the blind regions (``bridge.hub.vision``); None: nothing."""
+        self._overlaid = False
+        """The last capture prepared carried vision nodes (its shape is not the agent's)."""
 
     # ---- captures ---------------------------------------------------------------------------
 
@@ -259,6 +266,12 @@ class DeviceRuntime:
         self._raw_last = None if capped.dropped else push.tree
         self._raw_bytes = capped.bytes
         raw = self._masked(capped.tree, changed)
+        self.last_push = push
+        overlay = self.vision_overlay
+        if overlay is not None or self._overlaid:
+            # Vision nodes change the tree's shape: the agent's changed indexes do not apply.
+            seen = overlay.apply(raw) if overlay is not None else raw
+            raw, changed, self._overlaid = seen, None, seen is not raw
         self._whole = False
         result = self.engine.run(raw, SnapshotContext(self.id, tentative, now), changed)
         if isinstance(result, NormalizeFailure):

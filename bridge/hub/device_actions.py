@@ -126,6 +126,12 @@ IOS_CANNOT_CLEAR = (
     "an iPhone cannot clear one app's data; reinstall the app (app uninstall + install)"
 )
 """Why ``app.clear`` is refused on iOS (its agents do not offer ``clear``)."""
+_APP_STOPS: dict[type[DeviceAction], tuple[str, str, type[TerminateCommand | ClearCommand]]] = {
+    AppTerminate: ("terminate", "APP_TERMINATE", TerminateCommand),
+    AppClear: ("clear", "APP_CLEAR", ClearCommand),
+}
+"""The app verbs that leave the app stopped (verified: not in the foreground afterwards), one
+row each: (capability and agent command word, the plan's title, the agent command)."""
 DEFAULT_LONG_PRESS_MS = 800
 DEFAULT_SWIPE_MS = 300
 INSTALL_TIMEOUT_S = 120.0
@@ -472,25 +478,15 @@ def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before:
                 )
                 return None if isinstance(got, PolicyRejected) else got
 
-            if isinstance(msg, AppClear):
-                return Plan(
-                    verb,
-                    action,
-                    f"APP_CLEAR {app_id}",
-                    ("clear",),
-                    MutationVerdict(MutationClass.DESTRUCTIVE, financial=False),
-                    action_subject(device, "app.clear", app_id, False),
-                    ((f"clear {app_id}", lambda cid: ClearCommand(id=cid, app_id=app_id)),),
-                    intrinsic=stopped,
-                )
+            word, title, command = _APP_STOPS[type(msg)]
             return Plan(
                 verb,
                 action,
-                f"APP_TERMINATE {app_id}",
-                ("terminate",),
+                f"{title} {app_id}",
+                (word,),
                 MutationVerdict(MutationClass.DESTRUCTIVE, financial=False),
-                action_subject(device, "app.terminate", app_id, False),
-                ((f"terminate {app_id}", lambda cid: TerminateCommand(id=cid, app_id=app_id)),),
+                action_subject(device, f"app.{word}", app_id, False),
+                ((f"{word} {app_id}", lambda cid: command(id=cid, app_id=app_id)),),
                 intrinsic=stopped,
             )
         case AppUninstall():

@@ -19,7 +19,7 @@ from bridge.farm.link import FarmLink
 from bridge.farm.registry import Heard, HubRecord
 from bridge.hub.farm_owner import FarmOwner
 from bridge.hub.farm_remote import RemoteDevices
-from bridge.wire.client_protocol import DeviceSummary
+from bridge.wire.client_protocol import DeviceSummary, FarmLinkStatus
 from bridge.wire.farm import FarmEventRelay, FarmReply, FarmRequest, RelayInterest
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ class Farm:
         )
         self.owner = FarmOwner(service, self.link, spawn=self.spawn, clock_ms=clock_ms)
         self.remote = RemoteDevices(service, self.link, spawn=self.spawn, log=log)
+        service.allocator.remote = self.remote.candidates
+        service.allocator.lease_remote = self.remote.lease
 
     def spawn(self, job: Callable[[], Awaitable[None]]) -> None:
         """Run ``job`` in the farm's task group; a failure is logged, never raised."""
@@ -69,6 +71,7 @@ class Farm:
     def hub_online(self, heard: Heard) -> None:
         self.owner.hub_heard(heard.record, heard.restarted, heard.previous_run)
         self.remote.hub_heard(heard)
+        self.service.allocator.wake()
 
     def hub_gone(self, record: HubRecord) -> None:
         self.owner.hub_gone(record)
@@ -80,12 +83,23 @@ class Farm:
     def farm_connected(self, again: bool) -> None:
         self.remote.farm_connected(again)
 
+    def link_status(self) -> FarmLinkStatus:
+        stats = self.link.stats
+        return FarmLinkStatus(
+            hub=self.config.hub,
+            state=stats.state,
+            reason=stats.reason,
+            hubs=len(self.link.registry.online_hubs()),
+        )
+
     def report(self, detailed: bool) -> dict[str, Any]:
         """The farm's state: for ``/healthz`` (who is heard), or with ``detailed`` for
         ``/v1/stats`` (link counters, relays at the owner and here)."""
         short: dict[str, Any] = {
             "hub": self.config.hub,
             "connected": self.link.connected,
+            "state": self.link.stats.state,
+            "reason": self.link.stats.reason,
             "hubs": {r.name: r.online for r in self.link.registry.hubs.values()},
         }
         if not detailed:

@@ -131,6 +131,15 @@ class FarmOwner:
                             id=inner.id,
                         )
                     )
+                if origin.scope != "farm":  # the origin checks too; never trust one side
+                    return Refused(
+                        message=ProtocolError(
+                            code=ProtocolErrorCode.FORBIDDEN,
+                            message=f"a token of hub {origin.hub} without the farm scope "
+                            f"cannot act on hub {self.link.config.hub}'s devices",
+                            id=inner.id,
+                        )
+                    )
                 session = self._session(origin)
                 if session is None:
                     return Refused(
@@ -192,7 +201,7 @@ class FarmOwner:
         session = ForwardedSession(
             id=sid,
             format=WireFormat.MSGPACK,
-            principal=Principal(origin.role, origin.principal),
+            principal=Principal(origin.role, origin.principal, origin.scope),
             client_name=origin.client,
             client_kind=origin.kind,
             peer=f"farm:{origin.hub}",

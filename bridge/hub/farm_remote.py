@@ -46,6 +46,7 @@ from bridge.wire.client_protocol import (
     ErrorMessage,
     Global,
     Hello,
+    LeaseAcquire,
     Ping,
     ProtocolError,
     ResultMessage,
@@ -137,6 +138,28 @@ class RemoteDevices:
     def summaries(self) -> Sequence[DeviceSummary]:
         return self.link.registry.summaries()
 
+    def candidates(self, session: Session) -> Sequence[DeviceSummary]:
+        """Other hubs' devices ``devices.acquire`` may lease for ``session`` (none without
+        the farm scope)."""
+        return self.summaries() if farm_scoped(session) else ()
+
+    async def lease(self, session: Session, device: DeviceSummary, request_id: Any) -> str | None:
+        """Lease another hub's device for ``session`` (its owner decides); None when granted,
+        else why not."""
+        record = self.link.registry.owner_of(device.id)
+        if record is None or not record.online or not farm_scoped(session):
+            return f"device {device.id} is not reachable"
+        answer = await self._forward(
+            session, LeaseAcquire(id=request_id, device=device.id), record.name, device.id
+        )
+        if isinstance(answer, ResultMessage):
+            return None
+        if isinstance(answer, ErrorMessage):
+            return answer.error.message
+        if isinstance(answer, ProtocolError):
+            return answer.message
+        return "no answer"
+
     def resync(self, session: Session, stream_id: str) -> Any | None:
         feed = self.feeds.get((stream_id, session.format))
         return feed.resync_event() if feed is not None and session in feed.members else None
@@ -165,7 +188,22 @@ class RemoteDevices:
     # ---- requests ---------------------------------------------------------------------------
 
     async def handle(self, session: Session, request: ClientToHub) -> None:
-        """Answer ``request`` (claimed) for ``session``: exactly one response."""
+        """Answer ``request`` (claimed) for ``session``: exactly one response. A token
+        without the farm scope reaches no other hub's device (FORBIDDEN, nothing sent)."""
+        if not farm_scoped(session) and not isinstance(request, (Unsubscribe, Cancel)):
+            device = str(getattr(request, "device", ""))
+            record = self.link.registry.owner_of(device)
+            owner = record.name if record is not None else "another hub"
+            session.respond(
+                ProtocolError(
+                    code=ProtocolErrorCode.FORBIDDEN,
+                    message=f"device {device} is on hub {owner}: this token reaches only hub "
+                    f"{self.link.config.hub}'s devices (a farm token reaches the farm: serve "
+                    "--farm-controller-token)",
+                    id=request.id,
+                )
+            )
+            return
         match request:
             case Subscribe():
                 session.respond(await self._subscribe(session, request))
@@ -213,6 +251,7 @@ class RemoteDevices:
             role=principal.role if principal is not None else "observer",
             principal=principal.name[:128] if principal is not None else "?",
             kind=session.client_kind[:128] if session.client_kind else None,
+            scope=principal.scope if principal is not None else "hub",
         )
         self.forwarded_to.setdefault(session.id, set()).add(owner)
         self.forwards += 1
@@ -323,6 +362,7 @@ class RemoteDevices:
                     return _with_id(refusal, request.id)
                 return self._offline(request, device, str(refusal or "the owner did not relay"))
             feed.members.add(session)
+            feed.joined()
             session.streams.add(stream)
             return ResultMessage(id=request.id, result=result)
         return self._offline(request, device, "the relayed stream kept changing hands")
@@ -380,8 +420,8 @@ class RemoteDevices:
                 self._refusals.pop(key, None)
                 if feed.synced(reply.result) is Accepted.GAP:
                     continue
-                if announce:
-                    feed.resync_members()
+                if announce and (feed.resync_wanted or not feed.members_current()):
+                    feed.resync_members()  # once per news: an overlapping sync sends none
                 return
             feed.abandon_sync()
             if isinstance(reply, Refused):
@@ -426,9 +466,24 @@ class RemoteDevices:
     # ---- the registry's news ----------------------------------------------------------------
 
     def hub_heard(self, heard: Heard) -> None:
-        if not (heard.came_online or heard.restarted):
-            return
+        """A hub's heartbeat. News (it came online, restarted) resyncs every feed of its;
+        any plain heartbeat retries the feeds of its whose last sync failed (NATS blinked
+        and the owner was not back yet when this hub asked): one sync per feed at a time,
+        so at most one request per feed per heartbeat."""
         record = heard.record
+        if not (heard.came_online or heard.restarted):
+            for key, feed in list(self.feeds.items()):
+                if (
+                    feed.owner == record.name
+                    and (not feed.in_sync or feed.resync_wanted)
+                    and key not in self._syncing
+                ):
+                    self.spawn(partial(self._sync, key, feed, announce=True))
+            return
+        if heard.restarted:  # a new run's stream: members must start over
+            for feed in self.feeds.values():
+                if feed.owner == record.name:
+                    feed.resync_wanted = True
         for device, summary in record.devices.items():
             self._tell(
                 record.name,
@@ -450,6 +505,7 @@ class RemoteDevices:
         for feed in self.feeds.values():
             if feed.owner == record.name:
                 feed.in_sync = False
+                feed.resync_wanted = True
         for device in record.devices:
             self._tell(
                 record.name,
@@ -467,6 +523,8 @@ class RemoteDevices:
 
     def farm_connected(self, again: bool) -> None:
         if again:
+            for feed in self.feeds.values():
+                feed.resync_wanted = True
             for owner in {feed.owner for feed in self.feeds.values()}:
                 self._resync_owner(owner)
 
@@ -491,6 +549,11 @@ class RemoteDevices:
             "forwarded_requests": self.forwards,
             "pending": len(self.pending),
         }
+
+
+def farm_scoped(session: Session) -> bool:
+    """Whether ``session``'s token reaches the whole farm."""
+    return session.principal is not None and session.principal.scope == "farm"
 
 
 def _timeout(request: ClientToHub) -> float:

@@ -23,6 +23,7 @@ from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import run_act, run_global_or_app
 from bridge.hub.alert_autoanswer import AlertPolicy
+from bridge.hub.allocation import Allocator
 from bridge.hub.capability_actions import read_capability, run_capability_action
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
@@ -37,8 +38,10 @@ from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
+from bridge.hub.vision import VisionService
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
+from bridge.wire.acquire import DevicesAcquire
 from bridge.wire.agent_link import ScreenshotCommand
 from bridge.wire.client_protocol import (
     PROTOCOL_VERSION,
@@ -50,6 +53,7 @@ from bridge.wire.client_protocol import (
     DevicesListResult,
     DeviceSummary,
     ErrorMessage,
+    FarmLinkStatus,
     Find,
     FindMatch,
     FindResult,
@@ -62,6 +66,7 @@ from bridge.wire.client_protocol import (
     LeaseAcquire,
     LeaseEvent,
     LeaseInfo,
+    LeaseMode,
     LeaseRelease,
     LeaseResult,
     Ping,
@@ -107,7 +112,7 @@ from bridge.wire.device_control import (
     OrientationSet,
     TypeText,
 )
-from bridge.wire.enums import ErrorCode, ProtocolErrorCode, VerificationResult
+from bridge.wire.enums import ErrorCode, ProtocolErrorCode, Source, VerificationResult
 from bridge.wire.journal import JournalAt, JournalDiff, JournalTimeline, JournalWhen
 
 if TYPE_CHECKING:
@@ -171,9 +176,45 @@ class HubService:
         """In a farm: this hub's name, the ``owner`` of its devices in ``devices.list``."""
         self.journal: Journal | None = None
         """The device history on disk (the composition root opens it; None: --no-journal)."""
+        self.device_tags: dict[str, tuple[str, ...]] = {}
+        """The operator's tags per device id (``serve --device-tag``), for selectors."""
+        self.allocator = Allocator(
+            clock_ms=clock_ms, local=self.local_summaries, lease_local=self._lease_if_free
+        )
+        """``devices.acquire``: the FIFO queue for any free matching device."""
+        self.farm_link: Callable[[], FarmLinkStatus] | None = None
+        """In a farm: the link's state for ``devices.list`` and ``/healthz``."""
+        self.vision: VisionService | None = None
+        """OCR where the tree is blind, once enabled (``serve --vision`` or a client's ask)."""
+        self._vision_on: anyio.Event | None = None
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
         """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
         ``statistics`` (True)."""
+
+    # ---- vision ------------------------------------------------------------------------------
+
+    def enable_vision(self) -> str | None:
+        """Turn vision on for every device (None), or the one line saying how to enable it
+        when the ``vision`` extra is missing. Idempotent."""
+        if self.vision is None:
+            got = VisionService.load(self.log)
+            if isinstance(got, str):
+                return got
+            self.vision = got
+            self.log.info("vision_enabled", engine=got.reader.engine.name)
+        if self._vision_on is not None:
+            self._vision_on.set()
+        return None
+
+    async def vision_watch(self, device: DeviceRuntime, reingest: Callable[[], None]) -> None:
+        """Per device, beside its ingest: idle until vision is enabled, then keep its blind
+        regions read (``VisionService.watch``)."""
+        if self.vision is None:
+            if self._vision_on is None:
+                self._vision_on = anyio.Event()
+            await self._vision_on.wait()
+        assert self.vision is not None
+        await self.vision.watch(device, reingest)
 
     # ---- RequestHandler ---------------------------------------------------------------------
 
@@ -219,6 +260,8 @@ class HubService:
         }
         if self.farm_report is not None:
             health["farm"] = self.farm_report(False)
+        if self.farm_link is not None and self.farm_link().state != "connected":
+            health["status"] = "degraded"  # serving its own devices, not the farm's
         return health
 
     def statistics(self) -> dict[str, Any]:
@@ -260,6 +303,8 @@ class HubService:
         }
         if self.journal is not None:
             stats["journal"] = self.journal.statistics()
+        if self.vision is not None:
+            stats["vision"] = self.vision.statistics()
         if self.farm_report is not None:
             stats["farm"] = self.farm_report(True)
         return stats
@@ -337,6 +382,7 @@ class HubService:
         losers = {self.sessions[s] for s in displaced if s in self.sessions} - told
         if losers:
             device._broadcast(losers, None, event)
+        self.allocator.wake()
 
     # ---- verbs ------------------------------------------------------------------------------
 
@@ -360,8 +406,13 @@ class HubService:
                     previous_close=session.previous_close,
                 )
             case DevicesList():
-                remote = self.remote.summaries() if self.remote is not None else ()
-                return DevicesListResult(devices=(*self.local_summaries(), *remote))
+                farm_wide = session.principal is not None and session.principal.scope == "farm"
+                remote = self.remote.summaries() if self.remote is not None and farm_wide else ()
+                return DevicesListResult(
+                    devices=(*self.local_summaries(), *remote),
+                    farm=self.farm_link() if self.farm_link is not None else None,
+                    waiting=self.allocator.waiting(),
+                )
             case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)
                 self.current(device)
@@ -401,8 +452,12 @@ class HubService:
                 device = self.device(device_id)
                 cap = await fresh_capture(device) if fresh else self.current(device)
                 return SnapshotResult(generation=cap.generation, snapshot=cap.snapshot(compact))
-            case Find(device=device_id, query=query):
-                return self._find(self.device(device_id), query)
+            case Find(device=device_id, query=query, sources=sources):
+                if sources is not None and Source.VISION in sources:
+                    problem = self.enable_vision()
+                    if problem is not None:
+                        raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, problem)
+                return self._find(self.device(device_id), query, sources)
             case Resolve(device=device_id, ref=ref, generation=generation):
                 device = self.device(device_id)
                 cap = self.current(device)
@@ -462,41 +517,18 @@ class HubService:
             case Wait():
                 return await self._wait(session, request)
             case LeaseAcquire(device=device_id, mode=mode):
-                if session.role != "controller":
-                    raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
-                device = self.device(device_id)
-                granted = device.leases.acquire(
-                    session.id,
-                    session.client_name,
-                    mode,
-                    self.clock_ms(),
-                    self.intents.priority(session),
-                )
-                if isinstance(granted, Blocked):
-                    raise refusal(
-                        ErrorCode.POLICY_BLOCKED,
-                        granted.message(),
-                        (
-                            "wait for the lease event 'released' and retry",
-                            f"retry after {granted.takeover_in_ms} ms to take over the idle lease",
-                        ),
-                    )
-                lease = device.leases.lease
-                if lease is not None:
-                    # The queue is released when the lease changes hands: actions of sessions
-                    # that no longer hold it are cancelled, queued or running.
-                    device.cancel_actions_not_of(
-                        set(lease.holders),
-                        f"the device's lease passed to {session.client_name} ({session.id})",
-                    )
-                if request.alerts is not None:
-                    policy = AlertPolicy(request.alerts.value, session.id, session.client_name)
-                    self.alert_policies[device.id] = policy
-                elif (had := self.alert_policies.get(device.id)) and had.session == session.id:
-                    del self.alert_policies[device.id]
-                displaced = granted.previous_holders if granted.change == "preempted" else ()
-                self._lease_event(device, session, granted.change, displaced)
-                return LeaseResult(device=device.id, lease=self._lease_info(device))
+                return self.lease(session, device_id, mode, request.alerts)
+            case DevicesAcquire():
+                got = None
+                with anyio.CancelScope() as in_line:  # `cancel` takes the waiter out of line
+                    self.cancels[(session.id, request.id)] = in_line
+                    try:
+                        got = await self.allocator.acquire(session, request)
+                    finally:
+                        self.cancels.pop((session.id, request.id), None)
+                if got is None:
+                    raise BadRequest(ProtocolErrorCode.CANCELLED, "the acquire was cancelled")
+                return got
             case LeaseRelease(device=device_id):
                 device = self.device(device_id)
                 if device.leases.release(session.id):
@@ -531,6 +563,66 @@ class HubService:
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
         )
 
+    def lease(
+        self,
+        session: Session,
+        device_id: str,
+        mode: LeaseMode,
+        alerts: AlertChoice | None = None,
+    ) -> LeaseResult:
+        """``lease.acquire``: grant, take over or refuse (raises BadRequest / Refusal);
+        ``alerts``: the holder's auto-answer of alerts (``bridge.hub.alert_autoanswer``)."""
+        if session.role != "controller":
+            raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
+        device = self.device(device_id)
+        granted = device.leases.acquire(
+            session.id,
+            session.client_name,
+            mode,
+            self.clock_ms(),
+            self.intents.priority(session),
+        )
+        if isinstance(granted, Blocked):
+            raise refusal(
+                ErrorCode.POLICY_BLOCKED,
+                granted.message(),
+                (
+                    "wait for the lease event 'released' and retry",
+                    f"retry after {granted.takeover_in_ms} ms to take over the idle lease",
+                ),
+            )
+        lease = device.leases.lease
+        if lease is not None:
+            # The queue is released when the lease changes hands: actions of sessions
+            # that no longer hold it are cancelled, queued or running.
+            device.cancel_actions_not_of(
+                set(lease.holders),
+                f"the device's lease passed to {session.client_name} ({session.id})",
+            )
+        if alerts is not None:
+            self.alert_policies[device.id] = AlertPolicy(
+                alerts.value, session.id, session.client_name
+            )
+        elif (had := self.alert_policies.get(device.id)) and had.session == session.id:
+            del self.alert_policies[device.id]
+        displaced = granted.previous_holders if granted.change == "preempted" else ()
+        self._lease_event(device, session, granted.change, displaced)
+        return LeaseResult(device=device.id, lease=self._lease_info(device))
+
+    def _lease_if_free(self, session: Session, device_id: str) -> str | None:
+        """The allocator's local lease: only a free device (never a takeover); None when
+        granted, else why not."""
+        device = self.devices.get(device_id)
+        if device is None or device.leases.lease is not None or not device.online:
+            return f"device {device_id} is not free"
+        try:
+            self.lease(session, device_id, "exclusive")
+        except Refusal as exc:
+            return exc.envelope.message
+        except BadRequest as exc:
+            return exc.message
+        return None
+
     def local_summaries(self) -> tuple[DeviceSummary, ...]:
         """This hub's own devices (``owner`` is this hub's farm name, if any)."""
         return tuple(
@@ -547,11 +639,14 @@ class HubService:
                 owner=self.owner_name,
                 agent_version=d.agent_version,
                 os_version=d.os_version,
+                tags=self.device_tags.get(d.id, ()),
             )
             for d in self.devices.values()
         )
 
-    def _find(self, device: DeviceRuntime, query: Any) -> FindResult:
+    def _find(
+        self, device: DeviceRuntime, query: Any, sources: tuple[Source, ...] | None = None
+    ) -> FindResult:
         cap = self.current(device)
         snapshot = cap.normalized.full
         root = snapshot.nodes[0].bounds if snapshot.nodes else None
@@ -560,6 +655,8 @@ class HubService:
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, outcome.reason)
         matches = []
         for item in outcome.items:
+            if sources is not None and item.node.source not in sources:
+                continue
             ref = build_ref(snapshot, cap.tree, item.node.node_id)
             if ref is not None:
                 matches.append(

@@ -11,7 +11,8 @@ Line grammar (one node per line, indented two spaces per outlined ancestor, at m
 - ``#id`` is the resource id without its ``package:id/`` prefix;
 - flags: ``disabled``, ``checked`` / ``unchecked``, ``selected``, ``focused``, ``password``,
   ``scrolls`` (it takes SCROLL_FORWARD/BACKWARD), ``tap`` (a CLICK on a role that is not
-  plainly tappable: text, image, container);
+  plainly tappable: text, image, container), ``vision=<confidence>`` (text the hub read from
+  the screenshot where the tree is blind: weaker evidence, acted on by a coordinate tap);
 - a node is meaningful when it has a name, a value or a hint, takes an action other than
   COPY, has a checked state, or scrolls; pure layout containers are left out, and so is a
   text that only repeats the name of the outlined node it sits in;
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bridge.wire.enums import ActionVerb, Role
+from bridge.wire.enums import ActionVerb, Role, Source
 from bridge.wire.node import SemanticNode
 from bridge.wire.snapshot import ScreenSnapshot
 
@@ -134,6 +135,8 @@ def _flags(node: SemanticNode) -> list[str]:
         flags.append("scrolls")
     if ActionVerb.CLICK in node.actions and node.role not in _PLAINLY_TAPPABLE:
         flags.append("tap")
+    if node.source is Source.VISION:
+        flags.append(f"vision={node.confidence:.2f}")
     return flags
 
 

@@ -34,6 +34,7 @@ from pydantic import AnyUrl
 from bridge import __version__
 from bridge.client import ClientError, HubError, ProtocolFailure
 from bridge.client.screenshot import fetch_capture
+from bridge.mcp.acquire_tool import ACQUIRE_TOOLS
 from bridge.mcp.acting import ACTING_TOOLS
 from bridge.mcp.capability_tools import CAPABILITY_TOOLS
 from bridge.mcp.device_tools import DEVICE_TOOLS
@@ -48,7 +49,14 @@ from bridge.wire.client_protocol import ScreenshotResult
 
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
-    for spec in (*READING_TOOLS, *ACTING_TOOLS, *DEVICE_TOOLS, *CAPABILITY_TOOLS, *HISTORY_TOOLS)
+    for spec in (
+        *READING_TOOLS,
+        *ACTING_TOOLS,
+        *DEVICE_TOOLS,
+        *CAPABILITY_TOOLS,
+        *HISTORY_TOOLS,
+        *ACQUIRE_TOOLS,
+    )
 }
 SCREEN_RE = re.compile(r"^mobridge://devices/([^/?#]{1,128})/screen$")
 CAPTURE_RE = re.compile(r"^mobridge://captures/([A-Za-z0-9_-]{1,64})$")

@@ -98,6 +98,8 @@ class McpSession:
     notes: list[str] = field(default_factory=list)
     _view_seq: int = 0
     _default: tuple[str, float] | None = None
+    acquired: str | None = None
+    """The device the ``acquire`` tool leased: the default while no device is named."""
     _followed: set[str] = field(default_factory=set)
     _listeners: dict[str, dict[str, MemoryObjectSendStream[ScreenChange]]] = field(
         default_factory=dict
@@ -243,6 +245,8 @@ class McpSession:
         """The named device, or the only (else the only online) device when none is named."""
         if requested is not None:
             return requested
+        if self.acquired is not None:
+            return self.acquired
         now = anyio.current_time()
         if self._default is not None and now - self._default[1] < DEFAULT_DEVICE_TTL_S:
             return self._default[0]

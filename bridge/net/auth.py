@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 Role = Literal["observer", "controller"]
+Scope = Literal["hub", "farm"]
+"""A token's reach: ``hub`` — only the devices attached to the hub that checked it; ``farm``
+— every device of the farm (the owner re-checks the scope it is sent)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Principal:
     role: Role
     name: str
+    scope: Scope = "hub"
 
 
 def _digest(token: str) -> bytes:

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from bridge.wire.acquire import AcquireResult, AcquireWaiter, DevicesAcquire
 from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
@@ -38,6 +39,7 @@ from bridge.wire.enums import (
     MutationClass,
     Platform,
     ProtocolErrorCode,
+    Source,
     VerificationResult,
 )
 from bridge.wire.errors import ErrorEnvelope
@@ -126,6 +128,10 @@ class SnapshotGet(_Request, tag="snapshot.get", frozen=True):
 class Find(_Request, tag="find", frozen=True):
     device: DeviceId
     query: SemanticQuery
+    sources: Annotated[tuple[Source, ...], msgspec.Meta(min_length=1, max_length=3)] | None = None
+    """Only nodes from these sources (absent: all). Asking for ``VISION`` turns the hub's
+    vision on (refused with how to enable it when the ``vision`` extra is missing). Kept
+    beside the query, not in it: the reference SemanticQuery allows no extra field."""
 
 
 class Resolve(_Request, tag="resolve", frozen=True):
@@ -243,6 +249,7 @@ ClientToHub = (
     | JournalDiff
     | JournalTimeline
     | JournalWhen
+    | DevicesAcquire
     | Veto
     | CapabilityRequest
 )
@@ -295,10 +302,29 @@ class DeviceSummary(WireStruct, frozen=True):
     """The version the agent announced in its hello (absent when it has not linked yet)."""
     os_version: str | None = None
     """The device's OS version as its agent announced it."""
+    tags: tuple[str, ...] = ()
+    """The operator's tags for the device (``serve --device-tag DEVICE=TAG``), for
+    ``devices.acquire`` selectors."""
+
+
+class FarmLinkStatus(WireStruct, frozen=True):
+    """A farm hub's link to NATS: ``connected``; ``connecting`` (not yet joined);
+    ``unauthorized`` (NATS refused the hub's credentials: an operator must fix them);
+    ``reconnecting`` (NATS unreachable or the connection lost). ``reason`` says why when
+    not connected; ``hubs`` counts the other hubs heard online."""
+
+    hub: str
+    state: Literal["connecting", "connected", "unauthorized", "reconnecting"]
+    reason: str | None = None
+    hubs: NonNegInt = 0
 
 
 class DevicesListResult(WireStruct, frozen=True):
     devices: tuple[DeviceSummary, ...]
+    farm: FarmLinkStatus | None = None
+    """In a farm: this hub's link (other hubs' devices are as fresh as it)."""
+    waiting: tuple[AcquireWaiter, ...] = ()
+    """This hub's ``devices.acquire`` queue, first in line first."""
 
 
 class SubscribeResult(WireStruct, frozen=True):
@@ -400,6 +426,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "apps.list": AppsListResult,
     "display.get": DisplayResult,
     "veto": VetoResult,
+    "devices.acquire": AcquireResult,
     **CAPABILITY_RESULTS,
 }
 

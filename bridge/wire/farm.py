@@ -64,6 +64,16 @@ class HubAnnounce(WireStruct, frozen=True):
     devices: Annotated[tuple[DeviceSummary, ...], msgspec.Meta(max_length=MAX_ANNOUNCED_DEVICES)]
     relays: Annotated[tuple[RelayInterest, ...], msgspec.Meta(max_length=MAX_RELAYS)] = ()
     leaving: bool = False
+    seq: NonNegInt = 0
+    """Announcement number within the run: a receiver that sees one missing asks for all."""
+    digest: Annotated[str, msgspec.Meta(max_length=32)] | None = None
+    """Compact digest of the hub's whole device list after this message
+    (``bridge.farm.announcer.digest``); a receiver whose own view differs asks for all."""
+    partial: bool = False
+    """``devices`` are only the changed ones and ``removed`` the ids gone (the heartbeat of
+    an unchanged hub carries none); ``relays`` only when ``relays_changed``."""
+    removed: Annotated[tuple[DeviceId, ...], msgspec.Meta(max_length=MAX_ANNOUNCED_DEVICES)] = ()
+    relays_changed: bool = False
 
 
 class FarmOrigin(WireStruct, frozen=True):
@@ -77,6 +87,8 @@ class FarmOrigin(WireStruct, frozen=True):
     role: SessionRole
     principal: Name
     kind: Name | None = None
+    scope: Literal["hub", "farm"] = "hub"
+    """The token's reach on its hub: an owner refuses a forward whose scope is not ``farm``."""
 
 
 class _FarmRequest(WireStruct, tag_field="type", frozen=True):
@@ -114,7 +126,13 @@ class CaptureRead(_FarmRequest, tag="capture.read", frozen=True):
     length: Annotated[int, msgspec.Meta(ge=1, le=8 << 20)]
 
 
-FarmRequest = Forward | RelayJoin | RelayLeave | SessionsClosed | CaptureRead
+class AnnounceGet(_FarmRequest, tag="announce.get", frozen=True):
+    """Ask a hub for its whole announcement (a receiver's digest or seq did not match)."""
+
+    hub: HubName
+
+
+FarmRequest = Forward | RelayJoin | RelayLeave | SessionsClosed | CaptureRead | AnnounceGet
 
 
 class _FarmReply(WireStruct, tag_field="type", frozen=True):
@@ -149,7 +167,13 @@ class Ack(_FarmReply, tag="ack", frozen=True):
     pass
 
 
-FarmReply = Forwarded | RelayJoined | Refused | CaptureData | Ack
+class Announced(_FarmReply, tag="announced", frozen=True):
+    """The answer to ``announce.get``: the hub's whole announcement (``partial`` false)."""
+
+    announce: HubAnnounce
+
+
+FarmReply = Forwarded | RelayJoined | Refused | CaptureData | Ack | Announced
 
 
 class FarmEventRelay(WireStruct, frozen=True):

@@ -16,7 +16,7 @@ from typing import Annotated
 import msgspec
 
 from bridge.wire.base import Bounds, WireStruct
-from bridge.wire.enums import Platform
+from bridge.wire.enums import Platform, Source
 
 MAX_RAW_NODES = 20_000
 MAX_RAW_TEXT = 8192
@@ -69,6 +69,11 @@ class RawNode(WireStruct, frozen=True):
     item_row: int | None = None
     item_col: int | None = None
     range_value: float | None = None
+    source: Source | None = None
+    """Hub-made nodes only (agents leave it out): ``VISION`` for text the hub read from the
+    screenshot (``bridge.vision.overlay``); the normalized node carries it as its ``source``."""
+    confidence: Annotated[float, msgspec.Meta(ge=0.0, le=1.0)] | None = None
+    """With ``source``: how sure the reading is (0..1)."""
 
 
 class RawWindow(WireStruct, frozen=True):

@@ -18,3 +18,7 @@ def test_one_round_prints_a_row_per_command() -> None:
         row = next(line for line in lines if line.strip().startswith(name))
         assert re.search(rf"first byte p50 +{NUM} +p90 +{NUM} +whole run p50 +{NUM}", row), row
         assert re.search(rf"x bare +{NUM}", row), row
+        if name != "python -c (bare)":  # each against its target, as a share of it
+            assert re.search(r"first byte +\d+\.\d\dx target \((ok|OVER)\)", row), row
+    screen = next(line for line in lines if line.strip().startswith("mobridge screen"))
+    assert re.search(r"whole +\d+\.\d\dx target \((ok|OVER)\)", screen), screen

@@ -57,6 +57,15 @@ def test_a_client_command_imports_no_hub_simulator_flow_or_mcp_module() -> None:
     assert _under(modules, NEVER_FOR_A_CLIENT) == []
 
 
+def test_a_one_shot_command_runs_without_an_event_loop() -> None:
+    """``devices``, ``screen``, ``tap`` ... use the blocking one-shot session: no asyncio,
+    anyio, websockets or ssl to import (most of what a command used to cost)."""
+    for argv in (("devices",), ("screen", "sim-android"), ("tap", "sim-android", "--at", "1,2")):
+        modules = _imports(*argv, "--url", "ws://127.0.0.1:1/v1")
+        assert "bridge.client.oneshot" in modules
+        assert _under(modules, ("asyncio", "anyio", "websockets", "ssl")) == [], argv
+
+
 def _commands(parser: argparse.ArgumentParser) -> dict[str, str | None]:
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     listed = {c.dest: c.help for c in sub._choices_actions}

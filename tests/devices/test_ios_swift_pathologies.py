@@ -81,7 +81,9 @@ async def test_busy_scene_takes_a_node_tap_within_the_bounded_idle_wait() -> Non
         started = time.monotonic()
         result = await dev.act(ActionRequest(action=ActionVerb.CLICK, target=stop.ref))
         assert result.dispatch.status.value == "DISPATCHED"
-        assert time.monotonic() - started < 3.0  # 1 s idle bound, not XCTest's 60 s
+        # the 1 s idle bound, not XCTest's 60 s: generous (the run took 4 s once at load 6 with
+        # another test beside it), still far from 60 s
+        assert time.monotonic() - started < 15.0
 
 
 async def test_a_runner_without_the_private_snapshot_parameters_says_so() -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from tests.cli.hubproc import served_hub
 from tests.docs.docblocks import ROOT, SHELL_TAGS, Block, blocks_of, doc_files, hub_args_of
+from tests.skips import NO_VISION, vision_installed
 
 RUNNABLE = SHELL_TAGS | {"python"}
 FILES = doc_files()
@@ -72,6 +73,8 @@ def test_every_block_runs_as_written(path: Path, tmp_path: Path) -> None:
     runnable = [b for b in blocks if b.tag in RUNNABLE and b.not_run is None]
     if not runnable:
         return
+    if "--vision" in hub_args_of(path) and not vision_installed():
+        pytest.skip(NO_VISION)
     work = _workdir(tmp_path)
     with served_hub(tmp_path, *hub_args_of(path)) as hub:
         env = hub.env()

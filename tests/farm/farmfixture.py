@@ -33,6 +33,8 @@ need_nats = pytest.mark.skipif(NATS_SERVER is None, reason=NO_NATS)
 
 TOKEN = "farm-controller-token"
 TOKEN_2 = "farm-second-controller"
+HUB_TOKEN = "hub-only-controller-token"
+"""``--token``: reaches only the hub's own devices (TOKEN has the farm scope)."""
 OBSERVER = "farm-observer-token"
 SECRET = "hunter2-farm-secret"
 
@@ -60,6 +62,8 @@ class NatsServer:
     extra: str = ""
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    config: Path | None = None
+    """A whole config file to use instead (``farm init``'s); it must listen on ``port``."""
 
     @property
     def url(self) -> str:
@@ -67,10 +71,12 @@ class NatsServer:
 
     def start(self) -> None:
         assert NATS_SERVER is not None
-        conf = self.workdir / "nats.conf"
-        conf.write_text(
-            f"listen: 127.0.0.1:{self.port}\nmax_payload: 8MB\n{self.extra}\n", encoding="utf-8"
-        )
+        conf = self.config or self.workdir / "nats.conf"
+        if self.config is None:
+            conf.write_text(
+                f"listen: 127.0.0.1:{self.port}\nmax_payload: 8MB\n{self.extra}\n",
+                encoding="utf-8",
+            )
         log = open(self.workdir / "nats.log", "ab")  # closed right after the fork
         self.process = subprocess.Popen(
             [NATS_SERVER, "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT
@@ -132,7 +138,8 @@ class FarmHub:
         )
         command = [
             sys.executable, "-m", "bridge.cli", "serve", "--port", "0", "--no-dashboard",
-            "--token", TOKEN, "--observer-token", OBSERVER, "--log-json",
+            "--token", HUB_TOKEN, "--farm-controller-token", TOKEN,
+            "--farm-observer-token", OBSERVER, "--log-json",
             "--sim-id", self.sim_id, "--sim-scene", self.scene,
             "--farm", self.nats_url, "--farm-name", self.name, *self.extra,
         ]  # fmt: skip

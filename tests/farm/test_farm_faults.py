@@ -14,6 +14,7 @@ import pytest
 
 from bridge.client import HubError, build_query, connect
 from bridge.farm.config import FarmConfig
+from bridge.wire.client_protocol import DevicesList, DevicesListResult
 from bridge.wire.codec import WireFormat
 from bridge.wire.enums import ActionVerb, ErrorCode
 from tests.farm.farmfixture import TOKEN, FarmHub, farm, nats_server, need_nats
@@ -130,6 +131,10 @@ async def test_nats_restart_heals_and_a_cut_off_hub_serves_its_own_devices(
                     await anyio.sleep(0.1)
             assert await act_refusal(a, "sim-c") is ErrorCode.DEVICE_OFFLINE
             assert await act_refusal(c, "sim-c") is None
+            async with connect(a.url, token=TOKEN, name="lister") as client:
+                listed = await client.call(DevicesList(id=client.next_id()), DevicesListResult)
+                assert listed.farm is not None and listed.farm.state == "reconnecting"
+                assert listed.farm.reason
             await anyio.sleep(max(0.0, 4 - (time.monotonic() - stopped)))
             before = [s.snapshots for s in subs]
             nats.start()
@@ -145,6 +150,8 @@ async def test_nats_restart_heals_and_a_cut_off_hub_serves_its_own_devices(
                 "subscribers resynced after NATS came back",
             )
             resynced = time.monotonic() - back
+            await anyio.sleep(3)  # several heartbeats: no second resync follows
+            assert [s.snapshots - n for s, n in zip(subs, before, strict=True)] == [1, 1]
             async with connect(a.url, token=TOKEN, name="after") as client:
                 result = await client.device("sim-c").act_on(
                     build_query(resource_id="username"), ActionVerb.SET_TEXT, value="healed"
@@ -160,3 +167,31 @@ async def test_nats_restart_heals_and_a_cut_off_hub_serves_its_own_devices(
             f"\nfarm NATS restart: NATS back -> A and C list the whole farm again {healed:.2f} s, "
             f"subscribers resynced {resynced:.2f} s"
         )
+
+
+async def test_a_short_nats_restart_resyncs_each_relayed_subscriber_once(
+    tmp_path: Path,
+) -> None:
+    """NATS back before any hub is declared gone: one resync per subscriber, not two."""
+    with nats_server(tmp_path) as nats, farm(tmp_path, nats, "A", "C") as (a, c):
+        await farm_listed(a, {"sim-c"})
+        specs = [(a.url, "sim-c", WireFormat.JSON), (a.url, "sim-c", WireFormat.MSGPACK)]
+        async with subscribers(specs) as subs:
+            before = [s.snapshots for s in subs]
+            nats.stop()
+            await anyio.sleep(0.3)
+            nats.start()
+            await wait_until(
+                lambda: all(
+                    s.snapshots > n and s.tracker.in_sync for s, n in zip(subs, before, strict=True)
+                ),
+                15,
+                "subscribers resynced after NATS came back",
+            )
+            async with connect(c.url, token=TOKEN, name="owner") as client:
+                await client.device("sim-c").act_on(
+                    build_query(resource_id="username"), ActionVerb.SET_TEXT, value="after"
+                )
+            await anyio.sleep(3)  # heartbeats and a delta: no second resync follows
+            assert [s.snapshots - n for s, n in zip(subs, before, strict=True)] == [1, 1]
+            assert all(s.errors == [] for s in subs)

@@ -30,7 +30,7 @@ pytestmark = need_nats
 async def hub(name: str, nats_url: str) -> AsyncIterator[Hub]:
     config = HubConfig(
         port=0,
-        tokens={TOKEN: Principal("controller", "c")},
+        tokens={TOKEN: Principal("controller", "c", "farm")},
         sim_scene="login",
         sim_device_id=f"sim-{name.lower()}",
         farm=FarmConfig(url=nats_url, hub=name),

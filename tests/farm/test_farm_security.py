@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from bridge.client import build_query, connect
+from bridge.wire.client_protocol import DevicesList, DevicesListResult
 from bridge.wire.enums import ActionVerb
 from tests.farm.farmfixture import TOKEN, FarmHub, nats_server, need_nats
 from tests.farm.test_farm_e2e import farm_listed
@@ -22,6 +25,11 @@ need_openssl = pytest.mark.skipif(
     shutil.which("openssl") is None,
     reason=reason("no openssl to make test certificates", SYSTEM_PACKAGES),
 )
+
+
+def healthz(hub: FarmHub) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{hub.port}/healthz", timeout=10) as resp:
+        return dict(json.loads(resp.read()))
 
 
 def log_events(hub: FarmHub) -> list[dict[str, object]]:
@@ -57,6 +65,15 @@ async def test_user_password_admits_and_a_wrong_password_keeps_a_hub_out(tmp_pat
             failures = [e for e in log_events(bad) if str(e.get("event")).startswith("farm_")]
             assert failures and "Authorization Violation" in str(failures[0]["error"])
             assert "farm-s3cret" not in a.log_text() and "wrong" not in bad.log_text()
+            # health tells the truth: B's login is refused, A is connected
+            health = healthz(bad)
+            assert health["status"] == "degraded"
+            assert health["farm"]["state"] == "unauthorized"
+            assert "Authorization Violation" in health["farm"]["reason"]
+            assert healthz(a)["status"] == "ok" and healthz(a)["farm"]["state"] == "connected"
+            async with connect(bad.url, token=TOKEN, name="lister") as client:
+                listed = await client.call(DevicesList(id=client.next_id()), DevicesListResult)
+                assert listed.farm is not None and listed.farm.state == "unauthorized"
         finally:
             for hub in (a, c, bad):
                 hub.stop()

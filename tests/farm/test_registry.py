@@ -3,7 +3,7 @@ restarts seen by run id, device ids first come first served."""
 
 from __future__ import annotations
 
-from bridge.farm.registry import Registry
+from bridge.farm.registry import Heard, Registry
 from bridge.wire.client_protocol import DeviceSummary
 from bridge.wire.enums import Platform
 from bridge.wire.farm import FARM_PROTOCOL, HubAnnounce
@@ -23,7 +23,7 @@ def announce(hub: str, run: str = "r1", *devices: str, leaving: bool = False) ->
 def test_silence_longer_than_the_bound_marks_a_hub_gone_and_its_devices_offline() -> None:
     reg = Registry("A", offline_after_ms=3000)
     heard = reg.heard(announce("C", "r1", "sim-c"), now_ms=0)
-    assert heard is not None and heard.came_online and not heard.restarted
+    assert isinstance(heard, Heard) and heard.came_online and not heard.restarted
     assert [(s.id, s.owner, s.online) for s in reg.summaries()] == [("sim-c", "C", True)]
     assert reg.sweep(3000) == []  # exactly at the bound: still online
     gone = reg.sweep(3001)
@@ -33,7 +33,12 @@ def test_silence_longer_than_the_bound_marks_a_hub_gone_and_its_devices_offline(
     assert summary.reason is not None and "C stopped heartbeating" in summary.reason
     assert reg.sweep(5000) == []  # reported once
     back = reg.heard(announce("C", "r2", "sim-c"), now_ms=6000)
-    assert back is not None and back.came_online and back.restarted and back.previous_run == "r1"
+    assert (
+        isinstance(back, Heard)
+        and back.came_online
+        and back.restarted
+        and back.previous_run == "r1"
+    )
     assert reg.summaries()[0].online
 
 
@@ -53,7 +58,7 @@ def test_own_announcements_and_duplicate_device_ids_are_not_taken() -> None:
     assert reg.heard(announce("A", "r1", "sim-a"), 0) is None
     reg.heard(announce("B", "r1", "phone-1"), 0)
     clash = reg.heard(announce("C", "r1", "phone-1", "sim-c"), 0)
-    assert clash is not None and clash.conflicts == ("phone-1",)
+    assert isinstance(clash, Heard) and clash.conflicts == ("phone-1",)
     owner = reg.owner_of("phone-1")
     assert owner is not None and owner.name == "B"
     assert sorted(s.id for s in reg.summaries()) == ["phone-1", "sim-c"]

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 from bridge.flows.report import StepReport, SuiteReport, decode_lockstep, decode_report
 from bridge.flows.report import TestReport as FlowReport
 from tests.cli.hubproc import ROOT, clean_env, mobridge_command
+from tests.docs.docblocks import blocks_of, doc_files
 from tests.skips import CHROMIUM, need_chromium
 
 EXAMPLES = ROOT / "examples" / "flows"
@@ -56,29 +58,81 @@ def run_test_command(
     )
 
 
-def run_examples(tmp: Path, sims: int) -> SuiteRun:
-    report_dir, junit = tmp / "report", tmp / "junit.xml"
-    result = run_test_command(
-        tmp,
-        "examples/flows",
-        "--sims",
-        str(sims),
-        "--report",
-        str(report_dir),
-        "--junit",
-        str(junit),
+DOCUMENTED = "run as written by tests/flows/test_suite_cli.py"
+"""The docs mark the example-suite runs they show as run here (``<!-- docs: not run: ... -->``):
+this module runs each such line as written, checks the exit status its comment names, and then
+checks the reports it wrote in depth (the docs test would only have run them a second time)."""
+PASSWORD = "any-password"  # the documented runs' MOBRIDGE_SECRET_DEMO_PASSWORD
+
+
+def documented_run(tmp: Path, *needles: str) -> SuiteRun:
+    """Run the one documented ``mobridge test`` line that holds every needle (the same line
+    wherever several docs show it), as a reader would: ``sh -c`` in a scratch checkout with
+    ``mobridge`` on PATH. Its reports land in ``report/`` there (the docs say so)."""
+    found = {
+        (command.partition("#")[0].strip(), expected)  # the same line, whatever its comment
+        for path in doc_files()
+        for block in blocks_of(path)
+        if block.not_run is not None and DOCUMENTED in block.not_run
+        for command, expected in block.commands()
+        if all(n in command for n in needles)
+    }
+    assert len(found) == 1, (needles, found)
+    ((command, expected),) = found
+    assert f"MOBRIDGE_SECRET_DEMO_PASSWORD={PASSWORD} mobridge test examples/flows" in command
+    work = tmp / "work"
+    work.mkdir()
+    (work / "examples").symlink_to(ROOT / "examples")
+    (tmp / "runtime").mkdir(mode=0o700, exist_ok=True)
+    env = clean_env(tmp / "runtime")
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    result = subprocess.run(
+        ["sh", "-c", command],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=env,
+        timeout=300,
+        check=False,
     )
-    return SuiteRun(result, report_dir, junit)
+    assert result.returncode == expected, (command, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    return SuiteRun(result, work / "report", work / "report" / "junit.xml")
+
+
+RUNS = {
+    "one device": ("examples/flows --report",),
+    "two devices": ("--sims 2 --report",),
+    "lockstep": ("--lockstep --sims 2 --sim-platform android,ios",),
+}
+"""The needles that pick each documented run (the fixtures and the lockstep test below)."""
+
+
+def test_every_documented_run_is_one_of_the_runs_checked_here() -> None:
+    marked = {
+        command.partition("#")[0].strip()
+        for path in doc_files()
+        for block in blocks_of(path)
+        if block.not_run is not None and DOCUMENTED in block.not_run
+        for command, _ in block.commands()
+    }
+    picked = {
+        command
+        for needles in RUNS.values()
+        for command in marked
+        if all(n in command for n in needles)
+    }
+    assert len(marked) == len(RUNS) and picked == marked, marked
 
 
 @pytest.fixture(scope="module")
 def one_device(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
-    return run_examples(tmp_path_factory.mktemp("one"), 1)
+    return documented_run(tmp_path_factory.mktemp("one"), *RUNS["one device"])
 
 
 @pytest.fixture(scope="module")
 def two_devices(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
-    return run_examples(tmp_path_factory.mktemp("two"), 2)
+    return documented_run(tmp_path_factory.mktemp("two"), *RUNS["two devices"])
 
 
 def outline(test: FlowReport) -> list[str]:
@@ -132,8 +186,8 @@ def check_run(run: SuiteRun, devices: int) -> SuiteReport:
         "control-flow",
     ]
     assert outline(control) == expected_outline("07_control_flow")
-    assert "s3cret-value" not in (run.report_dir / "index.json").read_text()
-    assert "s3cret-value" not in (run.report_dir / "index.html").read_text()
+    assert PASSWORD not in (run.report_dir / "index.json").read_text()
+    assert PASSWORD not in (run.report_dir / "index.html").read_text()
     return report
 
 
@@ -279,21 +333,8 @@ def test_a_passing_suite_exits_0_and_device_choice_is_checked(tmp_path: Path) ->
 def test_lockstep_on_an_android_and_an_ios_device_names_their_differences(
     tmp_path: Path,
 ) -> None:
-    report_dir, junit = tmp_path / "report", tmp_path / "junit.xml"
-    result = run_test_command(
-        tmp_path,
-        "examples/flows",
-        "--lockstep",
-        "--sims",
-        "2",
-        "--sim-platform",
-        "android,ios",
-        "--report",
-        str(report_dir),
-        "--junit",
-        str(junit),
-        timeout=300,
-    )
+    run = documented_run(tmp_path, *RUNS["lockstep"])
+    result, report_dir, junit = run.result, run.report_dir, run.junit
     out = result.stdout
     assert result.returncode == 1, (out, result.stderr)  # 03 fails on both, on purpose
     assert "14 tests on 2 devices" in out and "12 passed, 2 failed" in out, out

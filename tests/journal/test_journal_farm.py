@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.anyio, need_nats]
 async def hub(name: str, nats_url: str, journal: Path) -> AsyncIterator[Hub]:
     config = HubConfig(
         port=0,
-        tokens={TOKEN: Principal("controller", "c")},
+        tokens={TOKEN: Principal("controller", "c", "farm")},
         sim_scene="menu",
         sim_device_id=f"sim-{name.lower()}",
         sim_options={"animations": False},

@@ -48,6 +48,7 @@ TOOLS = {
     "pinch",
     "clipboard",
     "hide_keyboard",
+    "acquire",
 }
 
 
@@ -87,6 +88,9 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
             await call("orientation", {"orientation": "portrait"})
             await call("activity", {})
             await call("lease", {"action": "acquire"})
+            await call("lease", {"action": "release"})
+            got = text_of(await call("acquire", {"platform": "android", "timeoutS": 5}))
+            assert got.startswith("leased sim-android")
             await call("lease", {"action": "release"})
             await call("wait", {"condition": {"kind": "stable", "forMs": 100}})
             shot = await call("screenshot", {})

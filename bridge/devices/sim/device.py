@@ -504,6 +504,9 @@ class DemoDevice:
         if view is None or view.kind not in (Kind.SURFACE, Kind.TEXT):
             return False
         top.fields["board"] = said
+        if contains(scenes.play_box(self.frame), x, y):  # the canvas's PLAY button
+            score = int(top.fields.get("score", str(scenes.GAME_SCORE)))
+            top.fields["score"] = str(score + scenes.GAME_STEP)
         self._changed(now)
         return True
 

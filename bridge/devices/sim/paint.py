@@ -168,6 +168,12 @@ def _paint(p: _Painter, view: View) -> None:
                 x = left + (i * 157) % max(1, right - left - 120)
                 y = top + (i * 311) % max(1, bottom - top - 120)
                 p.rect((x, y, x + 120, y + 120), (240, 200 - 25 * i, 40 + 30 * i), radius=0.2)
+            for drawn in view.drawn:
+                if drawn.filled:
+                    p.rect(drawn.box, (250, 250, 250), radius=0.25)
+                    p.text(drawn.box, drawn.text, (20, 20, 20), drawn.px, centre=True, pad=0)
+                else:
+                    p.text(drawn.box, drawn.text, WHITE, drawn.px, pad=0)
         case Kind.PROGRESS:
             p.rect((left, top + 30, right, bottom - 30), f.line, radius=0.5)
             p.rect((left, top + 30, left + (right - left) // 3, bottom - 30), f.accent, radius=0.5)

@@ -28,7 +28,7 @@ from bridge.devices.sim.layout import (
     window_root,
 )
 from bridge.devices.sim.lists import list_screen, search_screen
-from bridge.devices.sim.views import Kind, View, Window
+from bridge.devices.sim.views import Drawn, Kind, View, Window
 from bridge.wire.enums import Platform
 
 DEMO_PACKAGE = "dev.mobridge.demo"
@@ -126,7 +126,10 @@ def _content(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
             return _settings(state, frame, inp)
         case "game":
             area = (0, frame.top, frame.width, frame.bottom)
-            views = [View(key=view_key(state, "surface"), kind=Kind.SURFACE, bounds=area)]
+            drawn = game_canvas(frame, int(state.fields.get("score", str(GAME_SCORE))))
+            views = [
+                View(key=view_key(state, "surface"), kind=Kind.SURFACE, bounds=area, drawn=drawn)
+            ]
             board = state.fields.get("board")
             if board:  # what the last touch on the board did, drawn over it
                 box = (frame.margin, frame.top + 48, frame.width - frame.margin, frame.top + 148)
@@ -140,6 +143,33 @@ def _content(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
         case "camera":
             return camera_content(state, frame, inp)
     raise ValueError(f"unknown screen {state.screen!r}")
+
+
+GAME_SCORE = 120
+"""The game's score when it opens; each tap on PLAY adds ``GAME_STEP``."""
+GAME_STEP = 10
+GAME_MENU = ("Options", "High Scores", "Quit")
+
+
+def play_box(frame: Frame) -> tuple[int, int, int, int]:
+    """Where the game draws its PLAY button (device pixels)."""
+    mid = frame.width // 2
+    return (mid - 200, frame.top + 1087, mid + 200, frame.top + 1227)
+
+
+def game_canvas(frame: Frame, score: int) -> tuple[Drawn, ...]:
+    """What the game draws on its surface: the score, a PLAY button and a menu: words only
+    the screenshot shows (the surface is one CANVAS node to the accessibility tree)."""
+    top = frame.top
+    menu = tuple(
+        Drawn(word, (120, top + 1420 + 140 * i, 620, top + 1500 + 140 * i), px=56)
+        for i, word in enumerate(GAME_MENU)
+    )
+    return (
+        Drawn(f"SCORE {score}", (frame.width // 2 - 20, top + 220, frame.width - 64, top + 320)),
+        Drawn("PLAY", play_box(frame), filled=True, px=80),
+        *menu,
+    )
 
 
 def _menu(state: ScreenState, frame: Frame, exclude: tuple[str, ...], title: str) -> list[View]:

@@ -42,6 +42,18 @@ class Kind(enum.Enum):
     """The panel of an alert dialog."""
 
 
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """Words a surface draws on itself (pixels only: no accessibility node carries them).
+    ``filled``: drawn on a filled shape (a game's button) rather than on the surface."""
+
+    text: str
+    box: Box
+    filled: bool = False
+    px: int = 64
+    """Font size in device pixels."""
+
+
 CLICKABLE_KINDS = frozenset({Kind.BUTTON, Kind.INPUT, Kind.ROW, Kind.TOGGLE, Kind.ICON})
 LONG_CLICKABLE_KINDS = frozenset({Kind.INPUT, Kind.ROW})
 
@@ -74,6 +86,8 @@ class View:
     can_scroll_forward: bool = False
     can_scroll_backward: bool = False
     children: list[View] = field(default_factory=list)
+    drawn: tuple[Drawn, ...] = ()
+    """Surfaces only: words drawn on the pixels, invisible to capture (see ``Drawn``)."""
 
     @property
     def clickable(self) -> bool:

@@ -1,0 +1,232 @@
+"""The hub's vision fallback: read the blind regions of a device's settled screen.
+
+Per device (one ``watch`` task beside its ingest loop, only when the hub serves with vision):
+
+- wait until the screen settles: the agent said stable and no new generation arrived for
+  ``SETTLE_MS``; then look at the blind regions (``bridge.vision.regions``) of the newest
+  capture. None: drop any overlay and wait for the next change;
+- take one screenshot, and in a worker thread (one OCR at a time for the whole hub) crop each
+  region, hash it and read only what the cache does not know (``bridge.vision.reader``);
+- when what was read differs from the device's overlay, set it and hand the device's last push
+  back to its ingest (``offer``: only when no newer push waits), so the vision nodes arrive as
+  one more generation, after the accessible content's own: a delta of accessible content is
+  never held for OCR;
+- while blind regions are shown, look again every ``RECHECK_S`` (a canvas can change without
+  its tree changing): a screenshot and hashes, and OCR only for pixels not seen before.
+
+Vision nodes are weaker evidence than accessibility: an action on one is a coordinate tap at
+its centre (``tap_command``), reported as a VISION_COORDINATE fallback (``as_vision_dispatch``).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from bridge.hub.device import DeviceRuntime
+from bridge.hub.errors import refusal
+from bridge.net.agent_link import AgentLost
+from bridge.vision.overlay import Overlay
+from bridge.vision.regions import Region, blind_regions
+from bridge.wire.action import Dispatch
+from bridge.wire.agent_link import GestureCommand, Point, ScreenshotCommand
+from bridge.wire.enums import (
+    ActionMethod,
+    ActionVerb,
+    DispatchStatus,
+    ErrorCode,
+    FallbackType,
+    Source,
+)
+from bridge.wire.node import SemanticNode
+from bridge.wire.raw import RawTree
+
+if TYPE_CHECKING:  # Pillow and the engine load with vision, not with the hub
+    from PIL import Image
+
+    from bridge.vision.engine import OcrEngine
+
+SETTLE_MS = 300
+RECHECK_S = 2.0
+SCREENSHOT_TIMEOUT_S = 10.0
+TAP_VERBS = {ActionVerb.CLICK: "tap", ActionVerb.LONG_CLICK: "long_press"}
+
+
+@dataclass
+class VisionCounts:
+    readings: int = 0
+    """Settled screens whose blind regions were looked at (one screenshot each)."""
+    overlays: int = 0
+    """Readings that changed what the snapshot shows."""
+    failures: int = 0
+
+
+class VisionService:
+    """One OCR engine and result cache for the hub; ``watch`` one task per device."""
+
+    def __init__(self, engine: OcrEngine, log: Any = None) -> None:
+        from bridge.vision.cache import ResultCache
+        from bridge.vision.reader import RegionReader
+
+        self.reader = RegionReader(engine, ResultCache())
+        self.limiter = anyio.CapacityLimiter(1)
+        self.counts = VisionCounts()
+        self.log = log
+
+    @classmethod
+    def load(cls, log: Any = None) -> VisionService | str:
+        """The service, or the one line saying how to enable vision."""
+        from bridge.vision.engine import load_engine
+
+        engine = load_engine()
+        return engine if isinstance(engine, str) else cls(engine, log)
+
+    def statistics(self) -> dict[str, object]:
+        timings = sorted(self.reader.stats.ocr_ms)
+        cache = self.reader.cache
+        return {
+            "engine": self.reader.engine.name,
+            "readings": self.counts.readings,
+            "overlays": self.counts.overlays,
+            "failures": self.counts.failures,
+            "ocr_passes": self.reader.stats.passes,
+            "ocr_p50_ms": round(timings[len(timings) // 2], 1) if timings else None,
+            "cache_hits": cache.hits,
+            "cache_misses": cache.misses,
+            "cache_entries": len(cache),
+        }
+
+    async def watch(self, device: DeviceRuntime, reingest: Callable[[], None]) -> None:
+        """Keep ``device``'s overlay in step with its blind regions (runs until cancelled)."""
+        done: tuple[int, tuple[Region, ...]] | None = None
+        recheck = False
+        while True:
+            await self._settled(device)
+            current = device.current
+            if current is None or not device.online:
+                await _next_change(device, None)
+                continue
+            regions = blind_regions(current.normalized.full.nodes)
+            key = (current.capture_no, regions)
+            if not regions:
+                if device.vision_overlay is not None:
+                    device.vision_overlay = None
+                    reingest()
+                done = key
+                await _next_change(device, None)
+                continue
+            if key != done or recheck:
+                overlay = await self._read(device, regions)
+                done = key
+                if overlay is not None and overlay != device.vision_overlay:
+                    device.vision_overlay = overlay
+                    self.counts.overlays += 1
+                    reingest()
+            recheck = not await _next_change(device, RECHECK_S)
+
+    async def _settled(self, device: DeviceRuntime) -> None:
+        while True:
+            quiet = device.clock_ms() - device.last_change_ms
+            if device.agent_stable and quiet >= SETTLE_MS:
+                return
+            await _next_change(device, max(0.05, (SETTLE_MS - quiet) / 1000))
+
+    async def _read(self, device: DeviceRuntime, regions: tuple[Region, ...]) -> Overlay | None:
+        link = device.link
+        push = device.last_push
+        if link is None or push is None:
+            return None
+        self.counts.readings += 1
+        try:
+            reply = await link.command(
+                lambda cid: ScreenshotCommand(id=cid), timeout_s=SCREENSHOT_TIMEOUT_S
+            )
+        except (AgentLost, TimeoutError):
+            self.counts.failures += 1
+            return None
+        if not reply.ok or not reply.png_base64:
+            self.counts.failures += 1  # a secure window: nothing to read
+            return None
+        png = _decode(reply.png_base64)
+        if png is None:
+            self.counts.failures += 1
+            return None
+        scale = png.width / max(1, _screen_width(push.tree, png.width))
+        return await anyio.to_thread.run_sync(
+            self.reader.read_regions, png, regions, scale, limiter=self.limiter
+        )
+
+
+def _decode(b64: str) -> Image.Image | None:
+    import base64
+    import binascii
+
+    from PIL import Image
+
+    try:
+        image = Image.open(io.BytesIO(base64.b64decode(b64, validate=True)))
+        image.load()
+    except (binascii.Error, OSError, ValueError, Image.DecompressionBombError):
+        return None
+    return image
+
+
+def _screen_width(tree: RawTree, fallback: int) -> int:
+    if tree.screen is not None:
+        return tree.screen.width
+    rights = [n.bounds[2] for n in tree.nodes if n.bounds is not None]
+    return max(rights, default=fallback)
+
+
+async def _next_change(device: DeviceRuntime, timeout_s: float | None) -> bool:
+    """Wait for the device's next change (True) or ``timeout_s`` (False)."""
+    changed = device.changed
+    if timeout_s is None:
+        await changed.wait()
+        return True
+    with anyio.move_on_after(timeout_s):
+        await changed.wait()
+        return True
+    return False
+
+
+def tap_command(node: SemanticNode, verb: ActionVerb) -> Callable[[int], GestureCommand] | None:
+    """The coordinate tap an action on a vision node becomes (None: the verb has no
+    coordinate form; the caller refuses it)."""
+    kind = TAP_VERBS.get(verb)
+    if kind is None or node.bounds is None:
+        return None
+    left, top, right, bottom = node.bounds
+    point = Point(x=(left + right) // 2, y=(top + bottom) // 2)
+    return lambda cid: GestureCommand(id=cid, kind=kind, points=(point,))
+
+
+def vision_command(node: SemanticNode, verb: ActionVerb) -> Callable[[int], GestureCommand] | None:
+    """None for a node the accessibility tree gave; for a vision node the coordinate tap at its
+    centre (raises ACTION_UNSUPPORTED for a verb with no coordinate form, e.g. SET_TEXT)."""
+    if node.source is not Source.VISION:
+        return None
+    command = tap_command(node, verb)
+    if command is None:
+        raise refusal(
+            ErrorCode.ACTION_UNSUPPORTED,
+            f"{verb.value} on text read by vision: only CLICK and LONG_CLICK (coordinate taps)",
+            ("tap the text, then type into the field the tree shows",),
+        )
+    return command
+
+
+def as_vision_dispatch(dispatch: Dispatch) -> Dispatch:
+    """A dispatched coordinate tap on a vision node, reported as such."""
+    if dispatch.status is not DispatchStatus.DISPATCHED:
+        return dispatch
+    return Dispatch(
+        status=DispatchStatus.DISPATCHED,
+        method=ActionMethod.GESTURE_FALLBACK,
+        fallback_used=True,
+        fallback_type=FallbackType.VISION_COORDINATE,
+    )

@@ -1,0 +1,25 @@
+"""Vision fallback: text read from the screenshot where the accessibility tree is blind.
+
+A ``CANVAS`` node (a game, a map, a chart, a custom-drawn view) or a sparse screen (few nodes
+for a large area) carries no text the tree can give; this package reads it with a local OCR
+engine (Tesseract through ``tesserocr``, its English model from Debian's
+``tesseract-ocr-eng``), so nothing is downloaded at run time. It is the optional ``vision``
+extra: without it the hub behaves as before and a client asking for vision is told
+``ENABLE_HINT``.
+
+Modules: ``engine`` (the OCR engine behind a pure interface), ``regions`` (which parts of a
+snapshot are blind), ``shapes`` (TEXT or BUTTON from the pixels around a word), ``cache``
+(bounded results keyed by a region's image hash), ``reader`` (crop, hash, cache, OCR off the
+event loop), ``overlay`` (what was read, as raw nodes under their canvas).
+
+Invariant: this package imports ``bridge.wire`` and ``bridge.core`` only (never the hub), and
+the OCR library only inside ``engine`` when an engine is loaded.
+"""
+
+from __future__ import annotations
+
+ENABLE_HINT = (
+    "vision is not installed on this hub: pip install 'mobridge[vision]' "
+    "(and apt-get install tesseract-ocr-eng), then start it with: mobridge serve --vision"
+)
+"""The one line a client asking for vision gets when the extra is missing."""

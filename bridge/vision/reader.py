@@ -1,0 +1,99 @@
+"""Read the blind regions of one screenshot: crop, hash, look up, OCR what is new.
+
+``read_regions`` is synchronous and CPU-bound (cropping, hashing, OCR): the hub calls it in a
+worker thread (``anyio.to_thread.run_sync`` with a limiter of one), never on its event loop.
+Region bounds are device pixels; ``scale`` is screenshot pixels per device pixel (a device may
+send a downscaled screenshot). A region's result is cached by its pixels' hash, so a screen
+shown again costs a hash, not an OCR pass. Timings of OCR passes are kept (the last
+``TIMINGS``) for ``stats``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from PIL import Image
+
+from bridge.vision.cache import ResultCache, key_of
+from bridge.vision.engine import OcrEngine, TextBox
+from bridge.vision.overlay import MAX_ITEMS, Overlay, VisionItem
+from bridge.vision.regions import Region
+from bridge.vision.shapes import background_of, looks_like_button
+from bridge.wire.base import Bounds
+from bridge.wire.enums import Role
+
+TIMINGS = 256
+
+
+@dataclass
+class ReadStats:
+    passes: int = 0
+    ocr_ms: deque[float] = field(default_factory=lambda: deque(maxlen=TIMINGS))
+
+
+def read_lines(engine: OcrEngine, region: Image.Image) -> tuple[tuple[TextBox, Role], ...]:
+    """Lines in ``region`` with their role (TEXT, or BUTTON when the shape says so)."""
+    lines = engine.read(region)
+    if not lines:
+        return ()
+    background = background_of(region)
+    return tuple(
+        (line, Role.BUTTON if looks_like_button(region, line.box, background) else Role.TEXT)
+        for line in lines
+    )
+
+
+class RegionReader:
+    """One engine, one bounded cache, its statistics. Not thread-safe: one call at a time."""
+
+    def __init__(self, engine: OcrEngine, cache: ResultCache[tuple[tuple[TextBox, Role], ...]]):
+        self.engine = engine
+        self.cache = cache
+        self.stats = ReadStats()
+
+    def read_regions(
+        self, screenshot: Image.Image, regions: Sequence[Region], scale: float
+    ) -> Overlay:
+        image = screenshot.convert("RGB")
+        out: list[tuple[Bounds, tuple[VisionItem, ...]]] = []
+        for region in regions:
+            b = region.bounds
+            crop_box = (
+                max(0, int(b[0] * scale)),
+                max(0, int(b[1] * scale)),
+                min(image.width, int(b[2] * scale)),
+                min(image.height, int(b[3] * scale)),
+            )
+            if crop_box[2] - crop_box[0] < 8 or crop_box[3] - crop_box[1] < 8:
+                out.append((b, ()))
+                continue
+            crop = image.crop(crop_box)
+            key = key_of(crop)
+            lines = self.cache.get(key)
+            if lines is None:
+                started = time.perf_counter()
+                lines = read_lines(self.engine, crop)
+                self.stats.passes += 1
+                self.stats.ocr_ms.append((time.perf_counter() - started) * 1000)
+                self.cache.put(key, lines)
+            items = [
+                VisionItem(
+                    text=line.text,
+                    bounds=(
+                        int((crop_box[0] + line.box[0]) / scale),
+                        int((crop_box[1] + line.box[1]) / scale),
+                        int((crop_box[0] + line.box[2]) / scale),
+                        int((crop_box[1] + line.box[3]) / scale),
+                    ),
+                    role=role,
+                    confidence=line.confidence,
+                )
+                for line, role in lines
+            ]
+            items.sort(key=lambda it: -it.confidence)
+            kept = sorted(items[:MAX_ITEMS], key=lambda it: (it.bounds[1], it.bounds[0]))
+            out.append((b, tuple(kept)))
+        return Overlay(tuple(out))
