@@ -253,6 +253,11 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         help="hold the lease this long (30s, 5m; a bare number: seconds), or until Ctrl-C",
     )
     p.add_argument("--shared", action="store_true", help="a shared lease (default: exclusive)")
+    p.add_argument(
+        "--alerts",
+        choices=("accept", "dismiss"),
+        help="while held, answer every alert that shows this way",
+    )
     p = add("screenshot", "save a PNG of the device's screen")
     p.add_argument("device")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the PNG")
@@ -574,9 +579,10 @@ async def _lease(device: Device, hub: HubConnection, args: argparse.Namespace) -
             emit({"device": device.id, "lease": msgspec.to_builtins(lease)})
         return EXIT_OK
     mode: LeaseMode = "shared" if args.shared else "exclusive"
-    async with device.lease(mode) as got:
+    async with device.lease(mode, alerts=args.alerts) as got:
         holders = ", ".join(got.lease.holder_names) if got.lease else "?"
-        say(f"holding the {mode} lease on {device.id} ({holders}); Ctrl-C releases it")
+        auto = f", alerts: auto-{args.alerts}" if args.alerts else ""
+        say(f"holding the {mode} lease on {device.id} ({holders}{auto}); Ctrl-C releases it")
         import anyio
 
         if args.hold > 0:
@@ -749,6 +755,8 @@ def plan_of(args: argparse.Namespace) -> Plan:
     if command == "lease":
         if args.hold is not None and args.hold < 0:
             raise UsageError("--hold SECONDS must be positive (or omitted: until Ctrl-C)")
+        if args.alerts is not None and args.hold is None:
+            raise UsageError("--alerts is a lease option: give --hold too")
         return lambda hub: _lease(hub.device(device_id), hub, args)
     if command == "screenshot":
         output: str = args.output

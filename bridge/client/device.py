@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
+from bridge.client.capabilities import DeviceCapabilities
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
@@ -47,6 +48,7 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import Condition, ScreenShown
+from bridge.wire.device_capabilities import AlertChoice
 from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role, Source
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
@@ -76,7 +78,7 @@ def build_query(
     )
 
 
-class Device(DeviceControl, DeviceHistory):
+class Device(DeviceControl, DeviceHistory, DeviceCapabilities):
     """Requests about device ``id`` over one hub connection (device-level actions:
     ``bridge.client.device_control``)."""
 
@@ -283,8 +285,12 @@ class Device(DeviceControl, DeviceHistory):
 
     # ---- leases and captures ---------------------------------------------------------------
 
-    async def acquire_lease(self, mode: LeaseMode = "exclusive") -> LeaseResult:
-        message = LeaseAcquire(id=self._conn.next_id(), device=self.id, mode=mode)
+    async def acquire_lease(
+        self, mode: LeaseMode = "exclusive", *, alerts: str | None = None
+    ) -> LeaseResult:
+        """``alerts``: ``accept`` / ``dismiss`` every alert that shows while this lease is held."""
+        choice = None if alerts is None else AlertChoice(alerts)
+        message = LeaseAcquire(id=self._conn.next_id(), device=self.id, mode=mode, alerts=choice)
         return await self._conn.call(message, LeaseResult)
 
     async def release_lease(self) -> LeaseResult:
@@ -292,10 +298,12 @@ class Device(DeviceControl, DeviceHistory):
         return await self._conn.call(message, LeaseResult)
 
     @asynccontextmanager
-    async def lease(self, mode: LeaseMode = "exclusive") -> AsyncIterator[LeaseResult]:
+    async def lease(
+        self, mode: LeaseMode = "exclusive", *, alerts: str | None = None
+    ) -> AsyncIterator[LeaseResult]:
         """Hold the device's lease for the block; released on exit (a lost connection
-        releases it at the hub anyway)."""
-        acquired = await self.acquire_lease(mode)
+        releases it at the hub anyway). ``alerts``: see ``acquire_lease``."""
+        acquired = await self.acquire_lease(mode, alerts=alerts)
         try:
             yield acquired
         finally:

@@ -53,6 +53,7 @@ from bridge.core.settle import PushCadence, quiet_since
 from bridge.core.slim_patch import slim
 from bridge.core.tree import NodeTree
 from bridge.hub.action_queue import DispatchLog
+from bridge.hub.device_layer import DeviceLayer
 from bridge.journal.records import Recorder
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
@@ -177,6 +178,8 @@ class DeviceRuntime:
         self.run_prefix = run_prefix
         self.clock_ms = clock_ms
         self.link: AgentLink | None = None
+        self.layer: DeviceLayer | None = None
+        """Commands the hub's driver answers beside the agent (``bridge.hub.device_layer``)."""
         self.online = False
         self.offline_reason: str | None = "connecting"
         self.model: str | None = None

@@ -83,6 +83,7 @@ PARAM_DOCS: dict[str, str] = {
     "timeoutMs": "give up after this many milliseconds (a timeout is a result, not an error)",
     "includeImage": "false: only a link to the capture, no image",
     "mode": "exclusive (default) or shared",
+    "alerts": "acquire: accept or dismiss every alert while the lease is held",
     "objection": "the objection id from a refusal (obj_...)",
     "answer": "approve or reject; omit to let the client ask the user",
     "limit": "how many recent events",

@@ -24,6 +24,7 @@ from bridge.wire.action import (
 )
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
+from bridge.wire.device_capabilities import CAPABILITY_RESULTS, AlertChoice, CapabilityRequest
 from bridge.wire.device_control import (
     AppClear,
     AppInstall,
@@ -181,8 +182,12 @@ class Wait(_Request, tag="wait", frozen=True):
 
 
 class LeaseAcquire(_Request, tag="lease.acquire", frozen=True):
+    """``alerts``: while this session holds the lease, answer every alert that shows
+    (``accept`` / ``dismiss``); each answer is an ``action`` event."""
+
     device: DeviceId
     mode: LeaseMode = "exclusive"
+    alerts: AlertChoice | None = None
 
 
 class LeaseRelease(_Request, tag="lease.release", frozen=True):
@@ -256,6 +261,7 @@ ClientToHub = (
     | JournalWhen
     | DevicesAcquire
     | Veto
+    | CapabilityRequest
 )
 
 
@@ -279,6 +285,8 @@ class LeaseInfo(WireStruct, frozen=True):
     """Session ids holding the lease."""
     holder_names: tuple[str, ...] = ()
     idle_ms: NonNegInt = 0
+    alerts: AlertChoice | None = None
+    """Alerts are answered automatically this way (a holder's lease option)."""
 
 
 DeviceHealth = Literal["online", "degraded", "offline"]
@@ -429,6 +437,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "display.get": DisplayResult,
     "veto": VetoResult,
     "devices.acquire": AcquireResult,
+    **CAPABILITY_RESULTS,
 }
 
 

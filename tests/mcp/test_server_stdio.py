@@ -42,6 +42,12 @@ TOOLS = {
     "display",
     "apps",
     "history",
+    "alert",
+    "permission",
+    "location",
+    "pinch",
+    "clipboard",
+    "hide_keyboard",
     "acquire",
 }
 
@@ -89,6 +95,12 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
             await call("wait", {"condition": {"kind": "stable", "forMs": 100}})
             shot = await call("screenshot", {})
             assert [c.type for c in shot.content] == ["text", "image", "resource_link"]
+            await call("alert", {})
+            await call("permission", {"action": "revoke", "appId": PACKAGE, "permission": "camera"})
+            await call("location", {"latitude": 1.5, "longitude": 2.5})
+            await call("pinch", {"target": {"x": 540, "y": 1200}, "scale": 1.5})
+            await call("clipboard", {"text": "x"})
+            await call("hide_keyboard", {})
             await call("app", {"action": "open", "appId": PACKAGE})
             await call("press", {"button": "BACK"})
             # confirm's success is covered by the objection tests; here its refusal:

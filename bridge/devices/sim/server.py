@@ -55,6 +55,7 @@ from bridge.wire.agent_link import (
     AgentHubHello,
     AgentInfo,
     AgentPing,
+    AlertCommand,
     AppsCommand,
     CaptureCommand,
     ClipboardCommand,
@@ -90,6 +91,11 @@ CAPABILITIES: tuple[str, ...] = (
     "install",
     "uninstall",
     "orientation",
+    "alerts",
+    "permission",
+    "location",
+    "multi_touch",
+    "keyboard",
 )
 MAX_PACKAGE_READ = 1 << 20
 """A simulated package is tiny JSON; a larger staged file is refused unread."""
@@ -405,8 +411,10 @@ class SimDevice:
             return await self._screenshot(command)
         if isinstance(command, InstallCommand):
             return await self._install(link, command)
-        if isinstance(command, _READ_ONLY) or (
-            isinstance(command, ClipboardCommand) and command.set is None
+        if (
+            isinstance(command, _READ_ONLY)
+            or (isinstance(command, ClipboardCommand) and command.set is None)
+            or (isinstance(command, AlertCommand) and command.action == "list")
         ):
             return link.session.handle(command, self.now())
         assert self._act_lock is not None
