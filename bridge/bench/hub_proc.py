@@ -12,7 +12,7 @@ linked, then answers one JSON line per command line on stdin:
   collection pauses, and what happened since the last ``stats``: per new generation
   ``[generation, capture, prepare CPU ns, commit CPU ns]`` (the agent's capture number the
   generation came from, and the CPU each half of the ingest took on its own thread), and the
-  time of each ``resolve_ref`` the hub ran for a ``resolve`` request;
+  CPU time of each ``resolve_ref`` the hub ran for a ``resolve`` request;
 - ``gc``: run one full garbage collection now; its wall time and how many objects the
   collector tracked (what every full collection walks);
 - ``quit``: stop.
@@ -92,12 +92,15 @@ class Recorder:
         device.commit = timed_commit  # type: ignore[method-assign]
 
     def timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` timed in CPU time of its thread (the machine is shared: wall time would
+        count other processes' turns on the cores)."""
+
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            t = time.perf_counter_ns()
+            t = time.thread_time_ns()
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.resolve_ns.append(time.perf_counter_ns() - t)
+                self.resolve_ns.append(time.thread_time_ns() - t)
 
         return wrapper
 

@@ -4,19 +4,26 @@ One process holds many raw websocket connections to the hub (each: ``hello``, ``
 then a reader timing every event it receives). Commands arrive as JSON lines on stdin, each
 answered by one JSON line on stdout:
 
-- ``{"op": "open", "n", "url", "token", "compact", "format", "patches"?}``: open ``n`` more
-  subscribers (permessage-deflate offered, as ``bridge.client`` and browsers do; ``patches``
-  true: they get slim ``patch`` events instead of ``delta`` events, default false); answers
-  ``{"open": k}``;
+- ``{"op": "open", "n", "url", "token", "compact", "format", "patches"?, "lean"?}``: open
+  ``n`` more subscribers (permessage-deflate offered, as ``bridge.client`` and browsers do;
+  ``patches`` true: they get slim ``patch`` events instead of ``delta`` events, default false;
+  ``lean`` true: no keepalive pings and only the frame's head decoded — the bench's former
+  subscribers, cheaper than any real reader); answers ``{"open": k}``;
 - ``{"op": "close", "n"}``: close the newest ``n``; answers ``{"open": k}``;
 - ``{"op": "report"}``: everything received since the last report — four parallel lists
   ``conn``, ``generation``, ``t_ns`` (``time.monotonic_ns`` at receipt: the clock the bench
   agent stamps its sends with) and ``size`` (frame bytes) per delta or patch event — plus
-  ``resyncs``, ``errors`` and this process's CPU time;
+  ``resyncs``, ``errors``, this process's CPU time and ``deflate``: how many of its open
+  connections negotiated permessage-deflate;
 - ``{"op": "quit"}``.
 
 A receipt time includes this process's own scheduling: with hundreds of connections per
 worker, a delta reaches the last of them after the worker has read the others.
+
+Each connection is a default client of the websockets library (``connect`` with its default
+``compression="deflate"`` and keepalive pings), and every frame is decoded whole, as a
+program reading the stream does (``json.loads`` / ``msgpack``), so the subscribers' CPU on the
+machine's shared cores is what a real client's would be.
 """
 
 from __future__ import annotations
@@ -74,12 +81,13 @@ class Worker:
 
     async def _one(self, tg: anyio.abc.TaskGroup, spec: dict[str, Any]) -> None:
         msgpack = spec.get("format") == "msgpack"
+        lean = bool(spec.get("lean", False))
         ws = await connect(
             spec["url"],
             subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK if msgpack else SUBPROTOCOL_JSON)],
             additional_headers={"Authorization": f"Bearer {spec['token']}"},
             max_size=MAX_AGENT_FRAME,
-            ping_interval=None,
+            ping_interval=None if lean else 20,
             close_timeout=1,
             open_timeout=60,
             proxy=None,
@@ -101,17 +109,19 @@ class Worker:
         scope = anyio.CancelScope()
         index = len(self.conns)
         self.conns.append((ws, scope))
-        tg.start_soon(self._read, ws, scope, index, msgpack)
+        tg.start_soon(self._read, ws, scope, index, msgpack, lean)
 
     async def _read(
-        self, ws: ClientConnection, scope: anyio.CancelScope, index: int, msgpack: bool
+        self, ws: ClientConnection, scope: anyio.CancelScope, index: int, msgpack: bool, lean: bool
     ) -> None:
         decoder = _MSGPACK if msgpack else _JSON
+        whole = _skip if lean else msgspec.msgpack.decode if msgpack else json.loads
         with scope:
             try:
                 async for frame in ws:
                     t = time.monotonic_ns()
                     data = frame.encode() if isinstance(frame, str) else frame
+                    whole(data)  # a real reader decodes every frame
                     head = decoder.decode(data)
                     if head.type in ("delta", "patch"):
                         self.conn.append(index)
@@ -151,10 +161,20 @@ class Worker:
             "resyncs": self.resyncs,
             "errors": self.errors,
             "cpu_ns": time.process_time_ns(),
+            "deflate": sum(1 for ws, _ in self.conns if _deflate(ws)),
         }
         self.conn, self.generation, self.t_ns, self.size = [], [], [], []
         self.resyncs = self.errors = 0
         return out
+
+
+def _skip(data: bytes) -> None:
+    """A lean subscriber decodes only the frame's head."""
+
+
+def _deflate(ws: ClientConnection) -> bool:
+    """Whether the hub accepted permessage-deflate on this connection."""
+    return any(ext.name == "permessage-deflate" for ext in ws.protocol.extensions)
 
 
 def _answer(body: dict[str, Any]) -> None:

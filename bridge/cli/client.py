@@ -63,8 +63,16 @@ from bridge.client.errors import (
     not_found,
 )
 from bridge.client.local_hub import DEFAULT_URL
-from bridge.wire.action import ActionRequest, ActionResult
-from bridge.wire.client_protocol import MAX_WAIT_MS, Confirm, FindMatch, LeaseMode, WaitResult
+from bridge.wire.action import ActionRequest, ActionResult, ObserveMode
+from bridge.wire.client_protocol import (
+    MAX_WAIT_MS,
+    Confirm,
+    DevicesList,
+    DevicesListResult,
+    FindMatch,
+    LeaseMode,
+    WaitResult,
+)
 from bridge.wire.conditions import Absent, Condition, Present, ScreenShown
 from bridge.wire.enums import (
     ActionVerb,
@@ -178,6 +186,7 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         _selectors(p)
         p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
         approve_option(p)
+        _observe_option(p)
         p.add_argument(
             "--at", type=point_arg, metavar="X,Y", help="a point on the screen (device pixels)"
         )
@@ -201,6 +210,7 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("--submit", action="store_true", help="no target: press ENTER afterwards")
     p.add_argument("--confirm", metavar="OBJECTION", help="approve this objection id")
     approve_option(p)
+    _observe_option(p)
     p = add("scroll", "scroll a container forward (or --back)")
     p.add_argument("device")
     _selectors(p)
@@ -245,6 +255,11 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
         help="hold the lease this long (30s, 5m; a bare number: seconds), or until Ctrl-C",
     )
     p.add_argument("--shared", action="store_true", help="a shared lease (default: exclusive)")
+    p.add_argument(
+        "--alerts",
+        choices=("accept", "dismiss"),
+        help="while held, answer every alert that shows this way",
+    )
     p = add("screenshot", "save a PNG of the device's screen")
     p.add_argument("device")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the PNG")
@@ -424,8 +439,12 @@ def _human(args: argparse.Namespace) -> bool:
 
 
 async def _devices(hub: HubConnection, args: argparse.Namespace) -> int:
-    devices = await hub.devices()
+    listed = await hub.call(DevicesList(id=hub.next_id()), DevicesListResult)
+    devices, farm = listed.devices, listed.farm
     if _human(args):
+        if farm is not None:
+            why = f" ({farm.reason})" if farm.reason else ""
+            print(f"farm: hub {farm.hub} {farm.state}{why}, {farm.hubs} other hub(s) heard")
         if not devices:
             print("no devices")
         for d in devices:
@@ -435,7 +454,10 @@ async def _devices(hub: HubConnection, args: argparse.Namespace) -> int:
             line = f"{d.id}  {d.platform.value.lower()}  {d.model or ''}  {state}{lease}{owner}"
             print(line.strip())
     else:
-        emit({"devices": msgspec.to_builtins(devices)})
+        emit(
+            {"devices": msgspec.to_builtins(devices)}
+            | ({"farm": msgspec.to_builtins(farm)} if farm is not None else {})
+        )
     return EXIT_OK
 
 
@@ -496,6 +518,16 @@ def _done(result: ActionResult, args: argparse.Namespace, what: str) -> int:
     return EXIT_OK
 
 
+def _observe_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--observe",
+        choices=("settle", "none"),
+        default="settle",
+        help="settle (default): answer once the screen settled, with the diff; none: answer "
+        "at dispatch (stability UNKNOWN, no diff) and watch the stream yourself",
+    )
+
+
 async def _act(
     device: Device,
     selector: Selector,
@@ -506,14 +538,15 @@ async def _act(
     confirm: Confirm | None = None,
 ) -> int:
     target = await target_of(device, selector)
+    observe: ObserveMode = getattr(args, "observe", "settle")
     if isinstance(target, SemanticQuery):
         result = await device.act_on(
-            target, verb, value=value, value_ref=value_ref, confirm=confirm
+            target, verb, value=value, value_ref=value_ref, confirm=confirm, observe=observe
         )
     else:
         ref = target.ref if isinstance(target, FindMatch) else target
         request = ActionRequest(action=verb, target=ref, value=value, value_ref=value_ref)
-        result = await device.act(request, confirm)
+        result = await device.act(request, confirm, observe=observe)
     return _done(result, args, args.client_command)
 
 
@@ -548,9 +581,10 @@ async def _lease(device: Device, hub: HubConnection, args: argparse.Namespace) -
             emit({"device": device.id, "lease": msgspec.to_builtins(lease)})
         return EXIT_OK
     mode: LeaseMode = "shared" if args.shared else "exclusive"
-    async with device.lease(mode) as got:
+    async with device.lease(mode, alerts=args.alerts) as got:
         holders = ", ".join(got.lease.holder_names) if got.lease else "?"
-        say(f"holding the {mode} lease on {device.id} ({holders}); Ctrl-C releases it")
+        auto = f", alerts: auto-{args.alerts}" if args.alerts else ""
+        say(f"holding the {mode} lease on {device.id} ({holders}{auto}); Ctrl-C releases it")
         import anyio
 
         if args.hold > 0:
@@ -723,6 +757,8 @@ def plan_of(args: argparse.Namespace) -> Plan:
     if command == "lease":
         if args.hold is not None and args.hold < 0:
             raise UsageError("--hold SECONDS must be positive (or omitted: until Ctrl-C)")
+        if args.alerts is not None and args.hold is None:
+            raise UsageError("--alerts is a lease option: give --hold too")
         return lambda hub: _lease(hub.device(device_id), hub, args)
     if command == "screenshot":
         output: str = args.output

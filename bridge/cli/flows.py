@@ -102,6 +102,11 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     )
     p.add_argument("--quiet", action="store_true", help="only the summary line")
     p.add_argument(
+        "--alerts",
+        choices=("accept", "dismiss"),
+        help="each test's lease answers every alert that shows this way",
+    )
+    p.add_argument(
         "--include-tags",
         action="append",
         default=[],
@@ -288,7 +293,10 @@ async def _run_tests(args: argparse.Namespace, url: str | None) -> int:
         progress = None if args.quiet else (lambda r: print(_progress_line(r), flush=True))
         started = time.monotonic()
         options = SuiteOptions(
-            report_dir=args.report, lease_wait_s=args.lease_wait, progress=progress
+            report_dir=args.report,
+            lease_wait_s=args.lease_wait,
+            progress=progress,
+            alerts=args.alerts,
         )
         divergence: LockstepReport | None = None
         if args.lockstep:

@@ -362,6 +362,19 @@ COMMAND_GROUPS: tuple[tuple[str, str, dict[str, str | None]], ...] = (
         },
     ),
     (
+        "bridge.cli.capabilities",
+        "add_capability_commands",
+        {
+            "alert": "list the alerts on screen, or accept, dismiss or press a button of one",
+            "permission": "grant, revoke or reset an app's permission (camera, location, ...)",
+            "location": "simulate the device's location (LAT,LON), or --clear it",
+            "pinch": "pinch on an element (--scale above 1 zooms in), or --at X,Y",
+            "two-finger-tap": "tap an element (or --at X,Y) with two fingers",
+            "clipboard": "print the device's clipboard, or set it (set TEXT)",
+            "keyboard": "hide the on-screen keyboard (keyboard DEVICE hide)",
+        },
+    ),
+    (
         "bridge.cli.mcp",
         "add_mcp_command",
         {"mcp": "serve the Model Context Protocol for AI agents (stdio, or --http)"},

@@ -47,6 +47,7 @@ from bridge.client.errors import (
     hub_error,
 )
 from bridge.client.local_hub import hub_token, hub_url
+from bridge.client.oneshot import CANCELLABLE
 from bridge.client.screenshot import fetch_capture
 from bridge.wire.acquire import (
     DEFAULT_ACQUIRE_TIMEOUT_MS,
@@ -94,7 +95,6 @@ from bridge.wire.enums import ProtocolErrorCode
 T = TypeVar("T")
 
 DEFAULT_REQUEST_TIMEOUT = 10.0
-CANCELLABLE = frozenset({"wait", "screenshot", "apps.list", "devices.acquire"})
 MAX_INFLIGHT = 64
 """Requests a client may have in flight (protocol/README.md §2); more wait their turn here."""
 

@@ -18,12 +18,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
+from bridge.client.capabilities import DeviceCapabilities
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
 from bridge.client.media import DeviceMediaCalls
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
-from bridge.wire.action import ActionRequest, ActionResult, Verify
+from bridge.wire.action import ActionRequest, ActionResult, ObserveMode, Verify
 from bridge.wire.client_protocol import (
     Act,
     App,
@@ -48,6 +49,7 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import Condition, ScreenShown
+from bridge.wire.device_capabilities import AlertChoice
 from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role, Source
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
@@ -77,7 +79,7 @@ def build_query(
     )
 
 
-class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
+class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls):
     """Requests about device ``id`` over one hub connection (device-level actions:
     ``bridge.client.device_control``)."""
 
@@ -154,11 +156,19 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
         confirm: Confirm | None = None,
         *,
         query: SemanticQuery | None = None,
+        observe: ObserveMode = "settle",
     ) -> ActionResult:
         """Send ``request``; its target is ``request.target`` or, instead, ``query`` (the
-        hub resolves it: exactly one match, else a refusal with the candidates)."""
+        hub resolves it: exactly one match, else a refusal with the candidates). ``observe``
+        ``none``: answered at dispatch (stability UNKNOWN, no diff, no verification); watch
+        the stream for the effect."""
         message = Act(
-            id=self._conn.next_id(), device=self.id, request=request, confirm=confirm, query=query
+            id=self._conn.next_id(),
+            device=self.id,
+            request=request,
+            confirm=confirm,
+            query=query,
+            observe=observe,
         )
         return await self._conn.call(message, ActionResult, self._action_deadline(request.verify))
 
@@ -173,6 +183,7 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
         confirm: Confirm | None = None,
         idempotency_key: str | None = None,
         allow_gesture_fallback: bool = False,
+        observe: ObserveMode = "settle",
     ) -> ActionResult:
         """Act on the single node ``query`` matches, resolved by the hub."""
         return await self._act_on(
@@ -184,6 +195,7 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
             confirm=confirm,
             idempotency_key=idempotency_key,
             allow_gesture_fallback=allow_gesture_fallback,
+            observe=observe,
         )
 
     async def tap(
@@ -194,6 +206,7 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
         confirm: Confirm | None = None,
         idempotency_key: str | None = None,
         allow_gesture_fallback: bool = False,
+        observe: ObserveMode = "settle",
     ) -> ActionResult:
         return await self._act_on(
             ActionVerb.CLICK,
@@ -202,6 +215,7 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
             confirm=confirm,
             idempotency_key=idempotency_key,
             allow_gesture_fallback=allow_gesture_fallback,
+            observe=observe,
         )
 
     async def type_text(
@@ -272,8 +286,12 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
 
     # ---- leases and captures ---------------------------------------------------------------
 
-    async def acquire_lease(self, mode: LeaseMode = "exclusive") -> LeaseResult:
-        message = LeaseAcquire(id=self._conn.next_id(), device=self.id, mode=mode)
+    async def acquire_lease(
+        self, mode: LeaseMode = "exclusive", *, alerts: str | None = None
+    ) -> LeaseResult:
+        """``alerts``: ``accept`` / ``dismiss`` every alert that shows while this lease is held."""
+        choice = None if alerts is None else AlertChoice(alerts)
+        message = LeaseAcquire(id=self._conn.next_id(), device=self.id, mode=mode, alerts=choice)
         return await self._conn.call(message, LeaseResult)
 
     async def release_lease(self) -> LeaseResult:
@@ -281,10 +299,12 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
         return await self._conn.call(message, LeaseResult)
 
     @asynccontextmanager
-    async def lease(self, mode: LeaseMode = "exclusive") -> AsyncIterator[LeaseResult]:
+    async def lease(
+        self, mode: LeaseMode = "exclusive", *, alerts: str | None = None
+    ) -> AsyncIterator[LeaseResult]:
         """Hold the device's lease for the block; released on exit (a lost connection
-        releases it at the hub anyway)."""
-        acquired = await self.acquire_lease(mode)
+        releases it at the hub anyway). ``alerts``: see ``acquire_lease``."""
+        acquired = await self.acquire_lease(mode, alerts=alerts)
         try:
             yield acquired
         finally:
@@ -317,6 +337,7 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
         confirm: Confirm | None = None,
         idempotency_key: str | None = None,
         allow_gesture_fallback: bool = False,
+        observe: ObserveMode = "settle",
     ) -> ActionResult:
         query: SemanticQuery | None = None
         ref: NodeRef | None = None
@@ -335,7 +356,7 @@ class Device(DeviceControl, DeviceHistory, DeviceMediaCalls):
             idempotency_key=idempotency_key,
             allow_gesture_fallback=allow_gesture_fallback,
         )
-        return await self.act(request, confirm, query=query)
+        return await self.act(request, confirm, query=query, observe=observe)
 
     def _action_deadline(self, verify: Verify | None) -> float:
         budget_ms = (

@@ -32,7 +32,7 @@ import struct
 import time
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 from urllib.parse import urlsplit
 
 import msgspec
@@ -63,13 +63,14 @@ from bridge.wire.client_protocol import (
     ErrorMessage,
     Hello,
     HelloResult,
+    HubToClient,
     ProtocolError,
     RequestId,
     ResultMessage,
     ScreenshotResult,
     SubscribeResult,
 )
-from bridge.wire.codec import HUB_TO_CLIENT, MAX_AGENT_FRAME, DecodeFailure, WireFormat, convert
+from bridge.wire.codec import MAX_AGENT_FRAME, Codec, DecodeFailure, WireFormat, convert
 from bridge.wire.codec import encode as encode_message
 from bridge.wire.enums import ProtocolErrorCode
 
@@ -80,9 +81,29 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 MAX_HANDSHAKE = 16 << 10
-CANCELLABLE = frozenset({"wait", "screenshot", "apps.list"})
-"""Requests the hub is told to drop when their answer comes too late (as ``connect`` does)."""
+CANCELLABLE = frozenset({"wait", "screenshot", "apps.list", "devices.acquire"})
+"""Requests the hub is told to drop when their answer comes too late (this session and
+``connect``'s both use this set)."""
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+_ANSWERS = ("result", "error", "protocol_error")
+_EVENTS = frozenset(
+    str(kind.__struct_config__.tag)
+    for kind in get_args(HubToClient)
+    if kind.__struct_config__.tag not in _ANSWERS
+)
+
+
+class _Head(msgspec.Struct):
+    type: str | None = None
+    id: RequestId | None = None
+
+
+_HEAD = (msgspec.json.Decoder(_Head), msgspec.msgpack.Decoder(_Head))
+ANSWER: Codec[ResultMessage | ErrorMessage | ProtocolError] = Codec(
+    ResultMessage | ErrorMessage | ProtocolError, MAX_AGENT_FRAME
+)
+"""The answers a one-shot session reads; events are recognised by their ``type`` alone and
+skipped, so building this decoder does not walk every event type (``HUB_TO_CLIENT`` does)."""
 _TEXT, _BINARY, _CLOSE, _PING, _PONG = 0x1, 0x2, 0x8, 0x9, 0xA
 
 
@@ -212,7 +233,15 @@ class OneShotSession:
     def _answer_to(self, rid: RequestId, kind: str, frame: bytes) -> tuple[Any] | None:
         """``(result,)`` when ``frame`` answers request ``rid``; raises its error; None for
         anything else (an event, an answer to another id)."""
-        message = HUB_TO_CLIENT.decode(frame, self.format)
+        try:
+            head = _HEAD[self.format is not WireFormat.JSON].decode(frame)
+        except (msgspec.DecodeError, ValueError, TypeError, RecursionError):
+            head = _Head()  # unreadable: the full decoder says why
+        if head.type in _EVENTS:
+            return None  # an event: not what this session waits for
+        if head.type != "protocol_error" and head.id is not None and head.id != rid:
+            return None  # an answer to another request
+        message = ANSWER.decode(frame, self.format)
         match message:
             case DecodeFailure(code=code, message=text, request_id=got) if got == rid:
                 raise ProtocolFailure(code, f"unreadable hub message: {text}")

@@ -17,6 +17,7 @@ from typing import Literal
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
+from bridge.client.capabilities import SyncDeviceCapabilities
 from bridge.client.connection import (
     DEFAULT_REQUEST_TIMEOUT,
     ClientStatistics,
@@ -96,7 +97,7 @@ class SyncWatch:
             return None
 
 
-class SyncDevice(SyncDeviceHistory, SyncDeviceMediaCalls):
+class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities, SyncDeviceMediaCalls):
     """The blocking twin of ``bridge.client.Device``."""
 
     device: Device
@@ -315,8 +316,10 @@ class SyncDevice(SyncDeviceHistory, SyncDeviceMediaCalls):
     def release_lease(self) -> LeaseResult:
         return self._portal.call(self.device.release_lease)
 
-    def lease(self, mode: LeaseMode = "exclusive") -> AbstractContextManager[LeaseResult]:
-        return self._portal.wrap_async_context_manager(self.device.lease(mode))
+    def lease(
+        self, mode: LeaseMode = "exclusive", *, alerts: str | None = None
+    ) -> AbstractContextManager[LeaseResult]:
+        return self._portal.wrap_async_context_manager(self.device.lease(mode, alerts=alerts))
 
     def screenshot(self) -> ScreenshotResult:
         return self._portal.call(self.device.screenshot)

@@ -17,8 +17,11 @@ no longer matches the element's text: the ref refuses (STALE_NODE_REF), it never
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 _SHOWN = "|shown:"
+PARSED_SPECS = 256
+"""Recently parsed ancestor strings kept (a bounded cache: refs come from clients)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,12 @@ class AncestorSpec:
 
     @staticmethod
     def parse(value: str | None) -> AncestorSpec:
+        """The spec ``value`` renders (the same frozen object for the same recent string:
+        a ref is resolved again and again)."""
+        return _parse(value)
+
+    @staticmethod
+    def _parse(value: str | None) -> AncestorSpec:
         cut = value.rfind(_SHOWN) if value is not None else -1
         if value is None or cut < 0:
             return AncestorSpec._parse_look_alikes(value)
@@ -71,6 +80,11 @@ class AncestorSpec:
         else:
             return AncestorSpec(value)
         return AncestorSpec(scope or None, text=text, nth=nth)
+
+
+@lru_cache(maxsize=PARSED_SPECS)
+def _parse(value: str | None) -> AncestorSpec:
+    return AncestorSpec._parse(value)
 
 
 def _nth(value: str) -> tuple[int, int] | None:

@@ -93,6 +93,8 @@ def fingerprint_drift(old: str, new: str) -> int:
 
 
 def drifted_fields(old: str, new: str) -> tuple[str, ...]:
+    if old == new:
+        return ()
     if len(old) != len(new):
         return FINGERPRINT_FIELDS
     return tuple(

@@ -11,7 +11,7 @@ nodes and meta, node for node in pre-order; ``patch(a, a)`` is empty.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -54,6 +54,8 @@ def unseen_changes(
     cannot see (``b`` order, removals after). ``changed``: see ``patch``."""
     if not cut_a and not cut_b:
         return []
+    if changed is not None:  # the same ids in the same places: nothing was removed
+        return [nid for nid in changed if nid in cut_b]
     body = patch(a, b, changed)
     out = [n.node_id for n in body.upsert if n.node_id in cut_b]
     out += [nid for nid in body.remove if nid in cut_a]
@@ -71,16 +73,46 @@ def meta_of(snapshot: ScreenSnapshot) -> ScreenSnapshot:
     return msgspec.structs.replace(snapshot, nodes=())
 
 
-def patch(a: ScreenSnapshot, b: ScreenSnapshot, changed: Sequence[str] | None = None) -> Patch:
+def _same_shape_upserts(
+    a: Sequence[SemanticNode], b: Sequence[SemanticNode]
+) -> tuple[SemanticNode, ...] | None:
+    """When ``b`` has ``a``'s ids with the same parents in the same pre-order (then no node
+    was removed and no child list changed), the nodes of ``b`` that differ, in ``b`` order;
+    else None. One pass, and a node the engine reused (the same object) is not compared."""
+    if len(a) != len(b):
+        return None
+    upsert: list[SemanticNode] = []
+    for x, y in zip(a, b, strict=True):
+        if x is y:
+            continue
+        if x.node_id != y.node_id or x.parent_id != y.parent_id:
+            return None
+        if x != y:
+            upsert.append(y)
+    return tuple(upsert)
+
+
+def patch(
+    a: ScreenSnapshot,
+    b: ScreenSnapshot,
+    changed: Sequence[str] | None = None,
+    by_id: Mapping[str, SemanticNode] | None = None,
+) -> Patch:
     """The delta from ``a`` to ``b``. ``changed`` (optional) names every node of ``b`` that
     differs from ``a`` when both have the same ids in the same places (the normalization
-    engine knows it); then the delta is built from those nodes alone."""
+    engine knows it, in ``b``'s order); then the delta is built from those nodes alone,
+    looked up in ``by_id`` (``b``'s nodes by id) when given instead of scanning ``b``."""
     if changed is not None:
         if not changed:
             return Patch(a.snapshot_id, meta_of(b), (), (), {})
+        if by_id is not None:
+            return Patch(a.snapshot_id, meta_of(b), (), tuple(by_id[i] for i in changed), {})
         wanted = set(changed)
         upsert = tuple(n for n in b.nodes if n.node_id in wanted)
         return Patch(a.snapshot_id, meta_of(b), (), upsert, {})
+    same_shape = _same_shape_upserts(a.nodes, b.nodes)
+    if same_shape is not None:
+        return Patch(a.snapshot_id, meta_of(b), (), same_shape, {})
     old = {n.node_id: n for n in a.nodes}
     new_ids = {n.node_id for n in b.nodes}
     remove = tuple(n.node_id for n in a.nodes if n.node_id not in new_ids)

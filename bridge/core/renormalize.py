@@ -346,6 +346,7 @@ class _Pass:
         for i in id_changed:
             rebuild.update(protos[i].children)
         before: dict[int, SemanticNode] = {}
+        moved = False
         for i in sorted(rebuild):
             p = protos[i]
             node = _build_node(p, protos, state.ios)
@@ -356,7 +357,11 @@ class _Pass:
                 p.node = node
                 state.nodes[i] = node
                 state.rows[i] = tree_row(node, p.depth)
-                state.lrows[i] = layout_row(node)
+                lrow = layout_row(node)
+                moved = moved or lrow != state.lrows[i]
+                state.lrows[i] = lrow
+        # The layout rows are those of the last result; none moved: its layout hash stands.
+        layout = None if moved else state.result.layout_hash
         full = tuple(state.nodes)
         renamed = any(state.nodes[i].node_id != b.node_id for i, b in before.items())
         package = state.package
@@ -395,6 +400,7 @@ class _Pass:
             tree,
             None if renamed else tuple(state.nodes[i].node_id for i in sorted(before)),
             previous_nodes,
+            layout_hash=layout,
         )
         return state.result
 
@@ -679,7 +685,11 @@ def _assemble(
     changed: tuple[str, ...] | None,
     changed_from: tuple[SemanticNode, ...] | None = None,
     previous: Normalized | None = None,
+    *,
+    layout_hash: str | None = None,
 ) -> Normalized:
+    """The result of a pass. ``layout_hash``: the digest of ``lrows`` when the caller knows
+    it (no row changed since it was computed); None: digest them."""
     if previous is not None:
         full = msgspec.structs.replace(
             previous.full,
@@ -731,7 +741,7 @@ def _assemble(
     return Normalized(
         full,
         small,
-        digest_layout_rows(lrows),
+        layout_hash if layout_hash is not None else digest_layout_rows(lrows),
         handles,
         markers,
         tree,

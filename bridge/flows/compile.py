@@ -197,6 +197,31 @@ class Recording:
 
 
 @dataclass(frozen=True)
+class Capability:
+    """A device capability of issue 21: ``alert`` (choice / button), ``assertAlert``
+    (title), ``setPermission``, ``setLocation`` / ``clearLocation``, ``pinch`` /
+    ``twoFingerTap`` (query or point, scale), ``setClipboard`` (text / secret),
+    ``assertClipboard`` (text) and ``hideKeyboard``."""
+
+    what: str
+    text: str | None = None
+    """alert: the choice; assertAlert: the title words; setClipboard / assertClipboard: the
+    text; setPermission: the action."""
+    button: str | None = None
+    secret: str | None = None
+    subject: str | None = None
+    """setPermission: the app id."""
+    permission: str | None = None
+    approve: bool = False
+    latitude: float | None = None
+    longitude: float | None = None
+    query: SemanticQuery | None = None
+    point: tuple[int, int] | None = None
+    scale: float = 2.0
+    timeout_ms: int | None = None
+
+
+@dataclass(frozen=True)
 class When:
     """When a guarded step or block runs (every given test must hold)."""
 
@@ -238,6 +263,7 @@ Action = (
     | AppManage
     | AssertLog
     | Recording
+    | Capability
     | Block
 )
 
@@ -670,6 +696,19 @@ class _Context:
                 return Recording(value)
             case "stopRecording":
                 return Recording(None)
+            case (
+                "alert"
+                | "assertAlert"
+                | "setPermission"
+                | "setLocation"
+                | "clearLocation"
+                | "pinch"
+                | "twoFingerTap"
+                | "setClipboard"
+                | "assertClipboard"
+                | "hideKeyboard"
+            ):
+                return self._capability(name, value, node)
             case "repeat":
                 return self._block(name, value, node)
             case "retry" | "expectRefusal":
@@ -773,6 +812,40 @@ class _Context:
 
     def _app(self) -> str:
         return self.app_id
+
+    def _capability(self, name: str, value: Any, node: yaml.Node) -> Capability:
+        """A device-capability step (``Capability``), its arguments checked."""
+        match name:
+            case "alert":
+                spec = value if isinstance(value, m.AlertSpec) else m.AlertSpec(choice=value)
+                if (spec.choice is None) == (spec.button is None):
+                    raise self.fail(node, "alert takes accept, dismiss or {button: TEXT}")
+                return Capability(name, text=spec.choice, button=spec.button)
+            case "assertAlert":
+                if isinstance(value, m.AssertAlertSpec):
+                    return Capability(name, text=value.title, timeout_ms=value.timeout_ms)
+                return Capability(name, text=value)
+            case "setPermission":
+                perm: m.PermissionSpec = value
+                return Capability(name, text=perm.action, subject=perm.app_id or self._app(),
+                                  permission=perm.permission, approve=perm.approve)  # fmt: skip
+            case "setLocation":
+                return Capability(name, latitude=value.latitude, longitude=value.longitude)
+            case "pinch" | "twoFingerTap":
+                touch = value if isinstance(value, m.PinchSpec) else m.PinchSpec(element=value)
+                if touch.element is not None and touch.point is not None:
+                    raise self.fail(node, f"{name} takes element or point, not both")
+                query = self._optional(touch.element, node, "element")
+                point = _xy(touch.point) if touch.point is not None else None
+                return Capability(name, query=query, point=point, scale=touch.scale)
+            case "setClipboard":
+                clip = value if isinstance(value, m.ClipboardSpec) else m.ClipboardSpec(text=value)
+                if (clip.text is None) == (clip.secret is None):
+                    raise self.fail(node, "setClipboard needs exactly one of text and secret")
+                return Capability(name, text=clip.text, secret=clip.secret)
+            case "assertClipboard":
+                return Capability(name, text=value)
+        return Capability(name)  # clearLocation, hideKeyboard
 
     def _optional(self, target: m.Target | None, node: yaml.Node, key: str) -> SemanticQuery | None:
         return None if target is None else self.query(target, _at(node, key))

@@ -392,6 +392,55 @@ class KeySpec(Guarded, frozen=True):
     key: Key
 
 
+# ---- device capabilities (issue 21): alerts, permissions, location, multi-touch, clipboard --
+
+AlertChoice = Literal["accept", "dismiss"]
+PermissionName = Literal[
+    "camera", "microphone", "location", "photos", "contacts", "calendar", "notifications"
+]
+
+
+class AlertSpec(Guarded, frozen=True):
+    """Answer the alert on screen: ``accept``, ``dismiss`` or press ``button`` (its text)."""
+
+    choice: AlertChoice | None = None
+    button: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | None = None
+
+
+class PermissionSpec(Guarded, frozen=True):
+    permission: PermissionName
+    action: Literal["grant", "revoke", "reset"] = "grant"
+    app_id: AppId | None = None
+    approve: bool = False
+    """Answer the hub's confirmation request (a grant always asks) with approve."""
+
+
+class LocationSpec(Guarded, frozen=True):
+    latitude: Annotated[float, msgspec.Meta(ge=-90.0, le=90.0)]
+    longitude: Annotated[float, msgspec.Meta(ge=-180.0, le=180.0)]
+
+
+class PinchSpec(Guarded, frozen=True):
+    """Two fingers on ``element`` (a target) or at ``point`` (``X,Y``); ``scale`` above 1 zooms
+    in (``pinch`` only)."""
+
+    element: Target | None = None
+    point: Point | None = None
+    scale: Annotated[float, msgspec.Meta(ge=0.1, le=10.0)] = 2.0
+
+
+class ClipboardSpec(Guarded, frozen=True):
+    text: Annotated[str, msgspec.Meta(max_length=16384)] | None = None
+    secret: SecretRef | None = None
+
+
+class AssertAlertSpec(Guarded, frozen=True):
+    """An alert whose title contains ``title`` is on screen (none given: any alert)."""
+
+    title: Text | None = None
+    timeout_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] | None = None
+
+
 # ---- steps: one key each (plus ``optional`` / ``when`` beside it) ----------------------------
 
 
@@ -522,6 +571,46 @@ class RunFlowStep(FlowStruct, frozen=True):
     run_flow: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | RunFlowSpec
 
 
+class AlertStep(FlowStruct, frozen=True):
+    alert: AlertChoice | AlertSpec
+
+
+class AssertAlertStep(FlowStruct, frozen=True):
+    assert_alert: Text | AssertAlertSpec | None
+
+
+class SetPermissionStep(FlowStruct, frozen=True):
+    set_permission: PermissionSpec
+
+
+class SetLocationStep(FlowStruct, frozen=True):
+    set_location: LocationSpec
+
+
+class ClearLocationStep(FlowStruct, frozen=True):
+    clear_location: None
+
+
+class PinchStep(FlowStruct, frozen=True):
+    pinch: PinchSpec
+
+
+class TwoFingerTapStep(FlowStruct, frozen=True):
+    two_finger_tap: Text | PinchSpec
+
+
+class SetClipboardStep(FlowStruct, frozen=True):
+    set_clipboard: Annotated[str, msgspec.Meta(max_length=16384)] | ClipboardSpec
+
+
+class AssertClipboardStep(FlowStruct, frozen=True):
+    assert_clipboard: Text
+
+
+class HideKeyboardStep(FlowStruct, frozen=True):
+    hide_keyboard: None
+
+
 STEPS: dict[str, type[FlowStruct]] = {
     "launchApp": LaunchAppStep,
     "stopApp": StopAppStep,
@@ -554,11 +643,31 @@ STEPS: dict[str, type[FlowStruct]] = {
     "repeat": RepeatStep,
     "retry": RetryStep,
     "expectRefusal": ExpectRefusalStep,
+    "alert": AlertStep,
+    "assertAlert": AssertAlertStep,
+    "setPermission": SetPermissionStep,
+    "setLocation": SetLocationStep,
+    "clearLocation": ClearLocationStep,
+    "pinch": PinchStep,
+    "twoFingerTap": TwoFingerTapStep,
+    "setClipboard": SetClipboardStep,
+    "assertClipboard": AssertClipboardStep,
+    "hideKeyboard": HideKeyboardStep,
 }
 """Step name -> its one-key Struct (the key is the step name, camelCase)."""
 
 BARE_STEPS = frozenset(
-    {"launchApp", "stopApp", "clearState", "scroll", "terminateApp", "stopRecording"}
+    {
+        "launchApp",
+        "stopApp",
+        "clearState",
+        "scroll",
+        "terminateApp",
+        "assertAlert",
+        "clearLocation",
+        "hideKeyboard",
+        "stopRecording",
+    }
 )
 MODIFIERS = ("optional", "when")
 """Keys a step may carry beside its name (``- tap: OK`` then ``  optional: true``) or inside

@@ -147,6 +147,10 @@ class Recorder:
         """Record ``event``; returns a line saying what was recorded (None: not this device)."""
         if event.device != self.device:
             return None
+        if event.action.startswith("AUTO_") and event.error is None:  # a lease's alert option
+            note = f"{event.message or 'an alert was answered'} (write alert: ... to replay it)"
+            self.steps.append(("comment", note))
+            return f"# {note}"
         if event.error is not None or event.result is None:
             what = _describe_event(event)
             note = f"refused, not recorded: {what}: {event.error.value if event.error else '?'}"
@@ -162,6 +166,9 @@ class Recorder:
         return _dump([step]).strip()
 
     def _step(self, event: ActionEvent) -> dict[str, Any] | tuple[str, str]:
+        captured = _capability_step(event)
+        if captured is not None:
+            return captured
         if event.verb == "global":
             key = _KEYS.get(event.action)
             if key is None:
@@ -227,6 +234,47 @@ class Recorder:
         if not any(not isinstance(s, tuple) for s in body):
             text += "[]\n"
         return text
+
+
+_PERMISSION = re.compile(r"^permission (grant|revoke|reset) ([a-z]+) (\S+)$")
+_LOCATION = re.compile(r"^location set to (-?[0-9.]+),(-?[0-9.]+)$")
+_PRESSED = re.compile(r"^alert press '(.*)'$")
+
+
+def _capability_step(event: ActionEvent) -> dict[str, Any] | tuple[str, str] | None:
+    """The step of a device-capability event (issue 21), from its verb and message (which
+    never carry clipboard text: a clipboard step is a comment); None: not one of them."""
+    said = event.message or ""
+    match event.verb, event.action:
+        case "alert", "ACCEPT" | "DISMISS":
+            return {"alert": event.action.lower()}
+        case "alert", "PRESS":
+            pressed = _PRESSED.match(said)
+            return {"alert": {"button": pressed.group(1)}} if pressed else ("comment", said)
+        case "permission", _:
+            got = _PERMISSION.match(said)
+            if got is None:
+                return ("comment", f"not recordable: {said}")
+            spec: dict[str, Any] = {"permission": got.group(2), "action": got.group(1)}
+            spec["appId"] = got.group(3)
+            if got.group(1) == "grant":
+                spec["approve"] = True
+            return {"setPermission": spec}
+        case "location", "LOCATION_CLEAR":
+            return {"clearLocation": None}
+        case "location", _:
+            where = _LOCATION.match(said)
+            if where is None:
+                return ("comment", f"not recordable: {said}")
+            return {"setLocation": {"latitude": float(where.group(1)),
+                                    "longitude": float(where.group(2))}}  # fmt: skip
+        case "keyboard", _:
+            return {"hideKeyboard": None}
+        case "clipboard", _:
+            return ("comment", f"{said}: setClipboard: <TEXT> (the text is never recorded)")
+        case "gesture", "pinch" | "two_finger_tap":
+            return ("comment", f"{said} (write pinch / twoFingerTap with its element)")
+    return None
 
 
 def _dump_mapping(data: dict[str, Any]) -> str:

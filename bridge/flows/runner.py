@@ -26,7 +26,7 @@ import math
 import re
 import time
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -48,6 +48,7 @@ from bridge.flows.compile import (
     AppManage,
     AssertLog,
     Block,
+    Capability,
     Flow,
     KeyPressed,
     Launch,
@@ -508,6 +509,8 @@ class FlowRunner:
                 )
             case AppManage():
                 report.action_result = await self._manage(action)
+            case Capability():
+                report.action_result = await self._capability(action)
             case AssertLog():
                 report.expected = f"a log line matching {action.grep!r}"
                 report.message = await self._assert_log(action)
@@ -623,6 +626,81 @@ class FlowRunner:
             return await self.device.upload_file(action.subject, sha256=action.sha256)
         except ValueError as exc:
             raise StepFailed(f"installApp: {exc}") from None
+
+    async def _capability(self, action: Capability) -> ActionResult | None:
+        """A device-capability step (``Capability``); a permission grant's confirmation is
+        answered only with ``approve: true``; the two asserts poll the hub's reads."""
+        dev = self.device
+        match action.what:
+            case "assertAlert" | "assertClipboard":
+                await self._read_until(action)
+                return None
+            case "setPermission":
+                act, perm = action.text or "grant", action.permission or ""
+                app = action.subject or ""
+
+                async def ask(confirm: Confirm | None) -> ActionResult:
+                    return await dev.permission(act, app, perm, confirm=confirm)
+
+                return await self._approved(ask, action.approve)
+            case "alert":
+                call = dev.answer_alert(action.text, button=action.button)
+            case "setLocation":
+                assert action.latitude is not None and action.longitude is not None
+                call = dev.set_location(action.latitude, action.longitude)
+            case "clearLocation":
+                call = dev.clear_location()
+            case "pinch":
+                call = dev.pinch(action.scale, query=action.query, at=action.point)
+            case "twoFingerTap":
+                call = dev.two_finger_tap(query=action.query, at=action.point)
+            case "setClipboard":
+                call = dev.set_clipboard(action.text, value_ref=action.secret)
+            case _:
+                call = dev.hide_keyboard()
+        return _checked(await self._call(call))
+
+    async def _read_until(self, action: Capability) -> None:
+        """``assertAlert`` / ``assertClipboard``: read until it holds or the time is up."""
+        budget = (action.timeout_ms if action.timeout_ms is not None else 5000) / 1000
+        deadline = time.monotonic() + budget
+        wanted = action.text
+        while True:
+            if action.what == "assertAlert":
+                shown = (await self._call(self.device.alerts())).alerts
+                titles = [a.title for a in shown]
+                if shown and (wanted is None or any(wanted in t for t in titles)):
+                    return
+                seen = f"alerts on screen: {titles}" if titles else "no alert on screen"
+            else:
+                text = await self._call(self.device.clipboard())
+                if text == wanted:
+                    return
+                seen = f"the clipboard holds {len(text)} character(s), not the expected text"
+            if time.monotonic() >= deadline:
+                expect = f"an alert {wanted!r}" if action.what == "assertAlert" else "the text"
+                raise StepFailed(f"expected {expect} within {budget:g} s; {seen}")
+            await anyio.sleep(0.2)
+
+    async def _approved(
+        self, once: Callable[[Confirm | None], Awaitable[ActionResult]], approve: bool
+    ) -> ActionResult:
+        """``once(None)``; a confirmation the hub asks for is answered when ``approve``."""
+        try:
+            return _checked(await once(None))
+        except ConfirmationRequired as exc:
+            objection = exc.objection
+            if not approve or objection is None or not objection.answerable:
+                raise StepFailed(
+                    f"{exc.code.value}: {exc.envelope.message} (write approve: true to answer it)",
+                    refusal=_refusal(exc),
+                ) from None
+            confirm = Confirm(objection=objection.id, answer="approve")
+            return _checked(await self._call(once(confirm)))
+        except HubError as exc:
+            raise StepFailed(
+                f"{exc.code.value}: {exc.envelope.message}", refusal=_refusal(exc)
+            ) from None
 
     async def _call(self, awaitable: Awaitable[T]) -> T:
         """Await a client call; refusals and protocol failures become StepFailed."""

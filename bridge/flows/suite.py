@@ -44,6 +44,8 @@ class SuiteOptions:
     report_dir: Path | None = None
     lease_wait_s: float = DEFAULT_LEASE_WAIT_S
     progress: Progress | None = None
+    alerts: str | None = None
+    """``accept`` / ``dismiss``: every test's lease answers every alert that shows that way."""
 
 
 @dataclass
@@ -123,7 +125,7 @@ async def _one_test(
         device, options.report_dir, test_slug, suite_start=suite_start, platform=platform
     )
     try:
-        await _acquire(conn, device_id, options.lease_wait_s)
+        await _acquire(conn, device_id, options.lease_wait_s, options.alerts)
     except ClientError as exc:
         return TestReport(
             name=flow.name,
@@ -153,14 +155,17 @@ async def acquire(conn: HubConnection, device_id: str, wait_s: float) -> None:
     await _acquire(conn, device_id, wait_s)
 
 
-async def _acquire(conn: HubConnection, device_id: str, wait_s: float) -> None:
-    """Take the device's exclusive lease, waiting (with back-off) while someone else has it."""
+async def _acquire(
+    conn: HubConnection, device_id: str, wait_s: float, alerts: str | None = None
+) -> None:
+    """Take the device's exclusive lease, waiting (with back-off) while someone else has it;
+    ``alerts``: the lease answers every alert that way (the hub's lease option)."""
     device = conn.device(device_id)
     deadline = time.monotonic() + wait_s
     pause = 0.1
     while True:
         try:
-            await device.acquire_lease("exclusive")
+            await device.acquire_lease("exclusive", alerts=alerts)
             return
         except PolicyBlockedError:
             if time.monotonic() + pause > deadline:

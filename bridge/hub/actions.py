@@ -35,7 +35,13 @@ from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.handler_context import Pending
 from bridge.hub.journal_service import keyed_end, keyed_start, recorded_outcome
-from bridge.hub.observation import dispatch_from_reply, observation, observe, observed
+from bridge.hub.observation import (
+    dispatch_from_reply,
+    observation,
+    observe,
+    observed,
+    unobserved,
+)
 from bridge.hub.policy import action_subject, check_policy, lease_check, require_controller
 from bridge.hub.targeting import describe_query, resolve_target
 from bridge.hub.vision import as_vision_dispatch, vision_command
@@ -284,6 +290,16 @@ async def _run_act(
         problem = check_verify_request(req.verify, has_target=True)
         if problem is not None:
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, problem)
+    if (
+        msg.observe == "none"
+        and req.verify is not None
+        and req.verify.policy is not VerificationPolicy.DISPATCH_ONLY
+    ):
+        raise BadRequest(
+            ProtocolErrorCode.INVALID_PARAMS,
+            "observe none answers at dispatch: it verifies nothing "
+            "(drop verify, or use DISPATCH_ONLY)",
+        )
 
     def attempt(progress: Progress) -> Awaitable[ActionResult]:
         return _act_locked(svc, session, device, msg, req, progress)
@@ -384,6 +400,7 @@ async def _act_locked(
         )
         capture_no = before.capture_no
         seen = vision_command(node, req.action)  # a node read by vision: a coordinate tap
+        dispatched_ms = svc.clock_ms()
         try:
             reply = await device.link.command(
                 seen
@@ -479,6 +496,30 @@ async def _act_locked(
             got = verdict_on(cap)
             return got is not None and got.result is VerificationResult.CONDITION_MET
 
+        if msg.observe == "none":
+            result = ActionResult(
+                dispatch=dispatch,
+                observation=unobserved(before),
+                target=target,
+                mutation_class=cls,
+            )
+            device.leases.touch(session.id, svc.clock_ms())
+            _emit(
+                svc,
+                session,
+                device,
+                msg.id,
+                "act",
+                req.action.value,
+                target,
+                result,
+                None,
+                started,
+                query=msg.query,
+                intent=intent,
+                value_ref=req.value_ref,
+            )
+            return result
         if dispatch.status is DispatchStatus.DISPATCHED:
             wants = verify_req is not None and verify_req.policy is not (
                 VerificationPolicy.DISPATCH_ONLY
@@ -490,6 +531,7 @@ async def _act_locked(
                 timeout_ms=timeout_ms,
                 stable_for_ms=stable_ms,
                 met=holds if wants else None,
+                dispatched_ms=dispatched_ms,
             )
         else:
             after, stability = device.current or before, Stability.UNKNOWN

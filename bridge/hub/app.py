@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
+from bridge.hub.alert_autoanswer import AutoAnswer
 from bridge.hub.device import DeviceRuntime
+from bridge.hub.device_layer import DeviceLayer
 from bridge.hub.intents import Intents
 from bridge.hub.logs import get_logger
 from bridge.hub.malloc_tuning import return_large_buffers
@@ -53,6 +55,8 @@ class AgentTarget:
     """Copies an app package onto the device for ``app.install`` (None: the hub cannot)."""
     media: DeviceMedia | None = None
     """The device layer's logs, recorder and crash reports (None: screenshots only)."""
+    device_layer: DeviceLayer | None = None
+    """Commands the driver answers beside the agent (``bridge.hub.device_layer``)."""
 
 
 @dataclass
@@ -166,6 +170,7 @@ class Hub:
         """Generations of this run start here (wall-clock microseconds at start), so a
         generation from before a restart is never one of this run's."""
         self._owners: dict[str, str] = {}
+        self._auto_answers: dict[str, AutoAnswer] = {}
         """Device id -> URL of the agent link that serves it."""
         self.service = HubService(
             name=config.name,
@@ -324,7 +329,9 @@ class Hub:
                     run_ios,
                     self.config.ios,
                     lambda url, token, opener, media=None: self.attach(
-                        AgentTarget(url, token, opener, media=media)
+                        AgentTarget(
+                            url, token, opener, device_layer=self._ios_layer(url), media=media
+                        )
                     ),
                     self.detach,
                 )
@@ -336,6 +343,12 @@ class Hub:
                 tg.start_soon(self._guarded, "farm", self.farm.run)
             self.log.info("hub_ready", port=self.port, devices=list(self.service.devices))
             task_status.started(self.port)
+
+    def _ios_layer(self, url: str) -> DeviceLayer | None:
+        """The iOS driver's device layer for the runner at ``url`` (it registers it first)."""
+        ios = self.config.ios
+        layer: DeviceLayer | None = ios.layers.get(url) if ios is not None else None
+        return layer
 
     async def _guarded(self, name: str, run: Callable[..., Awaitable[Any]], *args: Any) -> None:
         """Run one long-lived hub task; an exception is logged once and ends that task only,
@@ -439,7 +452,12 @@ class Hub:
             device.agent_name = f"{hello.agent.name} {hello.agent.version}"
             device.agent_version = hello.agent.version
             device.os_version = hello.device.os_version
-            device.capabilities = hello.capabilities
+            layer = target.device_layer
+            extra = tuple(
+                c for c in (layer.capabilities if layer else ()) if c not in hello.capabilities
+            )
+            device.capabilities = (*hello.capabilities, *extra)
+            device.layer = layer
             device.link = link
             if target.stage_package is not None:
                 self.service.stagers[device.id] = target.stage_package
@@ -458,6 +476,8 @@ class Hub:
                     push, changed = await mailbox.take()
                     started = time.monotonic()
                     try:
+                        if changed is None:  # a whole tree: what differs from the last one
+                            changed = dev.changed_since_last(push.tree)
                         if len(push.tree.nodes) >= THREAD_INGEST_NODES and not (
                             changed is not None
                             and len(changed) <= INLINE_CHANGES
@@ -478,6 +498,8 @@ class Hub:
                     feed = self.service.feeds.get(dev.id)
                     if feed is not None:
                         feed.poke()
+                    if dev.id in self.service.alert_policies:  # a lease option (alerts)
+                        self._auto_answer(dev).poke()
                     if not dev.online and dev.current is not None:
                         dev.set_online(True, None)
                         first_attempt.set()
@@ -504,6 +526,16 @@ class Hub:
                 device.stats.reconnects += 1
                 device.set_online(False, "agent link lost; reconnecting")
                 self._owners.pop(device.id, None)
+
+    def _auto_answer(self, device: DeviceRuntime) -> AutoAnswer:
+        """The device's alert auto-answer, started the first time a lease asks for it."""
+        auto = self._auto_answers.get(device.id)
+        if auto is None:
+            auto = AutoAnswer(device, self.service.alert_policies, self.log)
+            self._auto_answers[device.id] = auto
+            if self._tg is not None:
+                self._tg.start_soon(self._guarded, f"auto_alerts {device.id}", auto.run)
+        return auto
 
     def _claim_device(self, device_id: str, platform: Platform, url: str) -> DeviceRuntime:
         """The runtime for ``device_id``, owned by the agent at ``url``. A second agent

@@ -49,9 +49,11 @@ from bridge.core.raw_limits import (
     node_bytes,
 )
 from bridge.core.secret_mask import SecretMasker
+from bridge.core.settle import PushCadence, quiet_since
 from bridge.core.slim_patch import slim
 from bridge.core.tree import NodeTree
 from bridge.hub.action_queue import DispatchLog
+from bridge.hub.device_layer import DeviceLayer
 from bridge.journal.records import Recorder
 from bridge.net.agent_link import AgentLink
 from bridge.net.client_server import Session
@@ -82,6 +84,10 @@ HUB_HISTORY_BYTES = 256 << 20
 """Estimated bytes of all devices' histories together (the service shares it out)."""
 NODE_COST = 600
 """Estimated bytes a normalized node costs beyond its text (objects, ids, bounds, index)."""
+
+
+MAX_DERIVED_CHANGES = 64
+"""A whole tree differing from the last in more nodes than this is normalized whole."""
 
 
 @dataclass
@@ -172,6 +178,8 @@ class DeviceRuntime:
         self.run_prefix = run_prefix
         self.clock_ms = clock_ms
         self.link: AgentLink | None = None
+        self.layer: DeviceLayer | None = None
+        """Commands the hub's driver answers beside the agent (``bridge.hub.device_layer``)."""
         self.online = False
         self.offline_reason: str | None = "connecting"
         self.model: str | None = None
@@ -195,6 +203,10 @@ class DeviceRuntime:
         self.current: Capture | None = None
         self.agent_stable = True
         self.last_change_ms = 0
+        self.quiet_since_ms = 0
+        """When the screen last changed, counting the agent's own quiet (``core.settle``)."""
+        self.cadence = PushCadence()
+        """The agent's quiet period, learned from its stable pushes (``core.settle``)."""
         self.history: OrderedDict[int, Capture] = OrderedDict()
         self.history_nodes = 0
         self.history_bytes = 0
@@ -251,6 +263,8 @@ class DeviceRuntime:
         says), so nothing else is looked at again."""
         now = self.clock_ms()
         tentative = f"s_{self.run_prefix}{self.generation + 1}"
+        if changed is None:
+            changed = self.changed_since_last(push.tree)
         same_shape = changed is not None and self._whole
         fast = None
         if same_shape and changed is not None and len(push.tree.nodes) <= MAX_CAPTURE_NODES:
@@ -282,6 +296,24 @@ class DeviceRuntime:
             compact = msgspec.structs.replace(result.compact, truncated=True)
             result = dataclasses.replace(result, full=full, compact=compact)
         return Prepared(result, tree, now, "; ".join(reasons) or None, capped.bytes)
+
+    def changed_since_last(self, raw: RawTree) -> tuple[int, ...] | None:
+        """For a whole tree (no delta said what changed): the indexes of the nodes that differ
+        from the last whole tree prepared, when it has as many nodes and every differing node
+        kept its handle and parent (the same shape); None otherwise, or when more than
+        ``MAX_DERIVED_CHANGES`` differ (then the full pass is as cheap)."""
+        last = self._raw_last
+        if not self._whole or last is None or len(last.nodes) != len(raw.nodes):
+            return None
+        pairs = enumerate(zip(last.nodes, raw.nodes, strict=True))
+        out = [i for i, (a, b) in pairs if a is not b and a != b]
+        if len(out) > MAX_DERIVED_CHANGES:
+            return None
+        for i in out:
+            a, b = last.nodes[i], raw.nodes[i]
+            if a.handle != b.handle or a.parent != b.parent:
+                return None
+        return tuple(out)
 
     def _bytes_after(self, raw: RawTree, changed: tuple[int, ...]) -> int | None:
         """The bytes of ``raw`` from the last whole tree's and the ``changed`` nodes' (None
@@ -321,6 +353,7 @@ class DeviceRuntime:
         """Apply a prepared capture (on the event loop): generations, history, fan-out."""
         self.stats.captures += 1
         self.agent_stable = push.stable
+        self.cadence.observe(push.stable, push.quiet_ms)
         if isinstance(prepared, NormalizeFailure):
             self.stats.normalize_failures += 1
             self.set_fault("tree", f"the agent sent a tree the hub cannot use: {prepared.reason}")
@@ -350,6 +383,8 @@ class DeviceRuntime:
         size = prepared.raw_bytes + NODE_COST * len(result.full.nodes)
         capture = Capture(self.generation, result, prepared.tree, now, push.tree.capture, size)
         self.last_change_ms = now
+        reported_quiet = push.quiet_ms if push.stable else 0
+        self.quiet_since_ms = quiet_since(now, reported_quiet, self.quiet_since_ms)
         previous = self.current
         self.current = capture
         self.history[self.generation] = capture
@@ -426,7 +461,8 @@ class DeviceRuntime:
         (``changed``: see ``patch``; ``known``: see ``unseen_of``)."""
         compact = stream.compact
         before, after = previous.snapshot(compact), capture.snapshot(compact)
-        body = patch(before, after, changed)
+        by_id = capture.tree.by_id if changed is not None and not compact else None
+        body = patch(before, after, changed, by_id)
         stream.seq += 1
         unseen = unseen_of(previous, capture, known) if compact else None
         patchers = stream.patchers

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bridge.core import device_control as rules
 from bridge.core.mutation import MutationVerdict
@@ -82,6 +82,7 @@ from bridge.wire.agent_link import (
     UninstallCommand,
 )
 from bridge.wire.conditions import AppForeground, Not
+from bridge.wire.device_capabilities import CapabilityAction
 from bridge.wire.device_control import (
     AppClear,
     AppInstall,
@@ -120,6 +121,8 @@ DeviceAction = (
     | AppInstall
     | AppUninstall
 )
+AnyDeviceAction = DeviceAction | CapabilityAction
+"""What the pipeline runs: this module's actions and ``bridge.hub.capability_actions``'."""
 IOS_CANNOT_CLEAR = (
     "an iPhone cannot clear one app's data; reinstall the app (app uninstall + install)"
 )
@@ -159,6 +162,19 @@ class Plan:
     """(app id, expected presence) checked with an ``apps`` command after the dispatch."""
     timeout_s: float = COMMAND_TIMEOUT_S
     secret: str | None = field(default=None, repr=False)
+    lacking: str | None = None
+    """Why the device cannot, when it lacks ``capabilities`` (default: its agent lacks them)."""
+    confirm_reason: str | None = None
+    """Why ``always_confirm`` asks (default: it changes what is installed)."""
+
+
+@dataclass(frozen=True)
+class Planner:
+    """How a family of requests is named in events and planned under the device lock (the
+    device actions of this module; ``bridge.hub.capability_actions`` brings its own)."""
+
+    names: Callable[[Any], tuple[str, str]]
+    plan: Callable[[HandlerContext, DeviceRuntime, Any, Capture], Plan]
 
 
 def _names(msg: DeviceAction) -> tuple[str, str]:
@@ -183,23 +199,29 @@ def _names(msg: DeviceAction) -> tuple[str, str]:
 
 
 async def run_device_action(
-    svc: HandlerContext, session: Session, device: DeviceRuntime, msg: DeviceAction
+    svc: HandlerContext,
+    session: Session,
+    device: DeviceRuntime,
+    msg: AnyDeviceAction,
+    planner: Planner | None = None,
 ) -> ActionResult:
-    """One device action (module order); every refusal is announced once."""
+    """One device action (module order); every refusal is announced once. ``planner``
+    names and plans requests of another family (default: this module's)."""
     started = svc.clock_ms()
+    chosen = planner if planner is not None else DEFAULT_PLANNER
     try:
-        return await _run(svc, session, device, msg, started)
+        return await _run(svc, session, device, msg, started, chosen)
     except Refusal as refused:
         if not refused.announced:
             refused.announced = True
-            verb, action = _names(msg)
+            verb, action = chosen.names(msg)
             env = refused.envelope
             emit(svc, session, device, msg.id, verb, action, None, None, env.error, started,
                  message=env.message)  # fmt: skip
         raise
 
 
-def _check_request(msg: DeviceAction) -> None:
+def _check_request(msg: AnyDeviceAction) -> None:
     if not isinstance(msg, Gesture):
         return
     count = len(msg.points)
@@ -233,7 +255,12 @@ def _check_request(msg: DeviceAction) -> None:
 
 
 async def _run(
-    svc: HandlerContext, session: Session, device: DeviceRuntime, msg: DeviceAction, started: int
+    svc: HandlerContext,
+    session: Session,
+    device: DeviceRuntime,
+    msg: AnyDeviceAction,
+    started: int,
+    planner: Planner,
 ) -> ActionResult:
     require_controller(session)
     if not device.online:
@@ -247,7 +274,7 @@ async def _run(
         package = await find_package(svc.install_dir, msg.package, msg.sha256)
 
     def attempt(progress: Progress) -> Awaitable[ActionResult]:
-        return _locked(svc, session, device, msg, package, progress, started)
+        return _locked(svc, session, device, msg, package, progress, started, planner)
 
     upload = msg.upload if isinstance(msg, AppInstall) else None
     try:
@@ -266,21 +293,22 @@ async def _locked(
     svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
-    msg: DeviceAction,
+    msg: AnyDeviceAction,
     package: Package | None,
     progress: Progress,
     started: int,
+    planner: Planner,
 ) -> ActionResult:
     async with ActionSlot(device.action_lock) as slot:
         lease_check(svc, session, device)  # the lease may have changed hands while queued
         before = device.current
         if before is None or device.link is None or not device.online:
             raise offline(device.id, device.offline_reason)
-        plan = _plan(svc, device, msg, before)
+        plan = planner.plan(svc, device, msg, before)
         missing = [c for c in plan.capabilities if c not in device.capabilities]
         manager = _hub_side_manager(svc, device, msg) if missing else None
         if missing and manager is None:
-            lacking = f"its agent does not offer {', '.join(missing)}"
+            lacking = plan.lacking or f"its agent does not offer {', '.join(missing)}"
             if isinstance(msg, AppClear) and device.platform is Platform.IOS:
                 lacking = IOS_CANNOT_CLEAR
             raise refusal(
@@ -300,18 +328,20 @@ async def _locked(
             plan.verdict.financial,
             policy,
             plan.subject,
-            msg.confirm if not isinstance(msg, OrientationSet) else None,
+            getattr(msg, "confirm", None),
             always_confirm=plan.always_confirm,
+            confirm_reason=plan.confirm_reason,
         )
         await svc.intents.announce(
             session, device, plan.verb, plan.action, None, plan.verdict.mutation_class, plan.message
         )
-        if isinstance(msg, TypeText) and msg.value_ref is not None:
-            secret = svc.secrets.resolve(msg.value_ref)
+        value_ref = getattr(msg, "value_ref", None)  # type, clipboard.set
+        if value_ref is not None:
+            secret = svc.secrets.resolve(value_ref)
             if secret is None:
                 raise BadRequest(
                     ProtocolErrorCode.INVALID_PARAMS,
-                    f"secret {msg.value_ref} is not configured on the hub",
+                    f"secret {value_ref} is not configured on the hub",
                 )
             device.masker.typed(secret)  # before dispatch: the next capture is already masked
             plan.secret = secret
@@ -505,7 +535,7 @@ def _plan(svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction, before:
 
 
 def _hub_side_manager(
-    svc: HandlerContext, device: DeviceRuntime, msg: DeviceAction
+    svc: HandlerContext, device: DeviceRuntime, msg: AnyDeviceAction
 ) -> AppManager | None:
     """The device layer's app manager when it does what the agent cannot (install and
     uninstall on an iPhone or a Simulator), else None."""
@@ -516,7 +546,7 @@ def _hub_side_manager(
 
 
 async def _manage_on_hub(
-    device: DeviceRuntime, manager: AppManager, msg: DeviceAction, package: Package | None
+    device: DeviceRuntime, manager: AppManager, msg: AnyDeviceAction, package: Package | None
 ) -> Reply:
     """Install or uninstall through the device layer; its failure is ACTION_REJECTED."""
     try:
@@ -531,6 +561,9 @@ async def _manage_on_hub(
             f"device {device.id} did not do it: {exc}",
             ("check the package and the device", "retry"),
         ) from exc
+
+
+DEFAULT_PLANNER = Planner(_names, _plan)
 
 
 async def _staged(
@@ -558,6 +591,10 @@ async def _staged(
 
 
 async def _command(device: DeviceRuntime, make: Command, timeout_s: float) -> Reply:
+    if device.layer is not None:  # the driver may answer it beside the agent
+        answered = await device.layer.answer(make(0))
+        if answered is not None:
+            return answered
     link = device.link
     if link is None:
         raise offline(device.id, device.offline_reason)
@@ -602,7 +639,7 @@ async def _observe_and_report(
     svc: HandlerContext,
     session: Session,
     device: DeviceRuntime,
-    msg: DeviceAction,
+    msg: AnyDeviceAction,
     plan: Plan,
     before: Capture,
     reply: Reply,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from bridge.core.screendiff import screen_diff
+from bridge.core.settle import settle_window_ms
 from bridge.core.verification import Observed
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.wire.action import Dispatch, Observation
@@ -35,24 +36,36 @@ async def observe(
     timeout_ms: int,
     stable_for_ms: int,
     met: Callable[[Capture], bool] | None,
+    dispatched_ms: int | None = None,
 ) -> tuple[Capture, Stability]:
-    """Wait after a dispatch, at most ``timeout_ms``: until the screen has been quiet for
-    ``stable_for_ms`` (and the agent calls it stable), and — when ``met`` is given (a
-    verification predicate) — until it holds on a quiet screen. At the deadline the newest
-    capture is returned as it is, TRANSITIONING when it was not quiet."""
+    """Wait after a dispatch, at most ``timeout_ms``, for a settled screen (the rule is
+    ``bridge.core.settle``): once the expected effect is seen — ``met`` holds when given (a
+    verification predicate), else a new generation received at or after ``dispatched_ms``
+    (when the command was sent) — a quiet window derived from the device's push cadence;
+    before that, ``stable_for_ms`` of quiet (and ``met`` holding, when given). At the
+    deadline the newest capture is returned as it is, TRANSITIONING when it was not quiet."""
     start = svc.clock_ms()
     deadline = start + timeout_ms
+    sent = start if dispatched_ms is None else dispatched_ms
     while True:
         now = svc.clock_ms()
         cur = device.current or before
-        quiet = now - max(device.last_change_ms, start) >= stable_for_ms and device.agent_stable
-        if quiet and (met is None or met(cur)):
+        if met is not None:
+            seen = met(cur)
+        else:
+            seen = cur.generation != before.generation and cur.received_ms >= sent
+        since = max(device.quiet_since_ms, start)
+        window = settle_window_ms(stable_for_ms, device.cadence.quiet_ms, seen)
+        quiet = device.agent_stable and now - since >= window
+        if quiet and (met is None or seen):
             return cur, Stability.STABLE
         if now >= deadline:
             return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
         if not device.online:
             return cur, Stability.UNKNOWN
-        await wait_change(device, min(TICK_S, (deadline - now) / 1000))
+        due = since + window  # settled then if nothing changes (and the agent says stable)
+        wake = due if device.agent_stable and now < due < deadline else deadline
+        await wait_change(device, min(TICK_S, (wake - now) / 1000))
 
 
 def dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
@@ -101,6 +114,18 @@ def observation(before: Capture, after: Capture, stability: Stability) -> Observ
         window_changed=(b.window_id != a.window_id) or (b.package_name != a.package_name),
         diff=screen_diff(b, a) if changed_gen else None,
         diff_ref=f"{b.snapshot_id}:{a.snapshot_id}",
+    )
+
+
+def unobserved(before: Capture) -> Observation:
+    """The Observation of an action answered at dispatch (``observe: none``): nothing was
+    measured, so ``stability`` is UNKNOWN, there is no after snapshot and no diff, and the
+    two ``changed`` flags are false (not measured, not "unchanged")."""
+    return Observation(
+        before_snapshot_id=before.normalized.compact.snapshot_id,
+        stability=Stability.UNKNOWN,
+        screen_changed=False,
+        window_changed=False,
     )
 
 

@@ -96,6 +96,7 @@ def check_policy(
     confirm: Any,
     *,
     always_confirm: bool = False,
+    confirm_reason: str | None = None,
 ) -> None:
     approved = False
     if confirm is not None:  # an answer is checked (and reported) before anything else
@@ -126,7 +127,8 @@ def check_policy(
         reason = (
             "this action looks destructive and needs the user's confirmation"
             if cls is MutationClass.DESTRUCTIVE
-            else "this action always needs the user's confirmation (it changes what is installed)"
+            else "this action always needs the user's confirmation "
+            f"({confirm_reason or 'it changes what is installed'})"
         )
         raise objection_refusal(
             svc, session, ErrorCode.USER_CONFIRMATION_REQUIRED, reason, subject, answerable=True

@@ -22,8 +22,10 @@ from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.actions import run_act, run_global_or_app
+from bridge.hub.alert_autoanswer import AlertPolicy
 from bridge.hub.allocation import Allocator
 from bridge.hub.app_install import UploadStore
+from bridge.hub.capability_actions import read_capability, run_capability_action
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
@@ -91,6 +93,18 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
+from bridge.wire.device_capabilities import (
+    AlertChoice,
+    AlertList,
+    AlertRespond,
+    ClipboardGet,
+    ClipboardSet,
+    KeyboardHide,
+    LocationSet,
+    PermissionSet,
+    Pinch,
+    TwoFingerTap,
+)
 from bridge.wire.device_control import (
     AppClear,
     AppInstall,
@@ -150,6 +164,8 @@ class HubService:
         self.public_http = public_http
         self.devices: dict[str, DeviceRuntime] = {}
         self.feeds: dict[str, SettledFeed] = {}
+        self.alert_policies: dict[str, AlertPolicy] = {}
+        """Device id -> the auto-answer a lease holder asked for (``alert_autoanswer``)."""
         """The settled-stream feed of each device (the composition root creates and runs it)."""
         self.objections = ObjectionBook()
         self.idempotency: IdempotencyTable[Pending] = IdempotencyTable()
@@ -362,6 +378,7 @@ class HubService:
             holders=tuple(lease.holders),
             holder_names=tuple(lease.holders.values()),
             idle_ms=lease.idle_ms(self.clock_ms()),
+            alerts=_alert_choice(self.alert_policies.get(device.id), lease.holders),
         )
 
     def _lease_event(
@@ -511,6 +528,18 @@ class HubService:
                 return await run_device_action(self, session, self.device(device_id), request)
             case DisplayGet(device=device_id):
                 return display(self, self.device(device_id))
+            case AlertList(device=device_id) | ClipboardGet(device=device_id):
+                return await read_capability(self, session, self.device(device_id), request)
+            case (
+                AlertRespond(device=device_id)
+                | PermissionSet(device=device_id)
+                | LocationSet(device=device_id)
+                | Pinch(device=device_id)
+                | TwoFingerTap(device=device_id)
+                | ClipboardSet(device=device_id)
+                | KeyboardHide(device=device_id)
+            ):
+                return await run_capability_action(self, session, self.device(device_id), request)
             case AppsList(device=device_id):
                 return await apps(self, session, request.id, self.device(device_id))
             case (
@@ -526,7 +555,7 @@ class HubService:
             case Wait():
                 return await self._wait(session, request)
             case LeaseAcquire(device=device_id, mode=mode):
-                return self.lease(session, device_id, mode)
+                return self.lease(session, device_id, mode, request.alerts)
             case DevicesAcquire():
                 got = None
                 with anyio.CancelScope() as in_line:  # `cancel` takes the waiter out of line
@@ -541,6 +570,9 @@ class HubService:
             case LeaseRelease(device=device_id):
                 device = self.device(device_id)
                 if device.leases.release(session.id):
+                    had = self.alert_policies.get(device.id)
+                    if had is not None and had.session == session.id:
+                        del self.alert_policies[device.id]
                     self._lease_event(device, session, "released")
                 return LeaseResult(device=device.id, lease=self._lease_info(device))
             case Screenshot(device=device_id):
@@ -569,8 +601,15 @@ class HubService:
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
         )
 
-    def lease(self, session: Session, device_id: str, mode: LeaseMode) -> LeaseResult:
-        """``lease.acquire``: grant, take over or refuse (raises BadRequest / Refusal)."""
+    def lease(
+        self,
+        session: Session,
+        device_id: str,
+        mode: LeaseMode,
+        alerts: AlertChoice | None = None,
+    ) -> LeaseResult:
+        """``lease.acquire``: grant, take over or refuse (raises BadRequest / Refusal);
+        ``alerts``: the holder's auto-answer of alerts (``bridge.hub.alert_autoanswer``)."""
         if session.role != "controller":
             raise BadRequest(ProtocolErrorCode.FORBIDDEN, "observers never need a lease")
         device = self.device(device_id)
@@ -598,6 +637,12 @@ class HubService:
                 set(lease.holders),
                 f"the device's lease passed to {session.client_name} ({session.id})",
             )
+        if alerts is not None:
+            self.alert_policies[device.id] = AlertPolicy(
+                alerts.value, session.id, session.client_name
+            )
+        elif (had := self.alert_policies.get(device.id)) and had.session == session.id:
+            del self.alert_policies[device.id]
         displaced = granted.previous_holders if granted.change == "preempted" else ()
         self._lease_event(device, session, granted.change, displaced)
         return LeaseResult(device=device.id, lease=self._lease_info(device))
@@ -779,3 +824,10 @@ def _stable_thresholds(condition: Condition) -> list[int]:
             return _stable_thresholds(sub)
         case _:
             return []
+
+
+def _alert_choice(policy: AlertPolicy | None, holders: Any) -> AlertChoice | None:
+    """The auto-answer in force: a policy whose session still holds the lease."""
+    if policy is None or policy.session not in holders:
+        return None
+    return AlertChoice(policy.choice)

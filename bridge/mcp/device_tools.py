@@ -318,7 +318,7 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
         "app",
         "Manage apps",
         "open/bring_to_front/terminate/uninstall (appId), close, open_url (url), install "
-        "(path, or package). terminate, install and uninstall need the user's confirmation.",
+        "(path or package). terminate, install and uninstall need the user's confirmation.",
         AppArgs,
         ActOutput,
         app,

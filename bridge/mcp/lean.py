@@ -83,6 +83,7 @@ PARAM_DOCS: dict[str, str] = {
     "timeoutMs": "give up after this many milliseconds (a timeout is a result, not an error)",
     "includeImage": "false: only a link to the capture, no image",
     "mode": "exclusive (default) or shared",
+    "alerts": "acquire: accept or dismiss every alert while the lease is held",
     "objection": "the objection id from a refusal (obj_...)",
     "answer": "approve or reject; omit to let the client ask the user",
     "limit": "how many recent events",
@@ -98,14 +99,11 @@ PARAM_DOCS: dict[str, str] = {
     "url": "a web URL or deep link",
     "package": "a file name in the hub's install directory",
     "sha256": "the package's expected SHA-256 (hex)",
-    "path": "a file on this machine (install: the package; record: where the MP4 goes)",
-    "seconds": "how long to listen or record",
-    "app": "only this app's lines (appId)",
-    "level": "this level and above",
-    "grep": "only lines matching this RE2 pattern",
-    "maxLines": "the newest lines kept",
-    "crashes": "list crash reports instead",
-    "fps": "frames per second",
+    "path": "a local file",
+    "seconds": "how long",
+    "app": "only this appId",
+    "level": "minimum level",
+    "grep": "RE2",
 }
 
 

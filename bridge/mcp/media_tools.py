@@ -1,18 +1,20 @@
-"""The device-media tools: ``logs`` (the device's log for a few seconds, or its crash
-reports) and ``record`` (a screen recording written to an MP4 file). Installing a local file
-is the ``app`` tool's ``install`` with ``path`` (``bridge.mcp.device_tools``).
+"""The device-media tool ``media``: ``kind`` ``logs`` (the device's log for a few seconds)
+or ``record`` (a screen recording written to an MP4 file at ``path``); crash reports are the
+CLI's ``crashes`` and the client's ``crashes()`` (left out here with the app and level
+filters: the tool list has a byte cap; one tool for both for the same reason). Installing a
+local file is the ``app`` tool's ``install`` with ``path`` (``bridge.mcp.device_tools``).
 
-Both are reads: an observer may call them, and the hub shows each to the device's watchers
-(``logs`` / ``record`` action events). Caps: ``logs`` listens 1 to 30 s and returns at most
-``maxLines`` lines (the newest); ``record`` records 1 to 60 s. Log lines have the secrets the
-hub typed masked by the hub.
+A read: an observer may call it, and the hub shows each use to the device's watchers (``logs``
+/ ``record`` action events). Caps: 1 to 30 s; ``logs`` returns the newest ``MAX_LINES`` lines;
+a recording is made at 10 fps; ``grep`` (RE2, on text and tag) is the one filter. Log lines have the
+secrets the hub typed masked by the hub.
 """
 
 from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import anyio
 import msgspec
@@ -21,33 +23,28 @@ from bridge.client import ProtocolFailure
 from bridge.mcp.refusals import ToolRefusal
 from bridge.mcp.schemas import DeviceArg, McpStruct
 from bridge.mcp.tools import ToolContext, ToolOutcome, ToolSpec
-from bridge.wire.device_media import LogLevel, LogLine
+from bridge.wire.device_media import LogLine
 from bridge.wire.enums import ProtocolErrorCode
 
 LEVEL_LETTERS = {"verbose": "V", "debug": "D", "info": "I", "warn": "W", "error": "E", "fatal": "F"}
 
 
-class LogsArgs(McpStruct, frozen=True):
+MAX_LINES = 100
+
+
+class MediaArgs(McpStruct, frozen=True):
+    kind: Literal["logs", "record"] = "logs"
+    """What to get (the tool's description says each)."""
     device: DeviceArg | None = None
     seconds: Annotated[int, msgspec.Meta(ge=1, le=30)] = 5
-    app: Annotated[str, msgspec.Meta(min_length=1, max_length=255)] | None = None
-    level: LogLevel | None = None
     grep: Annotated[str, msgspec.Meta(min_length=1, max_length=256)] | None = None
-    max_lines: Annotated[int, msgspec.Meta(ge=1, le=500)] = 100
-    crashes: bool = False
+    path: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | None = None
 
 
 class LogsOutput(McpStruct, frozen=True):
     device: str
     lines: int
     lost: int = 0
-
-
-class RecordArgs(McpStruct, frozen=True):
-    device: DeviceArg | None = None
-    seconds: Annotated[int, msgspec.Meta(ge=1, le=60)] = 5
-    path: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | None = None
-    fps: Annotated[int, msgspec.Meta(ge=1, le=30)] = 10
 
 
 class RecordOutput(McpStruct, frozen=True):
@@ -65,25 +62,24 @@ def _line(line: LogLine) -> str:
     return f"{LEVEL_LETTERS[line.level]} {line.app or '-'} {tag}{line.text}"
 
 
-async def logs(ctx: ToolContext, args: LogsArgs) -> ToolOutcome:
+async def media(ctx: ToolContext, args: MediaArgs) -> ToolOutcome:
+    if args.kind == "record":
+        return await record(ctx, args)
+    return await logs(ctx, args)
+
+
+async def logs(ctx: ToolContext, args: MediaArgs) -> ToolOutcome:
     device = await ctx.device_of(args.device)
     dev = (await ctx.session.hub()).device(device)
-    if args.crashes:
-        listed = await dev.crashes(args.app)
-        text = "\n".join(
-            [f"{len(listed.crashes)} crash report(s) on {device}"]
-            + [f"  {c.name} · {c.app or '?'} · {c.summary}" for c in listed.crashes]
-        )
-        return ToolOutcome(text, LogsOutput(device=device, lines=len(listed.crashes)))
     kept: list[LogLine] = []
     lost = 0
     try:
-        async with dev.logs(app=args.app, level=args.level, grep=args.grep) as events:
+        async with dev.logs(grep=args.grep) as events:
             with anyio.move_on_after(args.seconds):
                 async for event in events:
                     lost += event.gap
                     kept.extend(event.lines)
-                    del kept[: -args.max_lines]
+                    del kept[:-MAX_LINES]
     except ProtocolFailure as exc:
         if exc.code is not ProtocolErrorCode.INVALID_PARAMS:
             raise
@@ -95,7 +91,7 @@ async def logs(ctx: ToolContext, args: LogsArgs) -> ToolOutcome:
     return ToolOutcome(text, LogsOutput(device=device, lines=len(kept), lost=lost))
 
 
-async def record(ctx: ToolContext, args: RecordArgs) -> ToolOutcome:
+async def record(ctx: ToolContext, args: MediaArgs) -> ToolOutcome:
     device = await ctx.device_of(args.device)
     dev = (await ctx.session.hub()).device(device)
     if args.path is not None:
@@ -110,7 +106,7 @@ async def record(ctx: ToolContext, args: RecordArgs) -> ToolOutcome:
         folder = Path(tempfile.gettempdir()) / "mobridge-recordings"
         await anyio.Path(folder).mkdir(mode=0o700, exist_ok=True)
         out = folder / f"{device}-{anyio.current_time():.0f}.mp4"
-    made, data = await ctx.timed(dev.record(args.seconds, fps=args.fps))
+    made, data = await ctx.timed(dev.record(args.seconds, fps=10))
     await anyio.Path(out).write_bytes(data)
     text = (
         f"recorded {made.duration_ms / 1000:.1f} s of {device}: {out} "
@@ -132,20 +128,12 @@ async def record(ctx: ToolContext, args: RecordArgs) -> ToolOutcome:
 
 MEDIA_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
-        "logs",
-        "Read the device log",
-        "The log lines the device writes during the next few seconds (filter by app, level, "
-        "grep RE2), or its crash reports (crashes: true).",
-        LogsArgs,
+        "media",
+        "Logs & video",
+        "logs: next seconds' lines; record: MP4 at path.",
+        MediaArgs,
         LogsOutput,
-        logs,
-    ),
-    ToolSpec(
-        "record",
-        "Record the screen",
-        "Record the screen for some seconds into an MP4 (H.264) file; returns its path.",
-        RecordArgs,
-        RecordOutput,
-        record,
+        media,
+        docs={"kind": "logs (default)"},
     ),
 )

@@ -138,6 +138,7 @@ class LeaseArgs(McpStruct, frozen=True):
     action: Literal["acquire", "release"]
     device: DeviceArg | None = None
     mode: Literal["exclusive", "shared"] = "exclusive"
+    alerts: Literal["accept", "dismiss"] | None = None
 
 
 class ConfirmArgs(McpStruct, frozen=True):

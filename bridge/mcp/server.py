@@ -36,6 +36,7 @@ from bridge.client import ClientError, HubError, ProtocolFailure
 from bridge.client.screenshot import fetch_capture
 from bridge.mcp.acquire_tool import ACQUIRE_TOOLS
 from bridge.mcp.acting import ACTING_TOOLS
+from bridge.mcp.capability_tools import CAPABILITY_TOOLS
 from bridge.mcp.device_tools import DEVICE_TOOLS
 from bridge.mcp.history_tool import HISTORY_TOOLS
 from bridge.mcp.lean import lean_schema
@@ -54,6 +55,7 @@ TOOLS: dict[str, ToolSpec] = {
         *ACTING_TOOLS,
         *DEVICE_TOOLS,
         *MEDIA_TOOLS,
+        *CAPABILITY_TOOLS,
         *HISTORY_TOOLS,
         *ACQUIRE_TOOLS,
     )

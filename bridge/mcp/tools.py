@@ -241,7 +241,7 @@ async def lease(ctx: ToolContext, args: LeaseArgs) -> ToolOutcome:
     device = await ctx.device_of(args.device)
     dev = (await ctx.session.hub()).device(device)
     if args.action == "acquire":
-        result = await dev.acquire_lease(args.mode)
+        result = await dev.acquire_lease(args.mode, alerts=args.alerts)
     else:
         result = await dev.release_lease()
     if result.lease is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -25,6 +25,12 @@ from bridge.wire.noderef import NodeRef
 
 MAX_TEXT_VALUE = 16 * 1024
 SecretRef = Annotated[str, msgspec.Meta(pattern=SECRET_REF_PATTERN, max_length=512)]
+ObserveMode = Literal["settle", "none"]
+"""How the hub answers an action (``Act.observe``): ``settle`` (default) waits for the screen
+to settle and measures the change; ``none`` answers as soon as the agent confirmed the
+dispatch: ``observation.stability`` UNKNOWN, no ``afterSnapshotId``, no diff and no
+verification (``verify`` must then be absent or DISPATCH_ONLY). Observers still get the
+``action`` event and every frame the action causes."""
 
 
 class Verify(WireStruct, frozen=True):

@@ -39,6 +39,9 @@ TREE_DELTA = "tree_delta"
 """The capability an agent announces when it can send ``tree_delta`` pushes."""
 MAX_APPS = 4096
 """Most installed apps one ``apps`` reply may list."""
+MAX_ALERTS = 8
+"""Most alerts one ``alert`` reply may list (a screen shows one or two)."""
+MAX_ALERT_BUTTONS = 8
 AppIdText = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 
 CommandId = Annotated[int, msgspec.Meta(ge=0)]
@@ -185,6 +188,53 @@ class ClipboardCommand(_HubToAgent, tag="clipboard", frozen=True):
     set: str | None = None
 
 
+class AlertCommand(_HubToAgent, tag="alert", frozen=True):
+    """The alerts on screen (``list``: the reply carries ``alerts``), or answer the top one:
+    ``accept`` / ``dismiss`` / ``press`` (the button whose text is ``button``, case-insensitive).
+    No alert on screen is NOT_FOUND; no such button is NOT_FOUND naming the buttons."""
+
+    id: CommandId
+    action: Annotated[str, msgspec.Meta(pattern=r"^(list|accept|dismiss|press)$")]
+    button: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | None = None
+
+
+class PermissionCommand(_HubToAgent, tag="permission", frozen=True):
+    """``grant`` / ``revoke`` / ``reset`` an app's ``permission`` (a mobridge permission name:
+    camera, microphone, location, photos, contacts, calendar, notifications)."""
+
+    id: CommandId
+    action: Annotated[str, msgspec.Meta(pattern=r"^(grant|revoke|reset)$")]
+    app_id: AppIdText
+    permission: Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+
+
+class LocationCommand(_HubToAgent, tag="location", frozen=True):
+    """Simulate the location at ``latitude``, ``longitude`` (degrees); both absent: stop."""
+
+    id: CommandId
+    latitude: Annotated[float, msgspec.Meta(ge=-90.0, le=90.0)] | None = None
+    longitude: Annotated[float, msgspec.Meta(ge=-180.0, le=180.0)] | None = None
+
+
+class MultiTouchCommand(_HubToAgent, tag="multi_touch", frozen=True):
+    """Two fingers around ``center``: ``pinch`` moves them from ``span`` pixels apart to
+    ``span * scale`` over ``duration_ms``; ``two_finger_tap`` touches both at once."""
+
+    id: CommandId
+    kind: Annotated[str, msgspec.Meta(pattern=r"^(pinch|two_finger_tap)$")]
+    center: Point
+    scale: Annotated[float, msgspec.Meta(ge=0.1, le=10.0)] = 1.0
+    span: Annotated[int, msgspec.Meta(ge=1, le=65_535)] = 400
+    duration_ms: NonNegInt = 0
+
+
+class KeyboardCommand(_HubToAgent, tag="keyboard", frozen=True):
+    """``hide`` the on-screen keyboard (the focused input keeps its text)."""
+
+    id: CommandId
+    action: Annotated[str, msgspec.Meta(pattern=r"^hide$")] = "hide"
+
+
 class AgentPing(_HubToAgent, tag="ping", frozen=True):
     id: CommandId
 
@@ -216,6 +266,11 @@ HubToAgent = (
     | InstallCommand
     | UninstallCommand
     | OrientationCommand
+    | AlertCommand
+    | PermissionCommand
+    | LocationCommand
+    | MultiTouchCommand
+    | KeyboardCommand
 )
 
 
@@ -300,10 +355,24 @@ class InstalledApp(WireStruct, frozen=True):
     system: bool = False
 
 
+class AlertInfo(WireStruct, frozen=True):
+    """One alert on screen: its title, message and buttons in screen order. ``system`` is
+    true for an alert the system shows (a permission request) rather than the app."""
+
+    title: Annotated[str, msgspec.Meta(max_length=1024)]
+    buttons: Annotated[
+        tuple[Annotated[str, msgspec.Meta(min_length=1, max_length=128)], ...],
+        msgspec.Meta(max_length=MAX_ALERT_BUTTONS),
+    ] = ()
+    message: Annotated[str, msgspec.Meta(max_length=1024)] | None = None
+    system: bool = False
+
+
 class Reply(_AgentToHub, tag="reply", frozen=True):
     """The one answer to command ``id``. ``ok`` false carries ``code`` (NOT_FOUND,
     IDENTITY_MISMATCH, UNSUPPORTED, FAILED, SECURE, BAD_COMMAND, NOT_VISIBLE) and
-    ``message``. ``apps`` answers ``apps``; ``app_id`` names what ``install`` installed."""
+    ``message``. ``apps`` answers ``apps``; ``app_id`` names what ``install`` installed;
+    ``alerts`` answers ``alert`` ``list``."""
 
     id: CommandId
     ok: bool
@@ -315,6 +384,7 @@ class Reply(_AgentToHub, tag="reply", frozen=True):
     png_base64: str | None = None
     apps: Annotated[tuple[InstalledApp, ...], msgspec.Meta(max_length=MAX_APPS)] | None = None
     app_id: AppIdText | None = None
+    alerts: Annotated[tuple[AlertInfo, ...], msgspec.Meta(max_length=MAX_ALERTS)] | None = None
 
 
 class AgentStatus(_AgentToHub, tag="status", frozen=True):

@@ -14,9 +14,17 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from bridge.wire.acquire import AcquireResult, AcquireWaiter, DevicesAcquire
-from bridge.wire.action import ActionRequest, ActionResult, ActionTarget, Evidence, SecretRef
+from bridge.wire.action import (
+    ActionRequest,
+    ActionResult,
+    ActionTarget,
+    Evidence,
+    ObserveMode,
+    SecretRef,
+)
 from bridge.wire.base import DeviceId, NodeId, NonNegInt, SnapshotId, WireStruct
 from bridge.wire.conditions import Condition
+from bridge.wire.device_capabilities import CAPABILITY_RESULTS, AlertChoice, CapabilityRequest
 from bridge.wire.device_control import (
     AppClear,
     AppInstall,
@@ -144,12 +152,15 @@ class Act(_Request, tag="act", frozen=True):
     """A node action. The target is either ``request.target`` (a NodeRef) or ``query`` (a
     SemanticQuery the hub resolves on the newest snapshot when the action's turn comes:
     exactly one match, else NODE_NOT_FOUND or AMBIGUOUS_MATCH with the candidates); giving
-    both, or neither, is INVALID_PARAMS."""
+    both, or neither, is INVALID_PARAMS. ``observe`` (default ``settle``): ``none`` answers at
+    dispatch, without waiting for the screen (see ``ObserveMode``); it sits here, beside
+    ``query`` and ``confirm``, because the reference ``actionRequest`` admits no other field."""
 
     device: DeviceId
     request: ActionRequest
     confirm: Confirm | None = None
     query: SemanticQuery | None = None
+    observe: ObserveMode = "settle"
 
 
 class Global(_Request, tag="global", frozen=True):
@@ -172,8 +183,12 @@ class Wait(_Request, tag="wait", frozen=True):
 
 
 class LeaseAcquire(_Request, tag="lease.acquire", frozen=True):
+    """``alerts``: while this session holds the lease, answer every alert that shows
+    (``accept`` / ``dismiss``); each answer is an ``action`` event."""
+
     device: DeviceId
     mode: LeaseMode = "exclusive"
+    alerts: AlertChoice | None = None
 
 
 class LeaseRelease(_Request, tag="lease.release", frozen=True):
@@ -248,6 +263,7 @@ ClientToHub = (
     | DevicesAcquire
     | Veto
     | DeviceMediaRequest
+    | CapabilityRequest
 )
 
 
@@ -271,6 +287,8 @@ class LeaseInfo(WireStruct, frozen=True):
     """Session ids holding the lease."""
     holder_names: tuple[str, ...] = ()
     idle_ms: NonNegInt = 0
+    alerts: AlertChoice | None = None
+    """Alerts are answered automatically this way (a holder's lease option)."""
 
 
 DeviceHealth = Literal["online", "degraded", "offline"]
@@ -422,6 +440,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "veto": VetoResult,
     **MEDIA_RESULT_TYPES,
     "devices.acquire": AcquireResult,
+    **CAPABILITY_RESULTS,
 }
 
 

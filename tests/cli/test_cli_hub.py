@@ -42,7 +42,8 @@ def test_screen_outline_then_act_by_handle_text_and_hint(tmp_path: Path) -> None
         assert header.startswith(f"{DEV}  menu  (dev.mobridge.demo, ")
         assert re.fullmatch(r"n\d+ +BUTTON \"Login\" #open_login", handle_of_line(nodes, "Login"))
         login_button = handle_of(menu, '"Login"')
-        ok(hub.run("tap", DEV, login_button))  # by handle, found with no token given
+        # by handle, found with no token given; answered at dispatch, the effect waited for
+        ok(hub.run("tap", DEV, login_button, "--observe", "none"))
         assert "CONDITION_MET" in ok(hub.run("wait", DEV, "--screen", "login"))
         login = ok(hub.run("screen", DEV))
         assert 'INPUT hint "Username" #username' in login

@@ -209,3 +209,28 @@ async def test_root_redirects_and_the_page_is_not_framable() -> None:
         assert response is not None and response.url.endswith("/dashboard")
         assert response.headers.get("x-frame-options") == "DENY"
         assert "img-src 'self' blob:" in (await tab.content())
+
+
+async def test_device_capabilities_are_rows_of_the_timeline() -> None:
+    """Issue 21: alerts, permissions, location and the clipboard show in the timeline; the
+    clipboard's text never does."""
+    async with running_hub(sim_scene="camera", dashboard=page()) as rh:
+        async with connect(rh.url, token=CONTROLLER, name="caps-agent") as actor:
+            dev = actor.device(rh.device_id)
+            async with dev.watch():
+                await dev.answer_alert("accept")
+                await dev.permission("revoke", "dev.mobridge.demo", "camera")
+                await dev.set_location(48.8566, 2.3522)
+                await dev.set_clipboard("clip-text-never-shown")
+        async with browser_tab(rh, f"#token={OBSERVER}") as (tab, expect):
+            log = tab.get_by_test_id("log")
+            rows = log.locator(".event.ok.past")
+            await expect(rows).to_have_count(4)
+            for said in (
+                "alert accept",
+                "permission revoke camera dev.mobridge.demo",
+                "location set to 48.85660,2.35220",
+                "clipboard set (21 characters)",
+            ):
+                await expect(log).to_contain_text(said)
+            await expect(log).not_to_contain_text("clip-text-never-shown")

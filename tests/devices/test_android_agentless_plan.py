@@ -17,6 +17,7 @@ from bridge.devices.android.agentless_plan import (
 )
 from bridge.devices.android.shell_text import decode_input_text
 from bridge.wire.agent_link import (
+    AlertCommand,
     AppCommand,
     AppsCommand,
     ClearCommand,
@@ -24,10 +25,13 @@ from bridge.wire.agent_link import (
     GestureCommand,
     GlobalCommand,
     InstallCommand,
+    KeyboardCommand,
     KeyCommand,
+    LocationCommand,
     NodeActionCommand,
     NodeIdentity,
     OrientationCommand,
+    PermissionCommand,
     Point,
     Reply,
     TerminateCommand,
@@ -278,3 +282,34 @@ def test_app_management_orientation_and_double_tap() -> None:
     assert isinstance(double, Reply) and double.code == "UNSUPPORTED"
     volume = plan_command(KeyCommand(id=1, key="VOLUME_UP"), captures)
     assert argvs(volume) == [("input", "keyevent", "KEYCODE_VOLUME_UP")]
+
+
+def test_permissions_and_location_are_shell_commands_and_the_rest_refused() -> None:
+    captures = Captures()
+    grant = plan_command(
+        PermissionCommand(id=1, action="grant", app_id="com.example.shop", permission="camera"),
+        captures,
+    )
+    assert argvs(grant) == [("pm", "grant", "com.example.shop", "android.permission.CAMERA")]
+    assert isinstance(grant, Plan) and grant.steps[0].failure("java.lang.SecurityException: x")
+    reset = plan_command(
+        PermissionCommand(id=1, action="reset", app_id="com.example.shop", permission="photos"),
+        captures,
+    )
+    assert argvs(reset)[-1] == (
+        "pm", "clear-permission-flags", "com.example.shop",
+        "android.permission.READ_MEDIA_IMAGES", "user-set", "user-fixed",
+    )  # fmt: skip
+    for app, perm in (("com.example.shop;reboot", "camera"), ("com.example.shop", "teleport")):
+        bad = plan_command(
+            PermissionCommand(id=1, action="grant", app_id=app, permission=perm), captures
+        )
+        assert isinstance(bad, Reply) and bad.code == "BAD_COMMAND"
+    where = plan_command(LocationCommand(id=1, latitude=-33.8688, longitude=151.2093), captures)
+    assert argvs(where)[-1][-1] == "-33.868800,151.209300"
+    off = plan_command(LocationCommand(id=1), captures)
+    assert argvs(off) == [("cmd", "location", "providers", "remove-test-provider", "gps")]
+    for cmd in (AlertCommand(id=1, action="list"), KeyboardCommand(id=1)):
+        refused = plan_command(cmd, captures)
+        assert isinstance(refused, Reply) and refused.code == "UNSUPPORTED"
+        assert "install the agent" in (refused.message or "")

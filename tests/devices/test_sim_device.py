@@ -475,3 +475,22 @@ def test_clear_wipes_the_signed_in_session_and_the_settings() -> None:
     device.app(AppAction.APP_OPEN, DEMO_PACKAGE, None, 2.0)
     assert device.top is not None and device.top.screen == "menu"  # a first start
     assert device.clear("com.example.absent", 3.0).code == "NOT_FOUND"
+
+
+def test_the_camera_screen_asks_for_the_camera_and_shows_what_changed() -> None:
+    from bridge.devices.sim.device import DemoDevice
+    from bridge.wire.enums import Platform
+
+    dev = DemoDevice(Platform.ANDROID, now=0.0, start="camera", animations=False)
+    (alert,) = dev.alerts(0.0)
+    assert alert.system and alert.buttons == ("Don't allow", "Allow")
+    assert dev.scene(0.0).windows[-1].package == "com.android.permissioncontroller"
+    assert not dev.answer_alert("press", "Maybe", 0.0).ok
+    assert dev.answer_alert("dismiss", None, 0.1).ok and dev.alerts(0.1) == ()
+    assert dev.set_permission("reset", "dev.mobridge.demo", "camera", 0.2).ok
+    assert not dev.set_permission("grant", "dev.mobridge.demo", "teleport", 0.2).ok
+    assert not dev.set_location(200.0, 0.0, 0.3).ok
+    assert dev.set_location(1.5, 2.5, 0.3).ok and dev.location == (1.5, 2.5)
+    assert dev.multi_touch("pinch", 540, 1200, 2.0, 0.4).ok and dev.touch is not None
+    ios = DemoDevice(Platform.IOS, now=0.0, start="camera", animations=False)
+    assert ios.scene(0.0).windows[-1].package == "com.apple.springboard"

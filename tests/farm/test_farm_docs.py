@@ -74,6 +74,7 @@ def test_the_one_machine_walkthrough(tmp_path: Path) -> None:
                 )  # fmt: skip
                 assert proc.returncode == 0, proc.stderr
                 devices = json.loads(proc.stdout)["devices"]
+                assert json.loads(proc.stdout)["farm"]["hub"] == "A"
                 listed = {d["id"]: d.get("owner") for d in devices if d.get("online")}
                 if len(listed) == 3:
                     break

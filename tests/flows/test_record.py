@@ -204,3 +204,42 @@ def test_ctrl_c_in_a_terminal_ends_the_recording_with_exit_0_and_keeps_secret_na
         {"inputText": {"into": "Password", "secret": "secret://pw"}},
     ]
     assert "# Needs secret://pw on the hub" in flow.read_text()
+
+
+def test_capability_events_are_recorded_as_their_steps(tmp_path: Path) -> None:
+    import json
+
+    import msgspec
+
+    from bridge.flows.compile import load_suite
+    from bridge.wire.action import ActionResult
+
+    fixture = Path(__file__).resolve().parents[2] / "protocol/fixtures/hub-to-client"
+    body = json.loads((fixture / "result.permission.json").read_text())["result"]
+    result = msgspec.convert(body, ActionResult)
+    recorder = Recorder("sim-android", "dev.mobridge.demo")
+    for verb, action, message in (
+        ("alert", "ACCEPT", "alert accept"),
+        ("alert", "PRESS", "alert press 'Don't allow'"),
+        ("permission", "PERMISSION_GRANT", "permission grant camera dev.mobridge.demo"),
+        ("location", "LOCATION_SET", "location set to 48.85660,2.35220"),
+        ("location", "LOCATION_CLEAR", "location cleared"),
+        ("keyboard", "KEYBOARD_HIDE", "keyboard hidden"),
+        ("clipboard", "CLIPBOARD_SET", "clipboard set (6 characters)"),
+    ):
+        event = ActionEvent(device="sim-android", session="s", client="c", verb=verb,
+                            action=action, result=result, message=message)  # fmt: skip
+        recorder.add(event)
+    auto = ActionEvent(device="sim-android", session="s", client="c", verb="alert",
+                       action="AUTO_ACCEPT", message="auto-accepted alert 'Allow?'")  # fmt: skip
+    assert recorder.add(auto) == "# auto-accepted alert 'Allow?' (write alert: ... to replay it)"
+    text = recorder.render()
+    assert "- alert: accept" in text and "button: Don't allow" in text
+    assert "approve: true" in text and "latitude: 48.8566" in text
+    assert "- clearLocation" in text and "- hideKeyboard" in text
+    assert "the text is never recorded" in text
+    (tmp_path / "recorded.yaml").write_text(text)
+    (flow,) = load_suite([str(tmp_path)], {}, {})
+    kinds = [step.kind for step in flow.steps]
+    assert kinds == ["alert", "alert", "setPermission", "setLocation", "clearLocation",
+                     "hideKeyboard"]  # fmt: skip

@@ -41,9 +41,14 @@ TOOLS = {
     "orientation",
     "display",
     "apps",
-    "logs",
-    "record",
+    "media",
     "history",
+    "alert",
+    "permission",
+    "location",
+    "pinch",
+    "clipboard",
+    "hide_keyboard",
     "acquire",
 }
 
@@ -91,10 +96,16 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
             await call("wait", {"condition": {"kind": "stable", "forMs": 100}})
             shot = await call("screenshot", {})
             assert [c.type for c in shot.content] == ["text", "image", "resource_link"]
+            await call("alert", {})
+            await call("permission", {"action": "revoke", "appId": PACKAGE, "permission": "camera"})
+            await call("location", {"latitude": 1.5, "longitude": 2.5})
+            await call("pinch", {"target": {"x": 540, "y": 1200}, "scale": 1.5})
+            await call("clipboard", {"text": "x"})
+            await call("hide_keyboard", {})
             await call("app", {"action": "open", "appId": PACKAGE})
             await call("press", {"button": "BACK"})
-            await call("logs", {"seconds": 1})
-            await call("record", {"seconds": 1, "fps": 2})
+            await call("media", {"seconds": 1})
+            await call("media", {"kind": "record", "seconds": 1})
             # confirm's success is covered by the objection tests; here its refusal:
             refused = await mcp.call("confirm", {"objection": "obj_none", "answer": "approve"})
             assert refused.isError and "UNKNOWN_OBJECTION" in text_of(refused)

@@ -75,6 +75,8 @@ CAPABILITIES: tuple[str, ...] = (
     "apps",
     "terminate",
     "clear",
+    "permission",
+    "location",
     "install",
     "uninstall",
     "orientation",

@@ -36,6 +36,11 @@ from dataclasses import dataclass
 
 import msgspec
 
+from bridge.devices.android.capability_shell import (
+    ANDROID_PERMISSIONS,
+    location_argv,
+    permission_argv,
+)
 from bridge.devices.android.shell_text import (
     Refused,
     check_key,
@@ -45,6 +50,7 @@ from bridge.devices.android.shell_text import (
 )
 from bridge.wire.agent_link import (
     AgentPing,
+    AlertCommand,
     AppCommand,
     AppsCommand,
     ClearCommand,
@@ -54,10 +60,14 @@ from bridge.wire.agent_link import (
     HubToAgent,
     InstallCommand,
     InstalledApp,
+    KeyboardCommand,
     KeyCommand,
+    LocationCommand,
+    MultiTouchCommand,
     NodeActionCommand,
     NodeIdentity,
     OrientationCommand,
+    PermissionCommand,
     Reply,
     TerminateCommand,
     TextCommand,
@@ -369,6 +379,25 @@ def plan_command(cmd: HubToAgent, captures: Captures) -> Plan | Reply | None:
             if action is GlobalAction.NOTIFICATION_SHADE:
                 return Plan((Step(("cmd", "statusbar", "expand-notifications")),))
             return Plan(tuple(_keys(_GLOBAL_KEYS[action])))
+        case PermissionCommand(id=cid, action=act, app_id=app_id, permission=perm):
+            package = check_package(app_id)
+            if isinstance(package, Refused):
+                return _refuse(cid, "BAD_COMMAND", package.reason)
+            if perm not in ANDROID_PERMISSIONS:
+                return _refuse(cid, "BAD_COMMAND", f"unknown permission {perm!r}")
+            # pm grant/revoke print nothing on success, an exception otherwise
+            refusals = (*_PM_MARKERS, "not a changeable permission", "has not requested")
+            pm = permission_argv(act, package, perm)
+            return Plan(tuple(Step(a, fail_markers=refusals) for a in pm))
+        case LocationCommand(id=cid, latitude=lat, longitude=lon):
+            where = location_argv(lat, lon)
+            failing = (*_FAILURE_MARKERS, "Unknown command", "unknown command")
+            return Plan(tuple(Step(a, fail_markers=failing) for a in where))
+        case AlertCommand(id=cid) | KeyboardCommand(id=cid) | MultiTouchCommand(id=cid):
+            what = type(cmd).__name__.removesuffix("Command").lower()
+            return _refuse(
+                cid, "UNSUPPORTED", f"agentless mode cannot do {what} (install the agent)"
+            )
         case KeyCommand(id=cid, key=key):
             code = check_key(key)
             if isinstance(code, Refused):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -68,6 +68,10 @@ class IosConfig:
     healthy_after_s: float = 60.0
     """A run that lasted this long resets the back-off."""
     pmd3_factory: Callable[[], Pmd3] = load_pmd3
+    layers: dict[str, Any] = field(default_factory=dict)
+    """Runner URL -> the device layer the driver registers before attaching it (the hub reads
+    it as ``bridge.hub.device_layer.DeviceLayer``: simctl on a Simulator, location on an
+    iPhone)."""
     """The pymobiledevice3 calls (tests pass a fake)."""
     xcrun: str | None = None
     """Path of xcrun; None looks it up on PATH when a Simulator runner must be started."""

@@ -27,7 +27,9 @@ import anyio
 import structlog
 
 from bridge.devices.ios.config import Attach, Detach, IosConfig
+from bridge.devices.ios.device_layer import IphoneLayer
 from bridge.devices.ios.iphone_media import IphoneMedia
+from bridge.devices.ios.location import load_location_calls
 from bridge.devices.ios.plan import (
     REMEDIES,
     TUNNEL_FROM,
@@ -162,6 +164,9 @@ class IphoneRunner:
                     )
                 record.url = self.url
                 self.log.info("ios_runner_ready", url=record.url)
+                self.config.layers[record.url] = IphoneLayer(
+                    self._launch_provider, load_location_calls, (*self.pmd3.errors, IosSetupError)
+                )
                 self.attach(record.url, token, self.open_socket, IphoneMedia(self.udid))
             return ended[0] if ended else "stopped"
         finally:

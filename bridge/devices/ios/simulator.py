@@ -31,6 +31,7 @@ import anyio.abc
 import structlog
 
 from bridge.devices.ios.config import Attach, Detach, IosConfig
+from bridge.devices.ios.device_layer import SimulatorLayer
 from bridge.devices.ios.plan import (
     Ready,
     RestartDelays,
@@ -42,6 +43,7 @@ from bridge.devices.ios.plan import (
 )
 from bridge.devices.ios.pmd3 import IosSetupError
 from bridge.devices.ios.sim_media import SimctlMedia
+from bridge.devices.ios.simctl import Simctl
 
 MAX_LINE = 64 * 1024
 NO_TOKEN = (
@@ -100,10 +102,17 @@ class SimulatorRunner:
             self.log.warning("ios_simulator_restart", reason=reason, after_s=delay)
             await self.config.sleep(delay)
 
+    def _register_layer(self, url: str) -> None:
+        """simctl beside the runner (permissions, location, pasteboard) when xcrun is here."""
+        xcrun = self.xcrun()
+        if xcrun is not None:
+            self.config.layers[url] = SimulatorLayer(Simctl(xcrun, self.udid))
+
     async def _attach_only(self) -> None:
         if not self.config.agent_token:
             raise IosSetupError(NO_TOKEN)
         url = f"ws://127.0.0.1:{self.config.port}"
+        self._register_layer(url)
         self.attach(url, self.config.agent_token, None, self._media())
         try:
             await anyio.sleep_forever()
@@ -149,6 +158,7 @@ class SimulatorRunner:
                 return f"no readiness line within {self.config.ready_timeout_s:g} s"
             url = f"ws://127.0.0.1:{ready.port}"
             self.log.info("ios_simulator_ready", url=url, version=ready.version)
+            self._register_layer(url)
             self.attach(url, token, None, self._media())
             async for _ in process.stdout:
                 pass  # keep draining xcodebuild's output until it exits

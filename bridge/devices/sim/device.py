@@ -29,9 +29,9 @@ import math
 import re
 from dataclasses import dataclass
 
-from bridge.devices.sim import scenes
+from bridge.devices.sim import camera, scenes
 from bridge.devices.sim.layout import FRAMES, Frame, SceneInput, ScreenState, landscape
-from bridge.devices.sim.scenes import DEMO_PACKAGE, LAUNCHER_PACKAGE, SCREENS
+from bridge.devices.sim.scenes import DEMO_PACKAGE, HIDDEN_SCREENS, LAUNCHER_PACKAGE, SCREENS
 from bridge.devices.sim.views import (
     Kind,
     Scene,
@@ -43,7 +43,7 @@ from bridge.devices.sim.views import (
     hit,
     shift,
 )
-from bridge.wire.agent_link import InstalledApp
+from bridge.wire.agent_link import AlertInfo, InstalledApp
 from bridge.wire.enums import (
     ActionMethod,
     ActionVerb,
@@ -60,7 +60,18 @@ CLOCK_BASE_S = 9 * 3600
 DEEP_LINK_SCHEME = "mobridge-demo://"
 DEMO_USER = "demo"
 INVALID_CREDENTIALS = "Invalid credentials"
-START_SCENES: tuple[str, ...] = (*SCREENS, "launcher")
+START_SCENES: tuple[str, ...] = (*SCREENS, *HIDDEN_SCREENS, "launcher")
+PERMISSIONS: tuple[str, ...] = (
+    "camera",
+    "microphone",
+    "location",
+    "photos",
+    "contacts",
+    "calendar",
+    "notifications",
+)
+"""The permission names the simulated device knows (mobridge's ``Permission`` values)."""
+MIN_ZOOM, MAX_ZOOM = 0.25, 8.0
 DEFAULT_TOGGLES: dict[str, bool] = {"wifi": True, "bluetooth": False, "dark": False}
 """The demo app's settings when it starts with no state. It stores nothing on disk: its state
 (the back stack, the settings) lives in its process, so a terminate loses all of it."""
@@ -114,6 +125,13 @@ class DemoDevice:
         self.started_at = now
         self.changed_at = now
         self.clipboard = ""
+        self.permissions: dict[tuple[str, str], bool] = {}
+        """(app id, permission) -> granted; absent: not asked yet."""
+        self.asking = False
+        """The system dialog asking for the demo app's camera is up."""
+        self.location: tuple[float, float] | None = None
+        self.zoom = 1.0
+        self.touch: str | None = None
         self.toggles: dict[str, bool] = dict(DEFAULT_TOGGLES)
         self.transition_at: float | None = None
         self._serial = 0
@@ -195,6 +213,11 @@ class DemoDevice:
                 toggles=dict(self.toggles),
                 clock_text=self.clock_text(now),
                 search_ready=due is not None and now >= due,
+                camera=self._camera_state(),
+                asking=self._asking_now(),
+                location=self.location,
+                zoom=self.zoom,
+                touch=self.touch,
             )
             windows = scenes.build_screen(top, self.frame, inp)
             package = DEMO_PACKAGE
@@ -222,6 +245,8 @@ class DemoDevice:
         return self._serial
 
     def _new(self, screen: str) -> ScreenState:
+        if screen == "camera" and (DEMO_PACKAGE, "camera") not in self.permissions:
+            self.asking = True  # the app asks for the camera as its screen opens
         return ScreenState(screen=screen, serial=self._next_serial())
 
     def _changed(self, now: float, transition: bool = False) -> None:
@@ -258,6 +283,9 @@ class DemoDevice:
     def global_action(self, action: GlobalAction, now: float) -> Outcome:
         match action:
             case GlobalAction.BACK:
+                if self._asking_now():  # BACK on the permission dialog denies
+                    self._answer_permission(False, now)
+                    return OK
                 if self.foreground:
                     self._pop(now)
                 return OK
@@ -293,7 +321,7 @@ class DemoDevice:
         if not uri or not uri.startswith(DEEP_LINK_SCHEME):
             return failed("NOT_FOUND", f"no activity handles {uri!r}")
         screen = uri[len(DEEP_LINK_SCHEME) :].split("/", 1)[0].split("?", 1)[0]
-        if screen not in SCREENS:
+        if screen not in SCREENS and screen not in HIDDEN_SCREENS:
             return failed("NOT_FOUND", f"the demo app has no screen {screen!r}")
         self.stack = [self._new("menu")]
         if screen != "menu":
@@ -304,6 +332,121 @@ class DemoDevice:
 
     def set_clipboard(self, text: str, now: float) -> Outcome:
         self.clipboard = text
+        return OK
+
+    # ---- issue 21 capabilities: alerts, permissions, location, multi-touch, keyboard ---------
+
+    def _camera_state(self) -> str:
+        granted = self.permissions.get((DEMO_PACKAGE, "camera"))
+        return "not asked" if granted is None else "granted" if granted else "denied"
+
+    def _asking_now(self) -> bool:
+        top = self.top
+        return self.asking and top is not None and top.screen == "camera"
+
+    def alerts(self, now: float) -> tuple[AlertInfo, ...]:
+        """The alerts on screen: the permission dialog, or the demo app's dialog."""
+        top = self.top
+        if self._asking_now():
+            buttons = camera.PERMISSION_BUTTONS
+            return (AlertInfo(title=camera.PERMISSION_TITLE, buttons=buttons, system=True),)
+        if top is not None and top.screen == "dialog":
+            return (
+                AlertInfo(
+                    title=camera.DIALOG_TITLE,
+                    message=camera.DIALOG_MESSAGE,
+                    buttons=camera.DIALOG_BUTTONS,
+                ),
+            )
+        return ()
+
+    def answer_alert(self, action: str, button: str | None, now: float) -> Outcome:
+        """``accept`` / ``dismiss`` / ``press`` (``button``) the alert on screen."""
+        shown = self.alerts(now)
+        if not shown:
+            return failed("NOT_FOUND", "no alert is on screen")
+        buttons = shown[0].buttons
+        if action == "press":
+            wanted = (button or "").strip().casefold()
+            matches = [b for b in buttons if b.casefold() == wanted]
+            if not matches:
+                return failed(
+                    "NOT_FOUND",
+                    f"the alert has no button {button!r}; its buttons: {', '.join(buttons)}",
+                )
+            positive = matches[0] == buttons[-1]
+        elif action in ("accept", "dismiss"):
+            positive = action == "accept"
+        else:
+            return failed("BAD_COMMAND", f"unknown alert action {action!r}")
+        if self._asking_now():
+            self._answer_permission(positive, now)
+        else:
+            self._pop(now)  # the demo dialog: either button closes it
+        return OK
+
+    def _answer_permission(self, granted: bool, now: float) -> None:
+        self.permissions[(DEMO_PACKAGE, "camera")] = granted
+        self.asking = False
+        self._changed(now)
+
+    def set_permission(self, action: str, app_id: str, permission: str, now: float) -> Outcome:
+        if app_id not in self.apps:
+            return failed("NOT_FOUND", f"app {app_id} is not installed")
+        if permission not in PERMISSIONS:
+            return failed("BAD_COMMAND", f"unknown permission {permission!r}")
+        key = (app_id, permission)
+        match action:
+            case "grant":
+                self.permissions[key] = True
+            case "revoke":
+                self.permissions[key] = False
+            case "reset":
+                self.permissions.pop(key, None)
+            case _:
+                return failed("BAD_COMMAND", f"unknown permission action {action!r}")
+        if key == (DEMO_PACKAGE, "camera") and action != "reset":
+            self.asking = False  # decided: the system no longer asks
+        self._changed(now)
+        return OK
+
+    def set_location(self, latitude: float | None, longitude: float | None, now: float) -> Outcome:
+        if latitude is None or longitude is None:
+            self.location = None
+        elif not (-90 <= latitude <= 90 and -180 <= longitude <= 180):
+            return failed("BAD_COMMAND", f"no such place: {latitude}, {longitude}")
+        else:
+            self.location = (latitude, longitude)
+        self._changed(now)
+        return OK
+
+    def multi_touch(self, kind: str, x: int, y: int, scale: float, now: float) -> Outcome:
+        """A pinch scales the camera screen's photo when it lands on it; every multi-touch
+        gesture is told on the camera screen, and on the game board when it lands there."""
+        if kind == "pinch":
+            said = f"Pinched x{scale:g} at ({x}, {y})"
+        elif kind == "two_finger_tap":
+            said = f"Two-finger tap at ({x}, {y})"
+        else:
+            return failed("UNSUPPORTED", f"multi-touch {kind!r} is not simulated")
+        self.touch = said
+        if self._on_board(x, y, now, said):
+            return OK
+        top = self.top
+        windows = self.scene(now).windows
+        if kind == "pinch" and top is not None and top.screen == "camera" and windows:
+            view = deepest_at(windows[-1].root, x, y)
+            if view is not None and view.ident == "photo":
+                self.zoom = max(MIN_ZOOM, min(MAX_ZOOM, self.zoom * scale))
+        self._changed(now)
+        return OK
+
+    def hide_keyboard(self, now: float) -> Outcome:
+        """The focused input loses the focus (the keyboard goes); its text stays."""
+        top = self.top
+        if top is not None and top.focus is not None:
+            top.focus = None
+            self._changed(now)
         return OK
 
     def tap(self, x: int, y: int, now: float) -> Outcome:
@@ -612,6 +755,13 @@ class DemoDevice:
                     self._changed(now)
             case "dialog":
                 self._pop(now)
+            case "perm":
+                if arg == "ask":
+                    if (DEMO_PACKAGE, "camera") not in self.permissions:
+                        self.asking = True
+                        self._changed(now)
+                else:
+                    self._answer_permission(arg == "allow", now)
             case "select" | "choose" | "pick":
                 state.selected = arg
                 self._changed(now)

@@ -60,6 +60,14 @@ class SceneInput:
     toggles: dict[str, bool]
     clock_text: str
     search_ready: bool
+    camera: str = "not asked"
+    """The demo app's camera permission: granted, denied or not asked."""
+    asking: bool = False
+    """The system's camera permission dialog is up (over the camera screen)."""
+    location: tuple[float, float] | None = None
+    zoom: float = 1.0
+    touch: str | None = None
+    """What the last multi-touch gesture did (pinch, two-finger tap)."""
 
 
 class Column:

@@ -1,7 +1,8 @@
 """The demo app's screens (and the launcher) as pure functions of state -> windows of views.
 
 Screens of ``dev.mobridge.demo``: menu, login, home, dialog, list, ambiguous, settings, game,
-search. Every screen's content root carries the marker id ``__screen_<id>`` (qualified as
+search, and camera (not in the menu; ``bridge.devices.sim.camera``). Every screen's
+content root carries the marker id ``__screen_<id>`` (qualified as
 ``dev.mobridge.demo:id/__screen_<id>`` on Android by the flavour step). The launcher belongs
 to ``dev.mobridge.launcher`` and has no marker.
 
@@ -15,6 +16,7 @@ Invariants:
 
 from __future__ import annotations
 
+from bridge.devices.sim.camera import camera_content, camera_windows
 from bridge.devices.sim.layout import (
     Column,
     Frame,
@@ -54,6 +56,8 @@ SCREEN_TITLES: dict[str, str] = {
     "game": "Game",
     "search": "Search",
 }
+HIDDEN_SCREENS: tuple[str, ...] = ("camera",)
+"""Screens the menu does not list (a deep link or the start scene opens them)."""
 TOGGLES: tuple[tuple[str, str], ...] = (
     ("wifi", "Wi-Fi"),
     ("bluetooth", "Bluetooth"),
@@ -66,6 +70,11 @@ def build_screen(state: ScreenState, frame: Frame, inp: SceneInput) -> list[Wind
     if state.screen == "dialog":
         return _dialog(state, frame, inp)
     content = _content(state, frame, inp)
+    if state.screen == "camera":
+        marker = View(key=view_key(state, "root"), kind=Kind.CONTAINER,
+                      bounds=(0, frame.top, frame.width, frame.bottom),
+                      ident="__screen_camera", children=content)  # fmt: skip
+        return camera_windows(state, frame, inp, marker, (DEMO_PACKAGE, DEMO_TITLE))
     marker = View(
         key=view_key(state, "root"),
         kind=Kind.CONTAINER,
@@ -131,6 +140,8 @@ def _content(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
             return views
         case "search":
             return search_screen(state, frame, inp)
+        case "camera":
+            return camera_content(state, frame, inp)
     raise ValueError(f"unknown screen {state.screen!r}")
 
 

@@ -57,6 +57,7 @@ from bridge.wire.agent_link import (
     AgentHubHello,
     AgentInfo,
     AgentPing,
+    AlertCommand,
     AppsCommand,
     CaptureCommand,
     ClipboardCommand,
@@ -92,6 +93,11 @@ CAPABILITIES: tuple[str, ...] = (
     "install",
     "uninstall",
     "orientation",
+    "alerts",
+    "permission",
+    "location",
+    "multi_touch",
+    "keyboard",
 )
 MAX_PACKAGE_READ = 1 << 20
 """A simulated package is tiny JSON; a larger staged file is refused unread."""
@@ -411,8 +417,10 @@ class SimDevice:
             installed = await self._install(link, command)
             self.log.performed(command, installed, self._front())
             return installed
-        if isinstance(command, _READ_ONLY) or (
-            isinstance(command, ClipboardCommand) and command.set is None
+        if (
+            isinstance(command, _READ_ONLY)
+            or (isinstance(command, ClipboardCommand) and command.set is None)
+            or (isinstance(command, AlertCommand) and command.action == "list")
         ):
             return link.session.handle(command, self.now())
         assert self._act_lock is not None

@@ -28,6 +28,7 @@ from bridge.devices.sim.device import DemoDevice, Outcome, failed
 from bridge.wire.agent_link import (
     AgentHubHello,
     AgentPing,
+    AlertCommand,
     AppCommand,
     AppsCommand,
     CaptureCommand,
@@ -36,11 +37,15 @@ from bridge.wire.agent_link import (
     GestureCommand,
     GlobalCommand,
     HubToAgent,
+    KeyboardCommand,
     KeyCommand,
+    LocationCommand,
+    MultiTouchCommand,
     NodeActionCommand,
     NodeIdentity,
     OptionsCommand,
     OrientationCommand,
+    PermissionCommand,
     Reply,
     ScreenshotCommand,
     TerminateCommand,
@@ -162,6 +167,18 @@ class AgentSession:
                 return reply_of(cid, device.uninstall(app_id, now))
             case OrientationCommand(id=cid, orientation=orientation):
                 return reply_of(cid, device.rotate(orientation, now))
+            case AlertCommand(id=cid, action="list"):
+                return Reply(id=cid, ok=True, alerts=device.alerts(now))
+            case AlertCommand(id=cid, action=action, button=button):
+                return reply_of(cid, device.answer_alert(action, button, now))
+            case PermissionCommand(id=cid, action=action, app_id=app_id, permission=perm):
+                return reply_of(cid, device.set_permission(action, app_id, perm, now))
+            case LocationCommand(id=cid, latitude=lat, longitude=lon):
+                return reply_of(cid, device.set_location(lat, lon, now))
+            case MultiTouchCommand(id=cid, kind=kind, center=c, scale=scale):
+                return reply_of(cid, device.multi_touch(kind, c.x, c.y, scale, now))
+            case KeyboardCommand(id=cid):
+                return reply_of(cid, device.hide_keyboard(now))
         return Reply(id=command.id, ok=False, code="FAILED", message="not handled here")
 
     def _node_action(self, cmd: NodeActionCommand, now: float) -> Outcome:

@@ -54,7 +54,8 @@ final class AgentLinkFixturesTests: XCTestCase {
         }
         XCTAssertEqual(seen, ["hello", "capture", "node_action", "gesture", "global", "key", "text", "app",
                               "screenshot", "clipboard", "ping", "options", "apps", "terminate", "clear", "install",
-                              "uninstall", "orientation"])
+                              "uninstall", "orientation", "alert", "permission", "location", "multi_touch",
+                              "keyboard"])
     }
 
     func testAgentToHubFixturesRoundTrip() throws {
@@ -164,6 +165,11 @@ final class StrictDecodingTests: XCTestCase {
         refused(#"{"type":"orientation","id":1,"orientation":"sideways"}"#)
         refused(#"{"type":"terminate","id":1}"#)
         refused(#"{"type":"clear","id":1}"#)
+        refused(#"{"type":"alert","id":1,"action":"shout"}"#)
+        refused(#"{"type":"location","id":1,"latitude":200,"longitude":0}"#)
+        refused(#"{"type":"location","id":1,"latitude":1}"#)
+        refused(#"{"type":"multi_touch","id":1,"kind":"pinch","center":{"x":1,"y":2},"scale":0}"#)
+        refused(#"{"type":"permission","id":1,"action":"grant","appId":"a.b"}"#)
         refused(#"{"type":"install","id":1,"path":"/data/local/tmp/x.apk","sha256":"ABC"}"#)
         refused(#"{"type":"apps","id":1,"all":true}"#)
         XCTAssertThrowsError(try AgentMessage.decode(#"{"type":"reply","id":1,"ok":true,"apps":[{"name":"x"}]}"#))

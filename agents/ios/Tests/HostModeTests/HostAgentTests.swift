@@ -255,6 +255,17 @@ final class HostAgentTests: XCTestCase {
         let cleared = try hub.reply(90)
         XCTAssertEqual(cleared.code, "UNSUPPORTED")
         XCTAssertEqual(cleared.message, "an iPhone cannot clear one app's data; reinstall the app (app uninstall + install)")
+        for c in ["alerts", "keyboard"] { XCTAssertTrue(caps.contains(c), c) }
+        try hub.send(.alert(id: 91, action: "list", button: nil))
+        XCTAssertEqual(try hub.reply(91).alerts, [])
+        try hub.send(.alert(id: 92, action: "accept", button: nil))
+        XCTAssertEqual(try hub.reply(92).code, "NOT_FOUND")
+        try hub.send(.permission(id: 93, action: "grant", appId: "dev.mobridge.demo", permission: "camera"))
+        let perm = try hub.reply(93)
+        XCTAssertEqual(perm.code, "UNSUPPORTED")
+        XCTAssertTrue(perm.message?.contains("answer the app's permission alert") ?? false)
+        try hub.send(.keyboard(id: 94))
+        XCTAssertTrue(try hub.reply(94).ok, "no keyboard: nothing to hide")
         let user = try XCTUnwrap(node(tree, "username")?.bounds)
         let x = (user.left + user.right) / 2, y = (user.top + user.bottom) / 2
         try hub.send(.gesture(id: 1, kind: "double_tap", points: [Point(x, y)], durationMs: 0))

@@ -43,9 +43,12 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
 
     public var deviceInfo: DeviceInfo { primitives.deviceInfo }
     /// The primitives' capabilities, and `tree_delta`: handles are kept across captures.
+    /// ... plus `alerts` and `keyboard`, which the core answers from a capture and a tap.
     public var capabilities: [String] {
-        let own = primitives.capabilities
-        return own.contains(RawTreeDelta.capability) ? own : own + [RawTreeDelta.capability]
+        var own = primitives.capabilities
+        if !own.contains(RawTreeDelta.capability) { own.append(RawTreeDelta.capability) }
+        for c in ["alerts", "keyboard"] where !own.contains(c) { own.append(c) }
+        return own
     }
 
     public func setChangeListener(_ listener: (@Sendable () -> Void)?) { primitives.setChangeListener(listener) }

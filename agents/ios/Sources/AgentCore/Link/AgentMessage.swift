@@ -66,6 +66,42 @@ public struct InstalledApp: Equatable, Sendable {
     }
 }
 
+/// One alert on screen in an `alert list` reply: its title, its buttons in screen order, its
+/// message when it has one, and whether the system shows it (a permission request).
+public struct AlertInfo: Equatable, Sendable {
+    public var title: String
+    public var buttons: [String]
+    public var message: String?
+    public var system: Bool
+    public static let maxButtons = 8
+
+    public init(title: String, buttons: [String] = [], message: String? = nil, system: Bool = false) {
+        self.title = title
+        self.buttons = buttons
+        self.message = message
+        self.system = system
+    }
+
+    func toJson() -> Json {
+        var o = JsonObject()
+        o["title"] = .string(title)
+        if !buttons.isEmpty { o["buttons"] = .array(buttons.map(Json.string)) }
+        o.put("message", message.map(Json.string))
+        if system { o["system"] = .bool(true) }
+        return .object(o)
+    }
+
+    static func fromJson(_ v: Json, _ at: String) throws -> AlertInfo {
+        var f = try JsonFields(v, at)
+        let buttons = try f.optStrings("buttons")
+        if buttons.count > maxButtons { throw JsonError("\(at).buttons: at most \(maxButtons)") }
+        let a = AlertInfo(title: try f.reqString("title"), buttons: buttons, message: try f.optString("message"),
+                          system: try f.optBool("system", false))
+        try f.finish()
+        return a
+    }
+}
+
 /// The one answer to command `id`; a failure carries `code` and `message`; `apps` answers
 /// `apps`, `appId` names what `install` installed.
 public struct Reply: Equatable, Sendable {
@@ -79,7 +115,10 @@ public struct Reply: Equatable, Sendable {
     public var pngBase64: String?
     public var apps: [InstalledApp]?
     public var appId: String?
+    /// The alerts on screen (an `alert list` answer), else nil.
+    public var alerts: [AlertInfo]?
     public static let maxApps = 4096
+    public static let maxAlerts = 8
 
     public init(id: Int, ok: Bool) {
         self.id = id
@@ -138,6 +177,7 @@ public enum AgentMessage: Equatable, Sendable {
             o.put("pngBase64", r.pngBase64.map(Json.string))
             o.put("apps", r.apps.map { .array($0.map { $0.toJson() }) })
             o.put("appId", r.appId.map(Json.string))
+            o.put("alerts", r.alerts.map { .array($0.map { $0.toJson() }) })
         case .status(let state, let reason):
             o["type"] = .string("status")
             o["state"] = .string(state)
@@ -200,6 +240,11 @@ public enum AgentMessage: Equatable, Sendable {
                 r.apps = try items.enumerated().map { try InstalledApp.fromJson($1, "reply.apps[\($0)]") }
             }
             r.appId = try f.optString("appId")
+            if let raw = f.optValue("alerts"), raw != .null {
+                guard case .array(let items) = raw else { throw JsonError("reply.alerts: expected an array") }
+                if items.count > Reply.maxAlerts { throw JsonError("reply.alerts: at most \(Reply.maxAlerts)") }
+                r.alerts = try items.enumerated().map { try AlertInfo.fromJson($1, "reply.alerts[\($0)]") }
+            }
             m = .reply(r)
         case "status":
             m = .status(state: try f.reqString("state"), reason: try f.optString("reason"))

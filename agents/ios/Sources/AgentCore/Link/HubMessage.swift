@@ -102,6 +102,16 @@ public enum HubMessage: Equatable, Sendable {
     case install(id: Int, path: String, sha256: String?)
     case uninstall(id: Int, appId: String)
     case orientation(id: Int, orientation: Orientation)
+    /// The alerts on screen (`list`), or answer the top one: accept, dismiss, press `button`.
+    case alert(id: Int, action: String, button: String?)
+    /// Grant, revoke or reset an app's permission: an iPhone cannot (UNSUPPORTED).
+    case permission(id: Int, action: String, appId: String, permission: String)
+    /// Simulate the location; both nil: stop (the device layer does it on iOS: UNSUPPORTED).
+    case location(id: Int, latitude: Double?, longitude: Double?)
+    /// Two fingers around `center`: `pinch` (from `span` apart to span*scale) or `two_finger_tap`.
+    case multiTouch(id: Int, kind: String, center: Point, scale: Double, span: Int, durationMs: Int)
+    /// Hide the on-screen keyboard.
+    case keyboard(id: Int)
 
     public static let maxGesturePoints = 64
 
@@ -115,6 +125,9 @@ public enum HubMessage: Equatable, Sendable {
         case .terminate(let id, _), .clear(let id, _), .uninstall(let id, _), .install(let id, _, _), .orientation(let id, _):
             return id
         case .nodeAction(let c): return c.id
+        case .alert(let id, _, _), .permission(let id, _, _, _), .location(let id, _, _),
+             .multiTouch(let id, _, _, _, _, _), .keyboard(let id):
+            return id
         case .gesture(let id, _, _, _), .global(let id, _), .key(let id, _), .text(let id, _),
              .app(let id, _, _, _), .clipboard(let id, _):
             return id
@@ -142,7 +155,17 @@ public enum HubMessage: Equatable, Sendable {
         case .install: return "install"
         case .uninstall: return "uninstall"
         case .orientation: return "orientation"
+        case .alert: return "alert"
+        case .permission: return "permission"
+        case .location: return "location"
+        case .multiTouch: return "multi_touch"
+        case .keyboard: return "keyboard"
         }
+    }
+
+    private static func oneOf(_ value: String, _ at: String, _ allowed: [String]) throws -> String {
+        if !allowed.contains(value) { throw JsonError("\(at): one of \(allowed.joined(separator: ", "))") }
+        return value
     }
 
     public static func decode(_ text: String) throws -> HubMessage {
@@ -229,6 +252,43 @@ public enum HubMessage: Equatable, Sendable {
             m = .install(id: id, path: path, sha256: sha)
         case "orientation":
             m = .orientation(id: try f.reqNonNegInt("id"), orientation: try f.reqEnum("orientation", Orientation.self))
+        case "alert":
+            let id = try f.reqNonNegInt("id")
+            let action = try oneOf(try f.reqString("action"), "alert.action", ["list", "accept", "dismiss", "press"])
+            let button = try f.optString("button")
+            if let b = button, b.isEmpty || b.unicodeScalars.count > 128 { throw JsonError("alert.button: 1 to 128 characters") }
+            m = .alert(id: id, action: action, button: button)
+        case "permission":
+            let id = try f.reqNonNegInt("id")
+            let action = try oneOf(try f.reqString("action"), "permission.action", ["grant", "revoke", "reset"])
+            let app = try appId(&f)
+            let permission = try f.reqString("permission")
+            if permission.isEmpty || permission.count > 32 { throw JsonError("permission.permission: 1 to 32 characters") }
+            m = .permission(id: id, action: action, appId: app, permission: permission)
+        case "location":
+            let id = try f.reqNonNegInt("id")
+            let lat = try f.optDouble("latitude"), lon = try f.optDouble("longitude")
+            if (lat == nil) != (lon == nil) { throw JsonError("location: both latitude and longitude, or neither") }
+            if let a = lat, let o = lon, abs(a) > 90 || abs(o) > 180 {
+                throw JsonError("location: latitude -90..90, longitude -180..180")
+            }
+            m = .location(id: id, latitude: lat, longitude: lon)
+        case "multi_touch":
+            let id = try f.reqNonNegInt("id")
+            let kind = try oneOf(try f.reqString("kind"), "multi_touch.kind", ["pinch", "two_finger_tap"])
+            var cf = try JsonFields(try f.reqValue("center"), "multi_touch.center")
+            let center = Point(try cf.reqInt("x"), try cf.reqInt("y"))
+            try cf.finish()
+            let scale = try f.optDouble("scale") ?? 1.0
+            if scale < 0.1 || scale > 10 { throw JsonError("multi_touch.scale: 0.1 to 10") }
+            let span = try f.optNonNegInt("span", 400)
+            if span < 1 || span > 65535 { throw JsonError("multi_touch.span: 1 to 65535") }
+            m = .multiTouch(id: id, kind: kind, center: center, scale: scale, span: span,
+                            durationMs: try f.optNonNegInt("durationMs", 0))
+        case "keyboard":
+            let id = try f.reqNonNegInt("id")
+            if let action = try f.optString("action"), action != "hide" { throw JsonError("keyboard.action: hide") }
+            m = .keyboard(id: id)
         default:
             throw JsonError("unknown message type '\(type)'")
         }
@@ -285,6 +345,27 @@ public enum HubMessage: Equatable, Sendable {
             o.put("set", set.map(Json.string))
         case .options(_, let treeDelta):
             if treeDelta { o["treeDelta"] = .bool(true) }
+        case .alert(_, let action, let button):
+            o["action"] = .string(action)
+            o.put("button", button.map(Json.string))
+        case .permission(_, let action, let appId, let permission):
+            o["action"] = .string(action)
+            o["appId"] = .string(appId)
+            o["permission"] = .string(permission)
+        case .location(_, let lat, let lon):
+            o.put("latitude", lat.map(Json.double))
+            o.put("longitude", lon.map(Json.double))
+        case .multiTouch(_, let kind, let center, let scale, let span, let duration):
+            o["kind"] = .string(kind)
+            var c = JsonObject()
+            c["x"] = .int(Int64(center.x))
+            c["y"] = .int(Int64(center.y))
+            o["center"] = .object(c)
+            if scale != 1.0 { o["scale"] = .double(scale) }
+            if span != 400 { o["span"] = .int(Int64(span)) }
+            if duration != 0 { o["durationMs"] = .int(Int64(duration)) }
+        case .keyboard:
+            break
         }
         return .object(o)
     }

@@ -206,6 +206,25 @@ final class AgentSession: @unchecked Sendable {
         }
     }
 
+    /// The alerts on screen, or the top one answered by a tap at the chosen button (UI thread).
+    private func answerAlert(_ action: String, _ button: String?) throws -> Outcome {
+        let found = DeviceCapabilities.alerts(try backend.capture(nextCapture))
+        nextCapture += 1
+        if action == "list" {
+            var o = Outcome.success
+            o.alerts = Array(found.map(\.info).prefix(Reply.maxAlerts))
+            return o
+        }
+        guard let top = found.first else { return .notFound("no alert is on screen") }
+        switch DeviceCapabilities.choose(top, action, button) {
+        case .failure(let why):
+            return .notFound(why.message)
+        case .success(let node):
+            guard let at = DeviceCapabilities.centre(node) else { return .failed("the button has no bounds") }
+            return try backend.gesture(kind: "tap", points: [at], durationMs: 0)
+        }
+    }
+
     /// UI thread.
     private func execute(_ msg: HubMessage, _ id: Int) -> Reply {
         do {
@@ -262,6 +281,24 @@ final class AgentSession: @unchecked Sendable {
                 outcome = try backend.uninstall(appId: appId)
             case .orientation(_, let orientation):
                 outcome = try backend.orientation(orientation)
+            case .alert(_, let action, let button):
+                outcome = try answerAlert(action, button)
+            case .keyboard:
+                let (shown, key) = DeviceCapabilities.hideKey(try backend.capture(nextCapture))
+                nextCapture += 1
+                if !shown {
+                    outcome = .success
+                } else if let k = key, let at = DeviceCapabilities.centre(k) {
+                    outcome = try backend.gesture(kind: "tap", points: [at], durationMs: 0)
+                } else {
+                    outcome = .unsupported("the keyboard shows no hide or return key; tap outside the field")
+                }
+            case .permission:
+                outcome = .unsupported(DeviceCapabilities.noPermissions)
+            case .location:
+                outcome = .unsupported(DeviceCapabilities.noLocation)
+            case .multiTouch:
+                outcome = .unsupported("this agent cannot inject several fingers at once")
                 acted()
             case .hello, .ping, .options:
                 outcome = .unsupported("command \(msg.type) is not supported here")

@@ -76,6 +76,8 @@ public struct Outcome: Equatable, Sendable {
     public var apps: [InstalledApp]?
     /// What an install installed, when known.
     public var appId: String?
+    /// The alerts on screen (an `alert list` answer), else nil.
+    public var alerts: [AlertInfo]?
 
     public static let success = Outcome(ok: true)
     public static func listed(_ apps: [InstalledApp]) -> Outcome {
@@ -115,6 +117,7 @@ public struct Outcome: Equatable, Sendable {
         r.pngBase64 = pngBase64
         r.apps = apps
         r.appId = appId
+        r.alerts = alerts
         return r
     }
 }

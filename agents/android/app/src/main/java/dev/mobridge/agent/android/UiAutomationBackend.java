@@ -23,6 +23,7 @@ import android.view.KeyEvent;
 import android.view.accessibility.AccessibilityEvent;
 import android.view.accessibility.AccessibilityNodeInfo;
 import android.view.accessibility.AccessibilityWindowInfo;
+import dev.mobridge.agent.core.DeviceCommands;
 import dev.mobridge.agent.core.NodeActionRunner;
 import dev.mobridge.agent.core.Outcome;
 import dev.mobridge.agent.core.PackageLists;
@@ -124,7 +125,7 @@ final class UiAutomationBackend implements UiBackend {
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
                 "screenshot", "clipboard", "apps", "terminate", "clear", "install", "uninstall",
-                "orientation", "tree_delta");
+                "orientation", "tree_delta", "alerts", "keyboard", "permission", "location");
     }
 
     @Override
@@ -762,6 +763,35 @@ final class UiAutomationBackend implements UiBackend {
         }
         String out = shell("am force-stop " + appId).trim();
         return out.isEmpty() ? Outcome.ok() : Outcome.failed(PackageLists.first(out));
+    }
+
+    /** {@code pm grant/revoke} (and, for a reset, the user-set flags cleared) as the shell. */
+    @Override
+    public Outcome permission(String appId, String androidPermission, List<String> commands)
+            throws IOException {
+        if (!PackageLists.packageName(appId)) {
+            return Outcome.fail(Reply.BAD_COMMAND, appId + " is not an Android package name");
+        }
+        for (String command : commands) {
+            String out = shell(command).trim(); // silent on success
+            if (!out.isEmpty()) {
+                return Outcome.failed(PackageLists.first(out));
+            }
+        }
+        return Outcome.ok();
+    }
+
+    /** A test provider fed through {@code cmd location} (Android 12+), as the shell. */
+    @Override
+    public Outcome location(Double latitude, Double longitude) throws IOException {
+        for (String command : DeviceCommands.location(latitude, longitude)) {
+            String out = shell(command).trim();
+            if (out.contains("Exception") || out.contains("Unknown command")
+                    || out.contains("Error")) {
+                return Outcome.failed(PackageLists.first(out));
+            }
+        }
+        return Outcome.ok();
     }
 
     @Override

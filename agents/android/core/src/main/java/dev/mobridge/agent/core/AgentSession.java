@@ -2,9 +2,12 @@ package dev.mobridge.agent.core;
 
 import dev.mobridge.agent.core.link.AgentMessage;
 import dev.mobridge.agent.core.link.AgentMessage.Reply;
+import dev.mobridge.agent.core.link.AlertInfo;
 import dev.mobridge.agent.core.link.BadMessageException;
+import dev.mobridge.agent.core.link.GlobalAction;
 import dev.mobridge.agent.core.link.HubMessage;
 import dev.mobridge.agent.core.link.Platform;
+import dev.mobridge.agent.core.link.RawNode;
 import dev.mobridge.agent.core.link.RawTree;
 import dev.mobridge.agent.core.link.RawTreeDelta;
 import dev.mobridge.agent.core.ws.CloseCode;
@@ -16,6 +19,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -279,6 +284,27 @@ final class AgentSession implements UiEventListener {
                 o = backend.uninstall(((HubMessage.Uninstall) cmd).appId);
             } else if (cmd instanceof HubMessage.Orientation) {
                 o = backend.orientation(((HubMessage.Orientation) cmd).orientation);
+            } else if (cmd instanceof HubMessage.Alert) {
+                o = alert((HubMessage.Alert) cmd);
+            } else if (cmd instanceof HubMessage.Keyboard) {
+                o = Alerts.keyboardShown(backend.capture(nextCapture++))
+                        ? backend.globalAction(GlobalAction.BACK) : Outcome.ok();
+            } else if (cmd instanceof HubMessage.MultiTouch) {
+                HubMessage.MultiTouch t = (HubMessage.MultiTouch) cmd;
+                o = backend.multiTouch(t.kind.equals("pinch")
+                        ? DeviceCommands.pinch(t.center[0], t.center[1], t.span, t.scale, 0, 0)
+                        : DeviceCommands.twoFingerTap(t.center[0], t.center[1], t.span, 0, 0),
+                        t.kind.equals("pinch") ? Math.max(t.durationMs, 200) : 60);
+            } else if (cmd instanceof HubMessage.Permission) {
+                HubMessage.Permission p = (HubMessage.Permission) cmd;
+                String android = DeviceCommands.androidPermission(p.permission);
+                o = android == null
+                        ? Outcome.fail(Reply.BAD_COMMAND, "unknown permission '" + p.permission + "'")
+                        : backend.permission(p.appId, android,
+                                DeviceCommands.permission(p.action, p.appId, p.permission));
+            } else if (cmd instanceof HubMessage.Location) {
+                HubMessage.Location l = (HubMessage.Location) cmd;
+                o = backend.location(l.latitude, l.longitude);
             } else {
                 o = Outcome.unsupported("command " + cmd.type + " is not supported");
             }
@@ -287,6 +313,30 @@ final class AgentSession implements UiEventListener {
             server.log.warn("command " + cmd.type + " failed", e);
             return Reply.failure(cmd.id, Reply.FAILED, describe(e));
         }
+    }
+
+    /** The alerts on screen, or the top one answered by a tap on the chosen button. */
+    private Outcome alert(HubMessage.Alert cmd) throws Exception {
+        List<Alerts.Found> found = Alerts.find(backend.capture(nextCapture++));
+        if (cmd.action.equals("list")) {
+            List<AlertInfo> infos = new ArrayList<>();
+            for (Alerts.Found f : found) {
+                infos.add(f.info);
+            }
+            return Outcome.alerts(infos.subList(0, Math.min(infos.size(), Reply.MAX_ALERTS)));
+        }
+        if (found.isEmpty()) {
+            return Outcome.notFound("no alert is on screen");
+        }
+        StringBuilder why = new StringBuilder();
+        RawNode button = Alerts.choose(found.get(0), cmd.action, cmd.button, why);
+        if (button == null) {
+            return Outcome.notFound(why.toString());
+        }
+        int[] b = button.bounds;
+        List<int[]> at = new ArrayList<>();
+        at.add(new int[] {(b[0] + b[2]) / 2, (b[1] + b[3]) / 2});
+        return backend.gesture(new HubMessage.Gesture(cmd.id, "tap", at, 0));
     }
 
     /** Why the gesture's points do not fit its kind, or null. */

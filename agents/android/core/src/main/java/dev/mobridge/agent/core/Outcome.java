@@ -2,6 +2,7 @@ package dev.mobridge.agent.core;
 
 import dev.mobridge.agent.core.link.ActionMethod;
 import dev.mobridge.agent.core.link.AgentMessage.Reply;
+import dev.mobridge.agent.core.link.AlertInfo;
 import dev.mobridge.agent.core.link.InstalledApp;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,8 @@ public final class Outcome {
     public List<InstalledApp> apps;
     /** What an install installed, when known. */
     public String appId;
+    /** The alerts on screen (an alert listing), else null. */
+    public List<AlertInfo> alerts;
 
     private Outcome(boolean ok, ActionMethod method, String code, String message, String text,
             String pngBase64) {
@@ -58,6 +61,12 @@ public final class Outcome {
         return o;
     }
 
+    public static Outcome alerts(List<AlertInfo> alerts) {
+        Outcome o = ok();
+        o.alerts = new ArrayList<>(alerts);
+        return o;
+    }
+
     public static Outcome installed(String appId) {
         Outcome o = ok();
         o.appId = appId;
@@ -89,6 +98,7 @@ public final class Outcome {
         r.pngBase64 = pngBase64;
         r.apps = apps;
         r.appId = appId;
+        r.alerts = alerts;
         return r;
     }
 }

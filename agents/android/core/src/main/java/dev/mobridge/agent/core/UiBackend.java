@@ -71,6 +71,22 @@ public interface UiBackend {
         return Outcome.unsupported("this device cannot clear an app's data");
     }
 
+    /** Runs the {@code pm} commands of a permission change ({@link DeviceCommands}). */
+    default Outcome permission(String appId, String androidPermission, List<String> commands)
+            throws Exception {
+        return Outcome.unsupported("this device cannot change an app's permissions");
+    }
+
+    /** Simulates the location at (latitude, longitude); nulls: stop simulating it. */
+    default Outcome location(Double latitude, Double longitude) throws Exception {
+        return Outcome.unsupported("this device cannot simulate its location");
+    }
+
+    /** Several fingers at once, each along its path, over {@code durationMs}. */
+    default Outcome multiTouch(List<List<int[]>> fingers, int durationMs) throws Exception {
+        return Outcome.unsupported("this device cannot inject several fingers at once");
+    }
+
     /** Installs the package staged at {@code path} ({@link Outcome#installed} names it). */
     default Outcome install(String path, String sha256) throws Exception {
         return Outcome.unsupported("this device cannot install apps");

@@ -165,7 +165,8 @@ public final class FakeUiBackend implements UiBackend {
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
                 "screenshot", "clipboard", "apps", "terminate", "clear", "install", "uninstall",
-                "orientation", "tree_delta");
+                "orientation", "tree_delta", "alerts", "keyboard", "multi_touch", "permission",
+                "location");
     }
 
     /** The screen's width as turned now (portrait: WIDTH). */
@@ -528,6 +529,41 @@ public final class FakeUiBackend implements UiBackend {
             screen = Screen.LAUNCHER;
             changed();
         }
+        return Outcome.ok();
+    }
+
+    /** Permissions as granted (true) / revoked (false) per "app permission"; absent: reset. */
+    public final java.util.Map<String, Boolean> permissions = new java.util.TreeMap<>();
+    /** The simulated location, or null. */
+    public double[] location;
+    /** The finger paths of the last multi-touch gesture. */
+    public List<List<int[]>> lastFingers;
+
+    @Override
+    public synchronized Outcome permission(String appId, String androidPermission,
+            List<String> commands) {
+        if (!packages.has(appId)) {
+            return Outcome.notFound("app " + appId + " is not installed");
+        }
+        String key = appId + " " + androidPermission;
+        String first = commands.get(0);
+        if (commands.size() > 1) {
+            permissions.remove(key);
+        } else {
+            permissions.put(key, first.startsWith("pm grant "));
+        }
+        return Outcome.ok();
+    }
+
+    @Override
+    public synchronized Outcome location(Double latitude, Double longitude) {
+        location = latitude == null ? null : new double[] {latitude, longitude};
+        return Outcome.ok();
+    }
+
+    @Override
+    public synchronized Outcome multiTouch(List<List<int[]>> fingers, int durationMs) {
+        lastFingers = fingers;
         return Outcome.ok();
     }
 

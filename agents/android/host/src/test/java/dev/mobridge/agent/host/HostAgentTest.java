@@ -639,4 +639,65 @@ public class HostAgentTest {
         assertFalse(last.contains("\"clickable\":false"));
         assertFalse(last.contains("\"visible\":true"));
     }
+
+    @Test
+    public void alertsAreListedAndTheSystemDialogAcceptedByItsAllowButton() throws IOException {
+        backend.setScene("system-dialog");
+        Hub hub = new Hub();
+        for (String c : new String[] {"alerts", "keyboard", "multi_touch", "permission",
+            "location"}) {
+            assertTrue(c, hub.hello.capabilities.contains(c));
+        }
+        Reply listed = hub.command("{\"type\":\"alert\",\"action\":\"list\"}");
+        assertTrue(listed.message, listed.ok);
+        assertEquals(1, listed.alerts.size());
+        assertEquals("Allow Demo to access this device's location?", listed.alerts.get(0).title);
+        assertEquals(java.util.Arrays.asList("Allow", "Don't allow"),
+                listed.alerts.get(0).buttons);
+        assertTrue(listed.alerts.get(0).system);
+        Reply pressed = hub.command("{\"type\":\"alert\",\"action\":\"press\",\"button\":\"Maybe\"}");
+        assertEquals(Reply.NOT_FOUND, pressed.code);
+        assertTrue(pressed.message, pressed.message.contains("Allow, Don't allow"));
+        Reply accepted = hub.command("{\"type\":\"alert\",\"action\":\"accept\"}");
+        assertTrue(accepted.message, accepted.ok);
+        RawTree after = backend.capture(9000);
+        assertEquals(1, after.windows.size());
+        Reply none = hub.command("{\"type\":\"alert\",\"action\":\"dismiss\"}");
+        assertEquals(Reply.NOT_FOUND, none.code);
+        hub.ws.close();
+    }
+
+    @Test
+    public void keyboardHidePermissionLocationAndPinchReachTheBackend() throws IOException {
+        backend.setScene("fold");
+        Hub hub = new Hub();
+        assertEquals(2, backend.capture(9000).windows.size());
+        assertTrue(hub.command("{\"type\":\"keyboard\"}").ok);
+        assertEquals("the keyboard went", 1, backend.capture(9001).windows.size());
+        assertTrue("nothing to hide is fine", hub.command("{\"type\":\"keyboard\"}").ok);
+        Reply granted = hub.command("{\"type\":\"permission\",\"action\":\"grant\",\"appId\":\""
+                + PKG + "\",\"permission\":\"camera\"}");
+        assertTrue(granted.message, granted.ok);
+        assertEquals(Boolean.TRUE, backend.permissions.get(PKG + " android.permission.CAMERA"));
+        assertTrue(hub.command("{\"type\":\"permission\",\"action\":\"reset\",\"appId\":\""
+                + PKG + "\",\"permission\":\"camera\"}").ok);
+        assertTrue(backend.permissions.isEmpty());
+        Reply unknown = hub.command("{\"type\":\"permission\",\"action\":\"grant\",\"appId\":\""
+                + PKG + "\",\"permission\":\"teleport\"}");
+        assertEquals(Reply.BAD_COMMAND, unknown.code);
+        assertTrue(hub.command("{\"type\":\"location\",\"latitude\":48.8566,\"longitude\":2.3522}")
+                .ok);
+        assertEquals(48.8566, backend.location[0], 1e-9);
+        assertTrue(hub.command("{\"type\":\"location\"}").ok);
+        assertNull(backend.location);
+        Reply far = hub.command("{\"type\":\"location\",\"latitude\":200,\"longitude\":0}");
+        assertEquals(Reply.BAD_COMMAND, far.code);
+        assertTrue(hub.command("{\"type\":\"multi_touch\",\"kind\":\"pinch\",\"center\":"
+                + "{\"x\":540,\"y\":1200},\"scale\":2.0,\"span\":300}").ok);
+        java.util.List<int[]> left = backend.lastFingers.get(0);
+        java.util.List<int[]> right = backend.lastFingers.get(1);
+        assertEquals(300, right.get(0)[0] - left.get(0)[0]);
+        assertEquals(600, right.get(left.size() - 1)[0] - left.get(left.size() - 1)[0]);
+        hub.ws.close();
+    }
 }

@@ -94,6 +94,16 @@ public abstract class AgentMessage {
                     }
                 }
                 r.appId = in.optStringOrNull("appId");
+                JSONArray alerts = in.optArrayOrNull("alerts");
+                if (alerts != null) {
+                    if (alerts.length() > Reply.MAX_ALERTS) {
+                        throw new BadMessageException("reply.alerts: at most " + Reply.MAX_ALERTS);
+                    }
+                    r.alerts = new ArrayList<>();
+                    for (int i = 0; i < alerts.length(); i++) {
+                        r.alerts.add(AlertInfo.fromJson(alerts.opt(i), "reply.alerts[" + i + "]"));
+                    }
+                }
                 m = r;
                 break;
             }
@@ -240,6 +250,7 @@ public abstract class AgentMessage {
         /** The node cannot be seen: off screen, or under another window (with a recovery). */
         public static final String NOT_VISIBLE = "NOT_VISIBLE";
         public static final int MAX_APPS = 4096;
+        public static final int MAX_ALERTS = 8;
 
         public final long id;
         public final boolean ok;
@@ -253,6 +264,8 @@ public abstract class AgentMessage {
         public List<InstalledApp> apps;
         /** What an {@code install} installed, when known. */
         public String appId;
+        /** The alerts on screen ({@code alert list}); null: not such a reply. */
+        public List<AlertInfo> alerts;
 
         public Reply(long id, boolean ok) {
             super("reply");
@@ -281,7 +294,19 @@ public abstract class AgentMessage {
                     .putIfNotNull("code", code).putIfNotNull("message", message)
                     .putIfNotNull("tree", tree == null ? null : tree.toJson())
                     .putIfNotNull("text", text).putIfNotNull("pngBase64", pngBase64)
-                    .putIfNotNull("apps", list).putIfNotNull("appId", appId).obj;
+                    .putIfNotNull("apps", list).putIfNotNull("appId", appId)
+                    .putIfNotNull("alerts", alertList()).obj;
+        }
+
+        private JSONArray alertList() {
+            if (alerts == null) {
+                return null;
+            }
+            JSONArray out = new JSONArray();
+            for (AlertInfo a : alerts) {
+                out.put(a.toJson());
+            }
+            return out;
         }
     }
 

@@ -159,11 +159,82 @@ public abstract class HubMessage {
                 m = new Orientation(id, o);
                 break;
             }
+            case "alert": {
+                long id = in.reqNonNegLong("id");
+                String action = oneOf(in.reqString("action"), "alert.action", "list", "accept",
+                        "dismiss", "press");
+                String button = in.optStringOrNull("button");
+                if (button != null && (button.isEmpty() || button.length() > 128)) {
+                    throw new BadMessageException("alert.button: 1 to 128 characters");
+                }
+                m = new Alert(id, action, button);
+                break;
+            }
+            case "permission": {
+                long id = in.reqNonNegLong("id");
+                String action = oneOf(in.reqString("action"), "permission.action", "grant",
+                        "revoke", "reset");
+                String app = appId(in);
+                String permission = in.reqString("permission");
+                if (permission.isEmpty() || permission.length() > 32) {
+                    throw new BadMessageException("permission.permission: 1 to 32 characters");
+                }
+                m = new Permission(id, action, app, permission);
+                break;
+            }
+            case "location": {
+                long id = in.reqNonNegLong("id");
+                Double lat = in.optDoubleOrNull("latitude");
+                Double lon = in.optDoubleOrNull("longitude");
+                if ((lat == null) != (lon == null)) {
+                    throw new BadMessageException("location: both latitude and longitude, or neither");
+                }
+                if (lat != null && (Math.abs(lat) > 90 || Math.abs(lon) > 180)) {
+                    throw new BadMessageException("location: latitude -90..90, longitude -180..180");
+                }
+                m = new Location(id, lat, lon);
+                break;
+            }
+            case "multi_touch": {
+                long id = in.reqNonNegLong("id");
+                String kind = oneOf(in.reqString("kind"), "multi_touch.kind", "pinch",
+                        "two_finger_tap");
+                JsonIn c = JsonIn.of(in.reqObject("center"), "multi_touch.center");
+                int[] center = {c.reqInt("x"), c.reqInt("y")};
+                c.finish();
+                Double scale = in.optDoubleOrNull("scale");
+                double s = scale == null ? 1.0 : scale;
+                if (s < 0.1 || s > 10.0) {
+                    throw new BadMessageException("multi_touch.scale: 0.1 to 10");
+                }
+                int span = in.optNonNegInt("span", 400);
+                if (span < 1 || span > 65535) {
+                    throw new BadMessageException("multi_touch.span: 1 to 65535");
+                }
+                m = new MultiTouch(id, kind, center, s, span, in.optNonNegInt("durationMs", 0));
+                break;
+            }
+            case "keyboard": {
+                long id = in.reqNonNegLong("id");
+                m = new Keyboard(id, oneOf(in.optString("action", "hide"), "keyboard.action",
+                        "hide"));
+                break;
+            }
             default:
                 throw new BadMessageException("unknown message type '" + type + "'");
         }
         in.finish();
         return m;
+    }
+
+    private static String oneOf(String value, String where, String... allowed)
+            throws BadMessageException {
+        for (String a : allowed) {
+            if (a.equals(value)) {
+                return value;
+            }
+        }
+        throw new BadMessageException(where + ": one of " + String.join(", ", allowed));
     }
 
     private static String appId(JsonIn in) throws BadMessageException {
@@ -413,6 +484,105 @@ public abstract class HubMessage {
         @Override
         public JSONObject toJson() {
             return head().put("appId", appId).obj;
+        }
+    }
+
+    /** The alerts on screen ({@code list}), or answer the top one (accept, dismiss, press). */
+    public static final class Alert extends Command {
+        public final String action;
+        public final String button;
+
+        public Alert(long id, String action, String button) {
+            super("alert", id);
+            this.action = action;
+            this.button = button;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("action", action).putIfNotNull("button", button).obj;
+        }
+    }
+
+    /** Grant, revoke or reset an app's permission (a mobridge permission name). */
+    public static final class Permission extends Command {
+        public final String action;
+        public final String appId;
+        public final String permission;
+
+        public Permission(long id, String action, String appId, String permission) {
+            super("permission", id);
+            this.action = action;
+            this.appId = appId;
+            this.permission = permission;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().put("action", action).put("appId", appId)
+                    .put("permission", permission).obj;
+        }
+    }
+
+    /** Simulate the location (degrees); both null: stop simulating it. */
+    public static final class Location extends Command {
+        public final Double latitude;
+        public final Double longitude;
+
+        public Location(long id, Double latitude, Double longitude) {
+            super("location", id);
+            this.latitude = latitude;
+            this.longitude = longitude;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().putIfNotNull("latitude", latitude).putIfNotNull("longitude", longitude)
+                    .obj;
+        }
+    }
+
+    /** Two fingers around {@code center}: a pinch from {@code span} to span*scale, or a tap. */
+    public static final class MultiTouch extends Command {
+        public final String kind;
+        public final int[] center;
+        public final double scale;
+        public final int span;
+        public final int durationMs;
+
+        public MultiTouch(long id, String kind, int[] center, double scale, int span,
+                int durationMs) {
+            super("multi_touch", id);
+            this.kind = kind;
+            this.center = center;
+            this.scale = scale;
+            this.span = span;
+            this.durationMs = durationMs;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            JsonOut o = head().put("kind", kind)
+                    .put("center", new JsonOut().putInt("x", center[0]).putInt("y", center[1]).obj);
+            if (scale != 1.0) {
+                o.put("scale", scale);
+            }
+            return o.putIntUnless("span", span, 400).putIntUnless("durationMs", durationMs, 0).obj;
+        }
+    }
+
+    /** Hide the on-screen keyboard. */
+    public static final class Keyboard extends Command {
+        public final String action;
+
+        public Keyboard(long id, String action) {
+            super("keyboard", id);
+            this.action = action;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().obj;
         }
     }
 
