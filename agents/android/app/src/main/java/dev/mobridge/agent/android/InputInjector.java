@@ -69,19 +69,25 @@ final class InputInjector {
      * Several fingers at once along their paths (the events {@link MultiTouchEvents#plan}
      * builds: DOWN, POINTER_DOWNs, MOVEs with every pointer, POINTER_UPs, UP), each injected
      * no earlier than its planned time. False when an injection failed; the remaining events
-     * are not sent.
+     * are not sent and, when fingers were down, an ACTION_CANCEL lifts them (best effort).
      */
     boolean multiTouch(List<List<int[]>> fingers, long durationMs) {
         List<MultiTouchEvents.Event> events = MultiTouchEvents.plan(fingers, durationMs);
         long down = SystemClock.uptimeMillis();
+        MultiTouchEvents.Event sent = null;
         for (MultiTouchEvents.Event e : events) {
             long wait = down + e.atMs - SystemClock.uptimeMillis();
             if (wait > 0) {
                 sleep(wait);
             }
             if (!pointers(down, SystemClock.uptimeMillis(), e.action, e.pointers)) {
+                MultiTouchEvents.Event c = sent == null ? null : MultiTouchEvents.cancel(sent);
+                if (c != null) {
+                    pointers(down, SystemClock.uptimeMillis(), c.action, c.pointers);
+                }
                 return false;
             }
+            sent = e;
         }
         return true;
     }

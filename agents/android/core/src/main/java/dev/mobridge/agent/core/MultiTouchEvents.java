@@ -12,7 +12,8 @@ import java.util.List;
  * ({@code ACTION_UP}).
  *
  * <p>The action values are the platform's (android.view.MotionEvent in the API 26 listing:
- * ACTION_DOWN 0, ACTION_UP 1, ACTION_MOVE 2, ACTION_POINTER_DOWN 5, ACTION_POINTER_UP 6,
+ * ACTION_DOWN 0, ACTION_UP 1, ACTION_MOVE 2, ACTION_CANCEL 3, ACTION_POINTER_DOWN 5,
+ * ACTION_POINTER_UP 6,
  * ACTION_POINTER_INDEX_SHIFT 8); core cannot import android.*, so they are repeated here and
  * the device layer passes {@link Event#action} to {@code MotionEvent.obtain} unchanged.
  *
@@ -20,13 +21,14 @@ import java.util.List;
  * {@code pointers} hold the fingers that are down (ids 0..n-1, in order) with the position of
  * each at that moment; times never decrease, the downs are at 0 and the ups at
  * {@code durationMs}. The caller injects the events in order, each no earlier than the gesture's
- * down time plus {@link Event#atMs}, and must stop (and not leave fingers down on purpose) when
- * an injection fails.
+ * down time plus {@link Event#atMs}; when an injection fails after fingers went down it stops
+ * and sends {@link #cancel} of the last event that went through, so no finger stays down.
  */
 public final class MultiTouchEvents {
     public static final int ACTION_DOWN = 0;
     public static final int ACTION_UP = 1;
     public static final int ACTION_MOVE = 2;
+    public static final int ACTION_CANCEL = 3;
     public static final int ACTION_POINTER_DOWN = 5;
     public static final int ACTION_POINTER_UP = 6;
     public static final int ACTION_POINTER_INDEX_SHIFT = 8;
@@ -50,6 +52,21 @@ public final class MultiTouchEvents {
             this.atMs = atMs;
             this.pointers = pointers;
         }
+    }
+
+    /**
+     * ACTION_CANCEL for the fingers still down after {@code last} (the last event injected),
+     * where they were; null when none is (after ACTION_UP).
+     */
+    public static Event cancel(Event last) {
+        int masked = last.action & 0xff;
+        int down = last.pointers.length - (masked == ACTION_POINTER_UP ? 1 : 0);
+        if (masked == ACTION_UP || down < 1) {
+            return null;
+        }
+        int[][] at = new int[down][];
+        System.arraycopy(last.pointers, 0, at, 0, down);
+        return new Event(ACTION_CANCEL, last.atMs, at);
     }
 
     /** {@code base} (POINTER_DOWN or POINTER_UP) for the pointer at {@code index}. */

@@ -96,6 +96,20 @@ public class MultiTouchEventsTest {
     }
 
     @Test
+    public void aCancelKeepsTheFingersOfTheLastEventSent() {
+        List<MultiTouchEvents.Event> ev = MultiTouchEvents.plan(
+                DeviceCommands.pinch(500, 800, 200, 2.0, 0, 0), 400);
+        MultiTouchEvents.Event c = MultiTouchEvents.cancel(ev.get(4));
+        assertEquals(3, c.action);
+        assertEquals(ev.get(4).atMs, c.atMs);
+        assertEquals(2, c.pointers.length);
+        assertArrayEquals(ev.get(4).pointers[1], c.pointers[1]);
+        // After the second finger lifted only the first is cancelled; after UP nothing is.
+        assertEquals(1, MultiTouchEvents.cancel(ev.get(ev.size() - 2)).pointers.length);
+        assertEquals(null, MultiTouchEvents.cancel(ev.get(ev.size() - 1)));
+    }
+
+    @Test
     public void badInputIsRefused() {
         List<List<int[]>> none = new ArrayList<>();
         List<List<int[]>> emptyPath = new ArrayList<>();
