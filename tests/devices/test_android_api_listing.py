@@ -187,5 +187,18 @@ def test_a_wrong_intent_flag_fails(tmp_path: Path) -> None:
 def test_every_stub_class_is_proven() -> None:
     done = run()
     assert done.returncode == 0, done.stderr
-    assert "40 stub classes" in done.stdout
+    assert "42 stub classes" in done.stdout
     assert "0 stub classes not yet proven" in done.stdout
+
+
+def test_members_after_a_nested_class_are_checked(tmp_path: Path) -> None:
+    """A member declared after a nested class's closing brace (MotionEvent's obtain after
+    PointerCoords/PointerProperties) and the nested class's own fields are compared too."""
+    stubs = copy(STUBS, tmp_path, "stubs")
+    motion = stubs / "android" / "view" / "MotionEvent.java"
+    edit(motion, "int buttonState, float xPrecision", "long buttonState, float xPrecision")
+    edit(motion, "public int toolType;", "public long toolType;")
+    done = run("--stubs", str(stubs))
+    assert done.returncode == 1
+    assert "MotionEvent.obtain" in done.stderr
+    assert "MotionEvent.PointerProperties.toolType" in done.stderr

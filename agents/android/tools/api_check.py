@@ -278,6 +278,8 @@ def parse_stubs(root: Path) -> dict[str, ClassInfo]:
                     stack.append((None, depth + 1))
             elif stack and stack[-1][0] is not None and depth == stack[-1][1]:
                 owner = stack[-1][0]
+                if stripped == "}":
+                    stripped = ""  # a nested class's closing brace: not part of a declaration
                 if owner.enum and not pending and _ENUM_CONSTANTS.match(stripped):
                     _add_enum_constants(owner, owner.name[len(package) + 1 :], stripped)
                     stripped = ""

@@ -26,7 +26,7 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
     static let knownApps = ["com.apple.Preferences", "com.apple.mobilesafari"]
     public let deviceInfo: DeviceInfo
     public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot",
-                               "terminate", "orientation"]
+                               "terminate", "orientation", "multi_touch"]
     private var candidates: [String]
     private var lastBundle = XCUIPrimitives.springboard
     /// What fell back to the public path, once each, in the order met (`captureWarnings`).
@@ -113,6 +113,28 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
 
     public func typeText(_ text: String) throws {
         MainActor.assumeIsolated { XCUIApplication(bundleIdentifier: lastBundle).typeText(text) }
+    }
+
+    /// XCUIElement's own two-finger gestures on the element the core picked: the one with the
+    /// plan's identifier in the plan's app (the first match; the core picks only identifiers
+    /// unique in the capture), else the app element itself.
+    public func multiTouch(_ plan: MultiTouchPlan) throws -> Outcome {
+        MainActor.assumeIsolated {
+            let app = XCUIApplication(bundleIdentifier: plan.bundleId ?? lastBundle)
+            let target: XCUIElement
+            if let id = plan.identifier {
+                target = app.descendants(matching: .any).matching(identifier: id).firstMatch
+            } else {
+                target = app
+            }
+            switch plan.gesture {
+            case .pinch(let scale, let velocity):
+                target.pinch(withScale: CGFloat(scale), velocity: CGFloat(velocity))
+            case .twoFingerTap:
+                target.twoFingerTap()
+            }
+        }
+        return .success
     }
 
     public func doubleTap(x: Double, y: Double) throws {

@@ -66,6 +66,15 @@ open class XCUIElement {
     public func snapshot() throws -> XCUIElementSnapshot { stub() }
     public func coordinate(withNormalizedOffset normalizedOffset: CGVector) -> XCUICoordinate { stub() }
     public func typeText(_ text: String) { stub() }
+    public func descendants(matching type: XCUIElement.ElementType) -> XCUIElementQuery { stub() }
+    public func pinch(withScale scale: CGFloat, velocity: CGFloat) { stub() }
+    public func twoFingerTap() { stub() }
+}
+
+@MainActor
+open class XCUIElementQuery {
+    public func matching(identifier: String) -> XCUIElementQuery { stub() }
+    public var firstMatch: XCUIElement { stub() }
 }
 
 // MARK: - XCUIApplication

@@ -287,12 +287,39 @@ final class DeviceDecisionTests: XCTestCase {
 }
 
 /// A fake whose text field ignores typing (autocorrect, a formatter, a dropped keyboard).
+/// Issue 21: a pinch reaches XCUITest only on a layer that announces multi_touch, on the element
+/// under the centre (pixels = points x scale), zooming in with a positive velocity.
+final class MultiTouchBackendTests: XCTestCase {
+    func testAPinchGoesToTheElementUnderTheCentreOnlyWhenTheLayerCanPinch() throws {
+        let photo = el(.image, id: "photo", Rect(0, 100, 393, 400))
+        let p = FakePrimitivesWrapper(screen([photo]))
+        let b = PrimitiveBackend(primitives: p, pace: .unpaced)
+        let refused = try b.multiTouch(kind: "pinch", center: Point(590, 900), scale: 2, durationMs: 500)
+        XCTAssertEqual(refused.code, .unsupported)
+        XCTAssertTrue(p.plans.isEmpty)
+        p.extraCapabilities = ["multi_touch"]
+        XCTAssertEqual(try b.multiTouch(kind: "pinch", center: Point(590, 900), scale: 2, durationMs: 500), .success)
+        XCTAssertEqual(p.plans, [MultiTouchPlan(gesture: .pinch(scale: 2, velocity: 2), bundleId: "dev.mobridge.demo",
+                                                identifier: "photo")])
+        XCTAssertEqual(try b.multiTouch(kind: "two_finger_tap", center: Point(590, 2000), scale: 1, durationMs: 0),
+                       .success)
+        XCTAssertEqual(p.plans.last?.gesture, .twoFingerTap)
+        XCTAssertEqual(p.plans.last?.identifier, "__screen_x")
+    }
+}
+
 class FakePrimitivesWrapper: DevicePrimitives, @unchecked Sendable {
     let inner: FakePrimitives
     var typed: [String] = []
     init(_ s: ScreenCapture) { inner = FakePrimitives(s) }
     var deviceInfo: DeviceInfo { inner.deviceInfo }
-    var capabilities: [String] { inner.capabilities }
+    var extraCapabilities: [String] = []
+    var plans: [MultiTouchPlan] = []
+    var capabilities: [String] { inner.capabilities + extraCapabilities }
+    func multiTouch(_ plan: MultiTouchPlan) throws -> Outcome {
+        plans.append(plan)
+        return .success
+    }
     func screen() throws -> ScreenGeometry { try inner.screen() }
     func runningApps() throws -> [RunningApp] { try inner.runningApps() }
     func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {

@@ -53,6 +53,9 @@ public protocol DevicePrimitives: AnyObject, Sendable {
     func installedApps() throws -> Outcome
     func install(path: String, sha256: String?) throws -> Outcome
     func uninstall(bundleId: String) throws -> Outcome
+    /// A pinch or two-finger tap on the element `plan` names (XCUIElement's own gestures);
+    /// announced as the capability `multi_touch` when implemented.
+    func multiTouch(_ plan: MultiTouchPlan) throws -> Outcome
 }
 
 extension DevicePrimitives {
@@ -68,6 +71,9 @@ extension DevicePrimitives {
     public func installedApps() throws -> Outcome { .unsupported("XCUITest cannot list installed apps") }
     public func install(path: String, sha256: String?) throws -> Outcome { .unsupported("XCUITest cannot install apps") }
     public func uninstall(bundleId: String) throws -> Outcome { .unsupported("XCUITest cannot uninstall apps") }
+    public func multiTouch(_ plan: MultiTouchPlan) throws -> Outcome {
+        .unsupported("this agent cannot inject several fingers at once")
+    }
 }
 
 public enum KeyName: String, Sendable {

@@ -184,6 +184,18 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
         return .success
     }
 
+    /// The element under `center` in a fresh capture (`MultiTouchPlan`), then XCUITest's pinch
+    /// or two-finger tap on it.
+    public func multiTouch(kind: String, center: Point, scale: Double, durationMs: Int) throws -> Outcome {
+        guard primitives.capabilities.contains("multi_touch") else {
+            return .unsupported("this agent cannot inject several fingers at once")
+        }
+        let tree = converter.convert(try screenCapture(), captureId: 0).0  // handles untouched
+        input(.gesture)
+        return try primitives.multiTouch(MultiTouchPlan.plan(tree, kind: kind, center: center, scale: scale,
+                                                             durationMs: durationMs))
+    }
+
     public func globalAction(_ action: GlobalAction) throws -> Outcome {
         switch action {
         case .home:

@@ -297,8 +297,8 @@ final class AgentSession: @unchecked Sendable {
                 outcome = .unsupported(DeviceCapabilities.noPermissions)
             case .location:
                 outcome = .unsupported(DeviceCapabilities.noLocation)
-            case .multiTouch:
-                outcome = .unsupported("this agent cannot inject several fingers at once")
+            case .multiTouch(_, let kind, let center, let scale, _, let durationMs):
+                outcome = try backend.multiTouch(kind: kind, center: center, scale: scale, durationMs: durationMs)
                 acted()
             case .hello, .ping, .options:
                 outcome = .unsupported("command \(msg.type) is not supported here")

@@ -160,6 +160,9 @@ public protocol UiBackend: AnyObject, Sendable {
     func install(path: String, sha256: String?) throws -> Outcome
     func uninstall(appId: String) throws -> Outcome
     func orientation(_ orientation: Orientation) throws -> Outcome
+    /// A pinch (`kind` "pinch", `scale` the span's factor) or two-finger tap around `center`
+    /// (pixels); optional (capability `multi_touch`).
+    func multiTouch(kind: String, center: Point, scale: Double, durationMs: Int) throws -> Outcome
     /// How much longer than `commandDeadlineMs` this command may run (typing scales with the
     /// text); called on a worker thread.
     func extraDeadlineMs(_ msg: HubMessage) -> Int
@@ -171,6 +174,9 @@ extension UiBackend {
     public func install(path: String, sha256: String?) throws -> Outcome { .unsupported("this device cannot install apps") }
     public func uninstall(appId: String) throws -> Outcome { .unsupported("this device cannot uninstall apps") }
     public func orientation(_ orientation: Orientation) throws -> Outcome { .unsupported("this device cannot turn its screen") }
+    public func multiTouch(kind: String, center: Point, scale: Double, durationMs: Int) throws -> Outcome {
+        .unsupported("this agent cannot inject several fingers at once")
+    }
     public func extraDeadlineMs(_ msg: HubMessage) -> Int {
         switch msg {
         case .text(_, let t): return CommandBudget.typingMs(t.count, pace: .device)

@@ -20,7 +20,7 @@ public final class UiAutomation {
         void onAccessibilityEvent(AccessibilityEvent event);
     }
 
-    public void setOnAccessibilityEventListener(OnAccessibilityEventListener listener) { throw new RuntimeException("Stub!"); }
+    public void setOnAccessibilityEventListener(UiAutomation.OnAccessibilityEventListener listener) { throw new RuntimeException("Stub!"); }
     public AccessibilityServiceInfo getServiceInfo() { throw new RuntimeException("Stub!"); }
     public void setServiceInfo(AccessibilityServiceInfo info) { throw new RuntimeException("Stub!"); }
     public List<AccessibilityWindowInfo> getWindows() { throw new RuntimeException("Stub!"); }

@@ -6,6 +6,7 @@ import android.view.InputDevice;
 import android.view.KeyCharacterMap;
 import android.view.KeyEvent;
 import android.view.MotionEvent;
+import dev.mobridge.agent.core.MultiTouchEvents;
 import java.util.List;
 
 /**
@@ -62,6 +63,56 @@ final class InputInjector {
         }
         int[] last = points.get(points.size() - 1);
         return touch(down, SystemClock.uptimeMillis(), MotionEvent.ACTION_UP, last[0], last[1]);
+    }
+
+    /**
+     * Several fingers at once along their paths (the events {@link MultiTouchEvents#plan}
+     * builds: DOWN, POINTER_DOWNs, MOVEs with every pointer, POINTER_UPs, UP), each injected
+     * no earlier than its planned time. False when an injection failed; the remaining events
+     * are not sent and, when fingers were down, an ACTION_CANCEL lifts them (best effort).
+     */
+    boolean multiTouch(List<List<int[]>> fingers, long durationMs) {
+        List<MultiTouchEvents.Event> events = MultiTouchEvents.plan(fingers, durationMs);
+        long down = SystemClock.uptimeMillis();
+        MultiTouchEvents.Event sent = null;
+        for (MultiTouchEvents.Event e : events) {
+            long wait = down + e.atMs - SystemClock.uptimeMillis();
+            if (wait > 0) {
+                sleep(wait);
+            }
+            if (!pointers(down, SystemClock.uptimeMillis(), e.action, e.pointers)) {
+                MultiTouchEvents.Event c = sent == null ? null : MultiTouchEvents.cancel(sent);
+                if (c != null) {
+                    pointers(down, SystemClock.uptimeMillis(), c.action, c.pointers);
+                }
+                return false;
+            }
+            sent = e;
+        }
+        return true;
+    }
+
+    private boolean pointers(long downTime, long eventTime, int action, int[][] at) {
+        int n = at.length;
+        MotionEvent.PointerProperties[] props = new MotionEvent.PointerProperties[n];
+        MotionEvent.PointerCoords[] coords = new MotionEvent.PointerCoords[n];
+        for (int i = 0; i < n; i++) {
+            props[i] = new MotionEvent.PointerProperties();
+            props[i].id = i;
+            props[i].toolType = MotionEvent.TOOL_TYPE_FINGER;
+            coords[i] = new MotionEvent.PointerCoords();
+            coords[i].x = at[i][0];
+            coords[i].y = at[i][1];
+            coords[i].pressure = 1f;
+            coords[i].size = 1f;
+        }
+        MotionEvent e = MotionEvent.obtain(downTime, eventTime, action, n, props, coords, 0, 0,
+                1f, 1f, 0, 0, InputDevice.SOURCE_TOUCHSCREEN, 0);
+        try {
+            return automation.injectInputEvent(e, true);
+        } finally {
+            e.recycle();
+        }
     }
 
     boolean key(int keyCode, int metaState) {

@@ -125,7 +125,8 @@ final class UiAutomationBackend implements UiBackend {
     public List<String> capabilities() {
         return Arrays.asList("tree", "node_action", "gesture", "global", "key", "text", "app",
                 "screenshot", "clipboard", "apps", "terminate", "clear", "install", "uninstall",
-                "orientation", "tree_delta", "alerts", "keyboard", "permission", "location");
+                "orientation", "tree_delta", "alerts", "keyboard", "permission", "location",
+                "multi_touch");
     }
 
     @Override
@@ -538,6 +539,18 @@ final class UiAutomationBackend implements UiBackend {
                 break;
             default:
                 return Outcome.unsupported("gesture kind " + g.kind);
+        }
+        return done ? Outcome.ok() : Outcome.failed("the input events were not injected");
+    }
+
+    /** Several pointers injected at once (pinch, two-finger tap); API 26 has every call used. */
+    @Override
+    public Outcome multiTouch(List<List<int[]>> fingers, int durationMs) {
+        boolean done;
+        try {
+            done = input.multiTouch(fingers, durationMs);
+        } catch (IllegalArgumentException e) {
+            return Outcome.fail(Reply.BAD_COMMAND, e.getMessage());
         }
         return done ? Outcome.ok() : Outcome.failed("the input events were not injected");
     }
