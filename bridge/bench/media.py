@@ -61,6 +61,9 @@ class FloodMedia:
     def app_manager(self) -> None:
         return None
 
+    def processes(self) -> None:
+        return None
+
 
 async def _with_hub(body: Callable[..., object]) -> list[str]:
     from bridge.hub.app import Hub, HubConfig

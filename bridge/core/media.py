@@ -34,3 +34,13 @@ def probe_mp4(data: bytes) -> tuple[int, int, int]:
             return int(stream.frames), stream.codec_context.width, stream.codec_context.height
     except (av.error.FFmpegError, IndexError):
         return 0, 0, 0
+
+
+class AppNotInstalled(LookupError):
+    """A device layer was asked to launch an app the device does not have (``args[0]``: the
+    app id). The hub answers with one line naming ``mobridge apps DEVICE``."""
+
+
+class AppNotRunning(LookupError):
+    """A device layer was asked to terminate an app that has no process (``args[0]``: the
+    app id). The hub refuses NO_EFFECT: nothing was stopped."""

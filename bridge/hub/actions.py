@@ -1,4 +1,5 @@
-"""The action pipeline for ``act``, ``global`` and ``app``.
+"""The action pipeline for ``act``, ``global`` and ``app`` (APP_OPEN by the device layer
+when the agent does not announce ``app``: ``bridge.hub.app_processes``).
 
 Order (each step may refuse; nothing after a refusal runs):
 role -> lease -> request validation (duration caps) -> idempotency -> [per-device FIFO lock,
@@ -31,6 +32,7 @@ from bridge.core.identity import fingerprint
 from bridge.core.noderef import Resolved
 from bridge.core.verification import PolicyRejected, check_verify_request, verify
 from bridge.hub.action_queue import ActionSlot, with_concurrent
+from bridge.hub.app_processes import hub_processes, launch_on_hub
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.handler_context import Pending
@@ -620,7 +622,14 @@ async def _global_or_app_locked(
         what = f"{name} {msg.app_id or msg.uri or ''}".strip() if isinstance(msg, App) else name
         intent = await svc.intents.announce(session, device, verb, name, None, cls, what)
         try:
-            if isinstance(msg, App):
+            processes = (
+                hub_processes(svc, device, "app")
+                if isinstance(msg, App) and msg.action is AppAction.APP_OPEN and msg.app_id
+                else None
+            )
+            if processes is not None and isinstance(msg, App) and msg.app_id:
+                reply = await launch_on_hub(device, processes, msg.app_id)
+            elif isinstance(msg, App):
                 app_msg = msg
                 reply = await device.link.command(
                     lambda cid: AppCommand(

@@ -21,6 +21,8 @@ ACTION_REJECTED with the device's reason (what was dispatched before is named). 
 verifications: ``app.terminate`` and ``app.clear`` — the app is not in the foreground afterwards;
 ``orientation.set`` — the newest capture has that orientation; ``app.install`` /
 ``app.uninstall`` — the device's app list has / lacks the app (when the agent lists apps).
+When the agent does not announce ``terminate``, the device layer's process control (an
+iPhone's DVT) terminates instead (``bridge.hub.app_processes``), inside the same plan.
 Typed text and secrets never reach an event, a log or a result.
 """
 
@@ -46,6 +48,7 @@ from bridge.hub.actions import (
 from bridge.hub.actions import _agent_trouble as agent_trouble
 from bridge.hub.actions import _emit as emit
 from bridge.hub.actions import _trouble_reason as trouble_reason
+from bridge.hub.app_processes import hub_processes, terminate_on_hub
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.media_sources import AppManager
@@ -307,7 +310,10 @@ async def _locked(
         plan = planner.plan(svc, device, msg, before)
         missing = [c for c in plan.capabilities if c not in device.capabilities]
         manager = _hub_side_manager(svc, device, msg) if missing else None
-        if missing and manager is None:
+        processes = (
+            hub_processes(svc, device, "terminate") if isinstance(msg, AppTerminate) else None
+        )
+        if missing and manager is None and processes is None:
             lacking = plan.lacking or f"its agent does not offer {', '.join(missing)}"
             if isinstance(msg, AppClear) and device.platform is Platform.IOS:
                 lacking = IOS_CANNOT_CLEAR
@@ -345,7 +351,10 @@ async def _locked(
                 )
             device.masker.typed(secret)  # before dispatch: the next capture is already masked
             plan.secret = secret
-        if manager is not None:
+        if processes is not None and isinstance(msg, AppTerminate):
+            reply = await terminate_on_hub(device, processes, msg.app_id)
+            progress.dispatched = f"{plan.verb} {plan.action} by the hub"
+        elif manager is not None:
             reply = await _manage_on_hub(device, manager, msg, package)
             progress.dispatched = f"{plan.verb} {plan.action} by the hub"
         else:

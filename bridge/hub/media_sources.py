@@ -2,8 +2,10 @@
 
 - a device whose device layer registered a ``DeviceMedia`` with the hub (the simulated
   device in process, Android through adb, an iPhone through pymobiledevice3, a Simulator
-  through ``xcrun simctl``) uses its log source, crash reports and recorder (if any), and its
-  app manager for app install / uninstall / list when its agent offers none;
+  through ``xcrun simctl``) uses its log source, crash reports and recorder (if any), its
+  app manager for app install / uninstall / list when its agent offers none, and its app
+  processes (an iPhone's DVT process control) for app launch / terminate when its agent does
+  not announce ``app`` / ``terminate`` (an agent that announces them is always preferred);
 - recording falls back to screenshots over the agent link at the asked frame rate, encoded
   on the hub (``bridge.hub.recording``), for every device that offers ``screenshot``.
 
@@ -55,6 +57,21 @@ class AppManager(Protocol):
     async def uninstall(self, app_id: str) -> None: ...
 
 
+class AppProcesses(Protocol):
+    """Launches and terminates apps from the hub's side (an iPhone's DVT process control), for
+    devices whose agent does not announce ``app`` / ``terminate``."""
+
+    async def launch(self, app_id: str) -> int:
+        """Start ``app_id`` afresh (an instance already running is stopped first); its pid.
+        Raises ``bridge.core.media.AppNotInstalled`` when the device has no such app."""
+        ...
+
+    async def terminate(self, app_id: str) -> int:
+        """Kill every process of ``app_id``; how many. Raises
+        ``bridge.core.media.AppNotRunning`` when it has none."""
+        ...
+
+
 class DeviceMedia(Protocol):
     """A device layer's media access (registered by the driver that links the device)."""
 
@@ -62,3 +79,4 @@ class DeviceMedia(Protocol):
     def recorder(self, fps: int) -> Recorder | None: ...
     async def crashes(self, app: str | None) -> Sequence[CrashReport]: ...
     def app_manager(self) -> AppManager | None: ...
+    def processes(self) -> AppProcesses | None: ...

@@ -19,6 +19,7 @@ import av
 import pytest
 from PIL import Image
 
+from bridge.core.media import AppNotInstalled, AppNotRunning
 from bridge.devices.ios.iphone_media import IphoneMedia, MediaCalls, load_media_calls
 from bridge.wire.device_media import LogLine
 from tests.skips import reason
@@ -59,6 +60,19 @@ def test_the_real_calls_have_the_shapes_used() -> None:
     assert _params(real.installation_proxy.uninstall)[:2] == ["self", "bundle_identifier"]
     assert inspect.iscoroutinefunction(real.installation_proxy.uninstall)
     assert inspect.iscoroutinefunction(real.installation_proxy.get_apps)
+    assert "bundle_identifiers" in _params(real.installation_proxy.get_apps)
+    for service in (real.process_control, real.device_info):
+        assert _params(service)[:1] == ["provider"]
+        assert hasattr(service, "__aenter__") and hasattr(service, "__aexit__")
+    launch = real.process_control.launch
+    assert inspect.iscoroutinefunction(launch)
+    assert _params(launch)[:2] == ["self", "bundle_id"] and "kill_existing" in _params(launch)
+    assert inspect.signature(launch).return_annotation in (int, "int")
+    assert inspect.iscoroutinefunction(real.process_control.kill)
+    assert _params(real.process_control.kill) == ["self", "pid"]
+    assert inspect.iscoroutinefunction(real.device_info.proclist)
+    assert _params(real.device_info.proclist) == ["self"]
+    assert all(issubclass(e, Exception) for e in real.dvt_errors)
 
 
 class Level(enum.Enum):
@@ -161,10 +175,56 @@ def fake_calls(calls: list[str]) -> MediaCalls:
         async def uninstall(self, bundle_identifier: str) -> None:
             Proxy.apps.pop(bundle_identifier)
 
-        async def get_apps(self) -> dict[str, dict[str, str]]:
-            return dict(Proxy.apps)
+        async def get_apps(
+            self, bundle_identifiers: list[str] | None = None
+        ) -> dict[str, dict[str, str]]:
+            wanted = bundle_identifiers
+            return {k: v for k, v in Proxy.apps.items() if wanted is None or k in wanted}
 
-    return MediaCalls(create_using_usbmux, tunneld, OsTrace, Crashes, Dvt, Shot, Proxy)
+    class Opened:
+        """A DVT service: an async context manager on the DVT provider."""
+
+        def __init__(self, provider: Any) -> None:
+            pass
+
+        async def __aenter__(self) -> Any:
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            pass
+
+    class Control(Opened):
+        async def launch(self, bundle_id: str, kill_existing: bool = True) -> int:
+            if bundle_id == "com.example.broken":
+                raise AssertionError  # the device answered pid 0
+            calls.append(f"launch {bundle_id} kill_existing={kill_existing}")
+            RUNNING.append({"pid": 400 + len(RUNNING), "bundleIdentifier": bundle_id})
+            return int(RUNNING[-1]["pid"])
+
+        async def kill(self, pid: int) -> None:
+            calls.append(f"kill {pid}")
+            RUNNING[:] = [p for p in RUNNING if p["pid"] != pid]
+
+    class Info(Opened):
+        async def proclist(self) -> list[dict[str, object]]:
+            return [dict(p) for p in RUNNING] + [{"pid": 1, "name": "launchd"}]
+
+    return MediaCalls(
+        create_using_usbmux,
+        tunneld,
+        OsTrace,
+        Crashes,
+        Dvt,
+        Shot,
+        Proxy,
+        Control,
+        Info,
+        (RuntimeError, AssertionError),
+    )
+
+
+RUNNING: list[dict[str, object]] = []
+"""The fake device's app processes (``proclist`` entries)."""
 
 
 async def test_syslog_crashes_and_a_dvt_recording() -> None:
@@ -201,4 +261,28 @@ async def test_syslog_crashes_and_a_dvt_recording() -> None:
     assert "com.example.notes" in [a.app_id for a in await apps.list_apps()]
     await apps.uninstall("com.example.notes")
     assert "com.example.notes" not in [a.app_id for a in await apps.list_apps()]
+    assert calls.count("close") == calls.count(f"lockdown {UDID}")
+
+
+async def test_launch_and_terminate_through_dvt_process_control() -> None:
+    calls: list[str] = []
+    RUNNING.clear()
+    media = IphoneMedia(UDID, lambda: fake_calls(calls))
+    procs = media.processes()
+    pid = await procs.launch("com.apple.Preferences")
+    assert "launch com.apple.Preferences kill_existing=True" in calls and pid == 400
+    assert await procs.terminate("com.apple.Preferences") == 1
+    assert "kill 400" in calls and RUNNING == []
+    with pytest.raises(AppNotRunning):
+        await procs.terminate("com.apple.Preferences")
+    with pytest.raises(AppNotInstalled):
+        await procs.launch("com.example.missing")
+    assert not any(c.startswith("launch com.example.missing") for c in calls)
+    apps = media.calls().installation_proxy.apps
+    apps["com.example.broken"] = {"CFBundleName": "Broken"}
+    try:
+        with pytest.raises(OSError, match="launching com.example.broken failed"):
+            await procs.launch("com.example.broken")
+    finally:
+        apps.pop("com.example.broken")
     assert calls.count("close") == calls.count(f"lockdown {UDID}")

@@ -12,7 +12,16 @@ tests/devices/test_ios_media_surface.py):
 - crash reports: ``CrashReportsManager(provider).ls(path, depth)`` -> names (``.ips``);
 - recording: ``DvtProvider(provider)`` and ``Screenshot(dvt)``, both async context managers,
   ``Screenshot.get_screenshot()`` -> PNG bytes, taken at the asked frame rate and encoded to
-  H.264 on the hub (``bridge.core.mp4_encoder``, in a worker thread).
+  H.264 on the hub (``bridge.core.mp4_encoder``, in a worker thread);
+- apps: ``InstallationProxyService(lockdown=provider)`` with ``install_from_local(package_path)``,
+  ``uninstall(bundle_identifier)`` and ``get_apps(bundle_identifiers=[...])`` -> a dict keyed
+  by bundle id;
+- launch / terminate: ``ProcessControl(dvt)`` and ``DeviceInfo(dvt)`` (async context managers
+  on a ``DvtProvider``), ``ProcessControl.launch(bundle_id, kill_existing=True)`` -> the new
+  pid, ``DeviceInfo.proclist()`` -> dicts with ``pid`` and (for apps) ``bundleIdentifier``,
+  ``ProcessControl.kill(pid)`` (SIGKILL, answered by the device before the channel closes).
+  A DVT failure (``DTXNsError``, ``DTXProtocolError``, the ``AssertionError`` of a launch the
+  device answered with pid 0) becomes an OSError naming the app.
 
 Every provider this module opens is closed when its use ends.
 """
@@ -28,7 +37,7 @@ from typing import Any
 
 import anyio
 
-from bridge.core.media import Recording
+from bridge.core.media import AppNotInstalled, AppNotRunning, Recording
 from bridge.core.mp4_encoder import Mp4Encoder
 from bridge.devices.ios.plan import TUNNEL_FROM, major_version
 from bridge.devices.ios.pmd3 import IosSetupError
@@ -55,6 +64,9 @@ class MediaCalls:
     dvt_provider: Any
     screenshot: Any
     installation_proxy: Any
+    process_control: Any
+    device_info: Any
+    dvt_errors: tuple[type[BaseException], ...]
 
 
 def load_media_calls() -> MediaCalls:
@@ -67,6 +79,11 @@ def load_media_calls() -> MediaCalls:
         dvt = importlib.import_module("pymobiledevice3.services.dvt.instruments.dvt_provider")
         shot = importlib.import_module("pymobiledevice3.services.dvt.instruments.screenshot")
         proxy = importlib.import_module("pymobiledevice3.services.installation_proxy")
+        control = importlib.import_module(
+            "pymobiledevice3.services.dvt.instruments.process_control"
+        )
+        info = importlib.import_module("pymobiledevice3.services.dvt.instruments.device_info")
+        dtx = importlib.import_module("pymobiledevice3.dtx.exceptions")
     except ImportError as error:
         raise IosSetupError(
             f"pymobiledevice3 is not installed ({error}): pip install 'mobridge[ios]'"
@@ -79,6 +96,9 @@ def load_media_calls() -> MediaCalls:
         dvt_provider=dvt.DvtProvider,
         screenshot=shot.Screenshot,
         installation_proxy=proxy.InstallationProxyService,
+        process_control=control.ProcessControl,
+        device_info=info.DeviceInfo,
+        dvt_errors=(dtx.DTXNsError, dtx.DTXProtocolError, AssertionError),
     )
 
 
@@ -114,6 +134,18 @@ class IphoneMedia:
     async def lockdown(self) -> Any:
         return await self.calls().create_using_usbmux(serial=self.udid)
 
+    async def dvt_lockdown(self) -> Any:
+        """The provider DVT runs over (lockdown below iOS 17, tunneld's RSD from 17); the
+        caller closes it."""
+        lockdown = await self.lockdown()
+        if major_version(str(lockdown.product_version)) < TUNNEL_FROM:
+            return lockdown
+        await lockdown.close()
+        rsd = await self.calls().get_tunneld_device_by_udid(self.udid)
+        if rsd is None:
+            raise OSError(f"tunneld has no tunnel to {self.udid}: start it (docs/ios.md)")
+        return rsd
+
     def log_source(self) -> SyslogSource:
         return SyslogSource(self)
 
@@ -122,6 +154,9 @@ class IphoneMedia:
 
     def app_manager(self) -> IphoneApps:
         return IphoneApps(self)
+
+    def processes(self) -> IphoneProcesses:
+        return IphoneProcesses(self)
 
     async def crashes(self, app: str | None) -> Sequence[CrashReport]:
         provider = await self.lockdown()
@@ -169,20 +204,10 @@ class DvtRecorder:
         self.media = media
         self.fps = fps
 
-    async def _provider(self) -> Any:
-        lockdown = await self.media.lockdown()
-        if major_version(str(lockdown.product_version)) < TUNNEL_FROM:
-            return lockdown
-        await lockdown.close()
-        rsd = await self.media.calls().get_tunneld_device_by_udid(self.media.udid)
-        if rsd is None:
-            raise OSError(f"tunneld has no tunnel to {self.media.udid}: start it (docs/ios.md)")
-        return rsd
-
     async def record(self, seconds: int, stop: anyio.Event, max_bytes: int) -> Recording:
         calls = self.media.calls()
         encoder = Mp4Encoder(self.fps)
-        provider = await self._provider()
+        provider = await self.media.dvt_lockdown()
         started = anyio.current_time()
         reason: str | None = None
         truncated = False
@@ -255,3 +280,62 @@ class IphoneApps:
             for bundle, info in apps.items()
             if isinstance(info, dict)
         ][:MAX_APPS]
+
+
+class IphoneProcesses:
+    """Launch and terminate through DVT process control (module docstring). A launch first asks
+    the installation proxy whether the app is there (``AppNotInstalled`` when not); a
+    terminate kills every process whose ``bundleIdentifier`` is the app id (``AppNotRunning``
+    when none). Every provider opened is closed, also on failure."""
+
+    def __init__(self, media: IphoneMedia) -> None:
+        self.media = media
+
+    async def _installed(self, app_id: str) -> bool:
+        provider = await self.media.lockdown()
+        try:
+            proxy = self.media.calls().installation_proxy(lockdown=provider)
+            found = await proxy.get_apps(bundle_identifiers=[app_id])
+        finally:
+            await provider.close()
+        return app_id in found
+
+    async def launch(self, app_id: str) -> int:
+        if not await self._installed(app_id):
+            raise AppNotInstalled(app_id)
+        calls = self.media.calls()
+        provider = await self.media.dvt_lockdown()
+        try:
+            async with calls.dvt_provider(provider) as dvt, calls.process_control(dvt) as pc:
+                pid = await pc.launch(app_id, kill_existing=True)
+        except calls.dvt_errors as exc:
+            raise OSError(f"launching {app_id} failed: {exc or type(exc).__name__}") from exc
+        finally:
+            with anyio.CancelScope(shield=True):
+                await provider.close()
+        return int(pid)
+
+    async def terminate(self, app_id: str) -> int:
+        calls = self.media.calls()
+        provider = await self.media.dvt_lockdown()
+        try:
+            async with (
+                calls.dvt_provider(provider) as dvt,
+                calls.device_info(dvt) as info,
+                calls.process_control(dvt) as pc,
+            ):
+                pids = [
+                    int(proc["pid"])
+                    for proc in await info.proclist()
+                    if isinstance(proc, dict) and proc.get("bundleIdentifier") == app_id
+                ]
+                for pid in pids:
+                    await pc.kill(pid)
+        except calls.dvt_errors as exc:
+            raise OSError(f"terminating {app_id} failed: {exc or type(exc).__name__}") from exc
+        finally:
+            with anyio.CancelScope(shield=True):
+                await provider.close()
+        if not pids:
+            raise AppNotRunning(app_id)
+        return len(pids)

@@ -183,6 +183,10 @@ class SimctlMedia:
     def app_manager(self) -> SimctlApps:
         return SimctlApps(self.xcrun, self.udid)
 
+    def processes(self) -> None:
+        """The Simulator's runner launches and terminates apps itself."""
+        return None
+
 
 class SimctlApps:
     """``xcrun simctl install|uninstall|listapps UDID`` (``listapps`` prints a property list;

@@ -53,3 +53,7 @@ class SimMedia:
     def app_manager(self) -> None:
         """The agent installs and lists apps itself."""
         return None
+
+    def processes(self) -> None:
+        """The agent launches and terminates apps itself."""
+        return None
