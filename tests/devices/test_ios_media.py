@@ -281,7 +281,7 @@ async def test_launch_and_terminate_through_dvt_process_control() -> None:
     apps = media.calls().installation_proxy.apps
     apps["com.example.broken"] = {"CFBundleName": "Broken"}
     try:
-        with pytest.raises(OSError, match="launching com.example.broken failed"):
+        with pytest.raises(OSError, match=r"launching com\.example\.broken failed"):
             await procs.launch("com.example.broken")
     finally:
         apps.pop("com.example.broken")

@@ -15,11 +15,19 @@ import anyio
 import av
 import pytest
 
-from bridge.client import ActionUnsupported, ConfirmationRequired, ProtocolFailure, connect
+from bridge.client import (
+    ActionUnsupported,
+    ConfirmationRequired,
+    HubError,
+    ProtocolFailure,
+    connect,
+)
+from bridge.core.media import AppNotInstalled, AppNotRunning
 from bridge.hub.app import AgentTarget
 from bridge.wire.agent_link import InstalledApp
 from bridge.wire.client_protocol import Confirm
 from bridge.wire.device_media import AppUpload, AppUploadResult, LogsEvent
+from bridge.wire.enums import AppAction, ErrorCode, MutationClass, VerificationResult
 from tests.hub.hubfixture import CONTROLLER, OBSERVER, running_hub
 from tests.hub.scripted_agent import TOKEN, serve_scripted_gestures
 from tests.hub.test_device_actions import FAST, centre_of, next_action, watched
@@ -172,9 +180,30 @@ class HubSideApps:
             raise RuntimeError(f"{app_id} is not installed")
 
 
+class HubSideProcesses:
+    """Process control of the device layer (an iPhone's DVT): launch / terminate by app id."""
+
+    def __init__(self) -> None:
+        self.running: dict[str, int] = {"com.example.notes": 300}
+        self.launched: list[str] = []
+
+    async def launch(self, app_id: str) -> int:
+        if app_id not in ("com.example.bank", "com.example.notes"):
+            raise AppNotInstalled(app_id)
+        self.launched.append(app_id)
+        self.running[app_id] = 400 + len(self.launched)
+        return self.running[app_id]
+
+    async def terminate(self, app_id: str) -> int:
+        if self.running.pop(app_id, None) is None:
+            raise AppNotRunning(app_id)
+        return 1
+
+
 class AppsOnlyMedia:
     def __init__(self) -> None:
         self.manager = HubSideApps()
+        self.procs = HubSideProcesses()
 
     def log_source(self) -> None:
         return None
@@ -187,6 +216,9 @@ class AppsOnlyMedia:
 
     def app_manager(self) -> HubSideApps:
         return self.manager
+
+    def processes(self) -> HubSideProcesses:
+        return self.procs
 
 
 async def test_a_device_layer_installs_lists_and_removes_apps_its_agent_cannot(
@@ -222,4 +254,50 @@ async def test_a_device_layer_installs_lists_and_removes_apps_its_agent_cannot(
             with pytest.raises(ActionUnsupported, match="offers no log"):
                 async with dev.logs():
                     pass
+        tg.cancel_scope.cancel()
+
+
+async def test_a_device_layer_launches_and_terminates_apps_its_agent_cannot() -> None:
+    """The agent announces neither ``app`` nor ``terminate`` (an iPhone's runner that cannot):
+    the device layer's process control does them inside the same plans (approval, events)."""
+    media = AppsOnlyMedia()
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(serve_scripted_gestures)
+        agent = AgentTarget(f"ws://127.0.0.1:{port}", TOKEN, media=media)  # type: ignore[arg-type]
+        async with (
+            running_hub(sim=False, agents=[agent]) as rh,
+            watched(rh) as (hub, _, events),
+        ):
+            dev = hub.device(rh.device_id)
+            opened = await dev.app(AppAction.APP_OPEN, "com.example.bank")
+            assert media.procs.launched == ["com.example.bank"]
+            assert opened.verification is not None  # the front app, from the next capture
+            assert opened.verification.result is VerificationResult.CONDITION_MET
+            event = await next_action(events)
+            assert (event.action, event.result) == ("APP_OPEN", opened)
+            with pytest.raises(HubError) as missing:
+                await dev.app(AppAction.APP_OPEN, "com.example.missing")
+            assert missing.value.code is ErrorCode.ACTION_REJECTED
+            assert f"`mobridge apps {rh.device_id}`" in missing.value.envelope.message
+            assert "\n" not in missing.value.envelope.message
+            assert (await next_action(events)).error is ErrorCode.ACTION_REJECTED
+            with pytest.raises(ConfirmationRequired) as asked:
+                await dev.terminate_app("com.example.notes")
+            assert asked.value.objection is not None
+            yes = Confirm(objection=asked.value.objection.id, answer="approve")
+            gone = await dev.terminate_app("com.example.notes", confirm=yes)
+            assert gone.mutation_class is MutationClass.DESTRUCTIVE
+            assert "com.example.notes" not in media.procs.running
+            assert gone.verification is not None
+            assert gone.verification.result is VerificationResult.CONDITION_MET
+            with pytest.raises(ConfirmationRequired) as asked:
+                await dev.terminate_app("com.example.notes")
+            assert asked.value.objection is not None
+            yes = Confirm(objection=asked.value.objection.id, answer="approve")
+            with pytest.raises(HubError) as idle:
+                await dev.terminate_app("com.example.notes", confirm=yes)
+            assert idle.value.code is ErrorCode.NO_EFFECT
+            assert idle.value.envelope.message == (
+                f"com.example.notes is not running on {rh.device_id}: nothing was terminated"
+            )
         tg.cancel_scope.cancel()
