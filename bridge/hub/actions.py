@@ -32,7 +32,7 @@ from bridge.core.identity import fingerprint
 from bridge.core.noderef import Resolved
 from bridge.core.verification import PolicyRejected, check_verify_request, verify
 from bridge.hub.action_queue import ActionSlot, with_concurrent
-from bridge.hub.app_processes import hub_processes, launch_on_hub
+from bridge.hub.app_processes import device_processes, hub_processes, launch_on_hub
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.handler_context import Pending
@@ -637,6 +637,15 @@ async def _global_or_app_locked(
                     ),
                     timeout_s=COMMAND_TIMEOUT_S,
                 )
+                fallback = (
+                    device_processes(svc, device)
+                    if reply.code == "UNSUPPORTED"
+                    and app_msg.action is AppAction.APP_OPEN
+                    and app_msg.app_id
+                    else None
+                )
+                if fallback is not None and app_msg.app_id:  # the agent cannot: the layer does
+                    reply = await launch_on_hub(device, fallback, app_msg.app_id)
             else:
                 glob = msg
                 reply = await device.link.command(

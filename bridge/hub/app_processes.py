@@ -1,7 +1,8 @@
 """App launch and terminate by the device layer (an iPhone's DVT process control) for a device
 whose agent does not announce the capability (``app`` for APP_OPEN, ``terminate`` for
-``app.terminate``). An agent that announces it is always preferred: it runs inside the
-device's UI session and its reply is what the hub has always trusted.
+``app.terminate``), or that announces it but answers the command UNSUPPORTED (then the device
+layer does it once, in the same action). An agent that announces it is always asked first: it
+runs inside the device's UI session and its reply is what the hub has always trusted.
 
 Only the executor changes: the caller keeps its whole plan (controller, lease, approval,
 intent, ``action`` event, observation and the intrinsic foreground verification). Failures
@@ -32,6 +33,12 @@ def hub_processes(
     and the device layer has one, else None (the agent is asked, as before)."""
     if capability in device.capabilities:
         return None
+    return device_processes(svc, device)
+
+
+def device_processes(svc: HandlerContext, device: DeviceRuntime) -> AppProcesses | None:
+    """The device layer's process control, if it has one (the fallback after an agent's
+    UNSUPPORTED answer)."""
     media = svc.media.get(device.id)
     return media.processes() if media is not None else None
 

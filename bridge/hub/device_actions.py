@@ -21,8 +21,9 @@ ACTION_REJECTED with the device's reason (what was dispatched before is named). 
 verifications: ``app.terminate`` and ``app.clear`` — the app is not in the foreground afterwards;
 ``orientation.set`` — the newest capture has that orientation; ``app.install`` /
 ``app.uninstall`` — the device's app list has / lacks the app (when the agent lists apps).
-When the agent does not announce ``terminate``, the device layer's process control (an
-iPhone's DVT) terminates instead (``bridge.hub.app_processes``), inside the same plan.
+When the agent does not announce ``terminate`` (or answers it UNSUPPORTED), the device
+layer's process control (an iPhone's DVT) terminates instead (``bridge.hub.app_processes``),
+inside the same plan.
 Typed text and secrets never reach an event, a log or a result.
 """
 
@@ -48,7 +49,7 @@ from bridge.hub.actions import (
 from bridge.hub.actions import _agent_trouble as agent_trouble
 from bridge.hub.actions import _emit as emit
 from bridge.hub.actions import _trouble_reason as trouble_reason
-from bridge.hub.app_processes import hub_processes, terminate_on_hub
+from bridge.hub.app_processes import device_processes, hub_processes, terminate_on_hub
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.media_sources import AppManager
@@ -360,7 +361,19 @@ async def _locked(
         else:
             if package is not None:
                 plan.commands = await _staged(svc, device, package)
-            reply = await _dispatch(device, plan, progress)
+            try:
+                reply = await _dispatch(device, plan, progress)
+            except Refusal as refused:  # the agent answered UNSUPPORTED: the layer does it
+                fallback = (
+                    device_processes(svc, device)
+                    if isinstance(msg, AppTerminate)
+                    and refused.envelope.error is ErrorCode.ACTION_UNSUPPORTED
+                    else None
+                )
+                if fallback is None or not isinstance(msg, AppTerminate):
+                    raise
+                reply = await terminate_on_hub(device, fallback, msg.app_id)
+                progress.dispatched = f"{plan.verb} {plan.action} by the hub"
         mark = device.dispatch_log.note(session.id, session.client_name, plan.verb, plan.action)
         if plan.installed is None and not isinstance(msg, AppInstall):  # those ask the agent again
             slot.release_for_observe(leased=device.leases.lease is not None)

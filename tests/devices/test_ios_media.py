@@ -223,7 +223,7 @@ def fake_calls(calls: list[str]) -> MediaCalls:
     )
 
 
-RUNNING: list[dict[str, object]] = []
+RUNNING: list[dict[str, Any]] = []
 """The fake device's app processes (``proclist`` entries)."""
 
 

@@ -64,7 +64,11 @@ def _under(x: int, y: int, gone: set[int]) -> int | None:
     return None
 
 
-async def _session(ws: ServerConnection, capabilities: tuple[str, ...] = ()) -> None:
+async def _session(
+    ws: ServerConnection,
+    capabilities: tuple[str, ...] = (),
+    unsupported: tuple[type[object], ...] = (),
+) -> None:
     header = ws.request.headers.get("Authorization") if ws.request else None
     if header != f"Bearer {TOKEN}":
         await ws.close(1008, "token")
@@ -88,6 +92,10 @@ async def _session(ws: ServerConnection, capabilities: tuple[str, ...] = ()) -> 
     async for frame in ws:
         command = HUB_TO_AGENT.decode(frame)
         hit = None
+        if isinstance(command, unsupported):
+            no = Reply(id=command.id, ok=False, code="UNSUPPORTED", message="not here")  # type: ignore[union-attr]
+            await ws.send(encode(no).decode())
+            continue
         if isinstance(command, GestureCommand) and command.kind == "tap":
             hit = _under(command.points[0].x, command.points[0].y, gone)
         elif isinstance(command, NodeActionCommand):
@@ -109,9 +117,13 @@ async def _session(ws: ServerConnection, capabilities: tuple[str, ...] = ()) -> 
 
 
 async def serve_scripted(
-    *, task_status: anyio.abc.TaskStatus[int], capabilities: tuple[str, ...] = ()
+    *,
+    task_status: anyio.abc.TaskStatus[int],
+    capabilities: tuple[str, ...] = (),
+    unsupported: tuple[type[object], ...] = (),
 ) -> None:
-    async with serve(partial(_session, capabilities=capabilities), "127.0.0.1", 0) as server:
+    session = partial(_session, capabilities=capabilities, unsupported=unsupported)
+    async with serve(session, "127.0.0.1", 0) as server:
         task_status.started(next(iter(server.sockets)).getsockname()[1])
         await server.serve_forever()
 

@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -24,12 +25,12 @@ from bridge.client import (
 )
 from bridge.core.media import AppNotInstalled, AppNotRunning
 from bridge.hub.app import AgentTarget
-from bridge.wire.agent_link import InstalledApp
+from bridge.wire.agent_link import AppCommand, InstalledApp, TerminateCommand
 from bridge.wire.client_protocol import Confirm
 from bridge.wire.device_media import AppUpload, AppUploadResult, LogsEvent
 from bridge.wire.enums import AppAction, ErrorCode, MutationClass, VerificationResult
 from tests.hub.hubfixture import CONTROLLER, OBSERVER, running_hub
-from tests.hub.scripted_agent import TOKEN, serve_scripted_gestures
+from tests.hub.scripted_agent import TOKEN, serve_scripted, serve_scripted_gestures
 from tests.hub.test_device_actions import FAST, centre_of, next_action, watched
 
 pytestmark = pytest.mark.anyio
@@ -300,4 +301,31 @@ async def test_a_device_layer_launches_and_terminates_apps_its_agent_cannot() ->
             assert idle.value.envelope.message == (
                 f"com.example.notes is not running on {rh.device_id}: nothing was terminated"
             )
+        tg.cancel_scope.cancel()
+
+
+async def test_an_agent_that_answers_unsupported_hands_launch_and_terminate_to_the_layer() -> None:
+    """The agent announces ``app`` and ``terminate`` and is asked first; it answers
+    UNSUPPORTED, so the device layer does them in the same action."""
+    media = AppsOnlyMedia()
+    caps = ("tree", "node_action", "gesture", "app", "terminate")
+    serve = partial(serve_scripted, capabilities=caps, unsupported=(AppCommand, TerminateCommand))
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(serve)
+        agent = AgentTarget(f"ws://127.0.0.1:{port}", TOKEN, media=media)  # type: ignore[arg-type]
+        async with (
+            running_hub(sim=False, agents=[agent]) as rh,
+            connect(rh.url, token=CONTROLLER, name="a") as hub,
+        ):
+            dev = hub.device(rh.device_id)
+            opened = await dev.app(AppAction.APP_OPEN, "com.example.bank")
+            assert media.procs.launched == ["com.example.bank"]
+            assert opened.verification is not None
+            assert opened.verification.result is VerificationResult.CONDITION_MET
+            with pytest.raises(ConfirmationRequired) as asked:
+                await dev.terminate_app("com.example.notes")
+            assert asked.value.objection is not None
+            yes = Confirm(objection=asked.value.objection.id, answer="approve")
+            await dev.terminate_app("com.example.notes", confirm=yes)
+            assert "com.example.notes" not in media.procs.running
         tg.cancel_scope.cancel()
