@@ -20,6 +20,7 @@ import pytest
 from PIL import Image
 
 from bridge.core.media import AppNotInstalled, AppNotRunning
+from bridge.devices.ios.config import RUNNER_BUNDLE_ID
 from bridge.devices.ios.iphone_media import IphoneMedia, MediaCalls, load_media_calls
 from bridge.wire.device_media import LogLine
 from tests.skips import reason
@@ -285,4 +286,7 @@ async def test_launch_and_terminate_through_dvt_process_control() -> None:
             await procs.launch("com.example.broken")
     finally:
         apps.pop("com.example.broken")
+    for verb in (procs.launch, procs.terminate):
+        with pytest.raises(ValueError, match="own runner"):
+            await verb(RUNNER_BUNDLE_ID)
     assert calls.count("close") == calls.count(f"lockdown {UDID}")

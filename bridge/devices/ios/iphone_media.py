@@ -39,6 +39,7 @@ import anyio
 
 from bridge.core.media import AppNotInstalled, AppNotRunning, Recording
 from bridge.core.mp4_encoder import Mp4Encoder
+from bridge.devices.ios.config import RUNNER_BUNDLE_ID
 from bridge.devices.ios.plan import TUNNEL_FROM, major_version
 from bridge.devices.ios.pmd3 import IosSetupError
 from bridge.wire.agent_link import MAX_APPS, InstalledApp
@@ -286,10 +287,17 @@ class IphoneProcesses:
     """Launch and terminate through DVT process control (module docstring). A launch first asks
     the installation proxy whether the app is there (``AppNotInstalled`` when not); a
     terminate kills every process whose ``bundleIdentifier`` is the app id (``AppNotRunning``
-    when none). Every provider opened is closed, also on failure."""
+    when none). The runner's own bundle id is refused (ValueError) before any call: killing or
+    restarting it would drop the device's link. Every provider opened is closed, also on
+    failure."""
 
     def __init__(self, media: IphoneMedia) -> None:
         self.media = media
+
+    @staticmethod
+    def _not_the_runner(app_id: str) -> None:
+        if app_id == RUNNER_BUNDLE_ID:
+            raise ValueError(f"{app_id} is mobridge's own runner: the hub never stops it")
 
     async def _installed(self, app_id: str) -> bool:
         provider = await self.media.lockdown()
@@ -301,6 +309,7 @@ class IphoneProcesses:
         return app_id in found
 
     async def launch(self, app_id: str) -> int:
+        self._not_the_runner(app_id)
         if not await self._installed(app_id):
             raise AppNotInstalled(app_id)
         calls = self.media.calls()
@@ -316,6 +325,7 @@ class IphoneProcesses:
         return int(pid)
 
     async def terminate(self, app_id: str) -> int:
+        self._not_the_runner(app_id)
         calls = self.media.calls()
         provider = await self.media.dvt_lockdown()
         try:
