@@ -498,53 +498,37 @@ async def _act_locked(
             got = verdict_on(cap)
             return got is not None and got.result is VerificationResult.CONDITION_MET
 
-        if msg.observe == "none":
+        if msg.observe == "none":  # answered at dispatch: no wait, no diff, no verdict
             result = ActionResult(
                 dispatch=dispatch,
                 observation=unobserved(before),
                 target=target,
                 mutation_class=cls,
             )
-            device.leases.touch(session.id, svc.clock_ms())
-            _emit(
-                svc,
-                session,
-                device,
-                msg.id,
-                "act",
-                req.action.value,
-                target,
-                result,
-                None,
-                started,
-                query=msg.query,
-                intent=intent,
-                value_ref=req.value_ref,
-            )
-            return result
-        if dispatch.status is DispatchStatus.DISPATCHED:
-            wants = verify_req is not None and verify_req.policy is not (
-                VerificationPolicy.DISPATCH_ONLY
-            )
-            after, stability = await observe(
-                svc,
-                device,
-                before,
-                timeout_ms=timeout_ms,
-                stable_for_ms=stable_ms,
-                met=holds if wants else None,
-                dispatched_ms=dispatched_ms,
-            )
         else:
-            after, stability = device.current or before, Stability.UNKNOWN
-        verification = with_concurrent(verdict_on(after), device.dispatch_log, mark, session.id)
-        result = ActionResult(
-            dispatch=dispatch,
-            observation=observation(before, after, stability),
-            target=target,
-            mutation_class=cls,
-            verification=verification,
-        )
+            if dispatch.status is DispatchStatus.DISPATCHED:
+                wants = verify_req is not None and verify_req.policy is not (
+                    VerificationPolicy.DISPATCH_ONLY
+                )
+                after, stability = await observe(
+                    svc,
+                    device,
+                    before,
+                    timeout_ms=timeout_ms,
+                    stable_for_ms=stable_ms,
+                    met=holds if wants else None,
+                    dispatched_ms=dispatched_ms,
+                )
+            else:
+                after, stability = device.current or before, Stability.UNKNOWN
+            checked = with_concurrent(verdict_on(after), device.dispatch_log, mark, session.id)
+            result = ActionResult(
+                dispatch=dispatch,
+                observation=observation(before, after, stability),
+                target=target,
+                mutation_class=cls,
+                verification=checked,
+            )
         device.leases.touch(session.id, svc.clock_ms())
         _emit(
             svc,
