@@ -23,13 +23,11 @@ import argparse
 import re
 from collections.abc import Awaitable, Callable
 
-import anyio
-
-from bridge.cli.client import _selectors, _session, _url, common_options, query_of, refused
+from bridge.cli.client import _selectors, common_options, query_of, run_on_session
 from bridge.cli.device import _confirm, _done, _human, point_arg
-from bridge.cli.failures import EXIT_USAGE, UsageError, explain
+from bridge.cli.failures import UsageError
 from bridge.cli.render import emit, say
-from bridge.client import DEFAULT_URL, ConfirmationRequired, Device, HubConnection, HubError
+from bridge.client import ConfirmationRequired, Device, HubConnection
 from bridge.wire.action import ActionResult
 from bridge.wire.request_parts import Confirm
 
@@ -227,22 +225,4 @@ def plan_of(args: argparse.Namespace) -> Run:
 
 
 def run_capability_command(args: argparse.Namespace) -> int:
-    url = args.url or DEFAULT_URL
-    try:
-        url = _url(args)
-        plan = plan_of(args)
-        return int(anyio.run(lambda: _session(args, url, plan)))
-    except UsageError as exc:
-        say(f"mobridge {args.client_command}: {exc}")
-        return EXIT_USAGE
-    except HubError as exc:
-        return refused(exc, args)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        explained = explain(exc, url)
-        if explained is None or getattr(args, "debug", False):
-            raise
-        status, line = explained
-        say(line)
-        return status
+    return run_on_session(args, args.client_command, lambda: plan_of(args))

@@ -928,11 +928,48 @@ def run_client_command(args: argparse.Namespace) -> int:
         return status
 
 
+def run_on_session(args: argparse.Namespace, command: str, prepare: Callable[[], Plan]) -> int:
+    """Run a command group's plan on an asyncio session and map every failure to its exit.
+
+    ``prepare`` checks the arguments and returns the plan; a ``UsageError`` it (or the plan)
+    raises is one line ``mobridge COMMAND: ...`` and exit 2, a refusal is shown by
+    ``refused``, and a connection failure is explained in one line as for client commands.
+    """
+    url = args.url or DEFAULT_URL
+    try:
+        url = _url(args)
+        plan = prepare()
+        import anyio
+
+        return int(anyio.run(lambda: _session(args, url, plan)))
+    except UsageError as exc:
+        say(f"mobridge {command}: {exc}")
+        return EXIT_USAGE
+    except HubError as exc:
+        return refused(exc, args)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        explained = explain(exc, url)
+        if explained is None or getattr(args, "debug", False):
+            raise
+        status, line = explained
+        say(line)
+        return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     return run_client_command(build_parser().parse_args(argv))
 
 
-__all__ = ["EXIT_USAGE", "add_client_commands", "common_options", "main", "run_client_command"]
+__all__ = [
+    "EXIT_USAGE",
+    "add_client_commands",
+    "common_options",
+    "main",
+    "run_client_command",
+    "run_on_session",
+]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -21,12 +21,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-import anyio
-
-from bridge.cli.client import _session, _url, common_options, query_of, refused
-from bridge.cli.failures import EXIT_USAGE, UsageError, explain
+from bridge.cli.client import common_options, query_of, run_on_session
+from bridge.cli.failures import EXIT_USAGE, UsageError
 from bridge.cli.render import emit, node_words, outline, say
-from bridge.client import DEFAULT_URL, Device, HubConnection, HubError
+from bridge.client import Device, HubConnection, HubError
 from bridge.wire.client_protocol import ActionEvent
 from bridge.wire.journal import MAX_TIMELINE
 
@@ -188,7 +186,6 @@ async def _flow(device: Device, args: argparse.Namespace) -> int:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    url = args.url or DEFAULT_URL
     if not 1 <= args.limit <= MAX_TIMELINE:
         say(f"mobridge history: --limit must be within 1..{MAX_TIMELINE}")
         return EXIT_USAGE
@@ -200,20 +197,4 @@ def run_history(args: argparse.Namespace) -> int:
     async def plan(hub: HubConnection) -> int:
         return await run(hub.device(args.device), args)
 
-    try:
-        url = _url(args)
-        return int(anyio.run(lambda: _session(args, url, plan)))
-    except UsageError as exc:
-        say(f"mobridge history: {exc}")
-        return EXIT_USAGE
-    except HubError as exc:
-        return refused(exc, args)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        explained = explain(exc, url)
-        if explained is None or getattr(args, "debug", False):
-            raise
-        status, line = explained
-        say(line)
-        return status
+    return run_on_session(args, "history", lambda: plan)

@@ -19,10 +19,10 @@ from typing import Any, cast
 import anyio
 import msgspec
 
-from bridge.cli.client import _session, _url, common_options, refused
-from bridge.cli.failures import EXIT_USAGE, UsageError, explain
+from bridge.cli.client import Plan, common_options, run_on_session
+from bridge.cli.failures import UsageError
 from bridge.cli.render import emit, say
-from bridge.client import DEFAULT_URL, HubConnection, HubError
+from bridge.client import HubConnection
 from bridge.client.media import check_seconds
 from bridge.wire.device_media import (
     LOG_LEVELS,
@@ -169,28 +169,14 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def run_media(args: argparse.Namespace) -> int:
-    url = args.url or DEFAULT_URL
     runs: dict[str, Any] = {"logs": _logs, "screenrecord": _screenrecord, "crashes": _crashes}
     run = runs[args.media_command]
 
     async def plan(hub: HubConnection) -> int:
         return int(await run(hub, args))
 
-    try:
+    def prepare() -> Plan:
         _check(args)
-        url = _url(args)
-        return int(anyio.run(lambda: _session(args, url, plan)))
-    except UsageError as exc:
-        say(f"mobridge {args.media_command}: {exc}")
-        return EXIT_USAGE
-    except HubError as exc:
-        return refused(exc, args)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        explained = explain(exc, url)
-        if explained is None or getattr(args, "debug", False):
-            raise
-        status, line = explained
-        say(line)
-        return status
+        return plan
+
+    return run_on_session(args, args.media_command, prepare)
