@@ -25,7 +25,7 @@ import msgspec
 
 from bridge.farm.announcer import digest
 from bridge.wire.client_protocol import DeviceSummary
-from bridge.wire.farm import HubAnnounce, RelayInterest
+from bridge.wire.farm import MAX_ANNOUNCED_DEVICES, HubAnnounce, RelayInterest
 
 MAX_HUBS = 256
 FORGET_AFTER_MS = 10 * 60 * 1000
@@ -97,6 +97,8 @@ class Registry:
                     view[summary.id] = summary
                 for gone in announce.removed:
                     view.pop(gone, None)
+                if len(view) > MAX_ANNOUNCED_DEVICES:  # partials must not grow past a whole list
+                    return Resync(announce.hub, "more devices than one announcement may carry")
                 if digest(view.values()) != announce.digest:
                     return Resync(announce.hub, "the device list does not match its digest")
             elif announce.digest != record.digest:

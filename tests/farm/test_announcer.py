@@ -59,3 +59,17 @@ def test_a_receiver_applies_changes_and_resyncs_on_a_gap_or_a_bad_digest() -> No
     other = Registry("B", offline_after_ms=3000)
     unknown = other.heard(sender.next(devices[:2], ()), 0)
     assert isinstance(unknown, Resync) and unknown.hub == "H"
+
+
+def test_partial_heartbeats_cannot_grow_a_hub_past_one_whole_announcement() -> None:
+    """A hub adding devices a partial at a time (each within the wire's cap) is asked for its
+    whole list once the sum passes what one announcement may carry; nothing is applied."""
+    sender = Announcer("H", "r1", 1000)
+    reg = Registry("A", offline_after_ms=3000)
+    devices = phones(200)
+    assert isinstance(reg.heard(sender.next(devices, ()), 0), Heard)
+    grown = sender.next(phones(300), ())  # 100 more in one partial (the sender does not cap)
+    assert grown.partial and len(grown.devices) == 100
+    refused = reg.heard(grown, 100)
+    assert isinstance(refused, Resync) and "more devices" in refused.reason
+    assert len(reg.hubs["H"].devices) == 200
