@@ -276,13 +276,15 @@ class DeviceRuntime:
             changed = None if capped.dropped else changed
         self._raw_last = None if capped.dropped else push.tree
         self._raw_bytes = capped.bytes
-        raw = self._masked(capped.tree, changed)
+        raw = capped.tree
         self.last_push = push
         overlay = self.vision_overlay
         if overlay is not None or self._overlaid:
             # Vision nodes change the tree's shape: the agent's changed indexes do not apply.
             seen = overlay.apply(raw) if overlay is not None else raw
             raw, changed, self._overlaid = seen, None, seen is not raw
+        # Masked after the overlay: words vision read off the picture are masked as well.
+        raw = self._masked(raw, changed)
         self._whole = False
         result = self.engine.run(raw, SnapshotContext(self.id, tentative, now), changed)
         if isinstance(result, NormalizeFailure):
