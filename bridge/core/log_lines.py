@@ -52,9 +52,11 @@ def make_filter(app: str | None, level: LogLevel | None, grep: str | None) -> Lo
     return LogFilter(app, level, compiled)
 
 
-def mask_line(line: LogLine, masker: SecretMasker) -> LogLine:
-    """``line`` with every secret the hub typed replaced in its text (``SecretMasker``)."""
-    text = masker.mask_text(line.text)
+def mask_line(line: LogLine, masker: SecretMasker, previous: str = "") -> LogLine:
+    """``line`` with every secret the hub typed replaced in its text, in every form a reader
+    could decode (``SecretMasker.mask_text``); ``previous`` is the unmasked text of the line
+    before it in the same stream, so a secret cut between the two is masked in both."""
+    text = masker.mask_text_after(previous, line.text)
     if text is line.text:
         return line
     return LogLine(

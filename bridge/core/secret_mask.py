@@ -26,6 +26,7 @@ from typing import Final
 
 import msgspec
 
+from bridge.core.secret_forms import Scrubber
 from bridge.wire.raw import RawNode, RawTree
 
 MASK: Final = "••••••••"
@@ -42,6 +43,8 @@ class SecretMasker:
         self.version = 0
         """Grows whenever the set of secrets changes (a capture masked at the same version
         needs only its changed nodes masked again)."""
+        self._scrubber: Scrubber | None = None
+        self._scrubber_version = -1
 
     def __len__(self) -> int:
         return len(self._secrets)
@@ -75,19 +78,32 @@ class SecretMasker:
         return False
 
     def mask_text(self, text: str) -> str:
-        """``text`` (free text such as a log line) with every typed secret in it replaced by
-        ``MASK``; the same object when none is there. Secrets shorter than ``MIN_PREFIX``
-        are masked only when they are the whole text (a short one would blank common
-        words)."""
+        """``text`` (free text such as a log line or a crash report) with every typed secret
+        in it replaced by ``MASK``, in every form a reader could decode back to it (escaped,
+        quoted, JSON-, percent-, hex- or base64-encoded, or cut at the text's edges: see
+        ``bridge.core.secret_forms``); the same object when none is there. Secrets shorter
+        than ``MIN_PREFIX`` are masked only when they are the whole text (a short one would
+        blank common words)."""
         if not self._secrets or not text:
             return text
-        out = text
-        for secret in self._secrets:
-            if out == secret:
-                return MASK
-            if len(secret) >= MIN_PREFIX and secret in out:
-                out = out.replace(secret, MASK)
-        return out if out != text else text
+        if text in self._secrets:
+            return MASK
+        return self._scrub().scrub(text)
+
+    def mask_text_after(self, previous: str, text: str) -> str:
+        """``mask_text`` for a line of a stream whose previous line was ``previous`` (its
+        unmasked text): a secret cut between the two lines is masked in both."""
+        if not self._secrets or not text:
+            return text
+        if text in self._secrets:
+            return MASK
+        return self._scrub().scrub_after(previous, text)
+
+    def _scrub(self) -> Scrubber:
+        if self._scrubber is None or self._scrubber_version != self.version:
+            self._scrubber = Scrubber(self._secrets, MASK)
+            self._scrubber_version = self.version
+        return self._scrubber
 
     def mask_node(self, node: RawNode) -> RawNode:
         """``node`` with every field that shows a typed secret replaced by ``MASK``."""

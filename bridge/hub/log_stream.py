@@ -47,6 +47,8 @@ BYTES_PER_SECOND = 256 * 1024
 SEND_BELOW = 256 * 1024
 MAX_PER_SESSION = 8
 MAX_TOTAL = 256
+MAX_SECRET_FORM = 4096
+"""Characters of a line kept to mask a secret cut between it and the next."""
 
 
 @dataclass
@@ -60,12 +62,18 @@ class LogSubscription:
     wake: anyio.Event = field(default_factory=anyio.Event)
     sent: int = 0
     events: int = 0
+    previous: str = ""
+    """The end of the last line's unmasked text (a secret cut across two lines)."""
 
     def offer(self, lines: Sequence[LogLine], masker: SecretMasker) -> None:
         added = False
         for line in lines:
-            if self.filter.keeps(line):
-                self.backlog.add(mask_line(line, masker))
+            # Mask first, then filter: a --grep run on the unmasked text would tell its
+            # reader, line by line, whether a guess of the secret matched.
+            masked = mask_line(line, masker, self.previous)
+            self.previous = line.text[-MAX_SECRET_FORM:]
+            if self.filter.keeps(masked):
+                self.backlog.add(masked)
                 added = True
         if added:
             self.wake.set()

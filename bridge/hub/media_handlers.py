@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import BadRequest, refusal
 from bridge.hub.handler_context import HandlerContext
@@ -102,7 +104,16 @@ async def answer_media(svc: HandlerContext, session: Session, request: DeviceMed
                     ("read crash reports with the platform's own tools",),
                 )
             crashes = await media.crashes(app)
-            return CrashesListResult(device=device.id, crashes=tuple(crashes)[:256])
+            masker = svc.log_streams.masker
+            return CrashesListResult(
+                device=device.id,
+                crashes=tuple(
+                    msgspec.structs.replace(
+                        c, name=masker.mask_text(c.name), summary=masker.mask_text(c.summary)
+                    )
+                    for c in tuple(crashes)[:256]
+                ),
+            )
         case RecordStart(device=device_id):
             device = _device(svc, device_id)
             length = f"{request.seconds} s" if request.seconds else "until stopped"

@@ -98,7 +98,11 @@ def run_in_pty(command: list[str], env: dict[str, str], timeout: float) -> tuple
 
 
 @contextmanager
-def served_hub(tmp_path: Path, *serve_args: str) -> Iterator[ServedHub]:
+def served_hub(
+    tmp_path: Path, *serve_args: str, hub_env: dict[str, str] | None = None
+) -> Iterator[ServedHub]:
+    """A real hub; ``hub_env`` adds variables to its environment (e.g. a
+    ``MOBRIDGE_SECRET_<NAME>`` only the hub may read)."""
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700, exist_ok=True)
     process = subprocess.Popen(
@@ -107,7 +111,7 @@ def served_hub(tmp_path: Path, *serve_args: str) -> Iterator[ServedHub]:
         stderr=subprocess.DEVNULL,
         text=True,
         cwd=ROOT,
-        env=clean_env(runtime),
+        env=clean_env(runtime, **(hub_env or {})),
     )
     lines: list[str] = []
     port = None
