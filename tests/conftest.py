@@ -66,6 +66,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"skipped under CI, where nothing may skip: {why}"
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    """A module that skips itself while being collected (``pytest.skip(allow_module_level=
+    True)``, ``importorskip`` at import time) is a skip like any other: a failure under CI,
+    counted and named locally."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped:
+        return
+    if os.environ.get("CI"):
+        why = _skip_reason(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"{collector.nodeid}: skipped under CI, where nothing may skip: {why}"
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """Count a module's own skip where every collection report arrives (see
+    ``pytest_runtest_logreport``)."""
+    if report.skipped:
+        _SKIPS[_skip_reason(report.longrepr)] += 1
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Count skips where every report arrives: the one process, or under pytest-xdist the
     controller (its workers' reports come to it here)."""

@@ -3,6 +3,7 @@ results, snapshots, finds), and the field shows again once it holds something el
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import anyio
@@ -21,6 +22,7 @@ async def test_secret_typed_into_a_username_field_is_masked_everywhere(
     seen: list[str] = []
     patched: list[str] = []
     """Frames of the subscribers that opted in to slim ``patch`` events."""
+    per_watcher: list[list[str]] = []
     async with (
         hub_under_attack(sim_scene="login") as rh,
         client(rh.url, OBSERVER, "watcher") as watch,
@@ -49,10 +51,16 @@ async def test_secret_typed_into_a_username_field_is_masked_everywhere(
             )
             seen.append(json.dumps(reply))
 
-            async def record(w: object = w, patches: bool = patches) -> None:
+            mine: list[str] = []
+            per_watcher.append(mine)
+
+            async def record(
+                w: object = w, patches: bool = patches, mine: list[str] = mine
+            ) -> None:
                 async for frame in w:  # type: ignore[attr-defined]
                     text = frame if isinstance(frame, str) else frame.decode()
                     seen.append(text)
+                    mine.append(text)
                     if patches:
                         patched.append(text)
 
@@ -92,7 +100,10 @@ async def test_secret_typed_into_a_username_field_is_masked_everywhere(
             )
         ):
             results.append(json.dumps(await call(ws, {**message, "id": 20 + n})))
-        await anyio.sleep(0.5)  # let the last deltas arrive
+        # every watcher has been sent the typed field (masked) before anything is checked
+        with anyio.fail_after(20):
+            while not all(any("••••" in f for f in frames) for frames in per_watcher):
+                await anyio.sleep(0.02)
         everything = "\n".join(seen + results)
         assert SECRET not in everything
         assert SECRET[:8] not in everything
@@ -117,8 +128,14 @@ async def test_secret_typed_into_a_username_field_is_masked_everywhere(
             },
         )
         assert act["type"] == "result", act
-        await anyio.sleep(0.3)
-        snap = await call(ws, {"type": "snapshot.get", "id": 41, "device": dev, "compact": False})
-        values = [n.get("value") for n in snap["result"]["snapshot"]["nodes"]]
+        with anyio.fail_after(20):  # until the hub's snapshot shows the new text
+            for n in itertools.count(41):
+                snap = await call(
+                    ws, {"type": "snapshot.get", "id": n, "device": dev, "compact": False}
+                )
+                values = [n.get("value") for n in snap["result"]["snapshot"]["nodes"]]
+                if "alice" in values:
+                    break
+                await anyio.sleep(0.05)
         assert "alice" in values and "••••••••" not in values
         tg.cancel_scope.cancel()

@@ -26,9 +26,7 @@ def test_an_observer_reading_the_log_never_sees_the_typed_secret(tmp_path: Path)
         hub_env={"MOBRIDGE_SECRET_LOGPW": SECRET},
     ) as hub:
         reader = subprocess.Popen(
-            mobridge_command(
-                "logs", DEV, "--grep", "SET_TEXT", "--count", "1", "--seconds", "60"
-            ),
+            mobridge_command("logs", DEV, "--grep", "SET_TEXT", "--count", "1", "--seconds", "60"),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -21,8 +21,6 @@ import pytest
 from bridge.client import AmbiguousError, build_query, connect
 from bridge.wire.enums import VerificationResult
 
-pytest.importorskip("bridge.hub.app", reason="the hub is not built yet")
-
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "client-e2e-token"
 PACKAGE = "dev.mobridge.demo"

@@ -430,5 +430,14 @@ def test_policy_accepted(
 
 
 def test_every_policy_is_covered_by_the_checks() -> None:
+    """Every policy has an entry in the checks (no KeyError), and without an expected
+    condition exactly the policies that require one are refused, each naming itself."""
+    refused = set()
     for policy in VerificationPolicy:
-        check_policy(policy, None, has_target=True)  # never a KeyError
+        reason = check_policy(policy, None, has_target=True)
+        if reason is not None:
+            assert policy.value in reason and "needs an expected" in reason, reason
+            refused.add(policy)
+    assert refused, "some policy needs an expected condition"
+    assert refused < set(VerificationPolicy)
+    assert P.EXPLICIT_CONDITION in refused and P.DISPATCH_ONLY not in refused

@@ -5,8 +5,11 @@ grant, a location and a pinch reach the agent."""
 
 from __future__ import annotations
 
-from bridge.client import build_query, connect
+import pytest
+
+from bridge.client import ConfirmationRequired, build_query, connect
 from bridge.wire.conditions import Absent, Present
+from bridge.wire.enums import DispatchStatus
 from bridge.wire.request_parts import Confirm
 from tests.e2e.test_java_agent import HUB_TOKEN, hub_on, java_agent, pytestmark  # noqa: F401
 
@@ -43,13 +46,19 @@ async def test_keyboard_permission_location_and_pinch_through_the_java_agent() -
                 await dev.hide_keyboard()
                 gone = await dev.wait(Absent(query=keyboard), 5000)
                 assert gone.result.value == "CONDITION_MET"
-                try:
+                # a grant asks for the user's word first: refused until it is given
+                with pytest.raises(ConfirmationRequired) as asked:
                     await dev.permission("grant", "dev.mobridge.demo", "camera")
-                except Exception as exc:  # the grant asks for the user's word first
-                    objection = getattr(exc, "objection", None)
-                    assert objection is not None
-                    confirm = Confirm(objection=objection.id, answer="approve")
-                    await dev.permission("grant", "dev.mobridge.demo", "camera", confirm=confirm)
-                await dev.set_location(48.8566, 2.3522)
-                await dev.clear_location()
-                await dev.pinch(1.5, at=(540, 1200))
+                objection = asked.value.objection
+                assert objection is not None
+                confirm = Confirm(objection=objection.id, answer="approve")
+                granted = await dev.permission(
+                    "grant", "dev.mobridge.demo", "camera", confirm=confirm
+                )
+                assert granted.dispatch.status is DispatchStatus.DISPATCHED, granted
+                placed = await dev.set_location(48.8566, 2.3522)
+                assert placed.dispatch.status is DispatchStatus.DISPATCHED, placed
+                cleared = await dev.clear_location()
+                assert cleared.dispatch.status is DispatchStatus.DISPATCHED, cleared
+                pinched = await dev.pinch(1.5, at=(540, 1200))
+                assert pinched.dispatch.status is DispatchStatus.DISPATCHED, pinched

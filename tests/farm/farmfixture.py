@@ -115,6 +115,8 @@ class FarmHub:
     workdir: Path
     scene: str = "login"
     extra: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables added to the hub's environment (after every MOBRIDGE_ one is cleared)."""
     process: subprocess.Popen[str] | None = None
     port: int = 0
     lines: list[str] = field(default_factory=list)
@@ -136,6 +138,7 @@ class FarmHub:
             PYTHONUNBUFFERED="1",
             MOBRIDGE_SECRET_DEMO_PASSWORD=SECRET,
         )
+        env.update(self.env)
         command = [
             sys.executable, "-m", "bridge.cli", "serve", "--port", "0", "--no-dashboard",
             "--token", HUB_TOKEN, "--farm-controller-token", TOKEN,

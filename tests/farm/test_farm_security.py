@@ -80,18 +80,23 @@ async def test_user_password_admits_and_a_wrong_password_keeps_a_hub_out(tmp_pat
 
 
 async def test_token_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MOBRIDGE_FARM_TOKEN`` is the NATS token when ``--farm-token`` is not given: two hubs
+    with it in their environment (and no option) hear each other; one whose environment holds
+    a wrong token is refused by the server, which shows that the variable is what is used."""
     with nats_server(tmp_path, 'authorization { token: "farm-token-1" }') as nats:
         hubs = [
-            FarmHub(
-                n, f"sim-{n.lower()}", nats.url, tmp_path, extra=("--farm-token", "farm-token-1")
-            )
-            for n in ("A", "C")
+            FarmHub(n, f"sim-{n.lower()}", nats.url, tmp_path, env={"MOBRIDGE_FARM_TOKEN": t})
+            for n, t in (("A", "farm-token-1"), ("C", "farm-token-1"), ("W", "not-the-token"))
         ]
         try:
             for hub in hubs:
                 hub.start()
             await farm_listed(hubs[0], {"sim-c"})
             await farm_listed(hubs[1], {"sim-a"})
+            with anyio.fail_after(30):
+                while healthz(hubs[2])["farm"]["state"] != "unauthorized":
+                    await anyio.sleep(0.1)
+            assert "farm-token-1" not in " ".join(h.log_text() for h in hubs)
         finally:
             for hub in hubs:
                 hub.stop()

@@ -114,7 +114,7 @@ def test_simulator_log_stream_ndjson() -> None:
 def test_a_grep_cannot_probe_the_secret(guess: str) -> None:
     """The filter runs on the masked line: a guess of the secret matches nothing, so a reader
     cannot learn it one pattern at a time."""
-    lines = parse_logcat(f"1764672000.100  1  1 D Auth    : pw {repr(SECRET)}", {}, 1)
+    lines = parse_logcat(f"1764672000.100  1  1 D Auth    : pw {SECRET!r}", {}, 1)
     assert _sent(lines, grep=guess) == ""
     assert _sent(lines, grep="pw") != ""
 
@@ -124,7 +124,8 @@ def test_crash_reports_are_masked_by_the_hub() -> None:
         "--------- beginning of crash\n"
         "1764672000.500  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n"
         "1764672000.500  4242  4242 E AndroidRuntime: Process: com.example.shop, PID: 4242\n"
-        f"1764672000.500  4242  4242 E AndroidRuntime: java.lang.IllegalStateException: {SECRET!r}\n"
+        "1764672000.500  4242  4242 E AndroidRuntime: "
+        f"java.lang.IllegalStateException: {SECRET!r}\n"
     )
     reports = parse_crashes(text, None)
     masker = SecretMasker()
