@@ -1,4 +1,11 @@
-"""Device requests and helpers: what goes on the wire and what comes back (FakeHub)."""
+"""Device requests and helpers against the real hub (simulated device, in this process): what
+each helper does to the screen and what comes back.
+
+Issue 42.3: these ran against a canned fake hub and asserted the requests it received; they now
+assert what the real hub did with them (the screen changed, the field holds the text, the
+refusal names the real candidates). What no hub does for real is tested with the fake hub in
+tests/client/test_connection.py and tests/client/test_watch.py.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from bridge.client import (
     AmbiguousError,
     ClientError,
     Device,
+    HubError,
     NotFoundError,
     ProtocolFailure,
     StaleRefError,
@@ -18,163 +26,166 @@ from bridge.client import (
     connect,
 )
 from bridge.client.screenshot import capture_url, fetch_capture
-from bridge.wire.action import ActionRequest
-from bridge.wire.client_protocol import (
-    Act,
-    App,
-    Global,
-    LeaseAcquire,
-    LeaseEvent,
-    LeaseRelease,
-    ScreenshotResult,
-    Wait,
-)
-from bridge.wire.conditions import Present, ScreenShown
+from bridge.wire.client_protocol import ScreenshotResult
+from bridge.wire.conditions import Present
 from bridge.wire.enums import (
     ActionVerb,
-    AppAction,
-    GlobalAction,
+    DispatchStatus,
     ProtocolErrorCode,
     Role,
     VerificationResult,
 )
-from tests.client.fake_hub import DEVICE, PNG, TOKEN, FakeHub
+from tests.hub.hubfixture import CONTROLLER, CONTROLLER_2, running_hub
 
 pytestmark = pytest.mark.anyio
+PACKAGE = "dev.mobridge.demo"
 
 
 @asynccontextmanager
-async def device_of(fake: FakeHub) -> AsyncIterator[Device]:
-    async with fake.serving() as url, connect(url, token=TOKEN) as hub:
-        yield hub.device(DEVICE)
+async def device_on(scene: str, name: str = "client-test") -> AsyncIterator[Device]:
+    async with (
+        running_hub(sim_scene=scene) as rh,
+        connect(rh.url, token=CONTROLLER, name=name) as hub,
+    ):
+        yield hub.device(rh.device_id)
 
 
-def acts(fake: FakeHub) -> list[ActionRequest]:
-    return [m.request for m in fake.received if isinstance(m, Act)]
+async def value_of(device: Device, resource_id: str) -> str | None:
+    found = await device.find(resource_id=resource_id)
+    assert found.count == 1, found
+    return found.matches[0].node.value
 
 
 async def test_find_by_keywords_builds_the_query() -> None:
-    fake = FakeHub()
-    async with device_of(fake) as device:
-        assert (await device.find(role="BUTTON")).count == 4
-        assert (await device.find(resource_id="username")).matches[0].node.node_id == "n2"
-        assert (await device.find(label="Nothing")).count == 0
+    async with device_on("login") as device:
+        buttons = await device.find(role="BUTTON")
+        assert buttons.count >= 1 and all(m.node.role is Role.BUTTON for m in buttons.matches)
+        username = (await device.find(resource_id="username")).matches
+        assert len(username) == 1 and username[0].node.resource_id is not None
+        assert (await device.find(label="Nothing like this")).count == 0
     with pytest.raises(ValueError, match="at least one field"):
         build_query()
     assert build_query(role="INPUT").role is Role.INPUT
 
 
-async def test_tap_on_a_query_sends_the_query_for_the_hub_to_resolve() -> None:
-    fake = FakeHub()
-    async with device_of(fake) as device:
-        await device.tap(build_query(text="Sign in"))
+async def test_tap_on_a_query_match_or_ref_acts_on_that_element() -> None:
+    async with device_on("menu") as device:
+        result = await device.tap(build_query(text="Login"))
+        assert result.dispatch.status is DispatchStatus.DISPATCHED
+        assert (await device.wait_for_screen("login")).result is VerificationResult.CONDITION_MET
         match = (await device.find(resource_id="password")).matches[0]
-        await device.tap(match)  # a FindMatch: its ref, no generation
-        await device.tap(match.ref, idempotency_key="k-1")
-        await device.act_on(build_query(resource_id="username"), "LONG_CLICK")
-    sent = [m for m in fake.received if isinstance(m, Act)]
-    first, second, third, fourth = sent
-    assert first.request.action is ActionVerb.CLICK and first.request.target is None
-    assert first.query == build_query(text="Sign in")
-    assert second.request.target == match.ref and second.query is None
-    assert second.request.generation is None
-    assert third.request.idempotency_key == "k-1"
-    assert fourth.request.action is ActionVerb.LONG_CLICK
-    assert fourth.query == build_query(resource_id="username")
+        tapped = await device.tap(match)  # a FindMatch: its ref
+        assert tapped.target is not None and tapped.dispatch.status is DispatchStatus.DISPATCHED
+        again = await device.tap(match.ref, idempotency_key="k-1")
+        replay = await device.tap(match.ref, idempotency_key="k-1")
+        assert replay.dispatch == again.dispatch  # the hub answered the key's first result
+        long = await device.act_on(build_query(resource_id="username"), "LONG_CLICK")
+        assert long.dispatch.status is DispatchStatus.DISPATCHED
 
 
 async def test_tap_on_several_matches_raises_the_hubs_refusal() -> None:
-    fake = FakeHub()
-    async with device_of(fake) as device:
+    async with device_on("ambiguous") as device:
         with pytest.raises(AmbiguousError) as caught:
-            await device.tap(build_query(label="Continue"))
+            await device.tap(build_query(text="Continue"))
         with pytest.raises(NotFoundError):
-            await device.tap(build_query(label="Nowhere"))
+            await device.tap(build_query(text="Nowhere at all"))
         with pytest.raises(AmbiguousError) as client_side:
-            await device.find_one(build_query(label="Continue"))
+            await device.find_one(build_query(text="Continue"))
     # the hub's refusal carries candidate refs; find_one's also the matched nodes
-    assert [r.node_id for r in caught.value.candidates] == ["n5", "n6"]
-    assert caught.value.matches == ()
-    assert [m.node.node_id for m in client_side.value.matches] == ["n5", "n6"]
+    assert len(caught.value.candidates) == 2 and caught.value.matches == ()
+    assert [m.node.text for m in client_side.value.matches] == ["Continue", "Continue"]
+    assert {r.node_id for r in caught.value.candidates} == {
+        m.node.node_id for m in client_side.value.matches
+    }
 
 
-async def test_type_text_sends_a_value_or_a_secret_reference() -> None:
-    fake = FakeHub()
-    async with device_of(fake) as device:
-        await device.type_text(build_query(resource_id="username"), "demo")
-        await device.type_text(build_query(resource_id="password"), value_ref="secret://pw")
+async def test_type_text_sets_a_value_or_a_secret_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MOBRIDGE_SECRET_CLIENT_PW", "pw-from-the-hub")
+    async with device_on("login") as device:
+        typed = await device.type_text(build_query(resource_id="username"), "demo")
+        assert typed.dispatch.status is DispatchStatus.DISPATCHED
+        assert await value_of(device, "username") == "demo"
+        await device.type_text(build_query(resource_id="password"), value_ref="secret://client_pw")
+        assert await value_of(device, "password") != "pw-from-the-hub"
         with pytest.raises(ValueError, match="exactly one"):
             await device.type_text(build_query(resource_id="password"))
-    user, password = acts(fake)
-    assert (user.action, user.value, user.value_ref) == (ActionVerb.SET_TEXT, "demo", None)
-    assert (password.value, password.value_ref) == (None, "secret://pw")
 
 
 async def test_scroll_back_home_and_app() -> None:
-    fake = FakeHub()
-    async with device_of(fake) as device:
-        await device.scroll(build_query(text="Sign in"))
-        await device.scroll(build_query(text="Sign in"), forward=False)
+    async with device_on("list") as device:
+        first = (await device.snapshot()).snapshot
+        forward = await device.scroll(build_query(role="LIST"))
+        assert forward.dispatch.status is DispatchStatus.DISPATCHED
+        moved = (await device.snapshot()).snapshot
+        assert moved.snapshot_id != first.snapshot_id
+        back = await device.scroll(build_query(role="LIST"), forward=False)
+        assert back.dispatch.status is DispatchStatus.DISPATCHED
         await device.back()
-        await device.home()
-        await device.app("APP_OPEN", app_id="dev.mobridge.demo")
-    verbs = [r.action for r in acts(fake)]
-    assert verbs == [ActionVerb.SCROLL_FORWARD, ActionVerb.SCROLL_BACKWARD]
-    globals_ = [m.action for m in fake.received if isinstance(m, Global)]
-    assert globals_ == [GlobalAction.BACK, GlobalAction.HOME]
-    (app,) = [m for m in fake.received if isinstance(m, App)]
-    assert (app.action, app.app_id) == (AppAction.APP_OPEN, "dev.mobridge.demo")
+        home = await device.home()
+        assert home.dispatch.status is DispatchStatus.DISPATCHED
+        opened = await device.app("APP_OPEN", app_id=PACKAGE)
+        assert opened.dispatch.status is DispatchStatus.DISPATCHED
+        front = await device.snapshot()
+        assert front.snapshot.package_name == PACKAGE
 
 
 async def test_resolve_and_stale_refs() -> None:
-    fake = FakeHub()
-    async with device_of(fake) as device:
-        ref = (await device.find(resource_id="login")).matches[0].ref
+    async with device_on("login") as device:
+        found = await device.find(resource_id="username")
+        ref = found.matches[0].ref
         resolved = await device.resolve(ref)
-        assert resolved.node_id == "n4" and resolved.locator == "RESOURCE_ID"
-        fake.current = fake.screens[2]
+        assert resolved.node_id == found.matches[0].node.node_id
+        generation = found.generation
+        await device.back()  # the login screen goes away
+        await device.wait_for_screen("menu")
         with pytest.raises(StaleRefError):
-            await device.resolve(ref, generation=1)
+            await device.resolve(ref, generation=generation)
 
 
 async def test_wait_returns_met_or_not_met_without_raising() -> None:
-    fake = FakeHub()
-    async with device_of(fake) as device:
+    async with device_on("login") as device:
         met = await device.wait(Present(query=build_query(text="Sign in")), timeout_ms=50)
         assert met.result is VerificationResult.CONDITION_MET
         not_met = await device.wait_for_screen("home", timeout_ms=50)
         assert not_met.result is VerificationResult.CONDITION_NOT_MET
         assert (await device.wait_for_screen("login")).result is VerificationResult.CONDITION_MET
-    waits = [m for m in fake.received if isinstance(m, Wait)]
-    assert [w.timeout_ms for w in waits] == [50, 50, None]
-    assert isinstance(waits[1].condition, ScreenShown)
 
 
 async def test_lease_is_acquired_for_the_block_and_released_after() -> None:
-    fake = FakeHub()
-    async with fake.serving() as url, connect(url, token=TOKEN, name="leaser") as hub:
-        device = hub.device(DEVICE)
-        async with hub.events() as events:
-            with pytest.raises(RuntimeError):
-                async with device.lease("shared") as held:
-                    assert held.lease is not None and held.lease.mode == "shared"
-                    assert held.lease.holder_names == ("leaser",)
-                    raise RuntimeError("released anyway")
-            event = await events.__anext__()
-    assert isinstance(event, LeaseEvent) and event.change == "acquired"
-    kinds = [type(m) for m in fake.received if isinstance(m, LeaseAcquire | LeaseRelease)]
-    assert kinds == [LeaseAcquire, LeaseRelease]
+    async with (
+        running_hub(sim_scene="login") as rh,
+        connect(rh.url, token=CONTROLLER, name="leaser") as hub,
+    ):
+        device = hub.device(rh.device_id)
+        with pytest.raises(RuntimeError):
+            async with device.lease("shared") as held:
+                assert held.lease is not None and held.lease.mode == "shared"
+                assert held.lease.holder_names == ("leaser",)
+                async with connect(rh.url, token=CONTROLLER_2, name="intruder") as other:
+                    with pytest.raises((HubError, ProtocolFailure)) as refused:
+                        await other.device(rh.device_id).acquire_lease("exclusive")
+                    assert "leaser" in str(refused.value), refused.value
+                raise RuntimeError("released anyway")
+        # released: another controller gets the exclusive lease at once
+        async with connect(rh.url, token=CONTROLLER_2, name="next") as other:
+            taken = await other.device(rh.device_id).acquire_lease("exclusive")
+            assert taken.lease is not None and taken.lease.holder_names == ("next",)
 
 
 async def test_screenshot_png_is_fetched_with_the_token() -> None:
-    fake = FakeHub()
-    async with device_of(fake) as device:
+    async with (
+        running_hub(sim_scene="login") as rh,
+        connect(rh.url, token=CONTROLLER, name="shots") as hub,
+    ):
+        device = hub.device(rh.device_id)
         capture = await device.screenshot()
-        assert capture.bytes == len(PNG)
-        assert await device.fetch_screenshot(capture) == PNG
+        png = await device.fetch_screenshot(capture)
+        assert png.startswith(b"\x89PNG") and len(png) == capture.bytes
         assert (await device.fetch_screenshot()).startswith(b"\x89PNG")
         with pytest.raises(ProtocolFailure) as caught:
-            await fetch_capture(fake.url, "wrong-token", capture)
+            await fetch_capture(rh.url, "wrong-token", capture)
         assert caught.value.code is ProtocolErrorCode.UNAUTHENTICATED
 
 
@@ -193,3 +204,7 @@ def test_capture_urls_stay_on_the_hubs_origin() -> None:
         with pytest.raises(ClientError, match="not the hub's origin"):
             capture_url(hub, elsewhere)
     ScreenshotResult(capture="c", url="/x", width=1, height=1, bytes=0)  # constructible
+
+
+def test_act_on_takes_a_verb_name_or_a_verb() -> None:
+    assert ActionVerb("LONG_CLICK") is ActionVerb.LONG_CLICK
