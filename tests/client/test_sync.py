@@ -1,4 +1,5 @@
-"""The blocking facade: the same session, driven from plain (non-async) code."""
+"""The blocking facade: the same session, driven from plain (non-async) code, against the real
+hub (in a thread of this process) with the simulated device."""
 
 from __future__ import annotations
 
@@ -10,45 +11,67 @@ import pytest
 
 from bridge.client import AmbiguousError, ProtocolFailure, build_query
 from bridge.client.sync import connect_sync
-from bridge.wire.client_protocol import LeaseAcquire, LeaseRelease
 from bridge.wire.conditions import ScreenShown
 from bridge.wire.enums import ProtocolErrorCode, VerificationResult
-from tests.client.fake_hub import DEVICE, PNG, TOKEN, FakeHub
 
 
 def test_the_sync_facade_drives_a_device() -> None:
-    fake = FakeHub()
-    with fake.in_thread() as url, connect_sync(url, token=TOKEN, name="script") as hub:
-        assert hub.session is not None and hub.session.session == "sess-1"
-        assert [d.id for d in hub.devices()] == [DEVICE]
-        device = hub.device(DEVICE)
-        assert device.find(text="Sign in").count == 1
-        assert device.snapshot().snapshot.snapshot_id == "s_1"
-        result = device.tap(build_query(text="Sign in"))
-        assert result.target is not None and result.target.label == "Sign in"
-        device.type_text(build_query(resource_id="username"), "demo")
-        with pytest.raises(AmbiguousError) as caught:
-            device.tap(build_query(label="Continue"))
-        assert len(caught.value.candidates) == 2
+    """The blocking facade against a real hub (in its own thread) with the simulated device:
+    find, snapshot, tap, type, a refused ambiguity, waits, back, a lease, a screenshot, a
+    watch that follows the screen's changes."""
+    from anyio.from_thread import start_blocking_portal
+
+    from tests.hub.hubfixture import CONTROLLER, running_hub
+
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(running_hub(sim_scene="menu")) as rh,
+        connect_sync(rh.url, token=CONTROLLER, name="script") as hub,
+    ):
+        assert hub.session is not None and hub.session.session
+        assert [d.id for d in hub.devices()] == [rh.device_id]
+        device = hub.device(rh.device_id)
+        assert device.find(text="Login").count == 1
+        first = device.snapshot().snapshot
+        with device.watch() as watch:
+            seen = next(iter(watch))
+            assert seen.snapshot.snapshot_id == first.snapshot_id
+            result = device.tap(build_query(text="Login"))
+            assert result.target is not None and "Login" in (result.target.label or "")
+            for update in watch:  # the watch follows the hub's deltas to the login screen
+                if any(n.text == "Sign in" for n in update.snapshot.nodes):
+                    break
         assert device.wait(ScreenShown(name="login")).result is VerificationResult.CONDITION_MET
+        device.type_text(build_query(resource_id="username"), "demo")
+        assert device.find(resource_id="username").matches[0].node.value == "demo"
+        device.back()
+        device.wait(ScreenShown(name="menu"))
+        device.tap(build_query(text="Ambiguous"))
+        with pytest.raises(AmbiguousError) as caught:
+            device.tap(build_query(text="Continue"))
+        assert len(caught.value.candidates) == 2
         assert device.back().dispatch.status.value == "DISPATCHED"
         with device.lease() as held:
             assert held.lease is not None and held.lease.holder_names == ("script",)
-        assert device.fetch_screenshot() == PNG
-        with device.watch() as watch:
-            updates = [u for _, u in zip(range(3), watch, strict=False)]
-        assert [u.snapshot for u in updates] == fake.screens
+        with device.lease() as again:  # released at the end of the block: taken again at once
+            assert again.lease is not None
+        assert device.fetch_screenshot().startswith(b"\x89PNG")
         hub.ping()
         assert hub.statistics().pending == 0
-    kinds = [type(m) for m in fake.received if isinstance(m, LeaseAcquire | LeaseRelease)]
-    assert kinds == [LeaseAcquire, LeaseRelease]
     assert not [t for t in threading.enumerate() if t.name == "mobridge-client"]
 
 
 def test_the_sync_facade_raises_the_same_errors() -> None:
-    fake = FakeHub()
-    with fake.in_thread() as url, pytest.raises(ProtocolFailure) as caught:
-        with connect_sync(url, token="wrong"):
+    from anyio.from_thread import start_blocking_portal
+
+    from tests.hub.hubfixture import running_hub
+
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(running_hub()) as rh,
+        pytest.raises(ProtocolFailure) as caught,
+    ):
+        with connect_sync(rh.url, token="wrong"):
             pass
     assert caught.value.code is ProtocolErrorCode.UNAUTHENTICATED
 
