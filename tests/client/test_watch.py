@@ -1,4 +1,9 @@
-"""``Device.watch``: live snapshots over a real subscription, resyncs and resubscribes."""
+"""``Device.watch``: live snapshots over a real subscription, resyncs and resubscribes.
+
+Following a screen (every delta applied, plain ``async for``, a ticking clock) runs against the
+real hub with the simulated device. The client-only FakeHub stays for what a real hub does not
+do on demand: a lost ``seq``, a delta on the wrong base, a hub that stops sending resyncs, a
+consumer that lags behind its buffer, a connection closed in the middle of a watch."""
 
 from __future__ import annotations
 
@@ -9,12 +14,20 @@ import anyio
 import msgspec
 import pytest
 
-from bridge.client import ConnectionLost, DeltaMismatch, HubConnection, WatchUpdate, connect
-from bridge.wire.client_protocol import HubToClient, SnapshotEvent, Subscribe, Unsubscribe
+from bridge.client import (
+    ConnectionLost,
+    DeltaMismatch,
+    HubConnection,
+    WatchUpdate,
+    build_query,
+    connect,
+)
+from bridge.wire.client_protocol import HubToClient, SnapshotEvent, Unsubscribe
 from bridge.wire.enums import Role
 from bridge.wire.snapshot import ScreenSnapshot
 from tests.client.fake_hub import CLOSE, DEVICE, TOKEN, FakeHub, node, screen
 from tests.client.reference_diff import reference_delta
+from tests.hub.hubfixture import CONTROLLER, running_hub
 
 pytestmark = pytest.mark.anyio
 
@@ -46,32 +59,57 @@ def clock_screens(n: int) -> list[ScreenSnapshot]:
 
 
 async def test_watch_applies_every_delta_to_reach_each_screen() -> None:
-    fake = FakeHub()
-    async with hub_of(fake) as hub, hub.device(DEVICE).watch() as watch:
-        updates = await take(watch, 3)
-    assert [u.snapshot for u in updates] == fake.screens
-    assert [u.seq for u in updates] == [0, 1, 2]
-    assert updates[0].resync and not updates[1].resync
-    assert updates[1].changed == ("n2",)
-    assert watch.tracker.deltas_applied == 2 and watch.tracker.desyncs == 0
-    assert any(isinstance(m, Unsubscribe) for m in fake.received)
+    async with (
+        running_hub(sim_scene="menu") as rh,
+        connect(rh.url, token=CONTROLLER) as hub,
+        hub.device(rh.device_id).watch() as watch,
+    ):
+        device = hub.device(rh.device_id)
+        (first,) = await take(watch, 1)
+        assert first.resync and first.snapshot.snapshot_id
+        await device.tap(build_query(text="Login"))
+        updates = []
+        with anyio.fail_after(20):
+            async for update in watch:
+                updates.append(update)
+                if any(n.text == "Sign in" for n in update.snapshot.nodes):
+                    break
+        assert [u.seq for u in updates] == sorted(u.seq for u in updates)
+        assert not any(u.resync for u in updates)
+        assert all(u.delta is not None for u in updates)
+        assert watch.tracker.deltas_applied == len(updates) and watch.tracker.desyncs == 0
+        # what the deltas built is what the hub holds
+        await device.wait_for_screen("login")
+        now = (await device.snapshot()).snapshot
+        with anyio.fail_after(20):
+            while updates[-1].snapshot.snapshot_id != now.snapshot_id:
+                updates.append(await watch.__anext__())
+        assert msgspec.json.encode(updates[-1].snapshot) == msgspec.json.encode(now)
 
 
 async def test_plain_async_for_works_and_full_mode_is_requested() -> None:
-    fake = FakeHub()
-    seen: list[int] = []
-    async with hub_of(fake) as hub:
-        watch = hub.device(DEVICE).watch(compact=False)
+    seen: list[WatchUpdate] = []
+    async with (
+        running_hub(sim_scene="ambiguous") as rh,
+        connect(rh.url, token=CONTROLLER) as hub,
+    ):
+        device = hub.device(rh.device_id)
+        first_continue = (await device.find(text="Continue")).matches[0].ref
+        watch = device.watch(compact=False)
         async for update in watch:
-            seen.append(update.seq)
-            if len(seen) == 3:
+            seen.append(update)
+            if len(seen) == 1:
+                await device.tap(first_continue)
+            elif any(n.text == "Chose Basic plan" for n in update.snapshot.nodes):
                 break
         await watch.aclose()
         with pytest.raises(StopAsyncIteration):
             await watch.__anext__()
-    assert seen == [0, 1, 2]
-    (subscribe,) = [m for m in fake.received if isinstance(m, Subscribe)]
-    assert subscribe.compact is False
+        full = (await device.snapshot(compact=False)).snapshot
+        compact = (await device.snapshot()).snapshot
+    assert [u.seq for u in seen] == sorted(u.seq for u in seen) and seen[0].resync
+    # full mode: the hub's full snapshot, which keeps nodes the compact one drops
+    assert len(seen[-1].snapshot.nodes) == len(full.nodes) > len(compact.nodes)
 
 
 def gap_then_resync(fake: FakeHub, subscription: str) -> list[HubToClient]:
@@ -165,13 +203,16 @@ async def test_a_lost_connection_ends_the_watch_with_connection_lost() -> None:
 
 
 async def test_the_ticking_clock_streams_one_field_deltas() -> None:
-    screens = clock_screens(6)
-    fake = FakeHub(screens)
-    async with hub_of(fake) as hub, hub.device(DEVICE).watch() as watch:
-        updates = await take(watch, 6)
-    assert [u.snapshot for u in updates] == screens
+    async with (
+        running_hub(sim_scene="home") as rh,
+        connect(rh.url, token=CONTROLLER) as hub,
+        hub.device(rh.device_id).watch() as watch,
+    ):
+        with anyio.fail_after(30):
+            updates = [await watch.__anext__() for _ in range(4)]
+    clock = [n for n in updates[-1].snapshot.nodes if n.text and ":" in n.text]
+    assert clock, updates[-1].snapshot
     for update in updates[1:]:
         assert update.delta is not None
-        assert (update.added, update.removed, update.changed) == ((), (), ("n2",))
-        assert update.delta.order == {}
-    assert msgspec.json.encode(updates[-1].snapshot) == msgspec.json.encode(screens[-1])
+        assert (update.added, update.removed) == ((), ())
+        assert len(update.changed) == 1  # the clock's text, nothing else
