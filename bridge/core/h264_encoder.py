@@ -48,7 +48,9 @@ class H264Encoder:
         self._last_pts = -1
         self.frames = 0
 
-    def encode_rgb(self, width: int, height: int, rgb: bytes, at_ms: int, key: bool) -> list[AccessUnit]:
+    def encode_rgb(
+        self, width: int, height: int, rgb: bytes, at_ms: int, key: bool
+    ) -> list[AccessUnit]:
         """Encode one RGB24 frame (row-major, 3 bytes a pixel) shown from ``at_ms``."""
         from PIL import Image
 

@@ -284,7 +284,9 @@ class Mirrors:
             return ScreenshotFrames(device, fps)
         return None
 
-    async def serve(self, ws: ServerConnection, principal: Principal, params: dict[str, str]) -> None:
+    async def serve(
+        self, ws: ServerConnection, principal: Principal, params: dict[str, str]
+    ) -> None:
         """One viewer, from its socket's opening until it closes or is cut off."""
         device = self.devices.get(params.get("device", ""))
         fps_text = params.get("fps", str(MAX_MIRROR_FPS))

@@ -36,9 +36,10 @@ class PictureFeed:
     def __init__(self, cache: ScreenshotCache, capture_url: Callable[[str], str]) -> None:
         self.cache = cache
         self.capture_url = capture_url
-        self._members: dict[str, set[Session]] = {}
-        """Settled stream id -> its members that asked for pictures (pruned to the stream's
-        members at every send, so one that left is never sent to)."""
+        self._members: dict[str, dict[Session, str]] = {}
+        """Settled stream id -> its members that asked for pictures, each with the capture it
+        was last sent (pruned to the stream's members at every send, so one that left is
+        never sent to; a member is never sent the same picture twice)."""
         self._wake: dict[str, anyio.Event] = {}
         self.events = 0
         self.failed = 0
@@ -46,7 +47,7 @@ class PictureFeed:
 
     def join(self, session: Session, device: DeviceRuntime, compact: bool) -> None:
         stream = device.settled_streams[compact]
-        self._members.setdefault(stream.id, set()).add(session)
+        self._members.setdefault(stream.id, {})[session] = ""
         self.settled(device)
 
     def settled(self, device: DeviceRuntime) -> None:
@@ -56,11 +57,12 @@ class PictureFeed:
             wake = self._wake[device.id] = anyio.Event()
         wake.set()
 
-    def _members_of(self, stream: Stream) -> set[Session]:
+    def _members_of(self, stream: Stream) -> dict[Session, str]:
         members = self._members.get(stream.id)
         if not members:
-            return set()
-        members &= stream.members
+            return {}
+        for gone in [s for s in members if s not in stream.members]:
+            del members[gone]
         return members
 
     async def run(self, device: DeviceRuntime) -> None:
@@ -87,7 +89,8 @@ class PictureFeed:
                 continue
             for stream in streams:
                 members = self._members_of(stream)
-                if not members or stream.base is None:
+                due = [s for s, last in members.items() if last != shot.capture]
+                if not due or stream.base is None:
                     continue
                 event = PictureEvent(
                     subscription=stream.id,
@@ -102,7 +105,8 @@ class PictureFeed:
                     bytes=shot.size,
                 )
                 outgoing = Outgoing(event, encode)
-                for session in list(members):
+                for session in due:
+                    members[session] = shot.capture
                     session.push_event(stream.id, outgoing)
                 self.events += 1
 

@@ -24,6 +24,7 @@ task of the request that started it. Counts are in ``statistics`` (``/v1/stats``
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -152,13 +153,14 @@ class ScreenshotCache:
             shot = await self._take(device)
             after = device.current.generation if device.current is not None else None
             if flight.generation is not None and after == flight.generation:
+                shot = dataclasses.replace(shot, generation=flight.generation)
                 kept = self._kept.setdefault(device.id, OrderedDict())
                 kept[flight.generation] = shot
                 kept.move_to_end(flight.generation)
                 while len(kept) > KEPT_GENERATIONS:
                     kept.popitem(last=False)
             else:
-                shot = Shot(shot.capture, shot.width, shot.height, shot.size, None)
+                shot = dataclasses.replace(shot, generation=None)
             flight.shot = shot
         except Exception as exc:  # every waiter gets the refusal, the hub goes on
             self.counts.failed += 1

@@ -39,13 +39,13 @@ from bridge.hub.log_stream import LogStreams
 from bridge.hub.media_handlers import answer_media
 from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
-from bridge.hub.packages import Stager
-from bridge.hub.recording import Recordings
-from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.mirror import Mirrors
+from bridge.hub.packages import Stager
 from bridge.hub.picture_feed import PictureFeed
 from bridge.hub.picture_views import PictureViews, ViewFormat
+from bridge.hub.recording import Recordings
 from bridge.hub.screenshot_cache import ScreenshotCache, Shot
+from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.hub.vision import VisionService
 from bridge.net.agent_link import AgentLost, decode_reply_png

@@ -52,8 +52,8 @@ from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from urllib.parse import parse_qs
 from typing import Any, Protocol
+from urllib.parse import parse_qs
 
 import anyio
 import msgspec
@@ -389,7 +389,7 @@ class ClientServer:
 
     def _process_request(
         self, connection: ServerConnection, request: Request
-    ) -> Response | None | Awaitable[Response]:
+    ) -> Response | Awaitable[Response] | None:
         path, _, query = request.path.partition("?")
         token = bearer(request.headers.get("Authorization"))
         if path == "/healthz":
@@ -558,7 +558,7 @@ class ClientServer:
                     principal = self.auth.check(said.get("token"))
             if principal is None:
                 self.closed_by_hub += 1
-                await ws.close(1008, "not authenticated: send {\"token\": ...} first")
+                await ws.close(1008, 'not authenticated: send {"token": ...} first')
                 return
             params = {k: v[-1] for k, v in parse_qs(query).items()}
             await handler(ws, principal, params)

@@ -62,9 +62,9 @@ from bridge.wire.journal import (
     JournalWhenResult,
 )
 from bridge.wire.node import SemanticNode
-from bridge.wire.pictures import PictureEvent
 from bridge.wire.node_edit import MetaEdit, NodeEdit
 from bridge.wire.noderef import NodeRef
+from bridge.wire.pictures import PictureEvent
 from bridge.wire.query import SemanticQuery
 from bridge.wire.request_parts import Confirm as Confirm
 from bridge.wire.request_parts import Name as Name
