@@ -545,6 +545,10 @@ class ClientServer:
         """Authenticate a websocket of another path (module docstring), then serve it."""
         peer = _peer_of(ws)
         self._peers[peer] = self._peers.get(peer, 0) + 1
+        sock = ws.transport.get_extra_info("socket") if ws.transport is not None else None
+        if sock is not None and self.socket_send_buffer:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.socket_send_buffer)
         try:
             token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
             principal = self.auth.check(token) if token is not None else None
