@@ -107,13 +107,17 @@ def run(quick: bool) -> list[str]:
         lat = sorted(x for v in seen for x in v.get("latencies", [])[1:])  # [0]: at joining
         shots = (after["screenshots"] - before["screenshots"]) / changes
         cpu = (after["cpu_ns"] - before["cpu_ns"]) / 1e6 / changes
-        p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+
+        def p(q: float) -> float:
+            return lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+
         load = os.getloadavg()
+        derived = after["pictures"]["views"]["derived"] - before["pictures"]["views"]["derived"]
         lines.append(
             f"pictures  {viewers} viewers in {procs} processes, {changes} changes: "
             f"device screenshots per change {shots:.2f} (goal 1)  hub CPU per change {cpu:.1f} ms  "
             f"settle->picture p50 {p(0.5):.0f} ms p99 {p(0.99):.0f} ms ({len(lat)} pictures)  "
-            f"views derived {after['pictures']['views']['derived'] - before['pictures']['views']['derived']}  "
+            f"views derived {derived}  "
             f"load average {load[0]:.2f}"
         )
         # ---- mirror ----

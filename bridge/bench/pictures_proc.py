@@ -39,7 +39,7 @@ async def _hub(token: str) -> None:
     )
     async with anyio.create_task_group() as tg:
         port = await tg.start(hub.run)
-        while not any(d.online for d in hub.service.devices.values()):
+        while not any(d.online for d in hub.service.devices.values()):  # noqa: ASYNC110
             await anyio.sleep(0.02)
         print(json.dumps({"port": port, "device": hub.sim.device_id}), flush=True)
         stdin = anyio.wrap_file(sys.stdin)

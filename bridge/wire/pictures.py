@@ -6,14 +6,15 @@ messages.
   gets the same capture id: the hub takes one device screenshot per screen generation. The
   full PNG is at ``url``; a viewer-sized image of it is at ``<url without .png>.webp?width=N``
   (or ``.jpg``), derived once per (capture, width, format) by the hub.
-- the live mirror is a websocket of its own at ``/v1/mirror?device=ID&fps=N`` (protocol README, "Pictures for many viewers"):
-  the client authenticates with an ``Authorization: Bearer`` header or, first thing, a text
-  message ``{"token": "..."}``; the hub then sends a ``MirrorConfig`` text message and binary
-  messages of one H.264 access unit each (``MIRROR_HEADER``: a flags byte, bit 0 = key frame,
-  then the presentation time in microseconds, unsigned 64-bit big-endian; then the access unit
-  in Annex B form, SPS and PPS in band before each key frame) — what WebCodecs'
-  ``VideoDecoder`` takes with ``codec`` and no ``description``. A new ``MirrorConfig`` comes
-  before a key frame whenever the stream's size or codec changes.
+- the live mirror is a websocket of its own at ``/v1/mirror?device=ID&fps=N`` (protocol
+  README, "Pictures for many viewers and the live mirror"): the client authenticates with
+  an ``Authorization: Bearer`` header or, first thing, a text message ``{"token": "..."}``;
+  the hub then sends a ``MirrorConfig`` text message and binary messages of one H.264
+  access unit each (``MIRROR_HEADER``: a flags byte, bit 0 = key frame, then the
+  presentation time in microseconds, unsigned 64-bit big-endian; then the access unit in
+  Annex B form, SPS and PPS in band before each key frame) — what WebCodecs'
+  ``VideoDecoder`` takes with ``codec`` and no ``description``. A new ``MirrorConfig``
+  comes before a key frame whenever the stream's size or codec changes.
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ async def test_the_page_shows_viewer_sized_pictures_and_the_live_mirror_with_out
             await expect(tab.locator("#outlines rect")).not_to_have_count(0)
             on_top = await tab.evaluate(
                 "() => { const r = document.getElementById('outlines').getBoundingClientRect();"
-                " const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+                " const hit = document.elementFromPoint("
+                "r.left + r.width / 2, r.top + r.height / 2);"
                 " return hit && (hit.id === 'outlines' || hit.closest('#outlines') !== null); }"
             )
             assert on_top
