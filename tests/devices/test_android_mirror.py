@@ -91,3 +91,19 @@ def test_access_units_of_a_whole_stream_and_wm_size() -> None:
     assert [u.data for u in out] == [u.data for u in units]
     assert parse_wm_size("Physical size: 1080x2400\nOverride size: 720x1600\n") == (720, 1600)
     assert parse_wm_size("nothing") is None
+
+
+def test_access_units_skip_junk_and_bound_a_stream_without_start_codes() -> None:
+    from bridge.core import h264
+
+    units = encoded_stream(4)
+    cutter = AccessUnits()
+    out = cutter.feed(b"garbage before the stream")
+    for byte in b"".join(u.data for u in units):  # one byte at a time
+        out += cutter.feed(bytes([byte]))
+    out += cutter.flush()
+    assert [u.data for u in out] == [u.data for u in units]
+    assert cutter.dropped_bytes == len(b"garbage before the stream")
+    flood = AccessUnits()
+    assert flood.feed(b"\x01" * (h264.MAX_NAL_BYTES + 1)) == []
+    assert flood.dropped_bytes == h264.MAX_NAL_BYTES + 1
