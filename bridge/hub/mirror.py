@@ -18,7 +18,9 @@ server authenticates it and hands it to ``serve``). Rules:
   drain below half the bound and restarts from the kept frames (never a half-decodable
   stream); a viewer that stays over its bound for ``cut_after_s`` is cut off (its socket
   aborted). Nothing a viewer does makes any other viewer wait or lose a frame;
-- at most ``MAX_VIEWERS`` viewers per device; a source that fails tells its viewers
+- at most ``MAX_VIEWERS`` viewers per device and ``MAX_HUB_VIEWERS`` per hub, so the bytes
+  held for viewers stay under ``MAX_HUB_VIEWERS`` x ``viewer_bytes`` plus ``gop_bytes`` a
+  device (all in ``/v1/stats`` ``mirror``); a source that fails tells its viewers
   (``mirror.closed``) and closes them.
 """
 
@@ -53,6 +55,7 @@ VIEWER_BYTES: Final = 2 << 20
 CUT_AFTER_S: Final = 5.0
 GOP_BYTES: Final = 8 << 20
 MAX_VIEWERS: Final = 64
+MAX_HUB_VIEWERS: Final = 256
 
 
 class MirrorSource(Protocol):
@@ -297,8 +300,12 @@ class Mirrors:
         mirror = self.mirrors.get(device.id)
         if mirror is None:
             mirror = self.mirrors[device.id] = Mirror(device, **self.limits)
-        if len(mirror.viewers) >= MAX_VIEWERS:
-            await ws.close(1013, f"at most {MAX_VIEWERS} viewers per device; try again later")
+        if len(mirror.viewers) >= MAX_VIEWERS or self.viewers() >= MAX_HUB_VIEWERS:
+            await ws.close(
+                1013,
+                f"at most {MAX_VIEWERS} viewers per device and {MAX_HUB_VIEWERS} per hub; "
+                "try again later",
+            )
             return
         if mirror.scope is None:
             source = self.source_for(device, fps)
@@ -360,6 +367,9 @@ class Mirrors:
         if self.spawn is None:
             raise RuntimeError("the hub is not running")
         self.spawn(run)
+
+    def viewers(self) -> int:
+        return sum(len(m.viewers) for m in self.mirrors.values())
 
     def statistics(self) -> dict[str, Any]:
         return {device: m.statistics() for device, m in self.mirrors.items()}
