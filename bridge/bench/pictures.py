@@ -100,6 +100,26 @@ def _drawing_ms() -> float:
     return median(runs)
 
 
+def _fetch_cost(hub: subprocess.Popen[str], where: dict[str, Any], token: str, n: int) -> float:
+    """Hub CPU (ms) per HTTP fetch of a view it holds already (a new connection each, as a
+    page's fetch of a new picture is)."""
+    import urllib.request
+
+    from bridge.client.sync import connect_sync
+
+    with connect_sync(f"ws://127.0.0.1:{where['port']}/v1", token=token, name="fetch") as c:
+        shot = c.device(where["device"]).screenshot()
+    url = shot.url.removesuffix(".png") + ".webp?width=360"
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    opener.open(request).read()  # derived once
+    before = _stats(hub)
+    for _ in range(n):
+        opener.open(request).read()
+    after = _stats(hub)
+    return (after["cpu_ns"] - before["cpu_ns"]) / 1e6 / n
+
+
 def run(quick: bool) -> list[str]:
     viewers, procs, changes = (10, 2, 6) if quick else (VIEWERS, PROCESSES, CHANGES)
     m_viewers, m_procs, m_seconds = (
@@ -136,6 +156,12 @@ def run(quick: bool) -> list[str]:
             f"settle->picture p50 {p(0.5):.0f} ms p99 {p(0.99):.0f} ms ({len(lat)} pictures)  "
             f"views derived {derived}  "
             f"load average {load[0]:.2f}"
+        )
+        fetches = 50 if quick else 300
+        fetch_ms = _fetch_cost(hub, where, token, fetches)
+        lines.append(
+            f"view fetch  hub CPU per HTTP fetch of a held view {fetch_ms:.2f} ms "
+            f"({fetches} fetches, a new connection each)"
         )
         # ---- mirror ----
         before = _stats(hub)
