@@ -141,6 +141,7 @@ def run(quick: bool) -> list[str]:
         for w in watchers:
             w.wait()
         lat = sorted(x for v in seen for x in v.get("latencies", [])[1:])  # [0]: at joining
+        errors = sum(len(v.get("errors", [])) for v in seen)
         shots = (after["screenshots"] - before["screenshots"]) / changes
         cpu = (after["cpu_ns"] - before["cpu_ns"]) / 1e6 / changes
 
@@ -154,7 +155,7 @@ def run(quick: bool) -> list[str]:
             f"device screenshots per change {shots:.2f} (goal 1)  hub CPU per change {cpu:.1f} ms "
             f"(of which the simulated device drawing its screenshot ~{_drawing_ms():.0f} ms)  "
             f"settle->picture p50 {p(0.5):.0f} ms p99 {p(0.99):.0f} ms ({len(lat)} pictures)  "
-            f"views derived {derived}  "
+            f"views derived {derived}  fetch errors {errors}  "
             f"load average {load[0]:.2f}"
         )
         fetches = 50 if quick else 300

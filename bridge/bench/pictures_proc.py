@@ -110,7 +110,11 @@ async def _picture_viewer(config: dict[str, Any], out: dict[str, Any], ready: An
                 settled[msg["generation"]] = time.perf_counter()
             elif msg.get("type") == "picture":
                 path = msg["url"].split(str(port), 1)[1].removesuffix(".png")
-                await _get(port, f"{path}.webp?width=360", token)
+                try:
+                    await _get(port, f"{path}.webp?width=360", token)
+                except (OSError, RuntimeError) as exc:
+                    out.setdefault("errors", []).append(str(exc)[:80] or type(exc).__name__)
+                    continue
                 at = settled.get(msg["generation"])
                 if at is not None:
                     latencies.append((time.perf_counter() - at) * 1000)
@@ -122,8 +126,10 @@ async def _mirror_viewer(config: dict[str, Any], out: dict[str, Any], ready: Any
     import websockets
 
     url = f"ws://127.0.0.1:{config['port']}/v1/mirror?device={config['device']}&fps={config['fps']}"
-    async with websockets.connect(url, max_size=None) as ws:
-        await ws.send(json.dumps({"token": config["token"]}))
+    auth = {"Authorization": f"Bearer {config['token']}"}
+    async with websockets.connect(
+        url, max_size=None, additional_headers=auth, open_timeout=60
+    ) as ws:
         ready()
         out["frames"] = out["bytes"] = 0
         async for message in ws:
