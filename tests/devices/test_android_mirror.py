@@ -107,3 +107,42 @@ def test_access_units_skip_junk_and_bound_a_stream_without_start_codes() -> None
     flood = AccessUnits()
     assert flood.feed(b"\x01" * (h264.MAX_NAL_BYTES + 1)) == []
     assert flood.dropped_bytes == h264.MAX_NAL_BYTES + 1
+
+
+async def test_a_hub_mirrors_an_android_device_from_its_screenrecord_stream() -> None:
+    """Through a real hub: the device layer's screenrecord stream (the fake adb's PyAV-made
+    H.264) reaches a viewer byte for byte, after a config naming its codec and source; the
+    hub encodes nothing, and ``/v1/stats`` counts it."""
+    import json
+
+    import websockets
+
+    from bridge.wire.pictures import MIRROR_HEADER, MIRROR_KEY
+    from tests.hub.hubfixture import OBSERVER, running_hub
+    from tests.hub.test_screenshot_cache import http_get
+
+    units = encoded_stream(10)
+    fake = FakeDevice("emulator-5554")
+    fake.h264 = b"".join(u.data for u in units)
+    async with running_hub(sim_scene="login") as rh:
+        rh.hub.service.media[rh.device_id] = AndroidMedia(fake, lambda: 0.0)  # type: ignore[assignment]
+        url = f"ws://127.0.0.1:{rh.port}/v1/mirror?device={rh.device_id}&fps=30"
+        auth = {"Authorization": f"Bearer {OBSERVER}"}
+        async with websockets.connect(url, additional_headers=auth, max_size=None) as ws:
+            config = json.loads(await ws.recv())
+            got = []
+            with anyio.fail_after(10):
+                while len(got) < len(units) - 1:
+                    got.append(await ws.recv())
+        assert config["type"] == "mirror.config" and config["source"] == "screenrecord"
+        assert config["codec"] == codec_string(units[0].data)
+        assert (config["width"], config["height"]) == (576, 1280)
+        for message, unit in zip(got, units, strict=False):
+            flags, _ = MIRROR_HEADER.unpack(message[: MIRROR_HEADER.size])
+            assert message[MIRROR_HEADER.size :] == unit.data
+            assert bool(flags & MIRROR_KEY) == unit.key
+        status, _, body = await http_get(rh, "/v1/stats", OBSERVER)
+        mirror = json.loads(body)["mirror"][rh.device_id]
+        assert status == 200 and mirror["source"] == "screenrecord"
+        assert mirror["source_starts"] == 1 and mirror["frames"] >= len(units) - 1
+        assert rh.hub.sim.stats.screenshots == 0  # nothing taken from the agent
