@@ -117,7 +117,7 @@ def _fetch_cost(hub: subprocess.Popen[str], where: dict[str, Any], token: str, n
     for _ in range(n):
         opener.open(request).read()
     after = _stats(hub)
-    return (after["cpu_ns"] - before["cpu_ns"]) / 1e6 / n
+    return float(after["cpu_ns"] - before["cpu_ns"]) / 1e6 / n
 
 
 def run(quick: bool) -> list[str]:
