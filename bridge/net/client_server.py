@@ -549,10 +549,13 @@ class ClientServer:
         if sock is not None and self.socket_send_buffer:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.socket_send_buffer)
+        waiting = False
         try:
             token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
             principal = self.auth.check(token) if token is not None else None
             if principal is None:
+                waiting = True  # counted with the other unauthenticated connections
+                self._unauthenticated[peer] = self._unauthenticated.get(peer, 0) + 1
                 with anyio.move_on_after(self.auth_deadline_s):
                     first = await ws.recv()
                     try:
@@ -560,6 +563,8 @@ class ClientServer:
                     except (msgspec.DecodeError, TypeError):
                         said = {}
                     principal = self.auth.check(said.get("token"))
+                waiting = False
+                _decrement(self._unauthenticated, peer)
             if principal is None:
                 self.closed_by_hub += 1
                 await ws.close(1008, 'not authenticated: send {"token": ...} first')
@@ -569,6 +574,8 @@ class ClientServer:
         except ConnectionClosed:
             pass
         finally:
+            if waiting:
+                _decrement(self._unauthenticated, peer)
             _decrement(self._peers, peer)
 
     def _stop_counting(self, session: Session) -> None:
