@@ -105,3 +105,29 @@ async def test_a_mirror_needs_a_token_and_a_device() -> None:
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 await ws.recv()
             assert closed.value.rcvd is not None and "device" in closed.value.rcvd.reason
+
+
+async def test_a_device_without_its_own_encoder_is_mirrored_from_its_agents_screenshots() -> None:
+    """The fallback every iOS device takes: the agent's screenshots, encoded once on the hub."""
+    import av
+
+    async with running_hub(sim_scene="login") as rh:
+        rh.hub.service.media.pop(rh.device_id, None)  # no device layer offering a mirror
+        before = rh.hub.sim.stats.screenshots
+        ws = await open_viewer(rh, fps=5)
+        config = json.loads(await ws.recv())  # type: ignore[attr-defined]
+        frames = []
+        with anyio.fail_after(30):
+            while len(frames) < 4:
+                frames.append(await ws.recv())  # type: ignore[attr-defined]
+        await ws.close()  # type: ignore[attr-defined]
+        assert config["source"] == "screenshots" and config["fps"] == 5
+        assert rh.hub.sim.stats.screenshots - before >= 4  # one agent screenshot per frame
+        decoder = av.CodecContext.create("h264", "r")
+        pictures = []
+        for message in frames:
+            pictures.extend(decoder.decode(av.Packet(message[MIRROR_HEADER.size :])))
+        assert pictures and (pictures[0].width, pictures[0].height) == (
+            config["width"],
+            config["height"],
+        )
