@@ -263,6 +263,11 @@ def add_client_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     p = add("screenshot", "save a PNG of the device's screen")
     p.add_argument("device")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write the PNG")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="a new device screenshot even when the hub holds one of this screen",
+    )
     p = add("wait", "wait until a condition holds on a device")
     p.add_argument("device")
     cond = p.add_mutually_exclusive_group(required=True)
@@ -603,7 +608,7 @@ def _save(output: str, png: bytes) -> None:
 
 
 async def _screenshot(device: Device, output: str, args: argparse.Namespace) -> int:
-    shot = await device.screenshot()
+    shot = await device.screenshot(fresh=bool(getattr(args, "fresh", False)))
     png = await device.fetch_screenshot(shot)
     _save(output, png)
     if _human(args):

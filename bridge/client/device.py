@@ -316,8 +316,10 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
                 except (ConnectionLost, RequestTimeout):
                     pass
 
-    async def screenshot(self) -> ScreenshotResult:
-        message = Screenshot(id=self._conn.next_id(), device=self.id)
+    async def screenshot(self, fresh: bool = False) -> ScreenshotResult:
+        """The picture of the current screen, shared with every other request for the same
+        screen generation; ``fresh``: a new device screenshot (a few per session)."""
+        message = Screenshot(id=self._conn.next_id(), device=self.id, fresh=fresh)
         return await self._conn.call(message, ScreenshotResult, 3 * self._conn.request_timeout)
 
     async def fetch_screenshot(self, result: ScreenshotResult | None = None) -> bytes:

@@ -321,8 +321,8 @@ class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities, SyncDeviceMediaCalls
     ) -> AbstractContextManager[LeaseResult]:
         return self._portal.wrap_async_context_manager(self.device.lease(mode, alerts=alerts))
 
-    def screenshot(self) -> ScreenshotResult:
-        return self._portal.call(self.device.screenshot)
+    def screenshot(self, fresh: bool = False) -> ScreenshotResult:
+        return self._portal.call(self.device.screenshot, fresh)
 
     def fetch_screenshot(self, result: ScreenshotResult | None = None) -> bytes:
         return self._portal.call(self.device.fetch_screenshot, result)

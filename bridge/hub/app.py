@@ -189,6 +189,8 @@ class Hub:
             port=config.port,
             log=lambda event, **kw: self.log.warning(event, **kw),
             pages={"/dashboard": config.dashboard} if config.dashboard else None,
+            capture_view=self.service.capture_view,
+            sockets={"/v1/mirror": self.service.mirrors.serve},
             **config.client_limits,
         )
         self.service.connections = lambda: self.server.sessions
@@ -245,6 +247,10 @@ class Hub:
     async def _run(self, task_status: anyio.abc.TaskStatus[int]) -> None:
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            self.service.screenshots.spawn = tg.start_soon
+            self.service.mirrors.spawn = tg.start_soon
+            self.service.mirrors.log = self.log
+            self.service.picture_feed.log = self.log
             self.port = await tg.start(self.server.serve)
             targets = list(self.config.agents)
             if self.config.sim:
@@ -270,7 +276,7 @@ class Hub:
                         f"ws://127.0.0.1:{sim_port}",
                         sim_token,
                         stage_package=sim.stage_package,
-                        media=SimMedia(sim.log),
+                        media=SimMedia(sim.log, scene=sim.current_scene),
                     ),
                 )
                 self.sims.append(sim)
@@ -304,7 +310,7 @@ class Hub:
                             f"ws://127.0.0.1:{extra_port}",
                             extra_token,
                             stage_package=extra.stage_package,
-                            media=SimMedia(extra.log),
+                            media=SimMedia(extra.log, scene=extra.current_scene),
                         ),
                     )
             if self.config.android is not None:
@@ -570,9 +576,13 @@ class Hub:
             if self.farm is not None:
                 device.on_event = self.farm.owner.on_device_event
             feed = SettledFeed(device)
+            feed.on_settled = self.service.picture_feed.settled
             self.service.feeds[device_id] = feed
             if self._tg is not None:
                 self._tg.start_soon(self._guarded, f"settled_feed {device_id}", feed.run)
+                self._tg.start_soon(
+                    self._guarded, f"pictures {device_id}", self.service.picture_feed.run, device
+                )
         return device
 
 

@@ -39,8 +39,12 @@ from bridge.hub.log_stream import LogStreams
 from bridge.hub.media_handlers import answer_media
 from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
+from bridge.hub.mirror import Mirrors
 from bridge.hub.packages import Stager
+from bridge.hub.picture_feed import PictureFeed
+from bridge.hub.picture_views import PictureViews, ViewFormat
 from bridge.hub.recording import Recordings
+from bridge.hub.screenshot_cache import ScreenshotCache, Shot
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.hub.vision import VisionService
@@ -171,6 +175,14 @@ class HubService:
         self.idempotency: IdempotencyTable[Pending] = IdempotencyTable()
         self.captures = CaptureStore()
         """Screenshots kept for clients to fetch, bounded in bytes per device and hub."""
+        self.screenshots = ScreenshotCache(
+            self.take_screenshot, lambda capture: self.captures.get(capture) is not None
+        )
+        """One device screenshot per screen generation (``bridge.hub.screenshot_cache``)."""
+        self.picture_views = PictureViews()
+        """Viewer-sized images of captures, derived once (``bridge.hub.picture_views``)."""
+        self.picture_feed = PictureFeed(self.screenshots, self.capture_url)
+        """``picture`` events of settled streams (``bridge.hub.picture_feed``)."""
         self.sessions: dict[str, Session] = {}
         """Sessions that said hello (the server's table has every connection)."""
         self.connections: Callable[[], dict[str, Session]] = lambda: self.sessions
@@ -188,6 +200,8 @@ class HubService:
         self.media: dict[str, DeviceMedia] = {}
         """Device id -> its device layer's logs, recorder and crash reports (set at linking)."""
         """Device id -> how its device layer copies a package onto it (set at linking)."""
+        self.mirrors = Mirrors(self.devices, self.media)
+        """The live mirror of each device (``bridge.hub.mirror``, socket ``/v1/mirror``)."""
         self.remote: RemoteService | None = None
         """In a farm: the devices of other hubs (the composition root wires it)."""
         self.intents = Intents()
@@ -261,6 +275,7 @@ class HubService:
         self.uploads.drop_session(session.id)
         self.log_streams.drop_session(session)
         self.recordings.drop_session(session)
+        self.screenshots.drop_session(session.id)
         for device in self.devices.values():
             for stream in device.all_streams():
                 stream.leave(session)
@@ -323,6 +338,12 @@ class HubService:
             "devices": devices,
             "sessions": sessions,
             "memory": capture_memory(self.devices.values(), self.captures),
+            "pictures": {
+                "screenshots": self.screenshots.statistics(),
+                "views": self.picture_views.statistics(),
+                "feed": self.picture_feed.statistics(),
+            },
+            "mirror": self.mirrors.statistics(),
             "media": {
                 "logs": self.log_streams.statistics(),
                 "recordings": self.recordings.statistics(),
@@ -342,6 +363,17 @@ class HubService:
             file = self.journal.capture_file(capture_id[2:] + ".png")
             return file.read_bytes() if file is not None else None
         return self.captures.get(capture_id)
+
+    async def capture_view(self, capture_id: str, width: int, fmt: ViewFormat) -> bytes | None:
+        """A viewer-sized image of a capture (``bridge.hub.picture_views``), derived from what
+        ``capture`` serves."""
+
+        async def source(capture: str) -> bytes | None:
+            if capture.startswith("j_"):  # a file of the journal's: read off the event loop
+                return await anyio.to_thread.run_sync(self.capture, capture)
+            return self.capture(capture)
+
+        return await self.picture_views.view(capture_id, width, fmt, source)
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -441,10 +473,18 @@ class HubService:
                     farm=self.farm_link() if self.farm_link is not None else None,
                     waiting=self.allocator.waiting(),
                 )
+            case Subscribe(pictures=True, settled=False):
+                raise BadRequest(
+                    ProtocolErrorCode.INVALID_PARAMS,
+                    "subscribe: 'pictures' needs 'settled' (one picture per settled screen)",
+                )
             case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)
                 self.current(device)
-                return self.feeds[device.id].join(session, compact, patches)
+                joined = self.feeds[device.id].join(session, compact, patches)
+                if request.pictures:
+                    self.picture_feed.join(session, device, compact)
+                return joined
             case Subscribe(device=device_id, compact=compact, patches=patches):
                 device = self.device(device_id)
                 cap = self.current(device)
@@ -575,8 +615,8 @@ class HubService:
                         del self.alert_policies[device.id]
                     self._lease_event(device, session, "released")
                 return LeaseResult(device=device.id, lease=self._lease_info(device))
-            case Screenshot(device=device_id):
-                return await self._screenshot(session, request.id, self.device(device_id))
+            case Screenshot(device=device_id, fresh=fresh):
+                return await self._screenshot(session, request.id, self.device(device_id), fresh)
             case Cancel(request=target):
                 scope = self.cancels.get((session.id, target))
                 if scope is not None:
@@ -767,22 +807,43 @@ class HubService:
         )
 
     async def _screenshot(
-        self, session: Session, rid: object, device: DeviceRuntime
+        self, session: Session, rid: object, device: DeviceRuntime, fresh: bool = False
     ) -> ScreenshotResult:
+        """One picture per screen generation, shared (``bridge.hub.screenshot_cache``)."""
         if device.link is None or not device.online:
             raise offline(device.id, device.offline_reason)
-        link = device.link
-        reply = None
+        got = None
         with anyio.CancelScope() as scope:
             self.cancels[(session.id, rid)] = scope
             try:
-                reply = await link.command(lambda cid: ScreenshotCommand(id=cid), timeout_s=15.0)
-            except (AgentLost, TimeoutError) as exc:
-                raise offline(device.id, str(exc)) from exc
+                got = await self.screenshots.screenshot(device, fresh=fresh, session=session.id)
             finally:
                 self.cancels.pop((session.id, rid), None)
-        if reply is None:
+        if got is None:
             raise BadRequest(ProtocolErrorCode.CANCELLED, "the screenshot was cancelled")
+        shot, shared = got
+        return ScreenshotResult(
+            capture=shot.capture,
+            url=self.capture_url(shot.capture),
+            width=shot.width,
+            height=shot.height,
+            bytes=shot.size,
+            generation=shot.generation,
+            shared=shared,
+        )
+
+    def capture_url(self, capture_id: str) -> str:
+        return f"{self.public_http()}/v1/captures/{capture_id}.png"
+
+    async def take_screenshot(self, device: DeviceRuntime) -> Shot:
+        """One device screenshot, stored (``CaptureStore``) and journaled; raises refusals."""
+        link = device.link
+        if link is None or not device.online:
+            raise offline(device.id, device.offline_reason)
+        try:
+            reply = await link.command(lambda cid: ScreenshotCommand(id=cid), timeout_s=15.0)
+        except (AgentLost, TimeoutError) as exc:
+            raise offline(device.id, str(exc)) from exc
         if not reply.ok:
             code = (
                 ErrorCode.SECURE_WINDOW if reply.code == "SECURE" else ErrorCode.WINDOW_UNAVAILABLE
@@ -804,13 +865,7 @@ class HubService:
             self.journal.screenshot(device.id, png)
         del png
         capture_id, info, size = kept
-        return ScreenshotResult(
-            capture=capture_id,
-            url=f"{self.public_http()}/v1/captures/{capture_id}.png",
-            width=info.width,
-            height=info.height,
-            bytes=size,
-        )
+        return Shot(capture_id, info.width, info.height, size, None)
 
 
 def _stable_thresholds(condition: Condition) -> list[int]:

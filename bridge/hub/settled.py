@@ -21,6 +21,7 @@ capture (``poke``). Times come from the device's clock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -51,6 +52,8 @@ class SettledFeed:
         self.held_since_ms: int | None = None
         self.deltas = 0
         self._wake = anyio.Event()
+        self.on_settled: Callable[[DeviceRuntime], None] | None = None
+        """Told after each settled delta went out (the picture feed pictures the screen)."""
 
     @property
     def streams(self) -> tuple[Stream, ...]:
@@ -115,6 +118,8 @@ class SettledFeed:
             self._send(stream, current)
             sent += 1
         self.held_since_ms = None
+        if sent and self.on_settled is not None:
+            self.on_settled(self.device)
         return sent
 
     async def run(self) -> None:

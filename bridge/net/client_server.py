@@ -31,7 +31,14 @@ Bounds (every one is per connection unless named otherwise):
   (``bridge.net.log_limits``), never once per attempt.
 
 HTTP: ``GET /healthz`` (no auth; a wrong key, if one is sent, is rejected),
-``GET /v1/stats`` and ``GET /v1/captures/<id>.png`` (Bearer auth).
+``GET /v1/stats``, ``GET /v1/captures/<id>.png`` and its viewer-sized forms
+``GET /v1/captures/<id>.webp?width=N`` / ``.jpg?width=N`` (Bearer auth; the hub's
+``capture_view`` derives them, off the event loop).
+
+Other websocket paths (``sockets``, e.g. the live mirror at ``/v1/mirror``) are handed, once
+authenticated (an ``Authorization: Bearer`` header, or a first text message ``{"token": ...}``
+within the auth deadline), to their own handler with the principal and the query; they share
+the per-peer connection bounds and the origin check, not the request protocol.
 """
 
 from __future__ import annotations
@@ -42,10 +49,11 @@ import secrets
 import socket
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, Protocol
+from urllib.parse import parse_qs
 
 import anyio
 import msgspec
@@ -98,6 +106,14 @@ CLOSE_WAIT_S = 10.0
 MAX_PER_PEER = 4096
 MAX_UNAUTHENTICATED_PER_PEER = 64
 MAX_INFLIGHT = 64
+
+
+CaptureView = Callable[[str, int, Any], Awaitable[bytes | None]]
+"""(capture id, width, "webp" | "jpeg") -> the image, or None when there is no such capture."""
+SocketHandler = Callable[[ServerConnection, Principal, dict[str, str]], Awaitable[None]]
+"""Serves one authenticated websocket of another path until it closes."""
+VIEW_TYPES = {"webp": ("webp", "image/webp"), "jpg": ("jpeg", "image/jpeg")}
+DEFAULT_VIEW_WIDTH = 480
 
 
 class RequestHandler(Protocol):
@@ -325,7 +341,12 @@ class ClientServer:
         max_per_peer: int = MAX_PER_PEER,
         max_unauthenticated_per_peer: int = MAX_UNAUTHENTICATED_PER_PEER,
         socket_send_buffer: int = SOCKET_SEND_BUFFER,
+        capture_view: CaptureView | None = None,
+        sockets: dict[str, SocketHandler] | None = None,
     ) -> None:
+        self.capture_view = capture_view
+        self.sockets = dict(sockets or {})
+        """Websocket paths besides ``/v1`` and their handlers (module docstring)."""
         self.pages = dict(pages or {})
         """Static HTML served without auth at these paths (the dashboard); ``/`` redirects
         to the first one."""
@@ -366,8 +387,10 @@ class ClientServer:
         own = {f"http://{self.host}:{self.bound_port}", f"http://localhost:{self.bound_port}"}
         return origin in own
 
-    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        path = request.path.split("?", 1)[0]
+    def _process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | Awaitable[Response] | None:
+        path, _, query = request.path.partition("?")
         token = bearer(request.headers.get("Authorization"))
         if path == "/healthz":
             if token is not None and self.auth.check(token) is None:
@@ -385,6 +408,9 @@ class ClientServer:
             if path == "/v1/stats":
                 return _json(HTTPStatus.OK, self.handler.statistics())
             name = path.rsplit("/", 1)[-1]
+            stem, _, kind = name.rpartition(".")
+            if kind in VIEW_TYPES and self.capture_view is not None:
+                return self._view(stem, kind, query)
             png = self.handler.capture(name.removesuffix(".png"))
             if png is None:
                 return _text(HTTPStatus.NOT_FOUND, "no such capture\n")
@@ -394,7 +420,7 @@ class ClientServer:
                 Headers({"Content-Type": "image/png", "Content-Length": str(len(png))}),
                 png,
             )
-        if path != "/v1":
+        if path != "/v1" and path not in self.sockets:
             return _text(HTTPStatus.NOT_FOUND, "not found; the websocket endpoint is /v1\n")
         if not self._origin_ok(request.headers):
             return _text(HTTPStatus.FORBIDDEN, "cross-origin websocket refused\n")
@@ -415,6 +441,28 @@ class ClientServer:
                 f"(at most {self.max_unauthenticated_per_peer}); authenticate or close some\n",
             )
         return None
+
+    async def _view(self, capture: str, kind: str, query: str) -> Response:
+        fmt, content_type = VIEW_TYPES[kind]
+        asked = parse_qs(query).get("width", [str(DEFAULT_VIEW_WIDTH)])[0]
+        if not asked.isdigit() or not 0 < int(asked) <= 100_000:
+            return _text(HTTPStatus.BAD_REQUEST, "width must be a positive number of pixels\n")
+        assert self.capture_view is not None
+        data = await self.capture_view(capture, int(asked), fmt)
+        if data is None:
+            return _text(HTTPStatus.NOT_FOUND, "no such capture\n")
+        return Response(
+            200,
+            "OK",
+            Headers(
+                {
+                    "Content-Type": content_type,
+                    "Content-Length": str(len(data)),
+                    "Cache-Control": "private, max-age=3600, immutable",
+                }
+            ),
+            data,
+        )
 
     # ---- websocket side ---------------------------------------------------------------------
 
@@ -445,6 +493,11 @@ class ClientServer:
             await server.serve_forever()
 
     async def _connection(self, ws: ServerConnection) -> None:
+        path, _, query = ws.request.path.partition("?") if ws.request else ("/v1", "", "")
+        other = self.sockets.get(path)
+        if other is not None:
+            await self._other_socket(ws, other, query)
+            return
         fmt = WireFormat.MSGPACK if ws.subprotocol == SUBPROTOCOL_MSGPACK else WireFormat.JSON
         peer = _peer_of(ws)
         sock = ws.transport.get_extra_info("socket") if ws.transport is not None else None
@@ -487,6 +540,43 @@ class ClientServer:
             self._stop_counting(session)
             with anyio.CancelScope(shield=True):
                 await self.handler.session_closed(session)
+
+    async def _other_socket(self, ws: ServerConnection, handler: SocketHandler, query: str) -> None:
+        """Authenticate a websocket of another path (module docstring), then serve it."""
+        peer = _peer_of(ws)
+        self._peers[peer] = self._peers.get(peer, 0) + 1
+        sock = ws.transport.get_extra_info("socket") if ws.transport is not None else None
+        if sock is not None and self.socket_send_buffer:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.socket_send_buffer)
+        waiting = False
+        try:
+            token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
+            principal = self.auth.check(token) if token is not None else None
+            if principal is None:
+                waiting = True  # counted with the other unauthenticated connections
+                self._unauthenticated[peer] = self._unauthenticated.get(peer, 0) + 1
+                with anyio.move_on_after(self.auth_deadline_s):
+                    first = await ws.recv()
+                    try:
+                        said = msgspec.json.decode(first, type=dict[str, str])
+                    except (msgspec.DecodeError, TypeError):
+                        said = {}
+                    principal = self.auth.check(said.get("token"))
+                waiting = False
+                _decrement(self._unauthenticated, peer)
+            if principal is None:
+                self.closed_by_hub += 1
+                await ws.close(1008, 'not authenticated: send {"token": ...} first')
+                return
+            params = {k: v[-1] for k, v in parse_qs(query).items()}
+            await handler(ws, principal, params)
+        except ConnectionClosed:
+            pass
+        finally:
+            if waiting:
+                _decrement(self._unauthenticated, peer)
+            _decrement(self._peers, peer)
 
     def _stop_counting(self, session: Session) -> None:
         if session.counted_unauthenticated:

@@ -64,6 +64,7 @@ from bridge.wire.journal import (
 from bridge.wire.node import SemanticNode
 from bridge.wire.node_edit import MetaEdit, NodeEdit
 from bridge.wire.noderef import NodeRef
+from bridge.wire.pictures import PictureEvent
 from bridge.wire.query import SemanticQuery
 from bridge.wire.request_parts import Confirm as Confirm
 from bridge.wire.request_parts import Name as Name
@@ -115,6 +116,9 @@ class Subscribe(_Request, tag="subscribe", frozen=True):
     patches: bool = False
     """Opt in to ``patch`` events (field-level, smaller) instead of ``delta`` events for this
     subscription's changes. Default false: the subscriber gets ``delta`` events as before."""
+    pictures: bool = False
+    """Settled streams only: also send a ``picture`` event (the screen's capture id) after
+    each settled screen, so the subscriber never asks for screenshots itself."""
 
 
 class Unsubscribe(_Request, tag="unsubscribe", frozen=True):
@@ -196,7 +200,12 @@ class LeaseRelease(_Request, tag="lease.release", frozen=True):
 
 
 class Screenshot(_Request, tag="screenshot", frozen=True):
+    """The picture of the device's current screen. Requests for one screen generation share
+    one device screenshot (one capture id, one journal entry); ``fresh`` true asks the device
+    for a new one even so (a few per session: past that it is refused RATE_LIMITED)."""
+
     device: DeviceId
+    fresh: bool = False
 
 
 class Cancel(_Request, tag="cancel", frozen=True):
@@ -397,6 +406,11 @@ class ScreenshotResult(WireStruct, frozen=True):
     width: int
     height: int
     bytes: NonNegInt
+    generation: NonNegInt | None = None
+    """The screen generation the picture belongs to (absent: the screen changed while it
+    was taken)."""
+    shared: bool = False
+    """True when an earlier request's device screenshot of this generation answered."""
 
 
 class PongResult(WireStruct, frozen=True):
@@ -639,6 +653,7 @@ HubToClient = (
     | ActionEvent
     | IntentEvent
     | LogsEvent
+    | PictureEvent
 )
 
 

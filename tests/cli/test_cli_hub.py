@@ -130,6 +130,8 @@ def test_leases_screenshots_and_pretty_json_on_a_terminal(tmp_path: Path) -> Non
         saved = json.loads(ok(hub.run("screenshot", DEV, "-o", str(png))))
         assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
         assert saved["bytes"] == png.stat().st_size and saved["width"] > 0
+        fresh = json.loads(ok(hub.run("screenshot", DEV, "-o", str(png), "--fresh")))
+        assert fresh["width"] == saved["width"]
         piped = ok(hub.run("devices"))
         assert len(piped.splitlines()) == 1  # one JSON line for scripts
         status, tty = hub.run_tty("devices", "--json")

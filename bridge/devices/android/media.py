@@ -26,6 +26,7 @@ import anyio
 
 from bridge.core.media import Recording, probe_mp4
 from bridge.devices.android.adb import AdbDeviceLike, blocking, run_shell
+from bridge.devices.android.mirror import ScreenrecordStream
 from bridge.wire.device_media import MAX_LOG_TEXT, CrashReport, LogLevel, LogLine
 
 POLL_S = 0.5
@@ -208,6 +209,11 @@ class AndroidMedia:
 
     def recorder(self, fps: int) -> ScreenrecordRecorder:
         return ScreenrecordRecorder(self.device)
+
+    def mirror_source(self, fps: int) -> ScreenrecordStream:
+        """The live mirror from the device's own encoder (``bridge.devices.android.mirror``);
+        it sends frames as the screen changes, whatever ``fps``."""
+        return ScreenrecordStream(self.device)
 
     async def crashes(self, app: str | None) -> Sequence[CrashReport]:
         out = await blocking(run_shell, self.device, "logcat -d -b crash -v epoch", 15.0)

@@ -14,6 +14,8 @@ from typing import Any
 import anyio
 
 from bridge.devices.sim.device_log import DeviceLog
+from bridge.devices.sim.mirror import SimFrames
+from bridge.devices.sim.views import Scene
 from bridge.wire.device_media import MAX_LOG_BATCH, CrashReport, LogLine
 
 POLL_S = 0.05
@@ -38,8 +40,13 @@ class SimLogSource:
 
 
 class SimMedia:
-    def __init__(self, log: DeviceLog) -> None:
+    def __init__(self, log: DeviceLog, scene: Callable[[], Scene] | None = None) -> None:
         self.log = log
+        self.scene = scene
+
+    def mirror_source(self, fps: int) -> SimFrames | None:
+        """The live mirror from the device's own frames (``bridge.devices.sim.mirror``)."""
+        return SimFrames(self.scene, fps) if self.scene is not None else None
 
     def log_source(self) -> SimLogSource:
         return SimLogSource(self.log)

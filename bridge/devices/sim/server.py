@@ -50,6 +50,7 @@ from bridge.devices.sim.device_log import DeviceLog
 from bridge.devices.sim.png import render_scene
 from bridge.devices.sim.scenes import DEMO_PACKAGE, LAUNCHER_PACKAGE
 from bridge.devices.sim.session import AgentSession
+from bridge.devices.sim.views import Scene
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
     TREE_DELTA,
@@ -234,6 +235,10 @@ class SimDevice:
     def now(self) -> float:
         """Simulated seconds since the device started."""
         return (self.config.clock() - self._t0) * self.config.time_scale
+
+    def current_scene(self) -> Scene:
+        """What the screen shows now (the live mirror paints it)."""
+        return self.device.scene(self.now())
 
     def statistics(self) -> SimStatistics:
         self.stats.links = len(self._links)

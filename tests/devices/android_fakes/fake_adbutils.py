@@ -96,6 +96,34 @@ class FakeInstrumentation:
         self.closed.set()
 
 
+class FakeScreenrecord:
+    """The standard output of ``screenrecord --output-format=h264 ... -`` (``shell(...,
+    stream=True)``): the device's ``h264`` bytes in chunks of ``chunk`` bytes, then, like the
+    tool on a still screen, nothing until closed (or the end, with ``ends``)."""
+
+    def __init__(self, argv: list[str], data: bytes, chunk: int, ends: bool) -> None:
+        self.argv = argv
+        self._data = data
+        self._at = 0
+        self._chunk = chunk
+        self._ends = ends
+        self.closed = threading.Event()
+
+    def recv(self, n: int) -> bytes:
+        if self._at < len(self._data) and not self.closed.is_set():
+            size = min(n, self._chunk)
+            chunk = self._data[self._at : self._at + size]
+            self._at += len(chunk)
+            return chunk
+        if self._ends:
+            return b""
+        self.closed.wait()
+        return b""
+
+    def close(self) -> None:
+        self.closed.set()
+
+
 class FakeSync:
     def __init__(self, device: FakeDevice) -> None:
         self.device = device
@@ -147,6 +175,12 @@ class FakeDevice:
         self.ps_text = "PID NAME\n1 init\n"
         self.mp4 = b""
         """What ``screenrecord`` writes."""
+        self.h264 = b""
+        """What ``screenrecord --output-format=h264 ... -`` writes to its standard output."""
+        self.h264_chunk = 4096
+        self.h264_ends = False
+        self.screenrecords: list[FakeScreenrecord] = []
+        self.wm_size = "Physical size: 1080x2400"
         self._lock = threading.Lock()
 
     # -- test controls --
@@ -195,7 +229,12 @@ class FakeDevice:
         with self._lock:
             self.calls.append(cmdargs)
         if stream:
-            return self._instrument(shlex.split(cmdargs))
+            argv = shlex.split(cmdargs)
+            if argv and argv[0] == "screenrecord":
+                record = FakeScreenrecord(argv, self.h264, self.h264_chunk, self.h264_ends)
+                self.screenrecords.append(record)
+                return record
+            return self._instrument(argv)
         out = self._run(cmdargs)
         return out if encoding is None else out.decode(encoding).rstrip()
 
@@ -233,6 +272,8 @@ class FakeDevice:
         return inst
 
     def _run(self, line: str) -> bytes:
+        if line == "wm size":
+            return self.wm_size.encode() + b"\n"
         if "uiautomator dump" in line:
             if self.dump_fails:
                 return b"ERROR: could not get idle state.\n"
