@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
+from bridge.devices.web.source import WebSource
 from bridge.hub.alert_autoanswer import AutoAnswer
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.device_layer import DeviceLayer
@@ -57,6 +58,8 @@ class AgentTarget:
     """The device layer's logs, recorder and crash reports (None: screenshots only)."""
     device_layer: DeviceLayer | None = None
     """Commands the driver answers beside the agent (``bridge.hub.device_layer``)."""
+    web: WebSource | None = None
+    """The device's WebView pages to merge (``bridge.hub.web``; None: none offered)."""
 
 
 @dataclass
@@ -271,6 +274,7 @@ class Hub:
                         sim_token,
                         stage_package=sim.stage_package,
                         media=SimMedia(sim.log),
+                        web=sim.webview,
                     ),
                 )
                 self.sims.append(sim)
@@ -305,6 +309,7 @@ class Hub:
                             extra_token,
                             stage_package=extra.stage_package,
                             media=SimMedia(extra.log),
+                            web=extra.webview,
                         ),
                     )
             if self.config.android is not None:
@@ -515,6 +520,7 @@ class Hub:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(ingest_loop, device)
                 tg.start_soon(self.service.vision_watch, device, reingest)
+                tg.start_soon(self.service.web_watch, device, reingest, target.web)
                 try:
                     await link.run()
                 finally:
