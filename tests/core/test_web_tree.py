@@ -32,6 +32,7 @@ BOX = (0, 283, 1080, 2337)  # the simulated web screen's WebView (device px)
 
 def page(name: str) -> tuple[FullAXTree, DomSnapshot, LayoutMetrics]:
     data = json.loads((FIXTURES / f"{name}.json").read_text())
+
     def decode(key: str, kind: type) -> object:
         return msgspec.json.decode(json.dumps(data[key]), type=kind)
 

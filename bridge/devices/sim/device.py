@@ -506,6 +506,13 @@ class DemoDevice:
         windows = self.scene(now).windows
         if not windows:
             return OK
+        at = hit(windows[-1].root, x0, y0)
+        if at is not None and at[-1].kind is Kind.WEBVIEW:  # the page scrolls itself
+            if len(self.web_touches) < MAX_WEB_TOUCHES:
+                left, top = at[-1].bounds[0], at[-1].bounds[1]
+                self.web_touches.append(("scroll", x0 - left, y0 - top))
+                self.web_touches.append(("scroll_by", x1 - x0, y1 - y0))
+            return OK
         path = deepest_scrollable_at(windows[-1].root, x0, y0)
         if path is None or abs(y1 - y0) < 48:
             return OK

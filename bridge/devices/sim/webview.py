@@ -99,9 +99,18 @@ class SimWebView:
         page = self.page
         if page is None:
             return
+        at = (0.0, 0.0)
         for kind, x, y in touches:
             css = {"x": x / DPR, "y": y / DPR, "button": "left", "clickCount": 1}
             try:
+                if kind == "scroll":  # where a swipe starts; ``scroll_by`` follows
+                    at = (x / DPR, y / DPR)
+                    continue
+                if kind == "scroll_by":  # a finger moving up scrolls the page down
+                    wheel = {"type": "mouseWheel", "x": at[0], "y": at[1],
+                             "deltaX": -x / DPR, "deltaY": -y / DPR}  # fmt: skip
+                    await page.call("Input.dispatchMouseEvent", wheel)
+                    continue
                 await page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", **css})
                 await page.call("Input.dispatchMouseEvent", {"type": "mousePressed", **css})
                 if kind == "long_press":
