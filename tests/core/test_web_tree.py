@@ -82,7 +82,7 @@ def test_the_login_form_is_read_with_roles_names_and_marks() -> None:
 
 
 def test_css_pixels_map_to_device_pixels_through_the_viewport() -> None:
-    ax, snap, metrics = page("shop-login")
+    _, _, metrics = page("shop-login")
     vp = viewport_of(metrics, BOX)
     assert vp.scale == pytest.approx(1080 / 432)
     email = next(it for it in content().items if it.html_id == "email")
@@ -96,7 +96,7 @@ def test_css_pixels_map_to_device_pixels_through_the_viewport() -> None:
 
 def test_a_scrolled_page_moves_its_nodes_and_keeps_only_the_visible_part_and_margin() -> None:
     items = content("shop-scrolled").items
-    ax, snap, metrics = page("shop-scrolled")
+    _, _, metrics = page("shop-scrolled")
     assert metrics.cssVisualViewport.pageY == 300
     rows = [it for it in items if it.role == "listitem"]
     assert rows and all(it.bounds is not None for it in rows)

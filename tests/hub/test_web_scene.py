@@ -13,7 +13,6 @@ from bridge.client.errors import AmbiguousError
 from bridge.core.web_tree import is_web_node
 from bridge.wire.action import Verify
 from bridge.wire.conditions import Present
-from bridge.wire.noderef import ResourceIdLocator
 from bridge.wire.enums import (
     ActionMethod,
     ActionVerb,
@@ -23,15 +22,16 @@ from bridge.wire.enums import (
     VerificationPolicy,
     VerificationResult,
 )
+from bridge.wire.noderef import ResourceIdLocator
 from tests.hub.hubfixture import CONTROLLER, running_hub
 from tests.skips import need_web_chromium
 
 pytestmark = [pytest.mark.anyio, need_web_chromium]
 
 
-async def _page_shown(dev, timeout: float = 20):  # type: ignore[no-untyped-def]
+async def _page_shown(dev):  # type: ignore[no-untyped-def]
     """Wait (on the hub's answer to a condition) until the page's form is on the screen."""
-    got = await dev.wait(Present(query=build_query(resource_id="web:#email")), int(timeout * 1000))
+    got = await dev.wait(Present(query=build_query(resource_id="web:#email")), 20_000)
     assert got.result is VerificationResult.CONDITION_MET, got
 
 
