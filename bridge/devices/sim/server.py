@@ -295,13 +295,17 @@ class SimDevice:
         while True:
             assert self._changed is not None
             changed = self._changed
-            box = _webview_box(self.device.scene(self.now()))
+            found = _webview_box(self.device.scene(self.now()))
+            # its width is the screen's (a sliding screen's views are clipped while it moves)
+            box = None if found is None else (0, found[1], self.device.frame.width, found[3])
             if box is not None and not self.webview.ready and self.webview.status is None:
                 self.device.web_status = "Starting the browser…"
                 self.wake()
                 await self.webview.ensure(box, tg)
                 self.device.web_status = self.webview.status
                 self.wake()
+            elif box is not None and self.webview.ready and box != self.webview.box:
+                await self.webview.resize(box)
             await changed.wait()
 
     # ---- handshake ----------------------------------------------------------------------

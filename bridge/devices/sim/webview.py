@@ -94,6 +94,20 @@ class SimWebView:
                 self.status = f"the browser did not start: {exc!r}"[:300]
                 self.close()
 
+    async def resize(self, box: Bounds) -> None:
+        """Lay the page out for a WebView that changed size (a turned screen)."""
+        page = self.page
+        self.box = box
+        if page is None:
+            return
+        width = max(1, round((box[2] - box[0]) / DPR))
+        height = max(1, round((box[3] - box[1]) / DPR))
+        metrics = {"width": width, "height": height, "deviceScaleFactor": DPR, "mobile": True}
+        try:
+            await page.call("Emulation.setDeviceMetricsOverride", metrics)
+        except (CdpError, CdpClosed, TimeoutError):
+            return
+
     async def deliver(self, touches: list[tuple[str, int, int]]) -> None:
         """Hand touches (WebView-relative device pixels) to the page as mouse events."""
         page = self.page
