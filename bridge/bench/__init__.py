@@ -20,5 +20,6 @@ SECTIONS: tuple[str, ...] = (
     "cli",
     "media",
     "vision",
+    "web",
 )
 """Run order when ``--only`` is not given."""

@@ -108,6 +108,7 @@ class Chromium:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         active = profile / "DevToolsActivePort"
         try:
@@ -167,6 +168,17 @@ class Chromium:
         if self.profile is not None:
             shutil.rmtree(self.profile, ignore_errors=True)
             self.profile = None
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): the kernel sends SIGTERM when the hub's process
+    dies, so a hub killed hard leaves no browser behind (elsewhere: nothing)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _http(url: str, method: str) -> bytes:
