@@ -203,10 +203,10 @@ async def _delta_rows(rounds: int) -> list[str]:
         sim = hub.sim
         with anyio.fail_after(60):
             while device not in hub.service.web.attached or sim.webview.target is None:
-                await anyio.sleep(0.05)
+                await anyio.sleep(0.05)  # noqa: ASYNC110 (the hub exposes no event for it)
         page = await CdpClient.connect(sim.webview.target.ws_url)
         tg.start_soon(page.serve)
-        proc = subprocess.Popen(
+        proc = subprocess.Popen(  # noqa: ASYNC220 (returns at once)
             [sys.executable, "-c", _SUBSCRIBER, f"ws://127.0.0.1:{port}/v1", token, device,
              str(rounds)],
             stdout=subprocess.PIPE,
