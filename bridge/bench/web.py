@@ -202,8 +202,8 @@ async def _delta_rows(rounds: int) -> list[str]:
         device = next(iter(hub.service.devices))
         sim = hub.sim
         with anyio.fail_after(60):
-            while device not in hub.service.web.attached or sim.webview.target is None:
-                await anyio.sleep(0.05)  # noqa: ASYNC110 (the hub exposes no event for it)
+            while device not in hub.service.web.attached or sim.webview.target is None:  # noqa: ASYNC110
+                await anyio.sleep(0.05)  # the hub exposes no event for it
         page = await CdpClient.connect(sim.webview.target.ws_url)
         tg.start_soon(page.serve)
         proc = subprocess.Popen(  # noqa: ASYNC220 (returns at once)
