@@ -320,8 +320,8 @@ class Hub:
                     "android_driver",
                     run_android,
                     self.config.android,
-                    lambda url, token, stage, media=None: self.attach(
-                        AgentTarget(url, token, stage_package=stage, media=media)
+                    lambda url, token, stage, media=None, web=None: self.attach(
+                        AgentTarget(url, token, stage_package=stage, media=media, web=web)
                     ),
                     self.detach,
                 )

@@ -318,6 +318,7 @@ class HubService:
                 "action_ms_p50": lat[len(lat) // 2] if lat else None,
                 "action_ms_max": lat[-1] if lat else None,
                 "link": vars(d.link.stats) if d.link else None,
+                "web": self.web.device_state(d.id),
             }
         sessions = {
             s.id: {

@@ -159,6 +159,15 @@ class WebService:
         self.problems: dict[str, str] = {}
         """Device id -> why its WebView's page cannot be attached (the doctor shows it)."""
 
+    def device_state(self, device_id: str) -> dict[str, object] | None:
+        """The device's web state for ``/v1/stats`` (None: it shows no page)."""
+        problem = self.problems.get(device_id)
+        att = self.attached.get(device_id)
+        if att is None and problem is None:
+            return None
+        nodes = len(att.content.items) if att is not None and att.content else 0
+        return {"attached": att is not None, "nodes": nodes, "problem": problem}
+
     def statistics(self) -> dict[str, object]:
         timings = sorted(self.counts.read_ms[-200:])
         return {
