@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from bridge.core.web_tree import is_web_node
 from bridge.wire.codec import encode
 from bridge.wire.enums import Source
 from bridge.wire.node import SemanticNode
@@ -102,6 +103,8 @@ def node_words(node: SemanticNode) -> str:
     parts.extend(flags)
     if node.source is Source.VISION:
         parts.append(f"[vision {node.confidence:.2f}]")
+    if is_web_node(node.automation_id):
+        parts.append("[web]")
     return " ".join(parts)
 
 

@@ -19,9 +19,10 @@ def test_the_web_form_through_the_cli(tmp_path: Path) -> None:
         ok(hub.run("wait", DEV, "--present", "Sign in to Web Shop", "--timeout", "30s"))
         screen = ok(hub.run("screen", DEV))
         assert "WEB_VIEW #webview" in screen
-        assert 'INPUT label "Email" hint "you@example.com" #web:#email' in screen
+        assert 'INPUT label "Email" hint "you@example.com" #web:#email [web]' in screen
         assert 'INPUT label "Password" #web:#password password' in screen
-        assert 'BUTTON "Sign in" #web:#signin' in screen
+        assert 'BUTTON "Sign in" #web:#signin [web]' in screen
+        assert 'BUTTON "Continue" #native_continue\n' in screen  # native: no mark
         refused = hub.run("tap", DEV, "Continue")
         assert refused.returncode != 0
         assert "AMBIGUOUS_MATCH" in refused.stderr
