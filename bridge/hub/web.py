@@ -3,13 +3,14 @@
 Per device whose driver offers a ``WebSource`` (one ``watch`` task beside its ingest):
 
 - while the newest snapshot shows a ``WEB_VIEW``, ask the source for its pages and attach to
-  the first (the simulated device has one; a phone lists the visible one first) over the
-  Chrome DevTools Protocol (``bridge.devices.web.cdp``);
-- on attach, install a binding and a page script (``OBSERVER``) that calls it once per task
-  in which the DOM mutated or the user typed, scrolled or an animation ended; page loads
-  and navigations arrive as Page events. Each such event marks the page dirty: no polling;
-- a dirty page is read (``Page.getLayoutMetrics`` + ``Accessibility.getFullAXTree`` +
-  ``DOMSnapshot.captureSnapshot``: three commands), turned into raw nodes under the WebView
+  the first (the simulated device has one; a phone lists the visible one first): a
+  ``PageSession`` (``bridge.devices.web.page``: the Chrome DevTools Protocol, or iOS's Web
+  Inspector through ``bridge.devices.ios.web_inspector``);
+- on attach the session installs its change notifications (CDP: a binding called by a page
+  script once per task in which the DOM mutated or the user typed, scrolled or an animation
+  ended, and Page events). Each change marks the page dirty: no polling;
+- a dirty page is read (CDP: ``Page.getLayoutMetrics`` + ``Accessibility.getFullAXTree`` +
+  ``DOMSnapshot.captureSnapshot``), turned into raw nodes under the WebView
   (``bridge.core.web_tree``) and, when they differ, handed to ingest as one more generation
   (the device's last push again, ``quiet_ms`` 0). Reads are serialized and coalesced;
 - while the page has requests in flight (at most ``BUSY_CAP_S`` from the first) the
@@ -18,9 +19,9 @@ Per device whose driver offers a ``WebSource`` (one ``watch`` task beside its in
 
 Acting (``act``): CLICK and LONG_CLICK are taps through the native layer at the element's
 mapped centre when it is visible inside the WebView (a native overlay still wins, as for a
-finger), else ``element.click()`` over CDP; SET_TEXT focuses the element, selects its
-content, ``Input.insertText`` and reads the value back (a different value fails the
-dispatch); CLEAR_TEXT and FOCUS likewise over CDP. The answer is an agent ``Reply``.
+finger), else ``element.click()`` in the page; SET_TEXT focuses the element, selects its
+content, inserts the text (CDP: ``Input.insertText``) and reads the value back (a different
+value fails the dispatch); CLEAR_TEXT and FOCUS likewise. The answer is an agent ``Reply``.
 """
 
 from __future__ import annotations
@@ -33,64 +34,20 @@ from typing import Any
 import anyio
 import msgspec
 
-from bridge.core.web_tree import (
-    WebContent,
-    WebItem,
-    WebOverlay,
-    viewport_of,
-    web_items,
-)
-from bridge.devices.web.cdp import CdpClient, CdpClosed, CdpError
+from bridge.core.web_tree import WebContent, WebItem, WebOverlay
+from bridge.devices.web.page import PageClosed, PageError, PageSession, open_page
 from bridge.devices.web.source import WebPageEndpoint, WebSource
 from bridge.hub.device import DeviceRuntime
 from bridge.net.agent_link import AgentLost
 from bridge.wire.agent_link import GestureCommand, Point, Reply
 from bridge.wire.base import Bounds
-from bridge.wire.cdp import (
-    BindingCalled,
-    CallResult,
-    DomSnapshot,
-    FullAXTree,
-    LayoutMetrics,
-    ResolvedNode,
-)
 from bridge.wire.enums import ActionMethod, ActionVerb, Role
 from bridge.wire.node import SemanticNode
 
-BINDING = "__mobridgeChanged"
-OBSERVER = """(() => {
-  if (window.__mobridgeObserving) return;
-  window.__mobridgeObserving = true;
-  let queued = false;
-  const tell = () => {
-    if (queued) return;
-    queued = true;
-    Promise.resolve().then(() => { queued = false; try { %s("c"); } catch (e) {} });
-  };
-  new MutationObserver(tell).observe(document, {subtree: true, childList: true,
-    attributes: true, characterData: true});
-  for (const type of ["input", "change", "scroll", "transitionend", "animationend",
-                      "focusin", "focusout", "toggle", "close"]) {
-    window.addEventListener(type, tell, true);
-  }
-  tell();
-})()""".replace("%s", BINDING)
-_PAGE_EVENTS = frozenset(
-    {"Page.frameNavigated", "Page.loadEventFired", "Page.domContentEventFired",
-     "Page.navigatedWithinDocument"}
-)  # fmt: skip
-BUSY_CAP_S = 2.0
-"""The longest the page's network keeps the screen unsettled."""
 RETRY_S = 2.0
 """How soon pages are asked for again when a WebView shows and none could be attached."""
-READ_TIMEOUT_S = 10.0
-_SELECT = "function() { if (this.select) this.select(); }"
-_VALUE = "function() { return this.value === undefined ? null : String(this.value); }"
-_CLICK = "function() { this.scrollIntoView({block: 'center'}); this.click(); }"
-_CLEAR = (
-    "function() { this.focus(); if (this.select) this.select();"
-    " document.execCommand('delete'); return this.value; }"
-)
+BUSY_CAP_S = 2.0
+READ_BACK_DIFFERS = "the field did not take the text (its value reads back different)"
 
 
 @dataclass
@@ -106,38 +63,10 @@ class WebCounts:
 class Attachment:
     """One page attached for one device."""
 
-    client: CdpClient
+    session: PageSession
     endpoint: WebPageEndpoint
-    dirty: anyio.Event = field(default_factory=anyio.Event)
-    inflight: int = 0
-    busy_since: float | None = None
     content: WebContent | None = None
     anchor: Bounds | None = None
-
-    def on_event(self, method: str, params: msgspec.Raw) -> None:
-        if method == "Runtime.bindingCalled":
-            try:
-                called = msgspec.json.decode(params, type=BindingCalled)
-            except msgspec.DecodeError:
-                return
-            if called.name != BINDING:
-                return
-        elif method == "Network.requestWillBeSent":
-            self.inflight = min(self.inflight + 1, 1000)
-            if self.busy_since is None:
-                self.busy_since = time.monotonic()
-        elif method in ("Network.loadingFinished", "Network.loadingFailed"):
-            self.inflight = max(0, self.inflight - 1)
-            if self.inflight == 0:
-                self.busy_since = None
-        elif method not in _PAGE_EVENTS:
-            return
-        self.dirty.set()
-
-    @property
-    def busy(self) -> bool:
-        since = self.busy_since
-        return since is not None and time.monotonic() - since < BUSY_CAP_S
 
     def item_of(self, automation_id: str | None) -> WebItem | None:
         content = self.content
@@ -213,28 +142,22 @@ class WebService:
         self, device: DeviceRuntime, reingest: Callable[[], None], page: WebPageEndpoint
     ) -> None:
         """Attach to ``page`` and keep the overlay fresh until the page or WebView goes."""
-        attachment: Attachment | None = None
         try:
-            holder: list[Attachment] = []
-            client = await CdpClient.connect(
-                page.ws_url, lambda m, p: holder[0].on_event(m, p) if holder else None
-            )
-        except (OSError, TimeoutError, ValueError) as exc:
+            session = await open_page(page)
+        except (PageClosed, PageError, OSError, TimeoutError, ValueError) as exc:
             self.counts.failures += 1
             self.problems[device.id] = f"cannot attach to the page: {exc}"[:300]
-            await _next_change(device, RETRY_S)
             return
-        attachment = Attachment(client, page)
-        holder.append(attachment)
+        attachment = Attachment(session, page)
         self.counts.attaches += 1
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(_serve, client, attachment)
+                tg.start_soon(session.serve)
                 try:
-                    await _prepare_page(client)
+                    await session.prepare()
                     self.attached[device.id] = attachment
                     await self._keep_fresh(device, reingest, attachment)
-                except (CdpError, CdpClosed, TimeoutError) as exc:
+                except (PageClosed, PageError, TimeoutError) as exc:
                     self.counts.failures += 1
                     self.problems[device.id] = f"the page went away: {exc}"[:300]
                     if self.log is not None:
@@ -243,26 +166,27 @@ class WebService:
         finally:
             self.attached.pop(device.id, None)
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-                await client.close()
+                await session.close()
         self._drop(device, reingest)
 
     async def _keep_fresh(
         self, device: DeviceRuntime, reingest: Callable[[], None], att: Attachment
     ) -> None:
         last_stable = True
+        session = att.session
         while True:
             box = _webview_box(device)
             if box is None:
                 return
-            att.dirty = anyio.Event()
+            session.changed = anyio.Event()
             started = time.perf_counter()
-            content = await read_page(att.client, box, att.endpoint.url)
+            content = await session.read(box, att.endpoint.url)
             self.counts.reads += 1
             self.counts.read_ms.append((time.perf_counter() - started) * 1000)
             del self.counts.read_ms[:-400]
             att.content, att.anchor = content, box
             overlay = WebOverlay(box, content)
-            stable = not att.busy
+            stable = not session.busy
             if overlay != device.web_overlay or stable != last_stable:
                 device.web_overlay = overlay
                 self.counts.overlays += 1
@@ -271,8 +195,8 @@ class WebService:
                     device.last_push = msgspec.structs.replace(push, quiet_ms=0, stable=stable)
                 reingest()
                 last_stable = stable
-            await _dirty_or_moved(device, att, box)
-            if att.client.closed:
+            await _dirty_or_moved(device, session, box)
+            if session.closed:
                 return
 
     async def act(
@@ -283,19 +207,27 @@ class WebService:
         item = att.item_of(node.automation_id) if att is not None else None
         if att is None or item is None or item.backend_id is None:
             return Reply(id=0, ok=False, code="NOT_FOUND", message="the page no longer has it")
+        session = att.session
+        node_id = item.backend_id
         try:
             if verb in (ActionVerb.CLICK, ActionVerb.LONG_CLICK):
                 return await self._tap(device, att, item, node, verb)
-            if verb is ActionVerb.SET_TEXT:
-                return await _set_text(att.client, item.backend_id, text or "")
-            if verb is ActionVerb.CLEAR_TEXT:
-                return await _set_text(att.client, item.backend_id, "")
-            if verb is ActionVerb.FOCUS:
-                await att.client.call("DOM.focus", {"backendNodeId": item.backend_id})
+            if verb in (ActionVerb.SET_TEXT, ActionVerb.CLEAR_TEXT):
+                wanted = (text or "") if verb is ActionVerb.SET_TEXT else ""
+                if await session.set_text(node_id, wanted) != wanted:
+                    return Reply(
+                        id=0,
+                        ok=False,
+                        code="FAILED",
+                        message=READ_BACK_DIFFERS,
+                    )
                 return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
-        except CdpError as exc:
+            if verb is ActionVerb.FOCUS:
+                await session.focus(node_id)
+                return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
+        except PageError as exc:
             return Reply(id=0, ok=False, code="FAILED", message=str(exc)[:300])
-        except (CdpClosed, TimeoutError):
+        except (PageClosed, TimeoutError):
             return Reply(id=0, ok=False, code="NOT_FOUND", message="the page went away")
         return Reply(
             id=0,
@@ -339,70 +271,8 @@ class WebService:
         if verb is ActionVerb.LONG_CLICK:
             return Reply(id=0, ok=False, code="NOT_VISIBLE", message="not on screen to press")
         assert item.backend_id is not None
-        await _call_on(att.client, item.backend_id, _CLICK)
+        await att.session.click(item.backend_id)
         return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
-
-
-async def _serve(client: CdpClient, att: Attachment) -> None:
-    """Read the page's messages; its end wakes the reader (``dirty``)."""
-    try:
-        await client.serve()
-    finally:
-        att.dirty.set()
-
-
-async def _prepare_page(client: CdpClient) -> None:
-    await client.call("Runtime.addBinding", {"name": BINDING})
-    await client.call("Page.enable")
-    await client.call("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})
-    await client.call("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVER})
-    await client.call("Runtime.evaluate", {"expression": OBSERVER})
-
-
-async def read_page(client: CdpClient, box: Bounds, url: str | None = None) -> WebContent:
-    """One read of the page: metrics, AX tree, DOM snapshot -> ``WebContent`` in ``box``."""
-    metrics = await client.query("Page.getLayoutMetrics", {}, LayoutMetrics)
-    ax = await client.query("Accessibility.getFullAXTree", {}, FullAXTree, timeout_s=READ_TIMEOUT_S)
-    snapshot = await client.query(
-        "DOMSnapshot.captureSnapshot",
-        {"computedStyles": [], "includeDOMRects": False},
-        DomSnapshot,
-        timeout_s=READ_TIMEOUT_S,
-    )
-    return web_items(ax, snapshot, viewport_of(metrics, box), url=url)
-
-
-async def _call_on(client: CdpClient, backend_id: int, function: str) -> CallResult:
-    resolved = await client.query("DOM.resolveNode", {"backendNodeId": backend_id}, ResolvedNode)
-    object_id = resolved.object.objectId
-    if object_id is None:
-        raise CdpError("DOM.resolveNode", -3, "the element has no object")
-    return await client.query(
-        "Runtime.callFunctionOn",
-        {"objectId": object_id, "functionDeclaration": function, "returnByValue": True},
-        CallResult,
-    )
-
-
-async def _set_text(client: CdpClient, backend_id: int, text: str) -> Reply:
-    """Focus, select, insert ``text`` (or delete the selection), read the value back."""
-    await client.call("DOM.focus", {"backendNodeId": backend_id})
-    if text:
-        await _call_on(client, backend_id, _SELECT)
-        await client.call("Input.insertText", {"text": text})
-    else:
-        await _call_on(client, backend_id, _CLEAR)
-    read = await _call_on(client, backend_id, _VALUE)
-    raw = read.result.value
-    value = msgspec.json.decode(raw, type=str | None) if raw else None
-    if value != text:
-        return Reply(
-            id=0,
-            ok=False,
-            code="FAILED",
-            message="the field did not take the text (its value reads back different)",
-        )
-    return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
 
 
 def _webview_box(device: DeviceRuntime) -> Bounds | None:
@@ -427,11 +297,11 @@ def _inside(point: tuple[int, int], box: Bounds) -> bool:
     return box[0] <= x < box[2] and box[1] <= y < box[3]
 
 
-async def _dirty_or_moved(device: DeviceRuntime, att: Attachment, box: Bounds) -> None:
+async def _dirty_or_moved(device: DeviceRuntime, att: PageSession, box: Bounds) -> None:
     """Wait until the page is dirty, the WebView moved or went, or the page's network
     calmed (a busy page is looked at again when its cap runs out)."""
     while True:
-        if att.dirty.is_set() or att.client.closed:
+        if att.changed.is_set() or att.closed:
             return
         changed = device.changed
         timeout = BUSY_CAP_S if att.busy else None
@@ -439,7 +309,7 @@ async def _dirty_or_moved(device: DeviceRuntime, att: Attachment, box: Bounds) -
             async with anyio.create_task_group() as tg:
 
                 async def page() -> None:
-                    await att.dirty.wait()
+                    await att.changed.wait()
                     tg.cancel_scope.cancel()
 
                 async def native(event: anyio.Event = changed) -> None:
@@ -448,7 +318,7 @@ async def _dirty_or_moved(device: DeviceRuntime, att: Attachment, box: Bounds) -
 
                 tg.start_soon(page)
                 tg.start_soon(native)
-        if att.dirty.is_set() or _webview_box(device) != box or att.client.closed:
+        if att.changed.is_set() or _webview_box(device) != box or att.closed:
             return
         if timeout is not None:
             return

@@ -17,7 +17,7 @@ from bridge.devices.web.android import (
     endpoint_of,
 )
 from bridge.devices.web.cdp import CdpClient
-from bridge.hub.web import read_page
+from bridge.devices.web.page import read_page
 from bridge.wire.cdp import TargetInfo
 from tests.devices.web_fakes.devtools import ANDROID_DESCRIPTION, FakeDevTools
 

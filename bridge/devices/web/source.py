@@ -13,10 +13,14 @@ returns no pages and sets ``problem``).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bridge.wire.base import Bounds
+
+if TYPE_CHECKING:
+    from bridge.devices.web.page import PageSession
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +34,9 @@ class WebPageEndpoint:
     url: str = ""
     screen: Bounds | None = None
     visible: bool = True
+    open: Callable[[], Awaitable[PageSession]] | None = None
+    """How to open a session when the page does not speak CDP at ``ws_url`` (iOS's Web
+    Inspector); None: CDP."""
 
 
 class WebSource(Protocol):
