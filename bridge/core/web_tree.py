@@ -37,6 +37,7 @@ import msgspec
 from bridge.wire.base import Bounds
 from bridge.wire.cdp import AXNode, DomSnapshot, FullAXTree, LayoutMetrics, SnapshotDocument
 from bridge.wire.raw import RawNode, RawTree
+from bridge.wire.web_walk import PageWalk
 
 WEB_PREFIX = "web:"
 """What every web node's automation id and class start with (the mark)."""
@@ -288,6 +289,74 @@ def web_items(
 
     visit(root, -1, None, 0)
     return WebContent(_prune(items), cut, url)
+
+
+def walk_items(
+    walk: PageWalk,
+    box: Bounds,
+    *,
+    margin: int | None = None,
+    max_nodes: int = MAX_NODES,
+    max_bytes: int = MAX_BYTES,
+) -> WebContent:
+    """A page walked from inside (``bridge.devices.web.walker``: iOS's Web Inspector has no
+    accessibility-tree command) as web items, with the same mapping, culling, budget and
+    marks as ``web_items``; the walker's element ids stand for DOM node ids."""
+    viewport = Viewport(box, walk.sx, walk.sy, walk.vw, walk.vh)
+    grow = margin if margin is not None else (box[3] - box[1]) // 2
+    reach = (box[0], box[1] - grow, box[2], box[3] + grow)
+    items: list[WebItem] = [
+        WebItem(parent=-1, role="RootWebArea", backend_id=0, html_id=None,
+                name=_text(walk.title), value=None, hint=None, bounds=None, visible=True)
+    ]  # fmt: skip
+    index: dict[int, int] = {-1: 0}
+    spent = 0
+    cut: str | None = None
+    names: dict[int, str | None] = {0: items[0].name}
+    for k, node in enumerate(walk.nodes):
+        parent = index.get(node.p)
+        if parent is None:
+            continue  # its parent was left out: so is it
+        name = _text(node.n)
+        if node.r == "StaticText" and (name is None or name == names.get(parent)):
+            continue
+        bounds = None
+        if node.w > 0 and node.ht > 0:
+            bounds = viewport.to_device(node.x, node.y, node.w, node.ht)
+            if not _meets(bounds, reach):
+                continue
+        flags = node.f
+        password = "P" in flags
+        item = WebItem(
+            parent=parent,
+            role=node.r[:64],
+            backend_id=node.k,
+            html_id=node.i,
+            name=name,
+            value=None if password else _text(node.v),
+            hint=_text(node.h),
+            bounds=bounds,
+            visible=bounds is None or _meets(bounds, box),
+            focusable="F" in flags,
+            focused="S" in flags,
+            disabled="D" in flags,
+            checked=True if "C" in flags else (False if "U" in flags else None),
+            selected="E" in flags,
+            password=password,
+            heading=node.r == "heading",
+        )
+        size = 48 + sum(len(t) for t in (name, item.value, item.hint, item.html_id) if t)
+        if len(items) >= max_nodes or spent + size > max_bytes:
+            cut = (
+                f"web content cut at {len(items)} nodes / {spent} bytes "
+                f"(caps: {max_nodes} nodes, {max_bytes} bytes)"
+            )
+            break
+        spent += size
+        index[k] = len(items)
+        names[len(items)] = name
+        items.append(item)
+    return WebContent(_prune(items), cut, walk.url[:2048] or None)
 
 
 def _only_text(node: AXNode, by_id: dict[str, AXNode]) -> bool:
