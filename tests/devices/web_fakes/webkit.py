@@ -35,8 +35,8 @@ class ChromiumAsWebKit:
             self.inbox_send.send_nowait({"method": "Console.messageAdded",
                                          "params": {"message": message}})  # fmt: skip
         elif method == "Page.loadEventFired":
-            self.inbox_send.send_nowait({"method": "Page.loadEventFired",
-                                         "params": {"timestamp": body.get("timestamp", 0)}})  # fmt: skip
+            loaded = {"timestamp": body.get("timestamp", 0)}
+            self.inbox_send.send_nowait({"method": "Page.loadEventFired", "params": loaded})
 
     async def send(self, message: dict[str, Any]) -> None:
         self.sent.append(message)
