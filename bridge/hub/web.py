@@ -280,7 +280,7 @@ def _webview_box(device: DeviceRuntime) -> Bounds | None:
     current = device.current
     if current is None:
         return None
-    for node in current.normalized.full.nodes:
+    for node in current.normalized.compact.nodes:  # a WEB_VIEW is always in the compact view
         if node.role is Role.WEB_VIEW and node.bounds is not None:
             left, top, right, bottom = node.bounds
             if right > left and bottom > top:
