@@ -47,6 +47,9 @@ from bridge.wire.node import SemanticNode
 RETRY_S = 2.0
 """How soon pages are asked for again when a WebView shows and none could be attached."""
 BUSY_CAP_S = 2.0
+MIN_READ_GAP_S = 0.02
+"""Reads of one page start at least this far apart (a page that calls the binding in a loop
+costs the hub and the browser a bounded share)."""
 READ_BACK_DIFFERS = "the field did not take the text (its value reads back different)"
 
 
@@ -173,17 +176,22 @@ class WebService:
         self, device: DeviceRuntime, reingest: Callable[[], None], att: Attachment
     ) -> None:
         last_stable = True
+        last_read = 0.0
         session = att.session
         while True:
             box = _webview_box(device)
             if box is None:
                 return
+            gap = time.perf_counter() - last_read
+            if gap < MIN_READ_GAP_S:  # a page that changes without pause is read 50x/s at most
+                await anyio.sleep(MIN_READ_GAP_S - gap)
             session.changed = anyio.Event()
             started = time.perf_counter()
             content = await session.read(box, att.endpoint.url)
             self.counts.reads += 1
             self.counts.read_ms.append((time.perf_counter() - started) * 1000)
             del self.counts.read_ms[:-400]
+            last_read = time.perf_counter()
             att.content, att.anchor = content, box
             overlay = WebOverlay(box, content)
             stable = not session.busy

@@ -155,3 +155,34 @@ async def test_a_verb_the_page_cannot_take_is_refused() -> None:
         # as for a native element whose agent cannot: dispatched nowhere, rejected
         result = await dev.act_on(build_query(resource_id="web:#signin"), ActionVerb.SCROLL_FORWARD)
         assert result.dispatch.status is DispatchStatus.REJECTED
+
+
+async def test_a_page_that_never_stops_changing_is_read_at_a_bounded_rate() -> None:
+    """A hostile page mutates its DOM without pause: the hub keeps reading it, at most once
+    per ``MIN_READ_GAP_S``, and keeps answering (the screen stays usable)."""
+    import time
+
+    import anyio
+
+    from bridge.devices.web.cdp import CdpClient
+    from bridge.hub.web import MIN_READ_GAP_S
+
+    async with running_hub(sim_scene="web") as rh, connect(rh.url, token=CONTROLLER) as c:
+        dev = c.device(rh.device_id)
+        await _page_shown(dev)
+        target = rh.hub.sim.webview.target
+        assert target is not None
+        page = await CdpClient.connect(target.ws_url)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(page.serve)
+            spin = "setInterval(() => { document.title = String(Math.random()); }, 0)"
+            await page.call("Runtime.evaluate", {"expression": spin})
+            counts = rh.hub.service.web.counts
+            start, began = counts.reads, time.perf_counter()
+            with anyio.fail_after(30):
+                while counts.reads < start + 25:
+                    await dev.snapshot()  # the hub answers meanwhile
+            elapsed = time.perf_counter() - began
+            assert elapsed >= 25 * MIN_READ_GAP_S * 0.9, elapsed
+            await page.call("Runtime.evaluate", {"expression": "location.reload()"})
+            tg.cancel_scope.cancel()
