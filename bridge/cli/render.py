@@ -14,7 +14,6 @@ from typing import Any
 
 import msgspec
 
-from bridge.core.web_tree import is_web_node
 from bridge.wire.codec import encode
 from bridge.wire.enums import Source
 from bridge.wire.node import SemanticNode
@@ -25,6 +24,9 @@ from bridge.wire.snapshot import ScreenSnapshot
 WIDTH = 110
 SCREEN_MARKER = "__screen_"
 """A screen marker id, bare (iOS, test tags) or after ``package:id/`` (Android)."""
+
+WEB_MARK = "web:"
+"""A web node's id prefix (docs/webviews.md; the CLI reads it without importing the core)."""
 
 
 def cut(text: str, width: int = WIDTH) -> str:
@@ -103,7 +105,7 @@ def node_words(node: SemanticNode) -> str:
     parts.extend(flags)
     if node.source is Source.VISION:
         parts.append(f"[vision {node.confidence:.2f}]")
-    if is_web_node(node.automation_id):
+    if (node.automation_id or "").startswith(WEB_MARK):
         parts.append("[web]")
     return " ".join(parts)
 
