@@ -16,7 +16,7 @@ DEV = "sim-android"
 
 def test_the_web_form_through_the_cli(tmp_path: Path) -> None:
     with served_hub(tmp_path, "--sim-scene", "web") as hub:
-        ok(hub.run("wait", DEV, "--present", "Sign in to Web Shop", "--timeout", "30s"))
+        ok(hub.run("wait", DEV, "--present", "Sign in to Web Shop", "--timeout", "60s"))
         screen = ok(hub.run("screen", DEV))
         assert "WEB_VIEW #webview" in screen
         assert 'INPUT label "Email" hint "you@example.com" #web:#email [web]' in screen
@@ -32,6 +32,6 @@ def test_the_web_form_through_the_cli(tmp_path: Path) -> None:
         ok(hub.run("type", DEV, handle_of(screen, "#web:#password"), "--value", "pw"))
         assert "demo@example.com" in ok(hub.run("screen", DEV))
         ok(hub.run("tap", DEV, "Sign in"))
-        met = ok(hub.run("wait", DEV, "--present", "Welcome, demo@example.com", "--timeout", "5s"))
+        met = ok(hub.run("wait", DEV, "--present", "Welcome, demo@example.com", "--timeout", "20s"))
         assert "CONDITION_MET" in met
         assert "Coffee beans" in ok(hub.run("screen", DEV))

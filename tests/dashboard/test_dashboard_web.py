@@ -21,7 +21,7 @@ async def test_web_nodes_are_outlined_apart_with_their_selector() -> None:
     async with running_hub(sim_scene="web", dashboard=page()) as rh:
         async with connect(rh.url, token=OBSERVER, name="check") as hub:
             dev = hub.device(rh.device_id)
-            ready = await dev.wait(Present(query=build_query(resource_id="web:#email")), 20_000)
+            ready = await dev.wait(Present(query=build_query(resource_id="web:#email")), 60_000)
             assert ready.result is VerificationResult.CONDITION_MET
             snap = (await dev.snapshot()).snapshot
         email = next(n for n in snap.nodes if n.automation_id == "web:#email")

@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.anyio, need_web_chromium]
 
 async def _page_shown(dev):  # type: ignore[no-untyped-def]
     """Wait (on the hub's answer to a condition) until the page's form is on the screen."""
-    got = await dev.wait(Present(query=build_query(resource_id="web:#email")), 20_000)
+    got = await dev.wait(Present(query=build_query(resource_id="web:#email")), 60_000)
     assert got.result is VerificationResult.CONDITION_MET, got
 
 
@@ -89,7 +89,7 @@ async def test_a_continue_on_both_sides_is_refused_listing_both() -> None:
         # picked by its web id, the page's button is the one pressed
         done = await dev.tap(build_query(resource_id="web:#continue"))
         assert done.dispatch.status is DispatchStatus.DISPATCHED
-        shown = await dev.wait(Present(query=build_query(text="Continued on the web")), 5000)
+        shown = await dev.wait(Present(query=build_query(text="Continued on the web")), 20_000)
         assert shown.result is VerificationResult.CONDITION_MET
         natives = [
             n for n in (await dev.snapshot()).snapshot.nodes if n.text == "Continued in the app"
@@ -104,9 +104,9 @@ async def test_the_modal_and_a_cdp_fallback_and_the_composed_picture() -> None:
         await dev.type_text(build_query(label="Email", role="INPUT"), "demo@example.com")
         await dev.type_text(build_query(label="Password", role="INPUT"), "pw")
         await dev.tap(build_query(text="Sign in"))
-        await dev.wait(Present(query=build_query(text="Order details", role="BUTTON")), 5000)
+        await dev.wait(Present(query=build_query(text="Order details", role="BUTTON")), 20_000)
         await dev.tap(build_query(text="Order details", role="BUTTON"))
-        dialog = await dev.wait(Present(query=build_query(role="DIALOG")), 5000)
+        dialog = await dev.wait(Present(query=build_query(role="DIALOG")), 20_000)
         assert dialog.result is VerificationResult.CONDITION_MET
         # the list behind the modal is inert: the page's tree no longer shows it
         snap = (await dev.snapshot()).snapshot
@@ -124,7 +124,7 @@ async def test_the_modal_and_a_cdp_fallback_and_the_composed_picture() -> None:
         red, green, blue = image.getpixel((x, y))  # the page's blue button, not the sim's
         assert blue > 150 and red < 80, (red, green, blue)
         await dev.tap(build_query(text="Close"))
-        gone = await dev.wait(Present(query=build_query(text="Coffee beans")), 5000)
+        gone = await dev.wait(Present(query=build_query(text="Coffee beans")), 20_000)
         assert gone.result is VerificationResult.CONDITION_MET
 
 
@@ -135,7 +135,7 @@ async def test_an_element_below_the_fold_is_clicked_over_cdp() -> None:
         await dev.type_text(build_query(label="Email", role="INPUT"), "demo@example.com")
         await dev.type_text(build_query(label="Password", role="INPUT"), "pw")
         await dev.tap(build_query(text="Sign in"))
-        found = await dev.wait(Present(query=build_query(text="Sign out")), 5000)
+        found = await dev.wait(Present(query=build_query(text="Sign out")), 20_000)
         assert found.result is VerificationResult.CONDITION_MET
         snap = (await dev.snapshot(compact=False)).snapshot
         webview = next(n for n in snap.nodes if n.role is Role.WEB_VIEW)
@@ -144,7 +144,7 @@ async def test_an_element_below_the_fold_is_clicked_over_cdp() -> None:
         assert out.bounds[1] >= webview.bounds[3]  # in the margin below the WebView
         result = await dev.tap(build_query(text="Sign out"))
         assert result.dispatch.method is ActionMethod.ACCESSIBILITY_ACTION
-        back = await dev.wait(Present(query=build_query(resource_id="web:#signin")), 5000)
+        back = await dev.wait(Present(query=build_query(resource_id="web:#signin")), 20_000)
         assert back.result is VerificationResult.CONDITION_MET
 
 

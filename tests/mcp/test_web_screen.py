@@ -23,7 +23,7 @@ async def test_screen_lists_the_page_and_act_signs_in() -> None:
             waited = await mcp.call(
                 "wait",
                 {"condition": {"kind": "present", "query": "Sign in to Web Shop"},
-                 "timeoutMs": 30_000},
+                 "timeoutMs": 60_000},
             )  # fmt: skip
             assert "CONDITION_MET" in text_of(waited)
             outline = text_of(await mcp.call("screen", {}))
