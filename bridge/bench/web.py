@@ -66,7 +66,8 @@ async def _merge_rows(rounds: int) -> list[str]:
     if isinstance(browser, str):
         return [f"web: skipped: {browser}"]
     browser.width, browser.height = 432, 783
-    page_file = Path(tempfile.mkdtemp(prefix="mobridge-bench-web-")) / "grid.html"
+    folder = tempfile.TemporaryDirectory(prefix="mobridge-bench-web-")
+    page_file = Path(folder.name) / "grid.html"
     page_file.write_text(_page_html(GRID))
     native = RawTree(
         capture=1,
@@ -122,6 +123,7 @@ async def _merge_rows(rounds: int) -> list[str]:
             tg.cancel_scope.cancel()
     finally:
         browser.stop()
+        folder.cleanup()
     return lines
 
 
