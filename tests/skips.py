@@ -37,6 +37,9 @@ SHARED_ABSENT = reason(
     "put a copy of that folder at ../shared",
 )
 NO_CHROMIUM = reason("no Chromium for the dashboard browser tests", SYSTEM_PACKAGES)
+NO_WEB_CHROMIUM = reason(
+    "no Chromium for the web scene (the simulated WebView's page)", SYSTEM_PACKAGES
+)
 NO_JDK = reason("no JDK for the Android agent core", SYSTEM_PACKAGES)
 NO_AAPT = reason("no aapt / android-framework-res for the APK tests", SYSTEM_PACKAGES)
 
@@ -48,5 +51,6 @@ NO_VISION = reason(
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 need_chromium = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+need_web_chromium = pytest.mark.skipif(CHROMIUM is None, reason=NO_WEB_CHROMIUM)
 need_vision = pytest.mark.skipif(not vision_installed(), reason=NO_VISION)
 need_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason=NO_JDK)

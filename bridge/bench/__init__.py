@@ -21,5 +21,6 @@ SECTIONS: tuple[str, ...] = (
     "media",
     "vision",
     "pictures",
+    "web",
 )
 """Run order when ``--only`` is not given."""

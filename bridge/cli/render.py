@@ -25,6 +25,9 @@ WIDTH = 110
 SCREEN_MARKER = "__screen_"
 """A screen marker id, bare (iOS, test tags) or after ``package:id/`` (Android)."""
 
+WEB_MARK = "web:"
+"""A web node's id prefix (docs/webviews.md; the CLI reads it without importing the core)."""
+
 
 def cut(text: str, width: int = WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -102,6 +105,8 @@ def node_words(node: SemanticNode) -> str:
     parts.extend(flags)
     if node.source is Source.VISION:
         parts.append(f"[vision {node.confidence:.2f}]")
+    if (node.automation_id or "").startswith(WEB_MARK):
+        parts.append("[web]")
     return " ".join(parts)
 
 

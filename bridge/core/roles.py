@@ -112,6 +112,41 @@ _IOS_TYPE_ROLES: dict[str, Role] = {
     "Map": Role.CANVAS,
 }
 
+_WEB_ROLES: dict[str, Role] = {
+    "button": Role.BUTTON,
+    "link": Role.LINK,
+    "textbox": Role.INPUT,
+    "searchbox": Role.INPUT,
+    "combobox": Role.INPUT,
+    "spinbutton": Role.INPUT,
+    "checkbox": Role.CHECKBOX,
+    "menuitemcheckbox": Role.CHECKBOX,
+    "radio": Role.RADIO,
+    "menuitemradio": Role.RADIO,
+    "switch": Role.SWITCH,
+    "slider": Role.SLIDER,
+    "progressbar": Role.PROGRESS,
+    "meter": Role.PROGRESS,
+    "heading": Role.TEXT,
+    "StaticText": Role.TEXT,
+    "status": Role.TEXT,
+    "img": Role.IMAGE,
+    "image": Role.IMAGE,
+    "list": Role.LIST,
+    "listbox": Role.LIST,
+    "listitem": Role.LIST_ITEM,
+    "option": Role.LIST_ITEM,
+    "dialog": Role.DIALOG,
+    "alertdialog": Role.DIALOG,
+    "menu": Role.MENU,
+    "menubar": Role.MENU,
+    "menuitem": Role.BUTTON,
+    "tab": Role.TAB,
+    "tablist": Role.MENU,
+}
+"""Web nodes (``bridge.core.web_tree``: class ``web:<AX role>``) by their ARIA/AX role."""
+WEB_CLASS_PREFIX = "web:"
+
 _TAB_PARENT_CLASSES = (
     "TabWidget",
     "BottomNavigationMenuView",
@@ -189,6 +224,8 @@ def class_role(node: RawNode) -> Role | None:
 @lru_cache(maxsize=CLASS_CACHE)
 def role_of_class(class_name: str | None) -> Role | None:
     """``class_role`` by class name alone (cached: it depends on nothing else)."""
+    if class_name is not None and class_name.startswith(WEB_CLASS_PREFIX):
+        return _WEB_ROLES.get(class_name[len(WEB_CLASS_PREFIX) :])
     name = simple_class(class_name)
     if not name:
         return None

@@ -239,6 +239,25 @@ def health_checks(
             else None,
         )
     ]
+    web = stats.get("web")
+    if isinstance(web, dict) and isinstance(web.get("problem"), str):
+        checks.append(
+            Check(
+                name="web",
+                verdict="warn",
+                value=f"a WebView's page is not merged: {str(web['problem'])[:300]}",
+                fix="enable page debugging in the app (docs/webviews.md); until then the "
+                "WebView is one node and its content is pixels only",
+            )
+        )
+    elif isinstance(web, dict) and web.get("attached"):
+        checks.append(
+            Check(
+                name="web",
+                verdict="ok",
+                value=f"a WebView's page is merged ({web.get('nodes')} nodes)",
+            )
+        )
     warnings = stats.get("capture_warnings")
     if isinstance(warnings, list):
         for i, text in enumerate(warnings[:8]):

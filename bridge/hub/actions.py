@@ -31,6 +31,7 @@ from bridge.core import mutation
 from bridge.core.identity import fingerprint
 from bridge.core.noderef import Resolved
 from bridge.core.verification import PolicyRejected, check_verify_request, verify
+from bridge.core.web_tree import is_web_node
 from bridge.hub.action_queue import ActionSlot, with_concurrent
 from bridge.hub.app_processes import device_processes, hub_processes, launch_on_hub
 from bridge.hub.device import Capture, DeviceRuntime
@@ -404,21 +405,24 @@ async def _act_locked(
         seen = vision_command(node, req.action)  # a node read by vision: a coordinate tap
         dispatched_ms = svc.clock_ms()
         try:
-            reply = await device.link.command(
-                seen
-                if seen is not None
-                else lambda cid: NodeActionCommand(
-                    id=cid,
-                    capture=capture_no,
-                    handle=handle,
-                    action=req.action,
-                    identity=identity,
-                    text=text,
-                    allow_ancestor=True,
-                    allow_gesture=req.allow_gesture_fallback,
-                ),
-                timeout_s=command_timeout_s(text, node.value),
-            )
+            if is_web_node(node.automation_id):  # a page's element: bridge.hub.web
+                reply = await svc.web.act(device, node, req.action, text)
+            else:
+                reply = await device.link.command(
+                    seen
+                    if seen is not None
+                    else lambda cid: NodeActionCommand(
+                        id=cid,
+                        capture=capture_no,
+                        handle=handle,
+                        action=req.action,
+                        identity=identity,
+                        text=text,
+                        allow_ancestor=True,
+                        allow_gesture=req.allow_gesture_fallback,
+                    ),
+                    timeout_s=command_timeout_s(text, node.value),
+                )
         except (AgentLost, TimeoutError) as exc:
             _agent_trouble(device, exc)
             lost = offline(device.id, _trouble_reason(exc))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
+from bridge.devices.web.source import WebSource
 from bridge.hub.alert_autoanswer import AutoAnswer
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.device_layer import DeviceLayer
@@ -57,6 +58,8 @@ class AgentTarget:
     """The device layer's logs, recorder and crash reports (None: screenshots only)."""
     device_layer: DeviceLayer | None = None
     """Commands the driver answers beside the agent (``bridge.hub.device_layer``)."""
+    web: WebSource | None = None
+    """The device's WebView pages to merge (``bridge.hub.web``; None: none offered)."""
 
 
 @dataclass
@@ -277,6 +280,7 @@ class Hub:
                         sim_token,
                         stage_package=sim.stage_package,
                         media=SimMedia(sim.log, scene=sim.current_scene),
+                        web=sim.webview,
                     ),
                 )
                 self.sims.append(sim)
@@ -311,6 +315,7 @@ class Hub:
                             extra_token,
                             stage_package=extra.stage_package,
                             media=SimMedia(extra.log, scene=extra.current_scene),
+                            web=extra.webview,
                         ),
                     )
             if self.config.android is not None:
@@ -321,8 +326,8 @@ class Hub:
                     "android_driver",
                     run_android,
                     self.config.android,
-                    lambda url, token, stage, media=None: self.attach(
-                        AgentTarget(url, token, stage_package=stage, media=media)
+                    lambda url, token, stage, media=None, web=None: self.attach(
+                        AgentTarget(url, token, stage_package=stage, media=media, web=web)
                     ),
                     self.detach,
                 )
@@ -521,6 +526,7 @@ class Hub:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(ingest_loop, device)
                 tg.start_soon(self.service.vision_watch, device, reingest)
+                tg.start_soon(self.service.web_watch, device, reingest, target.web)
                 try:
                     await link.run()
                 finally:

@@ -52,6 +52,7 @@ from bridge.core.secret_mask import SecretMasker
 from bridge.core.settle import PushCadence, quiet_since
 from bridge.core.slim_patch import slim
 from bridge.core.tree import NodeTree
+from bridge.core.web_tree import WebOverlay, same_shape_changes
 from bridge.hub.action_queue import DispatchLog
 from bridge.hub.device_layer import DeviceLayer
 from bridge.journal.records import Recorder
@@ -244,7 +245,12 @@ class DeviceRuntime:
         self.vision_overlay: Overlay | None = None
         """What vision read in the blind regions (``bridge.hub.vision``); None: nothing."""
         self._overlaid = False
-        """The last capture prepared carried vision nodes (its shape is not the agent's)."""
+        """The last capture prepared carried vision or web nodes (its shape is not the
+        agent's)."""
+        self.web_overlay: WebOverlay | None = None
+        """The page a WebView shows, as raw nodes under it (``bridge.hub.web``)."""
+        self._seen_last: RawTree | None = None
+        """The last overlaid tree prepared (a same-shape overlaid tree is diffed with it)."""
 
     # ---- captures ---------------------------------------------------------------------------
 
@@ -278,11 +284,19 @@ class DeviceRuntime:
         self._raw_bytes = capped.bytes
         raw = capped.tree
         self.last_push = push
-        overlay = self.vision_overlay
-        if overlay is not None or self._overlaid:
-            # Vision nodes change the tree's shape: the agent's changed indexes do not apply.
-            seen = overlay.apply(raw) if overlay is not None else raw
-            raw, changed, self._overlaid = seen, None, seen is not raw
+        overlay, web = self.vision_overlay, self.web_overlay
+        if overlay is not None or web is not None or self._overlaid:
+            # Vision and web nodes change the tree's shape: the agent's changed indexes do
+            # not apply; what differs from the last overlaid tree does, when it is the same
+            # shape (a page's one-field change stays a small incremental pass).
+            seen = web.apply(raw) if web is not None else raw
+            seen = overlay.apply(seen) if overlay is not None else seen
+            last, self._seen_last = self._seen_last, seen
+            whole = self._whole and not capped.dropped
+            changed = same_shape_changes(last, seen) if whole else None
+            raw, self._overlaid = seen, seen is not raw
+        else:
+            self._seen_last = None
         # Masked after the overlay: words vision read off the picture are masked as well.
         raw = self._masked(raw, changed)
         self._whole = False

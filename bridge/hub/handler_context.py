@@ -30,6 +30,7 @@ from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.packages import Stager
 from bridge.hub.recording import Recordings
 from bridge.hub.secrets_provider import SecretsProvider
+from bridge.hub.web import WebService
 from bridge.wire.action import ActionResult
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ class HandlerContext(Protocol):
     """The device history on disk (keyed actions record their outcome there)."""
     intents: Intents
     """Lease priorities, intent announcements and vetoes (``bridge.hub.intents``)."""
+    web: WebService
+    """Devices' WebView pages: an act on a web node goes through it (``bridge.hub.web``)."""
 
     def current(self, device: DeviceRuntime) -> Capture:
         """The device's latest capture; raises the OFFLINE refusal when it has none."""

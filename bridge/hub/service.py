@@ -21,6 +21,7 @@ from bridge.core.noderef import GenerationCheck, Resolved, build_ref, resolution
 from bridge.core.objections import ObjectionBook
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
+from bridge.devices.web.source import WebSource
 from bridge.hub.actions import run_act, run_global_or_app
 from bridge.hub.alert_autoanswer import AlertPolicy
 from bridge.hub.allocation import Allocator
@@ -48,6 +49,7 @@ from bridge.hub.screenshot_cache import ScreenshotCache, Shot
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.hub.vision import VisionService
+from bridge.hub.web import WebService
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
 from bridge.wire.acquire import DevicesAcquire
@@ -221,6 +223,8 @@ class HubService:
         self.vision: VisionService | None = None
         """OCR where the tree is blind, once enabled (``serve --vision`` or a client's ask)."""
         self._vision_on: anyio.Event | None = None
+        self.web = WebService(log)
+        """Devices' WebView pages, merged into their snapshots (``bridge.hub.web``)."""
         self.farm_report: Callable[[bool], dict[str, Any]] | None = None
         """In a farm: the farm's state, short for ``/healthz`` (False), detailed for
         ``statistics`` (True)."""
@@ -239,6 +243,14 @@ class HubService:
         if self._vision_on is not None:
             self._vision_on.set()
         return None
+
+    async def web_watch(
+        self, device: DeviceRuntime, reingest: Callable[[], None], source: WebSource | None
+    ) -> None:
+        """Per device, beside its ingest: merge its WebView's page (nothing without a
+        source: a device whose driver offers no page debugging)."""
+        if source is not None:
+            await self.web.watch(device, reingest, source)
 
     async def vision_watch(self, device: DeviceRuntime, reingest: Callable[[], None]) -> None:
         """Per device, beside its ingest: idle until vision is enabled, then keep its blind
@@ -321,6 +333,7 @@ class HubService:
                 "action_ms_p50": lat[len(lat) // 2] if lat else None,
                 "action_ms_max": lat[-1] if lat else None,
                 "link": vars(d.link.stats) if d.link else None,
+                "web": self.web.device_state(d.id),
             }
         sessions = {
             s.id: {
@@ -354,6 +367,8 @@ class HubService:
             stats["journal"] = self.journal.statistics()
         if self.vision is not None:
             stats["vision"] = self.vision.statistics()
+        if self.web.counts.attaches or self.web.problems:
+            stats["web"] = self.web.statistics()
         if self.farm_report is not None:
             stats["farm"] = self.farm_report(True)
         return stats

@@ -40,8 +40,8 @@ async def test_agentless_phone_through_the_hub(shared_dir: Path) -> None:
             tg.start_soon(
                 run_android,
                 config,
-                lambda url, token, stage, media=None: hub.attach(
-                    AgentTarget(url, token, stage_package=stage, media=media)
+                lambda url, token, stage, media=None, web=None: hub.attach(
+                    AgentTarget(url, token, stage_package=stage, media=media, web=web)
                 ),
                 hub.detach,
             )
@@ -88,8 +88,8 @@ async def test_agentless_phone_apps_install_terminate_uninstall(
             tg.start_soon(
                 run_android,
                 config,
-                lambda url, token, stage, media=None: hub.attach(
-                    AgentTarget(url, token, stage_package=stage, media=media)
+                lambda url, token, stage, media=None, web=None: hub.attach(
+                    AgentTarget(url, token, stage_package=stage, media=media, web=web)
                 ),
                 hub.detach,
             )

@@ -98,7 +98,9 @@ async def test_run_android_refuses_an_apk_whose_sha256_does_not_match(tmp_path: 
     wrong = hashlib.sha256(b"something else").hexdigest()
     config = AndroidConfig(agent_apk=path, agent_sha256=wrong, adb_factory=_no_adb)
     with pytest.raises(AndroidSetupError, match="sha256 mismatch"):
-        await run_android(config, lambda url, token, stage, media=None: _never(), lambda url: None)
+        await run_android(
+            config, lambda url, token, stage, media=None, web=None: _never(), lambda url: None
+        )
 
 
 def _no_adb() -> object:

@@ -48,8 +48,8 @@ async def test_agent_mode_against_the_java_agent_in_host_mode(tmp_path: Path) ->
             tg.start_soon(
                 run_android,
                 config,
-                lambda url, token, stage, media=None: hub.attach(
-                    AgentTarget(url, token, stage_package=stage, media=media)
+                lambda url, token, stage, media=None, web=None: hub.attach(
+                    AgentTarget(url, token, stage_package=stage, media=media, web=web)
                 ),
                 hub.detach,
             )

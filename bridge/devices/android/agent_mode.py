@@ -52,6 +52,7 @@ from bridge.devices.android.instrument import (
 from bridge.devices.android.media import AndroidMedia
 from bridge.devices.android.shell_text import shell_command
 from bridge.devices.android.staging import stager_for
+from bridge.devices.web.android import AndroidWebSource
 from bridge.wire.agent_link import AGENT_PROTOCOL
 
 MAX_LINE = 64 * 1024
@@ -178,7 +179,11 @@ class AgentRunner:
                 record.url = f"ws://127.0.0.1:{port}"
                 self.log.info("android_agent_ready", url=record.url, version=started.version)
                 self.attach(
-                    record.url, token, stager_for(device), AndroidMedia(device, time.monotonic)
+                    record.url,
+                    token,
+                    stager_for(device),
+                    AndroidMedia(device, time.monotonic),
+                    AndroidWebSource(device),
                 )
                 return await self._watch(device, lines, parser, port, socket_name)
         except ADB_ERRORS as exc:

@@ -19,8 +19,9 @@ from bridge.devices.android.adb import AdbClientLike, default_adb_client
 
 
 class Attach(Protocol):
-    """The hub's ``attach``: link an agent-link URL with the device's package stager and its
-    media (``bridge.devices.android.media.AndroidMedia``: logcat, screenrecord, crashes)."""
+    """The hub's ``attach``: link an agent-link URL with the device's package stager, its
+    media (``bridge.devices.android.media.AndroidMedia``: logcat, screenrecord, crashes) and
+    its WebView pages (``bridge.devices.web.android.AndroidWebSource``)."""
 
     def __call__(
         self,
@@ -28,6 +29,7 @@ class Attach(Protocol):
         token: str | None,
         stage: Callable[[Path], Awaitable[str]] | None,
         media: Any = None,
+        web: Any = None,
     ) -> anyio.Event: ...
 
 

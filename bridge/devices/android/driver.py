@@ -32,6 +32,7 @@ from bridge.devices.android.backoff import Backoff
 from bridge.devices.android.config import AndroidConfig, Attach, Detach
 from bridge.devices.android.media import AndroidMedia
 from bridge.devices.android.staging import stager_for
+from bridge.devices.web.android import AndroidWebSource
 
 NO_APK = (
     "no agent APK: build it with scripts/build-android-agent (needs an Android SDK) and pass "
@@ -117,7 +118,11 @@ class AgentlessRunner:
                 port = await tg.start(server.serve)
                 record.url = f"ws://127.0.0.1:{port}"
                 self.attach(
-                    record.url, token, stager_for(device), AndroidMedia(device, time.monotonic)
+                    record.url,
+                    token,
+                    stager_for(device),
+                    AndroidMedia(device, time.monotonic),
+                    AndroidWebSource(device),
                 )
         finally:
             if record.url is not None:

@@ -36,6 +36,7 @@ _ANDROID_CLASSES: dict[Kind, str] = {
     Kind.PROGRESS: "android.widget.ProgressBar",
     Kind.ICON: "android.widget.TextView",
     Kind.ALERT: "android.widget.LinearLayout",
+    Kind.WEBVIEW: "android.webkit.WebView",
 }
 _IOS_TYPES: dict[Kind, str] = {
     Kind.IOS_WINDOW: "Window",
@@ -50,6 +51,7 @@ _IOS_TYPES: dict[Kind, str] = {
     Kind.PROGRESS: "ActivityIndicator",
     Kind.ICON: "Icon",
     Kind.ALERT: "Alert",
+    Kind.WEBVIEW: "WebView",
 }
 _IOS_PREFIX = "XCUIElementType"
 

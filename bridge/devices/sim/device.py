@@ -83,6 +83,7 @@ MAX_PACKAGE = 4096
 """Largest simulated package (bytes of JSON)."""
 MAX_USER_APPS = 64
 MAX_VOLUME = 15
+MAX_WEB_TOUCHES = 16
 _APP_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+")
 
 
@@ -132,6 +133,12 @@ class DemoDevice:
         self.location: tuple[float, float] | None = None
         self.zoom = 1.0
         self.touch: str | None = None
+        self.web_status: str | None = None
+        """What the WebView shows while its page is not up (set by the server)."""
+        self.web_touches: list[tuple[str, int, int]] = []
+        """Touches that landed in a WebView, for the page: (kind, x, y) relative to the
+        WebView's box in device pixels. The server hands them to the page and clears the
+        list; at most ``MAX_WEB_TOUCHES`` wait."""
         self.toggles: dict[str, bool] = dict(DEFAULT_TOGGLES)
         self.transition_at: float | None = None
         self._serial = 0
@@ -218,6 +225,7 @@ class DemoDevice:
                 location=self.location,
                 zoom=self.zoom,
                 touch=self.touch,
+                web_status=self.web_status,
             )
             windows = scenes.build_screen(top, self.frame, inp)
             package = DEMO_PACKAGE
@@ -460,9 +468,17 @@ class DemoDevice:
         if not contains(window.bounds, x, y):
             return OK
         path = hit(window.root, x, y)
-        if path is not None:
+        if path is not None and not self._into_web(path[-1], "tap", x, y):
             self._click(path[-1], now)
         return OK
+
+    def _into_web(self, view: View, kind: str, x: int, y: int) -> bool:
+        """A touch on a WebView goes to its page (queued for the server); True if so."""
+        if view.kind is not Kind.WEBVIEW:
+            return False
+        if len(self.web_touches) < MAX_WEB_TOUCHES:
+            self.web_touches.append((kind, x - view.bounds[0], y - view.bounds[1]))
+        return True
 
     def double_tap(self, x: int, y: int, now: float) -> Outcome:
         """The board tells a double tap apart; anything else gets two taps."""
@@ -478,6 +494,8 @@ class DemoDevice:
         windows = self.scene(now).windows
         if windows:
             path = hit(windows[-1].root, x, y)
+            if path is not None and self._into_web(path[-1], "long_press", x, y):
+                return OK
             if path is not None and path[-1].kind is Kind.INPUT:
                 self._focus(path[-1], now)
         return OK
@@ -487,6 +505,13 @@ class DemoDevice:
             return OK
         windows = self.scene(now).windows
         if not windows:
+            return OK
+        at = hit(windows[-1].root, x0, y0)
+        if at is not None and at[-1].kind is Kind.WEBVIEW:  # the page scrolls itself
+            if len(self.web_touches) < MAX_WEB_TOUCHES:
+                left, top = at[-1].bounds[0], at[-1].bounds[1]
+                self.web_touches.append(("scroll", x0 - left, y0 - top))
+                self.web_touches.append(("scroll_by", x1 - x0, y1 - y0))
             return OK
         path = deepest_scrollable_at(windows[-1].root, x0, y0)
         if path is None or abs(y1 - y0) < 48:

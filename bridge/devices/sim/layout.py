@@ -68,6 +68,9 @@ class SceneInput:
     zoom: float = 1.0
     touch: str | None = None
     """What the last multi-touch gesture did (pinch, two-finger tap)."""
+    web_status: str | None = None
+    """What the web screen's WebView shows while its browser is not there (how to install
+    Chromium); None when the page is up."""
 
 
 class Column:

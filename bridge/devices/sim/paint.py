@@ -185,6 +185,9 @@ def _paint(p: _Painter, view: View) -> None:
             p.text((left, bottom - 90, right, bottom), view.text, f.ink, 34, centre=True, pad=0)
         case Kind.ALERT:
             p.rect(box, WHITE, (120, 120, 120), 2, radius=0.04)
+        case Kind.WEBVIEW:  # the page's own picture is composed over it (sim.webview)
+            p.rect(box, WHITE, f.line, 1)
+            p.text(box, view.text or "Loading…", f.faint, 40, centre=True)
         case Kind.DECOR | Kind.IOS_WINDOW:
             pass
     for child in view.children:

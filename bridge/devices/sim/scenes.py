@@ -56,7 +56,7 @@ SCREEN_TITLES: dict[str, str] = {
     "game": "Game",
     "search": "Search",
 }
-HIDDEN_SCREENS: tuple[str, ...] = ("camera",)
+HIDDEN_SCREENS: tuple[str, ...] = ("camera", "web")
 """Screens the menu does not list (a deep link or the start scene opens them)."""
 TOGGLES: tuple[tuple[str, str], ...] = (
     ("wifi", "Wi-Fi"),
@@ -142,6 +142,8 @@ def _content(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
             return search_screen(state, frame, inp)
         case "camera":
             return camera_content(state, frame, inp)
+        case "web":
+            return _web(state, frame, inp)
     raise ValueError(f"unknown screen {state.screen!r}")
 
 
@@ -362,6 +364,43 @@ def _ambiguous(state: ScreenState, frame: Frame) -> list[View]:
                 text=f"Chose {state.selected}",
             )
         )
+    return views
+
+
+WEB_PAGE = "shop.html"
+"""The local page the web screen's WebView shows (``bridge/devices/sim/web/``)."""
+
+
+def _web(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
+    """A hybrid screen: a native title and "Continue" above a WebView showing the local web
+    shop (a login form, a list, a modal; ``bridge.devices.sim.webview``)."""
+    col = Column(frame)
+    views = [
+        heading_text(state, col, "Web sign-in"),
+        View(
+            key=view_key(state, "native_continue"),
+            kind=Kind.BUTTON,
+            bounds=col.take(120, 16),
+            text="Continue",
+            ident="native_continue",
+            on_tap="choose:native",
+        ),
+    ]
+    if state.selected is not None:
+        views.append(
+            View(key=view_key(state, "continued"), kind=Kind.TEXT, bounds=col.take(64, 16),
+                 text="Continued in the app", ident="continued")
+        )  # fmt: skip
+    _, top, _, bottom = col.rest()
+    views.append(
+        View(
+            key=view_key(state, "webview"),
+            kind=Kind.WEBVIEW,
+            bounds=(0, top, frame.width, bottom),
+            ident="webview",
+            text=inp.web_status,
+        )
+    )
     return views
 
 

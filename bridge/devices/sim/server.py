@@ -50,7 +50,8 @@ from bridge.devices.sim.device_log import DeviceLog
 from bridge.devices.sim.png import render_scene
 from bridge.devices.sim.scenes import DEMO_PACKAGE, LAUNCHER_PACKAGE
 from bridge.devices.sim.session import AgentSession
-from bridge.devices.sim.views import Scene
+from bridge.devices.sim.views import Kind, Scene
+from bridge.devices.sim.webview import SimWebView, compose
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
     TREE_DELTA,
@@ -215,6 +216,8 @@ class SimDevice:
         self._links: set[_Link] = set()
         self._changed: anyio.Event | None = None
         self._act_lock: anyio.Lock | None = None
+        self.webview = SimWebView()
+        """The page behind the ``web`` screen's WebView; also the hub's ``WebSource``."""
 
     # ---- public -------------------------------------------------------------------------
 
@@ -282,11 +285,32 @@ class SimDevice:
         try:
             self._port = int(server.sockets[0].getsockname()[1])
             task_status.started(self._port)
-            await anyio.sleep_forever()
+            async with anyio.create_task_group() as tg:
+                await self._keep_webview(tg)
         finally:
+            self.webview.close()
             server.close()
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await server.wait_closed()
+
+    async def _keep_webview(self, tg: anyio.abc.TaskGroup) -> None:
+        """Start the WebView's browser the first time a WebView is on screen (never
+        before: a hub whose device never shows the web screen starts no browser)."""
+        while True:
+            assert self._changed is not None
+            changed = self._changed
+            found = _webview_box(self.device.scene(self.now()))
+            # its width is the screen's (a sliding screen's views are clipped while it moves)
+            box = None if found is None else (0, found[1], self.device.frame.width, found[3])
+            if box is not None and not self.webview.ready and self.webview.status is None:
+                self.device.web_status = "Starting the browser…"
+                self.wake()
+                await self.webview.ensure(box, tg)
+                self.device.web_status = self.webview.status
+                self.wake()
+            elif box is not None and self.webview.ready and box != self.webview.box:
+                await self.webview.resize(box)
+            await changed.wait()
 
     # ---- handshake ----------------------------------------------------------------------
 
@@ -432,6 +456,10 @@ class SimDevice:
         async with self._act_lock:
             await anyio.sleep(self.config.action_ms / 1000 / self.config.time_scale)
             reply = link.session.handle(command, self.now())
+            touches = self.device.web_touches
+            if touches:  # the WebView's share of the command: its page gets the touches
+                self.device.web_touches = []
+                await self.webview.deliver(touches)
             self.log.performed(command, reply, self._front())
             self.wake()
         return reply
@@ -452,8 +480,23 @@ class SimDevice:
     async def _screenshot(self, command: ScreenshotCommand) -> Reply:
         scene = self.device.scene(self.now())
         png = await anyio.to_thread.run_sync(render_scene, scene, self.config.screenshot_scale)
+        box = _webview_box(scene)
+        page = await self.webview.picture() if box is not None else None
+        if box is not None and page is not None:
+            png = await anyio.to_thread.run_sync(
+                compose, png, box, page, self.config.screenshot_scale
+            )
         self.stats.screenshots += 1
         return Reply(id=command.id, ok=True, png_base64=base64.b64encode(png).decode("ascii"))
+
+
+def _webview_box(scene: Scene) -> tuple[int, int, int, int] | None:
+    """The bounds of the WebView on screen (the top window's), if any."""
+    for window in reversed(scene.windows):
+        for view in window.root.walk():
+            if view.kind is Kind.WEBVIEW:
+                return view.bounds
+    return None
 
 
 def _read_package(path: str) -> tuple[bytes | None, str | None]:

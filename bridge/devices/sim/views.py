@@ -40,6 +40,9 @@ class Kind(enum.Enum):
     """A launcher icon: clickable text."""
     ALERT = "alert"
     """The panel of an alert dialog."""
+    WEBVIEW = "webview"
+    """A WebView: its page is a real browser's (``bridge.devices.sim.webview``); a touch
+    inside it goes to the page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +57,9 @@ class Drawn:
     """Font size in device pixels."""
 
 
-CLICKABLE_KINDS = frozenset({Kind.BUTTON, Kind.INPUT, Kind.ROW, Kind.TOGGLE, Kind.ICON})
+CLICKABLE_KINDS = frozenset(
+    {Kind.BUTTON, Kind.INPUT, Kind.ROW, Kind.TOGGLE, Kind.ICON, Kind.WEBVIEW}
+)
 LONG_CLICKABLE_KINDS = frozenset({Kind.INPUT, Kind.ROW})
 
 

@@ -15,6 +15,8 @@ class HubDouble:
         self.detached: list[str] = []
         self.stagers: dict[str, Callable[[Path], Awaitable[str]] | None] = {}
         self.media: dict[str, object] = {}
+        self.webs: dict[str, object] = {}
+        """The WebView page source each attach handed over (Android: adb forward)."""
 
     def attach(
         self,
@@ -22,11 +24,13 @@ class HubDouble:
         token: str | None,
         stage: Callable[[Path], Awaitable[str]] | None = None,
         media: object = None,
+        web: object = None,
     ) -> anyio.Event:
         assert url.startswith("ws://127.0.0.1:"), url
         self.attached.append((url, token))
         self.stagers[url] = stage
         self.media[url] = media
+        self.webs[url] = web
         done = anyio.Event()
         done.set()
         return done

@@ -1,0 +1,241 @@
+"""One attached page, whatever speaks to it: the ``PageSession`` the hub's web layer uses,
+and its Chrome DevTools Protocol implementation (``CdpPage``).
+
+A session is opened from a ``WebPageEndpoint`` (``open_page``), then ``prepare``-d (change
+notifications installed), ``serve``-d in a task (its events; ``changed`` is set on every page
+change, and when the session ends), ``read`` for the page's content in a WebView's box, and
+acted on (``click``, ``set_text``, ``focus``) by the element's DOM node id. ``busy`` is true
+while the page's network is in flight (at most ``BUSY_CAP_S``).
+
+CDP specifics (docs/design.md, "Web content"): a binding (``Runtime.addBinding``) that a
+page script (``OBSERVER``, installed for new documents too) calls once per task in which the
+DOM mutated or the user typed, scrolled, focused or an animation ended, plus Page load and
+navigation events; a read is three commands (layout metrics, full AX tree, DOM snapshot).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol, TypeVar
+
+import anyio
+import msgspec
+
+from bridge.core.web_tree import WebContent, viewport_of, web_items
+from bridge.devices.web.cdp import CdpClient, CdpError
+from bridge.devices.web.source import WebPageEndpoint
+from bridge.wire.base import Bounds
+from bridge.wire.cdp import (
+    BindingCalled,
+    CallResult,
+    DomSnapshot,
+    FullAXTree,
+    LayoutMetrics,
+    ResolvedNode,
+)
+
+BINDING = "__mobridgeChanged"
+OBSERVER = """(() => {
+  if (window.__mobridgeObserving) return;
+  window.__mobridgeObserving = true;
+  let queued = false;
+  const tell = () => {
+    if (queued) return;
+    queued = true;
+    Promise.resolve().then(() => { queued = false; try { %s("c"); } catch (e) {} });
+  };
+  new MutationObserver(tell).observe(document, {subtree: true, childList: true,
+    attributes: true, characterData: true});
+  for (const type of ["input", "change", "scroll", "transitionend", "animationend",
+                      "focusin", "focusout", "toggle", "close"]) {
+    window.addEventListener(type, tell, true);
+  }
+  tell();
+})()""".replace("%s", BINDING)
+_PAGE_EVENTS = frozenset(
+    {"Page.frameNavigated", "Page.loadEventFired", "Page.domContentEventFired",
+     "Page.navigatedWithinDocument"}
+)  # fmt: skip
+BUSY_CAP_S = 2.0
+"""The longest the page's network keeps the screen unsettled."""
+READ_TIMEOUT_S = 10.0
+SELECT = "function() { if (this.select) this.select(); }"
+VALUE = "function() { return this.value === undefined ? null : String(this.value); }"
+CLICK = "function() { this.scrollIntoView({block: 'center'}); this.click(); }"
+CLEAR = (
+    "function() { this.focus(); if (this.select) this.select();"
+    " document.execCommand('delete'); return this.value; }"
+)
+
+
+T = TypeVar("T")
+
+
+class PageClosed(Exception):
+    """The page (or the connection to it) went away."""
+
+
+class PageError(Exception):
+    """The page refused a command (the message says what)."""
+
+
+class PageSession(Protocol):
+    changed: anyio.Event
+    """Set on every page change and when the session ends; the reader replaces it."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def busy(self) -> bool: ...
+
+    async def serve(self) -> None:
+        """Read the page's events until the session ends (sets ``changed`` at the end)."""
+        ...
+
+    async def prepare(self) -> None: ...
+
+    async def read(self, box: Bounds, url: str | None) -> WebContent: ...
+
+    async def click(self, node_id: int) -> None: ...
+
+    async def set_text(self, node_id: int, text: str) -> str | None:
+        """Put ``text`` in the element (empty: clear it); its value read back."""
+        ...
+
+    async def focus(self, node_id: int) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+async def open_page(endpoint: WebPageEndpoint) -> PageSession:
+    """A session to ``endpoint`` (its own opener, else CDP at its websocket URL)."""
+    if endpoint.open is not None:
+        return await endpoint.open()
+    return await CdpPage.connect(endpoint.ws_url)
+
+
+class CdpPage:
+    """A page over the Chrome DevTools Protocol (Chromium, Android WebView, Chrome)."""
+
+    def __init__(self, client: CdpClient) -> None:
+        self.client = client
+        self.changed = anyio.Event()
+        self.inflight = 0
+        self.busy_since: float | None = None
+
+    @classmethod
+    async def connect(cls, ws_url: str) -> CdpPage:
+        holder: list[CdpPage] = []
+        try:
+            client = await CdpClient.connect(
+                ws_url, lambda m, p: holder[0].on_event(m, p) if holder else None
+            )
+        except (OSError, TimeoutError) as exc:
+            raise PageClosed(f"cannot attach to the page: {exc}") from exc
+        page = cls(client)
+        holder.append(page)
+        return page
+
+    @property
+    def closed(self) -> bool:
+        return self.client.closed
+
+    @property
+    def busy(self) -> bool:
+        since = self.busy_since
+        return since is not None and time.monotonic() - since < BUSY_CAP_S
+
+    def on_event(self, method: str, params: msgspec.Raw) -> None:
+        if method == "Runtime.bindingCalled":
+            try:
+                called = msgspec.json.decode(params, type=BindingCalled)
+            except msgspec.DecodeError:
+                return
+            if called.name != BINDING:
+                return
+        elif method == "Network.requestWillBeSent":
+            self.inflight = min(self.inflight + 1, 1000)
+            if self.busy_since is None:
+                self.busy_since = time.monotonic()
+        elif method in ("Network.loadingFinished", "Network.loadingFailed"):
+            self.inflight = max(0, self.inflight - 1)
+            if self.inflight == 0:
+                self.busy_since = None
+        elif method not in _PAGE_EVENTS:
+            return
+        self.changed.set()
+
+    async def serve(self) -> None:
+        try:
+            await self.client.serve()
+        finally:
+            self.changed.set()
+
+    async def _call(self, method: str, params: dict[str, object] | None = None) -> None:
+        try:
+            await self.client.call(method, params)
+        except CdpError as exc:
+            raise PageError(str(exc)) from exc
+        except Exception as exc:
+            raise PageClosed(str(exc)) from exc
+
+    async def _query(self, method: str, params: dict[str, object], kind: type[T]) -> T:
+        try:
+            return await self.client.query(method, params, kind, timeout_s=READ_TIMEOUT_S)
+        except CdpError as exc:
+            raise PageError(str(exc)) from exc
+        except Exception as exc:
+            raise PageClosed(str(exc)) from exc
+
+    async def prepare(self) -> None:
+        await self._call("Runtime.addBinding", {"name": BINDING})
+        await self._call("Page.enable")
+        await self._call("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})
+        await self._call("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVER})
+        await self._call("Runtime.evaluate", {"expression": OBSERVER})
+
+    async def read(self, box: Bounds, url: str | None = None) -> WebContent:
+        metrics = await self._query("Page.getLayoutMetrics", {}, LayoutMetrics)
+        ax = await self._query("Accessibility.getFullAXTree", {}, FullAXTree)
+        snapshot = await self._query(
+            "DOMSnapshot.captureSnapshot",
+            {"computedStyles": [], "includeDOMRects": False},
+            DomSnapshot,
+        )
+        return web_items(ax, snapshot, viewport_of(metrics, box), url=url)
+
+    async def _on(self, node_id: int, function: str) -> CallResult:
+        resolved = await self._query("DOM.resolveNode", {"backendNodeId": node_id}, ResolvedNode)
+        object_id = resolved.object.objectId
+        if object_id is None:
+            raise PageError("the element has no object")
+        return await self._query(
+            "Runtime.callFunctionOn",
+            {"objectId": object_id, "functionDeclaration": function, "returnByValue": True},
+            CallResult,
+        )
+
+    async def click(self, node_id: int) -> None:
+        await self._on(node_id, CLICK)
+
+    async def focus(self, node_id: int) -> None:
+        await self._call("DOM.focus", {"backendNodeId": node_id})
+
+    async def set_text(self, node_id: int, text: str) -> str | None:
+        await self._call("DOM.focus", {"backendNodeId": node_id})
+        if text:
+            await self._on(node_id, SELECT)
+            await self._call("Input.insertText", {"text": text})
+        else:
+            await self._on(node_id, CLEAR)
+        raw = (await self._on(node_id, VALUE)).result.value
+        return msgspec.json.decode(raw, type=str | None) if raw else None
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
+async def read_page(client: CdpClient, box: Bounds, url: str | None = None) -> WebContent:
+    """One read of a CDP page through an open client (tests, the bench)."""
+    return await CdpPage(client).read(box, url)
