@@ -232,8 +232,17 @@ def ws_frame(payload: bytes, opcode: int = 1) -> bytes:
     return head + mask + body
 
 
+PING_CEILING_MS = 3000.0
+"""The slowest ping an attack may cause: a generous ceiling, so the suite passes on a loaded
+2-core machine (other processes take the CPU for whole scheduler slices); a hub that stops
+answering during an attack still fails it (the probe counts a ping unanswered in 5 s as a
+failure). The strict figures are ``scripts/bench``'s."""
+
+
 @asynccontextmanager
-async def hub_under_attack(bound_ms: float = 1000, **overrides: Any) -> AsyncIterator[Any]:
+async def hub_under_attack(
+    bound_ms: float = PING_CEILING_MS, **overrides: Any
+) -> AsyncIterator[Any]:
     """A running hub (``tests.hub.hubfixture.running_hub``) pinged by an honest observer for
     the whole body; on exit every ping must have been answered, the worst within ``bound_ms``."""
     from tests.hub.hubfixture import running_hub

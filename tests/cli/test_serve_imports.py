@@ -17,7 +17,16 @@ from pathlib import Path
 
 from tests.cli.hubproc import LISTENING, ROOT, clean_env, mobridge_command
 
-HEAVY = ("av", "PIL", "tesserocr", "numpy", "rapidocr", "rapidocr_onnxruntime", "onnxruntime", "mcp")
+HEAVY = (
+    "av",
+    "PIL",
+    "tesserocr",
+    "numpy",
+    "rapidocr",
+    "rapidocr_onnxruntime",
+    "onnxruntime",
+    "mcp",
+)
 
 DRIVER = """
 import signal, sys
