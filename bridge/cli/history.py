@@ -112,8 +112,8 @@ async def _diff(device: Device, args: argparse.Namespace) -> int:
         before = await device.screen_at(str(got.since_ms))
         was = {node.node_id: node for node in before.snapshot.nodes}
         for node_id in diff.removed:
-            node = was.get(node_id)
-            print(f"- {node_id} {node_words(node)}" if node is not None else f"- {node_id}")
+            gone = was.get(node_id)
+            print(f"- {node_id} {node_words(gone)}" if gone is not None else f"- {node_id}")
     for change in diff.changed:
         fields = ", ".join(f"{k}: {v.before!r} -> {v.after!r}" for k, v in change.fields.items())
         print(f"~ {change.node} {fields}")

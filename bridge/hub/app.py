@@ -235,7 +235,10 @@ class Hub:
         attaches; then tell the lock file this hub's URL either way."""
         if not self.config.name:
             self.service.name = f"port-{port}"
-        holder = {"hub": self.service.name, "url": f"ws://{self.config.host}:{port}/v1"}
+        holder: dict[str, object] = {
+            "hub": self.service.name,
+            "url": f"ws://{self.config.host}:{port}/v1",
+        }
         if self.journal is None and self.config.journal_at_port is not None:
             from bridge.journal.recorder import Journal
 

@@ -107,7 +107,9 @@ def _read_holder(fd: int) -> str:
     if not isinstance(holder, dict):
         return "its pid unknown"
     parts = [f"pid {holder.get('pid', '?')}"]
-    for key in ("hub", "url"):
-        if isinstance(holder.get(key), str) and holder[key]:
-            parts.append(f"{key} {holder[key]}")
+    parts.extend(
+        f"{key} {holder[key]}"
+        for key in ("hub", "url")
+        if isinstance(holder.get(key), str) and holder[key]
+    )
     return ", ".join(parts)

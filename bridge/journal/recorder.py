@@ -35,6 +35,7 @@ import msgspec
 
 from bridge.core.idempotency import DEFAULT_WINDOW_MS
 from bridge.core.patch import patch
+from bridge.journal.lock import JournalLock, default_journal
 from bridge.journal.records import (
     FRAME_DELTA,
     FRAME_PERIODIC,
@@ -49,7 +50,6 @@ from bridge.journal.records import (
     event_summary,
     screen_key,
 )
-from bridge.journal.lock import JournalLock, default_journal
 from bridge.journal.store import Dropped, JournalReader, JournalStore
 from bridge.wire.client_protocol import ActionEvent, DeviceEvent, LeaseEvent
 from bridge.wire.snapshot import ScreenSnapshot
