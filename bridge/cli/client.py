@@ -88,7 +88,7 @@ from bridge.wire.query import SemanticQuery, TextMatch, Within
 
 if TYPE_CHECKING:  # the asyncio connection is imported only by the commands that need it
     from bridge.client.connection import HubConnection
-    from bridge.client.device import Device, Target
+    from bridge.client.device import Device
 
 MAX_ARG_FILE = 1 << 20
 MAX_REQUEST_TIMEOUT_MS = 600_000
@@ -406,7 +406,7 @@ def optional_selector(args: argparse.Namespace) -> Selector | None:
     return None if query is None else Selector(query=query)
 
 
-async def target_of(device: Device, selector: Selector) -> Target:
+async def target_of(device: Device, selector: Selector) -> NodeRef | FindMatch | SemanticQuery:
     if selector.ref is not None:
         return selector.ref
     if selector.query is not None:
