@@ -335,7 +335,7 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
         self, target: SemanticQuery | str, timeout_ms: int | None = None
     ) -> WaitResult:
         """Until a node matching ``target`` (plain text, or a query) is on the screen
-        (``mobridge wait DEVICE --present TEXT``); ``result.met`` says whether it came."""
+        (``mobridge wait DEVICE --present TEXT``); ``.result`` says whether it came."""
         return await self.wait(Present(query=as_query(target)), timeout_ms)
 
     async def wait_gone(

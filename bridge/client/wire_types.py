@@ -17,15 +17,18 @@ from bridge.wire.action import (
     Verify,
 )
 from bridge.wire.client_protocol import (
+    DeltaEvent,
     DeviceSummary,
     FindMatch,
     FindResult,
     HistoryResult,
     JournalTimelineResult,
     LeaseResult,
+    PatchEvent,
     PongResult,
     ResolveResult,
     ScreenshotResult,
+    SnapshotEvent,
     SnapshotResult,
     SubscribeResult,
     WaitResult,
@@ -107,6 +110,9 @@ from bridge.wire.snapshot import (
 )
 
 WIRE_TYPES = (
+    "DeltaEvent",
+    "PatchEvent",
+    "SnapshotEvent",
     "Absent",
     "AcquireResult",
     "ActionMethod",
@@ -198,6 +204,7 @@ __all__ = [
     "ClipboardEquals",
     "Confirm",
     "CrashesListResult",
+    "DeltaEvent",
     "DeviceSelector",
     "DeviceSummary",
     "DispatchStatus",
@@ -224,6 +231,7 @@ __all__ = [
     "NodeRefSource",
     "Not",
     "Orientation",
+    "PatchEvent",
     "Permission",
     "PermissionAction",
     "Platform",
@@ -239,6 +247,7 @@ __all__ = [
     "ScreenshotResult",
     "SemanticNode",
     "SemanticQuery",
+    "SnapshotEvent",
     "SnapshotResult",
     "Source",
     "Stability",
