@@ -31,9 +31,48 @@ class OneLineParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self._words: list[str] = []
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if args is not None:
+            self._words = list(args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: {did_you_mean(message)} (see {self.prog} --help)\n")
+        owner = self._command_parser()
+        unknown = owner._unknown_option(self._words)
+        if unknown is not None:  # say it first: the other complaint is its consequence
+            message = unknown
+        self.exit(EXIT_USAGE, f"{owner.prog}: {did_you_mean(message)} (see {owner.prog} --help)\n")
+
+    def _command_parser(self) -> OneLineParser:
+        """The parser of the command the words name (``mobridge wait``), else this one."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for word in self._words:
+                    chosen = action.choices.get(word)
+                    if isinstance(chosen, OneLineParser):
+                        chosen._words = chosen._words or self._words
+                        return chosen._command_parser()
+                    if not word.startswith("-"):
+                        break
+        return self
+
+    def _unknown_option(self, words: list[str]) -> str | None:
+        """``unrecognized option --scr; did you mean --screen?`` for the first ``--word``
+        this parser does not know, else None."""
+        import difflib
+
+        known = sorted(self._option_string_actions)
+        for word in words:
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            if name.startswith("--") and name not in self._option_string_actions:
+                close = difflib.get_close_matches(name, known, n=2, cutoff=0.7)
+                hint = f"; did you mean {' or '.join(close)}?" if close else ""
+                return f"unrecognized option {name}{hint}"
+        return None
 
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<got>[^']*)' \(choose from (?P<choices>.*)\)")

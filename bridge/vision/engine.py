@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from PIL import Image, ImageChops, ImageFilter, ImageOps
 
-from bridge.vision import ENABLE_HINT
+from bridge.vision import ENABLE_HINT, RESTART_HINT
 
 MAX_WIDTH = 720
 """Wider images are read at half size or less (phone text stays legible; OCR cost falls)."""
@@ -196,7 +196,18 @@ def load_engine() -> OcrEngine | str:
     with _lock:
         if _loaded is None:
             _loaded = _load()
+        if _loaded == ENABLE_HINT and _ocr_installed():
+            return RESTART_HINT
         return _loaded
+
+
+def _ocr_installed() -> bool:
+    """Whether tesserocr can be found now (without importing it)."""
+    import importlib
+    import importlib.util
+
+    importlib.invalidate_caches()
+    return importlib.util.find_spec("tesserocr") is not None
 
 
 def _load() -> OcrEngine | str:
