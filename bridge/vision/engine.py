@@ -188,16 +188,19 @@ def _plausible(word: str) -> bool:
 
 _lock = threading.Lock()
 _loaded: OcrEngine | str | None = None
+_absent_at_load = False
+"""tesserocr could not even be found when the engine was loaded (not: found but broken)."""
 
 
 def load_engine() -> OcrEngine | str:
     """The process's engine (loaded once), or the one line saying how to enable vision."""
-    global _loaded
+    global _loaded, _absent_at_load
     with _lock:
         if _loaded is None:
+            _absent_at_load = not _ocr_installed()
             _loaded = _load()
-        if _loaded == ENABLE_HINT and _ocr_installed():
-            return RESTART_HINT
+        if _loaded == ENABLE_HINT and _absent_at_load and _ocr_installed():
+            return RESTART_HINT  # absent when this process looked, there now
         return _loaded
 
 

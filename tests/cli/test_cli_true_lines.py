@@ -107,6 +107,7 @@ def test_the_vision_hint_names_the_checkout_command_and_a_restart(
 ) -> None:
     assert "MOBRIDGE_EXTRAS=vision scripts/run --vision" in ENABLE_HINT
     monkeypatch.setattr(engine, "_loaded", ENABLE_HINT)  # looked before the extra was there
+    monkeypatch.setattr(engine, "_absent_at_load", True)
     monkeypatch.setattr(engine, "_ocr_installed", lambda: False)
     assert engine.load_engine() == ENABLE_HINT
     monkeypatch.setattr(engine, "_ocr_installed", lambda: True)  # ... and now it is there
