@@ -23,8 +23,10 @@ invalid input), one line on stderr; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import shlex
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -56,6 +58,7 @@ from bridge.cli.render import (
 )
 from bridge.client.errors import (
     AmbiguousError,
+    ClientError,
     ConfirmationRequired,
     HubError,
     NotFoundError,
@@ -88,7 +91,7 @@ from bridge.wire.query import SemanticQuery, TextMatch, Within
 
 if TYPE_CHECKING:  # the asyncio connection is imported only by the commands that need it
     from bridge.client.connection import HubConnection
-    from bridge.client.device import Device, Target
+    from bridge.client.device import Device
 
 MAX_ARG_FILE = 1 << 20
 MAX_REQUEST_TIMEOUT_MS = 600_000
@@ -113,7 +116,7 @@ def common_options() -> argparse.ArgumentParser:
     )
     common.add_argument(
         "--request-timeout",
-        type=seconds_option(high_ms=MAX_REQUEST_TIMEOUT_MS),
+        type=seconds_option(low_ms=1, high_ms=MAX_REQUEST_TIMEOUT_MS),
         default=10.0,
         metavar="DURATION",
         help="how long to wait for an answer: 10s, 500ms, 2m (a bare number: seconds)",
@@ -411,7 +414,7 @@ def optional_selector(args: argparse.Namespace) -> Selector | None:
     return None if query is None else Selector(query=query)
 
 
-async def target_of(device: Device, selector: Selector) -> Target:
+async def target_of(device: Device, selector: Selector) -> NodeRef | FindMatch | SemanticQuery:
     if selector.ref is not None:
         return selector.ref
     if selector.query is not None:
@@ -493,7 +496,15 @@ async def _find(device: Device, query: SemanticQuery, args: argparse.Namespace) 
     found = await device.find(query, sources=sources)
     why = ""
     if not found.count:
-        why = no_match_reason(query, (await device.snapshot(compact=False)).snapshot.nodes)
+        nodes = (await device.snapshot(compact=False)).snapshot.nodes
+        why = no_match_reason(query, nodes)
+        read = any(n.source is Source.VISION for n in nodes)
+        if query.text is not None and sources is None and not read:
+            why += (
+                "; text drawn on a canvas has no accessibility node: vision reads it "
+                f"(mobridge find {device.id} --text {shlex.quote(query.text.value)} "
+                "--source vision)"
+            )
     if _human(args):
         print(
             f"{found.count} match{'es' if found.count != 1 else ''}" + (f": {why}" if why else "")
@@ -545,9 +556,16 @@ async def _act(
     target = await target_of(device, selector)
     observe: ObserveMode = getattr(args, "observe", "settle")
     if isinstance(target, SemanticQuery):
-        result = await device.act_on(
-            target, verb, value=value, value_ref=value_ref, confirm=confirm, observe=observe
-        )
+        try:
+            result = await device.act_on(
+                target, verb, value=value, value_ref=value_ref, confirm=confirm, observe=observe
+            )
+        except NotFoundError as exc:
+            # As `find` says it: which part matched nothing, and the closest texts there are.
+            with contextlib.suppress(ClientError):
+                nodes = (await device.snapshot(compact=False)).snapshot.nodes
+                exc.why = no_match_reason(target, nodes)  # type: ignore[attr-defined]
+            raise
     else:
         ref = target.ref if isinstance(target, FindMatch) else target
         request = ActionRequest(action=verb, target=ref, value=value, value_ref=value_ref)
@@ -903,6 +921,9 @@ def refused(error: HubError, args: argparse.Namespace) -> int:
         )
         say(f"  objection {objection.id}: {objection.reason} ({hint})")
     elif isinstance(error, NotFoundError):
+        why = getattr(error, "why", None)
+        if why:
+            say(f"  {why}")
         say(f"  see what is on the screen: mobridge screen {device}")
     elif error.recovery:
         say(f"  {error.recovery[0]}")

@@ -103,6 +103,11 @@ def device_plan(args: argparse.Namespace, device_id: str) -> Plan | None:
     if command in ("tap", "long-press") and at is not None:
         if getattr(args, "target", None) is not None or getattr(args, "text", None) is not None:
             raise UsageError("--at X,Y is the target: drop the other target options")
+        if getattr(args, "observe", "settle") != "settle":
+            raise UsageError(
+                "--observe none applies to element targets; a tap --at X,Y is always answered "
+                "after the screen settles (drop --observe, or name the element instead)"
+            )
         double = bool(getattr(args, "double", False))
         if command == "tap":
             kind = GestureKind.DOUBLE_TAP if double else GestureKind.TAP

@@ -58,10 +58,10 @@ def ms_option(
 
 
 def seconds_option(
-    bare_unit: str = "s", *, high_ms: int = MAX_DURATION_MS
+    bare_unit: str = "s", *, low_ms: int = 0, high_ms: int = MAX_DURATION_MS
 ) -> Callable[[str], float]:
-    """An argparse ``type``: the duration in seconds (a float), at most ``high_ms``."""
-    as_ms = ms_option(bare_unit, high_ms=high_ms)
+    """An argparse ``type``: the duration in seconds (a float), ``low_ms`` to ``high_ms``."""
+    as_ms = ms_option(bare_unit, low_ms=low_ms, high_ms=high_ms)
 
     def parse(text: str) -> float:
         return as_ms(text) / 1000.0

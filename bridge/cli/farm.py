@@ -221,7 +221,13 @@ async def _acquire_session(args: argparse.Namespace, url: str, selector: DeviceS
         print(
             f"mobridge: leased {got.device}{where} ({got.platform.value.lower()}"
             f"{' ' + got.os_version if got.os_version else ''}) after {got.waited_ms} ms"
-            + ("; Ctrl-C releases it" if args.hold == 0.0 else ""),
+            + (
+                "; Ctrl-C releases it"
+                if args.hold == 0.0
+                else f"; held for {args.hold:g} s"
+                if args.hold is not None
+                else "; released now, as this command ends (--hold S keeps it)"
+            ),
             file=sys.stderr,
             flush=True,
         )

@@ -73,6 +73,13 @@ def add_history_command(subparsers: argparse._SubParsersAction[argparse.Argument
     p.add_argument("--contains", action="store_true", help="--when: TEXT may be part of a text")
 
 
+def journal_of(hub: HubConnection) -> str:
+    """Which hub's journal the answers come from: each hub keeps its own (its name or port
+    and its devices key the file), so another hub's past never shows here."""
+    name = hub.session.hub if hub.session is not None else "?"
+    return f"history from the journal of hub {name!r} at {hub.url} (only what this hub recorded)"
+
+
 def stamp(at_ms: int) -> str:
     moment = datetime.fromtimestamp(at_ms / 1000, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at_ms % 1000:03d}Z"
@@ -100,8 +107,13 @@ async def _diff(device: Device, args: argparse.Namespace) -> int:
         print("  the screen changed")
     for node in diff.added:
         print(f"+ {node.node_id} {node_words(node)}")
-    for node_id in diff.removed:
-        print(f"- {node_id}")
+    if diff.removed:
+        # The diff names removed nodes by id only; the screen they were on says what they were.
+        before = await device.screen_at(str(got.since_ms))
+        was = {node.node_id: node for node in before.snapshot.nodes}
+        for node_id in diff.removed:
+            gone = was.get(node_id)
+            print(f"- {node_id} {node_words(gone)}" if gone is not None else f"- {node_id}")
     for change in diff.changed:
         fields = ", ".join(f"{k}: {v.before!r} -> {v.after!r}" for k, v in change.fields.items())
         print(f"~ {change.node} {fields}")
@@ -195,6 +207,8 @@ def run_history(args: argparse.Namespace) -> int:
         run = _at if args.at is not None else (_diff if args.diff is not None else _when)
 
     async def plan(hub: HubConnection) -> int:
+        if not args.json:
+            say(journal_of(hub))
         return await run(hub.device(args.device), args)
 
     return run_on_session(args, "history", lambda: plan)

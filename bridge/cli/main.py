@@ -31,9 +31,48 @@ class OneLineParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self._words: list[str] = []
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if args is not None:
+            self._words = list(args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: {did_you_mean(message)} (see {self.prog} --help)\n")
+        owner = self._command_parser()
+        unknown = owner._unknown_option(self._words)
+        if unknown is not None:  # say it first: the other complaint is its consequence
+            message = unknown
+        self.exit(EXIT_USAGE, f"{owner.prog}: {did_you_mean(message)} (see {owner.prog} --help)\n")
+
+    def _command_parser(self) -> OneLineParser:
+        """The parser of the command the words name (``mobridge wait``), else this one."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for word in self._words:
+                    chosen = action.choices.get(word)
+                    if isinstance(chosen, OneLineParser):
+                        chosen._words = chosen._words or self._words
+                        return chosen._command_parser()
+                    if not word.startswith("-"):
+                        break
+        return self
+
+    def _unknown_option(self, words: list[str]) -> str | None:
+        """``unrecognized option --scr; did you mean --screen?`` for the first ``--word``
+        this parser does not know, else None."""
+        import difflib
+
+        known = sorted(self._option_string_actions)
+        for word in words:
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            if name.startswith("--") and name not in self._option_string_actions:
+                close = difflib.get_close_matches(name, known, n=2, cutoff=0.7)
+                hint = f"; did you mean {' or '.join(close)}?" if close else ""
+                return f"unrecognized option {name}{hint}"
+        return None
 
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<got>[^']*)' \(choose from (?P<choices>.*)\)")
@@ -146,10 +185,17 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     p.add_argument("--no-dashboard", action="store_true", help="do not serve /dashboard")
     p.add_argument(
+        "--name",
+        metavar="NAME",
+        help="this hub's name: clients see it, and its default journal is keyed by it "
+        "instead of by the port",
+    )
+    p.add_argument(
         "--journal",
         type=Path,
         metavar="PATH",
-        help="the history database (default: $XDG_STATE_HOME/mobridge/journal.sqlite3)",
+        help="the history database (default: this hub's own, "
+        "$XDG_STATE_HOME/mobridge/journals/<port or name>+<devices>.sqlite3)",
     )
     p.add_argument("--no-journal", action="store_true", help="keep no history on disk")
     p.add_argument(
@@ -570,8 +616,7 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    from bridge.journal.recorder import default_path
-
+    journal, journal_at_port = _journal_choice(args)
     config = HubConfig(
         host=args.host,
         port=args.port,
@@ -592,7 +637,9 @@ def _serve(args: argparse.Namespace) -> int:
         farm=farm,
         device_tags=device_tags,
         ios=ios,
-        journal=None if args.no_journal else (args.journal or default_path()),
+        journal=journal,
+        journal_at_port=journal_at_port,
+        name=args.name or "",
         journal_max_age_s=args.journal_max_age * 86400,
         journal_max_bytes=int(args.journal_max_mb * (1 << 20)),
         vision=args.vision,
@@ -604,7 +651,13 @@ def _serve(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"mobridge serve: {problem}", file=sys.stderr)
             return EXIT_USAGE
-    hub = Hub(config)
+    from bridge.journal.lock import JournalBusy
+
+    try:
+        hub = Hub(config)
+    except JournalBusy as exc:
+        print(f"mobridge serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     token_file: list[Path] = []
 
     async def main() -> None:
@@ -652,6 +705,10 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     except BaseException as exc:
+        journal_busy = _find_exception(exc, JournalBusy)
+        if journal_busy is not None and not args.debug:
+            print(f"mobridge serve: {journal_busy}", file=sys.stderr)
+            return EXIT_USAGE
         busy = _find_os_error(exc, errno.EADDRINUSE)
         if busy is None or args.debug:
             raise
@@ -662,6 +719,45 @@ def _serve(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     return 0
+
+
+def _journal_choice(args: argparse.Namespace) -> tuple[Path | None, Any]:
+    """(journal path, or None; a function of the bound port, or None): ``--journal``, else
+    this hub's own default journal, keyed by ``--name`` (else the port) and the devices it
+    is configured to serve (``bridge.journal.lock.identity``)."""
+    if args.no_journal:
+        return None, None
+    if args.journal is not None:
+        return args.journal, None
+    from bridge.journal.lock import identity
+    from bridge.journal.recorder import default_path
+
+    devices: list[str] = []
+    if not args.no_sim:
+        devices.append(args.sim_id or f"sim-{args.sim_platform}")
+    if args.android is not None:
+        devices.append("android" if args.android == "*" else f"android-{args.android}")
+    if args.ios is not None:
+        devices.append("ios" if args.ios == "*" else f"ios-{args.ios}")
+    if args.ios_simulator is not None:
+        devices.append(f"ios-sim-{args.ios_simulator}")
+    devices.extend(f"agent-{url.split('://', 1)[-1]}" for url in args.agent)
+    if args.name or args.port != 0:
+        return default_path(identity(args.name, args.port, devices)), None
+    return None, lambda port: default_path(identity(None, port, devices))
+
+
+def _find_exception(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first ``kind`` inside ``exc`` (exception groups and causes included)."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _find_exception(inner, kind)
+            if found is not None:
+                return found
+    cause = exc.__cause__ or exc.__context__
+    return _find_exception(cause, kind) if cause is not None else None
 
 
 def _find_os_error(exc: BaseException, code: int) -> OSError | None:

@@ -108,6 +108,17 @@ async def _logs(hub: HubConnection, args: argparse.Namespace) -> int:
                     shown += 1
                     if args.count is not None and shown >= args.count:
                         return 0
+    if shown == 0:
+        filters = ", ".join(
+            f"{name} {value}"
+            for name, value in (("--app", args.app), ("--level", args.level), ("--grep", args.grep))
+            if value is not None
+        )
+        say(
+            f"mobridge logs: no log lines from {args.device}"
+            + (f" in {args.seconds} s" if args.seconds is not None else "")
+            + (f" matching {filters}" if filters else "")
+        )
     return 0
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bridge.client.targets import as_query
 from bridge.wire.action import ActionResult
 from bridge.wire.device_capabilities import (
     AlertChoice,
@@ -110,24 +111,26 @@ class DeviceCapabilities:
         self,
         scale: float,
         *,
-        query: SemanticQuery | None = None,
+        query: SemanticQuery | str | None = None,
         at: tuple[int, int] | None = None,
         confirm: Confirm | None = None,
     ) -> ActionResult:
         """Pinch on the element ``query`` matches (or at ``at``; neither: the screen's centre);
         ``scale`` > 1 zooms in, < 1 zooms out."""
-        message = Pinch(id=self._conn.next_id(), device=self.id, scale=scale, query=query,
+        target = None if query is None else as_query(query)
+        message = Pinch(id=self._conn.next_id(), device=self.id, scale=scale, query=target,
                         at=_point(at), confirm=confirm)  # fmt: skip
         return await self._capability(message)
 
     async def two_finger_tap(
         self,
         *,
-        query: SemanticQuery | None = None,
+        query: SemanticQuery | str | None = None,
         at: tuple[int, int] | None = None,
         confirm: Confirm | None = None,
     ) -> ActionResult:
-        message = TwoFingerTap(id=self._conn.next_id(), device=self.id, query=query,
+        target = None if query is None else as_query(query)
+        message = TwoFingerTap(id=self._conn.next_id(), device=self.id, query=target,
                                at=_point(at), confirm=confirm)  # fmt: skip
         return await self._capability(message)
 
@@ -202,7 +205,7 @@ class SyncDeviceCapabilities:
         self,
         scale: float,
         *,
-        query: SemanticQuery | None = None,
+        query: SemanticQuery | str | None = None,
         at: tuple[int, int] | None = None,
         confirm: Confirm | None = None,
     ) -> ActionResult:
@@ -210,7 +213,7 @@ class SyncDeviceCapabilities:
         return self._portal.call(lambda: caps.pinch(scale, query=query, at=at, confirm=confirm))
 
     def two_finger_tap(
-        self, *, query: SemanticQuery | None = None, at: tuple[int, int] | None = None
+        self, *, query: SemanticQuery | str | None = None, at: tuple[int, int] | None = None
     ) -> ActionResult:
         caps = self._caps
         return self._portal.call(lambda: caps.two_finger_tap(query=query, at=at))

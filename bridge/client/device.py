@@ -1,7 +1,9 @@
 """``Device``: the requests about one device, typed with the wire types.
 
-Helpers that take a ``Target`` accept a ``NodeRef`` (acted on as is), a ``FindMatch`` (its
-ref), or a ``SemanticQuery``: a query is sent as the ``act``'s ``query`` and resolved by the
+Helpers that take a ``Target`` accept plain text (``"Sign in"``, as the CLI and MCP take it:
+the hub matches the visible text, else the label, and a field's hint), a handle from
+``mobridge screen`` (``"n12"``), a ``NodeRef`` (acted on as is), a ``FindMatch`` (its ref),
+or a ``SemanticQuery``: text and queries are sent as the ``act``'s ``query`` and resolved by the
 hub when the action's turn comes; it must match exactly one node — none raises
 ``NotFoundError``, several raise ``AmbiguousError`` carrying every candidate's ref (the hub
 never picks one of several, and reports the refusal to every watcher as an ``action`` event).
@@ -23,6 +25,7 @@ from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
 from bridge.client.media import DeviceMediaCalls
+from bridge.client.targets import HANDLE, as_query, text_query
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, ObserveMode, Verify
 from bridge.wire.client_protocol import (
@@ -48,18 +51,37 @@ from bridge.wire.client_protocol import (
     Wait,
     WaitResult,
 )
-from bridge.wire.conditions import Condition, ScreenShown
+from bridge.wire.conditions import Absent, Condition, Present, ScreenShown
 from bridge.wire.device_capabilities import AlertChoice
-from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MatchMode, Role, Source
+from bridge.wire.enums import (
+    ActionVerb,
+    AppAction,
+    GlobalAction,
+    MatchMode,
+    Role,
+    Source,
+    VerificationPolicy,
+)
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
 
 if TYPE_CHECKING:
     from bridge.client.hub_calls import HubCalls
 
-Target = NodeRef | FindMatch | SemanticQuery
+Target = NodeRef | FindMatch | SemanticQuery | str
+"""What to act on: plain text, a handle (``n12``), a NodeRef, a FindMatch or a query."""
 DEFAULT_ACTION_BUDGET_MS = 8000
 SCREEN_TIMEOUT_MS = 10_000
+
+
+def expect(condition: Condition | str, timeout_ms: int = 8000) -> Verify:
+    """A ``verify`` that checks ``condition`` after the action (a plain string: that text
+    is on the screen), e.g. ``await dev.tap("Sign in", verify=expect(ScreenShown(name="home")))``;
+    the result's ``verification.result`` is a ``VerificationResult``."""
+    expected = Present(query=text_query(condition)) if isinstance(condition, str) else condition
+    return Verify(
+        policy=VerificationPolicy.EXPLICIT_CONDITION, expected=expected, timeout_ms=timeout_ms
+    )
 
 
 def build_query(
@@ -100,7 +122,7 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
 
     async def find(
         self,
-        query: SemanticQuery | None = None,
+        query: SemanticQuery | str | None = None,
         *,
         text: str | None = None,
         label: str | None = None,
@@ -108,15 +130,18 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
         resource_id: str | None = None,
         sources: tuple[Source, ...] | None = None,
     ) -> FindResult:
-        """Nodes matching ``query``; ``sources``: only those (``(Source.VISION,)``: text read
-        from the screenshot, which turns the hub's vision on)."""
+        """Nodes matching ``query`` (plain text, or a query); ``sources``: only those
+        (``(Source.VISION,)``: text read from the screenshot, which turns the hub's vision on)."""
         if query is None:
             query = build_query(text=text, label=label, role=role, resource_id=resource_id)
+        query = as_query(query)
         message = Find(id=self._conn.next_id(), device=self.id, query=query, sources=sources)
         return await self._conn.call(message, FindResult)
 
-    async def find_one(self, query: SemanticQuery) -> tuple[FindMatch, int]:
-        """The single match of ``query`` and the generation it was found in."""
+    async def find_one(self, query: SemanticQuery | str) -> tuple[FindMatch, int]:
+        """The single match of ``query`` (plain text, or a query) and the generation it was
+        found in; ``NotFoundError`` / ``AmbiguousError`` otherwise."""
+        query = as_query(query)
         found = await self.find(query)
         if found.count == 0 or not found.matches:
             raise not_found(f"no node matches {_describe(query)}")
@@ -174,7 +199,7 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
 
     async def act_on(
         self,
-        query: SemanticQuery,
+        query: SemanticQuery | str,
         action: ActionVerb | str,
         *,
         value: str | None = None,
@@ -185,10 +210,11 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
         allow_gesture_fallback: bool = False,
         observe: ObserveMode = "settle",
     ) -> ActionResult:
-        """Act on the single node ``query`` matches, resolved by the hub."""
+        """Act on the single node ``query`` (plain text, or a query) matches, resolved by
+        the hub."""
         return await self._act_on(
             ActionVerb(action),
-            query,
+            as_query(query),
             value=value,
             value_ref=value_ref,
             verify=verify,
@@ -218,6 +244,25 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
             observe=observe,
         )
 
+    async def long_press(
+        self,
+        target: Target,
+        *,
+        verify: Verify | None = None,
+        confirm: Confirm | None = None,
+        idempotency_key: str | None = None,
+        observe: ObserveMode = "settle",
+    ) -> ActionResult:
+        """LONG_CLICK on ``target`` (``mobridge long-press``)."""
+        return await self._act_on(
+            ActionVerb.LONG_CLICK,
+            target,
+            verify=verify,
+            confirm=confirm,
+            idempotency_key=idempotency_key,
+            observe=observe,
+        )
+
     async def type_text(
         self,
         target: Target,
@@ -227,7 +272,8 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
         verify: Verify | None = None,
         idempotency_key: str | None = None,
     ) -> ActionResult:
-        """SET_TEXT with a literal ``text`` or a ``value_ref`` (``secret://...``), not both."""
+        """SET_TEXT into ``target`` (a field is found by its hint too: ``"Username"``) with
+        a literal ``text`` or a ``value_ref`` (``secret://...``), not both."""
         if (text is None) == (value_ref is None):
             raise ValueError("give exactly one of text and value_ref")
         return await self._act_on(
@@ -282,7 +328,21 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
         )
 
     async def wait_for_screen(self, name: str, timeout_ms: int | None = None) -> WaitResult:
+        """Until the screen is ``name`` (``mobridge wait DEVICE --screen NAME``)."""
         return await self.wait(ScreenShown(name=name), timeout_ms)
+
+    async def wait_for(
+        self, target: SemanticQuery | str, timeout_ms: int | None = None
+    ) -> WaitResult:
+        """Until a node matching ``target`` (plain text, or a query) is on the screen
+        (``mobridge wait DEVICE --present TEXT``); ``.result`` says whether it came."""
+        return await self.wait(Present(query=as_query(target)), timeout_ms)
+
+    async def wait_gone(
+        self, target: SemanticQuery | str, timeout_ms: int | None = None
+    ) -> WaitResult:
+        """Until no node matches ``target`` (``mobridge wait DEVICE --gone TEXT``)."""
+        return await self.wait(Absent(query=as_query(target)), timeout_ms)
 
     # ---- leases and captures ---------------------------------------------------------------
 
@@ -343,6 +403,10 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
     ) -> ActionResult:
         query: SemanticQuery | None = None
         ref: NodeRef | None = None
+        if isinstance(target, str):
+            target = (
+                await self.match_of_handle(target) if HANDLE.match(target) else text_query(target)
+            )
         if isinstance(target, SemanticQuery):
             query = target
         elif isinstance(target, FindMatch):
@@ -359,6 +423,19 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls)
             allow_gesture_fallback=allow_gesture_fallback,
         )
         return await self.act(request, confirm, query=query, observe=observe)
+
+    async def match_of_handle(self, handle: str) -> FindMatch:
+        """The current match of the node whose handle (``nodeId``) is ``handle``; node ids
+        are stable for an element, so this is the element ``mobridge screen`` showed."""
+        snapshot = (await self.snapshot(compact=False)).snapshot
+        node = next((n for n in snapshot.nodes if n.node_id == handle), None)
+        if node is None:
+            raise not_found(f"no node {handle} on the current screen of {self.id}")
+        found = await self.find(SemanticQuery(role=node.role))
+        match = next((m for m in found.matches if m.node.node_id == handle), None)
+        if match is None:
+            raise not_found(f"{handle} is gone from the screen of {self.id}")
+        return match
 
     def _action_deadline(self, verify: Verify | None) -> float:
         budget_ms = (

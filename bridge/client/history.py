@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from bridge.client.targets import as_query
 from bridge.wire.client_protocol import JournalTimelineResult, SnapshotGet, SnapshotResult
 from bridge.wire.journal import (
     JournalAt,
@@ -70,11 +71,15 @@ class DeviceHistory:
         return await self._conn.call(message, JournalTimelineResult)
 
     async def when(
-        self, query: SemanticQuery, since: str | None = None, until: str | None = None
+        self, query: SemanticQuery | str, since: str | None = None, until: str | None = None
     ) -> JournalWhenResult:
-        """The first and last recorded moment ``query`` matched."""
+        """The first and last recorded moment ``query`` (plain text, or a query) matched."""
         message = JournalWhen(
-            id=self._conn.next_id(), device=self.id, query=query, since=since, until=until
+            id=self._conn.next_id(),
+            device=self.id,
+            query=as_query(query),
+            since=since,
+            until=until,
         )
         return await self._conn.call(message, JournalWhenResult)
 
@@ -112,7 +117,7 @@ class SyncDeviceHistory:
         return result
 
     def when(
-        self, query: SemanticQuery, since: str | None = None, until: str | None = None
+        self, query: SemanticQuery | str, since: str | None = None, until: str | None = None
     ) -> JournalWhenResult:
         result: JournalWhenResult = self._portal.call(self.device.when, query, since, until)
         return result

@@ -112,7 +112,7 @@ class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities, SyncDeviceMediaCalls
 
     def find(
         self,
-        query: SemanticQuery | None = None,
+        query: SemanticQuery | str | None = None,
         *,
         text: str | None = None,
         label: str | None = None,
@@ -125,7 +125,7 @@ class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities, SyncDeviceMediaCalls
             )
         )
 
-    def find_one(self, query: SemanticQuery) -> tuple[FindMatch, int]:
+    def find_one(self, query: SemanticQuery | str) -> tuple[FindMatch, int]:
         return self._portal.call(self.device.find_one, query)
 
     def history(self, limit: int = 50) -> HistoryResult:
@@ -145,7 +145,7 @@ class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities, SyncDeviceMediaCalls
 
     def act_on(
         self,
-        query: SemanticQuery,
+        query: SemanticQuery | str,
         action: ActionVerb | str,
         *,
         value: str | None = None,
@@ -184,6 +184,20 @@ class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities, SyncDeviceMediaCalls
                 confirm=confirm,
                 idempotency_key=idempotency_key,
                 allow_gesture_fallback=allow_gesture_fallback,
+            )
+        )
+
+    def long_press(
+        self,
+        target: Target,
+        *,
+        verify: Verify | None = None,
+        confirm: Confirm | None = None,
+        idempotency_key: str | None = None,
+    ) -> ActionResult:
+        return self._portal.call(
+            lambda: self.device.long_press(
+                target, verify=verify, confirm=confirm, idempotency_key=idempotency_key
             )
         )
 
@@ -306,6 +320,15 @@ class SyncDevice(SyncDeviceHistory, SyncDeviceCapabilities, SyncDeviceMediaCalls
 
     def wait(self, condition: Condition, timeout_ms: int | None = None) -> WaitResult:
         return self._portal.call(self.device.wait, condition, timeout_ms)
+
+    def wait_for(self, target: SemanticQuery | str, timeout_ms: int | None = None) -> WaitResult:
+        return self._portal.call(self.device.wait_for, target, timeout_ms)
+
+    def wait_gone(self, target: SemanticQuery | str, timeout_ms: int | None = None) -> WaitResult:
+        return self._portal.call(self.device.wait_gone, target, timeout_ms)
+
+    def match_of_handle(self, handle: str) -> FindMatch:
+        return self._portal.call(self.device.match_of_handle, handle)
 
     def wait_for_screen(self, name: str, timeout_ms: int | None = None) -> WaitResult:
         return self._portal.call(self.device.wait_for_screen, name, timeout_ms)

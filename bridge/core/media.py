@@ -20,13 +20,16 @@ class Recording:
 
 
 def probe_mp4(data: bytes) -> tuple[int, int, int]:
-    """(frames, width, height) of an MP4 as its header tells (zeros when unreadable). Reads
-    bytes only (PyAV on memory): no clock, no file."""
+    """(frames, width, height) of an MP4 as its header tells (zeros when unreadable or when
+    PyAV, the media extra, is absent). Reads bytes only (PyAV on memory): no clock, no file."""
     if not data:
         return 0, 0, 0
     import io
 
-    import av
+    try:
+        import av
+    except ImportError:  # the media extra is absent: the size is all that is known
+        return 0, 0, 0
 
     try:
         with av.open(io.BytesIO(data)) as container:

@@ -392,7 +392,7 @@ async def _act_locked(
             if text is None:
                 raise BadRequest(
                     ProtocolErrorCode.INVALID_PARAMS,
-                    f"secret {req.value_ref} is not configured on the hub",
+                    svc.secrets.missing(req.value_ref),
                 )
             device.masker.typed(text)  # before dispatch: the next capture is already masked
         handle = before.normalized.handles.get(node.node_id)

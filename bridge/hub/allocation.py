@@ -12,6 +12,9 @@ Invariants:
   on another hub a forwarded ``lease.acquire`` that its owner decides — so a device two hubs
   both try goes to the first the owner sees, and the other tries its next candidate; in a
   farm, the queue is fair per hub and first-come at each owner;
+- a selector no known device matches, on a hub alone (no farm) with at least one device, is
+  refused at once (nothing it could wait for): the refusal names the devices there are. With
+  no device yet (agents still connecting) or in a farm (hubs still joining) it waits;
 - the lease belongs to the waiter's session: it ends with ``lease.release`` or when the
   session closes, like any lease. A waiter whose session closes leaves the queue.
 
@@ -86,6 +89,8 @@ class Allocator:
                 f"{MAX_WAITERS} clients already wait for a device on this hub; retry later",
             )
         waiter = Waiter(session, request, self.clock_ms())
+        if (hopeless := self._hopeless(waiter)) is not None:
+            raise hopeless
         self.queue.append(waiter)
         deadline = anyio.current_time() + request.timeout_ms / 1000
         try:
@@ -106,6 +111,24 @@ class Allocator:
         self.timed_out += 1
         raise self._none_free(waiter)
 
+    def _hopeless(self, waiter: Waiter) -> Refusal | None:
+        """The refusal for a selector nothing here could ever satisfy (module docstring)."""
+        if self.remote is not None:
+            return None
+        devices = list(self.local())
+        if not devices or any(matches(waiter.request.selector, d) for d in devices):
+            return None
+        there = ", ".join(f"{d.id} ({d.platform.value.lower()})" for d in devices[:8])
+        return refusal(
+            ErrorCode.POLICY_BLOCKED,
+            f"no device of this hub matches {describe(waiter.request.selector)} (it has: "
+            f"{there}); waiting would not help",
+            (
+                "list the devices and their tags: mobridge devices (devices.list)",
+                "attach a matching device to this hub, or ask a hub that has one",
+            ),
+        )
+
     def _none_free(self, waiter: Waiter) -> Refusal:
         selector = describe(waiter.request.selector)
         known = [d for d in self._candidates(waiter.session) if matches(waiter.request.selector, d)]
@@ -119,7 +142,8 @@ class Allocator:
             f"no free device for {selector} within {waiter.request.timeout_ms} ms: {why} "
             f"({len(self.queue)} other(s) waiting)",
             (
-                "retry with a longer timeoutMs (at most 600000)",
+                "retry with a longer timeout (mobridge acquire --timeout, at most 10m; "
+                "timeoutMs on the wire)",
                 "list devices (devices.list) to see who holds the matching ones",
             ),
         )

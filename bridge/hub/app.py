@@ -90,6 +90,8 @@ class HubConfig:
     """How long announced mutating actions wait for a person's veto (0: not at all)."""
     secrets_file: Path | None = None
     name: str = "mobridge"
+    """What clients see as this hub's name (``hello``'s ``hub``); empty: ``port-<port>``, once
+    the port is bound (``mobridge serve`` without ``--name``)."""
     android: AndroidConfig | None = None
     ios: IosConfig | None = None
     """Real iPhones over usbmux, or a Simulator's runner on loopback; None: none."""
@@ -109,7 +111,12 @@ class HubConfig:
     """Join a farm of hubs over NATS (``docs/farm.md``); None: this hub alone."""
     journal: Path | None = None
     """The journal database (device history, restart-safe idempotency); None: no journal.
-    ``mobridge serve`` turns it on by default (``bridge.journal.recorder.default_path``)."""
+    ``mobridge serve`` turns it on by default (``bridge.journal.recorder.default_path``, one
+    file per hub identity). Another live hub holding it makes ``Hub(...)`` raise
+    ``bridge.journal.lock.JournalBusy``."""
+    journal_at_port: Callable[[int], Path] | None = None
+    """With ``journal`` None: the journal's path once the port is bound (``--port 0``: the
+    default journal is keyed by the port the hub got). ``Hub.run`` raises ``JournalBusy``."""
     journal_max_age_s: float = 7 * 24 * 3600
     journal_max_bytes: int = 1 << 30
     device_tags: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -207,6 +214,7 @@ class Hub:
                 self._journal_log,
                 max_age_s=config.journal_max_age_s,
                 max_bytes=config.journal_max_bytes,
+                holder={"hub": config.name},
             )
             self.service.journal = self.journal
         self.port: int | None = None
@@ -226,6 +234,29 @@ class Hub:
             self.service.owner_name = config.farm.hub
             self.service.farm_report = self.farm.report
             self.service.farm_link = self.farm.link_status
+
+    def _open_journal_at_port(self, port: int) -> None:
+        """The journal keyed by the bound port (``journal_at_port``), before any device
+        attaches; then tell the lock file this hub's URL either way."""
+        if not self.config.name:
+            self.service.name = f"port-{port}"
+        holder: dict[str, object] = {
+            "hub": self.service.name,
+            "url": f"ws://{self.config.host}:{port}/v1",
+        }
+        if self.journal is None and self.config.journal_at_port is not None:
+            from bridge.journal.recorder import Journal
+
+            self.journal = Journal.open(
+                self.config.journal_at_port(port),
+                self._journal_log,
+                max_age_s=self.config.journal_max_age_s,
+                max_bytes=self.config.journal_max_bytes,
+                holder=holder,
+            )
+            self.service.journal = self.journal
+        elif self.journal is not None:
+            self.journal.describe(holder)
 
     def _journal_log(self, event: str, **fields: Any) -> None:
         (self.log.warning if event == "journal_off" else self.log.info)(event, **fields)
@@ -255,6 +286,7 @@ class Hub:
             self.service.mirrors.log = self.log
             self.service.picture_feed.log = self.log
             self.port = await tg.start(self.server.serve)
+            self._open_journal_at_port(self.port)
             targets = list(self.config.agents)
             if self.config.sim:
                 from bridge.devices.sim import SimConfig, SimDevice

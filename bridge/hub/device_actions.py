@@ -348,7 +348,7 @@ async def _locked(
             if secret is None:
                 raise BadRequest(
                     ProtocolErrorCode.INVALID_PARAMS,
-                    f"secret {value_ref} is not configured on the hub",
+                    svc.secrets.missing(value_ref),
                 )
             device.masker.typed(secret)  # before dispatch: the next capture is already masked
             plan.secret = secret

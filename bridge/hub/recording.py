@@ -10,6 +10,10 @@ Bounds: ``MAX_PER_SESSION`` recordings per session (running or unread), every re
 most its ``maxBytes`` (default ``DEFAULT_MAX_BYTES``), and the sum of the caps of running
 recordings plus the bytes of finished ones at most ``MAX_HELD_BYTES`` (a start past it is
 refused). A recording is dropped when it is read to its end, or when its session closes.
+
+PyAV (the ``media`` extra) is imported only when a screenshot recording starts, so a hub that
+never records never loads it (a test lists what ``serve`` imports); without it such a start
+is refused ACTION_UNSUPPORTED naming the extra.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from dataclasses import dataclass, field
 import anyio
 
 from bridge.core.media import Recording
-from bridge.core.mp4_encoder import Mp4Encoder
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import BadRequest, offline, refusal
 from bridge.hub.media_sources import DeviceMedia, Recorder
@@ -44,6 +47,21 @@ MAX_HELD_BYTES = 512 << 20
 MAX_PER_SESSION = 2
 
 
+MEDIA_HINT = (
+    "install the media extra: in a checkout `MOBRIDGE_EXTRAS=media scripts/run`, "
+    "else pip install 'mobridge[media]'"
+)
+
+
+def media_extra_missing() -> str | None:
+    """None when PyAV can be imported (without importing it); else why, in words."""
+    import importlib.util
+
+    if importlib.util.find_spec("av") is None:
+        return "PyAV (the media extra) is not installed on this hub"
+    return None
+
+
 class ScreenshotRecorder:
     """Screenshots over the agent link at ``fps``, encoded to H.264 on the hub."""
 
@@ -54,6 +72,8 @@ class ScreenshotRecorder:
         self.fps = fps
 
     async def record(self, seconds: int, stop: anyio.Event, max_bytes: int) -> Recording:
+        from bridge.core.mp4_encoder import Mp4Encoder
+
         encoder = Mp4Encoder(self.fps)
         start = anyio.current_time()
         due = start
@@ -139,6 +159,13 @@ class Recordings:
             if own is not None:
                 return own
         if "screenshot" in device.capabilities:
+            if (missing := media_extra_missing()) is not None:
+                raise refusal(
+                    ErrorCode.ACTION_UNSUPPORTED,
+                    f"device {device.id} is recorded from screenshots encoded on the hub, "
+                    f"and {missing}",
+                    (MEDIA_HINT, "restart the hub after installing it"),
+                )
             return ScreenshotRecorder(device, fps)
         raise refusal(
             ErrorCode.ACTION_UNSUPPORTED,

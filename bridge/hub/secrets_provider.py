@@ -12,9 +12,25 @@ import re
 from pathlib import Path
 
 
+def env_name(ref: str) -> str:
+    """The environment variable that holds ``secret://NAME`` (``MOBRIDGE_SECRET_NAME``)."""
+    name = ref.removeprefix("secret://")
+    return "MOBRIDGE_SECRET_" + re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
 class SecretsProvider:
     def __init__(self, file: Path | None = None) -> None:
         self._file = file
+
+    def missing(self, ref: str) -> str:
+        """What to do about ``ref`` resolving to nothing, in words (names, never values)."""
+        where = f"set {env_name(ref)} in the hub's environment and restart the hub"
+        if self._file is not None:
+            name = ref.removeprefix("secret://")
+            where += f", or add {name!r} to {self._file} (read at each use)"
+        else:
+            where += " (or start it with --secrets-file FILE)"
+        return f"secret {ref} is not configured on the hub: {where}"
 
     def resolve(self, ref: str) -> str | None:
         name = ref.removeprefix("secret://")
@@ -28,5 +44,4 @@ class SecretsProvider:
             value = table.get(name) if isinstance(table, dict) else None
             if isinstance(value, str):
                 return value
-        env = "MOBRIDGE_SECRET_" + re.sub(r"[^A-Za-z0-9]", "_", name).upper()
-        return os.environ.get(env)
+        return os.environ.get(env_name(ref))

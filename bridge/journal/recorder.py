@@ -19,6 +19,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import secrets
 import sqlite3
@@ -34,6 +35,7 @@ import msgspec
 
 from bridge.core.idempotency import DEFAULT_WINDOW_MS
 from bridge.core.patch import patch
+from bridge.journal.lock import JournalLock, default_journal
 from bridge.journal.records import (
     FRAME_DELTA,
     FRAME_PERIODIC,
@@ -65,12 +67,18 @@ OUTCOME_WINDOW_MS = DEFAULT_WINDOW_MS
 T = TypeVar("T")
 
 
-def default_path() -> Path:
-    """``$XDG_STATE_HOME/mobridge/journal.sqlite3`` (default ``~/.local/state``)."""
+def state_dir() -> Path:
+    """``$XDG_STATE_HOME`` (default ``~/.local/state``)."""
     import os
 
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "mobridge" / "journal.sqlite3"
+    return Path(os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state"))
+
+
+def default_path(key: str) -> Path:
+    """``$XDG_STATE_HOME/mobridge/journals/<key>.sqlite3``: the default journal of the hub
+    whose identity (``bridge.journal.lock.identity``: its name or port, and its devices) is
+    ``key``. Each hub has its own; a hub started again the same way finds its history."""
+    return default_journal(state_dir(), key)
 
 
 class JournalUnavailable(Exception):
@@ -162,6 +170,7 @@ class Journal:
     _unreported_gaps: dict[str, int] = field(default_factory=dict)
     _gap_lock: threading.Lock = field(default_factory=threading.Lock)
     _last_age_check: float = 0.0
+    _lock: JournalLock | None = None
 
     @classmethod
     def open(
@@ -171,12 +180,16 @@ class Journal:
         *,
         max_age_s: float = DEFAULT_MAX_AGE_S,
         max_bytes: int = DEFAULT_MAX_BYTES,
+        holder: dict[str, object] | None = None,
     ) -> Journal:
-        """Open the journal at ``path`` and start its writer thread. A database that cannot
-        be used (locked, corrupt, read-only, unreachable) gives a journal that is off, with one
-        warning line: the hub serves without it."""
+        """Open the journal at ``path`` and start its writer thread. Raises
+        ``bridge.journal.lock.JournalBusy`` when another live hub holds it (``holder`` is what
+        that refusal tells the next one about this hub: name, url). A database that cannot
+        be used otherwise (corrupt, read-only, unreachable) gives a journal that is off, with
+        one warning line: the hub serves without it."""
         journal = cls(path, None, log, int(max_age_s * 1000), max_bytes)
         try:
+            journal._lock = JournalLock.acquire(path, holder or {})
             journal.store = JournalStore(path)
             reader = JournalReader(path)
             try:
@@ -220,14 +233,25 @@ class Journal:
             except sqlite3.Error:
                 pass
 
+    def describe(self, holder: dict[str, object]) -> None:
+        """Tell a hub refused this journal who holds it (once the URL is known)."""
+        if self._lock is not None:
+            try:
+                self._lock.describe({"pid": os.getpid(), **holder})
+            except OSError:
+                pass
+
     def close(self) -> None:
-        """Flush what is queued and stop the writer thread (blocking; call from a thread or
-        at exit)."""
+        """Flush what is queued, stop the writer thread and release the file's lock
+        (blocking; call from a thread or at exit)."""
         thread = self._thread
         if thread is not None and thread.is_alive():
             self._queue.put(_STOP)
             thread.join(timeout=10)
         self._thread = None
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
 
     # ---- hooks (event loop; never block) ----------------------------------------------------
 

@@ -19,7 +19,13 @@ the OCR library only inside ``engine`` when an engine is loaded.
 from __future__ import annotations
 
 ENABLE_HINT = (
-    "vision is not installed on this hub: pip install 'mobridge[vision]' "
-    "(and apt-get install tesseract-ocr-eng), then start it with: mobridge serve --vision"
+    "vision is not installed on this hub: in a checkout, stop the hub and start it with "
+    "`MOBRIDGE_EXTRAS=vision scripts/run --vision`; elsewhere pip install 'mobridge[vision]' "
+    "(and apt-get install tesseract-ocr-eng), then mobridge serve --vision"
 )
 """The one line a client asking for vision gets when the extra is missing."""
+RESTART_HINT = (
+    "vision was installed after this hub started: restart the hub to use it (stop it, then "
+    "`MOBRIDGE_EXTRAS=vision scripts/run --vision` in a checkout, else mobridge serve --vision)"
+)
+"""The line when the extra is there now but this hub process looked before it was."""

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from PIL import Image, ImageChops, ImageFilter, ImageOps
 
-from bridge.vision import ENABLE_HINT
+from bridge.vision import ENABLE_HINT, RESTART_HINT
 
 MAX_WIDTH = 720
 """Wider images are read at half size or less (phone text stays legible; OCR cost falls)."""
@@ -188,15 +188,29 @@ def _plausible(word: str) -> bool:
 
 _lock = threading.Lock()
 _loaded: OcrEngine | str | None = None
+_absent_at_load = False
+"""tesserocr could not even be found when the engine was loaded (not: found but broken)."""
 
 
 def load_engine() -> OcrEngine | str:
     """The process's engine (loaded once), or the one line saying how to enable vision."""
-    global _loaded
+    global _loaded, _absent_at_load
     with _lock:
         if _loaded is None:
+            _absent_at_load = not _ocr_installed()
             _loaded = _load()
+        if _loaded == ENABLE_HINT and _absent_at_load and _ocr_installed():
+            return RESTART_HINT  # absent when this process looked, there now
         return _loaded
+
+
+def _ocr_installed() -> bool:
+    """Whether tesserocr can be found now (without importing it)."""
+    import importlib
+    import importlib.util
+
+    importlib.invalidate_caches()
+    return importlib.util.find_spec("tesserocr") is not None
 
 
 def _load() -> OcrEngine | str:

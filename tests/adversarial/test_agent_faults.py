@@ -22,6 +22,7 @@ from tests.adversarial.harness import (
     client,
     flat_tree,
     hub_under_attack,
+    ping_ceiling_ms,
     ping_probe,
 )
 from tests.hub.hubfixture import OBSERVER, running_hub
@@ -73,7 +74,7 @@ async def test_an_agent_flooding_20k_node_trees_is_capped_and_others_keep_being_
         f"RSS {rss_before:.0f} -> {rss_after:.0f} MB"
     )
     assert probe.failures == 0
-    assert probe.p99_ms < 1500, probe.p99_ms
+    assert probe.p99_ms < ping_ceiling_ms(), probe.p99_ms  # a ceiling: the machine may be loaded
     assert rss_after - rss_before < 400
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import time
 from pathlib import Path
 
 import msgspec
@@ -154,13 +153,20 @@ def test_watch_prints_settled_screens_and_all_frames_on_request(tmp_path: Path) 
             stdout=subprocess.PIPE,
             text=True,
         )
-        time.sleep(1.5)  # both subscribed
+        assert settled.stdout is not None and frames.stdout is not None
+        # Each watcher prints the screen it subscribed to first: once both have, both are
+        # subscribed (no fixed wait: under load subscribing can take seconds).
+        first = settled.stdout.readline()
+        first_all = frames.stdout.readline()
         ok(hub.run("tap", DEV, "Login"))
-        ok(hub.run("wait", DEV, "--screen", "login"))
-        time.sleep(0.6)
+        # The settled watcher's next line is the login screen, settled: now go back.
+        second = settled.stdout.readline()
+        assert second.split()[1] == "login", second
         ok(hub.run("press", DEV, "back"))
-        out, _ = settled.communicate(timeout=30)
-        all_out, _ = frames.communicate(timeout=30)
+        rest, _ = settled.communicate(timeout=60)
+        rest_all, _ = frames.communicate(timeout=60)
+    out = first + second + rest
+    all_out = first_all + rest_all
     lines = out.splitlines()
     assert [line.split()[1] for line in lines] == ["menu", "login", "menu"]
     assert "'Welcome', 'Username', 'Password', 'Sign in'" in lines[1]

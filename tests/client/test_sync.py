@@ -141,7 +141,10 @@ def test_the_sync_facade_installs_a_file_reads_the_log_and_records(tmp_path: Pat
         assert "com.example.notes" in {a.app_id for a in device.apps().apps}
 
         def tap_soon() -> None:
-            time.sleep(0.5)
+            deadline = time.monotonic() + 30
+            while not rh.hub.service.log_streams.active:  # until log_lines has subscribed
+                assert time.monotonic() < deadline, "log_lines never subscribed"
+                time.sleep(0.02)
             device.tap_at(540, 1200)
 
         tapper = threading.Thread(target=tap_soon)

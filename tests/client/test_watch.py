@@ -184,7 +184,9 @@ async def test_a_lagging_consumer_overflows_its_buffer_and_resubscribes() -> Non
         hub.channel_size = 3
         async with hub.device(DEVICE).watch() as watch:
             first = await take(watch, 1)
-            await anyio.sleep(0.3)  # the hub sends 11 deltas; 3 fit
+            with anyio.fail_after(30):  # the hub sends 11 deltas; 3 fit, 8 are dropped
+                while hub.statistics().events_dropped < 8:
+                    await anyio.sleep(0.01)
             fresh = await take(watch, 1)
         assert hub.statistics().events_dropped == 8
     assert first[0].seq == 0 and fresh[0].resync and watch.resubscribes == 1

@@ -39,14 +39,16 @@ TEXTS = ["a" * 10_000 + "!", ("ab " * 3_400)[:10_000] + "#", "x" * 10_000, "1" *
 
 
 @pytest.mark.parametrize("pattern", CATASTROPHIC)
-def test_catastrophic_patterns_answer_within_50_ms_on_10_kb(pattern: str) -> None:
+def test_catastrophic_patterns_answer_within_a_second_on_10_kb(pattern: str) -> None:
+    """A backtracking engine takes minutes on these; re2 takes well under a millisecond. The
+    bound is a generous ceiling (a loaded machine may deschedule the test for a while)."""
     compiled = compile_regex(pattern)
     assert isinstance(compiled, UserRegex), compiled
     for text in TEXTS:
         start = time.perf_counter()
         compiled.search(text)
         elapsed_ms = (time.perf_counter() - start) * 1000
-        assert elapsed_ms < 50, f"{pattern!r} took {elapsed_ms:.1f} ms on {text[:8]!r}..."
+        assert elapsed_ms < 1000, f"{pattern!r} took {elapsed_ms:.1f} ms on {text[:8]!r}..."
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,13 @@ async def test_a_person_vetoes_an_agents_click_from_the_dashboard() -> None:
         ):
             await expect(tab.get_by_test_id("status")).to_contain_text("connected as observer")
             await expect(tab.get_by_test_id("devices")).to_contain_text(rh.device_id)
-            await anyio.sleep(0.5)  # the dashboard subscribes to the device's streams
+            with anyio.fail_after(30):  # the dashboard subscribes to the device's streams
+                while not any(
+                    m.role == "observer"  # the page signed in with the observer token
+                    for s in rh.hub.service.devices[rh.device_id].all_streams()
+                    for m in s.members
+                ):
+                    await anyio.sleep(0.05)
             answers: list[Any] = []
             async with anyio.create_task_group() as tg:
 

@@ -41,6 +41,8 @@ elif argv[:5] == ["simctl", "io", {udid!r}, "recordVideo", "--codec=h264"] and a
         shutil.copy({mp4!r}, out)
         sys.exit(0)
     signal.signal(signal.SIGINT, done)
+    with open({log!r}, "a") as f:
+        f.write("recording\\n")  # the test stops it only once it can be stopped
     time.sleep(60)
     sys.exit(3)
 elif argv[:3] == ["simctl", "install", {udid!r}] and len(argv) == 4:
@@ -91,7 +93,8 @@ async def test_log_stream_records_and_crash_reports(tmp_path: Path) -> None:
         async with anyio.create_task_group() as tg:
 
             async def later() -> None:
-                await anyio.sleep(0.5)
+                while "recording\n" not in (log.read_text() if log.exists() else ""):
+                    await anyio.sleep(0.05)
                 stop.set()
 
             tg.start_soon(later)

@@ -65,6 +65,7 @@ def _run_block(block: Block, env: dict[str, str], work: Path) -> list[str]:
     return problems
 
 
+@pytest.mark.timeout(900)  # a whole file's commands; a loaded machine runs them slowly
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
 def test_every_block_runs_as_written(path: Path, tmp_path: Path) -> None:
     blocks = blocks_of(path)

@@ -329,3 +329,25 @@ async def test_an_agent_that_answers_unsupported_hands_launch_and_terminate_to_t
             await dev.terminate_app("com.example.notes", confirm=yes)
             assert "com.example.notes" not in media.procs.running
         tg.cancel_scope.cancel()
+
+
+async def test_without_the_media_extra_a_recording_is_refused_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PyAV is the ``media`` extra: a hub without it serves, and refuses a screenshot
+    recording in one line that names the extra (and, for a hub started before it was
+    installed, the restart)."""
+    from bridge.hub import recording
+
+    monkeypatch.setattr(
+        recording, "media_extra_missing", lambda: "PyAV (the media extra) is not installed"
+    )
+    async with running_hub() as rh, connect(rh.url, token=CONTROLLER, name="rec") as hub:
+        dev = hub.device(rh.device_id)
+        with pytest.raises(HubError) as refused:
+            await dev.start_recording(seconds=1)
+        assert refused.value.code is ErrorCode.ACTION_UNSUPPORTED
+        assert "media extra" in str(refused.value)
+        assert "MOBRIDGE_EXTRAS=media scripts/run" in " ".join(refused.value.recovery)
+        assert "restart the hub" in " ".join(refused.value.recovery)
+        assert (await dev.snapshot()).snapshot.nodes  # the hub serves on

@@ -15,7 +15,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.typing import Subprotocol
 
-from bridge.client import apply_delta, apply_patch_event, build_query, connect
+from bridge.client import Stable, apply_delta, apply_patch_event, build_query, connect
 from bridge.wire.action import ActionRequest
 from bridge.wire.client_protocol import (
     SUBPROTOCOL_JSON,
@@ -148,13 +148,13 @@ async def test_classic_and_patch_subscribers_rebuild_snapshot_get_exactly() -> N
                 await next_tick()
                 await checkpoint()
             await dev.tap(build_query(text="Login"))
-            await anyio.sleep(0.6)  # the transition's frames
+            await dev.wait(Stable(for_ms=400))  # the transition's frames, waited for
             await checkpoint()
             user = (await dev.find(build_query(resource_id="username"))).matches[0].ref
             await dev.act(ActionRequest(action=ActionVerb.SET_TEXT, target=user, value="demo"))
             await checkpoint()
             await dev.global_action(GlobalAction.BACK)
-            await anyio.sleep(0.6)
+            await dev.wait(Stable(for_ms=400))
             await next_tick()
             await checkpoint()
         finally:

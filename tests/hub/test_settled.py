@@ -17,7 +17,7 @@ from bridge.net.client_server import Session
 from bridge.wire.agent_link import TreePush
 from bridge.wire.client_protocol import DeltaEvent
 from bridge.wire.codec import HUB_TO_CLIENT, WireFormat
-from bridge.wire.conditions import ScreenShown
+from bridge.wire.conditions import ScreenShown, Stable
 from bridge.wire.enums import Platform
 from bridge.wire.raw import RawNode, RawTree
 from tests.hub.hubfixture import CONTROLLER, OBSERVER, running_hub
@@ -53,7 +53,13 @@ async def test_a_screen_transition_is_one_settled_delta_and_several_raw_ones() -
                 dev = actor.device(rh.device_id)
                 await dev.tap(build_query(text="Login"))
                 assert (await dev.wait(ScreenShown(name="login"))).result.value == "CONDITION_MET"
-                await anyio.sleep(1.0)
+                # the transition's last frames, then the settled delta: waited for, not slept
+                assert (await dev.wait(Stable(for_ms=500))).result.value == "CONDITION_MET"
+                with anyio.fail_after(30):
+                    while not any(u.delta is not None for u in settled) or (
+                        sum(u.delta is not None for u in raw) < 3
+                    ):
+                        await anyio.sleep(0.02)
                 final = await dev.snapshot()
                 stop.set()
                 tg.cancel_scope.cancel()

@@ -12,6 +12,8 @@ import yaml
 from bridge.journal.records import iso
 from tests.cli.hubproc import served_hub
 
+STABLE = '{"kind": "stable", "forMs": 400}'
+
 
 def test_history_at_prints_the_screen_as_it_was(tmp_path: Path) -> None:
     db = tmp_path / "journal.sqlite3"
@@ -19,7 +21,9 @@ def test_history_at_prints_the_screen_as_it_was(tmp_path: Path) -> None:
         seen: list[tuple[str, list[str]]] = []
 
         def note() -> None:
-            time.sleep(1.0)  # settled (the simulated app animates its transitions)
+            # settled: the simulated app animates its transitions (waited for, not slept)
+            stable = hub.run("wait", "sim-android", "--condition", STABLE)
+            assert stable.returncode == 0, stable.stderr
             status, out = hub.run_tty("screen", "sim-android")
             assert status == 0, out
             time.sleep(0.1)
@@ -31,7 +35,14 @@ def test_history_at_prints_the_screen_as_it_was(tmp_path: Path) -> None:
             done = hub.run("tap", "sim-android", target)
             assert done.returncode == 0, done.stderr
             note()
-        time.sleep(0.5)  # the journal's writer commits in the background
+        # The journal's writer commits in the background: poll until the last screen is there.
+        deadline = time.monotonic() + 60
+        while True:
+            last = hub.run("history", "sim-android", "--at", seen[-1][0])
+            if last.returncode == 0 and last.stdout.strip().splitlines()[1:] == seen[-1][1]:
+                break
+            assert time.monotonic() < deadline, last.stdout + last.stderr
+            time.sleep(0.1)
         for at, live in seen:
             past = hub.run("history", "sim-android", "--at", at)
             assert past.returncode == 0, past.stderr

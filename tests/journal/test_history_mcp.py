@@ -6,12 +6,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import anyio
 import pytest
 
-from bridge.client import build_query, connect
+from bridge.client import Stable, build_query, connect
 from bridge.journal.records import iso
 from tests.hub.hubfixture import CONTROLLER, running_hub
+from tests.journal.test_journal_hub import flushed
 from tests.mcp.mcpfixture import stdio_mcp, text_of
 
 pytestmark = pytest.mark.anyio
@@ -20,10 +20,12 @@ pytestmark = pytest.mark.anyio
 async def test_history_tool_reads_the_journal(tmp_path: Path) -> None:
     async with running_hub(journal=tmp_path / "j.sqlite3", sim_options={"animations": False}) as rh:
         async with connect(rh.url, token=CONTROLLER, name="someone") as hub:
-            await anyio.sleep(0.3)
+            dev = hub.device(rh.device_id)
+            assert (await dev.wait(Stable(for_ms=200))).result.value == "CONDITION_MET"
             before = iso(time.time_ns() // 1_000_000)
-            await hub.device(rh.device_id).tap(build_query(text="Settings"))
-            await anyio.sleep(0.5)
+            await dev.tap(build_query(text="Settings"))
+            assert (await dev.wait(Stable(for_ms=200))).result.value == "CONDITION_MET"
+            await flushed(rh.hub)
         async with stdio_mcp(rh.url, CONTROLLER) as mcp:
             listed = mcp.tools["history"]
             assert len(str(listed.inputSchema)) < 1500  # compact: one line per parameter

@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.client import HubError, build_query, connect
+from bridge.client import HubError, Stable, build_query, connect
 from bridge.hub.app import Hub
 from bridge.journal.records import iso
 from bridge.wire.client_protocol import ActionEvent
@@ -44,7 +44,7 @@ async def test_screens_at_past_times_are_the_screens_seen_live(tmp_path: Path) -
             seen: list[tuple[str, ScreenSnapshot]] = []
 
             async def settle_and_note() -> None:
-                await anyio.sleep(0.6)
+                assert (await dev.wait(Stable(for_ms=300))).result.value == "CONDITION_MET"
                 live = (await dev.snapshot(compact=False)).snapshot
                 await anyio.sleep(0.05)
                 seen.append((now_iso(), live))
@@ -106,7 +106,7 @@ async def test_a_typed_password_never_reaches_the_journal(tmp_path: Path) -> Non
             dev = hub.device(rh.device_id)
             await dev.type_text(build_query(text="Password"), secret)
             await dev.type_text(build_query(text="Username"), "alice-visible")
-            await anyio.sleep(0.5)
+            assert (await dev.wait(Stable(for_ms=200))).result.value == "CONDITION_MET"
             await flushed(rh.hub)
     conn = sqlite3.connect(db)
     blobs = [b for (b,) in conn.execute("SELECT body FROM frames")]

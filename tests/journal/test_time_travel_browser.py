@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bridge.client import build_query, connect
+from bridge.client import Stable, build_query, connect
 from bridge.dashboard import page
 from tests.dashboard.test_dashboard_browser import browser_tab, shot_path, until
 from tests.hub.hubfixture import CONTROLLER, running_hub
@@ -39,13 +39,13 @@ async def test_the_scrubber_shows_a_past_screen_and_compares_it_with_now(tmp_pat
             on_menu = time.time_ns() // 1_000_000
             await anyio.sleep(0.3)
             await dev.tap(build_query(text="Settings"))
-            await anyio.sleep(0.5)
+            await dev.wait(Stable(for_ms=300))
             await dev.screenshot()
             await anyio.sleep(0.3)
             on_settings = time.time_ns() // 1_000_000
             await anyio.sleep(0.3)
             await dev.tap(build_query(text="Wi-Fi"))
-            await anyio.sleep(0.8)
+            await dev.wait(Stable(for_ms=300))
         async with browser_tab(rh, f"#token={CONTROLLER}") as (tab, expect):
             await expect(tab.get_by_test_id("devices")).to_contain_text(rh.device_id)
             await tab.get_by_test_id("tt-open").click()

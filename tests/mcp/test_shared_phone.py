@@ -56,7 +56,14 @@ async def test_a_person_takes_an_agents_lease_at_once_and_every_action_is_announ
                     assert "note:" not in text_of(later)  # told once
                     signed_in = await person.call("act", {"target": "Sign in"})
                     assert not signed_in.isError, text_of(signed_in)
-                    await anyio.sleep(0.3)
+                    # until the observer has the person's action (its last event here)
+                    while not any(
+                        isinstance(e, ActionEvent)
+                        and e.intent is not None
+                        and e.client == "alice 1"
+                        for e in seen
+                    ):
+                        await anyio.sleep(0.02)
                     tg.cancel_scope.cancel()
     intents = [e for e in seen if isinstance(e, IntentEvent)]
     actions = [e for e in seen if isinstance(e, ActionEvent) and e.intent is not None]

@@ -38,7 +38,6 @@ from typing import Any
 import anyio
 
 from bridge.core.media import AppNotInstalled, AppNotRunning, Recording
-from bridge.core.mp4_encoder import Mp4Encoder
 from bridge.devices.ios.config import RUNNER_BUNDLE_ID
 from bridge.devices.ios.plan import TUNNEL_FROM, major_version
 from bridge.devices.ios.pmd3 import IosSetupError
@@ -206,6 +205,8 @@ class DvtRecorder:
         self.fps = fps
 
     async def record(self, seconds: int, stop: anyio.Event, max_bytes: int) -> Recording:
+        from bridge.core.mp4_encoder import Mp4Encoder  # PyAV: the media extra, on use
+
         calls = self.media.calls()
         encoder = Mp4Encoder(self.fps)
         provider = await self.media.dvt_lockdown()
