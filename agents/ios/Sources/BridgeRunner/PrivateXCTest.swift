@@ -86,6 +86,35 @@ enum PrivateXCTest {
     nonisolated(unsafe) private static var parametersHooked: Bool?
     nonisolated(unsafe) private static var quiescenceHooked: Bool?
 
+    enum EntryPoint: Hashable { case snapshotParameters, quiescence, activeApplications, keyboardFocus }
+
+    /// The private entry points missing in this XCTest, found by lookups only (no call, no
+    /// input): what the runner reports as fallbacks from its start.
+    static func missingEntryPoints() -> Set<EntryPoint> {
+        #if canImport(ObjectiveC)
+        var missing = Set<EntryPoint>()
+        let ax = NSClassFromString("XCAXClient_iOS")
+        if ax.flatMap({ class_getInstanceMethod($0, NSSelectorFromString("defaultParameters")) }) == nil {
+            missing.insert(.snapshotParameters)
+        }
+        if ax.flatMap({ class_getInstanceMethod($0, NSSelectorFromString("activeApplications")) }) == nil
+            || NSClassFromString("XCUIApplication").flatMap({ class_getClassMethod($0, NSSelectorFromString("applicationWithPID:")) }) == nil {
+            missing.insert(.activeApplications)
+        }
+        let process = NSClassFromString("XCUIApplicationProcess")
+        if process.flatMap({ class_getInstanceMethod($0, NSSelectorFromString("waitForQuiescenceIncludingAnimationsIdle:")) }) == nil
+            || stateTimeoutSetter == nil {
+            missing.insert(.quiescence)
+        }
+        if NSClassFromString("XCElementSnapshot").flatMap({ class_getInstanceMethod($0, NSSelectorFromString("hasKeyboardFocus")) }) == nil {
+            missing.insert(.keyboardFocus)
+        }
+        return missing
+        #else
+        return [.snapshotParameters, .quiescence, .activeApplications, .keyboardFocus]
+        #endif
+    }
+
     /// Asks XCTest to stop at `depth` levels; false when the private parameters are missing.
     static func setSnapshotMaxDepth(_ depth: Int) -> Bool {
         guard hookSnapshotParameters() else { return false }

@@ -55,6 +55,13 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
         deviceInfo = DeviceInfo(id: environment.deviceId, model: DeviceFacts.model(), osVersion: DeviceFacts.osVersion())
         candidates = ([environment.bundleId].compactMap { $0 } + environment.candidateApps + Self.knownApps)
             .prefix(16).map { $0 }
+        // Every private entry point probed now (lookups only, no input), so each fallback is
+        // in the first capture's warnings, before anything acts (issue 34).
+        let missing = PrivateXCTest.missingEntryPoints()
+        if missing.contains(.snapshotParameters) { warn(Self.depthWarning) }
+        if missing.contains(.quiescence) { warn(Self.quiescenceWarning) }
+        if missing.contains(.activeApplications) { warn(Self.appsWarning) }
+        if missing.contains(.keyboardFocus) { warn(Self.focusWarning) }
     }
 
     public func screen() throws -> ScreenGeometry {

@@ -61,6 +61,14 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     /// and every capture warns, as `XCUIPrimitives` does on such a device.
     public let privateSnapshotParameters: Bool
     public static let depthWarning = "snapshot depth cannot be limited: XCAXClient_iOS.defaultParameters missing; using the public snapshot"
+    /// What a runner without XCTest's private entry points reports from its start-up probe
+    /// (issue 34: every fallback before any input), the same sentences `XCUIPrimitives` uses.
+    public static let privateApiWarnings = [
+        depthWarning,
+        "idle waits cannot be bounded: XCUIApplicationProcess.waitForQuiescenceIncludingAnimationsIdle: missing; XCTest's own wait is used",
+        "apps in front unknown: XCAXClient_iOS.activeApplications missing; only known bundle ids are checked",
+        "keyboard focus unknown: hasKeyboardFocus missing on snapshots; hasFocus is used",
+    ]
 
     public init(deviceId: String = "ios-host-fake", ticking: Bool = true, scene: String = "login",
                 privateSnapshotParameters: Bool = true) {
@@ -366,7 +374,7 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     }
 
     public func health() -> String? { withApp { _ in problem } }
-    public func captureWarnings() -> [String] { privateSnapshotParameters ? [] : [Self.depthWarning] }
+    public func captureWarnings() -> [String] { privateSnapshotParameters ? [] : Self.privateApiWarnings }
 }
 
 /// A recorded snapshot served as a static screen (`--replay FILE`): the converter and the hub
