@@ -9,8 +9,8 @@ runs as is (Android has no XCTest wait). Interleaved rounds; per host: ``tap`` o
 field, then on the password field (each moves the focus: a tap a person sees take effect) until
 the settled ActionResult (the hub's default observation), and ``SET_TEXT`` of 20 characters
 into the username field while the password field has the focus (the agent taps the field,
-waits for idle, replaces its value and reads it back; the hub verifies it). p50 and max in ms against the issue's targets:
-tap p50 <= 300 ms, SET_TEXT p50 <= 800 ms.
+waits for idle, replaces its value and reads it back; the hub verifies it). p50 and max in
+ms against the issue's targets: tap p50 <= 300 ms, SET_TEXT p50 <= 800 ms.
 """
 
 from __future__ import annotations
