@@ -176,3 +176,20 @@ final class RoundTwoSceneTests: XCTestCase {
         XCTAssertTrue(b.capabilities.contains("clipboard"))
     }
 }
+
+/// The command line of the modelled idle wait (issue 34).
+final class RoundTwoOptionsTests: XCTestCase {
+    func testIdleModelOptionsReachTheHostPrimitives() throws {
+        let o = try HostOptions.parse(["--port", "0", "--idle-after-ms", "40", "--fixed-idle-sleep", "--scene", "notes"],
+                                      environment: ["MOBRIDGE_AGENT_TOKEN": "t"])
+        XCTAssertEqual(o.idleAfterMs, 40)
+        XCTAssertTrue(o.fixedIdleSleep)
+        let p = try XCTUnwrap(try o.backend().primitives as? HostPrimitives)
+        XCTAssertEqual(p.idleAfterMs, 40)
+        XCTAssertEqual(p.layerWait, .fixedSleep)
+        XCTAssertThrowsError(try HostOptions.parse(["--port", "0", "--idle-after-ms", "-1"], environment: ["MOBRIDGE_AGENT_TOKEN": "t"]))
+        for name in ["settling", "tab-bar", "alert-de", "alert-ja", "plus", "notes"] {
+            XCTAssertTrue(PathologyScene.names.contains(name), name)
+        }
+    }
+}
