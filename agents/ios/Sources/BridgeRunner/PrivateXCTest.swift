@@ -219,22 +219,26 @@ enum PrivateXCTest {
     /// the private entry points are missing (the caller falls back to the public app states).
     static func activeApplications() -> [String]? {
         #if canImport(ObjectiveC)
-        guard let client = NSClassFromString("XCAXClient_iOS") as? NSObject.Type,
-              client.responds(to: NSSelectorFromString("sharedClient")),
-              let shared = client.perform(NSSelectorFromString("sharedClient"))?.takeUnretainedValue() as? NSObject,
-              shared.responds(to: NSSelectorFromString("activeApplications")),
-              let elements = shared.perform(NSSelectorFromString("activeApplications"))?.takeUnretainedValue() as? [NSObject],
-              let appClass = NSClassFromString("XCUIApplication") as? NSObject.Type,
-              appClass.responds(to: NSSelectorFromString("applicationWithPID:"))
+        typealias Get = @convention(c) (AnyObject, Selector) -> AnyObject?
+        typealias ByPid = @convention(c) (AnyObject, Selector, Int32) -> AnyObject?
+        let sharedSel = NSSelectorFromString("sharedClient")
+        let activeSel = NSSelectorFromString("activeApplications")
+        let pidSel = NSSelectorFromString("applicationWithPID:")
+        guard let axClass: AnyClass = NSClassFromString("XCAXClient_iOS"),
+              let sharedM = class_getClassMethod(axClass, sharedSel),
+              let activeM = class_getInstanceMethod(axClass, activeSel),
+              let appClass: AnyClass = NSClassFromString("XCUIApplication"),
+              let pidM = class_getClassMethod(appClass, pidSel),
+              let client = unsafeBitCast(method_getImplementation(sharedM), to: Get.self)(axClass, sharedSel),
+              let elements = unsafeBitCast(method_getImplementation(activeM), to: Get.self)(client, activeSel) as? [NSObject]
         else { return nil }
+        let byPid = unsafeBitCast(method_getImplementation(pidM), to: ByPid.self)
         var ids: [String] = []
         for e in elements.prefix(16) {
-            guard let pid = (e.value(forKey: "processIdentifier") as? NSNumber)?.int32Value else { continue }
-            typealias ByPid = @convention(c) (AnyObject, Selector, Int32) -> AnyObject?
-            let sel = NSSelectorFromString("applicationWithPID:")
-            guard let imp = appClass.method(for: sel) else { continue }
-            let app = unsafeBitCast(imp, to: ByPid.self)(appClass, sel, pid) as? NSObject
-            if let id = app?.value(forKey: "bundleID") as? String, !ids.contains(id) { ids.append(id) }
+            guard let pid = (e.value(forKey: "processIdentifier") as? NSNumber)?.int32Value,
+                  let app = byPid(appClass, pidSel, pid) as? NSObject,
+                  let id = app.value(forKey: "bundleID") as? String, !ids.contains(id) else { continue }
+            ids.append(id)
         }
         return ids
         #else
