@@ -16,6 +16,7 @@ SECTIONS: tuple[str, ...] = (
     "farm",
     "farm_heartbeat",
     "device",
+    "device_budget",
     "journal",
     "cli",
     "media",

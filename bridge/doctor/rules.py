@@ -161,6 +161,7 @@ def device_check(
             measured=measured,
             fix="start the agent on the phone (docs/android.md, docs/ios.md) and keep it "
             "unlocked; `mobridge devices` shows when it is back",
+            next="mobridge devices",
         )
     if health != "online":
         return Check(
@@ -182,7 +183,7 @@ def device_missing(wanted: str | None, listed: Sequence[str]) -> Check:
     else:
         value = f"{wanted!r} is not on this hub (devices: {known})"
         fix = "check the id with `mobridge devices`; a phone appears once its agent is linked"
-    return Check(name="device", verdict="fail", value=value, fix=fix)
+    return Check(name="device", verdict="fail", value=value, fix=fix, next="mobridge devices")
 
 
 def health_checks(
@@ -279,6 +280,7 @@ def capture_check(samples_ms: Sequence[float], failures: int, fresh: bool) -> Ch
             verdict="fail",
             value=f"no capture succeeded ({failures} failed)",
             fix="the agent does not capture: check it is running and the screen is unlocked",
+            next="mobridge screen DEVICE",
         )
     p50, p99 = percentile(samples_ms, 50), percentile(samples_ms, 99)
     verdict = worst(CAPTURE_P50.verdict(p50), CAPTURE_P99.verdict(p99))
@@ -324,6 +326,7 @@ def tree_check(nodes: int, depth: int, truncated: bool, encoded_bytes: int) -> C
             value=value,
             measured=measured,
             fix="the capture is empty: is the screen off or locked?",
+            next="mobridge screen DEVICE",
         )
     if truncated:
         return Check(
@@ -370,6 +373,7 @@ def action_check(
             value=f"refused on {target}: {refusal}",
             measured=measured,
             fix="the agent could not act: check its permissions (accessibility, automation)",
+            next="mobridge capabilities DEVICE",
         )
     measured["round_trip_ms"] = _round(elapsed_ms)
     verdict = limit.verdict(elapsed_ms)
@@ -381,7 +385,14 @@ def action_check(
         fix = "actions are slow: the app may never go idle (animations)"
     elif verdict == "fail":
         fix = "the action did not go through in time: send this report"
-    return Check(name=name, verdict=verdict, value=value, measured=measured, fix=fix)
+    return Check(
+        name=name,
+        verdict=verdict,
+        value=value,
+        measured=measured,
+        fix=fix,
+        next="mobridge doctor DEVICE --debug" if verdict == "fail" else None,
+    )
 
 
 def delta_check(latency_ms: float | None, waited_ms: float) -> Check:
@@ -392,6 +403,7 @@ def delta_check(latency_ms: float | None, waited_ms: float) -> Check:
             value=f"no delta within {ms(waited_ms)} of the change",
             measured={"waited_ms": _round(waited_ms)},
             fix="subscribers do not see changes: the agent does not push trees (send this report)",
+            next="mobridge watch DEVICE",
         )
     return Check(
         name="delta",
@@ -414,6 +426,7 @@ def screenshot_check(
             fix="the app forbids screenshots of this screen (FLAG_SECURE); open another"
             if secure
             else "the agent cannot take screenshots (screen recording permission?)",
+            next=None if secure else "mobridge screenshot DEVICE",
         )
     verdict = SCREENSHOT.verdict(elapsed_ms)
     if size == 0:
@@ -498,6 +511,7 @@ def environment_check(
             value=f"{tool} not reachable: {probe.problem}",
             measured=measured,
             fix=fix,
+            next="adb start-server" if tool == "adb" else "mobridge devices",
         )
     version = f" (server version {probe.version})" if probe.version else ""
     listed = "lists" if device in probe.serials else "does not list"
@@ -509,6 +523,7 @@ def environment_check(
             value=value,
             measured=measured,
             fix="no phone is connected: plug it in, unlock it and allow this computer",
+            next="adb devices -l" if tool == "adb" else "mobridge devices",
         )
     if device not in probe.serials:
         return Check(

@@ -1,7 +1,9 @@
 """The doctor's measurements, as a client of a running hub (``bridge.client`` only).
 
 ``run_doctor`` opens one session, finds the device, and runs the checks in order: hub, device,
-environment, capture (``samples`` fresh captures), tree, health, ping, screenshot, then — when
+environment (the section of ``env_checks``: this machine, the phone's tools and state, all
+read-only), the private-API probes (from the agent's start-up warnings, before anything acts),
+capture (``samples`` fresh captures), tree, health, ping, screenshot, then — when
 acting — a tap on a text field, a typed marker (timed until a subscriber sees it: the delta
 check) and the field's old value typed back; last the clock. It never raises for what it finds:
 every failure is a ``fail`` check in the report (an unreachable hub, a refused token and a
@@ -38,9 +40,16 @@ from bridge.client import (
 )
 from bridge.client.local_hub import LOOPBACK_HOSTS
 from bridge.client.screenshot import capture_url
-from bridge.doctor import rules
-from bridge.doctor.environment import Probe, probe_adb, probe_usbmux
-from bridge.doctor.report import Check, Report, holds, redact_url
+from bridge.doctor import env_checks, rules
+from bridge.doctor.environment import (
+    Probe,
+    android_facts,
+    host_facts,
+    ios_facts,
+    probe_adb,
+    probe_usbmux,
+)
+from bridge.doctor.report import Check, Report, count, finished, holds, overall, redact_url
 from bridge.wire.client_protocol import DeviceSummary, FindMatch
 from bridge.wire.enums import ActionVerb, ProtocolErrorCode, Role
 from bridge.wire.node import SemanticNode
@@ -145,6 +154,8 @@ async def run_doctor(options: DoctorOptions, clock: Clock = time.perf_counter) -
             )
             run.skip_rest("the session with the hub ended")
     texts = _texts(run.snapshot) if options.include_texts and run.snapshot is not None else None
+    checks = finished(run.checks)
+    counts = count(checks)
     return Report(
         version=__version__,
         created=created,
@@ -152,8 +163,10 @@ async def run_doctor(options: DoctorOptions, clock: Clock = time.perf_counter) -
         device=run.device.id if run.device is not None else options.device,
         kind=run.kind,
         acting=run.acting,
-        holds=holds(run.checks),
-        checks=tuple(run.checks),
+        holds=holds(checks),
+        checks=checks,
+        verdict=overall(counts),
+        counts=counts,
         texts=texts,
     )
 
@@ -163,16 +176,25 @@ def _hub_failure(exc: BaseException, label: str) -> Check:
     if (isinstance(exc, ConnectionFailed) and "401" in text) or (
         isinstance(exc, ProtocolFailure) and exc.code is ProtocolErrorCode.UNAUTHENTICATED
     ):
-        return rules.hub_failed(
-            f"{label} refused the token",
-            "use the token `mobridge serve` printed: --token T or export MOBRIDGE_TOKEN=T",
+        return msgspec.structs.replace(
+            rules.hub_failed(
+                f"{label} refused the token",
+                "use the token `mobridge serve` printed: --token T or export MOBRIDGE_TOKEN=T",
+            ),
+            next="mobridge doctor --token TOKEN",
         )
     if isinstance(exc, ConnectionFailed):
-        return rules.hub_failed(
-            f"no hub at {label}: {text}"[:300],
-            "start one with `mobridge serve`, or point --url at it (or use --embedded)",
+        return msgspec.structs.replace(
+            rules.hub_failed(
+                f"no hub at {label}: {text}"[:300],
+                "start one with `mobridge serve`, or point --url at it (or use --embedded)",
+            ),
+            next="mobridge serve",
         )
-    return rules.hub_failed(f"{type(exc).__name__}: {text}"[:300], "rerun with --debug")
+    return msgspec.structs.replace(
+        rules.hub_failed(f"{type(exc).__name__}: {text}"[:300], "rerun with --debug"),
+        next="mobridge doctor --debug",
+    )
 
 
 async def _with_hub(run: _Run, hub: HubConnection, connect_ms: float, label: str) -> None:
@@ -205,13 +227,19 @@ async def _with_hub(run: _Run, hub: HubConnection, connect_ms: float, label: str
             summary.reason,
         )
     )
-    run.add(await _environment(run, hub, summary))
+    for check in await _environment(run, hub, summary):
+        run.add(check)
+    stats_warnings = await _capture_warnings(hub, summary) if summary.online else None
+    for check in env_checks.private_api_checks(summary.platform.value, run.kind, stats_warnings):
+        run.add(check)
     if not summary.online:
         run.skip_rest("the device is offline")
         return
     device = hub.device(summary.id)
     await _captures(run, device)
     for check in await _health(hub, summary):
+        if check.name.startswith("capture-warning-") and env_checks.private_warning(check.value):
+            continue  # said once, in the private-API section
         run.add(check)
     await _pings(run, hub)
     await _screenshot(run, device)
@@ -269,7 +297,9 @@ def _is_remote(url: str) -> bool:
     return host not in LOOPBACK_HOSTS
 
 
-async def _environment(run: _Run, hub: HubConnection, summary: DeviceSummary) -> Check:
+async def _environment(run: _Run, hub: HubConnection, summary: DeviceSummary) -> list[Check]:
+    """The environment section: adb/usbmux reachable, this machine, then the phone's tools
+    and state (all read-only, each under ``PROBE_TIMEOUT_S``)."""
     kind = run.kind or rules.ANDROID_PHONE
     remote = _is_remote(hub.url)
     probe: Probe | None = None
@@ -285,7 +315,58 @@ async def _environment(run: _Run, hub: HubConnection, summary: DeviceSummary) ->
                 False,
                 problem=f"no answer within {PROBE_TIMEOUT_S:g} s",
             )
-    return rules.environment_check(kind, summary.id, remote, probe)
+    first = rules.environment_check(kind, summary.id, remote, probe)
+    if probe is not None and summary.id in probe.unauthorized:
+        first = msgspec.structs.replace(
+            first,
+            verdict="fail",
+            value=f"adb lists {summary.id} as unauthorized",
+            fix="unlock the phone and accept 'Allow USB debugging?'",
+        )
+    if first.verdict == "fail" and first.next is None:
+        first = msgspec.structs.replace(
+            first, next="adb devices" if kind == rules.ANDROID_PHONE else "mobridge devices"
+        )
+    checks = [msgspec.structs.replace(first, section="environment")]
+    ios = summary.platform.value.upper() == "IOS"
+    runtime = ("swift" if ios else "java") if kind == rules.HOST_AGENT else None
+    host = await anyio.to_thread.run_sync(host_facts, runtime, abandon_on_cancel=True)
+    checks.extend(env_checks.host_checks(kind, host))
+    if kind == rules.ANDROID_PHONE:
+        facts = None
+        if probe is not None and not remote:
+            listed = summary.id in probe.serials
+            with anyio.move_on_after(PROBE_TIMEOUT_S):
+                facts = await anyio.to_thread.run_sync(
+                    android_facts, summary.id, listed, abandon_on_cancel=True
+                )
+        checks.extend(env_checks.android_checks(summary.id, probe if not remote else None, facts))
+    elif kind == rules.IPHONE:
+        ifacts = None
+        if not remote:
+            with anyio.move_on_after(PROBE_TIMEOUT_S):
+                ifacts = await ios_facts(summary.id)
+        checks.extend(env_checks.ios_checks(summary.os_version, ifacts, remote))
+    return checks
+
+
+async def _capture_warnings(hub: HubConnection, summary: DeviceSummary) -> list[str] | None:
+    """The agent's capture warnings from ``/v1/stats`` (its start-up probe of the private
+    API included); None when unreadable."""
+    try:
+        url = capture_url(hub.url, "/v1/stats")
+        stats = await anyio.to_thread.run_sync(_get_json, url, hub.token, hub.request_timeout)
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        return None
+    except (OSError, ValueError, ClientError):
+        return None
+    devices = stats.get("devices") if isinstance(stats, dict) else None
+    entry = devices.get(summary.id) if isinstance(devices, dict) else None
+    warnings = entry.get("capture_warnings") if isinstance(entry, dict) else None
+    if not isinstance(warnings, list):
+        return [] if isinstance(entry, dict) else None
+    return [str(w)[:300] for w in warnings[:16]]
 
 
 async def _captures(run: _Run, device: Device) -> None:

@@ -56,9 +56,37 @@ def assert_healthy_report(report: dict[str, Any], kind: str, acting: bool) -> No
     assert checks["device"]["measured"]["agent_version"]
     assert checks["environment"]["verdict"] == "n/a"
     assert checks["clock"]["verdict"] == "n/a"
+    # Issue 34: the environment section, the private-API probes, an honest tally, the schema.
+    sections = [c["section"] for c in report["checks"]]
+    assert sections == sorted(sections, key=["environment", "private-api", "chain"].index)
+    assert checks["host"]["verdict"] == "ok" and "Python" in checks["host"]["value"]
+    if kind == "host-agent":
+        assert checks["agent-runtime"]["verdict"] == "ok", checks["agent-runtime"]
+    else:
+        assert checks["phone-tools"]["verdict"] == "n/a"
+    assert any(c["section"] == "private-api" for c in report["checks"])
+    counts = report["counts"]
+    assert report["verdict"] == "ok"
+    assert counts["not_measured"] == sum(1 for c in report["checks"] if c["verdict"] == "n/a")
+    assert counts["ok"] + counts["warn"] + counts["not_measured"] + counts["skipped"] == len(
+        report["checks"]
+    )
+    validate_report(report)
     if acting:
         assert checks["type"]["measured"]["restored"] is True
         assert checks["delta"]["measured"]["latency_ms"] > 0
+
+
+def validate_report(report: dict[str, Any]) -> None:
+    """The report validates against protocol/doctor/doctor-report.schema.json, and every
+    failed check names a next step."""
+    import jsonschema
+
+    schema = json.loads((ROOT / "protocol" / "doctor" / "doctor-report.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    for check in report["checks"]:
+        if check["verdict"] == "fail":
+            assert check["next"], check
 
 
 def test_doctor_over_a_served_hub_writes_a_private_report(tmp_path: Path) -> None:
@@ -131,6 +159,8 @@ def test_no_hub_is_a_failed_check_not_a_crash(tmp_path: Path) -> None:
     assert "FAILED hub" in proc.stderr and "no hub at ws://127.0.0.1:9/v1" in proc.stderr
     _, report = written(tmp_path, DEV)
     assert [c["verdict"] for c in report["checks"]][:2] == ["fail", "skip"]
+    assert report["verdict"] == "fail" and report["checks"][0]["next"] == "mobridge serve"
+    validate_report(report)
 
 
 @pytest.mark.parametrize(
@@ -174,7 +204,11 @@ def test_doctor_over_the_swift_host_agent(tmp_path: Path) -> None:
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
     report = json.loads(proc.stdout)
     assert_healthy_report(report, "host-agent", acting=True)
-    assert report["checks"][1]["measured"]["platform"] == "IOS"
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["device"]["measured"]["platform"] == "IOS"
+    # The Swift host has XCTest's private entry points modelled as present: no fallback.
+    private = [c for c in report["checks"] if c["section"] == "private-api"]
+    assert len(private) == 4 and {c["verdict"] for c in private} == {"ok"}, private
     written(tmp_path, report["device"])
 
 
@@ -203,3 +237,28 @@ def test_an_offline_device_fails_the_device_check(tmp_path: Path) -> None:
             report = json.loads((out / "r.json").read_text())
             verdicts = {c["name"]: c["verdict"] for c in report["checks"]}
             assert verdicts["device"] == "fail" and verdicts["capture"] == "skip"
+
+
+def test_doctor_shows_private_api_fallbacks_before_acting(tmp_path: Path) -> None:
+    """Issue 34: a private-API fallback showed only after an input; the agent now probes its
+    private entry points at start, so a read-only doctor sees every fallback."""
+    from tests.devices.ios_fakes.swift_host import swift_agent
+
+    token = "swift-doctor-token"
+    with swift_agent(token, 0, "--without-private-api") as (_proc, url):
+        proc = run(
+            tmp_path, "--embedded", "--agent", url, "--agent-token", token, "--json", "--read-only"
+        )
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    report = json.loads(proc.stdout)
+    assert report["acting"] is False
+    private = {c["name"]: c for c in report["checks"] if c["section"] == "private-api"}
+    assert set(private) == {
+        "private-api.snapshot-depth",
+        "private-api.idle-wait",
+        "private-api.apps-in-front",
+        "private-api.keyboard-focus",
+    }
+    assert {c["verdict"] for c in private.values()} == {"warn"}, private
+    assert not [c for c in report["checks"] if c["name"].startswith("capture-warning-")]
+    validate_report(report)

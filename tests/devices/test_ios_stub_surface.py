@@ -128,3 +128,33 @@ open class XCUIApplication {
         "stub member XCUIApplication.open(_:) availability differs from the listing "
         "(XCUIApplication.h): stub iOS -, listing iOS 16.4"
     ]
+
+
+def test_ios_listing_blocks_name_repository_and_revision_and_members_their_availability() -> None:
+    """Issue 34: the iOS XCTest listing carries provenance like the Android one: each block
+    names the public repository, header path and revision read (or says it is documentation
+    only), and each member its own availability; a block without a revision, a member outside
+    any block, or one without availability fails."""
+    tool = _tool()
+    listing = (ROOT / "agents" / "ios" / "tools" / "xctest-api" / "XCTest-iOS.api").read_text(
+        encoding="utf-8"
+    )
+    assert tool.check_provenance(listing) == []
+    parsed = tool.parse_listing(listing)
+    exists = parsed["XCUIElement.exists"]
+    assert exists.block.startswith("versx/Kevin XCTest.framework/Headers/XCUIElement.h @ ")
+    assert exists.available == "9.0"
+    assert any(v.block.startswith("documentation ") for v in parsed.values())
+    member = "XCUIElement.exists | var exists: Bool | ios 9.0 | XCUIElement.h"
+    assert tool.check_provenance(member) == [
+        "listing member XCUIElement.exists is in no 'source:' block"
+    ]
+    no_rev = "source: versx/Kevin XCTest.framework/Headers/XCUIElement.h\n" + member
+    assert "names no repository, header and 40-hex revision" in tool.check_provenance(no_rev)[0]
+    no_avail = (
+        "source: a/b X.h @ " + "0" * 40 + "\n"
+        "XCUIElement.exists | var exists: Bool | class | XCUIElement.h"
+    )
+    assert tool.check_provenance(no_avail) == [
+        "listing member XCUIElement.exists has no availability of its own (ios X.Y)"
+    ]

@@ -41,7 +41,9 @@ def test_a_report_holds_unless_a_check_failed() -> None:
     assert any("FAIL" in line and "delta" in line for line in lines)
     assert any("-> send it" in line for line in lines)
     assert lines[-1].startswith("verdict: FAIL (1 failed: delta")
-    assert table(report(ok, warn))[-1] == "verdict: ok (2 checks, 1 warnings)"
+    assert table(report(ok, warn))[-1] == (
+        "verdict: ok (1 ok, 1 warnings, 0 not measured, 0 skipped)"
+    )
 
 
 def test_file_names_are_safe_and_dated() -> None:
@@ -60,3 +62,27 @@ def test_urls_lose_credentials_and_the_json_round_trips() -> None:
     data = to_json(report(Check(name="ping", verdict="ok", value="1 ms", measured={"p50_ms": 1})))
     back = msgspec.json.decode(data, type=Report)
     assert back.checks[0].measured == {"p50_ms": 1} and back.texts is None
+
+
+def test_the_verdict_counts_not_measured_apart_from_ok_and_every_failure_has_a_next_step() -> None:
+    """Issue 34: ``ok (12 checks)`` was printed when five were not measured; now the tally
+    says so, a report where nothing was measured is "not measured", and a failed check without
+    a next step of its own gets one."""
+    from bridge.doctor.report import DEFAULT_NEXT, count, finished, overall
+
+    ok = Check(name="capture", verdict="ok", value="p50 3 ms")
+    na = [Check(name=f"n{i}", verdict="n/a", value="not measured", fix="why") for i in range(5)]
+    counts = count([ok, *na])
+    assert (counts.ok, counts.not_measured, counts.fail) == (1, 5, 0)
+    assert overall(counts) == "ok"
+    assert table(report(ok, *na))[-1] == "verdict: ok (1 ok, 0 warnings, 5 not measured, 0 skipped)"
+    assert overall(count(na)) == "not measured"
+    assert table(report(*na))[-1].startswith("verdict: not measured (0 ok")
+    bad = Check(name="delta", verdict="fail", value="none", fix="send it")
+    env = Check(name="adb", verdict="fail", value="x", section="environment", next="adb devices")
+    done = finished([ok, bad, env])
+    assert [c.name for c in done] == ["adb", "capture", "delta"], "environment first"
+    assert [c.next for c in done if c.verdict == "fail"] == ["adb devices", DEFAULT_NEXT]
+    lines = table(report(*done))
+    assert "environment:" in lines and "chain:" in lines
+    assert any(line.strip() == "next: adb devices" for line in lines)

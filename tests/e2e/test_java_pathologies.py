@@ -73,12 +73,17 @@ async def test_compressed_layout_is_smaller_and_keeps_every_text() -> None:
         assert len(with_text(snap, "Row 200")) == 1
 
 
-async def test_a_blocked_cache_clear_reaches_the_hub_as_capture_health() -> None:
+async def test_a_refused_cache_clear_reaches_the_hub_as_capture_health() -> None:
+    # Issue 34: before API 34 the clear is setServiceInfo (public): the hidden-API policy no
+    # longer matters, a refused setServiceInfo still reaches the hub.
     async with scene("login", "--sdk", "30", "--hidden-api-blocked") as (hub, _dev):
         (device,) = hub.service.devices.values()
+        assert not device.capture_warnings
+    async with scene("login", "--sdk", "30", "--service-info-refused") as (hub, _dev):
+        (device,) = hub.service.devices.values()
         assert device.capture_warnings
-        assert "hidden-API" in device.capture_warnings[0]
-        assert device.health_reason is not None and "hidden-API" in device.health_reason
+        assert "setServiceInfo" in device.capture_warnings[0]
+        assert device.health_reason is not None and "setServiceInfo" in device.health_reason
         stats = hub.service.statistics()["devices"][device.id]
         assert stats["capture_warnings"] == list(device.capture_warnings)
 

@@ -207,14 +207,52 @@ class Listed:
     declaration: str
     available: str
     source: str
+    block: str = ""
+    """The block's provenance: ``OWNER/NAME PATH @ REVISION`` or ``documentation ...``."""
 
 
-def parse_listing(text: str) -> dict[str, Listed]:
-    """``member | declaration | availability | source`` lines (``#`` comments)."""
-    out: dict[str, Listed] = {}
+_BLOCK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]* \S+\.h @ [0-9a-f]{40}")
+_AVAILABLE = re.compile(r"ios [0-9]+(\.[0-9]+)*")
+
+
+def check_provenance(text: str) -> list[str]:
+    """Issue 34: every member line sits in a block headed ``source: OWNER/NAME PATH.h @
+    REVISION`` (a public repository's copy of the header, at the revision read) or ``source:
+    documentation ...``, and carries its own availability (``ios X.Y``)."""
+    problems: list[str] = []
+    block = ""
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):
+            continue
+        if line.startswith("source:"):
+            block = line.removeprefix("source:").strip()
+            if not (_BLOCK.fullmatch(block) or block.startswith("documentation ")):
+                problems.append(
+                    f"listing block '{block}' names no repository, header and 40-hex revision "
+                    "(nor 'documentation ...')"
+                )
+            continue
+        member = line.split("|")[0].strip()
+        if not block:
+            problems.append(f"listing member {member} is in no 'source:' block")
+        parts = line.split("|")
+        if len(parts) == 4 and not _AVAILABLE.fullmatch(parts[2].strip()):
+            problems.append(f"listing member {member} has no availability of its own (ios X.Y)")
+    return problems
+
+
+def parse_listing(text: str) -> dict[str, Listed]:
+    """``member | declaration | availability | source`` lines (``#`` comments), in blocks
+    headed ``source: ...`` (see ``check_provenance``)."""
+    out: dict[str, Listed] = {}
+    block = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("source:"):
+            block = line.removeprefix("source:").strip()
             continue
         parts = [p.strip() for p in line.split("|")]
         if len(parts) != 4:
@@ -223,7 +261,11 @@ def parse_listing(text: str) -> dict[str, Listed]:
                 + line
             )
         out[parts[0]] = Listed(
-            parts[0], " ".join(parts[1].split()), parts[2].removeprefix("ios ").strip(), parts[3]
+            parts[0],
+            " ".join(parts[1].split()),
+            parts[2].removeprefix("ios ").strip(),
+            parts[3],
+            block,
         )
     return out
 
@@ -275,6 +317,13 @@ def _read_listing(directory: Path) -> dict[str, Listed]:
     return out
 
 
+def _listing_provenance(directory: Path) -> list[str]:
+    problems: list[str] = []
+    for p in sorted(directory.glob("*.api")):
+        problems.extend(check_provenance(p.read_text(encoding="utf-8")))
+    return problems
+
+
 def _read(directory: Path) -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in sorted(directory.glob("*.swift")))
 
@@ -286,6 +335,7 @@ def main(argv: list[str]) -> int:
     surface, problems = check(_read(stubs), _read(LAYER))
     listing = _read_listing(LISTING)
     problems.extend(check_listing(surface, listing, _read(LAYER)))
+    problems.extend(_listing_provenance(LISTING))
     if "--list" in argv:
         for t in surface.types:
             print(t)
@@ -296,10 +346,12 @@ def main(argv: list[str]) -> int:
         print(f"ios: {p}", file=sys.stderr)
     if problems:
         return 1
+    read = sum(1 for v in listing.values() if not v.block.startswith("documentation"))
     print(
         f"ios: stubs declare {len(surface.types)} types and {len(surface.members)} members, "
         "all used by the XCUITest layer and all as in the XCTest API listing "
-        f"({len(listing)} declarations); every XC* type it names is declared"
+        f"({len(listing)} declarations, {read} "
+        "read in public header copies at a named revision); every XC* type it names is declared"
     )
     return 0
 

@@ -4,11 +4,17 @@ hub's ``DeviceMedia``; no agent involved).
 - log: ``logcat -d -v epoch -T <time>`` polled every ``POLL_S`` — each poll returns the lines
   written since the newest one seen (at most ``MAX_POLL_LINES``); a line's app is the name of
   its process (``ps -A -o PID,NAME``, refreshed every ``PS_REFRESH_S``). The first poll only
-  notes the device's clock, so a subscription starts with what is written from then on;
-- recording: ``screenrecord --time-limit N`` (N at most ``MAX_SCREENRECORD_S``, the tool's own
-  limit) into ``/data/local/tmp/mobridge-rec-<random>.mp4``; stopping early sends SIGINT
-  (``pkill -INT screenrecord``: the tool then finishes the file); the file is read over adb,
-  refused past the cap, and deleted from the device;
+  notes the device's clock, so a subscription starts with what is written from then on. Lines
+  lost between polls (the ring buffer wrapped past the last line seen, or a poll hit
+  ``MAX_POLL_LINES``) are said, as a ``warn`` line tagged ``mobridge`` (``lost_lines``), never
+  silently skipped (issue 34);
+- recording: ``screenrecord --bit-rate B [--size WxH] --time-limit N`` (N at most
+  ``MAX_SCREENRECORD_S``, the tool's own limit; B ``BIT_RATE``; the size scaled so its long
+  side is at most ``MAX_SIDE``, from ``wm size``) into
+  ``/data/local/tmp/mobridge-rec-<random>.mp4``, started in the background with its pid
+  written beside the file; stopping early sends SIGINT to that pid only (``pkill`` would stop
+  every recording on the phone, anyone's), and the tool then finishes the file; the file is
+  read over adb, refused past the cap, and deleted;
 - crash reports: the ``crash`` log buffer (``logcat -d -b crash -v epoch``), one report per
   ``FATAL EXCEPTION`` block.
 
@@ -33,6 +39,12 @@ POLL_S = 0.5
 PS_REFRESH_S = 5.0
 MAX_POLL_LINES = 2000
 MAX_SCREENRECORD_S = 180
+BIT_RATE = 6_000_000
+"""Bits per second of a recording (the tool's default, 20 Mbit/s on recent phones, fills
+the hub's cap in under a minute)."""
+MAX_SIDE = 1280
+"""The long side of a recording, in pixels (a multiple of 16, which every encoder takes)."""
+WM_SIZE = re.compile(r"(?:Override|Physical) size:\s*(\d+)x(\d+)")
 LEVELS: dict[str, LogLevel] = {
     "V": "verbose",
     "D": "debug",
@@ -68,6 +80,49 @@ def parse_logcat(text: str, apps: dict[int, str], first_seq: int) -> list[LogLin
             )
         )
     return out
+
+
+def lost_lines(
+    seen_last: str, returned: Sequence[str], hit_cap: bool, seq: int, at_ms: int | None
+) -> LogLine | None:
+    """The line that says lines were lost between two polls, or None: ``-T`` repeats the
+    lines of the time it starts at, so a last-seen line missing from the answer means the ring
+    buffer wrapped past it; an answer of ``MAX_POLL_LINES`` lines may have left some out."""
+    if hit_cap:
+        why = f"a poll returned its limit of {MAX_POLL_LINES} lines; lines may be missing"
+    elif seen_last and returned and seen_last not in returned:
+        why = "the log buffer wrapped between two polls; lines written in between are missing"
+    else:
+        return None
+    return LogLine(seq=seq, level="warn", text=f"mobridge: {why}", tag="mobridge", at_ms=at_ms)
+
+
+def screenrecord_command(remote: str, limit_s: int, size: tuple[int, int] | None) -> str:
+    """The shell line that records in the background and writes the tool's pid beside the
+    file, then waits for it (so the adb call returns when the recording ends)."""
+    size_arg = f"--size {size[0]}x{size[1]} " if size else ""
+    return (
+        f"screenrecord --bit-rate {BIT_RATE} {size_arg}--time-limit {limit_s} {remote} & "
+        f"echo $! > {remote}.pid; wait"
+    )
+
+
+def stop_command(remote: str) -> str:
+    """SIGINT to this recording's own screenrecord (the pid written beside its file)."""
+    return f"kill -INT $(cat {remote}.pid)"
+
+
+def recording_size(wm_size: str) -> tuple[int, int] | None:
+    """The screen's size (``wm size``: the override when set) scaled so the long side is at
+    most ``MAX_SIDE``, both sides multiples of 16; None when unreadable (the tool's default)."""
+    found = WM_SIZE.findall(wm_size)
+    if not found:
+        return None
+    w, h = (int(v) for v in found[-1])  # "Override size" comes after "Physical size"
+    if w <= 0 or h <= 0:
+        return None
+    f = min(1.0, MAX_SIDE / max(w, h))
+    return max(16, int(w * f) // 16 * 16), max(16, int(h * f) // 16 * 16)
 
 
 def parse_ps(text: str) -> dict[int, str]:
@@ -130,11 +185,15 @@ class LogcatSource:
                 apps_at = now
             text = await self._shell(f"logcat -d -v epoch -T {since} -t {MAX_POLL_LINES}", 15.0)
             lines = parse_logcat(text, apps, seq)
+            raw = [ln.text for ln in lines]
+            lost = lost_lines(
+                seen_last, raw, len(lines) >= MAX_POLL_LINES, seq, lines[0].at_ms if lines else None
+            )
             # -T repeats the lines of the time it starts at: skip up to the last one seen
-            if seen_last:
-                raw = [ln.text for ln in lines]
-                if seen_last in raw:
-                    lines = lines[raw.index(seen_last) + 1 :]
+            if seen_last and seen_last in raw:
+                lines = lines[raw.index(seen_last) + 1 :]
+            if lost is not None:
+                lines = [lost, *lines]
             if lines:
                 renumbered = [
                     LogLine(
@@ -175,20 +234,22 @@ class ScreenrecordRecorder:
             if seconds <= MAX_SCREENRECORD_S
             else (f"screenrecord records at most {MAX_SCREENRECORD_S} s")
         )
+        wm = await blocking(run_shell, self.device, "wm size", 10.0)
+        size = recording_size(wm.decode("utf-8", "replace"))
         async with anyio.create_task_group() as tg:
 
             async def interrupt() -> None:
                 await stop.wait()
-                await blocking(run_shell, self.device, "pkill -INT screenrecord", 10.0)
+                await blocking(run_shell, self.device, stop_command(remote), 10.0)
 
             tg.start_soon(interrupt)
             await blocking(
-                run_shell, self.device, f"screenrecord --time-limit {limit} {remote}", limit + 15.0
+                run_shell, self.device, screenrecord_command(remote, limit, size), limit + 15.0
             )
             tg.cancel_scope.cancel()
         elapsed = int((anyio.current_time() - started) * 1000)
         data = await blocking(self.device.sync.read_bytes, remote)
-        await blocking(run_shell, self.device, f"rm -f {remote}", 10.0)
+        await blocking(run_shell, self.device, f"rm -f {remote} {remote}.pid", 10.0)
         truncated = len(data) > max_bytes
         if truncated:
             data = b""

@@ -319,8 +319,9 @@ class FakeDevice:
                 return b"Success\n"
             case ["pm", "uninstall", name]:
                 return b"Success\n" if self.packages.pop(name, None) else b"Failure\n"
-            case ["rm", "-f", path]:
-                self.files.pop(path, None)
+            case ["rm", "-f", *paths]:
+                for path in paths:
+                    self.files.pop(path, None)
                 return b""
             case ["am", "force-stop", name]:
                 self.stopped.append(name)
@@ -342,11 +343,14 @@ class FakeDevice:
                 return "".join(f"{ln}\n" for ln in kept).encode()
             case ["logcat", "-d", "-b", "crash", "-v", "epoch"]:
                 return self.crash_log.encode()
-            case ["screenrecord", "--time-limit", _seconds, path]:
+            case ["screenrecord", *rest]:
+                path = next(a for a in rest if a.endswith(".mp4"))
                 self.files[path] = self.mp4
                 return b""
-            case ["pkill", "-INT", "screenrecord"]:
+            case ["kill", "-INT", *_pid]:
                 return b""
+            case ["wm", "size"]:
+                return b"Physical size: 1080x2400\n"
             case ["monkey", "-p", name, *_rest]:
                 if name not in self.launchable:
                     return b"** No activities found to run, monkey aborted.\n"

@@ -13,28 +13,37 @@ import XCUITestStubs
 /// the core's executor and enters the main actor with `MainActor.assumeIsolated` (which traps
 /// if that promise is ever broken).
 ///
-/// - running apps: `XCUIApplication(bundleIdentifier:).state` of the candidates (the app under
-///   test, the apps the hub opened, `MOBRIDGE_CANDIDATE_APPS`, Settings, Safari, SpringBoard);
+/// - running apps: the apps in front from XCTest's private accessibility client
+///   (`PrivateXCTest.activeApplications`: any app, Photos or Mail included), else
+///   `XCUIApplication(bundleIdentifier:).state` of the candidates (the app under test, the apps
+///   the hub opened, `MOBRIDGE_CANDIDATE_APPS`, Settings, Safari, SpringBoard);
+/// - input (coordinates, typing, keys) goes to the app the core found in front
+///   (`setInputApp`), never to one it last captured (issue 34);
+/// - a system alert is looked for with one query (SpringBoard's first alert `exists`) before
+///   the core reads SpringBoard's snapshot;
 /// - one `snapshot()` per application asked for, limited while it is taken through XCTest's
 ///   private snapshot parameters (`maxDepth`, `PrivateXCTest`) when present; without them the
 ///   walk is cut at the limit instead (the public fallback);
 /// - input is coordinate-based (`XCUICoordinate` from the application's origin); drags use
 ///   `press(forDuration:thenDragTo:withVelocity:thenHoldForDuration:)`;
-/// - the scale is read per call from the runner's own screen (UIKit), never cached.
+/// - the scale is read per call from the runner's own screen (UIKit), never cached, with the
+///   native scale and width in points so the core can match the screenshot's pixels;
+/// - the pasteboard is UIKit's general pasteboard in the runner's process.
 public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
     public static let springboard = "com.apple.springboard"
     static let knownApps = ["com.apple.Preferences", "com.apple.mobilesafari"]
     public let deviceInfo: DeviceInfo
     public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot",
-                               "terminate", "orientation", "multi_touch"]
+                               "terminate", "orientation", "multi_touch", "clipboard"]
     private var candidates: [String]
-    private var lastBundle = XCUIPrimitives.springboard
+    private var inputBundle = XCUIPrimitives.springboard
     /// What fell back to the public path, once each, in the order met (`captureWarnings`).
     private var warnings: [String] = []
 
     static let depthWarning = "snapshot depth cannot be limited: XCAXClient_iOS.defaultParameters missing; using the public snapshot"
     static let quiescenceWarning = "idle waits cannot be bounded: XCUIApplicationProcess.waitForQuiescenceIncludingAnimationsIdle: missing; XCTest's own wait is used"
     static let focusWarning = "keyboard focus unknown: hasKeyboardFocus missing on snapshots; hasFocus is used"
+    static let appsWarning = "apps in front unknown: XCAXClient_iOS.activeApplications missing; only known bundle ids are checked"
 
     private func warn(_ w: String) {
         if !warnings.contains(w) { warnings.append(w) }
@@ -46,6 +55,13 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
         deviceInfo = DeviceInfo(id: environment.deviceId, model: DeviceFacts.model(), osVersion: DeviceFacts.osVersion())
         candidates = ([environment.bundleId].compactMap { $0 } + environment.candidateApps + Self.knownApps)
             .prefix(16).map { $0 }
+        // Every private entry point probed now (lookups only, no input), so each fallback is
+        // in the first capture's warnings, before anything acts (issue 34).
+        let missing = PrivateXCTest.missingEntryPoints()
+        if missing.contains(.snapshotParameters) { warn(Self.depthWarning) }
+        if missing.contains(.quiescence) { warn(Self.quiescenceWarning) }
+        if missing.contains(.activeApplications) { warn(Self.appsWarning) }
+        if missing.contains(.keyboardFocus) { warn(Self.focusWarning) }
     }
 
     public func screen() throws -> ScreenGeometry {
@@ -57,12 +73,18 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
             case .portraitUpsideDown: rotation = 180
             default: rotation = 0
             }
-            return ScreenGeometry(scale: NativeScreen.scale, rotation: rotation)
+            return ScreenGeometry(scale: NativeScreen.scale, rotation: rotation, nativeScale: NativeScreen.nativeScale,
+                                  widthPoints: NativeScreen.widthPoints)
         }
     }
 
     public func runningApps() throws -> [RunningApp] {
-        MainActor.assumeIsolated {
+        if let active = PrivateXCTest.activeApplications(), !active.isEmpty {
+            return active.map { RunningApp(bundleId: $0, foreground: true) }
+                + (active.contains(Self.springboard) ? [] : [RunningApp(bundleId: Self.springboard, foreground: true)])
+        }
+        warn(Self.appsWarning)
+        return MainActor.assumeIsolated {
             (candidates + [Self.springboard]).map { id in
                 RunningApp(bundleId: id, foreground: XCUIApplication(bundleIdentifier: id).state == .runningForeground)
             }
@@ -73,7 +95,6 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
         try MainActor.assumeIsolated {
             // false: the public path, cut below, and said in the capture's warnings
             if !PrivateXCTest.setSnapshotMaxDepth(limits.maxDepth) { warn(Self.depthWarning) }
-            if bundleId != Self.springboard { lastBundle = bundleId }
             let snap = try XCUIApplication(bundleIdentifier: bundleId).snapshot()
             let tree = SnapshotReader(maxDepth: limits.maxDepth).read(snap)
             if tree.hasKeyboardFocus == nil { warn(Self.focusWarning) }
@@ -89,8 +110,27 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
         if !PrivateXCTest.installQuiescenceBound() { warn(Self.quiescenceWarning) }
     }
 
+    public func setInputApp(_ bundleId: String) { inputBundle = bundleId }
+
+    /// One query, no snapshot: whether SpringBoard's first alert exists.
+    public func systemAlertShown() -> Bool? {
+        MainActor.assumeIsolated {
+            XCUIApplication(bundleIdentifier: Self.springboard).descendants(matching: .alert).firstMatch.exists
+        }
+    }
+
+    public func pasteboard(set: String?) throws -> Outcome {
+        MainActor.assumeIsolated {
+            if let text = set {
+                return Pasteboard.write(text) ? .success : .unsupported("no pasteboard on this platform")
+            }
+            guard let read = Pasteboard.read() else { return .unsupported("no pasteboard on this platform") }
+            return .text(read ?? "")
+        }
+    }
+
     @MainActor private func point(_ x: Double, _ y: Double) -> XCUICoordinate {
-        XCUIApplication(bundleIdentifier: lastBundle)
+        XCUIApplication(bundleIdentifier: inputBundle)
             .coordinate(withNormalizedOffset: CGVector(dx: 0, dy: 0))
             .withOffset(CGVector(dx: x, dy: y))
     }
@@ -112,7 +152,7 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
     }
 
     public func typeText(_ text: String) throws {
-        MainActor.assumeIsolated { XCUIApplication(bundleIdentifier: lastBundle).typeText(text) }
+        MainActor.assumeIsolated { XCUIApplication(bundleIdentifier: inputBundle).typeText(text) }
     }
 
     /// XCUIElement's own two-finger gestures on the element the core picked: the one with the
@@ -120,10 +160,12 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
     /// unique in the capture), else the app element itself.
     public func multiTouch(_ plan: MultiTouchPlan) throws -> Outcome {
         MainActor.assumeIsolated {
-            let app = XCUIApplication(bundleIdentifier: plan.bundleId ?? lastBundle)
+            let app = XCUIApplication(bundleIdentifier: plan.bundleId ?? inputBundle)
             let target: XCUIElement
             if let id = plan.identifier {
                 target = app.descendants(matching: .any).matching(identifier: id).firstMatch
+                // Gone since the capture: XCTest would fail the gesture; say so, never "done".
+                guard target.exists else { return Outcome.notFound("the element \(id) is gone; find it again") }
             } else {
                 target = app
             }
@@ -133,8 +175,8 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
             case .twoFingerTap:
                 target.twoFingerTap()
             }
+            return Outcome.success
         }
-        return .success
     }
 
     public func doubleTap(x: Double, y: Double) throws {
@@ -152,7 +194,7 @@ public final class XCUIPrimitives: DevicePrimitives, @unchecked Sendable {
             case .escape: text = XCUIKeyboardKey.escape.rawValue
             case .forwardDelete: text = XCUIKeyboardKey.forwardDelete.rawValue
             }
-            XCUIApplication(bundleIdentifier: lastBundle).typeText(text)
+            XCUIApplication(bundleIdentifier: inputBundle).typeText(text)
         }
     }
 

@@ -13,6 +13,9 @@ import Foundation
 ///     --scene NAME        a pathology scene instead of the login app (PathologyScene.names;
 ///                         default login)
 ///     --quiescence-ms N   every input waits at most N ms for the app to go idle (0: never)
+///     --idle-after-ms N   the app animates N ms after each input event before XCTest's
+///                         idle wait ends (the modelled quiescence; default: the scene's own)
+///     --fixed-idle-sleep  wait the whole bound on every event, as the layer did before issue 34
 ///     --without-private-api  act as a runner without XCTest's private snapshot parameters:
 ///                         snapshots are cut after they are taken and each capture warns
 public struct HostOptions: Equatable {
@@ -25,8 +28,10 @@ public struct HostOptions: Equatable {
     public var scene = "login"
     public var quiescenceMs: Int?
     public var privateApi = true
+    public var idleAfterMs: Int?
+    public var fixedIdleSleep = false
 
-    public static let usage = "usage: run-ios-agent-host --port P --token T [--device-id ID] [--replay FILE] [--type-cps N] [--no-live-check] [--scene NAME] [--quiescence-ms N] [--without-private-api]"
+    public static let usage = "usage: run-ios-agent-host --port P --token T [--device-id ID] [--replay FILE] [--type-cps N] [--no-live-check] [--scene NAME] [--quiescence-ms N] [--idle-after-ms N] [--fixed-idle-sleep] [--without-private-api]"
 
     public static func parse(_ args: [String], environment: [String: String]) throws -> HostOptions {
         var port: Int?
@@ -53,6 +58,11 @@ public struct HostOptions: Equatable {
                 o.typeCps = n
             case "--no-live-check": o.liveCheck = false
             case "--without-private-api": o.privateApi = false
+            case "--fixed-idle-sleep": o.fixedIdleSleep = true
+            case "--idle-after-ms":
+                let v = try value("--idle-after-ms")
+                guard let n = Int(v), (0...60_000).contains(n) else { throw JsonError("bad --idle-after-ms \(v)") }
+                o.idleAfterMs = n
             case "--scene":
                 let v = try value("--scene")
                 guard PathologyScene.names.contains(v) else {
@@ -81,7 +91,10 @@ public struct HostOptions: Equatable {
             let text = try String(contentsOfFile: path, encoding: .utf8)
             primitives = ReplayPrimitives(try SnapshotFile.parse(text), deviceId: deviceId)
         } else {
-            primitives = HostPrimitives(deviceId: deviceId, scene: scene, privateSnapshotParameters: privateApi)
+            let h = HostPrimitives(deviceId: deviceId, scene: scene, privateSnapshotParameters: privateApi)
+            h.idleAfterMs = idleAfterMs
+            h.layerWait = fixedIdleSleep ? .fixedSleep : .xctest
+            primitives = h
         }
         let pace = typeCps > 0 ? TypingPace(charsPerSecond: typeCps, firstPauseMs: TypingPace.device.firstPauseMs,
                                             chunk: TypingPace.device.chunk) : .unpaced

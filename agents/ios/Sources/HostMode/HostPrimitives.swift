@@ -5,13 +5,21 @@ import Foundation
 /// `ScriptedApp` on this machine. Touches hit-test its frames, typing goes to its focused field,
 /// the home button shows SpringBoard, a screenshot is a grey picture of the element outlines.
 ///
+/// XCTest's quiescence is modelled (issue 34): after each input event the app animates for the
+/// scene's `idleAfterMs` (or never goes idle); the next event waits as `layerWait` says —
+/// `.xctest` the real bounded wait (`IdleWait.cost`, what the XCUITest layer now does), or
+/// `.fixedSleep` the whole bound whatever the app does (what it did before) — so the two
+/// time differently in tests and in the bench.
+///
 /// Invariants: every use of the app holds `lock` (the clock thread and the UI thread both touch
 /// it); change events are delivered outside the lock; the clock ticks (an event a second)
-/// only while the home screen is in front, like the Java host mode's.
+/// only while the home screen is in front, like the Java host mode's; input goes to the app
+/// the core named (`setInputApp`) and is refused for one not in the foreground, as XCTest
+/// cannot touch a backgrounded app.
 public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     public let deviceInfo: DeviceInfo
     public let capabilities = ["tree", "node_action", "gesture", "global", "key", "text", "app", "screenshot",
-                               "apps", "terminate", "install", "uninstall", "orientation"]
+                               "apps", "terminate", "install", "uninstall", "orientation", "clipboard"]
     private let lock = NSLock()
     private let app: ScriptedApp
     private var listener: (@Sendable () -> Void)?
@@ -28,12 +36,39 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     public private(set) var idleWaits: [Int] = []
     /// Every drag, as the core planned it (test hook).
     public private(set) var drags: [DragPlan] = []
+    /// How the layer waits for idle (see the type's comment).
+    public enum LayerWait: Sendable { case xctest, fixedSleep }
+    public var layerWait = LayerWait.xctest
+    /// Milliseconds after each input event until the app is idle (nil: the scene's own).
+    public var idleAfterMs: Int?
+    private var busyUntil = Date.distantPast
+    /// What each snapshot waited for idle, in ms (test hook: captures must not wait).
+    public private(set) var captureWaits: [Int] = []
+    /// The app each input went to, and how often the layer was asked for the running apps and
+    /// for each application's snapshot (test hooks: the cost of a capture).
+    public private(set) var inputApps: [String] = []
+    public private(set) var runningAppsCalls = 0
+    public private(set) var snapshotCalls: [String: Int] = [:]
+    private var inputApp: String?
+    private var pasteboardText = ""
+
+    public struct NotInFront: Error, CustomStringConvertible {
+        public let description: String
+    }
 
     /// False: behave as a runner where XCTest's private snapshot parameters are missing — the
     /// snapshot is taken unlimited (a tree deeper than `axDepthCeiling` fails) and cut after,
     /// and every capture warns, as `XCUIPrimitives` does on such a device.
     public let privateSnapshotParameters: Bool
     public static let depthWarning = "snapshot depth cannot be limited: XCAXClient_iOS.defaultParameters missing; using the public snapshot"
+    /// What a runner without XCTest's private entry points reports from its start-up probe
+    /// (issue 34: every fallback before any input), the same sentences `XCUIPrimitives` uses.
+    public static let privateApiWarnings = [
+        depthWarning,
+        "idle waits cannot be bounded: XCUIApplicationProcess.waitForQuiescenceIncludingAnimationsIdle: missing; XCTest's own wait is used",
+        "apps in front unknown: XCAXClient_iOS.activeApplications missing; only known bundle ids are checked",
+        "keyboard focus unknown: hasKeyboardFocus missing on snapshots; hasFocus is used",
+    ]
 
     public init(deviceId: String = "ios-host-fake", ticking: Bool = true, scene: String = "login",
                 privateSnapshotParameters: Bool = true) {
@@ -71,9 +106,44 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
 
     // MARK: DevicePrimitives
 
-    public func screen() throws -> ScreenGeometry { withApp { ScreenGeometry(scale: $0.scale, rotation: $0.rotation) } }
+    public func screen() throws -> ScreenGeometry {
+        withApp { ScreenGeometry(scale: $0.scale, rotation: $0.rotation, nativeScale: $0.nativeScale, widthPoints: $0.widthPoints) }
+    }
 
-    public func runningApps() throws -> [RunningApp] { withApp { $0.runningApps() } }
+    public func runningApps() throws -> [RunningApp] {
+        withApp { app in
+            runningAppsCalls += 1
+            return app.runningApps()
+        }
+    }
+
+    public func setInputApp(_ bundleId: String) { withApp { _ in inputApp = bundleId } }
+
+    public func systemAlertShown() -> Bool? { withApp { $0.systemAlertShown } }
+
+    public func pasteboard(set: String?) throws -> Outcome {
+        withApp { _ in
+            if let v = set {
+                pasteboardText = String(v.prefix(1 << 16))
+                return .success
+            }
+            var o = Outcome.success
+            o.text = pasteboardText
+            return o
+        }
+    }
+
+    /// Before an input: the app it goes to must be in front (XCTest cannot touch another).
+    private func checkInputApp() throws {
+        try withApp { app in
+            let to = inputApp ?? ScriptedApp.bundleId
+            inputApps.append(to)
+            if inputApps.count > 256 { inputApps.removeFirst(128) }
+            guard app.runningApps().contains(where: { $0.bundleId == to && $0.foreground }) else {
+                throw NotInFront(description: "\(to) is not in the foreground: XCTest cannot send it input")
+            }
+        }
+    }
 
     public struct SnapshotFailed: Error, CustomStringConvertible {
         public let description: String
@@ -83,6 +153,13 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     /// for a tree deeper than `axDepthCeiling` fails; a limited one returns the elements at the
     /// limit without children.
     public func snapshot(of bundleId: String, limits: SnapshotLimits) throws -> ElementSnapshot {
+        let waited = idleCost()  // the idle wait in effect carries into a snapshot
+        withApp { _ in
+            captureWaits.append(waited)
+            if captureWaits.count > 256 { captureWaits.removeFirst(128) }
+            snapshotCalls[bundleId, default: 0] += 1
+        }
+        if waited > 0 { Thread.sleep(forTimeInterval: Double(waited) / 1000) }
         guard let tree = withApp({ $0.tree(of: bundleId) }) else {
             throw SnapshotFailed(description: "no running application \(bundleId)")
         }
@@ -111,33 +188,61 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
 
     public func setQuiescence(_ wait: Quiescence) { withApp { _ in quiescence = wait } }
 
-    /// XCTest waits for the app to go idle before an event, up to the bound: a scene that never
-    /// goes idle costs the whole bound.
-    private func waitForIdle() {
-        let (busy, wait) = withApp { ($0.neverIdle, quiescence) }
-        guard busy, case .bounded(let ms) = wait else { return }
-        withApp { _ in idleWaits.append(ms) }
-        Thread.sleep(forTimeInterval: Double(ms) / 1000)
-    }
-
-    public func tap(x: Double, y: Double) throws {
-        waitForIdle()
-        withApp { $0.tap(x: x, y: y) }
-    }
-
-    public func longPress(x: Double, y: Double, seconds: Double) throws { waitForIdle() }
-
-    public func drag(_ plan: DragPlan) throws {
-        waitForIdle()
+    /// What the idle wait in effect costs now (ms), by `layerWait`.
+    private func idleCost() -> Int {
         withApp { app in
-            drags.append(plan)
-            app.drag(plan)
+            switch layerWait {
+            case .fixedSleep:
+                if case .bounded(let ms) = quiescence { return ms }
+                return 0
+            case .xctest:
+                let idleIn: Int? = app.neverIdle ? nil : max(0, Int((busyUntil.timeIntervalSinceNow * 1000).rounded(.up)))
+                return IdleWait.cost(quiescence, idleInMs: idleIn)
+            }
         }
     }
 
+    /// XCTest's idle wait before an event (see the type's comment); then the event starts the
+    /// app's animation of `idleAfterMs`.
+    private func waitForIdle() throws {
+        try checkInputApp()
+        let ms = idleCost()
+        if case .bounded = withApp({ _ in quiescence }) { withApp { _ in idleWaits.append(ms) } }
+        if ms > 0 { Thread.sleep(forTimeInterval: Double(ms) / 1000) }
+    }
+
+    private func animate() {
+        withApp { app in
+            let ms = idleAfterMs ?? app.idleAfterMs
+            busyUntil = Date().addingTimeInterval(Double(ms) / 1000)
+        }
+    }
+
+    public func tap(x: Double, y: Double) throws {
+        try waitForIdle()
+        withApp { $0.tap(x: x, y: y) }
+        animate()
+    }
+
+    public func longPress(x: Double, y: Double, seconds: Double) throws {
+        try waitForIdle()
+        animate()
+    }
+
+    public func drag(_ plan: DragPlan) throws {
+        try waitForIdle()
+        withApp { app in
+            drags.append(plan)
+            if drags.count > 256 { drags.removeFirst(128) }
+            app.drag(plan)
+        }
+        animate()
+    }
+
     public func typeText(_ text: String) throws {
-        waitForIdle()
+        try waitForIdle()
         try withApp { try $0.type(text) }
+        animate()
     }
 
     public func typeKey(_ key: KeyName) throws {
@@ -199,8 +304,25 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
         }
     }
 
+    /// Grey outlines of the elements at a third of a point per pixel, or, on a scene with a
+    /// native pixel ratio (`plus`), at that ratio: a Plus model's screenshot is 1080 pixels
+    /// wide for 414 points.
     public func screenshotPNG() throws -> [UInt8] {
-        let roots = withApp { $0.roots() }
+        let (roots, native, wp, hp) = withApp { ($0.roots(), $0.nativeScale, $0.widthPoints, $0.heightPoints) }
+        if let n = native {
+            let w = Int((wp * n).rounded()), h = Int((hp * n).rounded())
+            var px = [UInt8](repeating: 0xF0, count: w * h)
+            func fill(_ e: ElementSnapshot) {
+                if e.type == .button {
+                    let l = max(0, Int(e.frame.x * n)), t = max(0, Int(e.frame.y * n))
+                    let r = min(w, Int(e.frame.maxX * n)), b = min(h, Int(e.frame.maxY * n))
+                    if r > l && b > t { for y in t..<b { for x in l..<r { px[y * w + x] = 0x40 } } }
+                }
+                e.children.forEach(fill)
+            }
+            roots.forEach { fill($0.tree) }
+            return PNGWriter.grey(width: w, height: h, pixels: px)
+        }
         let w = Int(ScriptedApp.width) / 3, h = Int(ScriptedApp.height) / 3
         var px = [UInt8](repeating: 0xF0, count: w * h)
         func outline(_ e: ElementSnapshot) {
@@ -252,7 +374,7 @@ public final class HostPrimitives: DevicePrimitives, @unchecked Sendable {
     }
 
     public func health() -> String? { withApp { _ in problem } }
-    public func captureWarnings() -> [String] { privateSnapshotParameters ? [] : [Self.depthWarning] }
+    public func captureWarnings() -> [String] { privateSnapshotParameters ? [] : Self.privateApiWarnings }
 }
 
 /// A recorded snapshot served as a static screen (`--replay FILE`): the converter and the hub

@@ -22,13 +22,29 @@ import Foundation
 /// - `system-dialog`: SpringBoard's alert window "Allow “Demo” to use your location?" with
 ///   "Allow" and "Don’t Allow" over the app, whose status "Ready" becomes "Location allowed" /
 ///   "Location denied";
-/// - `long-text`: a text field "Bio" and a text of 2,000 characters.
+/// - `long-text`: a text field "Bio" and a text of 2,000 characters;
+/// - `settling` (issue 34): a button "Go" (status "Went N") and a field "Note"; the app animates
+///   for 250 ms after every input event, then is idle (XCTest's wait ends there);
+/// - `tab-bar`: a table of "Row 1".."Row 30" (50 pt each) under a tab bar (buttons "Home" and
+///   "Settings", y 769..852): "Row 14" is half under it, "Row 15" wholly; a tap on the bar
+///   switches the tab ("Tab Settings"), a tap on a row opens it ("Opened Row N");
+/// - `alert-de`: SpringBoard's iOS 17 style location alert in German: a toggle "Genau" (value
+///   "Ein") above three stacked answers "Einmal erlauben", "Beim Verwenden der App erlauben",
+///   "Nicht erlauben";
+/// - `alert-ja`: the same in Japanese with the answers in a row: "許可しない" left, "許可" right,
+///   under the toggle "正確な位置情報" (value "オン");
+/// - `plus`: an iPhone Plus: 414 x 736 points, `UIScreen.scale` 3 but 1080 pixels wide (native
+///   scale 2.608); a button "Tap me" (status "Tapped");
+/// - `notes`: a multi-line text view "Notes" holding "First line", with the keyboard up: Return
+///   types a newline (the keyboard stays), a drag down from the text view hides the keyboard.
 ///
 /// Fields report `hasFocus` false and `hasKeyboardFocus` true while they have the keyboard, as
 /// on an iPhone. Not thread-safe: `HostPrimitives` holds its lock around every use.
 public final class PathologyScene {
     public static let names = ["login", "large", "deep", "busy", "prefilled", "other-app", "landscape", "fold",
-                               "system-dialog", "long-text"]
+                               "system-dialog", "long-text", "settling", "tab-bar", "alert-de", "alert-ja", "plus",
+                               "notes"]
+    static let plusNative = 1080.0 / 414
     public static let settings = "com.apple.Preferences"
     static let demo = ScriptedApp.bundleId
     static let springboard = ScriptedApp.springboard
@@ -58,22 +74,32 @@ public final class PathologyScene {
         guard Self.names.contains(name), name != "login" else { return nil }
         self.name = name
         landscape = name == "landscape"
-        alertUp = name == "system-dialog"
+        alertUp = ["system-dialog", "alert-de", "alert-ja"].contains(name)
         switch name {
         case "prefilled": values["email"] = "old@example.com"
         case "fold": focus = "name"
+        case "notes":
+            values["notes"] = "First line"
+            focus = "notes"
         default: break
         }
         for (k, v) in values { carets[k] = v.count }
     }
 
     public var neverIdle: Bool { name == "busy" }
+    public var idleAfterMs: Int { name == "settling" ? 250 : 0 }
+    public var alertShown: Bool { alertUp }
+    public var nativeScale: Double? { name == "plus" ? Self.plusNative : nil }
+    public var widthPoints: Double { name == "plus" ? 414 : (landscape ? Self.h : Self.w) }
+    public var heightPoints: Double { name == "plus" ? 736 : (landscape ? Self.w : Self.h) }
+    private var precise = true
+    private var went = 0
     /// The tick counter of `busy`: one more every 100 ms.
     /// Tenths of a second since the scene started; frozen once "Stop" was tapped.
     public var tick: Int { stoppedAt ?? Int(Date().timeIntervalSince(started) * 10) }
     private var stoppedAt: Int?
 
-    private var full: Rect { landscape ? Rect(0, 0, Self.h, Self.w) : Rect(0, 0, Self.w, Self.h) }
+    private var full: Rect { Rect(0, 0, widthPoints, heightPoints) }
 
     // MARK: trees
 
@@ -107,7 +133,9 @@ public final class PathologyScene {
             return settingsTree()
         case Self.springboard:
             var windows: [ElementSnapshot] = []
-            if alertUp {
+            if alertUp && name != "system-dialog" {
+                windows.append(ElementSnapshot(type: .window, frame: full, children: [localizedAlert()]))
+            } else if alertUp {
                 let box = Rect(66, 300, 270, 200)
                 windows.append(ElementSnapshot(type: .window, frame: full, children: [
                     ElementSnapshot(type: .alert, label: "Allow “Demo” to use your location?", frame: box, children: [
@@ -121,6 +149,30 @@ public final class PathologyScene {
         default:
             return nil
         }
+    }
+
+    /// The alert of `alert-de` / `alert-ja`: a toggle in its own group, then the answers.
+    private func localizedAlert() -> ElementSnapshot {
+        let de = name == "alert-de"
+        let title = de ? "„Demo“ möchte deinen Standort verwenden" : "“Demo”に位置情報の使用を許可しますか?"
+        let toggle = ElementSnapshot(type: .other, frame: Rect(66, 350, 270, 50), children: [
+            ElementSnapshot(type: .button, label: de ? "Genau" : "正確な位置情報", value: de ? (precise ? "Ein" : "Aus") : (precise ? "オン" : "オフ"),
+                            frame: Rect(100, 360, 200, 30)),
+        ])
+        var items = [ElementSnapshot(type: .staticText, label: title, frame: Rect(82, 306, 238, 40)), toggle]
+        for (label, frame) in alertAnswers() {
+            items.append(ElementSnapshot(type: .button, label: label, frame: frame))
+        }
+        return ElementSnapshot(type: .alert, label: title, frame: Rect(66, 300, 270, 250), children: items)
+    }
+
+    /// The answers of the localized alerts, with their frames; the last one denies.
+    private func alertAnswers() -> [(String, Rect)] {
+        if name == "alert-de" {
+            return [("Einmal erlauben", Rect(66, 412, 270, 44)), ("Beim Verwenden der App erlauben", Rect(66, 456, 270, 44)),
+                    ("Nicht erlauben", Rect(66, 500, 270, 44))]
+        }
+        return [("許可しない", Rect(66, 456, 135, 44)), ("許可", Rect(201, 456, 135, 44))]
     }
 
     private func field(_ id: String, _ label: String, _ frame: Rect, placeholder: String) -> ElementSnapshot {
@@ -179,6 +231,33 @@ public final class PathologyScene {
         case "long-text":
             items = [field("bio", "Bio", Rect(21, 80, 351, 47), placeholder: "Bio"),
                      text(Self.longText, Rect(21, 140, 351, 600), id: "long")]
+        case "settling":
+            items = [text(went == 0 ? "Ready" : "Went \(went)", Rect(21, 80, 351, 30), id: "status"),
+                     ElementSnapshot(type: .button, label: "Go", frame: Rect(21, 130, 351, 47)),
+                     field("note", "Note", Rect(21, 190, 351, 47), placeholder: "Note")]
+        case "tab-bar":
+            let rows = (1...30).map { i -> ElementSnapshot in
+                let top = 100 + Double(i - 1) * 50 - offset
+                return ElementSnapshot(type: .cell, frame: Rect(0, top, Self.w, 50), children: [
+                    text("Row \(i)", Rect(21, top + 15, 351, 20)),
+                ])
+            }
+            items = [text(status.isEmpty ? "Ready" : status, Rect(21, 65, 351, 30), id: "status"),
+                     ElementSnapshot(type: .table, identifier: "rows", frame: Rect(0, 100, Self.w, 752), children: rows),
+                     ElementSnapshot(type: .tabBar, identifier: "tabs", frame: Rect(0, 769, Self.w, 83), children: [
+                         ElementSnapshot(type: .button, label: "Home", frame: Rect(0, 769, 196, 49)),
+                         ElementSnapshot(type: .button, label: "Settings", frame: Rect(196, 769, 197, 49)),
+                     ])]
+        case "alert-de", "alert-ja":
+            items = [text(status.isEmpty ? "Ready" : status, Rect(21, 80, 351, 30), id: "location")]
+        case "plus":
+            items = [text(status.isEmpty ? "Ready" : status, Rect(21, 80, 351, 30), id: "status"),
+                     ElementSnapshot(type: .button, identifier: "tapme", label: "Tap me", frame: Rect(40, 300, 150, 50))]
+        case "notes":
+            let v = values["notes"] ?? ""
+            items = [text("Notes", Rect(21, 40, 351, 30)),
+                     ElementSnapshot(type: .textView, identifier: "notes", label: "Notes", value: v, frame: Rect(21, 80, 351, 300),
+                                     hasFocus: false, hasKeyboardFocus: focus == "notes")]
         default:
             break
         }
@@ -211,6 +290,8 @@ public final class PathologyScene {
         case ("prefilled", "email"): return Rect(21, 110, 351, 47)
         case ("fold", "name"): return Rect(21, 60, 351, 38)
         case ("long-text", "bio"): return Rect(21, 80, 351, 47)
+        case ("settling", "note"): return Rect(21, 190, 351, 47)
+        case ("notes", "notes"): return Rect(21, 80, 351, 300)
         default: return nil
         }
     }
@@ -224,6 +305,17 @@ public final class PathologyScene {
     }
 
     public func tap(x: Double, y: Double) {
+        if alertUp && name != "system-dialog" {  // the localized alerts
+            if Rect(100, 360, 200, 30).contains(x: x, y: y) { precise.toggle(); status = "Precise \(precise ? "on" : "off")"; onChange(); return }
+            let answers = alertAnswers()
+            for (i, (_, f)) in answers.enumerated() where f.contains(x: x, y: y) {
+                let deny = name == "alert-de" ? i == answers.count - 1 : i == 0
+                status = deny ? "Location denied" : "Location allowed"
+                alertUp = false
+                onChange()
+            }
+            return
+        }
         if alertUp {  // the system alert is modal
             if Rect(66, 412, 270, 44).contains(x: x, y: y) { status = "Location allowed"; alertUp = false; onChange() }
             if Rect(66, 456, 270, 44).contains(x: x, y: y) { status = "Location denied"; alertUp = false; onChange() }
@@ -233,7 +325,7 @@ public final class PathologyScene {
             if Self.returnKey.contains(x: x, y: y) { try? type("\n") } else { try? type("x") }
             return
         }
-        for id in ["note", "email", "name", "bio"] {
+        for id in ["note", "email", "name", "bio", "notes"] {
             if let f = fieldFrame(id), f.contains(x: x, y: y) { focusField(id, x: x); return }
         }
         switch name {
@@ -251,6 +343,18 @@ public final class PathologyScene {
             }
         case "other-app":
             if Rect(0, 150, Self.w, 44).contains(x: x, y: y) { status = "Wi-Fi opened"; onChange() }
+        case "settling":
+            if Rect(21, 130, 351, 47).contains(x: x, y: y) { went += 1; onChange() }
+        case "tab-bar":
+            if Rect(0, 769, Self.w, 83).contains(x: x, y: y) {
+                status = x < 196 ? "Tab Home" : "Tab Settings"
+                onChange()
+            } else if Rect(0, 100, Self.w, 752).contains(x: x, y: y) {
+                let row = Int((y - 100 + offset) / 50) + 1
+                if (1...30).contains(row) { status = "Opened Row \(row)"; onChange() }
+            }
+        case "plus":
+            if Rect(40, 300, 150, 50).contains(x: x, y: y) { status = "Tapped"; onChange() }
         default:
             break
         }
@@ -266,6 +370,9 @@ public final class PathologyScene {
             switch c {
             case "\u{8}":
                 if caret > 0 { v.remove(at: caret - 1); caret -= 1 }
+            case "\n" where f == "notes", "\r" where f == "notes", "\r\n" where f == "notes":  // a text view takes the newline
+                v.insert("\n", at: caret)
+                caret += 1
             case "\n", "\r", "\r\n", "\u{1B}":
                 focus = nil
             default:
@@ -280,6 +387,19 @@ public final class PathologyScene {
     }
 
     public func drag(_ plan: DragPlan) {
+        if name == "notes" {  // interactive dismissal: a drag down from the text view
+            if focus != nil, Rect(21, 80, 351, 300).contains(x: plan.fromX, y: plan.fromY), plan.toY > plan.fromY + 40 {
+                focus = nil
+                onChange()
+            }
+            return
+        }
+        if name == "tab-bar" {
+            guard Rect(0, 100, Self.w, 669).contains(x: plan.fromX, y: plan.fromY) else { return }
+            offset = max(0, min(30 * 50 - 669, offset + plan.fromY - plan.toY))
+            onChange()
+            return
+        }
         guard name == "fold" else { return }
         if plan.pressSeconds >= 0.5 {  // a hold before the move: a context menu, not a scroll
             status = "Context menu"

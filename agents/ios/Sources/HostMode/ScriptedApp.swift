@@ -56,6 +56,15 @@ public final class ScriptedApp {
 
     /// The scene never goes idle (XCTest's quiescence wait would never end).
     public var neverIdle: Bool { scene?.neverIdle ?? false }
+    /// How long the app animates after each input event before it is idle (ms).
+    public var idleAfterMs: Int { scene?.idleAfterMs ?? 0 }
+    /// The screen's pixels per point as rendered (`UIScreen.nativeScale`) when it is not the
+    /// nominal scale (the `plus` scene), else nil.
+    public var nativeScale: Double? { scene?.nativeScale }
+    public var widthPoints: Double { scene?.widthPoints ?? (landscape ? Self.height : Self.width) }
+    public var heightPoints: Double { scene?.heightPoints ?? (landscape ? Self.width : Self.height) }
+    /// Whether SpringBoard shows an alert (what the layer's cheap alert query answers).
+    public var systemAlertShown: Bool { scene.map { $0.alertShown } ?? (inFront && alertShown) }
 
     /// A drag (XCTest's press-drag-hold); the scripted login/home screens do not scroll.
     public func drag(_ plan: DragPlan) { scene?.drag(plan) }

@@ -61,7 +61,10 @@ public protocol XCUIElementSnapshot: XCUIElementAttributes {
 open class XCUIElement {
     public enum ElementType: UInt, Sendable {
         case any = 0
+        case alert = 7
     }
+
+    public var exists: Bool { stub() }
 
     public func snapshot() throws -> XCUIElementSnapshot { stub() }
     public func coordinate(withNormalizedOffset normalizedOffset: CGVector) -> XCUICoordinate { stub() }

@@ -5,10 +5,48 @@ import Foundation
 public struct ScreenGeometry: Equatable, Sendable {
     public var scale: Double
     public var rotation: Int
+    /// Pixels per point of the screen as rendered (`UIScreen.nativeScale`): differs from
+    /// `scale` on Plus models (2.608 for 3) and with Display Zoom; nil when unknown.
+    public var nativeScale: Double?
+    /// The screen's width in points as the interface is turned; nil when unknown.
+    public var widthPoints: Double?
 
-    public init(scale: Double, rotation: Int = 0) {
+    public init(scale: Double, rotation: Int = 0, nativeScale: Double? = nil, widthPoints: Double? = nil) {
         self.scale = scale
         self.rotation = rotation
+        self.nativeScale = nativeScale
+        self.widthPoints = widthPoints
+    }
+}
+
+/// The pixel ratio the hub's coordinates use: the screenshot's (pixels of a screenshot over
+/// the screen's width in points) once one was measured for this width and rotation, else the
+/// native scale, else the nominal scale. `UIScreen.scale` alone is wrong on Plus models and
+/// with Display Zoom (issue 34), where screenshots are 1080 pixels for 414 points.
+public struct PixelRatio: Equatable, Sendable {
+    private var measured: [String: Double] = [:]
+
+    public init() {}
+
+    private static func key(_ g: ScreenGeometry) -> String? {
+        guard let w = g.widthPoints, w > 0 else { return nil }
+        return "\(Int(w.rounded()))@\(g.rotation)"
+    }
+
+    /// Remembers the ratio of a screenshot `pixelWidth` wide taken at geometry `g` (at most 8
+    /// geometries; a ratio outside 1...4 is ignored).
+    public mutating func measured(pixelWidth: Int, at g: ScreenGeometry) {
+        guard let k = Self.key(g), let w = g.widthPoints else { return }
+        let r = Double(pixelWidth) / w
+        guard r >= 1, r <= 4 else { return }
+        if measured.count >= 8 && measured[k] == nil { measured.removeAll() }
+        measured[k] = r
+    }
+
+    public func ratio(_ g: ScreenGeometry) -> Double {
+        if let k = Self.key(g), let r = measured[k] { return r }
+        if let n = g.nativeScale, n > 0 { return n }
+        return g.scale
     }
 }
 
@@ -209,23 +247,27 @@ public struct CaptureAssembler: Sendable {
 
     public init() {}
 
-    public func capture(_ p: DevicePrimitives, preferred: [String]) throws -> ScreenCapture {
+    /// `front`: the application already picked in front for this command (no app-state query
+    /// again); nil picks it from `runningApps`. SpringBoard is read only when the layer says an
+    /// alert is up, or cannot tell.
+    public func capture(_ p: DevicePrimitives, preferred: [String], front pinned: String? = nil,
+                        ratio: PixelRatio = PixelRatio()) throws -> ScreenCapture {
         let geometry = try p.screen()
-        let front = ForegroundPicker.pick(try p.runningApps(), preferred: preferred)
+        let front = try pinned ?? ForegroundPicker.pick(try p.runningApps(), preferred: preferred)
         let taken = try ladder.take { try p.snapshot(of: front, limits: $0) }
         var root = CapturedRoot(bundleId: front, system: front == ForegroundPicker.springboard, tree: taken.tree)
         root.depthLimit = taken.limits.maxDepth
         root.fellBack = taken.fallbacks > 0
         if root.fellBack { root.failedDepth = ladder.depths.first }
         var roots = [root]
-        if front != ForegroundPicker.springboard,
+        if front != ForegroundPicker.springboard, p.systemAlertShown() != false,
            let sb = try? alertLadder.take({ try p.snapshot(of: ForegroundPicker.springboard, limits: $0) }),
            let alerts = SystemAlerts.windows(in: sb.tree) {
             var r = CapturedRoot(bundleId: ForegroundPicker.springboard, system: true, tree: alerts)
             r.depthLimit = sb.limits.maxDepth
             roots.append(r)
         }
-        var capture = ScreenCapture(scale: geometry.scale, roots: roots)
+        var capture = ScreenCapture(scale: ratio.ratio(geometry), roots: roots)
         capture.rotation = geometry.rotation
         capture.warnings = p.captureWarnings()
         return capture

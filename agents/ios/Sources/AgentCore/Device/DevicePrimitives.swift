@@ -56,10 +56,21 @@ public protocol DevicePrimitives: AnyObject, Sendable {
     /// A pinch or two-finger tap on the element `plan` names (XCUIElement's own gestures);
     /// announced as the capability `multi_touch` when implemented.
     func multiTouch(_ plan: MultiTouchPlan) throws -> Outcome
+    /// The application input goes to (coordinates, typing, keys): the one the core found in
+    /// front. Called before every input, so a backgrounded app never receives it.
+    func setInputApp(_ bundleId: String)
+    /// Whether SpringBoard shows an alert now, from one cheap query (no snapshot); nil when the
+    /// layer cannot tell (the core then reads SpringBoard's snapshot, as before).
+    func systemAlertShown() -> Bool?
+    /// The general pasteboard: read (`set` nil) or replaced; announced as `clipboard`.
+    func pasteboard(set: String?) throws -> Outcome
 }
 
 extension DevicePrimitives {
     public func setQuiescence(_ wait: Quiescence) {}
+    public func setInputApp(_ bundleId: String) {}
+    public func systemAlertShown() -> Bool? { nil }
+    public func pasteboard(set: String?) throws -> Outcome { .unsupported("this agent does not read or set the pasteboard") }
     public func captureWarnings() -> [String] { [] }
     public func doubleTap(x: Double, y: Double) throws {
         try tap(x: x, y: y)

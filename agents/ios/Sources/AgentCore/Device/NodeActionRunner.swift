@@ -35,6 +35,9 @@ public enum NodeActionRunner {
         public var pace: TypingPace
         public var scale: Double
         public var refresh: () throws -> CaptureRecord
+        /// Called before each input event with its kind, so the layer bounds XCTest's idle wait
+        /// for it (a tap or scroll at the node-action bound, typing at the typing bound).
+        public var waitFor: (QuiescencePolicy.Kind) -> Void = { _ in }
 
         public init(primitives: DevicePrimitives, pace: TypingPace, scale: Double, refresh: @escaping () throws -> CaptureRecord) {
             self.primitives = primitives
@@ -90,6 +93,7 @@ public enum NodeActionRunner {
                 var plan = DragPlan.between(fromX: viewport.midX, fromY: viewport.midY + d / 2, toX: viewport.midX,
                                             toY: viewport.midY - d / 2, seconds: 0.4, scale: c.scale)
                 plan.holdSeconds = 0.1  // stop before lifting: no momentum past the element
+                c.waitFor(.nodeAction)
                 try c.primitives.drag(plan)
                 r = try c.refresh()
                 guard let again = r.find(path: t.path) else {
@@ -101,7 +105,9 @@ public enum NodeActionRunner {
         return .refused(.fail(.notVisible, "\(Reachability.notVisible): still not in view after \(maxScrollSteps) scrolls; recovery: scroll towards it, then find it again"))
     }
 
-    private static func press(_ p: DevicePrimitives, _ x: Double, _ y: Double, long: Bool) throws {
+    private static func press(_ c: Context, _ x: Double, _ y: Double, long: Bool) throws {
+        c.waitFor(.nodeAction)
+        let p = c.primitives
         if long {
             try p.longPress(x: x, y: y, seconds: longPressSeconds)
         } else {
@@ -114,7 +120,7 @@ public enum NodeActionRunner {
         switch try reach(e, r, c) {
         case .refused(let o): return o
         case .ok(_, _, let x, let y):
-            try press(c.primitives, x, y, long: long)
+            try press(c, x, y, long: long)
             return .ok(method)
         }
     }
@@ -149,6 +155,7 @@ public enum NodeActionRunner {
         let v = Reachability.visibleRect(of: e, in: r)
         let y: Double
         if case .visible(_, let hy) = Reachability.check(e, in: r) { y = hy } else { y = v.midY }
+        c.waitFor(.nodeAction)
         try c.primitives.tap(x: v.maxX - min(4, v.width / 4), y: y)
     }
 
@@ -168,6 +175,7 @@ public enum NodeActionRunner {
     }
 
     private static func type(_ text: String, _ c: Context) throws {
+        c.waitFor(.typing)
         for (chunk, pause) in c.pace.plan(text) {
             try c.primitives.typeText(chunk)
             if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1000) }
@@ -200,7 +208,10 @@ public enum NodeActionRunner {
             if attempt > 0 {
                 try tapAtEnd(field, r, c)  // the caret may not have been at the end
             }
-            if !old.isEmpty { try c.primitives.typeText(String(repeating: KeyText.delete, count: old.count)) }
+            if !old.isEmpty {
+                c.waitFor(.typing)
+                try c.primitives.typeText(String(repeating: KeyText.delete, count: old.count))
+            }
             try type(t, c)
             r = try c.refresh()
             guard let after = r.find(path: field.path) else { return .notFound("the text input is gone after typing") }
@@ -234,6 +245,7 @@ public enum NodeActionRunner {
         guard hasArea(r) else { return .failed("the scroll view has no area to swipe in") }
         let low = r.y + r.height * 0.75, high = r.y + r.height * 0.25
         let forward = cmd.action == .scrollForward
+        c.waitFor(.nodeAction)
         try c.primitives.drag(DragPlan.between(fromX: r.midX, fromY: forward ? low : high, toX: r.midX,
                                                toY: forward ? high : low, seconds: 0.3, scale: c.scale))
         return .ok(method)

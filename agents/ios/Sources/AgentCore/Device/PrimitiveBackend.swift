@@ -15,6 +15,13 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     public var assembler = CaptureAssembler()
     public var pace: TypingPace
     public var quiescence = QuiescencePolicy()
+    /// The pixel ratio of captures and gestures (screenshot-measured once known).
+    public private(set) var pixelRatio = PixelRatio()
+    /// The application in front for the command running now (picked once per command: its
+    /// re-reads after scrolls and typing reuse it); nil between commands.
+    private var pinnedFront: String?
+    /// The idle wait the current input asked for; captures run with none and restore it.
+    private var activeWait = Quiescence.skip
     /// Re-read the screen before each node action unless the retained capture is younger than
     /// `freshMs` with no input since. 0 (the default) always re-reads: a screen can change by
     /// itself between a capture and the action, and a stale handle must never act; the re-read
@@ -63,8 +70,29 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     /// One capture as the assembler builds it (front app, depth ladder, alerts, fresh scale).
+    /// It runs with no idle wait (the input's bound never carries over into a capture) and
+    /// points the layer's input at the front application it found.
     public func screenCapture() throws -> ScreenCapture {
-        try assembler.capture(primitives, preferred: [lastOpened, targetApp].compactMap { $0 })
+        primitives.setQuiescence(.skip)
+        defer { primitives.setQuiescence(activeWait) }
+        let front = try pinnedFront ?? pickFront()
+        return try assembler.capture(primitives, preferred: [], front: front, ratio: pixelRatio)
+    }
+
+    /// The application in front now (one app-state query), which input then goes to.
+    @discardableResult
+    public func pickFront() throws -> String {
+        let front = ForegroundPicker.pick(try primitives.runningApps(), preferred: [lastOpened, targetApp].compactMap { $0 })
+        primitives.setInputApp(front)
+        return front
+    }
+
+    /// Runs `body` with the front application picked once for all its captures and input.
+    private func pinned<T>(_ body: () throws -> T) throws -> T {
+        if pinnedFront != nil { return try body() }
+        pinnedFront = try pickFront()
+        defer { pinnedFront = nil }
+        return try body()
     }
 
     /// A capture whose elements keep the handles they had in the previous capture (an element
@@ -114,13 +142,18 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     private func input(_ kind: QuiescencePolicy.Kind) {
-        primitives.setQuiescence(quiescence.wait(for: kind))
+        activeWait = quiescence.wait(for: kind)
+        primitives.setQuiescence(activeWait)
         lock.lock()
         inputs += 1
         lock.unlock()
     }
 
     public func nodeAction(_ cmd: NodeActionCommand) throws -> Outcome {
+        try pinned { try nodeActionPinned(cmd) }
+    }
+
+    private func nodeActionPinned(_ cmd: NodeActionCommand) throws -> Outcome {
         let at = "handle \(cmd.handle) of capture \(cmd.capture)"
         guard let record = record(cmd.capture) else { return .notFound("capture \(cmd.capture) is not held any more") }
         guard let seen = record.element(handle: cmd.handle) else { return .notFound("capture \(cmd.capture) has no handle \(cmd.handle)") }
@@ -135,9 +168,10 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
             live = found
         }
         input(.nodeAction)
-        let context = NodeActionRunner.Context(primitives: primitives, pace: pace, scale: liveRecord.scale) { [self] in
+        var context = NodeActionRunner.Context(primitives: primitives, pace: pace, scale: liveRecord.scale) { [self] in
             try freshRecord()
         }
+        context.waitFor = { [self] kind in input(kind) }
         return try NodeActionRunner.run(cmd, live: live, in: liveRecord, context: context)
     }
 
@@ -147,12 +181,20 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     public func extraDeadlineMs(_ msg: HubMessage) -> Int {
         switch msg {
         case .text(_, let t):
-            return CommandBudget.typingMs(t.count, pace: pace)
+            return CommandBudget.typingMs(t.count, pace: pace) + IdleWait.budgetMs(quiescence, .typing, events: pace.plan(t).count)
         case .nodeAction(let c):
             let old = record(c.capture)?.element(handle: c.handle).map { NodeActionRunner.content($0).count } ?? 0
             let typed = c.text?.count ?? 0
             let scrolls = NodeActionRunner.maxScrollSteps * CommandBudget.scrollStepMs
-            return 2 * (CommandBudget.typingMs(typed, pace: pace) + CommandBudget.typingMs(old, pace: .unpaced)) + scrolls
+            // Idle waits: the taps (a retry included) and every scroll step at the node-action
+            // bound, every typing call (a delete run, the pace's chunks, twice) at the typing one.
+            let waits = IdleWait.budgetMs(quiescence, .nodeAction, events: 2 + NodeActionRunner.maxScrollSteps)
+                + IdleWait.budgetMs(quiescence, .typing, events: 2 * (1 + pace.plan(c.text ?? "").count))
+            return 2 * (CommandBudget.typingMs(typed, pace: pace) + CommandBudget.typingMs(old, pace: .unpaced)) + scrolls + waits
+        case .gesture:
+            return IdleWait.budgetMs(quiescence, .gesture, events: 2)
+        case .app:
+            return IdleWait.budgetMs(quiescence, .app, events: 1)
         default:
             return 0
         }
@@ -163,7 +205,8 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     public func gesture(kind: String, points: [Point], durationMs: Int) throws -> Outcome {
-        let s = try primitives.screen().scale  // read now: the scale changes with the screen
+        let s = pixelRatio.ratio(try primitives.screen())  // read now: the scale changes with the screen
+        try pickFront()  // input goes to the app in front now, never one sent to the background
         input(.gesture)
         guard s > 0, let first = points.first else { return .fail(.badCommand, "no point") }
         let x = Double(first.x) / s, y = Double(first.y) / s
@@ -190,16 +233,21 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
         guard primitives.capabilities.contains("multi_touch") else {
             return .unsupported("this agent cannot inject several fingers at once")
         }
-        let tree = converter.convert(try screenCapture(), captureId: 0).0  // handles untouched
-        input(.gesture)
-        return try primitives.multiTouch(MultiTouchPlan.plan(tree, kind: kind, center: center, scale: scale,
-                                                             durationMs: durationMs))
+        return try pinned {
+            let tree = converter.convert(try screenCapture(), captureId: 0).0  // handles untouched
+            input(.gesture)
+            switch MultiTouchPlan.planned(tree, kind: kind, center: center, scale: scale, durationMs: durationMs) {
+            case .failure(let why): return .fail(.notFound, why.message)
+            case .success(let plan): return try primitives.multiTouch(plan)
+            }
+        }
     }
 
     public func globalAction(_ action: GlobalAction) throws -> Outcome {
         switch action {
         case .home:
             try primitives.pressHome()
+            primitives.setInputApp(ForegroundPicker.springboard)
             return .success
         case .back:
             return .unsupported("iOS has no system BACK; tap the screen's own back button")
@@ -209,6 +257,7 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     public func key(_ name: String) throws -> Outcome {
+        if name != "VOLUME_UP" && name != "VOLUME_DOWN" && name != "HOME" { try pickFront() }
         input(.typing)
         switch name {
         case "ENTER": try primitives.typeKey(.enter)
@@ -217,7 +266,9 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
         case "SPACE": try primitives.typeKey(.space)
         case "ESCAPE": try primitives.typeKey(.escape)
         case "FORWARD_DEL": try primitives.typeKey(.forwardDelete)
-        case "HOME": try primitives.pressHome()
+        case "HOME":
+            try primitives.pressHome()
+            primitives.setInputApp(ForegroundPicker.springboard)
         case "VOLUME_UP": return try primitives.pressButton(.volumeUp)
         case "VOLUME_DOWN": return try primitives.pressButton(.volumeDown)
         default: return .unsupported("key \(name) is not available on iOS (no such key or button)")
@@ -226,6 +277,7 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     }
 
     public func typeText(_ text: String) throws -> Outcome {
+        try pickFront()
         input(.typing)
         for (chunk, pause) in pace.plan(text) {
             try primitives.typeText(chunk)
@@ -237,16 +289,26 @@ public final class PrimitiveBackend: UiBackend, @unchecked Sendable {
     public func app(_ action: AppAction, appId: String?, uri: String?) throws -> Outcome {
         input(.app)
         let done = try primitives.app(action, bundleId: appId, url: uri)
-        if done.ok, let id = appId, action == .open || action == .bringToFront || action == .deepLink { lastOpened = id }
+        if done.ok, let id = appId, action == .open || action == .bringToFront || action == .deepLink {
+            lastOpened = id
+            primitives.setInputApp(id)
+        }
+        if done.ok && action == .closeUI { primitives.setInputApp(ForegroundPicker.springboard) }
         return done
     }
 
+    /// A screenshot; its pixel width over the screen's width in points is the pixel ratio of
+    /// the captures and gestures that follow at this geometry (`PixelRatio`).
     public func screenshot() throws -> Outcome {
-        .png(Base64.encode(try primitives.screenshotPNG()))
+        let g = try primitives.screen()
+        let png = try primitives.screenshotPNG()
+        if let size = PNGInfo.size(png) { pixelRatio.measured(pixelWidth: size.width, at: g) }
+        return .png(Base64.encode(png))
     }
 
+    /// The pasteboard through the layer (UIPasteboard in the runner; host mode's own).
     public func clipboard(set: String?) throws -> Outcome {
-        .unsupported("the iOS agent does not read or set the pasteboard")
+        try primitives.pasteboard(set: set)
     }
 
     public func health() -> String? { primitives.health() }

@@ -225,6 +225,14 @@ final class AgentSession: @unchecked Sendable {
         }
     }
 
+    /// Hides the keyboard and checks it left (`KeyboardHide.perform`; UI thread).
+    private func hideKeyboard() throws -> Outcome {
+        try KeyboardHide.perform(backend, nextCapture: { [self] in
+            defer { nextCapture += 1 }
+            return nextCapture
+        }, acted: { [self] in acted() })
+    }
+
     /// UI thread.
     private func execute(_ msg: HubMessage, _ id: Int) -> Reply {
         do {
@@ -284,15 +292,7 @@ final class AgentSession: @unchecked Sendable {
             case .alert(_, let action, let button):
                 outcome = try answerAlert(action, button)
             case .keyboard:
-                let (shown, key) = DeviceCapabilities.hideKey(try backend.capture(nextCapture))
-                nextCapture += 1
-                if !shown {
-                    outcome = .success
-                } else if let k = key, let at = DeviceCapabilities.centre(k) {
-                    outcome = try backend.gesture(kind: "tap", points: [at], durationMs: 0)
-                } else {
-                    outcome = .unsupported("the keyboard shows no hide or return key; tap outside the field")
-                }
+                outcome = try hideKeyboard()
             case .permission:
                 outcome = .unsupported(DeviceCapabilities.noPermissions)
             case .location:

@@ -5,18 +5,36 @@ import Foundation
 /// prefix). An alert is an `Alert` element (XCUIElementTypeAlert; in a
 /// SpringBoard window when the system asks, e.g. for a permission); its title is its label (else
 /// its first static text), its buttons the `Button` elements inside it in document order.
-/// Accept picks the affirmative button (Allow, OK, Continue, ... else the last one), dismiss the
-/// negative one (Don't Allow, Cancel, Not Now, ... else the first); the caller taps its centre.
-/// The keyboard is hidden by tapping its hide/return key when the capture shows a `Keyboard`.
+/// Accept picks the affirmative button, dismiss the negative one, among the alert's *answer*
+/// buttons (those beside its last button: a control above them, like the iOS 17 location
+/// prompt's "Precise" toggle, is never an answer), by their words in English, German and
+/// Japanese, else by where iOS puts them: in a row the cancel is on the left and the default on
+/// the right; in a stack the default is on top and the cancel at the bottom (issue 34; WDA falls
+/// back to the first/last button whatever it is). The caller taps its centre.
+/// The keyboard is hidden as `KeyboardHide` plans it, and checked to be gone.
 public enum DeviceCapabilities {
     public struct FoundAlert: Equatable, Sendable {
         public var info: AlertInfo
         public var buttons: [RawNode]
     }
 
-    static let positive = ["allow", "ok", "continue", "yes", "allow while using app", "allow once", "accept"]
-    static let negative = ["don't allow", "don’t allow", "cancel", "not now", "no", "deny", "close", "dismiss"]
-    static let hideKeys = ["hide keyboard", "dismiss keyboard", "done", "return"]
+    static let positive: Set<String> = [
+        "allow", "ok", "continue", "yes", "allow while using app", "allow once", "accept", "allow all",
+        "allow full access",
+        // German
+        "erlauben", "zulassen", "fortfahren", "weiter", "ja", "beim verwenden der app erlauben",
+        "einmal erlauben", "akzeptieren", "alle erlauben",
+        // Japanese
+        "許可", "許可する", "続ける", "はい", "appの使用中は許可", "1度だけ許可", "一度だけ許可", "承認",
+        "すべてを許可",
+    ]
+    static let negative: Set<String> = [
+        "don't allow", "don’t allow", "cancel", "not now", "no", "deny", "close", "dismiss",
+        // German
+        "nicht erlauben", "abbrechen", "nicht jetzt", "nein", "ablehnen", "schließen", "nicht zulassen",
+        // Japanese
+        "許可しない", "キャンセル", "今はしない", "いいえ", "拒否", "閉じる", "後で",
+    ]
     /// Why a permission cannot be changed by the agent (the hub names the alert route too).
     public static let noPermissions =
         "an iPhone lets no one outside the app change its permissions; answer the app's permission alert instead"
@@ -49,20 +67,29 @@ public enum DeviceCapabilities {
             if let k = names.firstIndex(of: wanted) { return .success(alert.buttons[k]) }
             return .failure(Why("the alert has no button '\(button ?? "")'; its buttons: \(alert.info.buttons.joined(separator: ", "))"))
         }
+        let answers = answerButtons(alert.buttons)
+        guard !answers.isEmpty else { return .failure(Why("the alert has no buttons")) }
         let words = action == "accept" ? positive : negative
-        if let k = names.firstIndex(where: { words.contains($0) }) { return .success(alert.buttons[k]) }
-        guard let fallback = action == "accept" ? alert.buttons.last : alert.buttons.first else {
-            return .failure(Why("the alert has no buttons"))
-        }
-        return .success(fallback)
+        if let b = answers.first(where: { words.contains(normalized($0)) }) { return .success(b) }
+        // No known word: where iOS puts the default and the cancel button.
+        let tops = answers.compactMap { $0.bounds?.top }
+        let inRow = tops.count == answers.count && (tops.max()! - tops.min()!) <= 4
+        let byX = answers.sorted { ($0.bounds?.left ?? 0) < ($1.bounds?.left ?? 0) }
+        let byY = answers.sorted { ($0.bounds?.top ?? 0) < ($1.bounds?.top ?? 0) }
+        let pick = inRow ? (action == "accept" ? byX.last : byX.first) : (action == "accept" ? byY.first : byY.last)
+        return .success(pick ?? answers[0])
     }
 
-    /// The key that hides the keyboard of `tree`; nil when no keyboard shows (`shown` false).
-    public static func hideKey(_ tree: RawTree) -> (shown: Bool, key: RawNode?) {
-        guard let keyboard = tree.nodes.firstIndex(where: { kind($0) == "Keyboard" }) else { return (false, nil) }
-        let keys = tree.nodes.filter { isInside($0, keyboard, tree) && ["Button", "Key"].contains(kind($0)) }
-        let key = keys.first { hideKeys.contains((name($0) ?? "").lowercased()) }
-        return (true, key)
+    static func normalized(_ n: RawNode) -> String {
+        (name(n) ?? "").lowercased().trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The alert's answer buttons: those with the same parent as its last button and no value
+    /// (a button with a value is a toggle, like "Precise: On").
+    static func answerButtons(_ buttons: [RawNode]) -> [RawNode] {
+        let plain = buttons.filter { ($0.value ?? "").isEmpty }
+        guard let last = plain.last else { return [] }
+        return plain.filter { $0.parent == last.parent }
     }
 
     public struct Why: Error, Equatable { public let message: String; init(_ m: String) { message = m } }

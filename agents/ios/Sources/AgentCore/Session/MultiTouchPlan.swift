@@ -43,6 +43,25 @@ public struct MultiTouchPlan: Equatable, Sendable {
         return MultiTouchPlan(gesture: gesture, bundleId: tree.package, identifier: target(tree, center))
     }
 
+    /// Why a multi-touch command has no element to act on.
+    public struct NoTarget: Error, Equatable { public let message: String }
+
+    /// Like `plan`, but refused when no element under `center` can be named and `center` is
+    /// not the application's own centre: XCUITest pinches an element at its centre, so acting
+    /// on the application would move the gesture elsewhere and report success for it (issue 34).
+    public static func planned(_ tree: RawTree, kind: String, center: Point, scale: Double, durationMs: Int)
+        -> Result<MultiTouchPlan, NoTarget>
+    {
+        let p = plan(tree, kind: kind, center: center, scale: scale, durationMs: durationMs)
+        if p.identifier != nil { return .success(p) }
+        if let b = tree.nodes.first?.bounds {
+            let cx = (b.left + b.right) / 2, cy = (b.top + b.bottom) / 2
+            let tolerance = max(8, (b.right - b.left) / 20)
+            if abs(center.x - cx) <= tolerance && abs(center.y - cy) <= tolerance { return .success(p) }
+        }
+        return .failure(NoTarget(message: "no element with a unique identifier is under (\(center.x), \(center.y)); XCUITest pinches an element at its centre, so the gesture would land elsewhere; recovery: aim at an element with an accessibility identifier, or at the screen's centre"))
+    }
+
     /// Signed scale factor per second: > 0 opens (zoom in), < 0 closes (zoom out).
     public static func velocity(scale: Double, durationMs: Int) -> Double {
         let seconds = durationMs > 0 ? Double(durationMs) / 1000 : defaultSeconds

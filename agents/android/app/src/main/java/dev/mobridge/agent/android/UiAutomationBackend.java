@@ -29,6 +29,7 @@ import dev.mobridge.agent.core.Outcome;
 import dev.mobridge.agent.core.PackageLists;
 import dev.mobridge.agent.core.UiBackend;
 import dev.mobridge.agent.core.UiEventListener;
+import dev.mobridge.agent.core.KeyboardHide;
 import dev.mobridge.agent.core.capture.CacheClear;
 import dev.mobridge.agent.core.capture.Prefetch;
 import dev.mobridge.agent.core.capture.SecureCheck;
@@ -113,7 +114,7 @@ final class UiAutomationBackend implements UiBackend {
                 : "android-" + Build.DEVICE);
         d.model = Build.MANUFACTURER + " " + Build.MODEL;
         d.osVersion = Build.VERSION.RELEASE;
-        Point size = screenSize();
+        Point size = screenSize0();
         if (size != null) {
             d.width = size.x;
             d.height = size.y;
@@ -232,7 +233,7 @@ final class UiAutomationBackend implements UiBackend {
         }
     }
 
-    /** The cache clears: public from API 34, reflective (hidden API) before. */
+    /** The cache clears: clearCache from API 34, setServiceInfo before (both public). */
     private final class CachePlatform implements CacheClear.Platform {
         @Override
         public boolean clearPublic() {
@@ -243,11 +244,9 @@ final class UiAutomationBackend implements UiBackend {
         }
 
         @Override
-        public boolean clearReflective() throws Exception {
-            Class<?> c = Class.forName(
-                    "android.view.accessibility.AccessibilityInteractionClient");
-            Object client = c.getMethod("getInstance").invoke(null);
-            c.getMethod("clearCache").invoke(client);
+        public boolean resetServiceInfo() {
+            // Setting the info again clears the platform's node cache (public since API 18).
+            automation.setServiceInfo(automation.getServiceInfo());
             return true;
         }
     }
@@ -467,7 +466,7 @@ final class UiAutomationBackend implements UiBackend {
             }
             Rect b = new Rect();
             n.getBoundsInScreen(b);
-            Point size = screenSize();
+            Point size = screenSize0();
             if (size != null && !b.intersect(0, 0, size.x, size.y)) {
                 return null;
             }
@@ -778,20 +777,36 @@ final class UiAutomationBackend implements UiBackend {
         return out.isEmpty() ? Outcome.ok() : Outcome.failed(PackageLists.first(out));
     }
 
-    /** {@code pm grant/revoke} (and, for a reset, the user-set flags cleared) as the shell. */
+    /**
+     * {@code pm grant/revoke} (and, for a reset, the user-set flags cleared) as the shell, then
+     * the result read back from {@code dumpsys package}: {@code executeShellCommand} returns
+     * stdout only and {@code pm} fails on stderr, so silence proves nothing (issue 34).
+     */
     @Override
     public Outcome permission(String appId, String androidPermission, List<String> commands)
-            throws IOException {
+            throws Exception {
         if (!PackageLists.packageName(appId)) {
             return Outcome.fail(Reply.BAD_COMMAND, appId + " is not an Android package name");
         }
-        for (String command : commands) {
-            String out = shell(command).trim(); // silent on success
-            if (!out.isEmpty()) {
-                return Outcome.failed(PackageLists.first(out));
-            }
-        }
-        return Outcome.ok();
+        return DeviceCommands.applyPermission(c -> new String[] {shell(c), null}, appId,
+                androidPermission, commands);
+    }
+
+    @Override
+    public int sdkInt() {
+        return Build.VERSION.SDK_INT;
+    }
+
+    @Override
+    public int[] screenSize() {
+        Point p = screenSize0();
+        return p == null ? new int[] {0, 0} : new int[] {p.x, p.y};
+    }
+
+    /** {@code mInputShown} of {@code dumpsys input_method} (appium-adb reads the same). */
+    @Override
+    public Boolean inputShown() throws IOException {
+        return KeyboardHide.inputShown(shell("dumpsys input_method"));
     }
 
     /** A test provider fed through {@code cmd location} (Android 12+), as the shell. */
@@ -871,7 +886,7 @@ final class UiAutomationBackend implements UiBackend {
         return dm == null ? null : dm.getDisplay(Display.DEFAULT_DISPLAY);
     }
 
-    private Point screenSize() {
+    private Point screenSize0() {
         Display d = display();
         if (d == null) {
             return null;

@@ -287,21 +287,30 @@ final class AgentSession implements UiEventListener {
             } else if (cmd instanceof HubMessage.Alert) {
                 o = alert((HubMessage.Alert) cmd);
             } else if (cmd instanceof HubMessage.Keyboard) {
-                o = Alerts.keyboardShown(backend.capture(nextCapture++))
-                        ? backend.globalAction(GlobalAction.BACK) : Outcome.ok();
+                o = KeyboardHide.hide(backend, () -> backend.capture(nextCapture++));
             } else if (cmd instanceof HubMessage.MultiTouch) {
                 HubMessage.MultiTouch t = (HubMessage.MultiTouch) cmd;
+                // Clamped to the screen (issue 34: a pinch near an edge left it).
+                int[] size = backend.screenSize();
                 o = backend.multiTouch(t.kind.equals("pinch")
-                        ? DeviceCommands.pinch(t.center[0], t.center[1], t.span, t.scale, 0, 0)
-                        : DeviceCommands.twoFingerTap(t.center[0], t.center[1], t.span, 0, 0),
+                        ? DeviceCommands.pinch(t.center[0], t.center[1], t.span, t.scale, size[0],
+                                size[1])
+                        : DeviceCommands.twoFingerTap(t.center[0], t.center[1], t.span, size[0],
+                                size[1]),
                         t.kind.equals("pinch") ? Math.max(t.durationMs, 200) : 60);
             } else if (cmd instanceof HubMessage.Permission) {
                 HubMessage.Permission p = (HubMessage.Permission) cmd;
-                String android = DeviceCommands.androidPermission(p.permission);
-                o = android == null
-                        ? Outcome.fail(Reply.BAD_COMMAND, "unknown permission '" + p.permission + "'")
-                        : backend.permission(p.appId, android,
-                                DeviceCommands.permission(p.action, p.appId, p.permission));
+                int sdk = backend.sdkInt();
+                String android = DeviceCommands.androidPermission(p.permission, sdk);
+                if (android == null) {
+                    o = Outcome.fail(Reply.BAD_COMMAND, "unknown permission '" + p.permission + "'");
+                } else if (DeviceCommands.NOT_A_RUNTIME_PERMISSION.equals(android)) {
+                    o = Outcome.unsupported("'" + p.permission + "' is no runtime permission before"
+                            + " Android 13 (API " + sdk + "): the app may notify without it");
+                } else {
+                    o = backend.permission(p.appId, android,
+                            DeviceCommands.permission(p.action, p.appId, p.permission, sdk));
+                }
             } else if (cmd instanceof HubMessage.Location) {
                 HubMessage.Location l = (HubMessage.Location) cmd;
                 o = backend.location(l.latitude, l.longitude);

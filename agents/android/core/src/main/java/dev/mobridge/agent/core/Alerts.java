@@ -26,13 +26,26 @@ public final class Alerts {
         ":id/alertTitle", ":id/button1", ":id/parentPanel", ":id/permission_message",
         ":id/permission_allow_button", ":id/grant_dialog"
     };
-    private static final String[] POSITIVE_IDS = {":id/button1", ":id/permission_allow"};
-    private static final String[] NEGATIVE_IDS = {":id/button2", ":id/permission_deny"};
+    /**
+     * In order of preference (issue 34: on Android 14's photo prompt the first allow button is
+     * "Select photos", {@code permission_allow_selected_button}, which grants a partial access
+     * through a picker; accept means "Allow all"). Exact id ends, never a prefix.
+     */
+    private static final String[] POSITIVE_IDS = {
+        ":id/permission_allow_all_button", ":id/permission_allow_foreground_only_button",
+        ":id/permission_allow_button", ":id/permission_allow_one_time_button", ":id/button1"
+    };
+    private static final String[] NEGATIVE_IDS = {
+        ":id/permission_deny_button", ":id/permission_deny_and_dont_ask_again_button",
+        ":id/button2"
+    };
     private static final String[] POSITIVE_WORDS = {
-        "ok", "allow", "yes", "accept", "continue", "while using the app", "only this time"
+        "ok", "allow", "allow all", "yes", "accept", "continue", "while using the app",
+        "only this time", "zulassen", "alle zulassen", "ja", "許可", "すべて許可", "はい"
     };
     private static final String[] NEGATIVE_WORDS = {
-        "cancel", "deny", "no", "don't allow", "dont allow", "not now", "dismiss", "close"
+        "cancel", "deny", "no", "don't allow", "dont allow", "not now", "dismiss", "close",
+        "nicht zulassen", "abbrechen", "nein", "許可しない", "キャンセル", "いいえ"
     };
 
     /** One alert found: what the hub is told and the nodes of its buttons. */
@@ -105,10 +118,10 @@ public final class Alerts {
         boolean positive = action.equals("accept");
         String[] ids = positive ? POSITIVE_IDS : NEGATIVE_IDS;
         String[] words = positive ? POSITIVE_WORDS : NEGATIVE_WORDS;
-        for (RawNode n : alert.buttons) {
-            String id = n.automationId == null ? "" : n.automationId;
-            for (String suffix : ids) {
-                if (id.contains(suffix)) {
+        for (String suffix : ids) {
+            for (RawNode n : alert.buttons) {
+                String id = n.automationId == null ? "" : n.automationId;
+                if (id.endsWith(suffix)) {
                     return n;
                 }
             }

@@ -18,8 +18,30 @@ public final class DeviceCommands {
 
     private DeviceCommands() {}
 
+    /** The first API level of READ_MEDIA_IMAGES and POST_NOTIFICATIONS (Android 13). */
+    public static final int MEDIA_PERMISSIONS_SDK = 33;
+    /** What {@link #androidPermission(String, int)} answers for a name with no permission there. */
+    public static final String NOT_A_RUNTIME_PERMISSION = "-";
+
     /** The Android runtime permission a mobridge name stands for, or null when unknown. */
     public static String androidPermission(String name) {
+        return androidPermission(name, MEDIA_PERMISSIONS_SDK);
+    }
+
+    /**
+     * The permission behind {@code name} on API level {@code sdk} (issue 34: "photos" and
+     * "notifications" named the API 33 permissions on every level): photos are
+     * READ_EXTERNAL_STORAGE before API 33; notifications are no runtime permission before it
+     * ({@link #NOT_A_RUNTIME_PERMISSION}); null when the name is unknown.
+     */
+    public static String androidPermission(String name, int sdk) {
+        boolean old = sdk > 0 && sdk < MEDIA_PERMISSIONS_SDK;
+        if (old && name.equals("photos")) {
+            return "android.permission.READ_EXTERNAL_STORAGE";
+        }
+        if (old && name.equals("notifications")) {
+            return NOT_A_RUNTIME_PERMISSION;
+        }
         switch (name) {
             case "camera":
                 return "android.permission.CAMERA";
@@ -42,7 +64,17 @@ public final class DeviceCommands {
 
     /** The shell commands of {@code action} (grant, revoke, reset) on {@code permission}. */
     public static List<String> permission(String action, String appId, String permission) {
-        String p = androidPermission(permission);
+        return permission(action, appId, permission, MEDIA_PERMISSIONS_SDK);
+    }
+
+    /** The shell commands of {@code action} on {@code permission} at API level {@code sdk}. */
+    public static List<String> permission(String action, String appId, String permission,
+            int sdk) {
+        String p = androidPermission(permission, sdk);
+        if (NOT_A_RUNTIME_PERMISSION.equals(p)) {
+            throw new IllegalArgumentException("'" + permission + "' is no runtime permission"
+                    + " before Android 13 (API " + sdk + "): nothing to grant or revoke");
+        }
         if (p == null) {
             throw new IllegalArgumentException("unknown permission '" + permission + "'");
         }
@@ -95,6 +127,96 @@ public final class DeviceCommands {
         int[] a = {clamp(cx - span / 2.0, width), clamp(cy, height)};
         int[] b = {clamp(cx + span / 2.0, width), clamp(cy, height)};
         return Arrays.asList(Arrays.asList(a), Arrays.asList(b));
+    }
+
+    /**
+     * Why a shell command failed, or null when it did not (issue 34: {@code
+     * executeShellCommand} returns stdout only, and {@code pm} says nothing on success and
+     * writes its failure to stderr, so an empty stdout proved nothing). {@code stderr} is null
+     * where the platform cannot read it (before API 31); any text in it fails the command, as
+     * does stdout that starts with a failure word of {@code pm}, {@code am} or {@code cmd}.
+     */
+    public static String shellFailure(String stdout, String stderr) {
+        if (stderr != null && !stderr.trim().isEmpty()) {
+            return firstLine(stderr);
+        }
+        String out = stdout == null ? "" : stdout;
+        for (String line : out.split("\n")) {
+            String t = line.trim();
+            if (t.startsWith("Exception occurred") || t.startsWith("Error:") || t.startsWith("Error ")
+                    || t.startsWith("Failure") || t.startsWith("Security exception")
+                    || t.startsWith("java.lang.") || t.startsWith("Unknown package")
+                    || t.startsWith("Bad argument") || t.startsWith("Operation not allowed")) {
+                return firstLine(t);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether {@code permission} is granted to the app, from {@code dumpsys package APP}
+     * ({@code android.permission.CAMERA: granted=true}); null when the dump does not list it.
+     */
+    public static Boolean permissionGranted(String dumpsys, String permission) {
+        if (dumpsys == null) {
+            return null;
+        }
+        Boolean found = null;
+        for (String line : dumpsys.split("\n")) {
+            String t = line.trim();
+            if (t.startsWith(permission + ": granted=")) {
+                boolean g = t.startsWith(permission + ": granted=true");
+                found = found == null ? g : found || g; // runtime and install sections: any
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Whether the permission is where {@code action} should have left it; null when so, else
+     * the failure. Not listed counts as not granted.
+     */
+    public static String permissionCheck(String action, String permission, Boolean granted) {
+        boolean want = action.equals("grant");
+        boolean got = granted != null && granted;
+        if (want == got) {
+            return null;
+        }
+        return permission + " is " + (got ? "still granted" : "not granted") + " after " + action
+                + " (the package manager did not apply it; is the permission declared by the app?)";
+    }
+
+    /** A shell as the device layer runs it: stdout, and stderr where readable (else null). */
+    public interface Shell {
+        String[] run(String command) throws Exception;
+    }
+
+    /**
+     * Runs a permission change's commands and checks the result in {@code dumpsys package}:
+     * ok only when every command reported no failure ({@link #shellFailure}) and the
+     * permission is then where the change should have left it ({@link #permissionCheck}).
+     */
+    public static Outcome applyPermission(Shell shell, String appId, String androidPermission,
+            List<String> commands) throws Exception {
+        for (String command : commands) {
+            String[] out = shell.run(command);
+            String problem = shellFailure(out[0], out.length > 1 ? out[1] : null);
+            if (problem != null) {
+                return Outcome.failed(problem);
+            }
+        }
+        String action = commands.get(0).startsWith("pm grant ") ? "grant" : "revoke";
+        String dump = shell.run("dumpsys package " + appId)[0];
+        String problem = permissionCheck(action, androidPermission,
+                permissionGranted(dump, androidPermission));
+        return problem == null ? Outcome.ok() : Outcome.failed(problem);
+    }
+
+    private static String firstLine(String text) {
+        String t = text.trim();
+        int nl = t.indexOf('\n');
+        String line = nl < 0 ? t : t.substring(0, nl);
+        return line.length() > 300 ? line.substring(0, 300) : line;
     }
 
     private static int clamp(double v, int limit) {

@@ -71,6 +71,24 @@ public interface UiBackend {
         return Outcome.unsupported("this device cannot clear an app's data");
     }
 
+    /** The device's API level (0: unknown, treated as the newest). */
+    default int sdkInt() {
+        return 0;
+    }
+
+    /** The screen's size in pixels {width, height} ({0, 0}: unknown, nothing clamped). */
+    default int[] screenSize() throws Exception {
+        return new int[] {0, 0};
+    }
+
+    /**
+     * Whether the keyboard shows per the input method manager ({@code mInputShown}); null when
+     * the backend cannot tell ({@link KeyboardHide} then reads a capture).
+     */
+    default Boolean inputShown() throws Exception {
+        return null;
+    }
+
     /** Runs the {@code pm} commands of a permission change ({@link DeviceCommands}). */
     default Outcome permission(String appId, String androidPermission, List<String> commands)
             throws Exception {

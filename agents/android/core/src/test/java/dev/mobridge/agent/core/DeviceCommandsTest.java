@@ -1,6 +1,7 @@
 package dev.mobridge.agent.core;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
@@ -87,5 +88,48 @@ public class DeviceCommandsTest {
         assertEquals(300, right.get(0)[0]);
         assertEquals(200, right.get(right.size() - 1)[0] - left.get(left.size() - 1)[0]);
         assertEquals(1, DeviceCommands.twoFingerTap(540, 1200, 200, 1080, 2400).get(0).size());
+    }
+
+    /** Issue 34: pm's failures go to stderr; an empty stdout proved nothing. */
+    @Test
+    public void androidShellFailureIsJudgedFromStderrOutputAndTheResultingState() throws Exception {
+        assertEquals("Exception occurred while executing 'grant':",
+                DeviceCommands.shellFailure("", "Exception occurred while executing 'grant':\n x"));
+        assertEquals("Error: unknown command",
+                DeviceCommands.shellFailure("Error: unknown command\n", null));
+        assertNull(DeviceCommands.shellFailure("", null));
+        String dump = "  runtime permissions:\n    android.permission.CAMERA: granted=true, flags=[]\n";
+        assertEquals(Boolean.TRUE, DeviceCommands.permissionGranted(dump, "android.permission.CAMERA"));
+        assertNull(DeviceCommands.permissionGranted(dump, "android.permission.READ_CALENDAR"));
+        Outcome silentFailure = DeviceCommands.applyPermission(c -> new String[] {"", null},
+                "com.x", "android.permission.CAMERA",
+                DeviceCommands.permission("grant", "com.x", "camera"));
+        assertFalse(silentFailure.ok);
+        assertTrue(silentFailure.message, silentFailure.message.contains("not granted after grant"));
+        Outcome done = DeviceCommands.applyPermission(
+                c -> new String[] {c.startsWith("dumpsys") ? dump : "", null}, "com.x",
+                "android.permission.CAMERA", DeviceCommands.permission("grant", "com.x", "camera"));
+        assertTrue(done.ok);
+    }
+
+    /** Issue 34: "photos" / "notifications" named the API 33 permissions on every level. */
+    @Test
+    public void androidPermissionNamesDependOnTheApiLevel() {
+        assertEquals("android.permission.READ_EXTERNAL_STORAGE",
+                DeviceCommands.androidPermission("photos", 32));
+        assertEquals("android.permission.READ_MEDIA_IMAGES",
+                DeviceCommands.androidPermission("photos", 33));
+        assertEquals(DeviceCommands.NOT_A_RUNTIME_PERMISSION,
+                DeviceCommands.androidPermission("notifications", 30));
+        assertEquals("android.permission.POST_NOTIFICATIONS",
+                DeviceCommands.androidPermission("notifications", 34));
+    }
+
+    /** Issue 34: mInputShown of dumpsys input_method. */
+    @Test
+    public void androidKeyboardStateIsReadFromTheInputMethodManager() {
+        assertEquals(Boolean.TRUE, KeyboardHide.inputShown("  mShowRequested=true mInputShown=true\n"));
+        assertEquals(Boolean.FALSE, KeyboardHide.inputShown("mInputShown=false mShowRequested=false"));
+        assertNull(KeyboardHide.inputShown("nothing here"));
     }
 }

@@ -16,6 +16,13 @@ import java.util.Locale;
  * density), {@code fold} ("Row 40" below the fold of a list, "Submit" under the keyboard),
  * {@code system-dialog} (the permission controller's dialog over the app, "Allow" / "Don't
  * allow") and {@code long-text} (a "Bio" field typed as keys, a 2,000-character text).
+ * Issue 34 (the same names as the Swift host): {@code settling} ("Go" counts "Went N", a
+ * "Note" field), {@code tab-bar} (rows under a bottom navigation bar: "Row 12" lies under it;
+ * the bar's "Home" / "Settings" switch tabs), {@code alert-de} / {@code alert-ja} (Android
+ * 14's photo prompt in German / Japanese: "Select photos" first, then "Allow all", then
+ * "Don't allow", with the permission controller's ids), {@code plus} (a "Tap me" button at a
+ * density of 2.608) and {@code notes} (a multi-line field with a floating keyboard that ESCAPE
+ * closes and BACK does not).
  * {@code login} is the demo app ({@link FakeUiBackend}).
  *
  * <p>Every method runs under the backend's lock; the busy ticker takes it to change state.
@@ -23,7 +30,8 @@ import java.util.Locale;
 final class FakeScenes {
     static final List<String> NAMES = Collections.unmodifiableList(Arrays.asList("login",
             "large", "deep", "busy", "prefilled", "other-app", "landscape", "fold",
-            "system-dialog", "long-text"));
+            "system-dialog", "long-text", "settling", "tab-bar", "alert-de", "alert-ja", "plus",
+            "notes"));
     static final String SETTINGS_PKG = "com.android.settings";
     static final String PERMISSION_PKG = "com.android.permissioncontroller";
     static final String IME_PKG = "com.android.inputmethod.latin";
@@ -51,6 +59,8 @@ final class FakeScenes {
     private boolean imeShown = true;
     private boolean dialogShown = true;
     private Thread ticker;
+    private int went;
+    private String notes = "First line";
 
     FakeScenes(FakeUiBackend backend) {
         this.backend = backend;
@@ -61,7 +71,10 @@ final class FakeScenes {
             throw new IllegalArgumentException("unknown scene " + scene + "; scenes: " + NAMES);
         }
         name = scene;
-        focus = scene.equals("prefilled") ? "email" : scene.equals("fold") ? "comment" : null;
+        focus = scene.equals("prefilled") ? "email" : scene.equals("fold") ? "comment"
+                : scene.equals("notes") ? "notes" : null;
+        dialogShown = true;
+        imeShown = true;
     }
 
     String name() {
@@ -101,8 +114,30 @@ final class FakeScenes {
         ticker.start();
     }
 
+    /** Whether the input method shows ({@code mInputShown}); null where no scene models it. */
+    Boolean inputShown() {
+        return name.equals("fold") || name.equals("notes") ? imeShown : null;
+    }
+
+    /** ESCAPE: closes the keyboard of {@code fold} and {@code notes}. */
+    void escape() {
+        if ((name.equals("fold") || name.equals("notes")) && imeShown) {
+            imeShown = false;
+            backend.event();
+        }
+    }
+
     /** BACK: hides the keyboard first, then closes the dialog; false when nothing to close. */
     boolean back() {
+        if (name.equals("notes")) {
+            return false; // the floating keyboard stays on BACK
+        }
+        if ((name.equals("alert-de") || name.equals("alert-ja")) && dialogShown) {
+            dialogShown = false;
+            status = "Photos denied";
+            backend.event();
+            return true;
+        }
         if (name.equals("fold") && imeShown) {
             imeShown = false;
             focus = null;
@@ -131,6 +166,8 @@ final class FakeScenes {
         switch (field) {
             case "note":
                 return note;
+            case "notes":
+                return notes;
             case "email":
                 return email;
             case "bio":
@@ -144,6 +181,9 @@ final class FakeScenes {
         switch (field) {
             case "note":
                 note = value;
+                break;
+            case "notes":
+                notes = value;
                 break;
             case "email":
                 email = value;
@@ -208,6 +248,39 @@ final class FakeScenes {
                 break;
             case "long-text":
                 out.add(app(w, h, "Long text", longText(w, h)));
+                break;
+            case "settling":
+                out.add(app(w, h, "Settling", settling(w, h)));
+                break;
+            case "tab-bar":
+                out.add(app(w, h, "Tabs", tabBar(w, h)));
+                break;
+            case "plus":
+                out.add(app(w, h, "Plus", plus(w, h)));
+                break;
+            case "notes":
+                out.add(app(w, h, "Notes", notesScreen(w, h)));
+                if (imeShown) {
+                    RawWindow ime = FakeUiBackend.window(IME_WINDOW, IME_PKG, null, false, 0,
+                            1500, w, h);
+                    ime.type = "input_method";
+                    ime.layer = 2;
+                    FakeNode keys = new FakeNode("notes/ime", "android.widget.FrameLayout", 0,
+                            1500, w, h);
+                    keys.label = "Keyboard";
+                    out.add(new Object[] {ime, inPackage(keys, IME_PKG)});
+                }
+                break;
+            case "alert-de":
+            case "alert-ja":
+                out.add(dialogShown ? appUnfocused(w, h, "Demo", dialogApp(w, h))
+                        : app(w, h, "Demo", dialogApp(w, h)));
+                if (dialogShown) {
+                    RawWindow d = FakeUiBackend.window(PERMISSION_WINDOW, PERMISSION_PKG,
+                            "Permission", true, 90, 700, w - 90, 1700);
+                    d.layer = 1;
+                    out.add(new Object[] {d, inPackage(photoPrompt(w), PERMISSION_PKG)});
+                }
                 break;
             default:
                 break;
@@ -471,6 +544,106 @@ final class FakeScenes {
                 });
         deny.automationId = PERMISSION_PKG + ":id/permission_deny_button";
         root.add(deny);
+        return root;
+    }
+
+    private FakeNode settling(int w, int h) {
+        FakeNode root = root("settling", w, h);
+        root.add(text("settling/status", went == 0 ? "Ready" : "Went " + went, 60, 200, w - 60,
+                300));
+        root.add(button("settling/go", "Go", 60, 400, w - 60, 540, () -> {
+            went++;
+            backend.event();
+        }));
+        root.add(field("settling/note", "Note", note, 60, 600, w - 60, 740));
+        return root;
+    }
+
+    private FakeNode tabBar(int w, int h) {
+        FakeNode root = root("tab-bar", w, h);
+        root.add(text("tab-bar/status", status, 60, 63, w - 60, 163));
+        FakeNode list = new FakeNode("tab-bar/list", "androidx.recyclerview.widget.RecyclerView",
+                0, 200, w, h);
+        list.automationId = FakeUiBackend.PKG + ":id/list";
+        list.scrollable = true;
+        root.add(list);
+        for (int i = 1; i <= 14; i++) {
+            int top = 200 + (i - 1) * 170;
+            FakeNode row = text("tab-bar/row" + i, "Row " + i, 0, top, w, top + 170);
+            row.clickable = true;
+            int n = i;
+            row.onClick = () -> {
+                status = "Opened Row " + n;
+                backend.event();
+            };
+            list.add(row);
+        }
+        FakeNode bar = new FakeNode("tab-bar/bar",
+                "com.google.android.material.bottomnavigation.BottomNavigationView", 0, h - 200,
+                w, h);
+        bar.automationId = FakeUiBackend.PKG + ":id/tabs";
+        root.add(bar);
+        bar.add(button("tab-bar/home", "Home", 0, h - 200, w / 2, h, () -> {
+            status = "Tab Home";
+            backend.event();
+        }));
+        bar.add(button("tab-bar/settings", "Settings", w / 2, h - 200, w, h, () -> {
+            status = "Tab Settings";
+            backend.event();
+        }));
+        return root;
+    }
+
+    private FakeNode plus(int w, int h) {
+        FakeNode root = root("plus", w, h);
+        double d = 1080.0 / 414;
+        root.add(text("plus/status", status, 60, 63, w - 60, 163));
+        root.add(button("plus/tapme", "Tap me", (int) (40 * d), (int) (300 * d), (int) (190 * d),
+                (int) (350 * d), () -> {
+                    status = "Tapped";
+                    backend.event();
+                }));
+        return root;
+    }
+
+    private FakeNode notesScreen(int w, int h) {
+        FakeNode root = root("notes", w, h);
+        root.add(text("notes/title", "Notes", 60, 63, w - 60, 163));
+        FakeNode n = field("notes/notes", "Notes", notes, 60, 200, w - 60, 1000);
+        root.add(n);
+        return root;
+    }
+
+    /** Android 14's photo prompt: partial access first, then all, then deny. */
+    private FakeNode photoPrompt(int w) {
+        boolean de = name.equals("alert-de");
+        FakeNode root = new FakeNode("photos/root", "android.widget.FrameLayout", 90, 700,
+                w - 90, 1700);
+        root.important = false;
+        FakeNode message = new FakeNode("photos/message", "android.widget.TextView", 150, 760,
+                w - 150, 1000);
+        message.text = de ? "Demo den Zugriff auf Fotos und Videos erlauben?"
+                : "Demo に写真と動画へのアクセスを許可しますか?";
+        message.automationId = PERMISSION_PKG + ":id/permission_message";
+        root.add(message);
+        String[][] buttons = {
+            {"selected", de ? "Fotos und Videos auswählen" : "写真と動画を選択", "Photos selected"},
+            {"all", de ? "Alle zulassen" : "すべて許可", "Photos allowed"},
+            {"deny", de ? "Nicht zulassen" : "許可しない", "Photos denied"},
+        };
+        int top = 1050;
+        for (String[] b : buttons) {
+            String outcome = b[2];
+            FakeNode n = button("photos/" + b[0], b[1], 150, top, w - 150, top + 140, () -> {
+                dialogShown = false;
+                status = outcome;
+                backend.event();
+            });
+            n.automationId = PERMISSION_PKG + ":id/permission_"
+                    + (b[0].equals("deny") ? "deny_button" : "allow_" + b[0] + "_button");
+            root.add(n);
+            top += 180;
+        }
         return root;
     }
 

@@ -1,6 +1,7 @@
 package dev.mobridge.agent.host;
 
 import dev.mobridge.agent.core.NodeActionRunner;
+import dev.mobridge.agent.core.DeviceCommands;
 import dev.mobridge.agent.core.Outcome;
 import dev.mobridge.agent.core.UiBackend;
 import dev.mobridge.agent.core.UiEventListener;
@@ -122,7 +123,20 @@ public final class FakeUiBackend implements UiBackend {
         this.sdkInt = sdkInt;
     }
 
-    /** Makes the reflective (pre-API-34) cache clear fail as the hidden-API policy would. */
+    private boolean serviceInfoRefused;
+    private int serviceInfoResets;
+
+    /** Makes setServiceInfo fail (a disconnected automation). */
+    public synchronized void setServiceInfoRefused(boolean refused) {
+        this.serviceInfoRefused = refused;
+    }
+
+    /** How often the pre-API-34 cache clear reset the service info. */
+    public synchronized int serviceInfoResets() {
+        return serviceInfoResets;
+    }
+
+    /** Blocks hidden (reflective) API calls as the hidden-API policy would; the agent makes none. */
     public synchronized void setHiddenApiBlocked(boolean blocked) {
         this.hiddenApiBlocked = blocked;
     }
@@ -228,11 +242,12 @@ public final class FakeUiBackend implements UiBackend {
             }
 
             @Override
-            public boolean clearReflective() throws Exception {
-                if (hiddenApiBlocked) {
-                    throw new NoSuchMethodException(
-                            "android.view.accessibility.AccessibilityInteractionClient.clearCache");
+            public boolean resetServiceInfo() throws Exception {
+                // Public API: the hidden-API policy (hiddenApiBlocked) does not apply.
+                if (serviceInfoRefused) {
+                    throw new IllegalStateException("UiAutomation not connected");
                 }
+                serviceInfoResets++;
                 source.clearCache();
                 return true;
             }
@@ -383,6 +398,9 @@ public final class FakeUiBackend implements UiBackend {
                 return typeText(" ");
             case "BACK":
                 return globalAction(GlobalAction.BACK);
+            case "ESCAPE":
+                scenes.escape();
+                return Outcome.ok();
             case "HOME":
                 return globalAction(GlobalAction.HOME);
             default:
@@ -539,20 +557,76 @@ public final class FakeUiBackend implements UiBackend {
     /** The finger paths of the last multi-touch gesture. */
     public List<List<int[]>> lastFingers;
 
+    /** The runtime permissions the demo app declares (an undeclared one cannot be granted). */
+    static final java.util.Set<String> DECLARED = new java.util.TreeSet<>(Arrays.asList(
+            "android.permission.CAMERA", "android.permission.RECORD_AUDIO",
+            "android.permission.ACCESS_FINE_LOCATION", "android.permission.READ_MEDIA_IMAGES",
+            "android.permission.READ_EXTERNAL_STORAGE", "android.permission.READ_CONTACTS",
+            "android.permission.POST_NOTIFICATIONS"));
+    /** Permissions that exist only from API 33. */
+    static final java.util.Set<String> API_33 = new java.util.TreeSet<>(Arrays.asList(
+            "android.permission.READ_MEDIA_IMAGES", "android.permission.POST_NOTIFICATIONS"));
+
+    /**
+     * The permission change as the device layer runs it ({@link DeviceCommands#applyPermission})
+     * over a modelled shell: {@code pm} fails on stderr, which {@code executeShellCommand}
+     * does not return (stdout empty either way), and {@code dumpsys package} tells the truth.
+     */
     @Override
     public synchronized Outcome permission(String appId, String androidPermission,
-            List<String> commands) {
+            List<String> commands) throws Exception {
         if (!packages.has(appId)) {
             return Outcome.notFound("app " + appId + " is not installed");
         }
-        String key = appId + " " + androidPermission;
-        String first = commands.get(0);
-        if (commands.size() > 1) {
-            permissions.remove(key);
-        } else {
-            permissions.put(key, first.startsWith("pm grant "));
+        return DeviceCommands.applyPermission(c -> new String[] {pmShell(c), null}, appId,
+                androidPermission, commands);
+    }
+
+    /** {@code pm grant|revoke|clear-permission-flags} and {@code dumpsys package}; stdout only. */
+    private String pmShell(String command) {
+        String[] w = command.split(" ");
+        if (w.length >= 3 && w[0].equals("dumpsys") && w[1].equals("package")) {
+            StringBuilder out = new StringBuilder("Packages:\n  Package [" + w[2] + "]\n");
+            for (java.util.Map.Entry<String, Boolean> e : permissions.entrySet()) {
+                if (e.getKey().startsWith(w[2] + " ")) {
+                    out.append("      ").append(e.getKey().substring(w[2].length() + 1))
+                            .append(": granted=").append(e.getValue()).append('\n');
+                }
+            }
+            return out.toString();
         }
-        return Outcome.ok();
+        if (w.length < 4 || !w[0].equals("pm")) {
+            return "";
+        }
+        String perm = w[3];
+        boolean exists = sdkInt >= 33 || !API_33.contains(perm);
+        if (!exists || !DECLARED.contains(perm)) {
+            return ""; // "Exception occurred while executing ..." went to stderr: unseen
+        }
+        String key = w[2] + " " + perm;
+        if (w[1].equals("grant")) {
+            permissions.put(key, true);
+        } else if (w[1].equals("revoke")) {
+            permissions.put(key, false);
+        } else if (w[1].equals("clear-permission-flags")) {
+            permissions.remove(key);
+        }
+        return "";
+    }
+
+    @Override
+    public synchronized int sdkInt() {
+        return sdkInt;
+    }
+
+    @Override
+    public synchronized int[] screenSize() {
+        return new int[] {w(), h()};
+    }
+
+    @Override
+    public synchronized Boolean inputShown() {
+        return scenes.inputShown();
     }
 
     @Override

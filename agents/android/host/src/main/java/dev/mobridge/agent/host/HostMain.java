@@ -18,9 +18,11 @@ import java.net.Socket;
 /**
  * Host mode: the agent core with the scripted {@link FakeUiBackend}, serving the agent link on
  * 127.0.0.1 only. Usage: {@code HostMain --port P --token T [--scene NAME] [--layout
- * full|compressed] [--sdk N] [--hidden-api-blocked]} (token also from MOBRIDGE_AGENT_TOKEN;
- * scenes: {@link FakeScenes#NAMES}, default login; --sdk is the API level the fake reports to
- * the core, default 34; --hidden-api-blocked makes the pre-34 cache clear fail). Prints exactly one line {@code READY ws://127.0.0.1:P} on stdout once
+ * full|compressed] [--sdk N] [--hidden-api-blocked] [--service-info-refused]} (token also from
+ * MOBRIDGE_AGENT_TOKEN; scenes: {@link FakeScenes#NAMES}, default login; --sdk is the API level
+ * the fake reports to the core, default 34; --hidden-api-blocked blocks hidden API calls, which
+ * the agent no longer makes; --service-info-refused makes the pre-34 cache clear,
+ * setServiceInfo, fail). Prints exactly one line {@code READY ws://127.0.0.1:P} on stdout once
  * it accepts connections (P is the real port when 0 was asked for).
  */
 public final class HostMain {
@@ -33,6 +35,7 @@ public final class HostMain {
         LayoutMode layout = LayoutMode.FULL;
         int sdk = 34;
         boolean blocked = false;
+        boolean refused = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--port") && i + 1 < args.length) {
@@ -58,6 +61,8 @@ public final class HostMain {
                 sdk = Integer.parseInt(level);
             } else if (a.equals("--hidden-api-blocked")) {
                 blocked = true;
+            } else if (a.equals("--service-info-refused")) {
+                refused = true;
             } else {
                 usage("unknown argument " + a);
             }
@@ -78,6 +83,7 @@ public final class HostMain {
         backend.setLayout(layout);
         backend.setSdkInt(sdk);
         backend.setHiddenApiBlocked(blocked);
+        backend.setServiceInfoRefused(refused);
         AgentServer server = new AgentServer(backend, new TokenCheck(token), config,
                 Clock.SYSTEM, AgentLog.STDERR);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -124,7 +130,8 @@ public final class HostMain {
     private static void usage(String why) {
         System.err.println("run-android-agent-host: " + why);
         System.err.println("usage: run-android-agent-host --port P --token T [--scene NAME]"
-                + " [--layout full|compressed] [--sdk N] [--hidden-api-blocked]");
+                + " [--layout full|compressed] [--sdk N] [--hidden-api-blocked]"
+                + " [--service-info-refused]");
         System.exit(2);
     }
 

@@ -3,12 +3,13 @@ package dev.mobridge.agent.core.capture;
 /**
  * Clears the accessibility cache before a capture and says when it could not.
  *
- * <p>API 34 has a public {@code UiAutomation.clearCache()}. Before it, the cache lives in the
- * hidden {@code AccessibilityInteractionClient}, reached by reflection; the hidden-API policy
- * may refuse that (NoSuchMethodException, IllegalAccessException, or a silent no-op reported as
- * false). Such a refusal is not fatal (events refresh cached nodes in practice) but captures can
- * then show stale nodes, so it is reported: {@link #clear} returns a warning for the capture's
- * health ({@code warnings} of the raw tree), every capture while it lasts.
+ * <p>API 34 has a public {@code UiAutomation.clearCache()}. Before it, setting the automation's
+ * service info again ({@code setServiceInfo(getServiceInfo())}, public since API 18) makes the
+ * platform drop its cached nodes, as the UiAutomator2 server relies on; issue 34 replaced the
+ * reflective call into the hidden {@code AccessibilityInteractionClient} (which the hidden-API
+ * policy may refuse) by it. A refusal is not fatal (events refresh cached nodes in practice)
+ * but captures can then show stale nodes, so it is reported: {@link #clear} returns a warning
+ * for the capture's health ({@code warnings} of the raw tree), every capture while it lasts.
  */
 public final class CacheClear {
     /** The first API level with the public clear. */
@@ -19,8 +20,11 @@ public final class CacheClear {
         /** API 34+: {@code UiAutomation.clearCache()}; false when the platform refused. */
         boolean clearPublic();
 
-        /** Before API 34: the reflective clear; false or an exception when refused. */
-        boolean clearReflective() throws Exception;
+        /**
+         * Before API 34: {@code setServiceInfo(getServiceInfo())}; false or an exception when
+         * the platform refused.
+         */
+        boolean resetServiceInfo() throws Exception;
     }
 
     private CacheClear() {}
@@ -33,7 +37,7 @@ public final class CacheClear {
         }
         String why;
         try {
-            if (platform.clearReflective()) {
+            if (platform.resetServiceInfo()) {
                 return null;
             }
             why = "it had no effect";
@@ -41,8 +45,7 @@ public final class CacheClear {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             why = cause.getClass().getSimpleName();
         }
-        return "accessibility cache not cleared: the hidden-API policy blocked"
-                + " AccessibilityInteractionClient.clearCache (" + why + ", API " + sdkInt
-                + "); nodes may be stale until UI events refresh them";
+        return "accessibility cache not cleared: UiAutomation.setServiceInfo failed (" + why
+                + ", API " + sdkInt + "); nodes may be stale until UI events refresh them";
     }
 }

@@ -75,7 +75,7 @@ public class CaptureDecisionsTest {
             return publicOk;
         }
 
-        public boolean clearReflective() throws Exception {
+        public boolean resetServiceInfo() throws Exception {
             reflectiveCalls++;
             if (reflective != null) {
                 throw reflective;
@@ -85,13 +85,14 @@ public class CaptureDecisionsTest {
     }
 
     @Test
-    public void aBlockedReflectiveCacheClearIsReportedNotSwallowed() {
+    public void aRefusedCacheClearIsReportedNotSwallowed() {
         Platform p = new Platform();
         assertNull(CacheClear.clear(30, p));
-        p.reflective = new NoSuchMethodException("clearCache");
+        assertEquals("before API 34: setServiceInfo, once", 1, p.reflectiveCalls);
+        p.reflective = new IllegalStateException("not connected");
         String w = CacheClear.clear(30, p);
-        assertTrue(w, w.contains("hidden-API policy"));
-        assertTrue(w, w.contains("NoSuchMethodException"));
+        assertTrue(w, w.contains("setServiceInfo"));
+        assertTrue(w, w.contains("IllegalStateException"));
         assertTrue(w, w.contains("API 30"));
         p.reflective = new java.lang.reflect.InvocationTargetException(
                 new SecurityException("denied"));
