@@ -13,7 +13,8 @@ A figure is backed when either
 - it lies inside the ``text`` of a claim in ``docs/claims/`` for that file. A claim names
   ``checks``: Python expressions over the project's modules (``bridge.hub.log_stream:
   MAX_BACKLOG_LINES == 2000`` imports the module and evaluates the expression in it), and/or
-  ``tests``: ``path::name`` of the tests that show the behaviour. Every check must hold and
+  ``tests``: ``path::name`` of the tests that show the behaviour. A check ``file PATH: TEXT``
+  requires TEXT in that file (the agents' Java and Swift sources). Every check must hold and
   every test must exist, so changing a limit in code without its doc (or the reverse) fails;
 - or it is a measurement, registered as ``[[measured]]`` in ``docs/claims/`` with its
   ``doc``, ``when`` and ``load`` and either ``text`` (a phrase of the doc) or ``section`` (a
@@ -209,6 +210,12 @@ def check_claim(
     if not checks and not tests:
         problems.append(f"{label}: names neither a check nor a test")
     for check in checks:
+        if str(check).startswith("file "):  # "file PATH: TEXT": TEXT is in that file
+            path, _, needle = str(check)[5:].partition(": ")
+            source = ROOT / path
+            if not source.is_file() or needle not in source.read_text(encoding="utf-8"):
+                problems.append(f"{label}: {path} no longer says {needle!r} (the code changed?)")
+            continue
         module_name, _, expression = str(check).partition(":")
         try:
             module = importlib.import_module(module_name.strip())
