@@ -212,6 +212,15 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="DEVICE=TAG",
         help="tag a device for `acquire --tag` (repeatable; TAG: letters, digits, _.:=-)",
     )
+    p.add_argument(
+        "--webdriver",
+        nargs="?",
+        type=int,
+        const=4723,
+        metavar="PORT",
+        help="also serve W3C WebDriver for Appium clients on 127.0.0.1:PORT (default 4723; "
+        "0 = any; the webdriver extra; docs/webdriver.md)",
+    )
     _farm_arguments(p)
 
 
@@ -604,6 +613,13 @@ def _serve(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"mobridge serve: {problem}", file=sys.stderr)
             return EXIT_USAGE
+    if args.webdriver is not None:
+        from bridge.cli.hub_options import webdriver_unavailable
+
+        problem = webdriver_unavailable(args.host)
+        if problem is not None:
+            print(f"mobridge serve: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     hub = Hub(config)
     token_file: list[Path] = []
 
@@ -636,6 +652,12 @@ def _serve(args: argparse.Namespace) -> int:
                     f"other hubs appear within {farm_cfg.heartbeat_s:g} s)",
                     flush=True,
                 )
+            if args.webdriver is not None:
+                from bridge.webdriver.server import WebDriverServer
+
+                wd = WebDriverServer(f"ws://127.0.0.1:{port}/v1", port=args.webdriver)
+                wd_port = await tg.start(wd.run)
+                print(f"webdriver: http://127.0.0.1:{wd_port} (Appium clients)", flush=True)
             print(f"event loop: {running_loop()}", flush=True)
             print(f"devices: {', '.join(hub.service.devices) or '(none yet)'}", flush=True)
             try:

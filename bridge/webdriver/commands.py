@@ -1,0 +1,510 @@
+"""The WebDriver commands of a session, each one or a few hub requests.
+
+Every handler takes the session, the path variables and the decoded JSON body, and returns
+the W3C ``value`` (or raises ``WebDriverError``). Element handlers send the element's
+NodeRef; the hub resolves it and refuses a node that is gone (``stale element reference``)
+or ambiguous (``invalid selector``), so nothing is tapped by guess. ``mobile:`` commands live
+in ``bridge.webdriver.mobile``.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from bridge.client.errors import ClientError
+from bridge.webdriver import locators, pointer_actions
+from bridge.webdriver.errors import WebDriverError, invalid_argument
+from bridge.webdriver.page_source import android_text, class_of, ios_value
+from bridge.webdriver.pointer_actions import ELEMENT_KEY
+from bridge.webdriver.session import WdSession, hub_failure
+from bridge.webdriver.uiselector import ScrollIntoView
+from bridge.wire.action import ActionRequest, ActionResult
+from bridge.wire.enums import ActionVerb, GestureKind, KeyName, Orientation, Platform
+
+Handler = Callable[[WdSession, dict[str, str], Any], Awaitable[Any]]
+MAX_IMPLICIT_MS = 600_000
+MAX_SCROLLS = 20
+MAX_TEXT = 64 * 1024
+
+
+def _body(body: Any) -> dict[str, Any]:
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise invalid_argument("the body must be a JSON object")
+    return body
+
+
+def device_of(session: WdSession) -> Any:
+    device = session.device
+    if device is None:
+        raise WebDriverError("invalid session id", "the session has no device")
+    return device
+
+
+async def hub_call(session: WdSession, call: Awaitable[Any], *, on_element: bool = False) -> Any:
+    try:
+        return await call
+    except ClientError as exc:
+        raise hub_failure(exc, on_element=on_element) from None
+
+
+# ---- session ---------------------------------------------------------------------------------
+
+
+async def get_timeouts(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return {
+        "implicit": session.implicit_wait_ms,
+        "pageLoad": session.page_load_ms,
+        "script": session.script_ms,
+    }
+
+
+async def set_timeouts(session: WdSession, _: dict[str, str], body: Any) -> Any:
+    body = _body(body)
+    for key, attr in (("implicit", "implicit_wait_ms"), ("pageLoad", "page_load_ms"),
+                      ("script", "script_ms"), ("ms", None)):  # fmt: skip
+        if key not in body:
+            continue
+        value = body[key]
+        if value is None and key == "script":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise invalid_argument(f"timeout {key} must be a number of milliseconds >= 0")
+        if attr is None:  # legacy {"type": "implicit", "ms": N}
+            if body.get("type") == "implicit":
+                session.implicit_wait_ms = int(min(value, MAX_IMPLICIT_MS))
+            continue
+        setattr(session, attr, int(min(value, MAX_IMPLICIT_MS)))
+    return None
+
+
+async def get_session(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return session.capabilities
+
+
+# ---- finding ---------------------------------------------------------------------------------
+
+
+def _locator(body: Any) -> tuple[str, str]:
+    body = _body(body)
+    using, value = body.get("using"), body.get("value")
+    if not isinstance(using, str) or not isinstance(value, str):
+        raise invalid_argument('find takes {"using": STRATEGY, "value": STRING}')
+    return using, value
+
+
+async def _search(session: WdSession, using: str, value: str, within_id: str | None) -> list[str]:
+    """Node ids the locator finds now; with an implicit wait, re-evaluated at each screen the
+    hub pushes until one matches or the wait ends (no polling)."""
+    deadline = anyio.current_time() + session.implicit_wait_ms / 1000
+    while True:
+        source = session.source()
+        within = None
+        if within_id is not None:
+            node = session.node(within_id)
+            within = source.element_of(node.node_id)
+        found = locators.find(source, using, value, within)
+        if isinstance(found, ScrollIntoView):
+            return await _scroll_into_view(session, found, deadline)
+        ids = [n for n in (source.node_id_of(e) for e in found) if n is not None]
+        if ids or not await session.next_change(deadline):
+            return ids
+
+
+async def _scroll_into_view(session: WdSession, plan: ScrollIntoView, deadline: float) -> list[str]:
+    """Scroll the scrollable forward (hub SCROLL_FORWARD on its ref) until the target shows,
+    at most ``MAX_SCROLLS`` times or until a scroll changes nothing."""
+    device = device_of(session)
+    for _ in range(MAX_SCROLLS + 1):
+        source = session.source()
+        scope = source.elements[1:]
+        found = [source.node_id_of(e) for e in plan.target.select(scope)]
+        ids = [n for n in found if n is not None]
+        if ids:
+            return ids
+        containers = [source.node_id_of(e) for e in plan.scrollable.select(scope)]
+        container = next((c for c in containers if c is not None), None)
+        if container is None:
+            if not await session.next_change(deadline):
+                return []
+            continue
+        element = session.remember(container, 1, "UiScrollable")
+        ref = session.elements[element].ref
+        result = await hub_call(session, device.scroll(ref, True))
+        await session.caught_up(result.observation.after_snapshot_id)
+        if not result.observation.screen_changed:
+            return []
+    return []
+
+
+async def find_element(session: WdSession, path: dict[str, str], body: Any) -> Any:
+    using, value = _locator(body)
+    ids = await _search(session, using, value, path.get("element"))
+    if not ids:
+        raise WebDriverError(
+            "no such element", f"NODE_NOT_FOUND: no element matches {using} {value!r}"
+        )
+    described = f"{using} {value!r}"
+    if len(ids) > 1 and session.caps.strict:
+        raise WebDriverError(
+            "invalid selector",
+            f"AMBIGUOUS_MATCH: {len(ids)} elements match {described} "
+            f"({_candidates(session, ids)}); mobridge:strict refuses to pick one: narrow the "
+            "locator, or find_elements and choose",
+        )
+    return {ELEMENT_KEY: session.remember(ids[0], len(ids), described)}
+
+
+async def find_elements(session: WdSession, path: dict[str, str], body: Any) -> Any:
+    using, value = _locator(body)
+    ids = await _search(session, using, value, path.get("element"))
+    return [{ELEMENT_KEY: session.remember(n, 1, f"{using} {value!r}")} for n in ids]
+
+
+def _candidates(session: WdSession, ids: list[str]) -> str:
+    tree = session.tree()
+    words = []
+    for node_id in ids[:5]:
+        node = tree.by_id.get(node_id)
+        if node is None:
+            continue
+        name = node.label or node.text or node.hint or node.resource_id or node.node_id
+        where = f" at {list(node.bounds)}" if node.bounds else ""
+        words.append(f"{node.role.value.lower()} {name!r}{where}")
+    more = f", and {len(ids) - 5} more" if len(ids) > 5 else ""
+    return "; ".join(words) + more
+
+
+async def active_element(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    focused = [n for n in session.current().nodes if n.effective_state.focused]
+    if not focused:
+        raise WebDriverError("no such element", "NODE_NOT_FOUND: nothing has the focus")
+    return {ELEMENT_KEY: session.remember(focused[-1].node_id, 1, "the focused element")}
+
+
+# ---- element actions ---------------------------------------------------------------------------
+
+
+def _actable(session: WdSession, element_id: str) -> Any:
+    entry = session.entry(element_id)
+    if entry.among > 1 and not session.caps.first_match:
+        tree = session.tree()
+        node = tree.by_id.get(entry.node_id)
+        ids = [entry.node_id] if node is None else []
+        raise WebDriverError(
+            "invalid selector",
+            f"AMBIGUOUS_MATCH: {entry.among} elements matched {entry.locator} when this element "
+            f"was found{'' if ids else ' (' + _look_alikes(session, entry.node_id) + ')'}; "
+            "mobridge does not act on the first of several: narrow the locator, pick one with "
+            "find_elements, or set mobridge:firstMatch to true for Appium's first match",
+        )
+    return entry.ref
+
+
+def _look_alikes(session: WdSession, node_id: str) -> str:
+    return f"the first is {_candidates(session, [node_id])}"
+
+
+async def _act(session: WdSession, element_id: str, request: ActionRequest) -> ActionResult:
+    device = device_of(session)
+    result: ActionResult = await hub_call(
+        session, session.approved(lambda c: device.act(request, c)), on_element=True
+    )
+    await session.caught_up(result.observation.after_snapshot_id)
+    return result
+
+
+async def element_click(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    ref = _actable(session, path["element"])
+    await _act(session, path["element"], ActionRequest(action=ActionVerb.CLICK, target=ref))
+    return None
+
+
+async def element_clear(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    ref = _actable(session, path["element"])
+    await _act(session, path["element"], ActionRequest(action=ActionVerb.CLEAR_TEXT, target=ref))
+    return None
+
+
+def keys_text(body: Any) -> str:
+    body = _body(body)
+    text = body.get("text")
+    if text is None and isinstance(body.get("value"), list):
+        text = "".join(str(v) for v in body["value"])
+    if not isinstance(text, str):
+        raise invalid_argument('send keys takes {"text": STRING}')
+    if len(text) > MAX_TEXT:
+        raise invalid_argument(f"more than {MAX_TEXT} characters")
+    return text
+
+
+async def element_send_keys(session: WdSession, path: dict[str, str], body: Any) -> Any:
+    """SET_TEXT with the text (``secret://NAME`` types the hub's secret); a trailing Enter
+    (``\\ue007`` or ``\\n``) is pressed as ENTER afterwards."""
+    text = keys_text(body)
+    submit = text.endswith(("\ue007", "\ue006", "\n"))
+    text = "".join(c for c in text.rstrip("\ue007\ue006\n") if not "\ue000" <= c <= "\uf8ff")
+    ref = _actable(session, path["element"])
+    if text.startswith("secret://"):
+        request = ActionRequest(action=ActionVerb.SET_TEXT, target=ref, value_ref=text)
+    else:
+        request = ActionRequest(action=ActionVerb.SET_TEXT, target=ref, value=text)
+    await _act(session, path["element"], request)
+    if submit:
+        device = device_of(session)
+        await hub_call(
+            session, session.approved(lambda c: device.press_key(KeyName.ENTER, confirm=c))
+        )
+    return None
+
+
+# ---- element reads -----------------------------------------------------------------------------
+
+
+def _element_xml(session: WdSession, element_id: str) -> Any:
+    node = session.node(element_id)
+    element = session.source().element_of(node.node_id)
+    if element is None:  # pragma: no cover - every node has an element
+        raise WebDriverError("stale element reference", "the element left the page source")
+    return node, element
+
+
+_ANDROID_ALIASES = {
+    "contentDescription": "content-desc",
+    "content-description": "content-desc",
+    "resourceId": "resource-id",
+    "className": "class",
+    "longClickable": "long-clickable",
+    "name": "content-desc",
+}
+
+
+async def element_text(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    node, element = _element_xml(session, path["element"])
+    if session.platform is Platform.ANDROID:
+        return android_text(node)
+    return ios_value(node) or element.get("label") or ""
+
+
+async def element_attribute(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    name = path["name"]
+    node, element = _element_xml(session, path["element"])
+    if session.platform is Platform.ANDROID:
+        name = _ANDROID_ALIASES.get(name, name)
+        if name == "text":
+            return android_text(node)
+    elif name == "rect":
+        return _rect(node)
+    value = element.get(name)
+    if value is None and name in ("displayed", "visible"):
+        return "true" if _displayed(session, node) else "false"
+    return value
+
+
+def _rect(node: Any) -> dict[str, int]:
+    left, top, right, bottom = node.bounds or (0, 0, 0, 0)
+    return {"x": left, "y": top, "width": right - left, "height": bottom - top}
+
+
+async def element_rect(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    return _rect(session.node(path["element"]))
+
+
+async def element_location(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    rect = _rect(session.node(path["element"]))
+    return {"x": rect["x"], "y": rect["y"]}
+
+
+async def element_size(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    rect = _rect(session.node(path["element"]))
+    return {"width": rect["width"], "height": rect["height"]}
+
+
+def _displayed(session: WdSession, node: Any) -> bool:
+    if node.bounds is None:
+        return False
+    left, top, right, bottom = node.bounds
+    screen = session.current().nodes[0].bounds or (0, 0, 1 << 30, 1 << 30)
+    return (
+        right > left
+        and bottom > top
+        and right > screen[0]
+        and bottom > screen[1]
+        and (left < screen[2] and top < screen[3])
+    )
+
+
+async def element_displayed(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    return _displayed(session, session.node(path["element"]))
+
+
+async def element_enabled(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    return session.node(path["element"]).effective_state.enabled
+
+
+async def element_selected(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    state = session.node(path["element"]).effective_state
+    return bool(state.selected or state.checked)
+
+
+async def element_name(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    return class_of(session.node(path["element"]), session.platform)
+
+
+async def element_screenshot(session: WdSession, path: dict[str, str], _: Any) -> Any:
+    node = session.node(path["element"])
+    png = await _png(session)
+    if node.bounds is None:
+        raise WebDriverError("unable to capture screen", "the element has no bounds")
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        left, top, right, bottom = node.bounds
+        box = (max(0, left), max(0, top), min(image.width, right), min(image.height, bottom))
+        if box[2] <= box[0] or box[3] <= box[1]:
+            raise WebDriverError("unable to capture screen", "the element is off the screen")
+        out = io.BytesIO()
+        image.crop(box).save(out, format="PNG")
+    return base64.b64encode(out.getvalue()).decode()
+
+
+# ---- the screen ----------------------------------------------------------------------------
+
+
+async def _png(session: WdSession) -> bytes:
+    device = device_of(session)
+    return await hub_call(session, device.fetch_screenshot())  # type: ignore[no-any-return]
+
+
+async def screenshot(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return base64.b64encode(await _png(session)).decode()
+
+
+async def page_source(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return session.source().xml()
+
+
+async def back(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    device = device_of(session)
+    result = await hub_call(session, device.back())
+    await session.caught_up(result.observation.after_snapshot_id)
+    return None
+
+
+async def get_orientation(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    shown = await hub_call(session, device_of(session).display())
+    return "LANDSCAPE" if shown.orientation is Orientation.LANDSCAPE else "PORTRAIT"
+
+
+async def set_orientation(session: WdSession, _: dict[str, str], body: Any) -> Any:
+    wanted = str(_body(body).get("orientation", "")).upper()
+    if wanted not in ("PORTRAIT", "LANDSCAPE"):
+        raise invalid_argument("orientation is PORTRAIT or LANDSCAPE")
+    device = device_of(session)
+    result = await hub_call(session, device.set_orientation(Orientation[wanted]))
+    await session.caught_up(result.observation.after_snapshot_id)
+    return None
+
+
+async def window_rect(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    shown = await hub_call(session, device_of(session).display())
+    return {"x": 0, "y": 0, "width": shown.width, "height": shown.height}
+
+
+async def window_handle(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return "NATIVE_APP"
+
+
+async def window_handles(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return ["NATIVE_APP"]
+
+
+async def contexts(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return ["NATIVE_APP"]
+
+
+async def get_context(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return "NATIVE_APP"
+
+
+async def set_context(session: WdSession, _: dict[str, str], body: Any) -> Any:
+    name = _body(body).get("name")
+    if name != "NATIVE_APP":
+        raise WebDriverError(
+            "no such context", f"context {name!r}: this device has NATIVE_APP only"
+        )
+    return None
+
+
+async def get_settings(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return {}
+
+
+async def set_settings(session: WdSession, _: dict[str, str], body: Any) -> Any:
+    _body(body)
+    return None
+
+
+# ---- W3C actions -----------------------------------------------------------------------------
+
+
+def center_of(session: WdSession, element_id: str) -> tuple[int, int]:
+    node = session.node(element_id)
+    if node.bounds is None:
+        raise WebDriverError("move target out of bounds", "the element has no bounds")
+    left, top, right, bottom = node.bounds
+    return (left + right) // 2, (top + bottom) // 2
+
+
+async def _dispatch(device: Any, step: pointer_actions.Plan, confirm: Any) -> ActionResult:
+    """One planned gesture as its hub request."""
+    if isinstance(step, pointer_actions.Tap):
+        kind = GestureKind.TAP if step.count == 1 else GestureKind.DOUBLE_TAP
+        return await device.gesture(kind, [(step.x, step.y)], confirm=confirm)  # type: ignore[no-any-return]
+    if isinstance(step, pointer_actions.LongPress):
+        held = min(step.duration_ms, 10_000)
+        return await device.long_press_at(step.x, step.y, held, confirm=confirm)  # type: ignore[no-any-return]
+    if isinstance(step, pointer_actions.Swipe):
+        took = min(max(step.duration_ms, 50), 10_000)
+        return await device.gesture(  # type: ignore[no-any-return]
+            GestureKind.SWIPE, step.points, duration_ms=took, confirm=confirm
+        )
+    if isinstance(step, pointer_actions.Pinch):
+        return await device.pinch(step.scale, at=(step.x, step.y), confirm=confirm)  # type: ignore[no-any-return]
+    if isinstance(step, pointer_actions.TwoFingerTap):
+        return await device.two_finger_tap(at=(step.x, step.y))  # type: ignore[no-any-return]
+    if isinstance(step, pointer_actions.TypeKeys):
+        return await device.type_focused(step.text, confirm=confirm)  # type: ignore[no-any-return]
+    return await device.press_key(KeyName(step.key), confirm=confirm)  # type: ignore[no-any-return]
+
+
+async def run_plan(session: WdSession, plans: list[pointer_actions.Plan]) -> ActionResult | None:
+    """Run the gestures in order, each through the hub; answers the last result."""
+    device = device_of(session)
+    last: ActionResult | None = None
+    for step in plans:
+        last = await hub_call(session, session.approved(lambda c, s=step: _dispatch(device, s, c)))
+        assert last is not None
+        await session.caught_up(last.observation.after_snapshot_id)
+    return last
+
+
+async def perform_actions(session: WdSession, _: dict[str, str], body: Any) -> Any:
+    plans = pointer_actions.plan(body, lambda element: center_of(session, element))
+    await run_plan(session, plans)
+    return None
+
+
+async def release_actions(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    return None  # every perform releases what it pressed
+
+
+async def hide_keyboard(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    await hub_call(session, device_of(session).hide_keyboard())
+    return None
