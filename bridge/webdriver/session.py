@@ -109,8 +109,8 @@ class WdSession:
                 async with device.watch(compact=False) as watch, anyio.create_task_group() as tg:
                     first = await watch.__anext__()
                     self._take(first.snapshot)
-                    await self._start_app(device)
                     tg.start_soon(self._follow, watch)
+                    await self._start_app(device)
                     started = True
                     task_status.started()
                     await self._idle_loop()
@@ -141,7 +141,9 @@ class WdSession:
                     DeviceSelector(platform=platform), timeout_s=caps.lease_wait_s
                 )
             except HubError as exc:
-                raise WebDriverError("session not created", f"{exc.code.value}: {exc}") from None
+                raise WebDriverError(
+                    "session not created", f"{reason(exc)}; set mobridge:leaseWait to wait for it"
+                ) from None
             self.device_id = got.device
             self.platform = got.platform
         else:
@@ -164,6 +166,7 @@ class WdSession:
     async def _lease_one(self, hub: HubConnection, device: Device) -> None:
         """Lease one named device, waiting up to ``leaseWait`` for its holder to let go:
         woken by the hub's lease events, not by polling."""
+        last: HubError | None = None
         with anyio.move_on_after(self.caps.lease_wait_s) as scope:
             async with hub.events() as events:
                 while True:
@@ -177,10 +180,11 @@ class WdSession:
                     async for event in events:
                         if isinstance(event, LeaseEvent) and event.device == device.id:
                             break
-        reason = f" (waited {self.caps.lease_wait_s:g} s)" if scope.cancelled_caught else ""
+        waited = f" (waited {self.caps.lease_wait_s:g} s)" if scope.cancelled_caught else ""
         raise WebDriverError(
             "session not created",
-            f"POLICY_BLOCKED: {last}{reason}; set mobridge:leaseWait to wait for the lease",
+            f"{reason(last) if last else 'POLICY_BLOCKED'}{waited}; set mobridge:leaseWait to "
+            "wait for the lease",
         )
 
     async def _start_app(self, device: Device) -> None:
@@ -190,10 +194,11 @@ class WdSession:
         try:
             if not self.caps.no_reset:
                 await self.approved(lambda c: device.terminate_app(app_id, confirm=c), True)
-            await device.app(AppAction.APP_OPEN, app_id)
+            opened = await device.app(AppAction.APP_OPEN, app_id)
+            await self.caught_up(opened.observation.after_snapshot_id)
         except HubError as exc:
             raise WebDriverError(
-                "session not created", f"{exc.code.value}: starting {app_id}: {exc}"
+                "session not created", f"starting {app_id}: {reason(exc)}"
             ) from None
 
     async def _follow(self, watch: Any) -> None:
@@ -345,8 +350,15 @@ def hub_failure(exc: ClientError, *, on_element: bool, hint: str = "") -> WebDri
     """A client error as the WebDriver error to answer."""
     if isinstance(exc, HubError):
         code = hub_code_to_w3c(exc.code.value, on_element=on_element)
-        message = f"{exc.code.value}: {exc}"
+        message = reason(exc)
         if exc.code.value == "USER_CONFIRMATION_REQUIRED":
             message += "; set the capability mobridge:approve to true to approve it"
         return WebDriverError(code, message + hint)
     return WebDriverError("unknown error", str(exc))
+
+
+def reason(exc: HubError) -> str:
+    """The hub's refusal in one line, led by its code (``AMBIGUOUS_MATCH: ...``)."""
+    text = str(exc)
+    code = exc.code.value
+    return text if text.startswith(code) else f"{code}: {text}"
