@@ -20,5 +20,6 @@ SECTIONS: tuple[str, ...] = (
     "cli",
     "media",
     "vision",
+    "webdriver",
 )
 """Run order when ``--only`` is not given."""
