@@ -34,11 +34,15 @@ def _median_ms(fn: Callable[[], Any], runs: int) -> float:
 
 def run(quick: bool) -> list[str]:
     try:
+        import lxml.etree  # noqa: F401  (serve --webdriver needs it)
         from appium import webdriver
         from appium.options.common import AppiumOptions
         from appium.webdriver.common.appiumby import AppiumBy
     except ImportError:
-        return ["webdriver: skipped (Appium's Python client is absent: pip install '.[dev]')"]
+        return [
+            "webdriver: skipped (needs Appium's Python client and lxml: "
+            "MOBRIDGE_EXTRAS=dev scripts/bench --only webdriver)"
+        ]
     from bridge.client import build_query
     from bridge.client.sync import connect_sync
 
@@ -100,9 +104,9 @@ def run(quick: bool) -> list[str]:
         f"webdriver command overhead (median ms of {runs} runs; load {load[0]:.1f} {load[1]:.1f})",
         f"{'command':<32} {'Appium client':>13} {'mobridge client':>15} {'overhead':>9}",
     ]
-    for name, wd, direct in rows:
-        other = f"{direct:>15.2f}" if direct else f"{'-':>15}"
-        overhead = f"{wd - direct:>9.2f}" if direct else f"{'-':>9}"
-        lines.append(f"{name:<32} {wd:>13.2f} {other} {overhead}")
+    for name, through_wd, plain in rows:
+        other = f"{plain:>15.2f}" if plain else f"{'-':>15}"
+        overhead = f"{through_wd - plain:>9.2f}" if plain else f"{'-':>9}"
+        lines.append(f"{name:<32} {through_wd:>13.2f} {other} {overhead}")
     lines.append("goal: overhead <= 2 ms per command (issue 36)")
     return lines

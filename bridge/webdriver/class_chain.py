@@ -90,12 +90,7 @@ def _segment(raw: str, deep: bool) -> Segment:
             if end < 0:
                 raise SelectorError("unterminated predicate in class chain")
             test = ios_predicate.parse(rest[2:end])
-            if mark == "`":
-                segment.filters.append(lambda els, t=test: [e for e in els if t(e)])
-            else:
-                segment.filters.append(
-                    lambda els, t=test: [e for e in els if any(t(d) for d in e.iterdescendants())]
-                )
+            segment.filters.append(_matching(test) if mark == "`" else _having(test))
             rest = rest[end + 2 :]
             continue
         end = rest.find("]")
@@ -103,13 +98,33 @@ def _segment(raw: str, deep: bool) -> Segment:
         if not number.lstrip("-").isdigit() or int(number) == 0:
             raise SelectorError(f"[{number}]: an index is a non-zero integer")
         index = int(number)
-        segment.filters.append(
-            lambda els, i=index: [els[i - 1]] if 0 < i <= len(els) else (
-                [els[i]] if i < 0 and -i <= len(els) else []
-            )
-        )  # fmt: skip
+        segment.filters.append(_nth(index))
         rest = rest[end + 1 :]
     return segment
+
+
+Filter = Callable[[list[Element]], list[Element]]
+
+
+def _matching(test: Callable[[Element], bool]) -> Filter:
+    return lambda els: [e for e in els if test(e)]
+
+
+def _having(test: Callable[[Element], bool]) -> Filter:
+    return lambda els: [e for e in els if any(test(d) for d in e.iterdescendants())]
+
+
+def _nth(index: int) -> Filter:
+    """1-based; negative counts from the end."""
+
+    def pick(els: list[Element]) -> list[Element]:
+        if 0 < index <= len(els):
+            return [els[index - 1]]
+        if index < 0 and -index <= len(els):
+            return [els[index]]
+        return []
+
+    return pick
 
 
 def select(segments: list[Segment], start: list[Element]) -> list[Element]:

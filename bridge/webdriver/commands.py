@@ -331,7 +331,7 @@ def _displayed(session: WdSession, node: Any) -> bool:
         return False
     left, top, right, bottom = node.bounds
     screen = session.current().nodes[0].bounds or (0, 0, 1 << 30, 1 << 30)
-    return (
+    return bool(
         right > left
         and bottom > top
         and right > screen[0]
@@ -489,7 +489,11 @@ async def run_plan(session: WdSession, plans: list[pointer_actions.Plan]) -> Act
     device = device_of(session)
     last: ActionResult | None = None
     for step in plans:
-        last = await hub_call(session, session.approved(lambda c, s=step: _dispatch(device, s, c)))
+
+        def send(confirm: Any, step: pointer_actions.Plan = step) -> Awaitable[ActionResult]:
+            return _dispatch(device, step, confirm)
+
+        last = await hub_call(session, session.approved(send))
         assert last is not None
         await session.caught_up(last.observation.after_snapshot_id)
     return last

@@ -69,9 +69,7 @@ def find(
     if using in ("accessibility id", "name"):
         if android:
             return [e for e in _scope(source, within) if e.get("content-desc") == value]
-        return [
-            e for e in _scope(source, within) if value in (e.get("name"), e.get("label"))
-        ]
+        return [e for e in _scope(source, within) if value in (e.get("name"), e.get("label"))]
     if using == "id":
         if not android:
             return [e for e in _scope(source, within) if e.get("name") == value]

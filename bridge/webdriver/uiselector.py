@@ -180,7 +180,22 @@ def _regex(method: str, pattern: str) -> Callable[[str], bool]:
 
 
 def _attr_test(attr: str, check: Callable[[str], bool]) -> Test:
-    return lambda e: check(e.get(attr) or "")
+    def test(e: Element) -> bool:
+        return check(e.get(attr) or "")
+
+    return test
+
+
+def _contains(want: str) -> Callable[[str], bool]:
+    return lambda v: want in v
+
+
+def _starts(want: str) -> Callable[[str], bool]:
+    return lambda v: v.startswith(want)
+
+
+def _flag(want: str) -> Callable[[str], bool]:
+    return lambda v: (v or "false") == want
 
 
 def _call(value: object, method: str, args: list[object]) -> object:
@@ -207,15 +222,15 @@ def _call(value: object, method: str, args: list[object]) -> object:
     for prefix, attr in text_attrs.items():
         if method == prefix:
             want = str(_one(method, args, str))
-            sel.tests.append(_attr_test(attr, lambda v, w=want: v == w))
+            sel.tests.append(_attr_test(attr, want.__eq__))
             return sel
         if method == prefix + "Contains":
             want = str(_one(method, args, str))
-            sel.tests.append(_attr_test(attr, lambda v, w=want: w in v))
+            sel.tests.append(_attr_test(attr, _contains(want)))
             return sel
         if method == prefix + "StartsWith":
             want = str(_one(method, args, str))
-            sel.tests.append(_attr_test(attr, lambda v, w=want: v.startswith(w)))
+            sel.tests.append(_attr_test(attr, _starts(want)))
             return sel
         if method == prefix + "Matches":
             sel.tests.append(_attr_test(attr, _regex(method, str(_one(method, args, str)))))
@@ -223,11 +238,11 @@ def _call(value: object, method: str, args: list[object]) -> object:
     if method in _STATES:
         want_flag = "true" if _one(method, args, bool) else "false"
         attr = _STATES[method]
-        sel.tests.append(lambda e, a=attr, w=want_flag: (e.get(a) or "false") == w)
+        sel.tests.append(_attr_test(attr, _flag(want_flag)))
         return sel
     if method == "index":
         number = str(_one(method, args, int))
-        sel.tests.append(lambda e, n=number: e.get("index") == n)
+        sel.tests.append(_attr_test("index", number.__eq__))
         return sel
     if method == "instance":
         sel.instance = int(_one(method, args, int))  # type: ignore[call-overload]

@@ -7,7 +7,6 @@ import base64
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,7 +69,9 @@ def test_page_source_parses_and_appium_style_xpath_finds_the_same_elements(wd: W
             (button,) = root.xpath(xpath)
             assert button.get("resource-id") == "dev.mobridge.demo:id/open_login"
             assert button.get("clickable") == "true" and button.get("content-desc") == "Login"
-            left, top, right, bottom = map(int, button.get("bounds")[1:-1].replace("][", ",").split(","))
+            left, top, right, bottom = map(
+                int, button.get("bounds")[1:-1].replace("][", ",").split(",")
+            )
         else:
             assert root.tag == "AppiumAUT"
             xpath = "//XCUIElementTypeButton[@name='open_login']"
@@ -81,7 +82,9 @@ def test_page_source_parses_and_appium_style_xpath_finds_the_same_elements(wd: W
         element = driver.find_element(AppiumBy.XPATH, xpath)
         assert element.rect == {"x": left, "y": top, "width": right - left, "height": bottom - top}
         assert element.is_displayed() and element.is_enabled()
-        assert element.tag_name == ("android.widget.Button" if wd.android else "XCUIElementTypeButton")
+        assert element.tag_name == (
+            "android.widget.Button" if wd.android else "XCUIElementTypeButton"
+        )
 
 
 def test_platform_strategies_and_class_name(wd: WdHub) -> None:
@@ -93,17 +96,19 @@ def test_platform_strategies_and_class_name(wd: WdHub) -> None:
             )
             assert by_selector.text == "Login"
             rid = driver.find_element(
-                AppiumBy.ANDROID_UIAUTOMATOR, 'new UiSelector().resourceId("dev.mobridge.demo:id/open_list")'
+                AppiumBy.ANDROID_UIAUTOMATOR,
+                'new UiSelector().resourceId("dev.mobridge.demo:id/open_list")',
             )
             assert rid.text == "List"
             assert len(driver.find_elements(AppiumBy.CLASS_NAME, "android.widget.Button")) >= 8
         else:
             by_predicate = driver.find_element(
-                AppiumBy.IOS_PREDICATE, "type == 'XCUIElementTypeButton' AND label BEGINSWITH[c] 'log'"
+                AppiumBy.IOS_PREDICATE,
+                "type == 'XCUIElementTypeButton' AND label BEGINSWITH[c] 'log'",
             )
             assert by_predicate.get_attribute("name") == "open_login"
             chained = driver.find_element(
-                AppiumBy.IOS_CLASS_CHAIN, "**/XCUIElementTypeButton[`label == \"List\"`]"
+                AppiumBy.IOS_CLASS_CHAIN, '**/XCUIElementTypeButton[`label == "List"`]'
             )
             assert chained.get_attribute("label") == "List"
             assert len(driver.find_elements(AppiumBy.CLASS_NAME, "XCUIElementTypeButton")) >= 8
@@ -138,7 +143,9 @@ def test_w3c_swipe_scrolls_the_list_and_pinch_reaches_the_board(wd: WdHub) -> No
             pointer.create_pointer_move(duration=200, x=x1, y=cy)
             pointer.create_pointer_up(button=0)
         builder.perform()
-        told = driver.find_element(AppiumBy.XPATH, "//*[starts-with(@text, 'Pinched') or starts-with(@label, 'Pinched')]")
+        told = driver.find_element(
+            AppiumBy.XPATH, "//*[starts-with(@text, 'Pinched') or starts-with(@label, 'Pinched')]"
+        )
         assert "x3.333" in (told.text or told.get_attribute("label"))  # 400 px apart / 120
 
 
@@ -196,7 +203,9 @@ def test_an_ambiguous_click_is_refused_and_strict_refuses_the_find(wd: WdHub) ->
         both = driver.find_elements(AppiumBy.ACCESSIBILITY_ID, "Continue")
         assert len(both) == 2
         both[1].click()  # an explicit choice is acted on
-        assert driver.find_element(AppiumBy.XPATH, "//*[@text='Chose Pro plan' or @label='Chose Pro plan']")
+        assert driver.find_element(
+            AppiumBy.XPATH, "//*[@text='Chose Pro plan' or @label='Chose Pro plan']"
+        )
     with session(wd, **{"mobridge:strict": True}) as driver:
         driver.implicitly_wait(10)
         driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Ambiguous").click()
@@ -213,7 +222,9 @@ def test_two_sessions_on_one_device_follow_the_lease(wd: WdHub) -> None:
             wd.driver()
         assert "POLICY_BLOCKED" in refused.value.msg and "leaseWait" in refused.value.msg
         got: list[Any] = []
-        waiter = threading.Thread(target=lambda: got.append(wd.driver(**{"mobridge:leaseWait": 60})))
+        waiter = threading.Thread(
+            target=lambda: got.append(wd.driver(**{"mobridge:leaseWait": 60}))
+        )
         waiter.start()
         time.sleep(0.3)  # let the second session queue up
         assert not got

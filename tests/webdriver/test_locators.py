@@ -21,27 +21,72 @@ from bridge.wire.snapshot import ScreenSnapshot
 def _snapshot(platform: Platform) -> ScreenSnapshot:
     ios = platform is Platform.IOS
     nodes = (
-        SemanticNode(node_id="n1", role=Role.SCREEN, bounds=(0, 0, 1080, 2400),
-                     native_type="XCUIElementTypeApplication" if ios else None,
-                     class_name=None if ios else "android.widget.FrameLayout"),
-        SemanticNode(node_id="n2", role=Role.LIST, parent_id="n1", bounds=(0, 100, 1080, 2000),
-                     actions=(ActionVerb.SCROLL_FORWARD,), resource_id=None if ios else "app:id/list"),
-        SemanticNode(node_id="n3", role=Role.BUTTON, parent_id="n2", label="Continue",
-                     text="Continue", bounds=(10, 110, 500, 200),
-                     state=NodeState(clickable=True), automation_id="go" if ios else None,
-                     resource_id=None if ios else "app:id/go"),
-        SemanticNode(node_id="n4", role=Role.BUTTON, parent_id="n2", label="Continue",
-                     text="Continue", bounds=(10, 210, 500, 300), state=NodeState(clickable=True)),
-        SemanticNode(node_id="n5", role=Role.INPUT, parent_id="n1", hint="Email",
-                     bounds=(10, 2010, 1070, 2100), state=NodeState(clickable=True)),
-        SemanticNode(node_id="n6", role=Role.SWITCH, parent_id="n1", label="Wi-Fi",
-                     bounds=(10, 2110, 1070, 2200), state=NodeState(checked=True)),
-    )  # fmt: skip
+        SemanticNode(
+            node_id="n1",
+            role=Role.SCREEN,
+            bounds=(0, 0, 1080, 2400),
+            native_type="XCUIElementTypeApplication" if ios else None,
+            class_name=None if ios else "android.widget.FrameLayout",
+        ),
+        SemanticNode(
+            node_id="n2",
+            role=Role.LIST,
+            parent_id="n1",
+            bounds=(0, 100, 1080, 2000),
+            actions=(ActionVerb.SCROLL_FORWARD,),
+            resource_id=None if ios else "app:id/list",
+        ),
+        SemanticNode(
+            node_id="n3",
+            role=Role.BUTTON,
+            parent_id="n2",
+            label="Continue",
+            text="Continue",
+            bounds=(10, 110, 500, 200),
+            state=NodeState(clickable=True),
+            automation_id="go" if ios else None,
+            resource_id=None if ios else "app:id/go",
+        ),
+        SemanticNode(
+            node_id="n4",
+            role=Role.BUTTON,
+            parent_id="n2",
+            label="Continue",
+            text="Continue",
+            bounds=(10, 210, 500, 300),
+            state=NodeState(clickable=True),
+        ),
+        SemanticNode(
+            node_id="n5",
+            role=Role.INPUT,
+            parent_id="n1",
+            hint="Email",
+            bounds=(10, 2010, 1070, 2100),
+            state=NodeState(clickable=True),
+        ),
+        SemanticNode(
+            node_id="n6",
+            role=Role.SWITCH,
+            parent_id="n1",
+            label="Wi-Fi",
+            bounds=(10, 2110, 1070, 2200),
+            state=NodeState(checked=True),
+        ),
+    )
     return ScreenSnapshot(
-        schema_version=1, device_id="d", snapshot_id="s_1", timestamp=1, package_name="app",
-        window_id=1, orientation=Orientation.PORTRAIT, screen_state_id="x", compact=False,
-        nodes=nodes, tree_hash="0" * 16, platform=platform,
-    )  # fmt: skip
+        schema_version=1,
+        device_id="d",
+        snapshot_id="s_1",
+        timestamp=1,
+        package_name="app",
+        window_id=1,
+        orientation=Orientation.PORTRAIT,
+        screen_state_id="x",
+        compact=False,
+        nodes=nodes,
+        tree_hash="0" * 16,
+        platform=platform,
+    )
 
 
 def _ids(platform: Platform, using: str, value: str) -> list[str]:
@@ -82,23 +127,63 @@ def test_ios_page_source_has_xcuitest_attributes() -> None:
         (Platform.ANDROID, "css selector", '[id="go"]', ["n3"]),
         (Platform.ANDROID, "class name", "android.widget.Button", ["n3", "n4"]),
         (Platform.ANDROID, "xpath", "(//android.widget.Button)[2]", ["n4"]),
-        (Platform.ANDROID, "-android uiautomator", 'new UiSelector().text("Continue").instance(1)', ["n4"]),
-        (Platform.ANDROID, "-android uiautomator", 'new UiSelector().resourceIdMatches(".*:id/g.")', ["n3"]),
-        (Platform.ANDROID, "-android uiautomator", 'new UiSelector().scrollable(true).childSelector(new UiSelector().index(1))', ["n4"]),
-        (Platform.ANDROID, "-android uiautomator", 'new UiSelector().checked(true); new UiSelector().description("Continue")', ["n6", "n3", "n4"]),
+        (
+            Platform.ANDROID,
+            "-android uiautomator",
+            'new UiSelector().text("Continue").instance(1)',
+            ["n4"],
+        ),
+        (
+            Platform.ANDROID,
+            "-android uiautomator",
+            'new UiSelector().resourceIdMatches(".*:id/g.")',
+            ["n3"],
+        ),
+        (
+            Platform.ANDROID,
+            "-android uiautomator",
+            "new UiSelector().scrollable(true).childSelector(new UiSelector().index(1))",
+            ["n4"],
+        ),
+        (
+            Platform.ANDROID,
+            "-android uiautomator",
+            'new UiSelector().checked(true); new UiSelector().description("Continue")',
+            ["n6", "n3", "n4"],
+        ),
         (Platform.IOS, "accessibility id", "go", ["n3"]),
         (Platform.IOS, "accessibility id", "Continue", ["n3", "n4"]),
         (Platform.IOS, "id", "go", ["n3"]),
         (Platform.IOS, "class name", "XCUIElementTypeSwitch", ["n6"]),
         (Platform.IOS, "-ios predicate string", "label == 'Continue' AND name != 'go'", ["n4"]),
-        (Platform.IOS, "-ios predicate string", "type IN {'XCUIElementTypeSwitch', 'XCUIElementTypeTextField'}", ["n5", "n6"]),
-        (Platform.IOS, "-ios predicate string", "label LIKE[c] 'wi-*' OR value MATCHES 'Em.il'", ["n5", "n6"]),
-        (Platform.IOS, "-ios predicate string", "NOT (enabled == false) AND visible == 1 AND label CONTAINS 'tinu'", ["n3", "n4"]),
-        (Platform.IOS, "-ios class chain", "**/XCUIElementTypeButton[`label == \"Continue\"`][-1]", ["n4"]),
+        (
+            Platform.IOS,
+            "-ios predicate string",
+            "type IN {'XCUIElementTypeSwitch', 'XCUIElementTypeTextField'}",
+            ["n5", "n6"],
+        ),
+        (
+            Platform.IOS,
+            "-ios predicate string",
+            "label LIKE[c] 'wi-*' OR value MATCHES 'Em.il'",
+            ["n5", "n6"],
+        ),
+        (
+            Platform.IOS,
+            "-ios predicate string",
+            "NOT (enabled == false) AND visible == 1 AND label CONTAINS 'tinu'",
+            ["n3", "n4"],
+        ),
+        (
+            Platform.IOS,
+            "-ios class chain",
+            '**/XCUIElementTypeButton[`label == "Continue"`][-1]',
+            ["n4"],
+        ),
         (Platform.IOS, "-ios class chain", "XCUIElementTypeTable/XCUIElementTypeButton[1]", ["n3"]),
         (Platform.IOS, "-ios class chain", "**/*[$name == 'go'$]", ["n2"]),
     ],
-)  # fmt: skip
+)
 def test_strategies_find_what_appium_finds(
     platform: Platform, using: str, value: str, expected: list[str]
 ) -> None:
@@ -131,7 +216,7 @@ def test_scroll_into_view_is_returned_to_the_session() -> None:
     found = locators.find(
         source,
         "-android uiautomator",
-        'new UiScrollable(new UiSelector().scrollable(true)).setAsVerticalList()'
+        "new UiScrollable(new UiSelector().scrollable(true)).setAsVerticalList()"
         '.scrollIntoView(new UiSelector().text("Far away"))',
     )
     assert isinstance(found, ScrollIntoView)
@@ -148,7 +233,12 @@ def _pointer(name: str, moves: list[tuple[int, int, int]], hold_ms: int = 0) -> 
         actions.append({"type": "pause", "duration": hold_ms})
     actions += [{"type": "pointerMove", "duration": d, "x": x, "y": y} for x, y, d in rest]
     actions.append({"type": "pointerUp", "button": 0})
-    return {"type": "pointer", "id": name, "parameters": {"pointerType": "touch"}, "actions": actions}
+    return {
+        "type": "pointer",
+        "id": name,
+        "parameters": {"pointerType": "touch"},
+        "actions": actions,
+    }
 
 
 def _center(_: str) -> tuple[int, int]:
@@ -164,25 +254,74 @@ def test_w3c_actions_become_gestures() -> None:
     swipe = plan({"actions": [_pointer("f", [(500, 1500, 0), (500, 500, 250)])]}, _center)
     assert swipe == [pointer_actions.Swipe(((500, 1500), (500, 500)), 250)]
     pinch = plan(
-        {"actions": [_pointer("a", [(400, 1000, 0), (300, 1000, 200)]),
-                     _pointer("b", [(600, 1000, 0), (700, 1000, 200)])]},
+        {
+            "actions": [
+                _pointer("a", [(400, 1000, 0), (300, 1000, 200)]),
+                _pointer("b", [(600, 1000, 0), (700, 1000, 200)]),
+            ]
+        },
         _center,
-    )  # fmt: skip
+    )
     assert pinch == [pointer_actions.Pinch(500, 1000, 2.0)]
-    double = {"actions": [{"type": "pointer", "id": "f", "actions": [
-        {"type": "pointerMove", "x": 9, "y": 9}, {"type": "pointerDown"}, {"type": "pointerUp"},
-        {"type": "pause", "duration": 50}, {"type": "pointerDown"}, {"type": "pointerUp"}]}]}  # fmt: skip
+    double = {
+        "actions": [
+            {
+                "type": "pointer",
+                "id": "f",
+                "actions": [
+                    {"type": "pointerMove", "x": 9, "y": 9},
+                    {"type": "pointerDown"},
+                    {"type": "pointerUp"},
+                    {"type": "pause", "duration": 50},
+                    {"type": "pointerDown"},
+                    {"type": "pointerUp"},
+                ],
+            }
+        ]
+    }
     assert plan(double, _center) == [pointer_actions.Tap(9, 9, 2)]
-    origin = {"actions": [{"type": "pointer", "id": "f", "actions": [
-        {"type": "pointerMove", "x": 3, "y": -3, "origin": {pointer_actions.ELEMENT_KEY: "e1"}},
-        {"type": "pointerDown"}, {"type": "pointerUp"}]}]}  # fmt: skip
+    origin = {
+        "actions": [
+            {
+                "type": "pointer",
+                "id": "f",
+                "actions": [
+                    {
+                        "type": "pointerMove",
+                        "x": 3,
+                        "y": -3,
+                        "origin": {pointer_actions.ELEMENT_KEY: "e1"},
+                    },
+                    {"type": "pointerDown"},
+                    {"type": "pointerUp"},
+                ],
+            }
+        ]
+    }
     assert plan(origin, _center) == [pointer_actions.Tap(103, 97)]
-    keys = {"actions": [{"type": "key", "id": "k", "actions": [
-        {"type": "keyDown", "value": "h"}, {"type": "keyUp", "value": "h"},
-        {"type": "keyDown", "value": "i"}, {"type": "keyDown", "value": "\ue007"}]}]}  # fmt: skip
-    assert plan(keys, _center) == [pointer_actions.TypeKeys("hi"), pointer_actions.PressKey("ENTER")]
+    keys = {
+        "actions": [
+            {
+                "type": "key",
+                "id": "k",
+                "actions": [
+                    {"type": "keyDown", "value": "h"},
+                    {"type": "keyUp", "value": "h"},
+                    {"type": "keyDown", "value": "i"},
+                    {"type": "keyDown", "value": "\ue007"},
+                ],
+            }
+        ]
+    }
+    assert plan(keys, _center) == [
+        pointer_actions.TypeKeys("hi"),
+        pointer_actions.PressKey("ENTER"),
+    ]
     with pytest.raises(WebDriverError):
-        plan({"actions": [{"type": "pointer", "actions": [{"type": "pointerMove", "x": "a"}]}]}, _center)
+        plan(
+            {"actions": [{"type": "pointer", "actions": [{"type": "pointerMove", "x": "a"}]}]},
+            _center,
+        )
 
 
 def test_http_parser_reads_pipelined_requests_and_refuses_what_it_cannot_bound() -> None:
@@ -226,11 +365,24 @@ def test_routes_and_capabilities() -> None:
         route("GET", ["nothing"])
     assert unknown.value.code == "unknown command"
     caps = parse(
-        {"capabilities": {"alwaysMatch": {"platformName": "iOS", "appium:udid": "sim-ios",
-                                          "mobridge:token": "t", "appium:newCommandTimeout": 5},
-                          "firstMatch": [{"appium:bundleId": "dev.app"}]}}
-    )  # fmt: skip
-    assert (caps.platform, caps.device, caps.app_id, caps.token) == ("IOS", "sim-ios", "dev.app", "t")
+        {
+            "capabilities": {
+                "alwaysMatch": {
+                    "platformName": "iOS",
+                    "appium:udid": "sim-ios",
+                    "mobridge:token": "t",
+                    "appium:newCommandTimeout": 5,
+                },
+                "firstMatch": [{"appium:bundleId": "dev.app"}],
+            }
+        }
+    )
+    assert (caps.platform, caps.device, caps.app_id, caps.token) == (
+        "IOS",
+        "sim-ios",
+        "dev.app",
+        "t",
+    )
     assert caps.new_command_timeout_s == 5 and "mobridge:token" not in caps.echo
     with pytest.raises(WebDriverError):
         parse({"capabilities": {"alwaysMatch": {"mobridge:strict": "yes"}}})

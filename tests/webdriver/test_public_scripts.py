@@ -38,40 +38,78 @@ def _swipe(d: Any, start: tuple[int, int], end: tuple[int, int], hold: float = 0
     actions.perform()
 
 
+def _edit_class(wd: WdHub) -> str:
+    return "android.widget.EditText" if wd.android else "XCUIElementTypeTextField"
+
+
+def find_accessibility_id(wd: WdHub, d: Any) -> None:
+    assert d.find_element(AppiumBy.ACCESSIBILITY_ID, "Login").text == "Login"
+
+
+def find_id(wd: WdHub, d: Any) -> None:
+    assert d.find_element(AppiumBy.ID, "open_login").is_displayed()
+
+
+def click(wd: WdHub, d: Any) -> None:
+    _login(wd, d)
+    assert d.find_element(AppiumBy.ID, "username")
+
+
+def find_elements_class_name(wd: WdHub, d: Any) -> None:
+    _login(wd, d)
+    assert len(d.find_elements(AppiumBy.CLASS_NAME, _edit_class(wd))) >= 1
+
+
+def send_keys(wd: WdHub, d: Any) -> None:
+    _login(wd, d)
+    d.find_element(AppiumBy.ID, "username").send_keys("Appium User")
+
+
+def text(wd: WdHub, d: Any) -> None:
+    send_keys(wd, d)
+    assert d.find_element(AppiumBy.ID, "username").text == "Appium User"
+
+
+def uiautomator_clickable(wd: WdHub, d: Any) -> None:
+    found = d.find_element(AppiumBy.ANDROID_UIAUTOMATOR, "new UiSelector().clickable(true)")
+    assert found.get_attribute("clickable") == "true"
+
+
+def press_keycode(wd: WdHub, d: Any) -> None:
+    d.press_keycode(3)  # HOME: the launcher comes to the front
+    assert d.execute_script("mobile: getCurrentPackage") == "dev.mobridge.launcher"
+
+
+def xpath_index(wd: WdHub, d: Any) -> None:
+    assert d.find_element(AppiumBy.XPATH, "//XCUIElementTypeButton[1]").text == "Login"
+
+
+def location(wd: WdHub, d: Any) -> None:
+    assert d.find_element(AppiumBy.ACCESSIBILITY_ID, "Login").location["y"] > 0
+
+
+def swipe(wd: WdHub, d: Any) -> None:
+    d.find_element(AppiumBy.ACCESSIBILITY_ID, "List").click()
+    before = d.page_source
+    d.swipe(500, 1800, 500, 600, 400)
+    assert d.page_source != before
+
+
+def long_press_move_release(wd: WdHub, d: Any) -> None:
+    d.find_element(AppiumBy.ACCESSIBILITY_ID, "List").click()
+    before = d.page_source
+    _swipe(d, (500, 1800), (500, 700), hold=0.6)
+    assert d.page_source != before
+
+
 COMMANDS: dict[str, Callable[[WdHub, Any], None]] = {
-    "find_accessibility_id": lambda wd, d: d.find_element(AppiumBy.ACCESSIBILITY_ID, "Login"),
-    "find_id": lambda wd, d: d.find_element(AppiumBy.ID, "open_login" if wd.android else "open_login"),
-    "click": lambda wd, d: (_login(wd, d), d.find_element(AppiumBy.ID, "username")),
-    "find_elements_class_name": lambda wd, d: (
-        _login(wd, d),
-        len(d.find_elements(AppiumBy.CLASS_NAME, "android.widget.EditText" if wd.android
-                            else "XCUIElementTypeTextField")) >= 1 or pytest.fail("none"),
-    ),  # fmt: skip
-    "send_keys": lambda wd, d: (
-        _login(wd, d),
-        d.find_element(AppiumBy.ID, "username").send_keys("Appium User"),
-    ),
-    "text": lambda wd, d: (
-        _login(wd, d),
-        d.find_element(AppiumBy.ID, "username").send_keys("Appium User"),
-        d.find_element(AppiumBy.ID, "username").text == "Appium User" or pytest.fail("text"),
-    ),
-    "uiautomator_clickable": lambda wd, d: d.find_element(
-        AppiumBy.ANDROID_UIAUTOMATOR, "new UiSelector().clickable(true)"
-    ),
-    "press_keycode": lambda wd, d: d.press_keycode(3),
-    "xpath_index": lambda wd, d: d.find_element(AppiumBy.XPATH, "//XCUIElementTypeButton[1]"),
-    "location": lambda wd, d: d.find_element(AppiumBy.ACCESSIBILITY_ID, "Login").location["y"] > 0
-    or pytest.fail("location"),
-    "swipe": lambda wd, d: (
-        d.find_element(AppiumBy.ACCESSIBILITY_ID, "List").click(),
-        d.swipe(500, 1800, 500, 600, 400),
-    ),
-    "long_press_move_release": lambda wd, d: (
-        d.find_element(AppiumBy.ACCESSIBILITY_ID, "List").click(),
-        _swipe(d, (500, 1800), (500, 700), hold=0.6),
-    ),
-}
+    f.__name__: f
+    for f in (
+        find_accessibility_id, find_id, click, find_elements_class_name, send_keys, text,
+        uiautomator_clickable, press_keycode, xpath_index, location, swipe,
+        long_press_move_release,
+    )
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module", params=["android", "ios"])
@@ -87,9 +125,7 @@ def test_every_listed_script_names_its_source_and_licence() -> None:
         assert set(row["commands"].split(",")) <= set(COMMANDS)
 
 
-@pytest.mark.parametrize(
-    "command", sorted({c for r in ROWS for c in r["commands"].split(",")})
-)
+@pytest.mark.parametrize("command", sorted({c for r in ROWS for c in r["commands"].split(",")}))
 def test_the_commands_public_scripts_use_work(wd: WdHub, command: str) -> None:
     platforms = {r["platform"] for r in ROWS if command in r["commands"].split(",")}
     if wd.platform not in platforms:

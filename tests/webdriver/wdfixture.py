@@ -92,7 +92,7 @@ def observer(wd: WdHub) -> Iterator[list[Any]]:
 
             async def record() -> None:
                 async for event in stream:
-                    events.append(event)
+                    events.append(event)  # noqa: PERF401 - runs until cancelled
 
             future = portal.start_task_soon(record)
             try:
