@@ -109,7 +109,12 @@ async def _search(session: WdSession, using: str, value: str, within_id: str | N
         if within_id is not None:
             node = session.node(within_id)
             within = source.element_of(node.node_id)
-        found = locators.find(source, using, value, within)
+        if using == "xpath":  # lxml drops the GIL while it evaluates: the hub's loop runs on
+            found = await anyio.to_thread.run_sync(
+                locators.find, source, using, value, within, limiter=session.xpath_limiter
+            )
+        else:
+            found = locators.find(source, using, value, within)
         if isinstance(found, ScrollIntoView):
             return await _scroll_into_view(session, found, deadline)
         ids = [n for n in (source.node_id_of(e) for e in found) if n is not None]

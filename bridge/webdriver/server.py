@@ -37,6 +37,7 @@ MAX_CONNECTIONS = 64
 MAX_SESSIONS = 32
 IDLE_S = 300.0
 READ_SIZE = 65536
+XPATH_THREADS = 2
 
 Handler = Callable[[WdSession, dict[str, str], Any], Awaitable[Any]]
 HANDLERS: dict[str, Handler] = {
@@ -67,6 +68,7 @@ class WebDriverServer:
         self.sessions: dict[str, WdSession] = {}
         self._connections = 0
         self._tg: anyio.abc.TaskGroup | None = None
+        self._xpath: anyio.CapacityLimiter | None = None
 
     async def run(self, *, task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED) -> None:
         """Listen; reports the bound port through ``task_status``."""
@@ -74,6 +76,7 @@ class WebDriverServer:
             local_host=self.host, local_port=self.port, reuse_port=False
         )
         port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
+        self._xpath = anyio.CapacityLimiter(XPATH_THREADS)
         async with listener, anyio.create_task_group() as tg:
             self._tg = tg
             task_status.started(port)
@@ -175,6 +178,7 @@ class WebDriverServer:
             raise WebDriverError("session not created", f"at most {MAX_SESSIONS} sessions")
         token = caps.token or token_from_header(request.headers.get("authorization"))
         session = WdSession(caps, self.hub_url, token)
+        session.xpath_limiter = self._xpath
         assert self._tg is not None
         await self._tg.start(session.run)
         if session.startup_error is not None or not session.alive:

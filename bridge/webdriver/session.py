@@ -88,6 +88,10 @@ class WdSession:
         self._tree: tuple[str, int, NodeTree] | None = None
         self._version = 0
         self.capabilities: dict[str, Any] = {}
+        self.xpath_limiter: anyio.CapacityLimiter | None = None
+        """Shared by the endpoint's sessions (``server``): at most that many XPath
+        evaluations at once, each in a worker thread (lxml drops the GIL), so an expression
+        that takes long holds a thread, never the event loop."""
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -103,13 +107,15 @@ class WdSession:
                 kind="script",
             ) as hub:
                 self.hub = hub
-                await self._lease(hub)
+                leased = await self._pick(hub)
                 device = self.device
                 assert device is not None
                 async with device.watch(compact=False) as watch, anyio.create_task_group() as tg:
                     first = await watch.__anext__()
                     self._take(first.snapshot)
                     tg.start_soon(self._follow, watch)
+                    if not leased:
+                        await self._lease_one(hub, device)
                     await self._start_app(device)
                     started = True
                     task_status.started()
@@ -128,7 +134,9 @@ class WdSession:
             if not started:
                 task_status.started()
 
-    async def _lease(self, hub: HubConnection) -> None:
+    async def _pick(self, hub: HubConnection) -> bool:
+        """Choose the device: by udid (then the caller leases it, following it first), or
+        any free one of the platform through the hub's queue (leased here: True)."""
         caps = self.caps
         wanted = caps.device
         devices = await hub.devices()
@@ -146,41 +154,46 @@ class WdSession:
                 ) from None
             self.device_id = got.device
             self.platform = got.platform
-        else:
-            known = next((d for d in devices if d.id == wanted), None)
-            if known is None:
-                names = ", ".join(d.id for d in devices) or "none"
-                raise WebDriverError(
-                    "session not created", f"no device {wanted!r} on this hub (devices: {names})"
-                )
-            if caps.platform is not None and known.platform.value != caps.platform:
-                raise WebDriverError(
-                    "session not created",
-                    f"device {wanted} is {known.platform.value}, not {caps.platform}",
-                )
-            self.device_id = wanted
-            self.platform = known.platform
-            await self._lease_one(hub, hub.device(wanted))
-        self.device = hub.device(self.device_id)
+            self.device = hub.device(self.device_id)
+            return True
+        known = next((d for d in devices if d.id == wanted), None)
+        if known is None:
+            names = ", ".join(d.id for d in devices) or "none"
+            raise WebDriverError(
+                "session not created", f"no device {wanted!r} on this hub (devices: {names})"
+            )
+        if caps.platform is not None and known.platform.value != caps.platform:
+            raise WebDriverError(
+                "session not created",
+                f"device {wanted} is {known.platform.value}, not {caps.platform}",
+            )
+        self.device_id = wanted
+        self.platform = known.platform
+        self.device = hub.device(wanted)
+        return False
 
     async def _lease_one(self, hub: HubConnection, device: Device) -> None:
         """Lease one named device, waiting up to ``leaseWait`` for its holder to let go:
-        woken by the hub's lease events, not by polling."""
+        woken by the hub's lease events (the session already follows the device, so they
+        reach it), not by polling."""
+        wait = self.caps.lease_wait_s
+        deadline = anyio.current_time() + wait
         last: HubError | None = None
-        with anyio.move_on_after(self.caps.lease_wait_s) as scope:
-            async with hub.events() as events:
-                while True:
-                    try:
-                        await device.acquire_lease()
-                        return
-                    except PolicyBlockedError as exc:
-                        last = exc
-                        if self.caps.lease_wait_s <= 0:
-                            break
+        async with hub.events() as events:  # opened first: no release slips between tries
+            while True:
+                try:
+                    await device.acquire_lease()
+                    return
+                except PolicyBlockedError as exc:
+                    last = exc
+                remaining = deadline - anyio.current_time()
+                if remaining <= 0:
+                    break
+                with anyio.move_on_after(remaining):
                     async for event in events:
                         if isinstance(event, LeaseEvent) and event.device == device.id:
                             break
-        waited = f" (waited {self.caps.lease_wait_s:g} s)" if scope.cancelled_caught else ""
+        waited = f" (waited {wait:g} s)" if wait > 0 else ""
         raise WebDriverError(
             "session not created",
             f"{reason(last) if last else 'POLICY_BLOCKED'}{waited}; set mobridge:leaseWait to "

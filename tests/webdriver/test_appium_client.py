@@ -25,7 +25,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 
 from bridge.wire.client_protocol import ActionEvent, LeaseEvent
-from tests.webdriver.wdfixture import WdHub, observer, session, wd_hub
+from tests.webdriver.wdfixture import OBSERVER, WdHub, observer, session, wd_hub
 
 
 @pytest.fixture(scope="module", params=["android", "ios"])
@@ -215,29 +215,55 @@ def test_an_ambiguous_click_is_refused_and_strict_refuses_the_find(wd: WdHub) ->
         assert "AMBIGUOUS_MATCH" in caught.value.msg and "strict" in caught.value.msg
 
 
+def _queued(wd: WdHub) -> int:
+    """How many acquires wait in the hub's queue (``devices.list`` names them)."""
+    import anyio
+
+    from bridge.client import connect
+    from bridge.wire.client_protocol import DevicesList, DevicesListResult
+
+    async def count() -> int:
+        async with connect(wd.hub.url, token=OBSERVER, name="queue-watch") as hub:
+            listed = await hub.call(DevicesList(id=hub.next_id()), DevicesListResult)
+            return len(listed.waiting)
+
+    return anyio.run(count)
+
+
+def _in_thread(wd: WdHub, **caps: Any) -> tuple[threading.Thread, list[Any]]:
+    got: list[Any] = []
+    thread = threading.Thread(target=lambda: got.append(wd.driver(**caps)))
+    thread.start()
+    return thread, got
+
+
 def test_two_sessions_on_one_device_follow_the_lease(wd: WdHub) -> None:
     first = wd.driver()
-    try:
-        with pytest.raises(SessionNotCreatedException) as refused:
-            wd.driver()
-        assert "POLICY_BLOCKED" in refused.value.msg and "leaseWait" in refused.value.msg
-        got: list[Any] = []
-        waiter = threading.Thread(
-            target=lambda: got.append(wd.driver(**{"mobridge:leaseWait": 60}))
-        )
-        waiter.start()
-        time.sleep(0.3)  # let the second session queue up
-        assert not got
-        first.find_element(AppiumBy.ACCESSIBILITY_ID, "Login")  # the first still drives
-    finally:
-        first.quit()
-    waiter.join(timeout=60)
-    assert got, "the waiting session never got the lease"
+    with pytest.raises(SessionNotCreatedException) as refused:
+        wd.driver()  # no leaseWait: refused at once, naming the holder
+    assert "POLICY_BLOCKED" in refused.value.msg and "leaseWait" in refused.value.msg
+    # by platform: the hub's FIFO queue; the waiter shows in devices.list until it is served
+    queued, got = _in_thread(wd, **{"mobridge:leaseWait": 60})
+    deadline = time.monotonic() + 30
+    while _queued(wd) == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _queued(wd) == 1 and not got
+    assert first.find_element(AppiumBy.ACCESSIBILITY_ID, "Login")  # the first still drives
+    first.quit()
+    queued.join(timeout=60)
+    assert got, "the queued session never got the lease"
     second = got[0]
+    # by udid: woken by the hub's lease event when the holder lets go
+    named, got_named = _in_thread(wd, **{"mobridge:leaseWait": 60, "appium:udid": wd.device_id})
+    assert second.find_element(AppiumBy.ACCESSIBILITY_ID, "Login").text == "Login"
+    second.quit()
+    named.join(timeout=60)
+    assert got_named, "the session waiting for the named device never got it"
+    third = got_named[0]
     try:
-        assert second.find_element(AppiumBy.ACCESSIBILITY_ID, "Login").text == "Login"
+        assert third.find_element(AppiumBy.ACCESSIBILITY_ID, "Login").is_displayed()
     finally:
-        second.quit()
+        third.quit()
 
 
 def test_an_observer_sees_the_scripts_actions_and_the_lease_ends_on_timeout(wd: WdHub) -> None:

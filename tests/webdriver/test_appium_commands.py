@@ -1,0 +1,125 @@
+"""More of the endpoint through Appium's Python client, both simulated flavours: choosing a
+device by udid, /status, implicit waits that end when the hub pushes the awaited screen,
+scrolling into view, selection state, clear, key actions, alerts and orientation."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+from appium.webdriver.common.appiumby import AppiumBy
+from selenium.common.exceptions import NoSuchElementException, SessionNotCreatedException
+from selenium.webdriver.common.action_chains import ActionChains
+
+from tests.webdriver.wdfixture import WdHub, session, wd_hub
+
+
+@pytest.fixture(scope="module", params=["android", "ios"])
+def wd(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WdHub]:
+    with wd_hub(tmp_path_factory.mktemp(f"cmd-{request.param}"), request.param) as hub:
+        yield hub
+
+
+def _text_xpath(text: str) -> str:
+    return f"//*[@text='{text}' or @label='{text}' or @value='{text}']"
+
+
+def test_status_and_choosing_the_device_by_udid(wd: WdHub) -> None:
+    with urllib.request.urlopen(f"{wd.url}/status", timeout=10) as answer:
+        status = json.load(answer)["value"]
+    assert status["ready"] is True and "mobridge" in status["message"]
+    with session(wd, **{"appium:udid": wd.device_id}) as driver:
+        assert driver.capabilities["appium:udid"] == wd.device_id
+    with pytest.raises(SessionNotCreatedException) as unknown:
+        wd.driver(**{"appium:udid": "emulator-5554"})
+    assert f"devices: {wd.device_id}" in unknown.value.msg
+    other = "iOS" if wd.android else "Android"
+    with pytest.raises(SessionNotCreatedException) as mismatch:
+        wd.driver(**{"appium:udid": wd.device_id, "platformName": other})
+    assert "not" in mismatch.value.msg and wd.device_id in mismatch.value.msg
+
+
+def test_an_implicit_wait_ends_when_the_awaited_screen_is_pushed(wd: WdHub) -> None:
+    with session(wd) as driver:
+        driver.implicitly_wait(10)
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Home").click()
+        now = driver.find_element(AppiumBy.ID, "clock").text
+        shown = datetime.datetime.strptime(now, "%H:%M:%S")
+        later = (shown + datetime.timedelta(seconds=2)).strftime("%H:%M:%S")
+        driver.implicitly_wait(0)
+        with pytest.raises(NoSuchElementException):
+            driver.find_element(AppiumBy.XPATH, _text_xpath(later))
+        driver.implicitly_wait(10)
+        started = time.monotonic()
+        assert driver.find_element(AppiumBy.XPATH, _text_xpath(later)).text == later
+        assert time.monotonic() - started < 9  # found when the clock got there, not at the end
+        assert driver.timeouts.implicit_wait == 10
+
+
+def test_scrolling_a_list_until_a_row_shows(wd: WdHub) -> None:
+    with session(wd) as driver:
+        driver.implicitly_wait(10)
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "List").click()
+        if wd.android:
+            row = driver.find_element(
+                AppiumBy.ANDROID_UIAUTOMATOR,
+                "new UiScrollable(new UiSelector().scrollable(true))"
+                '.scrollIntoView(new UiSelector().text("Item 30"))',
+            )
+            assert row.text == "Item 30"
+        else:
+            driver.implicitly_wait(0)
+            for _ in range(10):
+                found = driver.find_elements(AppiumBy.ACCESSIBILITY_ID, "Item 30")
+                if found:
+                    break
+                driver.execute_script("mobile: swipe", {"direction": "up"})
+            assert found and found[0].is_displayed()
+        driver.execute_script(
+            "mobile: scroll",
+            {"strategy": "accessibility id", "selector": "Item 60"}
+            if wd.android
+            else {"direction": "down"},
+        )
+
+
+def test_selection_state_clear_and_key_actions(wd: WdHub) -> None:
+    with session(wd) as driver:
+        driver.implicitly_wait(10)
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Settings").click()
+        toggle = driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Bluetooth")
+        before = toggle.is_selected()
+        toggle.click()
+        assert driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Bluetooth").is_selected() != before
+        driver.back()
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Login").click()
+        field = driver.find_element(AppiumBy.ID, "username")
+        field.send_keys("someone")
+        assert field.text == "someone"
+        field.clear()
+        assert field.text == "Username"  # the hint shows again, as UiAutomator2 and WDA say
+        field.click()  # the focus: key actions type into it
+        ActionChains(driver).send_keys("typed").perform()
+        assert driver.find_element(AppiumBy.ID, "username").text == "typed"
+        assert driver.switch_to.active_element.text == "typed"
+
+
+def test_alerts_and_orientation(wd: WdHub) -> None:
+    with session(wd) as driver:
+        driver.implicitly_wait(10)
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Dialog").click()
+        driver.find_element(AppiumBy.XPATH, _text_xpath("Discard draft?"))
+        driver.execute_script("mobile: dismissAlert", {})
+        driver.implicitly_wait(0)
+        assert driver.find_elements(AppiumBy.XPATH, _text_xpath("Discard draft?")) == []
+        portrait = driver.get_window_size()
+        driver.orientation = "LANDSCAPE"
+        assert driver.orientation == "LANDSCAPE"
+        turned = driver.get_window_size()
+        assert turned["width"] == portrait["height"] and turned["height"] == portrait["width"]
+        driver.orientation = "PORTRAIT"
+        assert driver.orientation == "PORTRAIT"
