@@ -12,7 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 from appium.webdriver.common.appiumby import AppiumBy
-from selenium.common.exceptions import NoSuchElementException, SessionNotCreatedException
+from selenium.common.exceptions import (
+    NoSuchElementException,
+    SessionNotCreatedException,
+    WebDriverException,
+)
 from selenium.webdriver.common.action_chains import ActionChains
 
 from tests.webdriver.wdfixture import WdHub, session, wd_hub
@@ -123,3 +127,36 @@ def test_alerts_and_orientation(wd: WdHub) -> None:
         assert turned["width"] == portrait["height"] and turned["height"] == portrait["width"]
         driver.orientation = "PORTRAIT"
         assert driver.orientation == "PORTRAIT"
+
+
+def test_mobile_gestures_keys_and_app_lifecycle_refusals(wd: WdHub) -> None:
+    with session(wd) as driver:
+        driver.implicitly_wait(10)
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Game").click()
+        size = driver.get_window_size()
+        area = {"left": 0, "top": size["height"] // 4, "width": size["width"],
+                "height": size["height"] // 2, "percent": 0.5}  # fmt: skip
+        driver.execute_script("mobile: pinchOpenGesture", area)
+        told = driver.find_element(AppiumBy.XPATH, "//*[starts-with(@text, 'Pinched') or "
+                                   "starts-with(@label, 'Pinched')]")  # fmt: skip
+        assert "x2 " in (told.text or told.get_attribute("label"))
+        driver.back()
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "List").click()
+        before = driver.page_source
+        driver.execute_script("mobile: swipeGesture", {**area, "direction": "up", "percent": 0.8})
+        assert driver.page_source != before
+        driver.back()
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Login").click()
+        driver.find_element(AppiumBy.ID, "username").click()
+        driver.execute_script("mobile: hideKeyboard")
+        if wd.android:
+            driver.press_keycode(4)  # BACK through mobile: pressKey
+            assert driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Login")
+        assert driver.is_app_installed("dev.mobridge.demo")
+        assert not driver.is_app_installed("dev.not.there")
+        with pytest.raises(WebDriverException) as refused:
+            driver.execute_script("mobile: shell", {"command": "ls"})
+        assert "not served" in refused.value.msg and "terminateApp" in refused.value.msg
+        with pytest.raises(WebDriverException) as script:
+            driver.execute_script("return 1")
+        assert "JavaScript" in script.value.msg

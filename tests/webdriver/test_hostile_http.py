@@ -75,7 +75,8 @@ async def test_hostile_requests_are_answered_and_a_session_keeps_working() -> No
                 got = await raw(port, data)
                 assert got.startswith(f"HTTP/1.1 {want} ".encode()), got[:80]
             deep = b"[" * 100_000 + b"]" * 100_000
-            head = f"POST /session HTTP/1.1\r\nContent-Length: {len(deep)}\r\nConnection: close\r\n\r\n"
+            head = f"POST /session HTTP/1.1\r\nContent-Length: {len(deep)}\r\n"
+            head += "Connection: close\r\n\r\n"
             status, body = answer(await raw(port, head.encode() + deep))
             assert (status, body["value"]["error"]) == (400, "invalid argument")
             status, body = answer(await raw(port, request("POST", f"/session/{sid}/element", "x")))
@@ -85,7 +86,9 @@ async def test_hostile_requests_are_answered_and_a_session_keeps_working() -> No
             path = f"/session/{sid}/element/{'e' * 5000}/click"
             status, body = answer(await raw(port, request("POST", path)))
             assert (status, body["value"]["error"]) == (404, "no such element")
-            status, body = answer(await raw(port, request("POST", "/session", {"capabilities": {}})))
+            status, body = answer(
+                await raw(port, request("POST", "/session", {"capabilities": {}}))
+            )
             assert body["value"]["error"] == "session not created"  # no token: the hub refuses
             bad = {"using": "xpath", "value": "//*[" * 2000}
             status, body = answer(await raw(port, request("POST", f"/session/{sid}/element", bad)))
