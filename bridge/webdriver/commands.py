@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 
 from bridge.client.errors import ClientError
+from bridge.core.query import QueryRejected, run_query
 from bridge.webdriver import locators, pointer_actions
 from bridge.webdriver.errors import WebDriverError, invalid_argument
 from bridge.webdriver.page_source import android_text, class_of, ios_value
@@ -25,6 +26,9 @@ from bridge.webdriver.session import WdSession, hub_failure
 from bridge.webdriver.uiselector import ScrollIntoView
 from bridge.wire.action import ActionRequest, ActionResult
 from bridge.wire.enums import ActionVerb, GestureKind, KeyName, Orientation, Platform
+from bridge.wire.node import SemanticNode
+from bridge.wire.noderef import NodeRef
+from bridge.wire.query import SemanticQuery, TextMatch
 
 Handler = Callable[[WdSession, dict[str, str], Any], Awaitable[Any]]
 MAX_IMPLICIT_MS = 600_000
@@ -163,7 +167,7 @@ async def find_element(session: WdSession, path: dict[str, str], body: Any) -> A
             f"({_candidates(session, ids)}); mobridge:strict refuses to pick one: narrow the "
             "locator, or find_elements and choose",
         )
-    return {ELEMENT_KEY: session.remember(ids[0], len(ids), described)}
+    return {ELEMENT_KEY: session.remember(ids[0], len(ids), described, tuple(ids[:16]))}
 
 
 async def find_elements(session: WdSession, path: dict[str, str], body: Any) -> Any:
@@ -196,44 +200,71 @@ async def active_element(session: WdSession, _: dict[str, str], __: Any) -> Any:
 # ---- element actions ---------------------------------------------------------------------------
 
 
-def _actable(session: WdSession, element_id: str) -> Any:
+AMBIGUOUS_HINT = (
+    "; mobridge does not act on the first of several: narrow the locator, pick one with "
+    "find_elements, or set mobridge:firstMatch to true for Appium's first match"
+)
+
+
+def _actable(session: WdSession, element_id: str) -> tuple[NodeRef | None, SemanticQuery | None]:
+    """What to send for an action on the element: its ref; or, when its locator matched
+    several nodes (and the session did not ask for Appium's first match), the query that
+    finds those look-alikes, so the hub refuses AMBIGUOUS_MATCH where every watcher sees it.
+    Several matches that no query tells apart are refused here."""
     entry = session.entry(element_id)
-    if entry.among > 1 and not session.caps.first_match:
-        tree = session.tree()
-        node = tree.by_id.get(entry.node_id)
-        ids = [entry.node_id] if node is None else []
-        raise WebDriverError(
-            "invalid selector",
-            f"AMBIGUOUS_MATCH: {entry.among} elements matched {entry.locator} when this element "
-            f"was found{'' if ids else ' (' + _look_alikes(session, entry.node_id) + ')'}; "
-            "mobridge does not act on the first of several: narrow the locator, pick one with "
-            "find_elements, or set mobridge:firstMatch to true for Appium's first match",
-        )
-    return entry.ref
-
-
-def _look_alikes(session: WdSession, node_id: str) -> str:
-    return f"the first is {_candidates(session, [node_id])}"
-
-
-async def _act(session: WdSession, element_id: str, request: ActionRequest) -> ActionResult:
-    device = device_of(session)
-    result: ActionResult = await hub_call(
-        session, session.approved(lambda c: device.act(request, c)), on_element=True
+    if entry.among <= 1 or session.caps.first_match:
+        return entry.ref, None
+    node = session.node(element_id)  # gone: stale, whatever else matched
+    query = _look_alike_query(session, node)
+    if query is not None:
+        return None, query
+    raise WebDriverError(
+        "invalid selector",
+        f"AMBIGUOUS_MATCH: {entry.among} elements matched {entry.locator} when this element "
+        f"was found ({_candidates(session, list(entry.matched))})" + AMBIGUOUS_HINT,
     )
+
+
+def _look_alike_query(session: WdSession, node: SemanticNode) -> SemanticQuery | None:
+    """A query by the node's role and name that matches it and at least one other node on
+    the current screen, or None."""
+    if node.label:
+        query = SemanticQuery(role=node.role, label=TextMatch(value=node.label[:1024]))
+    elif node.text:
+        query = SemanticQuery(role=node.role, text=TextMatch(value=node.text[:1024]))
+    else:
+        return None
+    found = run_query(session.tree(), query)
+    if isinstance(found, QueryRejected):
+        return None
+    ids = {m.node.node_id for m in found.items}
+    return query if node.node_id in ids and len(ids) >= 2 else None
+
+
+async def _act(
+    session: WdSession, element_id: str, request: ActionRequest, query: SemanticQuery | None
+) -> ActionResult:
+    device = device_of(session)
+    try:
+        result: ActionResult = await session.approved(lambda c: device.act(request, c, query=query))
+    except ClientError as exc:
+        hint = AMBIGUOUS_HINT if query is not None else ""
+        raise hub_failure(exc, on_element=True, hint=hint) from None
     await session.caught_up(result.observation.after_snapshot_id)
     return result
 
 
 async def element_click(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    ref = _actable(session, path["element"])
-    await _act(session, path["element"], ActionRequest(action=ActionVerb.CLICK, target=ref))
+    ref, query = _actable(session, path["element"])
+    request = ActionRequest(action=ActionVerb.CLICK, target=ref)
+    await _act(session, path["element"], request, query)
     return None
 
 
 async def element_clear(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    ref = _actable(session, path["element"])
-    await _act(session, path["element"], ActionRequest(action=ActionVerb.CLEAR_TEXT, target=ref))
+    ref, query = _actable(session, path["element"])
+    request = ActionRequest(action=ActionVerb.CLEAR_TEXT, target=ref)
+    await _act(session, path["element"], request, query)
     return None
 
 
@@ -255,12 +286,12 @@ async def element_send_keys(session: WdSession, path: dict[str, str], body: Any)
     text = keys_text(body)
     submit = text.endswith(("\ue007", "\ue006", "\n"))
     text = "".join(c for c in text.rstrip("\ue007\ue006\n") if not "\ue000" <= c <= "\uf8ff")
-    ref = _actable(session, path["element"])
+    ref, query = _actable(session, path["element"])
     if text.startswith("secret://"):
         request = ActionRequest(action=ActionVerb.SET_TEXT, target=ref, value_ref=text)
     else:
         request = ActionRequest(action=ActionVerb.SET_TEXT, target=ref, value=text)
-    await _act(session, path["element"], request)
+    await _act(session, path["element"], request, query)
     if submit:
         device = device_of(session)
         await hub_call(

@@ -59,6 +59,8 @@ class ElementEntry:
     ref: NodeRef
     among: int = 1
     locator: str = ""
+    matched: tuple[str, ...] = ()
+    """The node ids its locator matched (the first 16) when ``among`` > 1."""
 
 
 class WdSession:
@@ -302,14 +304,16 @@ class WdSession:
 
     # ---- elements --------------------------------------------------------------------------
 
-    def remember(self, node_id: str, among: int, locator: str) -> str:
+    def remember(
+        self, node_id: str, among: int, locator: str, matched: tuple[str, ...] = ()
+    ) -> str:
         """The element id for ``node_id`` of the current snapshot (a new entry each time
         an ambiguous locator found it; the same id for a plain find of the same node)."""
         ref = build_ref(self.current(), self.tree(), node_id)
         if ref is None:
             raise WebDriverError("no such element", f"node {node_id} is not on the screen")
         key = node_id if among == 1 else f"{node_id}.{secrets.token_hex(4)}"
-        self.elements[key] = ElementEntry(node_id, ref, among, locator)
+        self.elements[key] = ElementEntry(node_id, ref, among, locator, matched)
         self.elements.move_to_end(key)
         while len(self.elements) > MAX_ELEMENTS:
             self.elements.popitem(last=False)

@@ -192,20 +192,29 @@ def test_an_element_of_a_screen_that_is_gone_is_stale(wd: WdHub) -> None:
 
 
 def test_an_ambiguous_click_is_refused_and_strict_refuses_the_find(wd: WdHub) -> None:
-    with session(wd) as driver:
+    with observer(wd) as events, session(wd, **{"mobridge:name": "suite"}) as driver:
         driver.implicitly_wait(10)
         driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Ambiguous").click()
-        first = driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Continue")
+        first = driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Continue")  # reading is fine
+        assert first.text == "Continue"
         with pytest.raises(InvalidSelectorException) as caught:
             first.click()
-        assert "AMBIGUOUS_MATCH: 2 elements" in caught.value.msg
+        assert caught.value.msg.startswith("AMBIGUOUS_MATCH")
         assert "mobridge:firstMatch" in caught.value.msg
         both = driver.find_elements(AppiumBy.ACCESSIBILITY_ID, "Continue")
         assert len(both) == 2
         both[1].click()  # an explicit choice is acted on
-        assert driver.find_element(
-            AppiumBy.XPATH, "//*[@text='Chose Pro plan' or @label='Chose Pro plan']"
-        )
+        chosen = "//*[@text='Chose Pro plan' or @label='Chose Pro plan']"
+        assert driver.find_element(AppiumBy.XPATH, chosen)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(
+            isinstance(e, ActionEvent) and e.error is not None for e in events
+        ):
+            time.sleep(0.05)  # waits for the observer's copy of the refusal
+    refusals = [e for e in events if isinstance(e, ActionEvent) and e.error is not None]
+    assert [(e.client.split()[0], e.error.value) for e in refusals] == [
+        ("suite", "AMBIGUOUS_MATCH")
+    ]  # the dashboard's timeline shows the refused click, and who tried it
     with session(wd, **{"mobridge:strict": True}) as driver:
         driver.implicitly_wait(10)
         driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Ambiguous").click()
@@ -213,6 +222,13 @@ def test_an_ambiguous_click_is_refused_and_strict_refuses_the_find(wd: WdHub) ->
         with pytest.raises(InvalidSelectorException) as caught:
             driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Continue")
         assert "AMBIGUOUS_MATCH" in caught.value.msg and "strict" in caught.value.msg
+    with session(wd, **{"mobridge:firstMatch": True}) as driver:
+        driver.implicitly_wait(10)
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Ambiguous").click()
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Continue").click()  # Appium's way
+        assert driver.find_element(
+            AppiumBy.XPATH, "//*[@text='Chose Basic plan' or @label='Chose Basic plan']"
+        )
 
 
 def _queued(wd: WdHub) -> int:
