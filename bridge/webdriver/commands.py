@@ -543,8 +543,3 @@ async def perform_actions(session: WdSession, _: dict[str, str], body: Any) -> A
 
 async def release_actions(session: WdSession, _: dict[str, str], __: Any) -> Any:
     return None  # every perform releases what it pressed
-
-
-async def hide_keyboard(session: WdSession, _: dict[str, str], __: Any) -> Any:
-    await hub_call(session, device_of(session).hide_keyboard())
-    return None

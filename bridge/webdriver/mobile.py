@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from bridge.webdriver import pointer_actions
@@ -29,6 +29,7 @@ from bridge.webdriver.pointer_actions import ELEMENT_KEY
 from bridge.webdriver.session import WdSession
 from bridge.wire.action import ActionRequest
 from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, KeyName
+from bridge.wire.node import SemanticNode
 
 MobileHandler = Callable[[WdSession, dict[str, Any]], Awaitable[Any]]
 
@@ -145,6 +146,29 @@ def _alert(choice: str) -> Callable[[WdSession, dict[str, Any]], Awaitable[Any]]
 async def hide_keyboard(session: WdSession, args: dict[str, Any]) -> Any:
     await hub_call(session, device_of(session).hide_keyboard())
     return None
+
+
+def keyboard_shown(nodes: Sequence[SemanticNode]) -> bool:
+    """Whether the snapshot holds a soft keyboard: the hub sums one up in a node whose hint
+    says what hides it (Android), or keeps iOS's keyboard element."""
+    return any(
+        n.native_type == "XCUIElementTypeKeyboard"
+        or (n.hint is not None and n.hint.endswith("hides the keyboard"))
+        for n in nodes
+    )
+
+
+async def is_keyboard_shown(session: WdSession, args: dict[str, Any]) -> Any:
+    return keyboard_shown(session.current().nodes)
+
+
+async def alert_text(session: WdSession, _: dict[str, str], __: Any) -> Any:
+    """W3C's alert text: the title and message of the alert on screen."""
+    listed = await hub_call(session, device_of(session).alerts())
+    if not listed.alerts:
+        raise WebDriverError("no such alert", "no alert is on the screen")
+    alert = listed.alerts[0]
+    return "\n".join(part for part in (alert.title, alert.message) if part)
 
 
 async def press_key(session: WdSession, args: dict[str, Any]) -> Any:
@@ -360,6 +384,7 @@ MOBILE: dict[str, MobileHandler] = {
     "acceptAlert": _alert("accept"),
     "dismissAlert": _alert("dismiss"),
     "hideKeyboard": hide_keyboard,
+    "isKeyboardShown": is_keyboard_shown,
     "pressKey": press_key,
     "pressButton": press_button,
     "openNotifications": open_notifications,
@@ -378,6 +403,20 @@ MOBILE: dict[str, MobileHandler] = {
     "longClickGesture": _tap(1, long=True),
     "touchAndHold": _tap(1, long=True),
 }
+
+
+def legacy(name: str) -> Callable[[WdSession, dict[str, str], Any], Awaitable[Any]]:
+    """A legacy ``/appium/device/...`` endpoint (or W3C's alert endpoints): the body is the
+    ``mobile:`` command's arguments (``appId`` and ``bundleId`` are both accepted)."""
+    handler = MOBILE[name]
+
+    async def run(session: WdSession, _: dict[str, str], body: Any) -> Any:
+        args = _body(body)
+        if "appPath" in args and "app" not in args:
+            args = {**args, "app": args["appPath"]}
+        return await handler(session, args)
+
+    return run
 
 
 async def execute(session: WdSession, _: dict[str, str], body: Any) -> Any:

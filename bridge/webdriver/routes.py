@@ -59,8 +59,23 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", _S + "/context", "set_context"),
     ("GET", _S + "/appium/settings", "get_settings"),
     ("POST", _S + "/appium/settings", "set_settings"),
-    ("POST", _S + "/appium/device/hide_keyboard", "hide_keyboard"),
-    ("GET", _S + "/appium/device/is_keyboard_shown", "keyboard_shown"),
+    ("POST", _S + "/alert/accept", "mobile:acceptAlert"),
+    ("POST", _S + "/alert/dismiss", "mobile:dismissAlert"),
+    ("GET", _S + "/alert/text", "alert_text"),
+    # Appium's legacy endpoints (clients before the mobile: commands), onto the same handlers
+    ("POST", _S + "/appium/device/hide_keyboard", "mobile:hideKeyboard"),
+    ("GET", _S + "/appium/device/is_keyboard_shown", "mobile:isKeyboardShown"),
+    ("POST", _S + "/appium/device/press_keycode", "mobile:pressKey"),
+    ("POST", _S + "/appium/device/terminate_app", "mobile:terminateApp"),
+    ("POST", _S + "/appium/device/activate_app", "mobile:activateApp"),
+    ("POST", _S + "/appium/device/app_state", "mobile:queryAppState"),
+    ("POST", _S + "/appium/device/app_installed", "mobile:isAppInstalled"),
+    ("POST", _S + "/appium/device/remove_app", "mobile:removeApp"),
+    ("POST", _S + "/appium/device/install_app", "mobile:installApp"),
+    ("GET", _S + "/appium/device/current_package", "mobile:getCurrentPackage"),
+    ("POST", _S + "/appium/device/get_clipboard", "mobile:getClipboard"),
+    ("POST", _S + "/appium/device/set_clipboard", "mobile:setClipboard"),
+    ("POST", _S + "/appium/device/open_notifications", "mobile:openNotifications"),
 )
 
 

@@ -50,10 +50,13 @@ HANDLERS: dict[str, Handler] = {
         "element_name", "element_screenshot", "screenshot", "page_source", "back",
         "get_orientation", "set_orientation", "window_rect", "window_handle",
         "window_handles", "contexts", "get_context", "set_context", "get_settings",
-        "set_settings", "perform_actions", "release_actions", "hide_keyboard",
+        "set_settings", "perform_actions", "release_actions",
     )
 }  # fmt: skip
 HANDLERS["execute"] = mobile.execute
+HANDLERS["alert_text"] = mobile.alert_text
+for _name in mobile.MOBILE:
+    HANDLERS[f"mobile:{_name}"] = mobile.legacy(_name)
 
 
 class WebDriverServer:

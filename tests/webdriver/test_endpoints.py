@@ -1,0 +1,107 @@
+"""W3C's alert endpoints and Appium's legacy ``/appium/device/...`` endpoints (what older
+clients send instead of ``mobile:`` commands), over HTTP against an in-process hub and
+endpoint; and the keyboard check on snapshots that hold one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+
+from bridge.webdriver.mobile import keyboard_shown
+from bridge.webdriver.server import WebDriverServer
+from bridge.wire.enums import Role
+from bridge.wire.node import SemanticNode
+from tests.hub.hubfixture import CONTROLLER, running_hub
+
+pytestmark = pytest.mark.anyio
+
+
+class Client:
+    """A keep-alive HTTP/1.1 client on one connection (the endpoint's JSON in and out)."""
+
+    def __init__(self, stream: Any, sid: str = "") -> None:
+        self.stream = stream
+        self.sid = sid
+
+    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        payload = b"" if body is None else json.dumps(body).encode()
+        path = path.replace("{s}", self.sid)
+        head = f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(payload)}\r\n\r\n"
+        await self.stream.send(head.encode() + payload)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += await self.stream.receive()
+        head_bytes, _, rest = data.partition(b"\r\n\r\n")
+        length = int(next(
+            line.split(b":")[1] for line in head_bytes.split(b"\r\n")
+            if line.lower().startswith(b"content-length")
+        ))  # fmt: skip
+        while len(rest) < length:
+            rest += await self.stream.receive()
+        return int(head_bytes.split(b" ")[1]), json.loads(rest)["value"]
+
+
+@asynccontextmanager
+async def client(scene: str) -> AsyncIterator[Client]:
+    async with running_hub(sim_scene=scene) as hub, anyio.create_task_group() as tg:
+        port = await tg.start(WebDriverServer(hub.url, port=0).run)
+        async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+            http = Client(stream)
+            caps = {"capabilities": {"alwaysMatch": {"mobridge:token": CONTROLLER}}}
+            status, created = await http.call("POST", "/wd/hub/session", caps)
+            assert status == 200, created
+            http.sid = created["sessionId"]
+            try:
+                yield http
+            finally:
+                await http.call("DELETE", "/session/{s}")
+                tg.cancel_scope.cancel()
+
+
+async def test_w3c_alert_endpoints_read_and_answer_the_alert() -> None:
+    with anyio.fail_after(60):
+        async with client("dialog") as http:
+            status, text = await http.call("GET", "/session/{s}/alert/text")
+            assert (status, text) == (200, "Discard draft?\nYour unsaved changes will be lost.")
+            assert await http.call("POST", "/session/{s}/alert/accept", {}) == (200, None)
+            status, gone = await http.call("GET", "/session/{s}/alert/text")
+            assert (status, gone["error"]) == (404, "no such alert")
+
+
+async def test_legacy_appium_device_endpoints_reach_the_same_commands() -> None:
+    with anyio.fail_after(60):
+        async with client("menu") as http:
+            app = {"appId": "dev.mobridge.demo"}
+            assert await http.call("POST", "/session/{s}/appium/device/app_state", app) == (200, 4)
+            assert await http.call("GET", "/session/{s}/appium/device/current_package") == (
+                200,
+                "dev.mobridge.demo",
+            )
+            done = await http.call("POST", "/session/{s}/appium/device/terminate_app", app)
+            assert done == (200, True)
+            assert await http.call("POST", "/session/{s}/appium/device/app_state", app) == (200, 1)
+            await http.call("POST", "/session/{s}/appium/device/activate_app", app)
+            assert await http.call("POST", "/session/{s}/appium/device/app_state", app) == (200, 4)
+            shown = await http.call("GET", "/session/{s}/appium/device/is_keyboard_shown")
+            assert shown == (200, False)
+            status, refused = await http.call(
+                "POST", "/session/{s}/appium/device/press_keycode", {"keycode": 9999}
+            )
+            assert (status, refused["error"]) == (500, "unsupported operation")
+            status, wrong = await http.call("PUT", "/session/{s}/appium/device/app_state")
+            assert (status, wrong["error"]) == (405, "unknown method")
+
+
+def test_a_keyboard_in_the_snapshot_is_seen() -> None:
+    plain = [SemanticNode(node_id="n1", role=Role.SCREEN)]
+    android = [*plain, SemanticNode(node_id="n2", role=Role.UNKNOWN, parent_id="n1",
+                                    label="Keyboard", hint="BACK hides the keyboard")]  # fmt: skip
+    ios = [*plain, SemanticNode(node_id="n3", role=Role.UNKNOWN, parent_id="n1",
+                                native_type="XCUIElementTypeKeyboard")]  # fmt: skip
+    assert not keyboard_shown(plain)
+    assert keyboard_shown(android) and keyboard_shown(ios)
