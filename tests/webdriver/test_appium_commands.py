@@ -160,3 +160,21 @@ def test_mobile_gestures_keys_and_app_lifecycle_refusals(wd: WdHub) -> None:
         with pytest.raises(WebDriverException) as script:
             driver.execute_script("return 1")
         assert "JavaScript" in script.value.msg
+
+
+def test_the_appium_clients_gesture_helpers(wd: WdHub) -> None:
+    with session(wd) as driver:
+        driver.implicitly_wait(10)
+        login = driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Login")
+        rect = login.rect
+        driver.tap([(rect["x"] + 20, rect["y"] + 20)])  # W3C touch pointer, no element
+        assert driver.find_element(AppiumBy.ID, "username")
+        driver.back()
+        driver.find_element(AppiumBy.ACCESSIBILITY_ID, "List").click()
+        rows = driver.find_elements(
+            AppiumBy.XPATH, _text_xpath("Item 8") + " | " + _text_xpath("Item 2")
+        )
+        far, near = rows[-1], rows[0]
+        before = driver.page_source
+        driver.scroll(far, near, duration=300)  # origin elements: press on one, move to the other
+        assert driver.page_source != before
