@@ -22,14 +22,51 @@ from typing import Any
 TOKEN = "bench-webdriver-token"
 
 
-def _median_ms(fn: Callable[[], Any], runs: int) -> float:
-    fn()
-    samples = []
+def _sample(fn: Callable[[], Any], runs: int, into: list[float]) -> None:
     for _ in range(runs):
         started = time.perf_counter()
         fn()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+        into.append((time.perf_counter() - started) * 1000)
+
+
+PASSWORD = "//android.widget.EditText[@password='true']"
+
+
+def _webdriver_block(
+    driver: Any, by: Any, per: int, typed: int, into: dict[str, list[float]]
+) -> None:
+    """One block of samples through Appium's client (the session holds the lease)."""
+    field = driver.find_element(by.ID, "username")
+    field.text  # noqa: B018 - warm-up
+    steps: list[tuple[str, Callable[[], Any], int]] = [
+        ("find element (id)", lambda: driver.find_element(by.ID, "username"), per),
+        ("window rect / display", driver.get_window_size, per),
+        ("send keys / SET_TEXT (settled)", lambda: field.send_keys("demo"), typed),
+        (
+            "find element (xpath, worker thread)",
+            lambda: driver.find_element(by.XPATH, PASSWORD),
+            per,
+        ),
+        ("element text (no hub call)", lambda: field.text, per),
+        ("page source (XML)", lambda: driver.page_source, per),
+    ]
+    for name, fn, n in steps:
+        _sample(fn, n, into.setdefault(name, []))
+
+
+def _client_block(
+    device: Any, query: Any, per: int, typed: int, into: dict[str, list[float]]
+) -> None:
+    """The same hub requests through mobridge's blocking client."""
+    ref = device.find(query).matches[0].ref
+    device.display()  # warm-up
+    steps: list[tuple[str, Callable[[], Any], int]] = [
+        ("find element (id)", lambda: device.find(query), per),
+        ("window rect / display", device.display, per),
+        ("send keys / SET_TEXT (settled)", lambda: device.type_text(ref, "demo"), typed),
+    ]
+    for name, fn, n in steps:
+        _sample(fn, n, into.setdefault(name, []))
 
 
 def run(quick: bool) -> list[str]:
@@ -67,46 +104,39 @@ def run(quick: bool) -> list[str]:
         options = AppiumOptions()
         options.set_capability("platformName", "Android")
         options.set_capability("mobridge:token", TOKEN)
-        driver = webdriver.Remote(wd_url, options=options)
-        typed = max(10, runs // 5)
-        try:
-            field = driver.find_element(AppiumBy.ID, "username")
-            wd = {
-                "find element (id)": _median_ms(
-                    lambda: driver.find_element(AppiumBy.ID, "username"), runs
-                ),
-                "window rect / display": _median_ms(driver.get_window_size, runs),
-                "send keys / SET_TEXT (settled)": _median_ms(
-                    lambda: field.send_keys("demo"), typed
-                ),
-                "element text (no hub call)": _median_ms(lambda: field.text, runs),
-                "page source (XML)": _median_ms(lambda: driver.page_source, runs),
-            }
-        finally:
-            driver.quit()  # the session's lease ends: the direct client may act
-        with connect_sync(hub_url, token=TOKEN, name="bench-client") as hub:
-            device = hub.device("sim-android")
-            query = build_query(resource_id="dev.mobridge.demo:id/username")
-            ref = device.find(query).matches[0].ref
-            direct = {
-                "find element (id)": _median_ms(lambda: device.find(query), runs),
-                "window rect / display": _median_ms(device.display, runs),
-                "send keys / SET_TEXT (settled)": _median_ms(
-                    lambda: device.type_text(ref, "demo"), typed
-                ),
-            }
-        rows = [(name, ms, direct.get(name, 0.0)) for name, ms in wd.items()]
+        wd: dict[str, list[float]] = {}
+        direct: dict[str, list[float]] = {}
+        blocks = 3 if quick else 10
+        per, typed = max(1, runs // blocks), max(2, runs // blocks // 5)
+        query = build_query(resource_id="dev.mobridge.demo:id/username")
+        for _ in range(blocks):  # alternate blocks: both ways see the same machine load
+            driver = webdriver.Remote(wd_url, options=options)
+            try:
+                _webdriver_block(driver, AppiumBy, per, typed, wd)
+            finally:
+                driver.quit()  # the session's lease ends: the direct client may act
+            with connect_sync(hub_url, token=TOKEN, name="bench-client") as hub:
+                _client_block(hub.device("sim-android"), query, per, typed, direct)
+        rows = [
+            (
+                name,
+                statistics.median(ms),
+                statistics.median(direct[name]) if name in direct else 0.0,
+            )
+            for name, ms in wd.items()
+        ]
     finally:
         proc.terminate()
         proc.wait(timeout=10)
     load = os.getloadavg()
     lines = [
-        f"webdriver command overhead (median ms of {runs} runs; load {load[0]:.1f} {load[1]:.1f})",
-        f"{'command':<32} {'Appium client':>13} {'mobridge client':>15} {'overhead':>9}",
+        f"webdriver command overhead (median ms of {runs} runs in {blocks} alternating blocks; "
+        f"load {load[0]:.1f} {load[1]:.1f})",
+        f"{'command':<36} {'Appium client':>13} {'mobridge client':>15} {'overhead':>9}",
     ]
     for name, through_wd, plain in rows:
         other = f"{plain:>15.2f}" if plain else f"{'-':>15}"
         overhead = f"{through_wd - plain:>9.2f}" if plain else f"{'-':>9}"
-        lines.append(f"{name:<32} {through_wd:>13.2f} {other} {overhead}")
+        lines.append(f"{name:<36} {through_wd:>13.2f} {other} {overhead}")
     lines.append("goal: overhead <= 2 ms per command (issue 36)")
     return lines
