@@ -9,7 +9,9 @@ another client holds the lease).
 Sans-I/O parts (no sockets, clocks or tasks): ``http`` (request parsing, response bytes),
 ``routes`` (method + path -> command), ``capabilities``, ``page_source`` (Appium-shaped XML
 from a semantic snapshot), ``locators`` with ``uiselector``, ``ios_predicate`` and
-``class_chain``, ``pointer_actions`` (W3C actions -> gestures), ``errors``. I/O parts:
-``session`` (one WebDriver session over one hub connection), ``commands`` (the command
-handlers) and ``server`` (the HTTP listener and the session table).
+``class_chain``, ``pointer_actions`` (W3C actions -> gestures), ``errors``, ``tokens``. I/O
+parts: ``session`` (one WebDriver session over one hub connection), ``calls`` (what handlers
+share), ``commands`` (finding, element actions, the screen, W3C actions), ``element_reads``,
+``mobile`` (``mobile:`` commands and Appium's legacy endpoints) and ``server`` (the HTTP
+listener and the session table).
 """

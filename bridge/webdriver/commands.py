@@ -10,7 +10,6 @@ in ``bridge.webdriver.mobile``.
 from __future__ import annotations
 
 import base64
-import io
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -19,13 +18,13 @@ import anyio
 from bridge.client.errors import ClientError
 from bridge.core.query import QueryRejected, run_query
 from bridge.webdriver import locators, pointer_actions
+from bridge.webdriver.calls import body_object, device_of, hub_call, png
 from bridge.webdriver.errors import WebDriverError, invalid_argument
-from bridge.webdriver.page_source import android_text, class_of, ios_value
 from bridge.webdriver.pointer_actions import ELEMENT_KEY
 from bridge.webdriver.session import WdSession, hub_failure
 from bridge.webdriver.uiselector import ScrollIntoView
 from bridge.wire.action import ActionRequest, ActionResult
-from bridge.wire.enums import ActionVerb, GestureKind, KeyName, Orientation, Platform
+from bridge.wire.enums import ActionVerb, GestureKind, KeyName, Orientation
 from bridge.wire.node import SemanticNode
 from bridge.wire.noderef import NodeRef
 from bridge.wire.query import SemanticQuery, TextMatch
@@ -34,28 +33,6 @@ Handler = Callable[[WdSession, dict[str, str], Any], Awaitable[Any]]
 MAX_IMPLICIT_MS = 600_000
 MAX_SCROLLS = 20
 MAX_TEXT = 64 * 1024
-
-
-def _body(body: Any) -> dict[str, Any]:
-    if body is None:
-        return {}
-    if not isinstance(body, dict):
-        raise invalid_argument("the body must be a JSON object")
-    return body
-
-
-def device_of(session: WdSession) -> Any:
-    device = session.device
-    if device is None:
-        raise WebDriverError("invalid session id", "the session has no device")
-    return device
-
-
-async def hub_call(session: WdSession, call: Awaitable[Any], *, on_element: bool = False) -> Any:
-    try:
-        return await call
-    except ClientError as exc:
-        raise hub_failure(exc, on_element=on_element) from None
 
 
 # ---- session ---------------------------------------------------------------------------------
@@ -70,7 +47,7 @@ async def get_timeouts(session: WdSession, _: dict[str, str], __: Any) -> Any:
 
 
 async def set_timeouts(session: WdSession, _: dict[str, str], body: Any) -> Any:
-    body = _body(body)
+    body = body_object(body)
     for key, attr in (("implicit", "implicit_wait_ms"), ("pageLoad", "page_load_ms"),
                       ("script", "script_ms"), ("ms", None)):  # fmt: skip
         if key not in body:
@@ -96,7 +73,7 @@ async def get_session(session: WdSession, _: dict[str, str], __: Any) -> Any:
 
 
 def _locator(body: Any) -> tuple[str, str]:
-    body = _body(body)
+    body = body_object(body)
     using, value = body.get("using"), body.get("value")
     if not isinstance(using, str) or not isinstance(value, str):
         raise invalid_argument('find takes {"using": STRATEGY, "value": STRING}')
@@ -269,7 +246,7 @@ async def element_clear(session: WdSession, path: dict[str, str], _: Any) -> Any
 
 
 def keys_text(body: Any) -> str:
-    body = _body(body)
+    body = body_object(body)
     text = body.get("text")
     if text is None and isinstance(body.get("value"), list):
         text = "".join(str(v) for v in body["value"])
@@ -300,126 +277,11 @@ async def element_send_keys(session: WdSession, path: dict[str, str], body: Any)
     return None
 
 
-# ---- element reads -----------------------------------------------------------------------------
-
-
-def _element_xml(session: WdSession, element_id: str) -> Any:
-    node = session.node(element_id)
-    element = session.source().element_of(node.node_id)
-    if element is None:  # pragma: no cover - every node has an element
-        raise WebDriverError("stale element reference", "the element left the page source")
-    return node, element
-
-
-_ANDROID_ALIASES = {
-    "contentDescription": "content-desc",
-    "content-description": "content-desc",
-    "resourceId": "resource-id",
-    "className": "class",
-    "longClickable": "long-clickable",
-    "name": "content-desc",
-}
-
-
-async def element_text(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    node, element = _element_xml(session, path["element"])
-    if session.platform is Platform.ANDROID:
-        return android_text(node)
-    return ios_value(node) or element.get("label") or ""
-
-
-async def element_attribute(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    name = path["name"]
-    node, element = _element_xml(session, path["element"])
-    if session.platform is Platform.ANDROID:
-        name = _ANDROID_ALIASES.get(name, name)
-        if name == "text":
-            return android_text(node)
-    elif name == "rect":
-        return _rect(node)
-    value = element.get(name)
-    if value is None and name in ("displayed", "visible"):
-        return "true" if _displayed(session, node) else "false"
-    return value
-
-
-def _rect(node: Any) -> dict[str, int]:
-    left, top, right, bottom = node.bounds or (0, 0, 0, 0)
-    return {"x": left, "y": top, "width": right - left, "height": bottom - top}
-
-
-async def element_rect(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    return _rect(session.node(path["element"]))
-
-
-async def element_location(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    rect = _rect(session.node(path["element"]))
-    return {"x": rect["x"], "y": rect["y"]}
-
-
-async def element_size(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    rect = _rect(session.node(path["element"]))
-    return {"width": rect["width"], "height": rect["height"]}
-
-
-def _displayed(session: WdSession, node: Any) -> bool:
-    if node.bounds is None:
-        return False
-    left, top, right, bottom = node.bounds
-    screen = session.current().nodes[0].bounds or (0, 0, 1 << 30, 1 << 30)
-    return bool(
-        right > left
-        and bottom > top
-        and right > screen[0]
-        and bottom > screen[1]
-        and (left < screen[2] and top < screen[3])
-    )
-
-
-async def element_displayed(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    return _displayed(session, session.node(path["element"]))
-
-
-async def element_enabled(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    return session.node(path["element"]).effective_state.enabled
-
-
-async def element_selected(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    state = session.node(path["element"]).effective_state
-    return bool(state.selected or state.checked)
-
-
-async def element_name(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    return class_of(session.node(path["element"]), session.platform)
-
-
-async def element_screenshot(session: WdSession, path: dict[str, str], _: Any) -> Any:
-    node = session.node(path["element"])
-    png = await _png(session)
-    if node.bounds is None:
-        raise WebDriverError("unable to capture screen", "the element has no bounds")
-    from PIL import Image
-
-    with Image.open(io.BytesIO(png)) as image:
-        left, top, right, bottom = node.bounds
-        box = (max(0, left), max(0, top), min(image.width, right), min(image.height, bottom))
-        if box[2] <= box[0] or box[3] <= box[1]:
-            raise WebDriverError("unable to capture screen", "the element is off the screen")
-        out = io.BytesIO()
-        image.crop(box).save(out, format="PNG")
-    return base64.b64encode(out.getvalue()).decode()
-
-
 # ---- the screen ----------------------------------------------------------------------------
 
 
-async def _png(session: WdSession) -> bytes:
-    device = device_of(session)
-    return await hub_call(session, device.fetch_screenshot())  # type: ignore[no-any-return]
-
-
 async def screenshot(session: WdSession, _: dict[str, str], __: Any) -> Any:
-    return base64.b64encode(await _png(session)).decode()
+    return base64.b64encode(await png(session)).decode()
 
 
 async def page_source(session: WdSession, _: dict[str, str], __: Any) -> Any:
@@ -439,7 +301,7 @@ async def get_orientation(session: WdSession, _: dict[str, str], __: Any) -> Any
 
 
 async def set_orientation(session: WdSession, _: dict[str, str], body: Any) -> Any:
-    wanted = str(_body(body).get("orientation", "")).upper()
+    wanted = str(body_object(body).get("orientation", "")).upper()
     if wanted not in ("PORTRAIT", "LANDSCAPE"):
         raise invalid_argument("orientation is PORTRAIT or LANDSCAPE")
     device = device_of(session)
@@ -470,7 +332,7 @@ async def get_context(session: WdSession, _: dict[str, str], __: Any) -> Any:
 
 
 async def set_context(session: WdSession, _: dict[str, str], body: Any) -> Any:
-    name = _body(body).get("name")
+    name = body_object(body).get("name")
     if name != "NATIVE_APP":
         raise WebDriverError(
             "no such context", f"context {name!r}: this device has NATIVE_APP only"
@@ -483,7 +345,7 @@ async def get_settings(session: WdSession, _: dict[str, str], __: Any) -> Any:
 
 
 async def set_settings(session: WdSession, _: dict[str, str], body: Any) -> Any:
-    _body(body)
+    body_object(body)
     return None
 
 

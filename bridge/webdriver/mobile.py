@@ -16,14 +16,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from bridge.webdriver import pointer_actions
-from bridge.webdriver.commands import (
-    _body,
-    center_of,
-    device_of,
-    find_elements,
-    hub_call,
-    run_plan,
-)
+from bridge.webdriver.calls import body_object, device_of, hub_call
+from bridge.webdriver.commands import center_of, find_elements, run_plan
 from bridge.webdriver.errors import WebDriverError, invalid_argument
 from bridge.webdriver.pointer_actions import ELEMENT_KEY
 from bridge.webdriver.session import WdSession
@@ -411,7 +405,7 @@ def legacy(name: str) -> Callable[[WdSession, dict[str, str], Any], Awaitable[An
     handler = MOBILE[name]
 
     async def run(session: WdSession, _: dict[str, str], body: Any) -> Any:
-        args = _body(body)
+        args = body_object(body)
         if "appPath" in args and "app" not in args:
             args = {**args, "app": args["appPath"]}
         return await handler(session, args)
@@ -420,7 +414,7 @@ def legacy(name: str) -> Callable[[WdSession, dict[str, str], Any], Awaitable[An
 
 
 async def execute(session: WdSession, _: dict[str, str], body: Any) -> Any:
-    body = _body(body)
+    body = body_object(body)
     script = body.get("script")
     if not isinstance(script, str):
         raise invalid_argument('execute takes {"script": ..., "args": [...]}')

@@ -25,7 +25,7 @@ import anyio
 from anyio.abc import SocketStream, TaskStatus
 
 from bridge import __version__
-from bridge.webdriver import commands, mobile
+from bridge.webdriver import commands, element_reads, mobile
 from bridge.webdriver.capabilities import parse, token_from_header
 from bridge.webdriver.errors import WebDriverError
 from bridge.webdriver.http import HttpError, HttpRequest, RequestParser, json_response
@@ -45,14 +45,19 @@ HANDLERS: dict[str, Handler] = {
     for name in (
         "get_timeouts", "set_timeouts", "get_session", "find_element", "find_elements",
         "active_element", "element_click", "element_clear", "element_send_keys",
-        "element_text", "element_attribute", "element_rect", "element_location",
-        "element_size", "element_displayed", "element_enabled", "element_selected",
-        "element_name", "element_screenshot", "screenshot", "page_source", "back",
-        "get_orientation", "set_orientation", "window_rect", "window_handle",
-        "window_handles", "contexts", "get_context", "set_context", "get_settings",
-        "set_settings", "perform_actions", "release_actions",
+        "screenshot", "page_source", "back", "get_orientation", "set_orientation",
+        "window_rect", "window_handle", "window_handles", "contexts", "get_context",
+        "set_context", "get_settings", "set_settings", "perform_actions", "release_actions",
     )
 }  # fmt: skip
+HANDLERS.update(
+    (name, getattr(element_reads, name))
+    for name in (
+        "element_text", "element_attribute", "element_rect", "element_location",
+        "element_size", "element_displayed", "element_enabled", "element_selected",
+        "element_name", "element_screenshot",
+    )
+)  # fmt: skip
 HANDLERS["execute"] = mobile.execute
 HANDLERS["alert_text"] = mobile.alert_text
 for _name in mobile.MOBILE:

@@ -389,3 +389,11 @@ def test_routes_and_capabilities() -> None:
     assert token_from_header("Bearer abc") == "abc"
     assert token_from_header("Basic dXNlcjpzZWNyZXQ=") == "secret"
     assert token_from_header("Basic !!!") is None
+
+
+def test_every_route_has_a_handler() -> None:
+    from bridge.webdriver.routes import ROUTES
+    from bridge.webdriver.server import HANDLERS
+
+    served_by_the_server = {"status", "new_session", "list_sessions", "delete_session"}
+    assert {name for _, _, name in ROUTES} - served_by_the_server <= set(HANDLERS)
