@@ -107,6 +107,8 @@ class WebDriverServer:
                 await self._serve(stream)
             except (anyio.EndOfStream, anyio.BrokenResourceError, OSError):
                 pass
+            except Exception:  # one connection's fault never reaches the others or the hub
+                log.exception("webdriver connection failed")
             finally:
                 self._connections -= 1
 
