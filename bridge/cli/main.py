@@ -622,6 +622,7 @@ def _serve(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     hub = Hub(config)
     token_file: list[Path] = []
+    starting_webdriver: list[bool] = []
 
     async def main() -> None:
         from bridge.client.local_hub import remove_token, write_token
@@ -656,7 +657,9 @@ def _serve(args: argparse.Namespace) -> int:
                 from bridge.webdriver.server import WebDriverServer
 
                 wd = WebDriverServer(f"ws://127.0.0.1:{port}/v1", port=args.webdriver)
+                starting_webdriver.append(True)
                 wd_port = await tg.start(wd.run)
+                starting_webdriver.clear()
                 print(f"webdriver: http://127.0.0.1:{wd_port} (Appium clients)", flush=True)
             print(f"event loop: {running_loop()}", flush=True)
             print(f"devices: {', '.join(hub.service.devices) or '(none yet)'}", flush=True)
@@ -677,6 +680,13 @@ def _serve(args: argparse.Namespace) -> int:
         busy = _find_os_error(exc, errno.EADDRINUSE)
         if busy is None or args.debug:
             raise
+        if starting_webdriver:
+            print(
+                f"mobridge serve: --webdriver port {args.webdriver} is already in use (an Appium "
+                "server?); stop it, or pass --webdriver N (0 picks a free one)",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
         print(
             f"mobridge serve: port {args.port} on {args.host} is already in use (another hub?); "
             "stop it, or pass --port N (--port 0 picks a free one)",
