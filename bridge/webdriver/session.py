@@ -17,6 +17,7 @@ Rules:
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
@@ -44,6 +45,7 @@ from bridge.wire.request_parts import Confirm
 from bridge.wire.snapshot import ScreenSnapshot
 
 T = TypeVar("T")
+log = logging.getLogger("mobridge.webdriver")
 MAX_ELEMENTS = 4096
 SEEN_SNAPSHOTS = 64
 CATCH_UP_S = 1.0
@@ -123,18 +125,32 @@ class WdSession:
                     task_status.started()
                     await self._idle_loop()
                     tg.cancel_scope.cancel()
-        except WebDriverError as exc:
-            self.startup_error = self.startup_error or exc
-        except ClientError as exc:
-            code = "session not created" if not started else "unknown error"
-            self.startup_error = self.startup_error or WebDriverError(code, str(exc))
-            self.closed_reason = self.closed_reason or f"the hub session ended: {exc}"
+        except Exception as exc:  # a task group wraps what its body raised: look inside
+            self._ended(exc, started)
         finally:
             self.closed_reason = self.closed_reason or "the session was deleted"
             self._stop.set()
             self._changed.set()
             if not started:
                 task_status.started()
+
+    def _ended(self, exc: Exception, started: bool) -> None:
+        """Record why the session could not start or ended; never re-raised, so one
+        session's failure never reaches the endpoint's other sessions or the hub."""
+        wd = _find(exc, WebDriverError)
+        client = _find(exc, ClientError)
+        if wd is not None:
+            self.startup_error = self.startup_error or wd
+        elif client is not None:
+            code = "session not created" if not started else "unknown error"
+            self.startup_error = self.startup_error or WebDriverError(code, str(client))
+            self.closed_reason = self.closed_reason or f"the hub session ended: {client}"
+        else:
+            log.error("webdriver session %s failed", self.id, exc_info=exc)
+            self.startup_error = self.startup_error or WebDriverError(
+                "session not created" if not started else "unknown error",
+                "the session failed inside mobridge (logged)",
+            )
 
     async def _pick(self, hub: HubConnection) -> bool:
         """Choose the device: by udid (then the caller leases it, following it first), or
@@ -372,6 +388,21 @@ def hub_failure(exc: ClientError, *, on_element: bool, hint: str = "") -> WebDri
             message += "; set the capability mobridge:approve to true to approve it"
         return WebDriverError(code, message + hint)
     return WebDriverError("unknown error", str(exc))
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def _find(exc: BaseException, kind: type[E]) -> E | None:
+    """``exc`` or the first exception of ``kind`` inside its (nested) exception groups."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _find(inner, kind)
+            if found is not None:
+                return found
+    return None
 
 
 def reason(exc: HubError) -> str:

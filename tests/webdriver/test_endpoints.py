@@ -105,3 +105,15 @@ def test_a_keyboard_in_the_snapshot_is_seen() -> None:
                                 native_type="XCUIElementTypeKeyboard")]  # fmt: skip
     assert not keyboard_shown(plain)
     assert keyboard_shown(android) and keyboard_shown(ios)
+
+
+async def test_a_session_refused_its_named_device_leaves_the_endpoint_serving() -> None:
+    with anyio.fail_after(60):
+        async with client("menu") as http:  # holds sim-android's lease
+            caps = {"capabilities": {"alwaysMatch": {"mobridge:token": CONTROLLER,
+                                                     "appium:udid": "sim-android"}}}  # fmt: skip
+            status, refused = await http.call("POST", "/session", caps)
+            assert (status, refused["error"]) == (500, "session not created")
+            assert refused["message"].startswith("POLICY_BLOCKED")
+            assert "leaseWait" in refused["message"]
+            assert await http.call("GET", "/session/{s}/context") == (200, "NATIVE_APP")
