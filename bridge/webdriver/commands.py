@@ -80,10 +80,14 @@ def _locator(body: Any) -> tuple[str, str]:
     return using, value
 
 
-async def _search(session: WdSession, using: str, value: str, within_id: str | None) -> list[str]:
-    """Node ids the locator finds now; with an implicit wait, re-evaluated at each screen the
-    hub pushes until one matches or the wait ends (no polling)."""
-    deadline = anyio.current_time() + session.implicit_wait_ms / 1000
+async def _search(
+    session: WdSession, using: str, value: str, within_id: str | None, wait_ms: int | None = None
+) -> list[str]:
+    """Node ids the locator finds now; with an implicit wait (the session's, or ``wait_ms``),
+    re-evaluated at each screen the hub pushes until one matches or the wait ends (no
+    polling)."""
+    wait = session.implicit_wait_ms if wait_ms is None else wait_ms
+    deadline = anyio.current_time() + wait / 1000
     while True:
         source = session.source()
         within = None
@@ -127,6 +131,11 @@ async def _scroll_into_view(session: WdSession, plan: ScrollIntoView, deadline: 
         if not result.observation.screen_changed:
             return []
     return []
+
+
+async def found_now(session: WdSession, using: str, value: str) -> list[str]:
+    """Node ids the locator finds on the current screen, without waiting."""
+    return await _search(session, using, value, None, wait_ms=0)
 
 
 async def find_element(session: WdSession, path: dict[str, str], body: Any) -> Any:

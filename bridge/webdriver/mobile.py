@@ -17,7 +17,7 @@ from typing import Any
 
 from bridge.webdriver import pointer_actions
 from bridge.webdriver.calls import body_object, device_of, hub_call
-from bridge.webdriver.commands import center_of, find_elements, run_plan
+from bridge.webdriver.commands import center_of, found_now, run_plan
 from bridge.webdriver.errors import WebDriverError, invalid_argument
 from bridge.webdriver.pointer_actions import ELEMENT_KEY
 from bridge.webdriver.session import WdSession
@@ -278,23 +278,36 @@ async def scroll_gesture(session: WdSession, args: dict[str, Any]) -> Any:
     return bool(result is not None and result.observation.screen_changed)
 
 
+async def _scroll_until(session: WdSession, using: str, value: str, finger: str) -> None:
+    """Swipe the screen (the finger towards ``finger``) until the locator finds something,
+    at most 20 times or until a swipe changes nothing."""
+    for _ in range(20):
+        if await found_now(session, using, value):
+            return
+        result = await _finger(session, {}, finger, 0.6)
+        if result is None or not result.observation.screen_changed:
+            break
+    if not await found_now(session, using, value):
+        raise WebDriverError(
+            "no such element", f"NODE_NOT_FOUND: {using} {value!r} after scrolling"
+        )
+
+
 async def scroll(session: WdSession, args: dict[str, Any]) -> Any:
     """UiAutomator2's ``scroll`` (``strategy`` + ``selector``: scroll until found) or
-    XCUITest's (``direction``, on ``elementId`` or the screen)."""
+    XCUITest's (``direction`` on ``elementId`` or the screen; with ``name`` or
+    ``predicateString``: scroll that way until it shows)."""
     strategy, selector = args.get("strategy"), args.get("selector")
     if isinstance(strategy, str) and isinstance(selector, str):
-        for _ in range(20):
-            found = await find_elements(session, {}, {"using": strategy, "value": selector})
-            if found:
-                return None
-            result = await _finger(session, {}, "up", 0.6)
-            if result is None or not result.observation.screen_changed:
-                break
-        raise WebDriverError(
-            "no such element", f"NODE_NOT_FOUND: {strategy} {selector!r} after scrolling"
-        )
+        await _scroll_until(session, strategy, selector, "up")
+        return None
+    direction = _direction(args) if "direction" in args else "down"
+    for key, using in (("name", "accessibility id"), ("predicateString", "-ios predicate string")):
+        wanted = args.get(key)
+        if isinstance(wanted, str) and wanted:
+            await _scroll_until(session, using, wanted, _OPPOSITE[direction])
+            return None
     element = args.get("elementId") or args.get("element")
-    direction = _direction(args)
     if isinstance(element, str) and direction in ("up", "down"):
         ref = session.entry(element).ref
         verb = ActionVerb.SCROLL_FORWARD if direction == "down" else ActionVerb.SCROLL_BACKWARD

@@ -75,20 +75,17 @@ def test_scrolling_a_list_until_a_row_shows(wd: WdHub) -> None:
                 '.scrollIntoView(new UiSelector().text("Item 30"))',
             )
             assert row.text == "Item 30"
+            driver.execute_script(
+                "mobile: scroll", {"strategy": "accessibility id", "selector": "Item 60"}
+            )
         else:
-            driver.implicitly_wait(0)
-            for _ in range(10):
-                found = driver.find_elements(AppiumBy.ACCESSIBILITY_ID, "Item 30")
-                if found:
-                    break
-                driver.execute_script("mobile: swipe", {"direction": "up"})
-            assert found and found[0].is_displayed()
-        driver.execute_script(
-            "mobile: scroll",
-            {"strategy": "accessibility id", "selector": "Item 60"}
-            if wd.android
-            else {"direction": "down"},
-        )
+            driver.execute_script("mobile: scroll", {"direction": "down", "name": "Item 30"})
+            assert driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Item 30").is_displayed()
+            driver.execute_script(
+                "mobile: scroll", {"direction": "down", "predicateString": "label == 'Item 60'"}
+            )
+        driver.implicitly_wait(0)
+        assert driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Item 60").is_displayed()
 
 
 def test_selection_state_clear_and_key_actions(wd: WdHub) -> None:
