@@ -14,7 +14,6 @@ _E = _S + "/element/{element}"
 ROUTES: tuple[tuple[str, str, str], ...] = (
     ("GET", "/status", "status"),
     ("POST", "/session", "new_session"),
-    ("GET", "/sessions", "list_sessions"),
     ("DELETE", _S, "delete_session"),
     ("GET", _S, "get_session"),
     ("GET", _S + "/timeouts", "get_timeouts"),

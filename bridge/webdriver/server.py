@@ -8,8 +8,11 @@ Rules:
 - ``POST /session`` starts a ``WdSession`` task (hub session + lease) with the token of the
   ``mobridge:token`` capability or the ``Authorization`` header (Bearer, or Basic with the
   token as password); at most ``MAX_SESSIONS`` sessions; the hub checks the token;
-- a session id is 128 random bits, and knowing it is what lets a client drive the session
-  (as with Appium); commands of a session run one at a time and reset its idle timer;
+- a session id is 128 random bits; a session opened with credentials in the
+  ``Authorization`` header answers only requests that carry them again (a client given the
+  token in its URL sends them on every request); one opened with the ``mobridge:token``
+  capability is driven by whoever knows its id, as with Appium; sessions are never listed;
+  commands of a session run one at a time and reset its idle timer;
 - a command's failure is a W3C error body; an unexpected exception is logged and answered
   ``unknown error`` without a traceback; one client's fault never reaches another session.
 """
@@ -143,8 +146,6 @@ class WebDriverServer:
                 return 200, {"value": self.status()}
             if name == "new_session":
                 return 200, {"value": await self.new_session(request, body)}
-            if name == "list_sessions":
-                return 200, {"value": [{"id": s, "capabilities": {}} for s in self.sessions]}
             session = self._session(path["session"], request)
             if name == "delete_session":
                 session.close()
@@ -175,6 +176,10 @@ class WebDriverServer:
         session = self.sessions.get(session_id)
         if session is None:
             raise WebDriverError("invalid session id", f"no session {session_id[:64]!r}")
+        if session.header_token is not None and session.header_token != token_from_header(
+            request.headers.get("authorization")
+        ):  # opened with credentials: only those credentials reach it
+            raise WebDriverError("invalid session id", f"no session {session_id[:64]!r}")
         if not session.alive:
             self.sessions.pop(session_id, None)
             raise WebDriverError("invalid session id", session.closed_reason or "the session ended")
@@ -186,8 +191,9 @@ class WebDriverServer:
             self.sessions.pop(stale.id, None)
         if len(self.sessions) >= MAX_SESSIONS:
             raise WebDriverError("session not created", f"at most {MAX_SESSIONS} sessions")
-        token = caps.token or token_from_header(request.headers.get("authorization"))
-        session = WdSession(caps, self.hub_url, token)
+        header_token = token_from_header(request.headers.get("authorization"))
+        session = WdSession(caps, self.hub_url, caps.token or header_token)
+        session.header_token = header_token
         session.xpath_limiter = self._xpath
         assert self._tg is not None
         await self._tg.start(session.run)

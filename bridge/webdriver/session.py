@@ -92,6 +92,9 @@ class WdSession:
         self._tree: tuple[str, int, NodeTree] | None = None
         self._version = 0
         self.capabilities: dict[str, Any] = {}
+        self.header_token: str | None = None
+        """The token of the ``Authorization`` header that opened the session: every command
+        must carry it again (None: opened with the capability)."""
         self.xpath_limiter: anyio.CapacityLimiter | None = None
         """Shared by the endpoint's sessions (``server``): at most that many XPath
         evaluations at once, each in a worker thread (lxml drops the GIL), so an expression

@@ -117,3 +117,38 @@ async def test_a_session_refused_its_named_device_leaves_the_endpoint_serving() 
             assert refused["message"].startswith("POLICY_BLOCKED")
             assert "leaseWait" in refused["message"]
             assert await http.call("GET", "/session/{s}/context") == (200, "NATIVE_APP")
+
+
+async def test_a_session_opened_with_credentials_answers_only_them() -> None:
+    import base64
+
+    basic = "Basic " + base64.b64encode(f"script:{CONTROLLER}".encode()).decode()
+    with anyio.fail_after(60):
+        async with running_hub(sim_scene="menu") as hub, anyio.create_task_group() as tg:
+            port = await tg.start(WebDriverServer(hub.url, port=0).run)
+
+            async def call(method: str, path: str, auth: str | None, body: Any = None) -> Any:
+                payload = b"" if body is None else json.dumps(body).encode()
+                head = f"{method} {path} HTTP/1.1\r\nContent-Length: {len(payload)}\r\n"
+                head += f"Authorization: {auth}\r\n" if auth else ""
+                head += "Connection: close\r\n\r\n"
+                async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+                    await stream.send(head.encode() + payload)
+                    data = b""
+                    with anyio.move_on_after(10):
+                        while True:
+                            try:
+                                data += await stream.receive()
+                            except anyio.EndOfStream:
+                                break
+                return json.loads(data.partition(b"\r\n\r\n")[2])["value"]
+
+            created = await call("POST", "/session", basic, {"capabilities": {}})
+            sid = created["sessionId"]
+            assert await call("GET", f"/session/{sid}/context", basic) == "NATIVE_APP"
+            stranger = await call("GET", f"/session/{sid}/source", None)
+            assert stranger["error"] == "invalid session id"
+            unknown = await call("GET", "/sessions", None)
+            assert unknown["error"] == "unknown command"  # sessions are never listed
+            assert await call("DELETE", f"/session/{sid}", basic) is None
+            tg.cancel_scope.cancel()
