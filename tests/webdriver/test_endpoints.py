@@ -152,3 +152,18 @@ async def test_a_session_opened_with_credentials_answers_only_them() -> None:
             assert unknown["error"] == "unknown command"  # sessions are never listed
             assert await call("DELETE", f"/session/{sid}", basic) is None
             tg.cancel_scope.cancel()
+
+
+async def test_an_observer_token_opens_no_session() -> None:
+    from tests.hub.hubfixture import OBSERVER
+
+    with anyio.fail_after(60):
+        async with running_hub(sim_scene="menu") as hub, anyio.create_task_group() as tg:
+            port = await tg.start(WebDriverServer(hub.url, port=0).run)
+            async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+                http = Client(stream)
+                caps = {"capabilities": {"alwaysMatch": {"mobridge:token": OBSERVER}}}
+                status, refused = await http.call("POST", "/session", caps)
+            assert (status, refused["error"]) == (500, "session not created")
+            assert "observer" in refused["message"].lower()
+            tg.cancel_scope.cancel()
