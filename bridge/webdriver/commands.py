@@ -305,8 +305,9 @@ async def back(session: WdSession, _: dict[str, str], __: Any) -> Any:
 
 
 async def get_orientation(session: WdSession, _: dict[str, str], __: Any) -> Any:
-    shown = await hub_call(session, device_of(session).display())
-    return "LANDSCAPE" if shown.orientation is Orientation.LANDSCAPE else "PORTRAIT"
+    """The live snapshot's orientation (the stream is current: no round trip)."""
+    landscape = session.current().orientation is Orientation.LANDSCAPE
+    return "LANDSCAPE" if landscape else "PORTRAIT"
 
 
 async def set_orientation(session: WdSession, _: dict[str, str], body: Any) -> Any:
@@ -320,8 +321,14 @@ async def set_orientation(session: WdSession, _: dict[str, str], body: Any) -> A
 
 
 async def window_rect(session: WdSession, _: dict[str, str], __: Any) -> Any:
-    shown = await hub_call(session, device_of(session).display())
-    return {"x": 0, "y": 0, "width": shown.width, "height": shown.height}
+    """The screen's size: asked of the device once per orientation the live snapshot shows
+    (scripts ask before every swipe), then remembered for the session."""
+    orientation = session.current().orientation
+    size = session.screen_sizes.get(orientation)
+    if size is None:
+        shown = await hub_call(session, device_of(session).display())
+        size = session.screen_sizes[shown.orientation] = (shown.width, shown.height)
+    return {"x": 0, "y": 0, "width": size[0], "height": size[1]}
 
 
 async def window_handle(session: WdSession, _: dict[str, str], __: Any) -> Any:

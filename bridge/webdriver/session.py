@@ -38,7 +38,7 @@ from bridge.webdriver.errors import WebDriverError, hub_code_to_w3c
 from bridge.webdriver.page_source import PageSource, build
 from bridge.wire.acquire import DeviceSelector
 from bridge.wire.client_protocol import LeaseEvent
-from bridge.wire.enums import AppAction, Platform
+from bridge.wire.enums import AppAction, Orientation, Platform
 from bridge.wire.node import SemanticNode
 from bridge.wire.noderef import NodeRef
 from bridge.wire.request_parts import Confirm
@@ -92,6 +92,8 @@ class WdSession:
         self._tree: tuple[str, int, NodeTree] | None = None
         self._version = 0
         self.capabilities: dict[str, Any] = {}
+        self.screen_sizes: dict[Orientation, tuple[int, int]] = {}
+        """The screen's size per orientation, as the device reported it (``window_rect``)."""
         self.header_token: str | None = None
         """The token of the ``Authorization`` header that opened the session: every command
         must carry it again (None: opened with the capability)."""
