@@ -167,3 +167,40 @@ async def test_an_observer_token_opens_no_session() -> None:
             assert (status, refused["error"]) == (500, "session not created")
             assert "observer" in refused["message"].lower()
             tg.cancel_scope.cancel()
+
+
+async def test_the_scripts_actions_are_in_the_devices_journal(tmp_path: Any) -> None:
+    from bridge.client import connect
+    from tests.hub.hubfixture import OBSERVER
+
+    journal = tmp_path / "journal.sqlite3"
+    with anyio.fail_after(60):
+        async with (
+            running_hub(sim_scene="menu", journal=journal) as hub,
+            anyio.create_task_group() as tg,
+        ):
+            port = await tg.start(WebDriverServer(hub.url, port=0).run)
+            async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+                http = Client(stream)
+                caps = {"capabilities": {"alwaysMatch": {
+                    "mobridge:token": CONTROLLER, "mobridge:name": "journaled-suite"}}}  # fmt: skip
+                status, created = await http.call("POST", "/session", caps)
+                assert status == 200, created
+                http.sid = created["sessionId"]
+                find = {"using": "accessibility id", "value": "Login"}
+                _, element = await http.call("POST", "/session/{s}/element", find)
+                (element_id,) = element.values()
+                assert await http.call("POST", f"/session/{{s}}/element/{element_id}/click") == (
+                    200,
+                    None,
+                )
+                await http.call("DELETE", "/session/{s}")
+            async with connect(hub.url, token=OBSERVER, name="auditor") as auditor:
+                device = auditor.device(hub.device_id)
+                entries: tuple[Any, ...] = ()
+                while not any("CLICK" in e.summary for e in entries):
+                    await anyio.sleep(0.05)  # the journal writes in batches: read until it has it
+                    entries = (await device.timeline(client="journaled-suite")).entries
+            kinds = {e.kind for e in entries}
+            assert {"action", "lease"} <= {str(getattr(k, "value", k)) for k in kinds}, entries
+            tg.cancel_scope.cancel()
