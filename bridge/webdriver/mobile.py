@@ -15,6 +15,8 @@ import os
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import anyio
+
 from bridge.webdriver import pointer_actions
 from bridge.webdriver.calls import body_object, device_of, hub_call
 from bridge.webdriver.commands import center_of, found_now, run_plan
@@ -215,6 +217,43 @@ async def deep_link(session: WdSession, args: dict[str, Any]) -> Any:
     return None
 
 
+MAX_BACKGROUND_S = 60.0
+
+
+async def background_app(session: WdSession, args: dict[str, Any]) -> Any:
+    """HOME, then (``seconds`` >= 0, at most 60) the app that was in front comes back."""
+    seconds = args.get("seconds", 5)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        raise invalid_argument("backgroundApp takes seconds (a number; negative: stay away)")
+    snap = session.current()
+    app = snap.app_id or snap.package_name
+    device = device_of(session)
+    await _settle(session, await hub_call(session, device.global_action(GlobalAction.HOME)))
+    if seconds < 0:
+        return None
+    await anyio.sleep(min(float(seconds), MAX_BACKGROUND_S))
+    result = await hub_call(session, device.app(AppAction.APP_BRING_TO_FRONT, app))
+    await _settle(session, result)
+    return None
+
+
+async def start_activity(session: WdSession, args: dict[str, Any]) -> Any:
+    """UiAutomator2's startActivity, as far as the hub can: the package is opened (its
+    launcher activity; ``appActivity`` and intent extras are not honoured)."""
+    package = args.get("appPackage") or args.get("package")
+    if not isinstance(package, str) or not package:
+        raise invalid_argument("startActivity takes appPackage")
+    device = device_of(session)
+    await _settle(session, await hub_call(session, device.app(AppAction.APP_OPEN, package)))
+    return None
+
+
+async def open_url(session: WdSession, _: dict[str, str], body: Any) -> Any:
+    """``driver.get(url)``: a deep link, as UiAutomator2 and XCUITest treat it."""
+    args = body_object(body)
+    return await deep_link(session, {"url": args.get("url")})
+
+
 def _area(session: WdSession, args: dict[str, Any]) -> tuple[int, int, int, int]:
     """The gesture's area: ``elementId``, else ``left/top/width/height``, else the screen."""
     element = args.get("elementId") or args.get("element")
@@ -396,6 +435,8 @@ MOBILE: dict[str, MobileHandler] = {
     "pressButton": press_button,
     "openNotifications": open_notifications,
     "deepLink": deep_link,
+    "backgroundApp": background_app,
+    "startActivity": start_activity,
     "scroll": scroll,
     "scrollGesture": scroll_gesture,
     "swipeGesture": swipe_gesture,

@@ -43,6 +43,7 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", _S + "/actions", "perform_actions"),
     ("DELETE", _S + "/actions", "release_actions"),
     ("POST", _S + "/back", "back"),
+    ("POST", _S + "/url", "open_url"),
     ("GET", _S + "/orientation", "get_orientation"),
     ("POST", _S + "/orientation", "set_orientation"),
     ("GET", _S + "/window/rect", "window_rect"),

@@ -63,6 +63,7 @@ HANDLERS.update(
 )  # fmt: skip
 HANDLERS["execute"] = mobile.execute
 HANDLERS["alert_text"] = mobile.alert_text
+HANDLERS["open_url"] = mobile.open_url
 for _name in mobile.MOBILE:
     HANDLERS[f"mobile:{_name}"] = mobile.legacy(_name)
 

@@ -175,3 +175,23 @@ def test_the_appium_clients_gesture_helpers(wd: WdHub) -> None:
         before = driver.page_source
         driver.scroll(far, near, duration=300)  # origin elements: press on one, move to the other
         assert driver.page_source != before
+
+
+def test_deep_links_background_and_start_activity(wd: WdHub) -> None:
+    with session(wd) as driver:
+        driver.implicitly_wait(10)
+        driver.get("mobridge-demo://settings")  # a deep link, as Appium's drivers take it
+        assert driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Bluetooth")
+        driver.background_app(1)  # HOME, a second away, then back in front
+        assert driver.query_app_state("dev.mobridge.demo") == 4
+        assert driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Bluetooth")
+        driver.background_app(-1)  # stays away
+        assert driver.execute_script("mobile: getCurrentPackage") == "dev.mobridge.launcher"
+        if wd.android:
+            driver.execute_script(
+                "mobile: startActivity",
+                {"appPackage": "dev.mobridge.demo", "appActivity": ".MainActivity"},
+            )
+        else:
+            driver.activate_app("dev.mobridge.demo")
+        assert driver.find_element(AppiumBy.ACCESSIBILITY_ID, "Login")
