@@ -23,5 +23,6 @@ SECTIONS: tuple[str, ...] = (
     "vision",
     "pictures",
     "web",
+    "webdriver",
 )
 """Run order when ``--only`` is not given."""

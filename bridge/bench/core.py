@@ -95,7 +95,7 @@ def _case(name: str, data: bytes, runs: int) -> list[str]:
     )
     out = [line]
     try:
-        from lxml import etree  # type: ignore[import-untyped]
+        from lxml import etree
     except ImportError:
         return out
     if data.lstrip().startswith(b"<") and "'" not in label and label:

@@ -42,3 +42,17 @@ def add_sim_options(
             default=os.environ.get("MOBRIDGE_AGENT_TOKEN"),
             help=f"{lead}token for --agent links (env MOBRIDGE_AGENT_TOKEN)",
         )
+
+
+def webdriver_unavailable(host: str) -> str | None:
+    """Why ``serve --webdriver`` cannot start here (one line with the fix), or None."""
+    if host not in ("127.0.0.1", "localhost"):
+        return "--webdriver serves 127.0.0.1 only: drop --host or use --host 127.0.0.1"
+    try:
+        import lxml.etree  # noqa: F401
+    except ImportError:
+        return (
+            "--webdriver needs lxml (the webdriver extra): pip install 'mobridge[webdriver]' "
+            "or MOBRIDGE_EXTRAS=webdriver scripts/run"
+        )
+    return None

@@ -258,6 +258,15 @@ def _serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="DEVICE=TAG",
         help="tag a device for `acquire --tag` (repeatable; TAG: letters, digits, _.:=-)",
     )
+    p.add_argument(
+        "--webdriver",
+        nargs="?",
+        type=int,
+        const=4723,
+        metavar="PORT",
+        help="also serve W3C WebDriver for Appium clients on 127.0.0.1:PORT (default 4723; "
+        "0 = any; the webdriver extra; docs/webdriver.md)",
+    )
     _farm_arguments(p)
 
 
@@ -651,6 +660,13 @@ def _serve(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"mobridge serve: {problem}", file=sys.stderr)
             return EXIT_USAGE
+    if args.webdriver is not None:
+        from bridge.cli.hub_options import webdriver_unavailable
+
+        problem = webdriver_unavailable(args.host)
+        if problem is not None:
+            print(f"mobridge serve: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     from bridge.journal.lock import JournalBusy
 
     try:
@@ -659,6 +675,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"mobridge serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
     token_file: list[Path] = []
+    starting_webdriver: list[bool] = []
 
     async def main() -> None:
         from bridge.client.local_hub import remove_token, write_token
@@ -689,6 +706,14 @@ def _serve(args: argparse.Namespace) -> int:
                     f"other hubs appear within {farm_cfg.heartbeat_s:g} s)",
                     flush=True,
                 )
+            if args.webdriver is not None:
+                from bridge.webdriver.server import WebDriverServer
+
+                wd = WebDriverServer(f"ws://127.0.0.1:{port}/v1", port=args.webdriver)
+                starting_webdriver.append(True)
+                wd_port = await tg.start(wd.run)
+                starting_webdriver.clear()
+                print(f"webdriver: http://127.0.0.1:{wd_port} (Appium clients)", flush=True)
             print(f"event loop: {running_loop()}", flush=True)
             print(f"devices: {', '.join(hub.service.devices) or '(none yet)'}", flush=True)
             try:
@@ -712,6 +737,13 @@ def _serve(args: argparse.Namespace) -> int:
         busy = _find_os_error(exc, errno.EADDRINUSE)
         if busy is None or args.debug:
             raise
+        if starting_webdriver:
+            print(
+                f"mobridge serve: --webdriver port {args.webdriver} is already in use (an Appium "
+                "server?); stop it, or pass --webdriver N (0 picks a free one)",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
         print(
             f"mobridge serve: port {args.port} on {args.host} is already in use (another hub?); "
             "stop it, or pass --port N (--port 0 picks a free one)",
