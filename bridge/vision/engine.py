@@ -4,9 +4,11 @@
 ``bridge.vision.reader``); calls on one engine are serialized by its lock (Tesseract's API
 objects are not re-entrant), and each call runs its two passes on two API objects at once.
 ``load_engine`` returns an engine or the one-line reason there is none; it never downloads
-anything: the engine is the ``tesserocr`` wheel's bundled Tesseract and the model is
-the ``eng.traineddata`` a Debian package (``tesseract-ocr-eng``) installs, or the folder named
-by ``TESSDATA_PREFIX``.
+anything. The first choice is PP-OCRv4 on ONNX Runtime (``bridge.vision.ppocr``: the
+models ship in the ``rapidocr-onnxruntime`` wheel); ``TesseractEngine`` is the fallback and
+the baseline the bench compares with: the ``tesserocr`` wheel's bundled Tesseract, the model
+the ``eng.traineddata`` a Debian package (``tesseract-ocr-eng``) installs, or the folder
+named by ``TESSDATA_PREFIX``.
 """
 
 from __future__ import annotations
@@ -120,7 +122,10 @@ class TesseractEngine:
         it = api.GetIterator()
         level = t.RIL.WORD
         for word in t.iterate_level(it, level):
-            text = word.GetUTF8Text(level)
+            try:
+                text = word.GetUTF8Text(level)
+            except RuntimeError:  # an empty result ("No text returned"): nothing here
+                continue
             if not text or not text.strip():
                 continue
             conf = word.Confidence(level) / 100.0
@@ -186,20 +191,51 @@ def _plausible(word: str) -> bool:
     return any(c.isalnum() for c in word)
 
 
+ENGINES = ("ppocr", "tesseract")
+"""Engines by preference: PP-OCRv4 on ONNX Runtime (``bridge.vision.ppocr``), chosen by
+recall and precision on real screens (docs/design.md), then Tesseract."""
+
 _lock = threading.Lock()
 _loaded: OcrEngine | str | None = None
+_named: dict[str, OcrEngine | str] = {}
 
 
 def load_engine() -> OcrEngine | str:
-    """The process's engine (loaded once), or the one line saying how to enable vision."""
+    """The process's engine (loaded once: the first of ``ENGINES`` that loads), or the one
+    line saying how to enable vision."""
     global _loaded
     with _lock:
         if _loaded is None:
-            _loaded = _load()
+            _loaded = ENABLE_HINT
+            for name in ENGINES:
+                got = _load_named(name)
+                if not isinstance(got, str):
+                    _loaded = got
+                    break
         return _loaded
 
 
-def _load() -> OcrEngine | str:
+def load_named(name: str) -> OcrEngine | str:
+    """One engine of ``ENGINES`` by name (loaded once), or why it cannot load (for
+    measuring engines side by side)."""
+    with _lock:
+        return _load_named(name)
+
+
+def _load_named(name: str) -> OcrEngine | str:
+    if name not in _named:
+        if name == "ppocr":
+            from bridge.vision import ppocr
+
+            _named[name] = ppocr.load()
+        elif name == "tesseract":
+            _named[name] = _load_tesseract()
+        else:
+            _named[name] = f"no OCR engine named {name!r}; known: {', '.join(ENGINES)}"
+    return _named[name]
+
+
+def _load_tesseract() -> OcrEngine | str:
     try:
         import tesserocr
     except ImportError:
