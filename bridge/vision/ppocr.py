@@ -4,7 +4,7 @@ The models are the ONNX files the ``rapidocr-onnxruntime`` wheel carries (PP-OCR
 detector and recognizer, Apache-2.0); this module runs them itself with ``onnxruntime``,
 ``numpy`` and OpenCV (all installed with that wheel), so nothing is downloaded at run time.
 
-The path, for one image:
+The path, for one image (one colour all over: no text, nothing run):
 
 1. **detect** on a copy scaled so its longer side is at most ``DETECT_SIDE`` pixels (never
    enlarged): the detector's probability map, thresholded and split into connected parts,
@@ -37,7 +37,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageStat
 
 from bridge.vision.engine import Box, TextBox
 
@@ -69,6 +69,7 @@ NARROW = frozenset("1iIl:;.,'!|")
 INK = 48
 """A pixel this far (grey levels) from the line's background colour is ink."""
 THREADS = 2
+UNIFORM = 2.0
 MAX_BOXES = 400
 """Boxes read per image at most (the most text-like first); a screen of noise stays cheap."""
 
@@ -136,6 +137,8 @@ class PpOcrEngine:
     def read(self, image: Image.Image) -> tuple[TextBox, ...]:
         """Lines of words, top to bottom: each detected box's kept words (a box's words
         stay one line; their box is the union of theirs)."""
+        if uniform(image):
+            return ()  # a blank, black or grey canvas: no text, and no model run for it
         with self._lock:
             words = self._words(image)
         out: list[TextBox] = []
@@ -280,6 +283,14 @@ class PpOcrEngine:
             last = int(min(columns, group[-1][0] + 2) * per_column)
             out.append((text, (first, max(first + 1, last)), confidence))
         return out
+
+
+def uniform(image: Image.Image) -> bool:
+    """Whether ``image`` is one colour (every channel's spread, on a copy at most 64 pixels
+    on a side, under ``UNIFORM``): nothing could be written on it."""
+    small = image.convert("RGB")
+    small.thumbnail((64, 64))
+    return max(ImageStat.Stat(small).stddev) < UNIFORM
 
 
 def merge_lines(boxes: list[Box]) -> list[Box]:
