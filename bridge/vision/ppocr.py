@@ -31,10 +31,10 @@ thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per cal
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import threading
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -135,10 +135,13 @@ def model_paths(name: str = "ppocr") -> tuple[Path, Path, Path | None] | None:
     """The detector, recognizer and character list of model set ``name`` inside its
     installed package, or None when the package or a file is missing."""
     models = MODELS[name]
-    try:
-        root = Path(str(resources.files(models.package)))
-    except (ModuleNotFoundError, TypeError):
+    try:  # located, not imported: the package's own code is never run
+        spec = importlib.util.find_spec(models.package)
+    except (ImportError, ValueError):
         return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
     det, rec = root / models.det, root / models.rec
     chars = root / models.characters if models.characters is not None else None
     if not det.is_file() or not rec.is_file() or (chars is not None and not chars.is_file()):
