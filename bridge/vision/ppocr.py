@@ -280,6 +280,7 @@ class PpOcrEngine:
                 lines[index] = [
                     Word(text, _tight(ink, span, box, pad), confidence)
                     for text, span, confidence in words
+                    if len(text) > 1 or text.isdigit() or not solid(ink, span)
                 ]
         return lines
 
@@ -370,6 +371,8 @@ def merge_lines(boxes: list[Box]) -> list[Box]:
     return out
 
 
+SOLID = 0.72
+"""A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
 EDGE = 2
 """Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
 MIDDLE = slice(REC_HEIGHT // 8, REC_HEIGHT - REC_HEIGHT // 8)
@@ -384,6 +387,21 @@ def ink_mask(pixels: Any) -> Any:
     grey = pixels.mean(axis=2)
     border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
     return np.abs(grey - float(np.median(border))) > INK
+
+
+def solid(ink: Any, span: tuple[int, int]) -> bool:
+    """Whether the ink of a lone glyph fills its own box like a dot, a disc or a square does
+    (more than ``SOLID``): a graph's node read as ``o`` is not text. Digits are never judged
+    by this (a bold digit on a board is a word)."""
+    part = ink[:, span[0] : span[1]]
+    rows = part.any(axis=1).nonzero()[0]
+    cols = part.any(axis=0).nonzero()[0]
+    if not len(rows) or not len(cols):
+        return False
+    blob = part[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    if blob.shape[1] < 0.5 * blob.shape[0]:
+        return False  # a stem (``1``, ``l``, ``I``) fills its narrow box and is a glyph
+    return float(blob.mean()) > SOLID
 
 
 def _tight(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
