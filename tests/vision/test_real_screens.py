@@ -3,7 +3,7 @@ stylised fonts and boards of lone digits, a tuner, charts, maps, a video player 
 and landscape; tests/vision/real/README.md), labelled by hand.
 
 Measured when written (PP-OCRv6 tiny on ONNX Runtime, ``bridge.vision.ppocr``): recall
-0.905, precision 0.911 in total (PP-OCRv4 in the same pipeline 0.831 / 0.936; Tesseract as
+0.905, precision 0.916 in total (PP-OCRv4 in the same pipeline 0.831 / 0.936; Tesseract as
 tuned for issue 29: 0.487 / 0.697); the floors leave room for another onnxruntime build, not
 for a regression. A landscape video player's overlay
 and boards of lone digits are read word for word."""
