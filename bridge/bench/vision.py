@@ -2,7 +2,12 @@
 
 Rows (``scripts/bench --only vision``; the ``vision`` extra must be installed):
 
-- ``ocr``: one uncached reading (both inks, Tesseract, shapes) of a phone-sized region —
+- ``real screens``: every engine side by side on the 41 hand-labelled real screenshots of
+  tests/vision/real (tests/vision/real/README.md): word recall and precision in total, the
+  lowest of each over the screens and how many screens reach recall 0.85 and precision 0.90,
+  p50 / p90 wall time and p50 CPU time (all threads) per screen, the load average beside them;
+  then each screen's recall / precision for the first engine (the hub's);
+- ``ocr``: one uncached reading (the hub's engine, then shapes) of a phone-sized region —
   the simulated game's canvas drawn at half size (540x1137) and the five canvas screens of
   tests/vision/screens (540x1170) — p50 / p90 wall time and p50 CPU time of this process,
   with the machine's load average beside them (the figures are the machine's, not the code's
@@ -20,10 +25,14 @@ import os
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
 SCREENS = Path(__file__).resolve().parents[2] / "tests" / "vision" / "screens"
+REAL = Path(__file__).resolve().parents[2] / "tests" / "vision" / "real"
+RECALL_TARGET = 0.85
+PRECISION_TARGET = 0.90
 
 
 def _regions() -> dict[str, Image.Image]:
@@ -121,6 +130,105 @@ async def session(taps: int) -> dict[str, object]:
     return stats
 
 
+class RapidOcrDefault:
+    """``rapidocr-onnxruntime``'s own pipeline with its defaults (the same PP-OCRv4 models,
+    angle classifier on, no word boundaries of its own, every character set): the candidate
+    as it comes from the package index, for the side-by-side rows."""
+
+    name = "rapidocr"
+
+    def __init__(self) -> None:
+        from rapidocr_onnxruntime import RapidOCR
+
+        self._ocr = RapidOCR()
+
+    def read(self, image: Image.Image) -> tuple[Any, ...]:
+        import numpy as np
+
+        from bridge.vision.engine import TextBox
+
+        found, _ = self._ocr(np.asarray(image.convert("RGB"))[:, :, ::-1].copy())
+        out = []
+        for quad, text, score in found or ():
+            xs = [int(p[0]) for p in quad]
+            ys = [int(p[1]) for p in quad]
+            out.append(TextBox(str(text), (min(xs), min(ys), max(xs), max(ys)), float(score)))
+        return tuple(out)
+
+
+def _candidate(name: str) -> Any:
+    from bridge.vision.engine import load_named
+
+    if name != "rapidocr":
+        return load_named(name)
+    try:
+        return RapidOcrDefault()
+    except ImportError as exc:
+        return f"rapidocr-onnxruntime is not installed ({exc})"
+
+
+CANDIDATES = ("ppocr", "ppocr-v6-small", "ppocr-v5", "ppocr-v4", "rapidocr", "tesseract")
+"""The hub's engine (PP-OCRv6 tiny) first, then the other model sets in the same pipeline,
+rapidocr-onnxruntime's own pipeline (PP-OCRv4; measured when that package is installed, it is
+not part of the extra), then Tesseract."""
+
+
+def real_rows(quick: bool) -> list[str]:
+    """Engines side by side on the real-screen set (needs the repository's tests/ folder)."""
+    import sys
+
+    from bridge.vision.reader import read_lines
+
+    if not (REAL / "labels.yaml").is_file():
+        return ["vision real screens: skipped: tests/vision/real is not here (a checkout has it)"]
+    root = str(REAL.parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from tests.vision.real.score import load, score_lines, screens, total
+
+    names = screens()
+    images = {name: load(name) for name in names}
+    lines = [
+        f"vision real screens: {len(names)} hand-labelled screenshots (tests/vision/real), "
+        f"targets recall {RECALL_TARGET} precision {PRECISION_TARGET} per screen and in total"
+    ]
+    first: list[Any] = []
+    for name in CANDIDATES:
+        engine = _candidate(name)
+        if isinstance(engine, str):
+            lines.append(f"  {name:10} skipped: {engine}")
+            continue
+        read_lines(engine, images[names[0]])  # warm-up
+        wall: list[float] = []
+        cpu: list[float] = []
+        scores = []
+        for screen in names:
+            w0, c0 = time.perf_counter(), time.process_time()
+            got = [line.text for line, _ in read_lines(engine, images[screen])]
+            wall.append((time.perf_counter() - w0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+            scores.append(score_lines(screen, got))
+        recall, precision = total(scores)
+        meeting = sum(
+            1 for s in scores if s.recall >= RECALL_TARGET and s.precision >= PRECISION_TARGET
+        )
+        wall.sort()
+        load_avg = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+        lines.append(
+            f"  {name:10} recall {recall:.3f}  precision {precision:.3f}  "
+            f"lowest {min(s.recall for s in scores):.2f} / {min(s.precision for s in scores):.2f}"
+            f"  screens on target {meeting}/{len(scores)}  wall p50 "
+            f"{statistics.median(wall):5.0f} ms  p90 {wall[int(0.9 * (len(wall) - 1))]:5.0f} ms"
+            f"  cpu p50 {statistics.median(cpu):5.0f} ms  load average {load_avg}"
+        )
+        if not first:
+            first = list(scores)
+    if first and not quick:
+        lines.append("  per screen (the hub's engine): recall / precision")
+        lines.extend(f"    {s.screen:26} {s.recall:.2f} / {s.precision:.2f}" for s in first)
+    return lines
+
+
 def run(quick: bool) -> list[str]:
     import anyio
 
@@ -129,7 +237,8 @@ def run(quick: bool) -> list[str]:
     problem = unavailable()
     if problem is not None:
         return [f"vision: skipped: {problem}"]
-    lines = ocr_rows(2 if quick else 6)
+    lines = real_rows(quick)
+    lines += ocr_rows(2 if quick else 6)
     stats = anyio.run(session, 2 if quick else 4)
     hits, misses = int(str(stats["cache_hits"])), int(str(stats["cache_misses"]))
     rate = hits / (hits + misses) if hits + misses else 0.0

@@ -232,6 +232,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def _find_file_or_device(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if path.is_file():
+        from bridge.cli.screenshot import cmd_find_screenshot, is_image
+
+        if is_image(path):  # a screenshot: what vision reads on it
+            return cmd_find_screenshot(args)
         return int(_guard(cmd_find)(args))
     if path.suffix.lower() in DUMP_SUFFIXES or "/" in args.file or path.exists():
         what = "is not a file" if path.exists() else "no such file"
@@ -278,7 +282,8 @@ def add_offline_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
         parents=[common_options()],
         help="run a SemanticQuery on a dump FILE, or on a DEVICE's screen through the hub",
         description="When the first argument is an existing file it is read as a dump "
-        "(offline); otherwise it names a device of the hub at --url.",
+        "(offline), or, a PNG or JPEG screenshot, with vision (offline: the words the hub "
+        "would read, --text to filter); otherwise it names a device of the hub at --url.",
     )
     p.add_argument("file", metavar="FILE|DEVICE")
     p.add_argument("--query", help="SemanticQuery JSON or @FILE (instead of the options below)")

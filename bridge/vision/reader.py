@@ -2,10 +2,11 @@
 
 ``read_regions`` is synchronous and CPU-bound (cropping, hashing, OCR): the hub calls it in a
 worker thread (``anyio.to_thread.run_sync`` with a limiter of one), never on its event loop.
-Region bounds are device pixels; ``scale`` is screenshot pixels per device pixel (a device may
-send a downscaled screenshot). A region's result is cached by its pixels' hash, so a screen
-shown again costs a hash, not an OCR pass. Timings of OCR passes are kept (the last
-``TIMINGS``) for ``stats``.
+It never raises for what the engine does: a region whose OCR fails reads as no text and is
+counted (``ReadStats.failures``). Region bounds are device pixels; ``scale`` is screenshot
+pixels per device pixel (a device may send a downscaled screenshot). A region's result is
+cached by its pixels' hash, so a screen shown again costs a hash, not an OCR pass. Timings of
+OCR passes are kept (the last ``TIMINGS``) for ``stats``.
 """
 
 from __future__ import annotations
@@ -32,10 +33,16 @@ TIMINGS = 256
 class ReadStats:
     passes: int = 0
     ocr_ms: deque[float] = field(default_factory=lambda: deque(maxlen=TIMINGS))
+    failures: int = 0
+    """Regions whose OCR raised: read as no text (and cached as such: the same pixels are
+    not tried again)."""
+    last_failure: str | None = None
 
 
 def read_lines(engine: OcrEngine, region: Image.Image) -> tuple[tuple[TextBox, Role], ...]:
-    """Lines in ``region`` with their role (TEXT, or BUTTON when the shape says so)."""
+    """Lines in ``region`` with their role (TEXT, or BUTTON when the shape says so). No text
+    (an empty, uniform or purely graphic region) is an empty answer, not an error; an error
+    of the engine itself propagates (``RegionReader`` counts it)."""
     lines = engine.read(region)
     if not lines:
         return ()
@@ -75,7 +82,12 @@ class RegionReader:
             lines = self.cache.get(key)
             if lines is None:
                 started = time.perf_counter()
-                lines = read_lines(self.engine, crop)
+                try:
+                    lines = read_lines(self.engine, crop)
+                except Exception as exc:  # an engine fault: this region reads as no text
+                    self.stats.failures += 1
+                    self.stats.last_failure = f"{type(exc).__name__}: {exc}"[:200]
+                    lines = ()
                 self.stats.passes += 1
                 self.stats.ocr_ms.append((time.perf_counter() - started) * 1000)
                 self.cache.put(key, lines)

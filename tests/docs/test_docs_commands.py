@@ -26,6 +26,7 @@ def _workdir(tmp_path: Path) -> Path:
     work = tmp_path / "work"
     work.mkdir()
     (work / "examples").symlink_to(ROOT / "examples")
+    (work / "tests").symlink_to(ROOT / "tests")  # docs/vision.md reads its screenshots
     return work
 
 

