@@ -35,6 +35,9 @@ import yaml
 
 from bridge.flows import model as m
 from bridge.flows.errors import FlowError, FlowErrors, Place
+from bridge.flows.maestro.actions import MaestroAction
+from bridge.flows.maestro.compile import is_maestro
+from bridge.flows.maestro.compile import load as load_maestro
 from bridge.flows.source import Converter, Source, key_node, locate, read_source
 from bridge.wire import conditions as wc
 from bridge.wire.action import Verify
@@ -231,6 +234,8 @@ class When:
     truth: bool | None = None
     said: str = ""
     """The test in words, for the report (``visible 'Login'``)."""
+    script: str | None = None
+    """A Maestro ``true: ${...}``: JavaScript, evaluated when the step would start."""
 
 
 @dataclass(frozen=True)
@@ -242,6 +247,8 @@ class Block:
     while_: When | None = None
     max_retries: int = 0
     refusal: ErrorCode | None = None
+    times_script: str | None = None
+    """A Maestro ``times: ${...}``: the count, evaluated when the block starts."""
 
 
 Action = (
@@ -265,6 +272,7 @@ Action = (
     | Recording
     | Capability
     | Block
+    | MaestroAction
 )
 
 
@@ -280,6 +288,8 @@ class Step:
     """A failure is reported as ``tolerated`` and the steps after it run."""
     when: When | None = None
     """Run only when this holds (else the step is ``skipped`` with the reason)."""
+    label: str | None = None
+    """The step's name in reports (Maestro's ``label``)."""
 
 
 @dataclass
@@ -293,6 +303,10 @@ class Flow:
     steps: list[Step] = field(default_factory=list)
     on_start: list[Step] = field(default_factory=list)
     on_complete: list[Step] = field(default_factory=list)
+    maestro: bool = False
+    """Written in Maestro's format (its steps may need the test's JavaScript host)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """A Maestro header's env, as written (``${...}`` evaluated when the test starts)."""
 
     @property
     def timeout_s(self) -> float | None:
@@ -357,8 +371,20 @@ def load_suite(
         except FlowErrors as exc:
             errors.extend(exc.errors)
     if errors:
-        raise FlowErrors(errors)
+        raise FlowErrors(unique(errors))
     return flows
+
+
+def unique(errors: Sequence[FlowError]) -> list[FlowError]:
+    """``errors`` without repeats: a subflow that several flows run is reported once."""
+    seen: set[tuple[str, int, int, str]] = set()
+    out: list[FlowError] = []
+    for error in errors:
+        key = (error.place.file, error.place.line, error.place.column, error.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(error)
+    return out
 
 
 def select_by_tags(flows: list[Flow], include: Sequence[str], exclude: Sequence[str]) -> list[Flow]:
@@ -402,6 +428,22 @@ class FlowLoader:
         at: FlowError | None,
     ) -> Flow:
         source = self._source(path, shown, at)
+        verdict = is_maestro(source)
+        if verdict:
+            return load_maestro(self, source, stack, call_env)
+        if verdict is None:  # only names both formats share: whichever reads it
+            try:
+                return self._mobridge(source, stack, call_env)
+            except FlowErrors as ours:
+                try:
+                    return load_maestro(self, source, stack, call_env)
+                except FlowErrors as theirs:
+                    raise (ours if len(ours.errors) <= len(theirs.errors) else theirs) from None
+        return self._mobridge(source, stack, call_env)
+
+    def _mobridge(
+        self, source: Source, stack: tuple[Path, ...], call_env: Mapping[str, str]
+    ) -> Flow:
         errors: list[FlowError] = []
         header_node, steps_node = _layout(source)
         header = _header(source, header_node)

@@ -132,18 +132,13 @@ class ScriptHost:
         self._eval("(function () {" + " ".join(names) + "\n" + code + "\n})();", file,
                    first_line - 2)  # fmt: skip
 
-    def value(self, expression: str, file: str, line: int) -> str:
-        """A ``${...}`` expression's value as Maestro writes it into a string: ``undefined``
-        and ``null`` give an empty string, numbers and booleans their JavaScript text."""
-        wrapped = (
-            "(function () { var __v = (\n"
-            + expression
-            + "\n); return (__v === undefined || __v === null) ? '' :"
-            " (typeof __v === 'object' ? JSON.stringify(__v) : String(__v)); })()"
-        )
-        got = self._eval(wrapped, file, line - 2)
-        text = "" if got is None else str(got)
-        return text[:MAX_RESULT_CHARS]
+    def value(self, code: str, file: str, line: int) -> str:
+        """A ``${...}``'s value as Maestro writes it into a string. The code runs as a script
+        (its last expression is the value, as in Maestro): ``undefined`` and ``null`` give
+        an empty string, booleans ``true``/``false``, numbers their JavaScript text, objects
+        their JSON."""
+        got = self._eval(code, file, line - 1)
+        return _js_text(got)[:MAX_RESULT_CHARS]
 
     def truth(self, text: str) -> bool:
         """Maestro's truthiness of an interpolated condition (``assertTrue``, ``when.true``)."""
@@ -197,6 +192,18 @@ class ScriptHost:
             return
         room = MAX_LOG_LINES - len(self.log)
         self.log.extend(str(x)[:1000] for x in lines[: max(room, 0)])
+
+
+def _js_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e21 else repr(value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -258,19 +265,6 @@ def _closing(text: str, i: int) -> int:
             depth -= 1
         i += 1
     return -1
-
-
-def syntax_error(code: str) -> str | None:
-    """The syntax error of ``code`` as an expression, or None (nothing is run: the code is
-    compiled inside a function that is never called)."""
-    ctx = quickjs.Context()
-    ctx.set_time_limit(1.0)
-    ctx.set_memory_limit(8 << 20)
-    try:
-        ctx.eval("(function () { return (\n" + code + "\n); })")
-    except quickjs.JSException as exc:
-        return str(exc).strip().splitlines()[0]
-    return None
 
 
 def script_syntax_error(code: str) -> tuple[int, str] | None:
