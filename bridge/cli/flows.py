@@ -107,6 +107,18 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         help="each test's lease answers every alert that shows this way",
     )
     p.add_argument(
+        "--check",
+        action="store_true",
+        help="load every flow (Maestro or mobridge YAML, directories walked) and report every "
+        "mistake as file:line:column; run nothing (exit 0: all load, 2: not)",
+    )
+    p.add_argument(
+        "--first-match",
+        action="store_true",
+        help="Maestro flows: a selector matching several elements acts on the first instead "
+        "of being refused; every such choice is listed on its step",
+    )
+    p.add_argument(
         "--include-tags",
         action="append",
         default=[],
@@ -297,6 +309,8 @@ async def _run_tests(args: argparse.Namespace, url: str | None) -> int:
             lease_wait_s=args.lease_wait,
             progress=progress,
             alerts=args.alerts,
+            first_match=args.first_match,
+            variables=_variables(args.env),
         )
         divergence: LockstepReport | None = None
         if args.lockstep:
@@ -336,8 +350,26 @@ def _record_url(args: argparse.Namespace) -> str:
     return url
 
 
+def _check(args: argparse.Namespace) -> int:
+    from bridge.flows.check import check
+
+    result = check(args.paths, _variables(args.env), os.environ)
+    for error in result.mistakes():
+        print(error)
+    total = len(result.files)
+    share = 100 * result.loaded / total if total else 0.0
+    print(f"{result.loaded} of {total} files load ({share:.1f}%)", file=sys.stderr)
+    return EXIT_OK if total and result.loaded == total else EXIT_USAGE
+
+
 def run_test_command(args: argparse.Namespace) -> int:
     url: str | None = None
+    if args.check:
+        try:
+            return _check(args)
+        except UsageError as exc:
+            print(f"mobridge test: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         url = args.url
         if url is not None:

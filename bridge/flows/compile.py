@@ -38,6 +38,7 @@ from bridge.flows.errors import FlowError, FlowErrors, Place
 from bridge.flows.maestro.actions import MaestroAction
 from bridge.flows.maestro.compile import is_maestro
 from bridge.flows.maestro.compile import load as load_maestro
+from bridge.flows.maestro.workspace import config_file, workspace
 from bridge.flows.source import Converter, Source, key_node, locate, read_source
 from bridge.wire import conditions as wc
 from bridge.wire.action import Verify
@@ -333,6 +334,14 @@ def suite_files(paths: Sequence[str]) -> list[tuple[Path, str]]:
     errors: list[FlowError] = []
     for given in paths:
         path = Path(given)
+        if path.is_dir() and config_file(path) is not None:  # a Maestro workspace
+            try:
+                space = workspace(path, given)
+            except FlowError as exc:
+                errors.append(exc)
+                continue
+            found.extend((p, str(path / p.relative_to(path))) for p in space.files)
+            continue
         if path.is_dir():
             for child in sorted(path.iterdir(), key=lambda p: p.name):
                 if child.is_dir() or child.name in SKIPPED_NAMES or child.name.startswith("."):
@@ -372,6 +381,13 @@ def load_suite(
             errors.extend(exc.errors)
     if errors:
         raise FlowErrors(unique(errors))
+    for given in paths:  # a Maestro workspace's own tag filter
+        if Path(given).is_dir() and config_file(Path(given)) is not None:
+            space = workspace(Path(given), given)
+            if space.include_tags or space.exclude_tags:
+                inside = [f for f in flows if f.path.parent == Path(given).resolve()]
+                kept = select_by_tags(inside, space.include_tags, space.exclude_tags)
+                flows = [f for f in flows if f not in inside or f in kept]
     return flows
 
 

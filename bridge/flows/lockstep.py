@@ -132,6 +132,8 @@ async def run_lockstep(
     slug: str,
     lease_wait_s: float,
     suite_start: float,
+    first_match: bool = False,
+    variables: dict[str, str] | None = None,
 ) -> tuple[LockstepFlow, list[TestReport]]:
     """Run ``flow`` on every device of ``device_ids`` in lockstep (module rules)."""
     started = time.monotonic()
@@ -144,6 +146,8 @@ async def run_lockstep(
                 f"{slug}-{d}",
                 suite_start=suite_start,
                 platform=platforms.get(d),
+                first_match=first_match,
+                variables=dict(variables or {}),
             ),
             TestReport(
                 name=flow.name,
@@ -357,6 +361,8 @@ async def run_lockstep_suite(
             slug=slug,
             lease_wait_s=options.lease_wait_s,
             suite_start=started,
+            first_match=options.first_match,
+            variables=options.variables,
         )
         divergence.flows.append(one)
         tests.extend(reports)

@@ -1064,7 +1064,9 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
     if text_m is None and resource_id is None and state is None and within is None:
         if not relations and id_regex is None and size is None and unsupported is None:
             if index is None:
-                raise Mistake(path, "a selector needs text, id, a state or a relation")
+                raise Mistake(path, "a selector needs text, id, a state or a relation ('label' "
+                                    "names the step in Maestro; for the element's words use "
+                                    "text)")  # fmt: skip
     query = SemanticQuery(
         text=text_m, resource_id=resource_id, state=state, within=within,
         role=None,
