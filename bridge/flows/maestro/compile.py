@@ -148,10 +148,22 @@ def suggest(name: str) -> str:
 
 
 class _Literal(Converter):
-    """Plain data with ``${...}`` left as written (Maestro evaluates it when a step runs)."""
+    """Plain data with ``${...}`` left as written (Maestro evaluates it when a step runs).
+    Scalars keep their text where YAML 1.1 would change it: ``tapOn: YES`` is the word YES
+    (only ``true``/``false`` are booleans), ``inputText: 007`` and ``1.50`` stay as written
+    (Maestro reads a scalar's text for a text value)."""
 
     def expand(self, text: str, node: yaml.Node) -> str:
         return text
+
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
+        value = super()._scalar(node)
+        raw = str(node.value)
+        if isinstance(value, bool) and raw.lower() not in ("true", "false"):
+            return raw
+        if isinstance(value, int | float) and not isinstance(value, bool) and str(value) != raw:
+            return raw
+        return value
 
 
 def load(
