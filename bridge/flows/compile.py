@@ -385,7 +385,8 @@ def load_suite(
         if Path(given).is_dir() and config_file(Path(given)) is not None:
             space = workspace(Path(given), given)
             if space.include_tags or space.exclude_tags:
-                inside = [f for f in flows if f.path.parent == Path(given).resolve()]
+                chosen = {p.resolve() for p in space.files}
+                inside = [f for f in flows if f.path in chosen]
                 kept = select_by_tags(inside, space.include_tags, space.exclude_tags)
                 flows = [f for f in flows if f not in inside or f in kept]
     return flows
