@@ -55,6 +55,7 @@ from bridge.wire.query import QueryState, SemanticQuery, TextMatch, Within
 
 FLOW_SUFFIXES = (".yaml", ".yml")
 SKIPPED_NAMES = frozenset({"README.md"})
+SCRIPT_SUFFIXES = frozenset({".js"})
 MAX_REGEX = 256
 MAX_FLOW_DEPTH = 16
 MAX_BLOCK_DEPTH = 8
@@ -345,6 +346,8 @@ def suite_files(paths: Sequence[str]) -> list[tuple[Path, str]]:
         if path.is_dir():
             for child in sorted(path.iterdir(), key=lambda p: p.name):
                 if child.is_dir() or child.name in SKIPPED_NAMES or child.name.startswith("."):
+                    continue
+                if child.suffix in SCRIPT_SUFFIXES:  # the scripts Maestro flows run
                     continue
                 shown = str(path / child.name)
                 if child.suffix in FLOW_SUFFIXES:

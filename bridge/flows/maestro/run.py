@@ -361,10 +361,27 @@ async def _on_element(
             continue
         request = ActionRequest(action=_VERBS[action.what], allow_gesture_fallback=True)
         if pick.simple and pick.index is None and not runner.first_match:
-            report.action_result = await runner._act(request, pick.query)
+            report.action_result = await _act_hinted(runner, request, pick.query)
             continue
         match = await _one(runner, pick, report)
         report.action_result = await runner._act(request, None, match.ref)
+
+
+async def _act_hinted(runner: FlowRunner, request: ActionRequest, query: SemanticQuery) -> Any:
+    """``runner._act`` whose AMBIGUOUS_MATCH refusal also says how a Maestro flow picks one."""
+    from bridge.flows.runner import StepFailed
+
+    try:
+        return await runner._act(request, query)
+    except StepFailed as failed:
+        if failed.refusal is None or failed.refusal.code != ErrorCode.AMBIGUOUS_MATCH.value:
+            raise
+        raise StepFailed(
+            f"{failed.message}; add 'index: 0' (or 1, ...) to the selector to pick one, or run "
+            "with --first-match",
+            refusal=failed.refusal,
+            result=failed.result,
+        ) from None
 
 
 async def _visible(runner: FlowRunner, action: a.Visible, report: StepReport) -> None:
