@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
+from bridge.client.network import DeviceNetwork
 from bridge.client.capabilities import DeviceCapabilities
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
@@ -79,7 +80,7 @@ def build_query(
     )
 
 
-class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls):
+class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls, DeviceNetwork):
     """Requests about device ``id`` over one hub connection (device-level actions:
     ``bridge.client.device_control``)."""
 

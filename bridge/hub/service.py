@@ -26,6 +26,7 @@ from bridge.hub.alert_autoanswer import AlertPolicy
 from bridge.hub.allocation import Allocator
 from bridge.hub.app_install import UploadStore
 from bridge.hub.capability_actions import read_capability, run_capability_action
+from bridge.hub.network_actions import read_network, run_network_action
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
@@ -93,6 +94,7 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
+from bridge.wire.device_network import NetworkGet, NetworkSet
 from bridge.wire.device_capabilities import (
     AlertChoice,
     AlertList,
@@ -540,6 +542,10 @@ class HubService:
                 | KeyboardHide(device=device_id)
             ):
                 return await run_capability_action(self, session, self.device(device_id), request)
+            case NetworkSet(device=device_id):
+                return await run_network_action(self, session, self.device(device_id), request)
+            case NetworkGet(device=device_id):
+                return await read_network(self, session, self.device(device_id), request)
             case AppsList(device=device_id):
                 return await apps(self, session, request.id, self.device(device_id))
             case (
