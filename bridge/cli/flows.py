@@ -144,6 +144,12 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--count", type=int, metavar="N", help="stop after N recorded steps")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.add_argument(
+        "--format",
+        choices=("mobridge", "maestro"),
+        default="mobridge",
+        help="write mobridge's flow YAML (default) or a Maestro flow",
+    )
 
 
 def _platforms(text: str) -> tuple[str, ...]:
@@ -444,6 +450,7 @@ async def _record(args: argparse.Namespace, url: str) -> int:
                     flush=True,
                 ),
                 stop=stop,
+                fmt=args.format,
             )
             tg.cancel_scope.cancel()
         steps = sum(not isinstance(s, tuple) for s in recorder.steps)

@@ -1086,8 +1086,7 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
     return a.Pick(query, index, tuple(relations), size, id_regex, unsupported, " ".join(said))
 
 
-_ANY = SemanticQuery(state=QueryState(enabled=None, clickable=None, checked=None, selected=None,
-                                      focused=None), first_visible=True)  # fmt: skip
+_ANY = SemanticQuery(state=QueryState())
 """Any node (a selector of only relations, size or an id pattern filters the screen's nodes;
 the hub lists the visible ones)."""
 

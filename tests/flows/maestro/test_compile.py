@@ -247,3 +247,20 @@ def test_runflow_files_load_as_flows(tmp_path: Path) -> None:
     flow = load(tmp_path, "appId: a.b\n---\n- runFlow: sub.yaml\n")
     assert isinstance(flow.steps[0].action, RunFlow)
     assert flow.steps[0].action.flow.maestro
+
+
+def test_recorded_targets_become_escaped_maestro_selectors() -> None:
+    from bridge.flows.maestro.export import commands, selector
+
+    assert selector("Total: $9.99 (incl.)") == r"Total: \$9\.99 \(incl\.\)"
+    assert selector({"text": "OK", "role": "BUTTON", "within": "Pro plan", "nth": 1}) == {
+        "text": "OK", "childOf": "Pro plan", "index": 1,
+    }  # fmt: skip
+    assert commands({"inputText": {"into": {"id": "pw"}, "secret": "secret://db/pw"}}) == [
+        {"tapOn": {"id": "pw"}}, {"inputText": "${DB_PW}"},
+    ]  # fmt: skip
+    assert commands({"pressKey": "recents"})[0][0] == "comment"
+    text = text_match(selector("Total: $9.99 (incl.)"), ())
+    import re2
+
+    assert re2.compile(text.value).search("Total: $9.99 (incl.)")
