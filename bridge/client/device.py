@@ -18,12 +18,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from bridge.client.network import DeviceNetwork
 from bridge.client.capabilities import DeviceCapabilities
 from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
 from bridge.client.media import DeviceMediaCalls
+from bridge.client.network import DeviceNetwork
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, ObserveMode, Verify
 from bridge.wire.client_protocol import (

@@ -32,8 +32,14 @@ class DeviceNetwork:
         confirm: Confirm | None = None,
     ) -> ActionResult:
         """Switch airplane mode, Wi-Fi and/or mobile data on (True) or off (False)."""
-        message = NetworkSet(id=self._conn.next_id(), device=self.id, airplane=airplane,
-                             wifi=wifi, data=data, confirm=confirm)  # fmt: skip
+        message = NetworkSet(
+            id=self._conn.next_id(),
+            device=self.id,
+            airplane=airplane,
+            wifi=wifi,
+            data=data,
+            confirm=confirm,
+        )
         return await self._conn.call(
             message, ActionResult, ACTION_BUDGET_S + self._conn.request_timeout
         )

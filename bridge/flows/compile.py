@@ -458,7 +458,9 @@ class FlowLoader:
                 try:
                     return load_maestro(self, source, stack, call_env)
                 except FlowErrors as theirs:
-                    mobridge_only = any(e.message.startswith("unknown variable") for e in ours.errors)
+                    mobridge_only = any(
+                        e.message.startswith("unknown variable") for e in ours.errors
+                    )
                     fewer = len(ours.errors) < len(theirs.errors)
                     raise (ours if fewer and not mobridge_only else theirs) from None
         return self._mobridge(source, stack, call_env)

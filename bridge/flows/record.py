@@ -220,11 +220,13 @@ class Recorder:
         if fmt == "maestro":
             from bridge.flows.maestro.export import render
 
-            body = [{"assertScreen": self.start_markers[-1]}] if self.start_markers else []
-            body.extend(self.steps)
+            steps: list[Any] = (
+                [{"assertScreen": self.start_markers[-1]}] if self.start_markers else []
+            )
+            steps.extend(self.steps)
             if self.end_markers:
-                body.append({"assertScreen": self.end_markers[-1]})
-            return render(self.app_id or "UNKNOWN.APP", name, self.device, body, self.secrets)
+                steps.append({"assertScreen": self.end_markers[-1]})
+            return render(self.app_id or "UNKNOWN.APP", name, self.device, steps, self.secrets)
         lines = [f"# Recorded by `mobridge record {self.device}`."]
         for ref in self.secrets:
             env = "MOBRIDGE_SECRET_" + re.sub(r"[^A-Za-z0-9]", "_", ref[9:]).upper()

@@ -43,8 +43,11 @@ OTHER_NO_NETWORK = (
 def _said(msg: NetworkSet) -> str:
     parts = [
         f"{name} {'on' if value else 'off'}"
-        for name, value in (("airplane mode", msg.airplane), ("Wi-Fi", msg.wifi),
-                            ("data", msg.data))  # fmt: skip
+        for name, value in (
+            ("airplane mode", msg.airplane),
+            ("Wi-Fi", msg.wifi),
+            ("data", msg.data),
+        )
         if value is not None
     ]
     return ", ".join(parts)
@@ -94,7 +97,8 @@ async def read_network(
         if device.platform is Platform.IOS
         else "read its network state"
     )
-    reply = await _read(svc, session, msg.id, device, "network", what,
-                        lambda cid: NetworkCommand(id=cid))  # fmt: skip
+    reply = await _read(
+        svc, session, msg.id, device, "network", what, lambda cid: NetworkCommand(id=cid)
+    )
     airplane, wifi, data = parse_state(reply.text)
     return NetworkState(device=device.id, airplane=airplane, wifi=wifi, data=data)

@@ -26,7 +26,6 @@ from bridge.hub.alert_autoanswer import AlertPolicy
 from bridge.hub.allocation import Allocator
 from bridge.hub.app_install import UploadStore
 from bridge.hub.capability_actions import read_capability, run_capability_action
-from bridge.hub.network_actions import read_network, run_network_action
 from bridge.hub.capture_store import CaptureStore
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.device_actions import run_device_action
@@ -40,6 +39,7 @@ from bridge.hub.log_stream import LogStreams
 from bridge.hub.media_handlers import answer_media
 from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
+from bridge.hub.network_actions import read_network, run_network_action
 from bridge.hub.packages import Stager
 from bridge.hub.recording import Recordings
 from bridge.hub.secrets_provider import SecretsProvider
@@ -94,7 +94,6 @@ from bridge.wire.client_protocol import (
     WaitResult,
 )
 from bridge.wire.conditions import AllOf, AnyOf, Condition, Not, ScreenShown, Stable
-from bridge.wire.device_network import NetworkGet, NetworkSet
 from bridge.wire.device_capabilities import (
     AlertChoice,
     AlertList,
@@ -128,6 +127,7 @@ from bridge.wire.device_media import (
     RecordStart,
     RecordStop,
 )
+from bridge.wire.device_network import NetworkGet, NetworkSet
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode, Source, VerificationResult
 from bridge.wire.journal import JournalAt, JournalDiff, JournalTimeline, JournalWhen
 

@@ -38,10 +38,13 @@ async def test_airplane_mode_wifi_and_data_on_the_simulated_device() -> None:
 
 async def test_a_device_whose_agent_cannot_refuses_with_the_reason() -> None:
     options = {**FAST, "without": ("network",)}
-    async with running_hub(sim_options=options, sim_platform=Platform.IOS) as rh, watched(rh) as (
-        actor,
-        _,
-        _events,
+    async with (
+        running_hub(sim_options=options, sim_platform=Platform.IOS) as rh,
+        watched(rh) as (
+            actor,
+            _,
+            _events,
+        ),
     ):
         dev = actor.device(rh.device_id)
         with pytest.raises(ActionUnsupported) as refused:

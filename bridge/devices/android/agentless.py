@@ -42,6 +42,7 @@ from bridge.devices.android.adb import (
     run_shell,
 )
 from bridge.devices.android.agentless_plan import Captures, Plan, apps_from, plan_command
+from bridge.devices.android.capability_shell import network_state
 from bridge.devices.android.shell_text import shell_command
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
@@ -56,7 +57,6 @@ from bridge.wire.agent_link import (
     ScreenshotCommand,
     TreePush,
 )
-from bridge.devices.android.capability_shell import network_state
 from bridge.wire.codec import HUB_TO_AGENT, DecodeFailure, encode
 from bridge.wire.device_network import state_text
 from bridge.wire.enums import Platform

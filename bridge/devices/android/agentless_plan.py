@@ -64,8 +64,8 @@ from bridge.wire.agent_link import (
     KeyboardCommand,
     KeyCommand,
     LocationCommand,
-    NetworkCommand,
     MultiTouchCommand,
+    NetworkCommand,
     NodeActionCommand,
     NodeIdentity,
     OrientationCommand,
@@ -399,9 +399,9 @@ def plan_command(cmd: HubToAgent, captures: Captures) -> Plan | Reply | None:
             failing = (*_FAILURE_MARKERS, "Unknown command", "unknown command")
             return Plan(tuple(Step(a, fail_markers=failing) for a in where))
         case NetworkCommand(airplane=airplane, wifi=wifi, data=data):
-            failing = (*_FAILURE_MARKERS, "Unknown command", "unknown command", "not found")
+            radios = (*_FAILURE_MARKERS, "Unknown command", "unknown command", "not found")
             steps = network_argv(airplane, wifi, data)
-            return Plan(tuple(Step(a, fail_markers=failing) for a in steps), reads_network=True)
+            return Plan(tuple(Step(a, fail_markers=radios) for a in steps), reads_network=True)
         case AlertCommand(id=cid) | KeyboardCommand(id=cid) | MultiTouchCommand(id=cid):
             what = type(cmd).__name__.removesuffix("Command").lower()
             return _refuse(

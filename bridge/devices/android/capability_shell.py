@@ -83,6 +83,6 @@ def network_state(outputs: list[str]) -> tuple[bool | None, bool | None, bool | 
         said = text.strip()
         return None if not said.isdigit() else said != "0"
 
-    tail = (["", "", ""] + outputs)[-3:]
+    tail = ["", "", "", *outputs][-3:]
     airplane, wifi, data = (on(t) for t in tail)
     return airplane, wifi, data

@@ -25,7 +25,6 @@ from collections import OrderedDict
 
 from bridge.devices.sim.capture import Flat, HandleRegistry, flatten
 from bridge.devices.sim.device import DemoDevice, Outcome, failed
-from bridge.wire.device_network import state_text
 from bridge.wire.agent_link import (
     AgentHubHello,
     AgentPing,
@@ -54,6 +53,7 @@ from bridge.wire.agent_link import (
     TextCommand,
     UninstallCommand,
 )
+from bridge.wire.device_network import state_text
 from bridge.wire.raw import RawNode, RawTree
 
 KEEP_CAPTURES = 64

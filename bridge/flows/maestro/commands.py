@@ -41,14 +41,18 @@ SELECTOR_KEYS = frozenset(
 """What finds an element (``text``/``id`` are full-match regular expressions)."""
 RELATIONS = ("below", "above", "leftOf", "rightOf", "containsChild", "childOf")
 
-TAP_KEYS = SELECTOR_KEYS | COMMON | {
-    "point",
-    "retryTapIfNoChange",
-    "waitUntilVisible",
-    "repeat",
-    "delay",
-    "waitToSettleTimeoutMs",
-}
+TAP_KEYS = (
+    SELECTOR_KEYS
+    | COMMON
+    | {
+        "point",
+        "retryTapIfNoChange",
+        "waitUntilVisible",
+        "repeat",
+        "delay",
+        "waitToSettleTimeoutMs",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -64,8 +68,12 @@ class Command:
     """A list value is accepted (``addMedia: [a.png]``)."""
 
 
-def _c(keys: set[str] | frozenset[str], bare: bool = False, scalar: str | None = None,
-       list_form: bool = False) -> Command:  # fmt: skip
+def _c(
+    keys: set[str] | frozenset[str],
+    bare: bool = False,
+    scalar: str | None = None,
+    list_form: bool = False,
+) -> Command:
     return Command(frozenset(keys) | COMMON, bare, scalar, list_form)
 
 

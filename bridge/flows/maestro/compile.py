@@ -180,26 +180,44 @@ def load(
     header_node: yaml.Node | None = None
     steps_node: yaml.Node | None = None
     if not docs:
-        raise FlowErrors([source.error(None, "the file is empty; a Maestro flow is a header "
-                                             "(appId: ...), a line '---', then commands")])  # fmt: skip
+        raise FlowErrors(
+            [
+                source.error(
+                    None,
+                    "the file is empty; a Maestro flow is a header "
+                    "(appId: ...), a line '---', then commands",
+                )
+            ]
+        )
     if len(docs) == 1:
         if isinstance(docs[0], yaml.SequenceNode):
             steps_node = docs[0]
-            errors.append(source.error(docs[0], "the header is missing: start with 'appId: ...' "
-                                                "and a line '---'"))  # fmt: skip
+            errors.append(
+                source.error(
+                    docs[0], "the header is missing: start with 'appId: ...' and a line '---'"
+                )
+            )
         else:
             header_node = docs[0]
-            errors.append(source.error(docs[0], "no commands: add a line '---' and the commands "
-                                                "(- tapOn: ...)"))  # fmt: skip
+            errors.append(
+                source.error(
+                    docs[0], "no commands: add a line '---' and the commands (- tapOn: ...)"
+                )
+            )
     else:
         header_node, steps_node = docs[0], docs[1]
         if len(docs) > 2:
-            errors.append(source.error(docs[2], "a third YAML document: a Maestro flow is a "
-                                                "header, '---', then commands"))  # fmt: skip
+            errors.append(
+                source.error(
+                    docs[2],
+                    "a third YAML document: a Maestro flow is a header, '---', then commands",
+                )
+            )
     header, env = _header(source, header_node, errors)
     flow = Flow(file=source.display, path=source.path, header=header, maestro=True, env=env)
-    ctx = MaestroContext(loader, source, (*stack, source.path), errors, header.app_id,
-                         dict(call_env))  # fmt: skip
+    ctx = MaestroContext(
+        loader, source, (*stack, source.path), errors, header.app_id, dict(call_env)
+    )
     if isinstance(header_node, yaml.MappingNode):
         for key, attr in (("onFlowStart", "on_start"), ("onFlowComplete", "on_complete")):
             node, missing = locate(header_node, f"$.{key}")
@@ -225,7 +243,9 @@ def _header(
 ) -> tuple[m.FlowHeader, dict[str, str]]:
     """The header as mobridge's FlowHeader (reset ``none``: a Maestro flow launches its app
     itself) and its env (values as written, ``${...}`` evaluated when the test starts)."""
-    app_id, name, tags, env = "", None, [], {}
+    app_id, name = "", None
+    tags: list[str] = []
+    env: dict[str, str] = {}
     if node is None:
         return m.FlowHeader(app_id="unknown", reset="none"), env
     if not isinstance(node, yaml.MappingNode):
@@ -242,8 +262,7 @@ def _header(
 
     raw_app = data.get("appId", data.get("url"))
     if raw_app is None:
-        errors.append(source.error(node, "the header needs appId (the app's package or bundle "
-                                         "id)"))  # fmt: skip
+        errors.append(source.error(node, "the header needs appId (the app's package or bundle id)"))
     elif not isinstance(raw_app, str) or not raw_app.strip():
         bad("appId", "appId is the app's package or bundle id (a word)")
     else:
@@ -357,8 +376,8 @@ class MaestroContext:
             unknown = [k for k in value if k not in spec.keys]
             if unknown:
                 key = unknown[0]
-                close = difflib.get_close_matches(key, sorted(spec.keys), n=1, cutoff=0.6)
-                hint = f"did you mean {close[0]!r}? " if close else ""
+                near = difflib.get_close_matches(key, sorted(spec.keys), n=1, cutoff=0.6)
+                hint = f"did you mean {near[0]!r}? " if near else ""
                 at = _key_node(value_node, key) or value_node
                 raise source.error(
                     at, f"unknown key {key!r} in {name}; {hint}keys: {', '.join(sorted(spec.keys))}"
@@ -450,8 +469,11 @@ class MaestroContext:
         if data.get("platform") is not None:
             platform = str(data["platform"]).lower()
             if platform not in c.PLATFORMS:
-                raise self._at(node, (*path, "platform"),
-                               f"platform is Android, iOS or Web, not {data['platform']!r}")  # fmt: skip
+                raise self._at(
+                    node,
+                    (*path, "platform"),
+                    f"platform is Android, iOS or Web, not {data['platform']!r}",
+                )
             said.append(f"platform {platform}")
         visible = not_visible = None
         try:
@@ -564,15 +586,19 @@ class MaestroContext:
         if len(self.stack) >= MAX_FLOW_DEPTH:
             raise self._at(node, path, f"runFlow nested deeper than {MAX_FLOW_DEPTH} flows")
         literal = {k: v for k, v in (env or {}).items() if not has_template(v)}
-        return self.loader._flow(target, _shown(self.source.display, file), self.stack,
-                                 {**self.call_env, **literal}, at)  # fmt: skip
+        return self.loader._flow(
+            target, _shown(self.source.display, file), self.stack, {**self.call_env, **literal}, at
+        )
 
     def _run_script(self, value: Any, node: yaml.Node) -> Any:
         spec = value if isinstance(value, dict) else {"file": value}
         file = spec.get("file")
         if not isinstance(file, str) or not file:
-            raise self._at(node, ("file",) if isinstance(value, dict) else (),
-                           "runScript needs a file (a .js path)")  # fmt: skip
+            raise self._at(
+                node,
+                ("file",) if isinstance(value, dict) else (),
+                "runScript needs a file (a .js path)",
+            )
         env = spec.get("env") or {}
         if not isinstance(env, dict):
             raise self._at(node, ("env",), "runScript: env is a mapping of NAME: value")
@@ -773,29 +799,50 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
                     raise Mistake((key,), f"{key} is true or false")
             return OpenLink(link)
         case "pressKey":
-            key = spec.get("key") if isinstance(value, dict) else scalar
-            if not isinstance(key, str):
+            pressed = spec.get("key") if isinstance(value, dict) else scalar
+            if not isinstance(pressed, str):
                 raise Mistake(("key",) if isinstance(value, dict) else (), "needs a key name")
-            said = " ".join(key.lower().replace("_", " ").split())
+            said = " ".join(pressed.lower().replace("_", " ").split())
             if said in c.UNSUPPORTED_KEYS:
-                return a.Refuse(f"pressKey {key}: no device here has that key")
+                return a.Refuse(f"pressKey {pressed}: no device here has that key")
             mapped = c.KEYS.get(said)
             if mapped is None:
-                names = ["Enter", "Backspace", "Back", "Home", "Volume Up", "Volume Down",
-                         "Remote Dpad Up", "Remote Dpad Down", "Remote Dpad Left",
-                         "Remote Dpad Right", "Remote Dpad Center", "Remote Media Play Pause",
-                         "Escape", "Tab", "Remote Menu", "Lock", "Power"]  # fmt: skip
-                close = difflib.get_close_matches(key.lower(), [n.lower() for n in names], n=1)
+                names = [
+                    "Enter",
+                    "Backspace",
+                    "Back",
+                    "Home",
+                    "Volume Up",
+                    "Volume Down",
+                    "Remote Dpad Up",
+                    "Remote Dpad Down",
+                    "Remote Dpad Left",
+                    "Remote Dpad Right",
+                    "Remote Dpad Center",
+                    "Remote Media Play Pause",
+                    "Escape",
+                    "Tab",
+                    "Remote Menu",
+                    "Lock",
+                    "Power",
+                ]
+                close = difflib.get_close_matches(pressed.lower(), [n.lower() for n in names], n=1)
                 hint = f"; did you mean {close[0].title()!r}?" if close else ""
-                raise Mistake(("key",) if isinstance(value, dict) else (),
-                              f"unknown key {key!r}{hint}")  # fmt: skip
+                raise Mistake(
+                    ("key",) if isinstance(value, dict) else (), f"unknown key {pressed!r}{hint}"
+                )
             if mapped in ("back", "home"):
                 return Press(GlobalAction.BACK if mapped == "back" else GlobalAction.HOME)
             return KeyPressed(KeyName(mapped.upper()))
         case "action":
             word = str(value)
-            table = {"back": "back", "hideKeyboard": "hideKeyboard", "scroll": "scroll",
-                     "clearKeychain": "clearKeychain", "pasteText": "pasteText"}  # fmt: skip
+            table = {
+                "back": "back",
+                "hideKeyboard": "hideKeyboard",
+                "scroll": "scroll",
+                "clearKeychain": "clearKeychain",
+                "pasteText": "pasteText",
+            }
             if word not in table:
                 raise Mistake((), f"unknown action {word!r} (back, hideKeyboard, scroll, ...)")
             return build(table[word], None, base, app_id, file, line)
@@ -817,8 +864,9 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             if not isinstance(value, dict) or value.get("element") is None:
                 raise Mistake(("element",), "needs an element")
             direction = _enum(spec.get("direction", "DOWN"), ("direction",), c.DIRECTIONS)
-            timeout = _int(spec.get("timeout", 20_000), ("timeout",), -MAX_TIMEOUT_MS,
-                           MAX_TIMEOUT_MS)  # fmt: skip
+            timeout = _int(
+                spec.get("timeout", 20_000), ("timeout",), -MAX_TIMEOUT_MS, MAX_TIMEOUT_MS
+            )
             timeout = max(timeout, 0)  # Maestro clamps; so do we
             _int(spec.get("speed", 40), ("speed",), -1000, 1000)
             _int(spec.get("visibilityPercentage", 100), ("visibilityPercentage",), -1000, 1000)
@@ -834,33 +882,41 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
         case "travel":
             points = spec.get("points")
             if not isinstance(points, list) or len(points) < 1:
-                raise Mistake(("points",), "needs points: [\"lat,lon\", ...]")
+                raise Mistake(("points",), 'needs points: ["lat,lon", ...]')
             out: list[tuple[float, float]] = []
             for i, p in enumerate(points[:1000]):
                 parts = str(p).split(",")
                 if len(parts) != 2:
                     raise Mistake(("points", i), f"a point is 'latitude,longitude', not {p!r}")
-                out.append((_float(parts[0], ("points", i), -90, 90),
-                            _float(parts[1], ("points", i), -180, 180)))  # fmt: skip
+                out.append(
+                    (
+                        _float(parts[0], ("points", i), -90, 90),
+                        _float(parts[1], ("points", i), -180, 180),
+                    )
+                )
             speed = _float(spec.get("speed", 7.9), ("speed",), 0.01, 1e6)
             return a.Travel(tuple(out), speed)
         case "addMedia":
             files = value if isinstance(value, list) else spec.get("files")
             if not isinstance(files, list) or not files:
                 raise Mistake(("files",), "needs files: [path, ...]")
-            return a.Refuse("addMedia: adding photos or videos to a device's gallery is not a "
-                            "hub action; the simulated device has no gallery")  # fmt: skip
+            return a.Refuse(
+                "addMedia: adding photos or videos to a device's gallery is not a "
+                "hub action; the simulated device has no gallery"
+            )
         case "setAirplaneMode":
             raw = spec.get("value") if isinstance(value, dict) else scalar
-            word = _enum(raw, ("value",) if isinstance(value, dict) else (),
-                         ("ENABLED", "DISABLED"))  # fmt: skip
+            word = _enum(
+                raw, ("value",) if isinstance(value, dict) else (), ("ENABLED", "DISABLED")
+            )
             return a.Network(word == "ENABLED")
         case "toggleAirplaneMode":
             return a.Network(None)
         case "setOrientation":
             raw = spec.get("orientation") if isinstance(value, dict) else scalar
-            word = _enum(raw, ("orientation",) if isinstance(value, dict) else (),
-                         tuple(c.ORIENTATIONS))  # fmt: skip
+            word = _enum(
+                raw, ("orientation",) if isinstance(value, dict) else (), tuple(c.ORIENTATIONS)
+            )
             mapped = c.ORIENTATIONS[word]
             if mapped is None:
                 return a.Refuse(f"setOrientation {word}: no device here turns upside down")
@@ -875,8 +931,10 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             if not isinstance(perms, dict):
                 raise Mistake(("permissions",), "needs permissions: {name: allow|deny|unset}")
             _permissions(perms, ("permissions",))
-            return a.Refuse("setPermissions: set permissions with launchApp's permissions, or "
-                            "mobridge's setPermission step")  # fmt: skip
+            return a.Refuse(
+                "setPermissions: set permissions with launchApp's permissions, or "
+                "mobridge's setPermission step"
+            )
         case "waitForAnimationToEnd":
             timeout = _int(spec.get("timeout", 15_000), ("timeout",), 0, MAX_TIMEOUT_MS)
             return a.Settle(timeout)
@@ -1000,16 +1058,16 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
         raise Mistake(path, "a selector is a text or a mapping (text, id, index, ...)")
     for key in value:
         if key not in c.TAP_KEYS and key not in ("element",):
-            close = difflib.get_close_matches(key, sorted(c.SELECTOR_KEYS), n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            near = difflib.get_close_matches(key, sorted(c.SELECTOR_KEYS), n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
             raise Mistake((*path, key), f"unknown selector key {key!r}{hint}")
-    text = value.get("text")
+    words = value.get("text")
     ident = value.get("id")
     said: list[str] = []
     text_m = None
-    if text is not None:
-        text_m = text_match(_text(text), (*path, "text"))
-        said.append(repr(_text(text)))
+    if words is not None:
+        text_m = text_match(_text(words), (*path, "text"))
+        said.append(repr(_text(words)))
     resource_id = id_regex = None
     if ident is not None:
         ident = _text(ident)
@@ -1072,17 +1130,27 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
         unsupported = "traits (text, square, long-text) are not among mobridge's selectors"
     if value.get("css") is not None:
         unsupported = "css selects web content, which mobridge does not target yet"
-    state = QueryState(**states) if states else None  # type: ignore[arg-type]
+    state = QueryState(**states) if states else None
     if text_m is None and resource_id is None and state is None and within is None:
         if not relations and id_regex is None and size is None and unsupported is None:
             if index is None:
-                raise Mistake(path, "a selector needs text, id, a state or a relation ('label' "
-                                    "names the step in Maestro; for the element's words use "
-                                    "text)")  # fmt: skip
-    query = SemanticQuery(
-        text=text_m, resource_id=resource_id, state=state, within=within,
-        role=None,
-    ) if (text_m or resource_id or state or within) else _ANY  # fmt: skip
+                raise Mistake(
+                    path,
+                    "a selector needs text, id, a state or a relation ('label' "
+                    "names the step in Maestro; for the element's words use "
+                    "text)",
+                )
+    query = (
+        SemanticQuery(
+            text=text_m,
+            resource_id=resource_id,
+            state=state,
+            within=within,
+            role=None,
+        )
+        if (text_m or resource_id or state or within)
+        else _ANY
+    )
     return a.Pick(query, index, tuple(relations), size, id_regex, unsupported, " ".join(said))
 
 

@@ -25,12 +25,23 @@ from typing import Any
 import yaml
 
 _META = re.compile(r"([\\^$.|?*+()\[\]{}])")
-_KEYS = {"back": "back", "home": "Home", "enter": "Enter", "del": "Backspace", "tab": "Tab",
-         "escape": "Escape", "volume_up": "Volume Up", "volume_down": "Volume Down",
-         "dpad_up": "Remote Dpad Up", "dpad_down": "Remote Dpad Down",
-         "dpad_left": "Remote Dpad Left", "dpad_right": "Remote Dpad Right",
-         "dpad_center": "Remote Dpad Center", "media_play_pause": "Remote Media Play Pause",
-         "menu": "Remote Menu"}  # fmt: skip
+_KEYS = {
+    "back": "back",
+    "home": "Home",
+    "enter": "Enter",
+    "del": "Backspace",
+    "tab": "Tab",
+    "escape": "Escape",
+    "volume_up": "Volume Up",
+    "volume_down": "Volume Down",
+    "dpad_up": "Remote Dpad Up",
+    "dpad_down": "Remote Dpad Down",
+    "dpad_left": "Remote Dpad Left",
+    "dpad_right": "Remote Dpad Right",
+    "dpad_center": "Remote Dpad Center",
+    "media_play_pause": "Remote Media Play Pause",
+    "menu": "Remote Menu",
+}
 """mobridge key -> Maestro's key name (``back`` is its own command)."""
 
 
@@ -56,9 +67,10 @@ def selector(target: Any) -> Any:
         out["childOf"] = selector(within)
     if target.get("nth") is not None:
         out["index"] = target["nth"]
-    for key, value in (target.get("state") or {}).items():
-        if key in ("enabled", "checked", "selected", "focused"):
-            out[key] = value
+    states = target.get("state") or {}
+    out.update(
+        {k: v for k, v in states.items() if k in ("enabled", "checked", "selected", "focused")}
+    )
     if not out:
         return None
     return out["text"] if list(out) == ["text"] else out
@@ -72,7 +84,7 @@ def commands(step: Any) -> list[Any]:
     """The Maestro commands of one recorded step (a comment is ``("comment", text)``)."""
     if isinstance(step, tuple):
         return [step]
-    (name, value), = step.items()
+    ((name, value),) = step.items()
     match name:
         case "launchApp" | "stopApp" | "hideKeyboard":
             return [{name: None}]
@@ -107,8 +119,9 @@ def commands(step: Any) -> list[Any]:
         case "assertScreen":
             return [{"assertVisible": {"id": f".*__screen_{escape(str(value))}"}}]
         case "setLocation":
-            return [{"setLocation": {"latitude": value["latitude"],
-                                     "longitude": value["longitude"]}}]  # fmt: skip
+            return [
+                {"setLocation": {"latitude": value["latitude"], "longitude": value["longitude"]}}
+            ]
     return [("comment", f"{name}: no Maestro command says this ({_short(step)})")]
 
 
@@ -117,15 +130,16 @@ def _short(step: Any) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
-def render(app_id: str, name: str | None, device: str, body: list[Any],
-           secrets: list[str]) -> str:  # fmt: skip
+def render(app_id: str, name: str | None, device: str, body: list[Any], secrets: list[str]) -> str:
     """The Maestro flow file's text for recorded ``body`` (mobridge steps and comments)."""
     from bridge.flows.record import _dump, _dump_mapping
 
     lines = [f"# Recorded by `mobridge record {device} --format maestro`."]
-    for ref in secrets:
-        lines.append(f"# Needs ${{{_secret_name(ref)}}}: maestro test -e "
-                     f"{_secret_name(ref)}=... (mobridge test --env ...)")  # fmt: skip
+    lines.extend(
+        f"# Needs ${{{_secret_name(ref)}}}: maestro test -e {_secret_name(ref)}=... "
+        "(mobridge test --env ...)"
+        for ref in secrets
+    )
     header: dict[str, Any] = {"appId": app_id}
     if name:
         header["name"] = name

@@ -105,15 +105,20 @@ async def _execute(
         case a.Templated():
             data = evaluate(host, action.data, action.file, action.line)
             try:
-                built = build(action.name, data, action.base, action.app_id, action.file,
-                              action.line)  # fmt: skip
+                built = build(
+                    action.name, data, action.base, action.app_id, action.file, action.line
+                )
             except Mistake as exc:
                 raise _failed(f"{action.name} after ${{...}}: {exc.message}") from None
             report.expected = f"{action.name} with {_short(data)}"
             await _again(runner, host, step, built, report)
         case a.Scope():
-            host.define({k: host.interpolate(v, step.place.file, step.place.line)
-                         for k, v in action.env.items()})  # fmt: skip
+            host.define(
+                {
+                    k: host.interpolate(v, step.place.file, step.place.line)
+                    for k, v in action.env.items()
+                }
+            )
             await _again(runner, host, step, action.inner, report)
         case a.Refuse(reason=reason, platforms=platforms):
             if platforms is None or (runner.platform or "") in platforms:
@@ -124,8 +129,9 @@ async def _execute(
             if "__template__" in env:  # evalScript: its ${...} are the script
                 host.interpolate(code, step.place.file, step.place.line)
             else:
-                values = {k: host.interpolate(v, step.place.file, step.place.line)
-                          for k, v in env.items()}  # fmt: skip
+                values = {
+                    k: host.interpolate(v, step.place.file, step.place.line) for k, v in env.items()
+                }
                 host.run(code, file, line, values)
             report.message = _short(host.output()) if host.output() else None
         case a.AssertTrue(condition=condition):
@@ -137,8 +143,11 @@ async def _execute(
             await _on_element(runner, host, action, report)
         case a.AtPoint():
             x, y = await _xy(runner, action.x, action.y, action.percent)
-            kind = {"tap": GestureKind.TAP, "doubleTap": GestureKind.DOUBLE_TAP,
-                    "longPress": GestureKind.LONG_PRESS}[action.what]  # fmt: skip
+            kind = {
+                "tap": GestureKind.TAP,
+                "doubleTap": GestureKind.DOUBLE_TAP,
+                "longPress": GestureKind.LONG_PRESS,
+            }[action.what]
             report.expected = f"{kind.value} at {x},{y}"
             for i in range(1 if action.what == "doubleTap" else action.repeat):
                 if i:
@@ -275,8 +284,10 @@ async def _one(runner: FlowRunner, pick: a.Pick, report: StepReport) -> FindMatc
     items = await _matches(runner, pick)
     if pick.index is not None:
         if pick.index >= len(items):
-            raise _failed(f"no element {pick.said} (index {pick.index} of {len(items)} matches)",
-                          ErrorCode.NODE_NOT_FOUND)  # fmt: skip
+            raise _failed(
+                f"no element {pick.said} (index {pick.index} of {len(items)} matches)",
+                ErrorCode.NODE_NOT_FOUND,
+            )
         return items[pick.index]
     if not items:
         raise _failed(f"no element matches {pick.said}", ErrorCode.NODE_NOT_FOUND)
@@ -296,17 +307,21 @@ def _describe_node(m: FindMatch) -> str:
 
 def _choice(pick: a.Pick, items: list[FindMatch]) -> str:
     listed = ", ".join(_describe_node(m) for m in items[:6])
-    return (f"--first-match: {len(items)} elements match {pick.said}: took the first, "
-            f"{_describe_node(items[0])}; others: {listed}")  # fmt: skip
+    return (
+        f"--first-match: {len(items)} elements match {pick.said}: took the first, "
+        f"{_describe_node(items[0])}; others: {listed}"
+    )
 
 
 def _ambiguous(pick: a.Pick, items: list[FindMatch]) -> Any:
     from bridge.flows.runner import _candidate
 
     listed = ", ".join(_describe_node(m) for m in items[:6])
-    message = (f"AMBIGUOUS_MATCH: {len(items)} elements match {pick.said}: {listed}; add "
-               f"'index: 0' (or 1, ...) to the selector to pick one, or run with "
-               f"--first-match")  # fmt: skip
+    message = (
+        f"AMBIGUOUS_MATCH: {len(items)} elements match {pick.said}: {listed}; add "
+        f"'index: 0' (or 1, ...) to the selector to pick one, or run with "
+        f"--first-match"
+    )
     refusal = Refusal(
         code=ErrorCode.AMBIGUOUS_MATCH.value,
         message=message,
@@ -320,8 +335,11 @@ async def _wait_present(runner: FlowRunner, pick: a.Pick, wait_ms: int) -> None:
     """Wait (up to ``wait_ms``) for the selector to match something, as Maestro looks for an
     element before acting; a miss is left to the action, which the hub then refuses."""
     if pick.simple:
-        query = pick.query if pick.index is None else msgspec.structs.replace(pick.query,
-                                                                              nth=pick.index)  # fmt: skip
+        query = (
+            pick.query
+            if pick.index is None
+            else msgspec.structs.replace(pick.query, nth=pick.index)
+        )
         await runner._call(runner.device.wait(wc.Present(query=query), wait_ms))
         return
     deadline = time.monotonic() + wait_ms / 1000
@@ -391,14 +409,18 @@ async def _visible(runner: FlowRunner, action: a.Visible, report: StepReport) ->
     if pick.unsupported is not None:
         raise _failed(f"selector {pick.said}: {pick.unsupported}", ErrorCode.ACTION_UNSUPPORTED)
     if pick.simple:
-        query = pick.query if pick.index is None else msgspec.structs.replace(pick.query,
-                                                                              nth=pick.index)  # fmt: skip
+        query = (
+            pick.query
+            if pick.index is None
+            else msgspec.structs.replace(pick.query, nth=pick.index)
+        )
         cond: wc.Condition = wc.Present(query=query) if action.present else wc.Absent(query=query)
         waited = await runner._call(runner.device.wait(cond, action.timeout_ms))
         report.wait_result = waited
         if waited.result is not VerificationResult.CONDITION_MET:
-            raise _failed(f"expected {pick.said} {word}: {waited.result.value} after "
-                          f"{waited.elapsed_ms} ms")  # fmt: skip
+            raise _failed(
+                f"expected {pick.said} {word}: {waited.result.value} after {waited.elapsed_ms} ms"
+            )
         return
     deadline = time.monotonic() + action.timeout_ms / 1000
     while True:
@@ -460,8 +482,10 @@ async def _xy(runner: FlowRunner, x: float, y: float, percent: bool) -> tuple[in
     if not percent:
         return int(x), int(y)
     shown = await runner._call(runner.device.display())
-    return (min(int(shown.width * x / 100), max(shown.width - 1, 0)),
-            min(int(shown.height * y / 100), max(shown.height - 1, 0)))  # fmt: skip
+    return (
+        min(int(shown.width * x / 100), max(shown.width - 1, 0)),
+        min(int(shown.height * y / 100), max(shown.height - 1, 0)),
+    )
 
 
 _DIRS = {
@@ -473,8 +497,9 @@ _DIRS = {
 """Maestro's directional swipes as screen percentages (start, end)."""
 
 
-async def _swipe_dir(runner: FlowRunner, direction: str, at: tuple[int, int] | None,
-                     duration: int) -> Any:  # fmt: skip
+async def _swipe_dir(
+    runner: FlowRunner, direction: str, at: tuple[int, int] | None, duration: int
+) -> Any:
     (x1, y1), (x2, y2) = _DIRS[direction]
     start = await _xy(runner, x1, y1, True)
     end = await _xy(runner, x2, y2, True)
@@ -520,8 +545,10 @@ async def _scroll_to(runner: FlowRunner, action: a.ScrollTo, report: StepReport)
         elif await _matches(runner, visible):
             return f"on screen after {swipes} swipes"
         if time.monotonic() >= deadline or swipes >= 200:
-            raise _failed(f"{pick.said} not on screen after {swipes} swipes "
-                          f"({action.timeout_ms} ms)", ErrorCode.NODE_NOT_FOUND)  # fmt: skip
+            raise _failed(
+                f"{pick.said} not on screen after {swipes} swipes ({action.timeout_ms} ms)",
+                ErrorCode.NODE_NOT_FOUND,
+            )
         report.action_result = await _swipe_dir(runner, swipe, None, 400)
         swipes += 1
 
@@ -529,8 +556,9 @@ async def _scroll_to(runner: FlowRunner, action: a.ScrollTo, report: StepReport)
 # ---- device state -----------------------------------------------------------------------------
 
 
-async def _travel(runner: FlowRunner, points: tuple[tuple[float, float], ...], speed: float,
-                  report: StepReport) -> None:  # fmt: skip
+async def _travel(
+    runner: FlowRunner, points: tuple[tuple[float, float], ...], speed: float, report: StepReport
+) -> None:
     """Set the location at each point in turn, pausing as long as ``speed`` m/s takes
     between them (each pause at most 5 s)."""
     previous: tuple[float, float] | None = None
@@ -545,9 +573,10 @@ async def _travel(runner: FlowRunner, points: tuple[tuple[float, float], ...], s
 
 def _distance(p: tuple[float, float], q: tuple[float, float]) -> float:
     lat1, lon1, lat2, lon2 = map(math.radians, (*p, *q))
-    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin(
-        (lon2 - lon1) / 2
-    ) ** 2
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    )
     return 2 * 6_371_000 * math.asin(min(1.0, math.sqrt(h)))
 
 
@@ -564,8 +593,7 @@ async def _network(runner: FlowRunner, airplane: bool | None, report: StepReport
     except HubError as exc:
         from bridge.flows.runner import _refusal
 
-        raise _failed(f"{exc.code.value}: {exc.envelope.message}",
-                      refusal=_refusal(exc)) from None  # fmt: skip
+        raise _failed(f"{exc.code.value}: {exc.envelope.message}", refusal=_refusal(exc)) from None
     report.message = f"airplane mode {'on' if airplane else 'off'}"
 
 

@@ -129,8 +129,9 @@ class ScriptHost:
             for k, v in (env or {}).items()
             if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", k)
         ]
-        self._eval("(function () {" + " ".join(names) + "\n" + code + "\n})();", file,
-                   first_line - 2)  # fmt: skip
+        self._eval(
+            "(function () {" + " ".join(names) + "\n" + code + "\n})();", file, first_line - 2
+        )
 
     def value(self, code: str, file: str, line: int) -> str:
         """A ``${...}``'s value as Maestro writes it into a string. The code runs as a script
@@ -149,10 +150,9 @@ class ScriptHost:
         parts = split_template(text)
         if len(parts) == 1 and isinstance(parts[0], str):
             return parts[0]
-        out: list[str] = []
-        for part in parts:
-            out.append(part if isinstance(part, str) else self.value(part.code, file, line))
-        return "".join(out)
+        return "".join(
+            part if isinstance(part, str) else self.value(part.code, file, line) for part in parts
+        )
 
     def _eval(self, code: str, file: str, line_offset: int) -> Any:
         if len(code) > MAX_SCRIPT_CHARS:

@@ -4,7 +4,8 @@
 ``includeTags`` / ``excludeTags`` (applied to the flows' header tags, as ``--include-tags`` /
 ``--exclude-tags``), and ``executionOrder.flowsOrder`` (these flow names first, in this order;
 the rest after them in lexical order). Other keys Maestro documents are accepted and do not
-change what runs. A ``config.yaml`` with an ``appId`` and none of those keys is a flow, not a workspace file.
+change what runs. A ``config.yaml`` with an ``appId`` and none of those keys is a flow, not
+a workspace file.
 """
 
 from __future__ import annotations
@@ -72,8 +73,9 @@ def workspace(directory: Path, shown: str) -> Workspace:
     where = Place(f"{shown.rstrip('/')}/{config.name}", 1)
     for key in data:
         if key not in WORKSPACE_KEYS and key != "appId":
-            raise FlowError(where, f"unknown workspace key {key!r}; keys: "
-                                   f"{', '.join(sorted(WORKSPACE_KEYS))}")  # fmt: skip
+            raise FlowError(
+                where, f"unknown workspace key {key!r}; keys: {', '.join(sorted(WORKSPACE_KEYS))}"
+            )
     globs = _words(data.get("flows")) or ["*"]
     found: list[Path] = []
     for pattern in globs:
@@ -93,5 +95,6 @@ def workspace(directory: Path, shown: str) -> Workspace:
         named = {p.stem: p for p in found}
         ordered = [named[n] for n in first if n in named]
         found = ordered + [p for p in found if p not in ordered]
-    return Workspace(found, _words(data.get("includeTags")), _words(data.get("excludeTags")),
-                     config)  # fmt: skip
+    return Workspace(
+        found, _words(data.get("includeTags")), _words(data.get("excludeTags")), config
+    )

@@ -73,7 +73,7 @@ def test_values_take_maestros_shapes(tmp_path: Path) -> None:
         "- runFlow: {when: {platform: iOS}, commands: [back], label: Only on iPhones}\n"
         "- pressKey: Remote Dpad Up\n- tapOn: YES\n",
     )
-    scroll, swipe, repeat, run, key, tap = flow.steps
+    scroll, swipe, _repeat, run, key, tap = flow.steps
     assert isinstance(scroll.action, a.ScrollTo)
     assert scroll.action.direction == "UP" and scroll.action.pick.index == 2
     assert scroll.action.timeout_ms == 5000
@@ -116,7 +116,8 @@ onFlowComplete: [back]
 - inputRandomNumber
 - inputRandomEmail
 - inputRandomPersonName
-- launchApp: {appId: a.b, clearState: true, stopApp: false, permissions: {all: deny}, arguments: {k: v}}
+- launchApp: {appId: a.b, clearState: true, stopApp: false, permissions: {all: deny},
+    arguments: {k: v}}
 - swipe: {direction: LEFT, duration: 300}
 - swipe: {from: {id: card}, direction: UP}
 - openLink: {link: 'https://example.com', browser: true, autoVerify: true}
@@ -148,14 +149,21 @@ onFlowComplete: [back]
 - setClipboard: text
 - setPermissions: {permissions: {camera: allow}}
 - copyTextFrom: {id: price, below: {text: Total}, childOf: {id: cart}}
-- assertVisible: {text: a, leftOf: b, rightOf: c, above: d, containsChild: e, containsDescendants: [f, {id: g}]}
+- assertVisible: {text: a, leftOf: b, rightOf: c, above: d, containsChild: e,
+    containsDescendants: [f, {id: g}]}
 """
     flow = load(tmp_path, text)
     assert len(flow.steps) == 52 and flow.maestro
     assert len(flow.on_start) == 1 and len(flow.on_complete) == 1
     refusals = [s.kind for s in flow.steps if isinstance(s.action, a.Refuse)]
-    assert refusals == ["assertWithAI", "assertNoDefectsWithAI", "extractTextWithAI",
-                        "clearKeychain", "addMedia", "setPermissions"]  # fmt: skip
+    assert refusals == [
+        "assertWithAI",
+        "assertNoDefectsWithAI",
+        "extractTextWithAI",
+        "clearKeychain",
+        "addMedia",
+        "setPermissions",
+    ]
 
 
 def test_mistakes_are_placed_once_per_file_with_real_suggestions(tmp_path: Path) -> None:
@@ -175,7 +183,9 @@ def test_mistakes_are_placed_once_per_file_with_real_suggestions(tmp_path: Path)
     result = check([str(tmp_path)], {}, {})
     lines = [str(e) for e in result.mistakes()]
     shared = [line for line in lines if "shared.yaml" in line]
-    assert shared == [f"{tmp_path}/shared.yaml:3:3: unknown command 'tapOnn'; did you mean 'tapOn'?"]
+    assert shared == [
+        f"{tmp_path}/shared.yaml:3:3: unknown command 'tapOnn'; did you mean 'tapOn'?"
+    ]
     mine = [line.removeprefix(f"{tmp_path}/") for line in lines if "bad.yaml" in line]
     assert mine[0].startswith("bad.yaml:1:8: appId is the app's package")  # the header...
     assert mine[1].startswith("bad.yaml:2:6: env is a mapping")
@@ -216,15 +226,23 @@ def test_check_command_exit_statuses(tmp_path: Path) -> None:
     env = clean_env(tmp_path / "rt")
 
     def run(*paths: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(mobridge_command("test", "--check", *map(str, paths)),
-                              capture_output=True, text=True, cwd=ROOT, env=env, timeout=60,
-                              check=False)  # fmt: skip
+        return subprocess.run(
+            mobridge_command("test", "--check", *map(str, paths)),
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=60,
+            check=False,
+        )
 
     ok = run(good)
     assert ok.returncode == 0 and "1 of 1 files load (100.0%)" in ok.stderr
     failed = run(good, bad)
     assert failed.returncode == 2
-    assert failed.stdout.strip() == f"{bad}/f.yaml:3:3: unknown command 'tapOm'; did you mean 'tapOn'?"
+    assert (
+        failed.stdout.strip() == f"{bad}/f.yaml:3:3: unknown command 'tapOm'; did you mean 'tapOn'?"
+    )
     assert "1 of 2 files load (50.0%)" in failed.stderr
 
 
@@ -254,11 +272,14 @@ def test_recorded_targets_become_escaped_maestro_selectors() -> None:
 
     assert selector("Total: $9.99 (incl.)") == r"Total: \$9\.99 \(incl\.\)"
     assert selector({"text": "OK", "role": "BUTTON", "within": "Pro plan", "nth": 1}) == {
-        "text": "OK", "childOf": "Pro plan", "index": 1,
-    }  # fmt: skip
+        "text": "OK",
+        "childOf": "Pro plan",
+        "index": 1,
+    }
     assert commands({"inputText": {"into": {"id": "pw"}, "secret": "secret://db/pw"}}) == [
-        {"tapOn": {"id": "pw"}}, {"inputText": "${DB_PW}"},
-    ]  # fmt: skip
+        {"tapOn": {"id": "pw"}},
+        {"inputText": "${DB_PW}"},
+    ]
     assert commands({"pressKey": "recents"})[0][0] == "comment"
     text = text_match(selector("Total: $9.99 (incl.)"), ())
     import re2

@@ -26,14 +26,14 @@ def test_the_corpus_loads_as_written() -> None:
     failing = [(f, errors) for f, errors in result.files if errors]
     for file, errors in failing:
         assert errors[0].message and "\n" not in str(errors[0]), file
-    missing_only = [
-        f for f, errors in failing if all("no such file" in e.message for e in errors)
-    ]
+    missing_only = [f for f, errors in failing if all("no such file" in e.message for e in errors)]
     readable = total - len(missing_only)
     share_all = result.loaded / total
     share_readable = result.loaded / readable
-    print(f"corpus: {result.loaded} of {total} load ({share_all:.1%}); "
-          f"{result.loaded} of {readable} that name no missing file ({share_readable:.1%})")  # fmt: skip
+    print(
+        f"corpus: {result.loaded} of {total} load ({share_all:.1%}); {result.loaded} of "
+        f"{readable} that name no missing file ({share_readable:.1%})"
+    )
     assert share_readable >= 0.95
     assert share_all >= 0.85
 
@@ -46,6 +46,8 @@ def test_every_corpus_file_has_a_source_and_a_licence() -> None:
         assert row["licence"] in REDISTRIBUTABLE, row
         assert len(row["revision"]) == 40 and row["repository"].count("/") == 1
     stored = {
-        str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.is_file() and p.name != "SOURCES.tsv"
+        str(p.relative_to(CORPUS))
+        for p in CORPUS.rglob("*")
+        if p.is_file() and p.name != "SOURCES.tsv"
     }
     assert stored == listed

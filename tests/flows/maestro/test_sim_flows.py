@@ -31,9 +31,10 @@ async def run_flows(
     for name, text in files.items():
         (tmp / f"{name}.yaml").write_text(text)
     flows = load_suite([str(tmp)], {}, {})
-    async with running_hub(sim_platform=platform) as rh, connect(
-        rh.url, token=CONTROLLER, name="maestro"
-    ) as hub:
+    async with (
+        running_hub(sim_platform=platform) as rh,
+        connect(rh.url, token=CONTROLLER, name="maestro") as hub,
+    ):
         options = SuiteOptions(first_match=first_match)
         return await run_suite(hub, flows, [rh.device_id], options)
 
@@ -44,11 +45,16 @@ def test_the_example_flows_pass_on_both_flavours(tmp_path: Path, platform: str) 
     assert len(flows) >= 25
     report = tmp_path / "report"
     done = subprocess.run(
-        mobridge_command("test", str(EXAMPLES), "--sim-platform", platform, "--report",
-                         str(report), "--quiet"),
-        capture_output=True, text=True, cwd=ROOT, env=clean_env(tmp_path / "rt"), timeout=600,
+        mobridge_command(
+            "test", str(EXAMPLES), "--sim-platform", platform, "--report", str(report), "--quiet"
+        ),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=clean_env(tmp_path / "rt"),
+        timeout=600,
         check=False,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     tests = json.loads((report / "index.json").read_text())["tests"]
     assert len(tests) == len(flows)
