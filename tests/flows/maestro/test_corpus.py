@@ -16,7 +16,7 @@ from pathlib import Path
 from bridge.flows.check import check
 
 CORPUS = Path(__file__).parent / "corpus"
-REDISTRIBUTABLE = {"Apache-2.0", "MIT", "AGPL-3.0"}
+REDISTRIBUTABLE = {"Apache-2.0", "MIT", "AGPL-3.0", "BSD-3-Clause"}
 
 
 def test_the_corpus_loads_as_written() -> None:
