@@ -36,7 +36,13 @@ from bridge.flows.junit import write_junit
 from bridge.flows.lockstep import run_lockstep_suite
 from bridge.flows.lockstep_html import write_lockstep
 from bridge.flows.record import record_device
-from bridge.flows.report import LockstepFlow, LockstepReport, TestReport, write_index
+from bridge.flows.report import (
+    LockstepFlow,
+    LockstepReport,
+    StepReport,
+    TestReport,
+    write_index,
+)
 from bridge.flows.suite import DEFAULT_LEASE_WAIT_S, SuiteOptions, run_suite
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
@@ -251,7 +257,18 @@ def _progress_line(report: TestReport) -> str:
     line = f"{mark:5} {report.file} on {report.device} ({report.duration_ms / 1000:.1f} s)"
     if report.failure is not None:
         line += f"\n      {report.failure.at}: {report.failure.message}"
+    for step in _all_steps([*report.setup, *report.steps, *report.teardown]):
+        for note in step.notes:  # --first-match: every place a match was chosen
+            line += f"\n      {step.file}:{step.line}: {note}"
     return line
+
+
+def _all_steps(steps: list[StepReport]) -> list[StepReport]:
+    out: list[StepReport] = []
+    for step in steps:
+        out.append(step)
+        out.extend(_all_steps(step.steps))
+    return out
 
 
 def _tags(values: Sequence[str]) -> list[str]:

@@ -306,10 +306,10 @@ def _describe_node(m: FindMatch) -> str:
 
 
 def _choice(pick: a.Pick, items: list[FindMatch]) -> str:
-    listed = ", ".join(_describe_node(m) for m in items[:6])
+    listed = ", ".join(_describe_node(m) for m in items[1:6])
     return (
         f"--first-match: {len(items)} elements match {pick.said}: took the first, "
-        f"{_describe_node(items[0])}; others: {listed}"
+        f"{_describe_node(items[0])} (not {listed}); add 'index: 0' to say so"
     )
 
 
