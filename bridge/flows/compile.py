@@ -461,7 +461,7 @@ class FlowLoader:
                     mobridge_only = any(
                         e.message.startswith("unknown variable") for e in ours.errors
                     )
-                    fewer = len(ours.errors) < len(theirs.errors)
+                    fewer = len(ours.errors) <= len(theirs.errors)
                     raise (ours if fewer and not mobridge_only else theirs) from None
         return self._mobridge(source, stack, call_env)
 

@@ -90,6 +90,11 @@ def _names(node: yaml.Node | None) -> list[str]:
     return out
 
 
+def _closeness(name: str, names: Any) -> float:
+    low = name.lower()
+    return max((difflib.SequenceMatcher(None, low, n.lower()).ratio() for n in names), default=0.0)
+
+
 def is_maestro(source: Source) -> bool | None:
     """Whether a file is written in Maestro's format, by its shape: the commands it uses (a
     Maestro-only name such as ``tapOn``, or a mobridge-only one such as ``tap``), the header's
@@ -99,8 +104,10 @@ def is_maestro(source: Source) -> bool | None:
     docs = source.documents
     if not docs:
         return False
-    if len(docs) == 1 and isinstance(docs[0], yaml.SequenceNode):
-        return True
+    if len(docs) == 1 and isinstance(docs[0], yaml.SequenceNode):  # commands, no header
+        names = _names(docs[0])
+        theirs = sum(1 for n in names if n in m.STEPS and n not in c.COMMANDS)
+        return theirs == 0 or sum(1 for n in names if n in c.COMMANDS) > theirs
     header = docs[0] if isinstance(docs[0], yaml.MappingNode) else None
     keys = {str(getattr(k, "value", "")) for k, _ in header.value} if header else set()
     if keys & {"jsEngine", "url"}:
@@ -116,6 +123,12 @@ def is_maestro(source: Source) -> bool | None:
                 names.extend(_names(v))
     maestro_only = sum(1 for n in names if n in c.COMMANDS and n not in m.STEPS)
     mobridge_only = sum(1 for n in names if n in m.STEPS and n not in c.COMMANDS)
+    for name in names:  # a misspelt name counts for the format whose name it is closest to
+        if name not in c.COMMANDS and name not in m.STEPS and name not in m.MODIFIERS:
+            ours, theirs = _closeness(name, m.STEPS), _closeness(name, c.COMMANDS)
+            if max(ours, theirs) >= 0.6 and ours != theirs:
+                maestro_only += theirs > ours
+                mobridge_only += ours > theirs
     if maestro_only or mobridge_only:
         return maestro_only >= mobridge_only
     steps = docs[1] if len(docs) > 1 else None
@@ -136,10 +149,26 @@ def is_maestro(source: Source) -> bool | None:
     return None
 
 
+MOBRIDGE_TO_MAESTRO = {
+    "tap": "tapOn",
+    "longPress": "longPressOn",
+    "doubleTap": "doubleTapOn",
+    "assertScreen": "assertVisible",
+    "assertValue": "assertVisible",
+    "assertState": "assertVisible",
+    "waitFor": "extendedWaitUntil",
+    "terminateApp": "killApp",
+    "expectRefusal": "retry",
+}
+"""A mobridge step written in a Maestro file: the Maestro command that says it."""
+
+
 def suggest(name: str) -> str:
     """The Maestro command or mobridge step ``name`` most likely is ("" when none is close):
-    by similarity of the whole name, case ignored."""
-    pool = {n.lower(): n for n in [*c.COMMANDS, *m.STEPS]}
+    by similarity of the whole name, case ignored (a name never suggests itself)."""
+    if name in MOBRIDGE_TO_MAESTRO:
+        return MOBRIDGE_TO_MAESTRO[name]
+    pool = {n.lower(): n for n in [*c.COMMANDS, *m.STEPS] if n != name}
     close = difflib.get_close_matches(name.lower(), list(pool), n=1, cutoff=0.72)
     return pool[close[0]] if close else ""
 
@@ -367,6 +396,8 @@ class MaestroContext:
         if spec is None:
             close = suggest(name)
             hint = f"; did you mean '{close}'?" if close else ""
+            if name in m.STEPS:
+                hint = f" in a Maestro file (a mobridge step){hint}"
             raise source.error(name_node, f"unknown command {name!r}{hint}")
         if value is None and not spec.bare:
             if isinstance(item, yaml.ScalarNode) or spec.scalar is None:
@@ -538,6 +569,8 @@ class MaestroContext:
             at = locate(node, "$.commands")[0]
             if not isinstance(at, yaml.SequenceNode):
                 raise self._at(node, ("commands",), f"{name}: commands is a list of commands")
+            if not at.value:
+                raise self._at(node, ("commands",), f"{name}: commands is empty")
             if self.depth >= MAX_BLOCK_DEPTH:
                 raise self._at(node, ("commands",), f"blocks nested deeper than {MAX_BLOCK_DEPTH}")
             self.depth += 1

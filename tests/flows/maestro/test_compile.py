@@ -248,7 +248,8 @@ def test_check_command_exit_statuses(tmp_path: Path) -> None:
 
 def test_suggestions_are_by_similarity() -> None:
     assert suggest("tapon") == "tapOn"
-    assert suggest("killApp") == "killApp"
+    assert suggest("kilApp") == "killApp"  # not installApp
+    assert suggest("tap") == "tapOn"  # a mobridge step in a Maestro file
     assert suggest("assertVisable") == "assertVisible"
     assert suggest("frobnicate") == ""
 
