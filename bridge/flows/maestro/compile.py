@@ -105,9 +105,9 @@ def is_maestro(source: Source) -> bool | None:
     if not docs:
         return False
     if len(docs) == 1 and isinstance(docs[0], yaml.SequenceNode):  # commands, no header
-        names = _names(docs[0])
-        theirs = sum(1 for n in names if n in m.STEPS and n not in c.COMMANDS)
-        return theirs == 0 or sum(1 for n in names if n in c.COMMANDS) > theirs
+        listed = _names(docs[0])
+        ours = sum(1 for n in listed if n in m.STEPS and n not in c.COMMANDS)
+        return ours == 0 or sum(1 for n in listed if n in c.COMMANDS) > ours
     header = docs[0] if isinstance(docs[0], yaml.MappingNode) else None
     keys = {str(getattr(k, "value", "")) for k, _ in header.value} if header else set()
     if keys & {"jsEngine", "url"}:
@@ -125,10 +125,10 @@ def is_maestro(source: Source) -> bool | None:
     mobridge_only = sum(1 for n in names if n in m.STEPS and n not in c.COMMANDS)
     for name in names:  # a misspelt name counts for the format whose name it is closest to
         if name not in c.COMMANDS and name not in m.STEPS and name not in m.MODIFIERS:
-            ours, theirs = _closeness(name, m.STEPS), _closeness(name, c.COMMANDS)
-            if max(ours, theirs) >= 0.6 and ours != theirs:
-                maestro_only += theirs > ours
-                mobridge_only += ours > theirs
+            near_ours, near_theirs = _closeness(name, m.STEPS), _closeness(name, c.COMMANDS)
+            if max(near_ours, near_theirs) >= 0.6 and near_ours != near_theirs:
+                maestro_only += int(near_theirs > near_ours)
+                mobridge_only += int(near_ours > near_theirs)
     if maestro_only or mobridge_only:
         return maestro_only >= mobridge_only
     steps = docs[1] if len(docs) > 1 else None
