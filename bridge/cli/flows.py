@@ -119,6 +119,11 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         "mistake as file:line:column; run nothing (exit 0: all load, 2: not)",
     )
     p.add_argument(
+        "--allow-http",
+        action="store_true",
+        help="Maestro flows: scripts may call http (this machine's loopback URLs only)",
+    )
+    p.add_argument(
         "--first-match",
         action="store_true",
         help="Maestro flows: a selector matching several elements acts on the first instead "
@@ -334,6 +339,7 @@ async def _run_tests(args: argparse.Namespace, url: str | None) -> int:
             alerts=args.alerts,
             first_match=args.first_match,
             variables=_variables(args.env),
+            allow_http=args.allow_http,
         )
         divergence: LockstepReport | None = None
         if args.lockstep:

@@ -134,6 +134,7 @@ async def run_lockstep(
     suite_start: float,
     first_match: bool = False,
     variables: dict[str, str] | None = None,
+    allow_http: bool = False,
 ) -> tuple[LockstepFlow, list[TestReport]]:
     """Run ``flow`` on every device of ``device_ids`` in lockstep (module rules)."""
     started = time.monotonic()
@@ -148,6 +149,7 @@ async def run_lockstep(
                 platform=platforms.get(d),
                 first_match=first_match,
                 variables=dict(variables or {}),
+                allow_http=allow_http,
             ),
             TestReport(
                 name=flow.name,
@@ -363,6 +365,7 @@ async def run_lockstep_suite(
             suite_start=started,
             first_match=options.first_match,
             variables=options.variables,
+            allow_http=options.allow_http,
         )
         divergence.flows.append(one)
         tests.extend(reports)

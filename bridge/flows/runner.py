@@ -158,6 +158,8 @@ class FlowRunner:
     """The test's JavaScript host (Maestro flows; made when the test starts)."""
     variables: dict[str, str] = field(default_factory=dict)
     """``--env`` values (a Maestro flow's JavaScript sees them as globals)."""
+    allow_http: bool = False
+    """Maestro scripts may call ``http`` (loopback only; ``--allow-http``)."""
 
     async def _collect_logs(self, task_status: anyio.abc.TaskStatus[None]) -> None:
         async with self.device.logs() as events:
@@ -352,7 +354,9 @@ class FlowRunner:
         """The test's JavaScript host (made on first use for a mobridge flow that runs a
         Maestro one)."""
         if self.js is None:
-            self.js = ScriptHost(platform=self.platform or "", variables=self.variables)
+            self.js = ScriptHost(
+                platform=self.platform or "", variables=self.variables, allow_http=self.allow_http
+            )
         return self.js
 
     async def _run_step(self, step: Step, index: int) -> StepReport:

@@ -50,6 +50,8 @@ class SuiteOptions:
     """Maestro flows: take the first of several matches (``--first-match``), noted per step."""
     variables: dict[str, str] = field(default_factory=dict)
     """``--env`` values (a Maestro flow's JavaScript sees them as globals)."""
+    allow_http: bool = False
+    """Maestro flows' scripts may call ``http`` (loopback URLs only: ``--allow-http``)."""
 
 
 @dataclass
@@ -133,6 +135,7 @@ async def _one_test(
         platform=platform,
         first_match=options.first_match,
         variables=dict(options.variables),
+        allow_http=options.allow_http,
     )
     try:
         await _acquire(conn, device_id, options.lease_wait_s, options.alerts)

@@ -53,7 +53,9 @@ _LAST_NAMES = ("Lovelace", "Turing", "Hopper", "Torvalds", "Hamilton", "Ritchie"
 def start_host(runner: FlowRunner, flow: Flow) -> ScriptHost:
     """The test's JavaScript host: ``--env`` values, then the header's env (``${...}``
     evaluated in order; an ``--env`` of the same name wins), ``MAESTRO_FILENAME``."""
-    host = ScriptHost(platform=runner.platform or "", variables=runner.variables)
+    host = ScriptHost(
+        platform=runner.platform or "", variables=runner.variables, allow_http=runner.allow_http
+    )
     host.define({"MAESTRO_FILENAME": flow.path.stem})
     for name, raw in flow.env.items():
         if name in runner.variables:

@@ -4,8 +4,10 @@ One ``ScriptHost`` per test run holds one JavaScript context: ``output`` (an obj
 and later steps read as ``${output.x}``), ``maestro.copiedText`` (set by ``copyTextFrom``),
 ``maestro.platform`` (``android`` / ``ios``), the flow's variables as globals, ``json(text)``
 and ``console.log`` (lines kept for the report). ``http`` exists so a script written for
-Maestro loads, but every call throws ``http is not allowed`` (the engine cannot call back into
-Python under a time limit, and a flow's scripts get no network).
+Maestro loads, but every call throws ``http is not allowed`` — unless the host was made with
+``allow_http`` (``mobridge test --allow-http``): a script that uses ``http`` then runs in a
+process of its own (``bridge.flows.maestro.script_worker``; QuickJS cannot call back into
+Python under a time limit), killed when its time is up, and reaches loopback URLs only.
 
 Why QuickJS (``quickjs-ng`` on PyPI): measured on this 2-core machine, a context costs 0.1 ms
 and ~5 MiB; V8 (``mini-racer``) 3.6 ms and ~66 MiB per context; Duktape (``dukpy``) 0.5 ms and
@@ -29,6 +31,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,10 +47,10 @@ MAX_RESULT_CHARS = 64 * 1024
 MAX_LOG_LINES = 200
 _WHERE = re.compile(r"<input>:(\d+)(?::(\d+))?")
 _FRAME = re.compile(r"at (?P<name>[^\s(]+) \(<input>:(?P<line>\d+)")
-_PRELUDE_FUNCTIONS = frozenset({"__refuse", "json", "log"})
+PRELUDE_FUNCTIONS = frozenset({"__refuse", "json", "log"})
 FALSE_WORDS = frozenset({"", "false", "0", "no", "off", "null", "undefined"})
 
-_PRELUDE = """
+PRELUDE = """
 var output = {};
 var maestro = {copiedText: "", platform: ""};
 var __log = [];
@@ -82,6 +86,8 @@ class ScriptHost:
     time_limit_s: float = DEFAULT_TIME_LIMIT_S
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     log: list[str] = field(default_factory=list)
+    allow_http: bool = False
+    """Scripts may call ``http`` (loopback URLs only; run in a worker process)."""
 
     def __post_init__(self) -> None:
         self.time_limit_s = min(max(self.time_limit_s, 0.01), MAX_TIME_LIMIT_S)
@@ -89,8 +95,9 @@ class ScriptHost:
         self._ctx.set_memory_limit(self.memory_limit)
         self._ctx.set_max_stack_size(1 << 20)
         self._ctx.set_time_limit(self.time_limit_s)
-        self._ctx.eval(_PRELUDE)
+        self._ctx.eval(PRELUDE)
         self._ctx.eval(f"maestro.platform = {json.dumps(self.platform)};")
+        self._defined: dict[str, str] = {}
         self.define(self.variables)
 
     # ---- state the runner sets and reads ---------------------------------------------------
@@ -100,6 +107,7 @@ class ScriptHost:
         for name, value in variables.items():
             if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name):
                 self._ctx.eval(f"var {name} = {json.dumps(str(value))};")
+                self._defined[name] = str(value)
 
     @property
     def copied_text(self) -> str:
@@ -157,6 +165,8 @@ class ScriptHost:
     def _eval(self, code: str, file: str, line_offset: int) -> Any:
         if len(code) > MAX_SCRIPT_CHARS:
             raise ScriptError(f"{file}:{line_offset + 1}", f"script over {MAX_SCRIPT_CHARS} chars")
+        if self.allow_http and "http" in code:
+            return self._in_worker(code, file, line_offset)
         try:
             got = self._ctx.eval(code)
         except quickjs.JSException as exc:
@@ -169,9 +179,52 @@ class ScriptHost:
             return got.json()
         return got
 
+    def _in_worker(self, code: str, file: str, line_offset: int) -> Any:
+        """Run ``code`` where ``http`` works (module doc); the output, copied text and log
+        come back; globals the script declares do not."""
+        request = {
+            "code": code,
+            "memory_limit": self.memory_limit,
+            "state": {
+                "output": self.output(),
+                "copiedText": self.copied_text,
+                "platform": self.platform,
+                "variables": self._defined,
+            },
+        }
+        command = [sys.executable, "-m", "bridge.flows.maestro.script_worker"]
+        try:
+            done = subprocess.run(
+                command,
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                timeout=self.time_limit_s + 1.0,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise ScriptError(
+                f"{file}:{line_offset + 1}",
+                f"stopped: ran longer than its limit of {self.time_limit_s:g} s",
+            ) from None
+        try:
+            answer = json.loads(done.stdout)
+        except ValueError:
+            last = (done.stderr.strip().splitlines() or ["no answer"])[-1]
+            raise ScriptError(
+                f"{file}:{line_offset + 1}", f"the script's process: {last}"
+            ) from None
+        self._ctx.eval(f"output = {json.dumps(answer.get('output', {}))};")
+        self.copied_text = str(answer.get("copiedText", ""))
+        room = MAX_LOG_LINES - len(self.log)
+        self.log.extend(str(x)[:1000] for x in answer.get("log", [])[: max(room, 0)])
+        if "error" in answer:
+            raise self._error(str(answer["error"]), file, line_offset)
+        return answer.get("value")
+
     def _error(self, text: str, file: str, line_offset: int) -> ScriptError:
         first = text.strip().splitlines()[0] if text.strip() else "error"
-        frames = [f for f in _FRAME.finditer(text) if f.group("name") not in _PRELUDE_FUNCTIONS]
+        frames = [f for f in _FRAME.finditer(text) if f.group("name") not in PRELUDE_FUNCTIONS]
         found = frames[0] if frames else None
         if found is not None:
             line = line_offset + int(found.group("line"))

@@ -99,3 +99,40 @@ def test_templates_split_with_nested_braces_and_quotes() -> None:
     parts = split_template("a ${ {x: '}'}.x } b")
     assert parts[0] == "a " and parts[2] == " b"
     assert getattr(parts[1], "code", None) == " {x: '}'}.x "
+
+
+def test_allowed_http_reaches_loopback_only_within_the_time_limit() -> None:
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    seen: list[str] = []
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            body = json.dumps({"user": "ada"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/who"
+        host = ScriptHost(allow_http=True, time_limit_s=5, variables={"URL": url})
+        host.run("var r = http.get(URL)\noutput.user = json(r.body).user", "h.js", 1)
+        assert host.output() == {"user": "ada"} and seen == ["/who"]
+        with pytest.raises(ScriptError) as far:
+            host.run("http.get('http://192.0.2.1/')", "far.js", 1)
+        assert "only this machine's loopback addresses" in far.value.message
+        slow = ScriptHost(allow_http=True, time_limit_s=0.5)
+        with pytest.raises(ScriptError) as stuck:
+            slow.run("http.get; while (true) {}", "loop.js", 1)
+        assert "ran longer than its limit" in stuck.value.message
+    finally:
+        server.shutdown()
