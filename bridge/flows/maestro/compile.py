@@ -58,6 +58,8 @@ _RE2_OPTIONS: Any = re2.Options()
 _RE2_OPTIONS.log_errors = False
 _LONG_REGEX = 240
 _BLOCKS = ("runFlow", "repeat", "retry")
+_APP_COMMANDS = frozenset({"launchApp", "stopApp", "killApp", "clearState"})
+"""Commands whose app defaults to the header's ``appId`` (which may hold ``${...}``)."""
 
 
 class Mistake(Exception):
@@ -455,7 +457,8 @@ class MaestroContext:
             return build(name, value, self._base(), self.app_id, self.source.display, 0)
         if name == "runScript":
             return self._run_script(value, node)
-        if _templated(value):
+        app_from_header = name in _APP_COMMANDS and has_template(self.app_id)
+        if _templated(value) or app_from_header:  # ``appId: ${APP_ID}`` is evaluated too
             self._check_scripts(value, ())
             build(name, _placeholders(value), self._base(), self.app_id, "", 0)
             line = self.source.place(node).line

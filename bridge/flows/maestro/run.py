@@ -106,10 +106,9 @@ async def _execute(
     match action:
         case a.Templated():
             data = evaluate(host, action.data, action.file, action.line)
+            app_id = host.interpolate(action.app_id, action.file, action.line)
             try:
-                built = build(
-                    action.name, data, action.base, action.app_id, action.file, action.line
-                )
+                built = build(action.name, data, action.base, app_id, action.file, action.line)
             except Mistake as exc:
                 raise _failed(f"{action.name} after ${{...}}: {exc.message}") from None
             report.expected = f"{action.name} with {_short(data)}"

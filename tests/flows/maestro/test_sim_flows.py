@@ -128,8 +128,11 @@ async def test_javascript_in_header_env_and_steps(tmp_path: Path) -> None:
         "- launchApp\n- runScript: lib.js\n- tapOn: ${SCREEN}\n- tapOn: {id: username}\n"
         "- inputText: ${output.user}\n- assertVisible: {id: username, text: '${output.user}'}\n",
         b_loop=HEADER + "- runScript: loop.js\n- tapOn: Login\n",
+        c_app="appId: ${APP}\nenv:\n  APP: dev.mobridge.demo\n---\n- launchApp\n"
+        "- tapOn: Login\n- stopApp\n- launchApp\n- assertVisible: Login\n",
     )
-    ok, loop = report.tests
+    ok, loop, app = report.tests
+    assert app.status == "passed", app.failure
     assert ok.status == "passed", ok.failure
     assert loop.status == "failed" and loop.failure is not None
     assert "loop.js:1: stopped: ran longer than its limit" in loop.failure.message
