@@ -20,5 +20,6 @@ SECTIONS: tuple[str, ...] = (
     "cli",
     "media",
     "vision",
+    "flows_js",
 )
 """Run order when ``--only`` is not given."""
