@@ -186,6 +186,11 @@ class FlowRunner:
             from bridge.flows.maestro.run import start_host
 
             self.js = start_host(self, flow)
+            if flow.header.name and "${" in flow.header.name:  # Maestro: JavaScript there too
+                try:
+                    report.name = self.js.interpolate(flow.header.name, flow.file, 1) or flow.name
+                except ScriptError:
+                    pass
         async with anyio.create_task_group() as logs:
             if _uses_logs([*flow.on_start, *flow.setup, *flow.steps]):
                 try:

@@ -133,6 +133,7 @@ async def test_javascript_in_header_env_and_steps(tmp_path: Path) -> None:
     )
     ok, loop, app = report.tests
     assert app.status == "passed", app.failure
+    assert ok.name == "js"  # the header's ${...} too
     assert ok.status == "passed", ok.failure
     assert loop.status == "failed" and loop.failure is not None
     assert "loop.js:1: stopped: ran longer than its limit" in loop.failure.message
