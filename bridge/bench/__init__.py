@@ -24,5 +24,6 @@ SECTIONS: tuple[str, ...] = (
     "pictures",
     "web",
     "webdriver",
+    "flows_js",
 )
 """Run order when ``--only`` is not given."""

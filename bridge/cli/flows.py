@@ -36,7 +36,13 @@ from bridge.flows.junit import write_junit
 from bridge.flows.lockstep import run_lockstep_suite
 from bridge.flows.lockstep_html import write_lockstep
 from bridge.flows.record import record_device
-from bridge.flows.report import LockstepFlow, LockstepReport, TestReport, write_index
+from bridge.flows.report import (
+    LockstepFlow,
+    LockstepReport,
+    StepReport,
+    TestReport,
+    write_index,
+)
 from bridge.flows.suite import DEFAULT_LEASE_WAIT_S, SuiteOptions, run_suite
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
@@ -107,6 +113,23 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         help="each test's lease answers every alert that shows this way",
     )
     p.add_argument(
+        "--check",
+        action="store_true",
+        help="load every flow (Maestro or mobridge YAML, directories walked) and report every "
+        "mistake as file:line:column; run nothing (exit 0: all load, 2: not)",
+    )
+    p.add_argument(
+        "--allow-http",
+        action="store_true",
+        help="Maestro flows: scripts may call http (this machine's loopback URLs only)",
+    )
+    p.add_argument(
+        "--first-match",
+        action="store_true",
+        help="Maestro flows: a selector matching several elements acts on the first instead "
+        "of being refused; every such choice is listed on its step",
+    )
+    p.add_argument(
         "--include-tags",
         action="append",
         default=[],
@@ -132,6 +155,12 @@ def add_flow_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--count", type=int, metavar="N", help="stop after N recorded steps")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.add_argument(
+        "--format",
+        choices=("mobridge", "maestro"),
+        default="mobridge",
+        help="write mobridge's flow YAML (default) or a Maestro flow",
+    )
 
 
 def _platforms(text: str) -> tuple[str, ...]:
@@ -233,7 +262,18 @@ def _progress_line(report: TestReport) -> str:
     line = f"{mark:5} {report.file} on {report.device} ({report.duration_ms / 1000:.1f} s)"
     if report.failure is not None:
         line += f"\n      {report.failure.at}: {report.failure.message}"
+    for step in _all_steps([*report.setup, *report.steps, *report.teardown]):
+        for note in step.notes:  # --first-match: every place a match was chosen
+            line += f"\n      {step.file}:{step.line}: {note}"
     return line
+
+
+def _all_steps(steps: list[StepReport]) -> list[StepReport]:
+    out: list[StepReport] = []
+    for step in steps:
+        out.append(step)
+        out.extend(_all_steps(step.steps))
+    return out
 
 
 def _tags(values: Sequence[str]) -> list[str]:
@@ -297,6 +337,9 @@ async def _run_tests(args: argparse.Namespace, url: str | None) -> int:
             lease_wait_s=args.lease_wait,
             progress=progress,
             alerts=args.alerts,
+            first_match=args.first_match,
+            variables=_variables(args.env),
+            allow_http=args.allow_http,
         )
         divergence: LockstepReport | None = None
         if args.lockstep:
@@ -336,8 +379,26 @@ def _record_url(args: argparse.Namespace) -> str:
     return url
 
 
+def _check(args: argparse.Namespace) -> int:
+    from bridge.flows.check import check
+
+    result = check(args.paths, _variables(args.env), os.environ)
+    for error in result.mistakes():
+        print(error)
+    total = len(result.files)
+    share = 100 * result.loaded / total if total else 0.0
+    print(f"{result.loaded} of {total} files load ({share:.1f}%)", file=sys.stderr)
+    return EXIT_OK if total and result.loaded == total else EXIT_USAGE
+
+
 def run_test_command(args: argparse.Namespace) -> int:
     url: str | None = None
+    if args.check:
+        try:
+            return _check(args)
+        except UsageError as exc:
+            print(f"mobridge test: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         url = args.url
         if url is not None:
@@ -412,6 +473,7 @@ async def _record(args: argparse.Namespace, url: str) -> int:
                     flush=True,
                 ),
                 stop=stop,
+                fmt=args.format,
             )
             tg.cancel_scope.cancel()
         steps = sum(not isinstance(s, tuple) for s in recorder.steps)

@@ -63,6 +63,12 @@ def add_history_command(subparsers: argparse._SubParsersAction[argparse.Argument
     mode.add_argument(
         "--flow", type=Path, metavar="FILE", help="write the window's actions as a flow"
     )
+    p.add_argument(
+        "--flow-format",
+        choices=("mobridge", "maestro"),
+        default="mobridge",
+        help="--flow: mobridge's flow YAML (default) or a Maestro flow",
+    )
     p.add_argument("--since", metavar="TIME", help="window start (timeline, --when, --flow)")
     p.add_argument("--until", metavar="TIME", help="window end (default: now)")
     p.add_argument("--kind", action="append", choices=KINDS, help="timeline: only this kind")
@@ -185,7 +191,7 @@ async def _flow(device: Device, args: argparse.Namespace) -> int:
             line = recorder.add(entry.event)
             steps += line is not None and not line.startswith("#")
     recorder.end_markers = screen_markers(end.snapshot)
-    args.flow.write_text(recorder.render(), encoding="utf-8")
+    args.flow.write_text(recorder.render(None, args.flow_format), encoding="utf-8")
     say(
         f"mobridge: wrote {steps} step(s) from {stamp(got.since_ms)} "
         f"to {stamp(got.until_ms)} to {args.flow}"

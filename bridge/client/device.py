@@ -26,6 +26,7 @@ from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_
 from bridge.client.history import DeviceHistory
 from bridge.client.media import DeviceMediaCalls
 from bridge.client.targets import HANDLE, as_query, text_query
+from bridge.client.network import DeviceNetwork
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, ObserveMode, Verify
 from bridge.wire.client_protocol import (
@@ -101,7 +102,7 @@ def build_query(
     )
 
 
-class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls):
+class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls, DeviceNetwork):
     """Requests about device ``id`` over one hub connection (device-level actions:
     ``bridge.client.device_control``)."""
 

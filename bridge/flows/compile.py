@@ -35,6 +35,10 @@ import yaml
 
 from bridge.flows import model as m
 from bridge.flows.errors import FlowError, FlowErrors, Place
+from bridge.flows.maestro.actions import MaestroAction
+from bridge.flows.maestro.compile import is_maestro
+from bridge.flows.maestro.compile import load as load_maestro
+from bridge.flows.maestro.workspace import config_file, workspace
 from bridge.flows.source import Converter, Source, key_node, locate, read_source
 from bridge.wire import conditions as wc
 from bridge.wire.action import Verify
@@ -51,6 +55,7 @@ from bridge.wire.query import QueryState, SemanticQuery, TextMatch, Within
 
 FLOW_SUFFIXES = (".yaml", ".yml")
 SKIPPED_NAMES = frozenset({"README.md"})
+SCRIPT_SUFFIXES = frozenset({".js"})
 MAX_REGEX = 256
 MAX_FLOW_DEPTH = 16
 MAX_BLOCK_DEPTH = 8
@@ -231,6 +236,8 @@ class When:
     truth: bool | None = None
     said: str = ""
     """The test in words, for the report (``visible 'Login'``)."""
+    script: str | None = None
+    """A Maestro ``true: ${...}``: JavaScript, evaluated when the step would start."""
 
 
 @dataclass(frozen=True)
@@ -242,6 +249,8 @@ class Block:
     while_: When | None = None
     max_retries: int = 0
     refusal: ErrorCode | None = None
+    times_script: str | None = None
+    """A Maestro ``times: ${...}``: the count, evaluated when the block starts."""
 
 
 Action = (
@@ -265,6 +274,7 @@ Action = (
     | Recording
     | Capability
     | Block
+    | MaestroAction
 )
 
 
@@ -280,6 +290,8 @@ class Step:
     """A failure is reported as ``tolerated`` and the steps after it run."""
     when: When | None = None
     """Run only when this holds (else the step is ``skipped`` with the reason)."""
+    label: str | None = None
+    """The step's name in reports (Maestro's ``label``)."""
 
 
 @dataclass
@@ -293,6 +305,10 @@ class Flow:
     steps: list[Step] = field(default_factory=list)
     on_start: list[Step] = field(default_factory=list)
     on_complete: list[Step] = field(default_factory=list)
+    maestro: bool = False
+    """Written in Maestro's format (its steps may need the test's JavaScript host)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """A Maestro header's env, as written (``${...}`` evaluated when the test starts)."""
 
     @property
     def timeout_s(self) -> float | None:
@@ -319,9 +335,19 @@ def suite_files(paths: Sequence[str]) -> list[tuple[Path, str]]:
     errors: list[FlowError] = []
     for given in paths:
         path = Path(given)
+        if path.is_dir() and config_file(path) is not None:  # a Maestro workspace
+            try:
+                space = workspace(path, given)
+            except FlowError as exc:
+                errors.append(exc)
+                continue
+            found.extend((p, str(path / p.relative_to(path))) for p in space.files)
+            continue
         if path.is_dir():
             for child in sorted(path.iterdir(), key=lambda p: p.name):
                 if child.is_dir() or child.name in SKIPPED_NAMES or child.name.startswith("."):
+                    continue
+                if child.suffix in SCRIPT_SUFFIXES:  # the scripts Maestro flows run
                     continue
                 shown = str(path / child.name)
                 if child.suffix in FLOW_SUFFIXES:
@@ -357,8 +383,28 @@ def load_suite(
         except FlowErrors as exc:
             errors.extend(exc.errors)
     if errors:
-        raise FlowErrors(errors)
+        raise FlowErrors(unique(errors))
+    for given in paths:  # a Maestro workspace's own tag filter
+        if Path(given).is_dir() and config_file(Path(given)) is not None:
+            space = workspace(Path(given), given)
+            if space.include_tags or space.exclude_tags:
+                chosen = {p.resolve() for p in space.files}
+                inside = [f for f in flows if f.path in chosen]
+                kept = select_by_tags(inside, space.include_tags, space.exclude_tags)
+                flows = [f for f in flows if f not in inside or f in kept]
     return flows
+
+
+def unique(errors: Sequence[FlowError]) -> list[FlowError]:
+    """``errors`` without repeats: a subflow that several flows run is reported once."""
+    seen: set[tuple[str, int, int, str]] = set()
+    out: list[FlowError] = []
+    for error in errors:
+        key = (error.place.file, error.place.line, error.place.column, error.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(error)
+    return out
 
 
 def select_by_tags(flows: list[Flow], include: Sequence[str], exclude: Sequence[str]) -> list[Flow]:
@@ -402,6 +448,26 @@ class FlowLoader:
         at: FlowError | None,
     ) -> Flow:
         source = self._source(path, shown, at)
+        verdict = is_maestro(source)
+        if verdict:
+            return load_maestro(self, source, stack, call_env)
+        if verdict is None:  # only names both formats share: whichever reads it
+            try:
+                return self._mobridge(source, stack, call_env)
+            except FlowErrors as ours:
+                try:
+                    return load_maestro(self, source, stack, call_env)
+                except FlowErrors as theirs:
+                    mobridge_only = any(
+                        e.message.startswith("unknown variable") for e in ours.errors
+                    )
+                    fewer = len(ours.errors) <= len(theirs.errors)
+                    raise (ours if fewer and not mobridge_only else theirs) from None
+        return self._mobridge(source, stack, call_env)
+
+    def _mobridge(
+        self, source: Source, stack: tuple[Path, ...], call_env: Mapping[str, str]
+    ) -> Flow:
         errors: list[FlowError] = []
         header_node, steps_node = _layout(source)
         header = _header(source, header_node)

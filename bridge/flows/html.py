@@ -112,6 +112,13 @@ def _details(step: StepReport) -> str:
     return "".join(bits)
 
 
+def _label(step: StepReport) -> str:
+    """The step's name (Maestro's ``label``) and the runner's notes (``--first-match``)."""
+    out = f"<strong>{escape(step.label)}</strong>" if step.label else ""
+    out += "".join(f'<div class="muted">{escape(note)}</div>' for note in step.notes)
+    return out
+
+
 def _steps(steps: list[StepReport], report_dir: Path) -> str:
     if not steps:
         return ""
@@ -123,7 +130,7 @@ def _steps(steps: list[StepReport], report_dir: Path) -> str:
             f'<tr data-testid="step" data-status="{step.status}">'
             f"<td>{step.index}</td>"
             f'<td class="muted">{escape(Path(step.file).name)}:{step.line}</td>'
-            f"<td><pre>{escape(step.source)}</pre>{nested}</td>"
+            f"<td>{_label(step)}<pre>{escape(step.source)}</pre>{nested}</td>"
             f'<td><span class="badge {step.status}">{step.status}</span></td>'
             f"<td>{step.elapsed_ms} ms</td><td>{_details(step)}{shot}</td></tr>"
         )

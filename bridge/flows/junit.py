@@ -26,6 +26,9 @@ def _step_lines(steps: list[StepReport], depth: int = 0) -> list[str]:
         pad = "  " * depth
         source = step.source.splitlines() if step.source else [step.kind]
         note = f" - {step.message}" if step.message else ""
+        if step.label:
+            note = f" [{step.label}]{note}"
+        note += "".join(f" ({n})" for n in step.notes)
         lines.append(
             f"{pad}{step.status.upper():9} {step.file}:{step.line} ({step.elapsed_ms} ms){note}"
         )

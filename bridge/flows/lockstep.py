@@ -132,6 +132,9 @@ async def run_lockstep(
     slug: str,
     lease_wait_s: float,
     suite_start: float,
+    first_match: bool = False,
+    variables: dict[str, str] | None = None,
+    allow_http: bool = False,
 ) -> tuple[LockstepFlow, list[TestReport]]:
     """Run ``flow`` on every device of ``device_ids`` in lockstep (module rules)."""
     started = time.monotonic()
@@ -144,6 +147,9 @@ async def run_lockstep(
                 f"{slug}-{d}",
                 suite_start=suite_start,
                 platform=platforms.get(d),
+                first_match=first_match,
+                variables=dict(variables or {}),
+                allow_http=allow_http,
             ),
             TestReport(
                 name=flow.name,
@@ -357,6 +363,9 @@ async def run_lockstep_suite(
             slug=slug,
             lease_wait_s=options.lease_wait_s,
             suite_start=started,
+            first_match=options.first_match,
+            variables=options.variables,
+            allow_http=options.allow_http,
         )
         divergence.flows.append(one)
         tests.extend(reports)

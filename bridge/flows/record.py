@@ -215,8 +215,18 @@ class Recorder:
             out["role"] = t.role.value
         return out
 
-    def render(self, name: str | None = None) -> str:
-        """The flow file's text."""
+    def render(self, name: str | None = None, fmt: str = "mobridge") -> str:
+        """The flow file's text, in mobridge's format or (``fmt`` ``maestro``) Maestro's."""
+        if fmt == "maestro":
+            from bridge.flows.maestro.export import render
+
+            steps: list[Any] = (
+                [{"assertScreen": self.start_markers[-1]}] if self.start_markers else []
+            )
+            steps.extend(self.steps)
+            if self.end_markers:
+                steps.append({"assertScreen": self.end_markers[-1]})
+            return render(self.app_id or "UNKNOWN.APP", name, self.device, steps, self.secrets)
         lines = [f"# Recorded by `mobridge record {self.device}`."]
         for ref in self.secrets:
             env = "MOBRIDGE_SECRET_" + re.sub(r"[^A-Za-z0-9]", "_", ref[9:]).upper()
@@ -340,18 +350,20 @@ async def record_device(
     on_step: Callable[[str], None] | None = None,
     ready: Callable[[], None] | None = None,
     stop: anyio.Event | None = None,
+    fmt: str = "mobridge",
 ) -> Recorder:
     """Record ``device_id`` into ``output`` until ``stop`` is set (Ctrl-C), ``count`` steps
     were recorded, or ``duration_s`` passed; returns the recorder in every one of these
     cases (a cancellation of the caller still raises). The file is rewritten after every
     step (an abrupt stop keeps what was recorded) and once more at the end with the final
     ``assertScreen``.
-    ``ready`` is called once the recorder is watching (actions from then on are recorded)."""
+    ``ready`` is called once the recorder is watching (actions from then on are recorded).
+    ``fmt``: ``mobridge`` (its YAML) or ``maestro`` (Maestro's format)."""
     device = conn.device(device_id)
 
     def save(recorder: Recorder) -> None:
         tmp = output.with_name(output.name + ".part")
-        tmp.write_text(recorder.render(name), encoding="utf-8")
+        tmp.write_text(recorder.render(name, fmt), encoding="utf-8")
         tmp.replace(output)
 
     async with conn.events(1024) as events, device.watch(settled=True) as watch:

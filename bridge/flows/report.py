@@ -85,6 +85,10 @@ class StepReport(ReportStruct):
     """The steps of the flow a runFlow step ran, or of a block (repeat, retry: the last
     iteration or attempt)."""
     optional: bool = False
+    label: str | None = None
+    """The step's name (Maestro's ``label``), shown instead of its source."""
+    notes: list[str] = msgspec.field(default_factory=list)
+    """Choices the runner made for the step (``--first-match``: which of several matches)."""
 
 
 class Failure(ReportStruct):

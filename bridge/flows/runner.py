@@ -71,6 +71,8 @@ from bridge.flows.compile import (
     describe,
 )
 from bridge.flows.errors import Place
+from bridge.flows.maestro.actions import MaestroAction
+from bridge.flows.maestro.script import ScriptError, ScriptHost
 from bridge.flows.model import MAX_TIMES
 from bridge.flows.report import (
     Candidate,
@@ -149,6 +151,15 @@ class FlowRunner:
     log_grew: anyio.Event | None = None
     recording: tuple[str, str] | None = None
     """(name, hub recording id) of the running ``startRecording``."""
+    first_match: bool = False
+    """``--first-match``: a Maestro selector that matches several elements acts on the first
+    (document order) instead of being refused; each such choice is noted on its step."""
+    js: ScriptHost | None = None
+    """The test's JavaScript host (Maestro flows; made when the test starts)."""
+    variables: dict[str, str] = field(default_factory=dict)
+    """``--env`` values (a Maestro flow's JavaScript sees them as globals)."""
+    allow_http: bool = False
+    """Maestro scripts may call ``http`` (loopback only; ``--allow-http``)."""
 
     async def _collect_logs(self, task_status: anyio.abc.TaskStatus[None]) -> None:
         async with self.device.logs() as events:
@@ -170,6 +181,16 @@ class FlowRunner:
         )
         limit = flow.timeout_s
         self.log_lines.clear()
+        self.js = None
+        if flow.maestro:
+            from bridge.flows.maestro.run import start_host
+
+            self.js = start_host(self, flow)
+            if flow.header.name and "${" in flow.header.name:  # Maestro: JavaScript there too
+                try:
+                    report.name = self.js.interpolate(flow.header.name, flow.file, 1) or flow.name
+                except ScriptError:
+                    pass
         async with anyio.create_task_group() as logs:
             if _uses_logs([*flow.on_start, *flow.setup, *flow.steps]):
                 try:
@@ -315,6 +336,13 @@ class FlowRunner:
     async def _holds(self, when: When) -> bool:
         if when.truth is not None and not when.truth:
             return False
+        if when.script is not None:
+            host = self.script_host()
+            try:
+                if not host.truth(host.interpolate(when.script, "when", 1)):
+                    return False
+            except ScriptError as exc:
+                raise StepFailed(f"when: {exc.message}") from None
         if when.platform is not None and when.platform != self.platform:
             return False
         if when.visible is not None:
@@ -327,6 +355,15 @@ class FlowRunner:
                 return False
         return True
 
+    def script_host(self) -> ScriptHost:
+        """The test's JavaScript host (made on first use for a mobridge flow that runs a
+        Maestro one)."""
+        if self.js is None:
+            self.js = ScriptHost(
+                platform=self.platform or "", variables=self.variables, allow_http=self.allow_http
+            )
+        return self.js
+
     async def _run_step(self, step: Step, index: int) -> StepReport:
         report = StepReport(
             index=index,
@@ -335,6 +372,7 @@ class FlowRunner:
             line=step.place.line,
             source=step.source,
             status="passed",
+            label=step.label,
         )
         started = time.monotonic()
         try:
@@ -386,6 +424,13 @@ class FlowRunner:
                 )
             return
         cap = block.times or MAX_TIMES
+        if block.times_script is not None:
+            host = self.script_host()
+            try:
+                said = host.interpolate(block.times_script, "repeat", 1)
+                cap = min(max(int(float(said)), 0), MAX_TIMES)
+            except (ScriptError, ValueError) as exc:
+                raise StepFailed(f"repeat times {block.times_script!r}: {exc}") from None
         done = 0
         while done < cap:
             if block.while_ is not None and not await self._holds(block.while_):
@@ -522,6 +567,10 @@ class FlowRunner:
                 report.message = f"recording {name} ({started.source})"
             case Recording():
                 report.message = await self._stop_recording()
+            case MaestroAction():
+                from bridge.flows.maestro.run import execute
+
+                await execute(self, step, action, report)
 
     async def _assert_log(self, action: AssertLog) -> str:
         try:
@@ -898,6 +947,7 @@ def _skipped(step: Step, index: int) -> StepReport:
         line=step.place.line,
         source=step.source,
         status="skipped",
+        label=step.label,
     )
 
 

@@ -46,6 +46,12 @@ class SuiteOptions:
     progress: Progress | None = None
     alerts: str | None = None
     """``accept`` / ``dismiss``: every test's lease answers every alert that shows that way."""
+    first_match: bool = False
+    """Maestro flows: take the first of several matches (``--first-match``), noted per step."""
+    variables: dict[str, str] = field(default_factory=dict)
+    """``--env`` values (a Maestro flow's JavaScript sees them as globals)."""
+    allow_http: bool = False
+    """Maestro flows' scripts may call ``http`` (loopback URLs only: ``--allow-http``)."""
 
 
 @dataclass
@@ -122,7 +128,14 @@ async def _one_test(
 ) -> TestReport:
     device = conn.device(device_id)
     runner = FlowRunner(
-        device, options.report_dir, test_slug, suite_start=suite_start, platform=platform
+        device,
+        options.report_dir,
+        test_slug,
+        suite_start=suite_start,
+        platform=platform,
+        first_match=options.first_match,
+        variables=dict(options.variables),
+        allow_http=options.allow_http,
     )
     try:
         await _acquire(conn, device_id, options.lease_wait_s, options.alerts)

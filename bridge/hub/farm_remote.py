@@ -60,6 +60,7 @@ from bridge.wire.client_protocol import (
 from bridge.wire.codec import WireFormat, convert, encode
 from bridge.wire.device_capabilities import CAPABILITY_ACTIONS
 from bridge.wire.device_control import DEVICE_ACTIONS
+from bridge.wire.device_network import NetworkSet
 from bridge.wire.enums import ProtocolErrorCode
 from bridge.wire.farm import (
     CaptureData,
@@ -562,7 +563,7 @@ def _timeout(request: ClientToHub) -> float:
             return (ms if ms is not None else 10_000) / 1000 + 10
         case Act() | Global() | App():
             return ACT_TIMEOUT_S
-    if isinstance(request, DEVICE_ACTIONS + CAPABILITY_ACTIONS):  # gestures, keys, apps, ...
+    if isinstance(request, (*DEVICE_ACTIONS, *CAPABILITY_ACTIONS, NetworkSet)):  # gestures, ...
         return ACT_TIMEOUT_S
     return OTHER_TIMEOUT_S
 

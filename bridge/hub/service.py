@@ -41,6 +41,7 @@ from bridge.hub.media_handlers import answer_media
 from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.mirror import Mirrors
+from bridge.hub.network_actions import read_network, run_network_action
 from bridge.hub.packages import Stager
 from bridge.hub.picture_feed import PictureFeed
 from bridge.hub.picture_views import PictureViews, ViewFormat
@@ -132,6 +133,7 @@ from bridge.wire.device_media import (
     RecordStart,
     RecordStop,
 )
+from bridge.wire.device_network import NetworkGet, NetworkSet
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode, Source, VerificationResult
 from bridge.wire.journal import JournalAt, JournalDiff, JournalTimeline, JournalWhen
 
@@ -595,6 +597,10 @@ class HubService:
                 | KeyboardHide(device=device_id)
             ):
                 return await run_capability_action(self, session, self.device(device_id), request)
+            case NetworkSet(device=device_id):
+                return await run_network_action(self, session, self.device(device_id), request)
+            case NetworkGet(device=device_id):
+                return await read_network(self, session, self.device(device_id), request)
             case AppsList(device=device_id):
                 return await apps(self, session, request.id, self.device(device_id))
             case (

@@ -216,6 +216,16 @@ class LocationCommand(_HubToAgent, tag="location", frozen=True):
     longitude: Annotated[float, msgspec.Meta(ge=-180.0, le=180.0)] | None = None
 
 
+class NetworkCommand(_HubToAgent, tag="network", frozen=True):
+    """Switch airplane mode, Wi-Fi, mobile data (each given: on/off); none given: only read.
+    The reply's ``text`` is the state after it (``bridge.wire.device_network.state_text``)."""
+
+    id: CommandId
+    airplane: bool | None = None
+    wifi: bool | None = None
+    data: bool | None = None
+
+
 class MultiTouchCommand(_HubToAgent, tag="multi_touch", frozen=True):
     """Two fingers around ``center``: ``pinch`` moves them from ``span`` pixels apart to
     ``span * scale`` over ``duration_ms``; ``two_finger_tap`` touches both at once."""
@@ -269,6 +279,7 @@ HubToAgent = (
     | AlertCommand
     | PermissionCommand
     | LocationCommand
+    | NetworkCommand
     | MultiTouchCommand
     | KeyboardCommand
 )

@@ -40,6 +40,7 @@ from bridge.wire.device_control import (
     TypeText,
 )
 from bridge.wire.device_media import MEDIA_RESULT_TYPES, DeviceMediaRequest, LogsEvent
+from bridge.wire.device_network import NETWORK_RESULTS, NetworkRequest
 from bridge.wire.enums import (
     AppAction,
     ErrorCode,
@@ -273,6 +274,7 @@ ClientToHub = (
     | Veto
     | DeviceMediaRequest
     | CapabilityRequest
+    | NetworkRequest
 )
 
 
@@ -453,6 +455,8 @@ RESULT_TYPES: dict[str, type[Any]] = {
     "display.get": DisplayResult,
     "veto": VetoResult,
     **MEDIA_RESULT_TYPES,
+    **NETWORK_RESULTS,
+    "network.set": ActionResult,
     "devices.acquire": AcquireResult,
     **CAPABILITY_RESULTS,
 }

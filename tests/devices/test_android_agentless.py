@@ -263,3 +263,20 @@ async def test_run_android_agentless_attaches_and_detaches_on_unplug(shared_dir:
             tg.cancel_scope.cancel()
     finally:
         client.stop()
+
+
+async def test_network_switches_through_adb_and_reads_back(shared_dir: Path) -> None:
+    from bridge.wire.agent_link import NetworkCommand
+    from bridge.wire.device_network import parse_state
+
+    dev = FakeDevice("n1", screen_xml=real_dump(shared_dir, DIALOG))
+    async with serving(dev) as server, linked(_url(server)) as hub:
+        assert hub.hello is not None and "network" in hub.hello.capabilities
+        read = await hub.act(NetworkCommand(id=0))
+        assert read.ok and parse_state(read.text) == (False, True, True)
+        flight = await hub.act(NetworkCommand(id=0, airplane=True))
+        assert flight.ok and parse_state(flight.text) == (True, False, False)
+        assert ["cmd", "connectivity", "airplane-mode", "enable"] in dev.argvs("cmd")
+        back = await hub.act(NetworkCommand(id=0, airplane=False, wifi=True, data=False))
+        assert back.ok and parse_state(back.text) == (False, True, False)
+        assert dev.argvs("svc")[-2:] == [["svc", "wifi", "enable"], ["svc", "data", "disable"]]

@@ -243,3 +243,58 @@ def test_capability_events_are_recorded_as_their_steps(tmp_path: Path) -> None:
     kinds = [step.kind for step in flow.steps]
     assert kinds == ["alert", "alert", "setPermission", "setLocation", "clearLocation",
                      "hideKeyboard"]  # fmt: skip
+
+
+def test_a_session_recorded_in_maestro_format_replays_here(tmp_path: Path) -> None:
+    """``record --format maestro`` writes Maestro's format; ``mobridge test`` reads it back
+    (as Maestro would) and reaches the same end screen; ``history --flow`` writes it too."""
+    flow = tmp_path / "maestro.yaml"
+    with served_hub(tmp_path) as hub:
+        recorder = subprocess.Popen(
+            mobridge_command("record", "sim-android", "-o", str(flow), "--count", "4",
+                             "--format", "maestro"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=hub.env(),
+        )  # fmt: skip
+        try:
+            wait_for_line(recorder, "recording sim-android")
+            for args in (
+                ("tap", "sim-android", "--text", "Login"),
+                ("type", "sim-android", "--text", "Username", "--value", "demo"),
+                ("type", "sim-android", "--text", "Password", "--value", "pw-typed-live"),
+                ("tap", "sim-android", "--text", "Sign in", "--role", "BUTTON"),
+            ):
+                assert hub.run(*args).returncode == 0
+            _, err = recorder.communicate(timeout=30)
+        finally:
+            if recorder.poll() is None:
+                recorder.kill()
+                recorder.wait()
+        assert recorder.returncode == 0, err
+        text = flow.read_text()
+        assert "pw-typed-live" not in text
+        header, body = yaml.safe_load_all(text)
+        assert header == {"appId": "dev.mobridge.demo"}
+        assert body == [
+            "launchApp",
+            {"assertVisible": {"id": ".*__screen_menu"}},
+            {"tapOn": "Login"},
+            {"tapOn": "Username"},
+            {"inputText": "demo"},
+            {"tapOn": "Password"},
+            {"inputText": "${PASSWORD}"},
+            {"tapOn": "Sign in"},
+            {"assertVisible": {"id": ".*__screen_home"}},
+        ]
+        assert "# Needs ${PASSWORD}" in text
+        replay = hub.run("test", str(flow), "--url", hub.url, "--env", "PASSWORD=at-replay",
+                         "--report", str(tmp_path / "replay"))  # fmt: skip
+        assert replay.returncode == 0, replay.stdout + replay.stderr
+        report = decode_report((tmp_path / "replay" / "index.json").read_bytes())
+        assert report.tests[0].end_screen is not None
+        assert report.tests[0].end_screen.markers == ["home"]
+        since = tmp_path / "since.yaml"
+        got = hub.run("history", "sim-android", "--flow", str(since), "--since", "-5m",
+                      "--flow-format", "maestro")  # fmt: skip
+        assert got.returncode == 0, got.stderr
+        history = list(yaml.safe_load_all(since.read_text()))[1]
+        assert {"tapOn": "Login"} in history and history[0] == "launchApp"

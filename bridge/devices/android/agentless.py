@@ -42,6 +42,7 @@ from bridge.devices.android.adb import (
     run_shell,
 )
 from bridge.devices.android.agentless_plan import Captures, Plan, apps_from, plan_command
+from bridge.devices.android.capability_shell import network_state
 from bridge.devices.android.shell_text import shell_command
 from bridge.wire.agent_link import (
     AGENT_PROTOCOL,
@@ -57,6 +58,7 @@ from bridge.wire.agent_link import (
     TreePush,
 )
 from bridge.wire.codec import HUB_TO_AGENT, DecodeFailure, encode
+from bridge.wire.device_network import state_text
 from bridge.wire.enums import Platform
 from bridge.wire.raw import RawTree, ScreenSize
 
@@ -80,6 +82,7 @@ CAPABILITIES: tuple[str, ...] = (
     "install",
     "uninstall",
     "orientation",
+    "network",
 )
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -437,6 +440,8 @@ class AgentlessServer:
                 self._wake.set()
         if plan.lists_apps:
             return Reply(id=cid, ok=True, apps=apps_from(outputs))
+        if plan.reads_network:
+            return Reply(id=cid, ok=True, text=state_text(*network_state(outputs)))
         return Reply(id=cid, ok=True, method=plan.method)
 
     async def _screenshot(self, cid: int) -> Reply:

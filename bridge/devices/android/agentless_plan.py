@@ -39,6 +39,7 @@ import msgspec
 from bridge.devices.android.capability_shell import (
     ANDROID_PERMISSIONS,
     location_argv,
+    network_argv,
     permission_argv,
 )
 from bridge.devices.android.shell_text import (
@@ -64,6 +65,7 @@ from bridge.wire.agent_link import (
     KeyCommand,
     LocationCommand,
     MultiTouchCommand,
+    NetworkCommand,
     NodeActionCommand,
     NodeIdentity,
     OrientationCommand,
@@ -111,6 +113,9 @@ class Plan:
     method: ActionMethod | None = None
     lists_apps: bool = False
     """The steps' outputs are ``pm list packages -3`` then ``-s``: the reply lists apps."""
+    reads_network: bool = False
+    """The last three outputs read airplane mode, Wi-Fi and data: the reply's text says them
+    (``bridge.wire.device_network.state_text``)."""
 
 
 def parse_packages(output: str) -> list[str]:
@@ -393,6 +398,10 @@ def plan_command(cmd: HubToAgent, captures: Captures) -> Plan | Reply | None:
             where = location_argv(lat, lon)
             failing = (*_FAILURE_MARKERS, "Unknown command", "unknown command")
             return Plan(tuple(Step(a, fail_markers=failing) for a in where))
+        case NetworkCommand(airplane=airplane, wifi=wifi, data=data):
+            radios = (*_FAILURE_MARKERS, "Unknown command", "unknown command", "not found")
+            steps = network_argv(airplane, wifi, data)
+            return Plan(tuple(Step(a, fail_markers=radios) for a in steps), reads_network=True)
         case AlertCommand(id=cid) | KeyboardCommand(id=cid) | MultiTouchCommand(id=cid):
             what = type(cmd).__name__.removesuffix("Command").lower()
             return _refuse(

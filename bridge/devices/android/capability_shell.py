@@ -50,3 +50,39 @@ def location_argv(latitude: float | None, longitude: float | None) -> list[tuple
             f"{latitude:.6f},{longitude:.6f}",
         ),
     ]
+
+
+NETWORK_READ: tuple[tuple[str, ...], ...] = (
+    ("settings", "get", "global", "airplane_mode_on"),
+    ("settings", "get", "global", "wifi_on"),
+    ("settings", "get", "global", "mobile_data"),
+)
+"""Read airplane mode, Wi-Fi and mobile data (each prints 1 or 0; Wi-Fi 2: on, kept on in
+airplane mode)."""
+
+
+def network_argv(
+    airplane: bool | None, wifi: bool | None, data: bool | None
+) -> list[tuple[str, ...]]:
+    """Commands that switch the radios (issue 35), then read them back: ``cmd connectivity
+    airplane-mode`` (Android 11+), ``svc wifi``, ``svc data``."""
+    out: list[tuple[str, ...]] = []
+    if airplane is not None:
+        out.append(("cmd", "connectivity", "airplane-mode", "enable" if airplane else "disable"))
+    if wifi is not None:
+        out.append(("svc", "wifi", "enable" if wifi else "disable"))
+    if data is not None:
+        out.append(("svc", "data", "enable" if data else "disable"))
+    return out + list(NETWORK_READ)
+
+
+def network_state(outputs: list[str]) -> tuple[bool | None, bool | None, bool | None]:
+    """(airplane, wifi, data) from the outputs of ``NETWORK_READ`` (the last three)."""
+
+    def on(text: str) -> bool | None:
+        said = text.strip()
+        return None if not said.isdigit() else said != "0"
+
+    tail = ["", "", "", *outputs][-3:]
+    airplane, wifi, data = (on(t) for t in tail)
+    return airplane, wifi, data

@@ -131,6 +131,10 @@ class DemoDevice:
         self.asking = False
         """The system dialog asking for the demo app's camera is up."""
         self.location: tuple[float, float] | None = None
+        self.network: dict[str, bool] = {"airplane": False, "wifi": True, "data": True}
+        """Airplane mode, Wi-Fi and mobile data (issue 35); airplane mode turns both radios
+        off and, turned off again, back to what they were."""
+        self._radios_before_airplane: dict[str, bool] | None = None
         self.zoom = 1.0
         self.touch: str | None = None
         self.web_status: str | None = None
@@ -426,6 +430,27 @@ class DemoDevice:
         else:
             self.location = (latitude, longitude)
         self._changed(now)
+        return OK
+
+    def set_network(
+        self, airplane: bool | None, wifi: bool | None, data: bool | None, now: float
+    ) -> Outcome:
+        """Switch the simulated radios (each given: on/off), as a phone does: airplane mode on
+        turns Wi-Fi and data off; off again restores them; a radio switched on while in
+        airplane mode is on (phones allow Wi-Fi in flight)."""
+        net = self.network
+        if airplane is not None and airplane != net["airplane"]:
+            if airplane:
+                self._radios_before_airplane = {"wifi": net["wifi"], "data": net["data"]}
+                net.update(airplane=True, wifi=False, data=False)
+            else:
+                before = self._radios_before_airplane or {"wifi": True, "data": True}
+                net.update(airplane=False, **before)
+                self._radios_before_airplane = None
+        if wifi is not None:
+            net["wifi"] = wifi
+        if data is not None:
+            net["data"] = data
         return OK
 
     def multi_touch(self, kind: str, x: int, y: int, scale: float, now: float) -> Outcome:

@@ -100,6 +100,7 @@ CAPABILITIES: tuple[str, ...] = (
     "location",
     "multi_touch",
     "keyboard",
+    "network",
 )
 MAX_PACKAGE_READ = 1 << 20
 """A simulated package is tiny JSON; a larger staged file is refused unread."""
@@ -128,6 +129,9 @@ class SimConfig:
     cap_ms: float = 300.0
     screenshot_scale: int = 1
     """1: full device resolution; 2: half each side."""
+    without: tuple[str, ...] = ()
+    """Capabilities this simulated agent does not offer (tests: a real iPhone's agent has no
+    ``network``)."""
 
     def __post_init__(self) -> None:
         if not self.token:
@@ -338,7 +342,7 @@ class SimDevice:
                 width=frame.width,
                 height=frame.height,
             ),
-            capabilities=CAPABILITIES,
+            capabilities=tuple(c for c in CAPABILITIES if c not in self.config.without),
         )
         await ws.send(encode(hello), text=True)
         return True

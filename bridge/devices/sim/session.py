@@ -41,6 +41,7 @@ from bridge.wire.agent_link import (
     KeyCommand,
     LocationCommand,
     MultiTouchCommand,
+    NetworkCommand,
     NodeActionCommand,
     NodeIdentity,
     OptionsCommand,
@@ -52,6 +53,7 @@ from bridge.wire.agent_link import (
     TextCommand,
     UninstallCommand,
 )
+from bridge.wire.device_network import state_text
 from bridge.wire.raw import RawNode, RawTree
 
 KEEP_CAPTURES = 64
@@ -175,6 +177,14 @@ class AgentSession:
                 return reply_of(cid, device.set_permission(action, app_id, perm, now))
             case LocationCommand(id=cid, latitude=lat, longitude=lon):
                 return reply_of(cid, device.set_location(lat, lon, now))
+            case NetworkCommand(id=cid, airplane=airplane, wifi=wifi, data=data):
+                if airplane is not None or wifi is not None or data is not None:
+                    outcome = device.set_network(airplane, wifi, data, now)
+                    if not outcome.ok:
+                        return reply_of(cid, outcome)
+                net = device.network
+                said = state_text(net["airplane"], net["wifi"], net["data"])
+                return Reply(id=cid, ok=True, text=said)
             case MultiTouchCommand(id=cid, kind=kind, center=c, scale=scale):
                 return reply_of(cid, device.multi_touch(kind, c.x, c.y, scale, now))
             case KeyboardCommand(id=cid):

@@ -173,6 +173,8 @@ class FakeDevice:
         """``logcat -v epoch`` lines the device holds (``logcat -d -T`` answers from them)."""
         self.crash_log = ""
         self.ps_text = "PID NAME\n1 init\n"
+        self.network = {"airplane_mode_on": 0, "wifi_on": 1, "mobile_data": 1}
+        """The settings behind airplane mode, Wi-Fi and data (``cmd connectivity``, ``svc``)."""
         self.mp4 = b""
         """What ``screenrecord`` writes."""
         self.h264 = b""
@@ -334,6 +336,17 @@ class FakeDevice:
                 return self._input()
             case ["screencap", "-p"]:
                 return self.png
+            case ["cmd", "connectivity", "airplane-mode", ("enable" | "disable") as how]:
+                on = how == "enable"
+                self.network["airplane_mode_on"] = int(on)
+                if on:
+                    self.network.update(wifi_on=0, mobile_data=0)
+                return b""
+            case ["svc", ("wifi" | "data") as radio, ("enable" | "disable") as how]:
+                self.network["wifi_on" if radio == "wifi" else "mobile_data"] = int(how == "enable")
+                return b""
+            case ["settings", "get", "global", name] if name in self.network:
+                return f"{self.network[name]}\n".encode()
             case ["date", "+%s.%N"]:
                 return b"1764672000.000000000\n"
             case ["ps", "-A", "-o", "PID,NAME"]:

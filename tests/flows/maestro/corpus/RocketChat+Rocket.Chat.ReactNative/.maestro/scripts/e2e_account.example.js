@@ -1,0 +1,6 @@
+const account = {
+	adminUser: 'Change_here',
+	adminPassword: 'Change_here'
+};
+
+output.account = account;

@@ -1,0 +1,5 @@
+output.sharedResult = 'Sub'
+output.subFlow = {
+  result: 'Sub'
+}
+output.subFlowFileName = MAESTRO_FILENAME

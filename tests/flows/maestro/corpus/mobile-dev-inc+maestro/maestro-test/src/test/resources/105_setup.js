@@ -1,0 +1,1 @@
+output.setup_result = 'setup';

@@ -1,0 +1,1 @@
+output.teardown_result = 'teardown';
