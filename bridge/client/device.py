@@ -25,8 +25,8 @@ from bridge.client.device_control import DeviceControl
 from bridge.client.errors import ConnectionLost, RequestTimeout, ambiguous, not_found
 from bridge.client.history import DeviceHistory
 from bridge.client.media import DeviceMediaCalls
-from bridge.client.targets import HANDLE, as_query, text_query
 from bridge.client.network import DeviceNetwork
+from bridge.client.targets import HANDLE, as_query, text_query
 from bridge.client.watch import DEFAULT_RESYNC_TIMEOUT, Watch
 from bridge.wire.action import ActionRequest, ActionResult, ObserveMode, Verify
 from bridge.wire.client_protocol import (
