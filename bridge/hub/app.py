@@ -206,6 +206,7 @@ class Hub:
                 max_bytes=config.journal_max_bytes,
             )
             self.service.journal = self.journal
+            self.service.picture_feed.keep_all = self.journal.on
         self.port: int | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.sim: Any = None
