@@ -207,7 +207,7 @@ async def test_a_veto_stops_every_pages_countdown_and_an_observer_cannot_veto() 
             running_hub(sim_scene="login", dashboard=page(), veto_window_ms=15_000) as rh,
             browser_tab(rh, f"#token={CONTROLLER}") as (person, expect),
         ):
-            watcher = await person.context.new_page()
+            watcher = await person.context.browser.new_page()
             await watcher.goto(f"http://127.0.0.1:{rh.port}/dashboard#token={OBSERVER}")
             await expect(person.get_by_test_id("status")).to_contain_text("connected as")
             await expect(watcher.get_by_test_id("status")).to_contain_text("connected as observer")

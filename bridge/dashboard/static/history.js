@@ -99,6 +99,7 @@
     renderActivity(at);
     sayAge(got);
     await renderShot(got.screenshot);
+    if (mine === tt.seq) img.dataset.moment = String(at);  // this moment's picture is shown
   }
 
   // A journal picture's name starts with the time it was first kept (.../j_<ms>-<hex>.png); a
