@@ -125,9 +125,11 @@ async def _record(written: list[Path]) -> None:
             box["y"] + ((b[1] + b[3]) / 2 - root[1]) / (root[3] - root[1]) * box["height"],
         )
         await expect(tab.get_by_test_id("act-type-box")).to_be_focused()
-        await tab.keyboard.type("demo\t")
+        await tab.keyboard.type("demo")
+        await tab.keyboard.press("Tab")
         await anyio.sleep(1.0)
-        await tab.keyboard.type("any-password\n")
+        await tab.keyboard.type("any-password")
+        await tab.keyboard.press("Enter")
         await expect(tab.get_by_test_id("screen-meta")).to_contain_text("home", timeout=5000)
         await tab.keyboard.press("r")
         await anyio.sleep(0.8)

@@ -217,6 +217,8 @@ function nextScreen(device, generation, ms, moved) {
 
 async function typeText(box, text, key) {
   const device = state.selected;
+  // the tap that focused a field may not be on the page's screen yet: wait for it (1.5 s)
+  if (!focusedField()) await nextScreen(device, null, 1500, () => !!focusedField());
   const field = focusedField();
   if (text) {
     if (!field) { say("no field has the focus: tap one first", true); return; }
