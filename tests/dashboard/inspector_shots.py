@@ -10,6 +10,8 @@ written to ``docs/images/inspector-*.png`` as 256-colour PNGs of at most ``MAX_B
   recording and its mobridge YAML export;
 - ``inspector-search.png``: a search's matches marked in the list and on the picture, the
   picked element's ranked selectors with the hub's match counts;
+- ``inspector-console.png``: the console after a command line and a flow step, with the
+  hub's answers;
 - ``inspector-compare.png``: time travel comparing a past moment with now, both pictures;
 - ``inspector-offline.png``: the page greyed while the hub is down, retrying;
 - ``inspector-phone.png``: the page at 390 px wide, one column.
@@ -148,6 +150,12 @@ async def _search(written: list[Path]) -> None:
         await expect(tab.get_by_test_id("selectors")).to_contain_text("match")
         await anyio.sleep(0.3)
         written.append(_save(await tab.screenshot(), "inspector-search.png"))
+        await tab.get_by_test_id("console-open").click()
+        for line in ("mobridge find --role INPUT", "assertVisible: Sign in"):
+            await tab.get_by_test_id("console-in").fill(line)
+            await tab.get_by_test_id("console-in").press("Enter")
+        await expect(tab.get_by_test_id("console-result").last).to_contain_text("PASS")
+        written.append(_save(await tab.screenshot(), "inspector-console.png"))
 
 
 async def _compare(written: list[Path], journal: Path) -> None:

@@ -42,7 +42,7 @@ async def test_a_person_vetoes_an_agents_click_from_the_dashboard() -> None:
                 await expect(pending).to_contain_text("agent-2 1 will CLICK button 'Sign in'")
                 await tab.screenshot(path=shot_path("dashboard-veto.png"))
                 await pending.get_by_test_id("veto").click()
-                await expect(pending).to_contain_text("Vetoed:")
+                await expect(pending).to_contain_text("Vetoed")
             refused = answers[0]
             assert refused.isError and text_of(refused).startswith("POLICY_BLOCKED")
             assert "dashboard vetoed this action" in text_of(refused)

@@ -156,6 +156,10 @@
     for (const e of tt.entries.slice(-200)) {
       const row = make("div", stamp(e.atMs).slice(11, 23) + "  " + e.kind + "  " + e.summary + (e.client ? "  [" + e.client + "]" : ""), "row");
       row.dataset.kind = e.kind;
+      row.dataset.at = String(e.atMs);
+      row.title = "show this moment";
+      row.style.cursor = "pointer";
+      row.onclick = () => { range.value = String(e.atMs); show(e.atMs); };  // jump to its moment
       if (e.atMs > at) row.classList.add("later");
       activity.append(row);
     }
