@@ -133,6 +133,7 @@ async def _record(written: list[Path]) -> None:
         await tab.keyboard.type("any-password")
         await tab.keyboard.press("Enter")
         await expect(tab.get_by_test_id("screen-meta")).to_contain_text("home", timeout=5000)
+        await tab.keyboard.press("Escape")
         await tab.keyboard.press("r")
         await anyio.sleep(0.8)
         written.append(_save(await tab.screenshot(), "inspector-record.png"))

@@ -105,7 +105,9 @@ async def test_sign_in_with_the_page_alone_record_export_and_replay(tmp_path: Pa
             await expect(steps.nth(0)).to_contain_text('tap BUTTON "Login"')
             await expect(steps.nth(2)).to_contain_text('type "demo" into #username')
             await expect(steps.nth(4)).to_contain_text("type secret://password into #password")
+            await tab.keyboard.press("Escape")  # out of the type box: keys are shortcuts again
             await tab.keyboard.press("r")  # stop
+            await expect(tab.get_by_test_id("rec-toggle")).to_have_text("● Record")
             flow = await tab.get_by_test_id("rec-export").text_content()
             await tab.screenshot(path=shot_path("record-signed-in.png"))
             assert flow is not None

@@ -10,7 +10,7 @@
   style.textContent = [
     "#tt { position: fixed; top: 2.6em; right: .6em; bottom: .6em; width: min(760px, 62vw); background: #fff;",
     "  border: 1px solid #d6d9e0; border-radius: 6px; box-shadow: 0 8px 30px rgba(0,0,0,.25); display: none;",
-    "  grid-template-rows: auto auto minmax(0, 1fr); grid-template-columns: 240px 1fr; gap: .4em; padding: .6em; z-index: 5; }",
+    "  grid-template-rows: auto auto auto auto minmax(0, 1fr); grid-template-columns: 240px 1fr; gap: .4em; padding: .6em; z-index: 5; }",
     "#tt.shown { display: grid; }",
     "#tt .bar { grid-column: 1 / span 2; display: flex; gap: .6em; align-items: center; }",
     "#tt input[type=range] { flex: 1 1 auto; }",
