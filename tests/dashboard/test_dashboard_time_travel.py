@@ -138,4 +138,8 @@ async def test_five_moments_each_show_their_own_picture_and_compare_lists_change
             assert note is not None
             count = int(note.split(", ")[1].split(" added")[0])
             await expect(added).to_have_count(count)
+            # outlined on the pictures: what went (then) and what came (now)
+            assert await tab.locator("[data-testid=tt-then-marks] rect").count() >= 1
+            marked = await tab.locator("[data-testid=tt-now-marks] rect").count()
+            assert marked >= count  # every added element, and any changed one
             await tab.screenshot(path=shot_path("time-travel-compare.png"))

@@ -205,14 +205,40 @@
         " added, " + d.removed.length + " removed" + (d.screenChanged ? ", another screen" : "");
       const before = new Map(past.snapshot.nodes.map((n) => [n.nodeId, n]));
       const after = new Map(now.snapshot.nodes.map((n) => [n.nodeId, n]));
-      const figure = (caption, testid) => {
-        const f = make("figure"), i = make("img");
-        i.alt = caption; i.dataset.testid = testid; i.hidden = true;
-        f.append(make("figcaption", caption), i);
+      const changedIds = new Set(d.changed.map((c) => c.node));
+      // a picture with the differences outlined: on "then" what went away (red) and what
+      // changed (amber); on "now" what came (green) and what changed
+      const figure = (caption, testid, snap, marks) => {
+        const f = make("figure"), box = make("div"), i = make("img");
+        box.style.position = "relative"; box.style.display = "inline-block";
+        i.alt = caption; i.dataset.testid = testid; i.hidden = true; i.style.display = "block";
+        const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+        const root = snap.nodes.length ? snap.nodes[0].bounds : null;
+        svg.setAttribute("style", "position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none");
+        svg.dataset.testid = testid + "-marks";
+        if (root) svg.setAttribute("viewBox", root[0] + " " + root[1] + " " + (root[2] - root[0]) + " " + (root[3] - root[1]));
+        svg.setAttribute("preserveAspectRatio", "none");
+        for (const n of snap.nodes) {
+          const colour = marks(n);
+          if (!colour || !n.bounds) continue;
+          const r = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+          const b = n.bounds;
+          r.setAttribute("x", b[0]); r.setAttribute("y", b[1]);
+          r.setAttribute("width", Math.max(1, b[2] - b[0])); r.setAttribute("height", Math.max(1, b[3] - b[1]));
+          r.setAttribute("fill", "none"); r.setAttribute("stroke", colour); r.setAttribute("stroke-width", "3");
+          r.setAttribute("vector-effect", "non-scaling-stroke");
+          r.dataset.node = n.nodeId;
+          svg.append(r);
+        }
+        box.append(i, svg);
+        f.append(make("figcaption", caption), box);
         return [f, i];
       };
-      const [thenFig, thenImg] = figure("then · " + stamp(tt.at), "tt-then");
-      const [nowFig, nowImg] = figure("now · " + stamp(now.atMs), "tt-now");
+      const removedIds = new Set(d.removed), addedIds = new Set(d.added.map((n) => n.nodeId));
+      const [thenFig, thenImg] = figure("then · " + stamp(tt.at), "tt-then", past.snapshot,
+        (n) => removedIds.has(n.nodeId) ? "#d93025" : changedIds.has(n.nodeId) ? "#e8a317" : null);
+      const [nowFig, nowImg] = figure("now · " + stamp(now.atMs), "tt-now", now.snapshot,
+        (n) => addedIds.has(n.nodeId) ? "#1c9b3b" : changedIds.has(n.nodeId) ? "#e8a317" : null);
       const changes = make("div"); changes.id = "tt-changes"; changes.dataset.testid = "tt-changes";
       const list = (title, items, testid) => {
         changes.append(make("h3", title + " (" + items.length + ")"));
