@@ -71,6 +71,7 @@ async def test_the_page_greys_when_the_hub_stops_and_comes_back_by_itself() -> N
                 )
                 await expect(status).to_contain_text("disconnected")
                 await expect(status).to_contain_text("retrying in")
+                await expect(tab.get_by_test_id("devices")).to_contain_text("unknown")
                 await tab.screenshot(path=shot_path("live-offline.png"))
                 # a hub on the same port: live again within 5 s, no reload
                 loads = await tab.evaluate(
