@@ -3,7 +3,9 @@ real hub with the simulated device, a person signs in on the demo app using only
 at most 6 user actions (Act mode's taps are taps on the element under the pointer; its type box
 takes the focus and types into the focused field, Tab: next field, Enter: submit), the page
 records it, exports it, and the exported mobridge YAML passes ``mobridge test`` (a real
-subprocess with its embedded hub); the Maestro and Python exports say the same steps.
+subprocess with its embedded hub); the Maestro export says the same steps in Maestro's syntax
+(not run here: this branch's ``mobridge test`` reads mobridge flows only); the Python export,
+run as a script against a fresh hub, signs in too.
 
 Screenshots go to ``$MOBRIDGE_TEST_OUTPUT/dashboard/``: record-signed-in.png (the recording
 and its export after signing in).
@@ -11,6 +13,8 @@ and its export after signing in).
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +146,28 @@ async def test_sign_in_with_the_page_alone_record_export_and_replay(tmp_path: Pa
             assert 'await dev.tap(build_query(resource_id="username"))' in python
             assert 'value_ref="secret://password"' in python
             compile(python, "recorded.py", "exec")
+    # the exported Python, run as a script against a fresh hub, signs in too
+    script = tmp_path / "recorded.py"
+    script.write_text(python)
+    secrets = tmp_path / "secrets.json"
+    secrets.write_text('{"password": "any-password"}')
+    async with running_hub(sim_scene="menu", secrets_file=secrets) as fresh:
+        assert fresh.device_id == "sim-android"
+        with anyio.fail_after(120):
+            ran = await anyio.run_process(
+                [sys.executable, str(script)],
+                cwd=ROOT,
+                env={
+                    **os.environ,
+                    "PYTHONPATH": str(ROOT),
+                    "MOBRIDGE_URL": fresh.url,
+                    "MOBRIDGE_TOKEN": CONTROLLER,
+                },
+                check=False,
+            )
+        assert ran.returncode == 0, ran.stdout.decode() + ran.stderr.decode()
+        async with connect(fresh.url, token=OBSERVER, name="check") as hub:
+            await hub.device(fresh.device_id).wait_for_screen("home", timeout_ms=5000)
     # the exported flow, told to check it ends signed in, passes `mobridge test`
     saved.write_text(flow + "- assertScreen: home\n")
     runtime = tmp_path / "runtime"
