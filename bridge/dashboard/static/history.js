@@ -24,6 +24,8 @@
     "#tt-tree .gone { background: #fde2e0; text-decoration: line-through; }",
     "#tt-activity .row.later { color: #a0a6b3; }",
     "#tt-open { margin-left: .6em; }",
+    "@media (max-width: 700px) { #tt { left: .3em; right: .3em; width: auto; grid-template-columns: 1fr; overflow: auto; }",
+    "  #tt .bar, #tt .note, #tt .age, #tt-compare { grid-column: 1; } #tt-compare { grid-template-columns: 1fr 1fr; } }",
     "#tt .age { grid-column: 1 / span 2; font-size: 12px; min-height: 1.2em; }",
     "#tt .age.stale { color: #9a5b00; font-weight: 600; }",
     "#tt-compare { grid-column: 1 / span 2; display: none; gap: .6em; grid-template-columns: 1fr 1fr 1.2fr; min-height: 0; max-height: 48vh; }",
