@@ -143,3 +143,13 @@ async def test_five_moments_each_show_their_own_picture_and_compare_lists_change
             marked = await tab.locator("[data-testid=tt-now-marks] rect").count()
             assert marked >= count  # every added element, and any changed one
             await tab.screenshot(path=shot_path("time-travel-compare.png"))
+            # an activity row of the page jumps to its moment
+            await tab.get_by_test_id("tt-compare").page.keyboard.press("Escape")
+            row = tab.locator("#log .event.ok", has_text="Settings").first
+            at_row = int(await row.get_attribute("data-at") or 0)
+            await tab.locator("[data-testid=time-travel] button", has_text="Close").click()
+            await row.click()
+            await expect(tab.get_by_test_id("time-travel")).to_be_visible()
+            await expect(tab.get_by_test_id("tt-time")).to_contain_text(
+                time.strftime("%H:%M:%S", time.gmtime(at_row / 1000))
+            )

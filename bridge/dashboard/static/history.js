@@ -270,6 +270,15 @@
   reload.addEventListener("click", load);
   close.addEventListener("click", () => panel.classList.remove("shown"));
   open.addEventListener("click", () => { panel.classList.add("shown"); load(); });
+  // an activity row of the page: time travel to its moment
+  window.mobridgeTimeTravel = async (device, atMs) => {
+    if (device && device !== state.selected) selectDevice(device);
+    panel.classList.add("shown");
+    await load();
+    const at = Math.min(Math.max(atMs, tt.min), tt.max);
+    range.value = String(at);
+    await show(at);
+  };
   setInterval(() => {
     if (panel.classList.contains("shown") && state.selected && state.selected !== tt.device) load();
   }, 1000);
