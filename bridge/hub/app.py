@@ -217,6 +217,7 @@ class Hub:
                 holder={"hub": config.name},
             )
             self.service.journal = self.journal
+            self.service.picture_feed.keep_all = self.journal.on
         self.port: int | None = None
         self._tg: anyio.abc.TaskGroup | None = None
         self.sim: Any = None

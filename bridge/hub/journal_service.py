@@ -164,6 +164,7 @@ async def answer(svc: JournalHost, request: Any) -> Any:
                     if shot is not None
                     else None
                 ),
+                screenshot_ms=shot[0] if shot is not None else None,
             )
         case JournalDiff(device=device, since=since, until=until):
             a_ms, b_ms = _time(svc, since, now), _time(svc, until, now)

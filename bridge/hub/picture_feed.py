@@ -11,7 +11,10 @@ Rules:
   one screenshot per settled screen for this feed;
 - one event per stream, encoded once per format, the same bytes to every picture member;
 - a failed screenshot is counted and logged, never retried in a loop: the next settle tries
-  again.
+  again;
+- with ``keep_all`` (the hub keeps a journal) every settled screen is pictured even when no
+  member asked, so the journal has the picture of each settled screen change for time travel
+  (the screenshot path journals it; the journal drops a picture equal to the last one kept).
 
 The composition root runs ``run`` per device and calls ``settled`` after each settled delta.
 """
@@ -44,6 +47,7 @@ class PictureFeed:
         self.events = 0
         self.failed = 0
         self.log: Any = None
+        self.keep_all = False
 
     def join(self, session: Session, device: DeviceRuntime, compact: bool) -> None:
         stream = device.settled_streams[compact]
@@ -78,7 +82,10 @@ class PictureFeed:
                 for s in device.settled_streams.values()
                 if s.base is not None and self._members_of(s)
             ]
-            if not streams or device.link is None or not device.online:
+            keep = self.keep_all and any(
+                s.base is not None for s in device.settled_streams.values()
+            )
+            if not (streams or keep) or device.link is None or not device.online:
                 continue
             try:
                 shot, _ = await self.cache.screenshot(device)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import hashlib
 import queue
 import secrets
 import sqlite3
@@ -61,6 +62,8 @@ BATCH_ITEMS = 512
 AGE_CHECK_S = 60.0
 DURABLE_WAIT_S = 5.0
 MAX_CAPTURE_FILE = 16 << 20
+MAX_DEDUP_DEVICES = 1024
+"""Devices whose last kept picture the journal remembers (for not keeping a repeat)."""
 OUTCOME_WINDOW_MS = DEFAULT_WINDOW_MS
 """Keyed outcomes from earlier runs count as long as a key does in memory (10 minutes)."""
 
@@ -171,6 +174,8 @@ class Journal:
     _gap_lock: threading.Lock = field(default_factory=threading.Lock)
     _last_age_check: float = 0.0
     _lock: JournalLock | None = None
+    _last_shot: dict[str, tuple[bytes, str]] = field(default_factory=dict)
+    """Per device: the digest and name of the last picture kept (a repeat is not kept)."""
 
     @classmethod
     def open(
@@ -286,11 +291,24 @@ class Journal:
         self._put(_Item("event", device, self.clock_ms(), (event,)))
 
     def screenshot(self, device: str, png: bytes) -> str | None:
-        """Keep a screenshot by reference; returns its file name (None: not kept)."""
+        """Keep a screenshot by reference; returns its file name (None: not kept). A picture
+        whose bytes equal the device's last kept one is not written again: the new moment's
+        ``screenshot`` event names the same file (pruning keeps a file while any event names
+        it)."""
         if len(png) > MAX_CAPTURE_FILE:
             return None
+        digest = hashlib.blake2b(png, digest_size=16).digest()
+        last = self._last_shot.get(device)
+        if last is not None and last[0] == digest:
+            ok = self._put(_Item("capture", device, self.clock_ms(), (last[1], None)))
+            return last[1] if ok else None
         name = f"{self.clock_ms()}-{secrets.token_hex(4)}.png"
-        return name if self._put(_Item("capture", device, self.clock_ms(), (name, png))) else None
+        if not self._put(_Item("capture", device, self.clock_ms(), (name, png))):
+            return None
+        if device not in self._last_shot and len(self._last_shot) >= MAX_DEDUP_DEVICES:
+            self._last_shot.pop(next(iter(self._last_shot)))
+        self._last_shot[device] = (digest, name)
+        return name
 
     async def _durable(self, item: _Item) -> bool:
         if not self.on:
@@ -439,7 +457,8 @@ class Journal:
             self.stats.events += 1
         elif item.op == "capture":
             name, png = item.args
-            store.add_capture(name, png)
+            if png is not None:  # None: the same pixels as a file already kept
+                store.add_capture(name, png)
             store.add_event(
                 item.device, item.at_ms, "screenshot", None, "screenshot", name.encode()
             )

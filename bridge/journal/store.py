@@ -232,6 +232,13 @@ class JournalStore:
                     "SELECT body FROM events WHERE kind = 'screenshot' AND at_ms < ?",
                     (cutoff_ms,),
                 ).fetchall():
+                    still = self.conn.execute(
+                        "SELECT 1 FROM events WHERE kind = 'screenshot' AND body = ? "
+                        "AND at_ms >= ? LIMIT 1",
+                        (name, cutoff_ms),
+                    ).fetchone()
+                    if still is not None:  # a later moment shows the same picture
+                        continue
                     file = self.captures / bytes(name).decode()
                     try:
                         size = file.stat().st_size

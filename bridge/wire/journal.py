@@ -74,6 +74,8 @@ class JournalScreenResult(WireStruct, frozen=True):
     snapshot: ScreenSnapshot
     screenshot: str | None = None
     """The URL of the last screenshot taken at or before ``at_ms`` (None: none kept)."""
+    screenshot_ms: NonNegInt | None = None
+    """When that screenshot was taken: before ``recorded_ms``, it may show an earlier screen."""
 
 
 class JournalDiffResult(WireStruct, frozen=True):

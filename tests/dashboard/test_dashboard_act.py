@@ -58,15 +58,16 @@ async def test_a_controller_acts_on_the_picture_and_every_action_is_in_the_timel
         await until(tab, "() => document.getElementById('shot').naturalWidth > 0")
         await tab.screenshot(path=shot_path("act-picture.png"))
         log = tab.get_by_test_id("log")
-        # Act mode: a click is a tap at that point of the screen, through the hub
+        # Act mode: a click is a tap on the element under the pointer (by its query), through
+        # the hub; where no element can be tapped it is a tap at that point (below: Back)
         await tab.get_by_test_id("mode-act").click()
         x, y = await _picture_point(tab, rh, "Login")
         await tab.mouse.click(x, y)
         await expect(tab.get_by_test_id("screen-meta")).to_contain_text("login", timeout=5000)
         tapped = log.locator(".event.ok").first
         await expect(tapped).to_contain_text("dashboard")
-        await expect(tapped).to_contain_text("tap at (")
-        await expect(tab.get_by_test_id("act-result")).to_contain_text("tap at (")
+        await expect(tapped).to_contain_text("CLICK")
+        await expect(tab.get_by_test_id("act-result")).to_contain_text('tap "Login"')
         await until(
             tab,
             "() => [...document.querySelectorAll('#tree .node')].some("
@@ -79,13 +80,13 @@ async def test_a_controller_acts_on_the_picture_and_every_action_is_in_the_timel
         user = next(n for n in snap.nodes if n.hint == "Username")
         await tab.click(f'#tree [data-node="{user.node_id}"]')
         await expect(tab.get_by_test_id("cli")).to_have_text(
-            f"mobridge type {rh.device_id} Username --role INPUT --value TEXT"
+            f"mobridge type {rh.device_id} --id username --value TEXT"
         )
         await expect(tab.get_by_test_id("yaml")).to_have_text(
-            "- inputText: {into: {text: Username, role: INPUT}, text: TEXT}"
+            "- inputText: {into: {id: username}, text: TEXT}"
         )
         await expect(tab.get_by_test_id("python")).to_have_text(
-            'await dev.type_text(build_query(text="Username", role="INPUT"), "TEXT")'
+            'await dev.type_text(build_query(resource_id="username"), "TEXT")'
         )
         # type into the picked field
         await tab.get_by_test_id("act-text").fill("demo")

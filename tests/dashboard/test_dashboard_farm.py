@@ -85,3 +85,14 @@ async def test_the_farm_view_shows_hubs_devices_leases_and_the_queue(tmp_path: P
                     await holder.device("sim-b").release_lease()
                     await expect(tab.get_by_test_id("farm-queue")).to_contain_text("empty")
                     tg.cancel_scope.cancel()
+
+
+async def test_a_hub_alone_in_its_farm_says_it_hears_no_other_hub(tmp_path: Path) -> None:
+    with anyio.fail_after(60), nats_server(tmp_path) as nats:
+        async with (
+            farm_hub("A", nats.url) as a,
+            browser_tab(Port(a.port), f"#token={TOKEN}") as (tab, expect),
+        ):
+            link = tab.get_by_test_id("farm-link")
+            await expect(link).to_contain_text("this hub A: connected · 0 other hubs heard")
+            assert "undefined" not in (await link.text_content() or "")

@@ -1,7 +1,8 @@
 """A person vetoes an agent's announced click from the dashboard, in a real browser (Debian's
 Chromium driven by Playwright): the hub holds the click for its veto window, the dashboard's
-veto bar shows "agent-2 1 will CLICK button 'Sign in'", the person presses Veto, and the
-agent (an SDK client of ``mobridge mcp``) reads who stopped it. Screenshot:
+veto bar shows "agent-2 1 will CLICK button 'Sign in'", the person (signed in with a controller
+token: an observer's page has no working Veto button, see test_dashboard_live.py) presses
+Veto, and the agent (an SDK client of ``mobridge mcp``) reads who stopped it. Screenshot:
 ``$MOBRIDGE_TEST_OUTPUT/dashboard/dashboard-veto.png``."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 
 from bridge.dashboard import page
 from tests.dashboard.test_dashboard_browser import browser_tab, shot_path
-from tests.hub.hubfixture import CONTROLLER, OBSERVER, running_hub
+from tests.hub.hubfixture import CONTROLLER, running_hub
 from tests.mcp.mcpfixture import stdio_mcp, text_of
 from tests.skips import need_chromium
 
@@ -24,10 +25,10 @@ async def test_a_person_vetoes_an_agents_click_from_the_dashboard() -> None:
     with anyio.fail_after(120):
         async with (
             running_hub(sim_scene="login", dashboard=page(), veto_window_ms=15_000) as rh,
-            browser_tab(rh, f"#token={OBSERVER}") as (tab, expect),
+            browser_tab(rh, f"#token={CONTROLLER}") as (tab, expect),
             stdio_mcp(rh.url, CONTROLLER, name="agent-2", version="1") as agent,
         ):
-            await expect(tab.get_by_test_id("status")).to_contain_text("connected as observer")
+            await expect(tab.get_by_test_id("status")).to_contain_text("connected as controller")
             await expect(tab.get_by_test_id("devices")).to_contain_text(rh.device_id)
             with anyio.fail_after(30):  # the dashboard subscribes to the device's streams
                 while not any(
@@ -47,7 +48,7 @@ async def test_a_person_vetoes_an_agents_click_from_the_dashboard() -> None:
                 await expect(pending).to_contain_text("agent-2 1 will CLICK button 'Sign in'")
                 await tab.screenshot(path=shot_path("dashboard-veto.png"))
                 await pending.get_by_test_id("veto").click()
-                await expect(pending).to_contain_text("Vetoed:")
+                await expect(pending).to_contain_text("Vetoed")
             refused = answers[0]
             assert refused.isError and text_of(refused).startswith("POLICY_BLOCKED")
             assert "dashboard vetoed this action" in text_of(refused)

@@ -32,7 +32,7 @@
     panel.replaceChildren();
     if (farm) {
       const state = farm.state + (farm.reason ? " (" + farm.reason + ")" : "");
-      const head = line("Farm · this hub " + farm.hub + ": " + state + " · " + farm.hubs +
+      const head = line("Farm · this hub " + farm.hub + ": " + state + " · " + (farm.hubs || 0) +
         " other hub" + (farm.hubs === 1 ? "" : "s") + " heard", "font-weight:600");
       head.dataset.testid = "farm-link";
       head.style.color = farm.state === "connected" ? "#1c6b2b" : "#b3261e";

@@ -111,13 +111,19 @@ def heading_text(state: ScreenState, col: Column, text: str) -> View:
     )
 
 
+PASSWORD_MASK = "\u2022" * 8
+"""What a filled password field's view holds instead of its value (the same for every value)."""
+
+
 def text_input(state: ScreenState, col: Column, local: str, hint: str, password: bool) -> View:
     typed = state.fields.get(local, "")
     return View(
         key=view_key(state, local),
         kind=Kind.INPUT,
         bounds=col.take(140),
-        text=None if password or not typed else typed,
+        # a filled password field carries a fixed mask (never the value, nor its length): the
+        # painter draws dots for it and the capture drops it like any password text
+        text=None if not typed else (PASSWORD_MASK if password else typed),
         hint=hint,
         ident=local,
         password=password,
