@@ -19,8 +19,8 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
-import os
 import hashlib
+import os
 import queue
 import secrets
 import sqlite3
