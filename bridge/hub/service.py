@@ -41,6 +41,7 @@ from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
 from bridge.hub.recording import Recordings
+from bridge.hub.resources import new_ledger
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.hub.vision import VisionService
@@ -183,8 +184,10 @@ class HubService:
         self.stagers: dict[str, Stager] = {}
         self.uploads = UploadStore()
         """Packages clients streamed for ``app.install`` (``bridge.hub.app_install``)."""
+        self.resources = new_ledger()
+        """Every client-started resource, bounded per session and per hub (``resources``)."""
         self.log_streams = LogStreams(self.masker)
-        self.recordings = Recordings()
+        self.recordings = Recordings(self.resources)
         self.media: dict[str, DeviceMedia] = {}
         """Device id -> its device layer's logs, recorder and crash reports (set at linking)."""
         """Device id -> how its device layer copies a package onto it (set at linking)."""
@@ -261,6 +264,7 @@ class HubService:
         self.uploads.drop_session(session.id)
         self.log_streams.drop_session(session)
         self.recordings.drop_session(session)
+        self.resources.drop_session(session.id)
         for device in self.devices.values():
             for stream in device.all_streams():
                 stream.leave(session)
@@ -314,6 +318,7 @@ class HubService:
                 "hello": s.id in self.sessions,
                 "queue_depth": s.queue_depth(),
                 "queued_bytes": s.queued_bytes(),
+                "resources": self.resources.of_session(s.id),
                 **vars(s.stats),
             }
             for s in list(self.connections().values())
@@ -323,6 +328,7 @@ class HubService:
             "devices": devices,
             "sessions": sessions,
             "memory": capture_memory(self.devices.values(), self.captures),
+            "resources": self.resources.statistics(),
             "media": {
                 "logs": self.log_streams.statistics(),
                 "recordings": self.recordings.statistics(),

@@ -5,8 +5,10 @@ Per device (one ``watch`` task beside its ingest loop, only when the hub serves 
 - wait until the screen settles: the agent said stable and no new generation arrived for
   ``SETTLE_MS``; then look at the blind regions (``bridge.vision.regions``) of the newest
   capture. None: drop any overlay and wait for the next change;
-- take one screenshot, and in a worker thread (one OCR at a time for the whole hub) crop each
-  region, hash it and read only what the cache does not know (``bridge.vision.reader``);
+- take one screenshot, check its size before decoding it (``png_check``: the device's
+  display, at most ``MAX_PIXELS``; refused ones are counted), decode it in a worker thread,
+  and there (one OCR at a time for the whole hub) crop each region, hash it and read only
+  what the cache does not know (``bridge.vision.reader``);
 - when what was read differs from the device's overlay, set it and hand the device's last push
   back to its ingest (``offer``: only when no newer push waits), so the vision nodes arrive as
   one more generation, after the accessible content's own: a delta of accessible content is
@@ -29,7 +31,9 @@ import anyio
 
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import refusal
-from bridge.net.agent_link import AgentLost
+from bridge.core.png_check import PngInfo, check_png
+from bridge.hub.memory_bounds import display_size
+from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.vision.overlay import Overlay
 from bridge.vision.regions import Region, blind_regions
 from bridge.wire.action import Dispatch
@@ -53,6 +57,9 @@ if TYPE_CHECKING:  # Pillow and the engine load with vision, not with the hub
 SETTLE_MS = 300
 RECHECK_S = 2.0
 SCREENSHOT_TIMEOUT_S = 10.0
+MAX_PIXELS = 16_000_000
+"""A screenshot past this many pixels (or past the device's display, ``png_check``) is never
+decoded for reading: a 4K screen is 8.3 million; 13,000 x 13,000 would take 500 MB."""
 TAP_VERBS = {ActionVerb.CLICK: "tap", ActionVerb.LONG_CLICK: "long_press"}
 
 
@@ -63,6 +70,8 @@ class VisionCounts:
     overlays: int = 0
     """Readings that changed what the snapshot shows."""
     failures: int = 0
+    refused: int = 0
+    """Screenshots refused before decoding: not a PNG, or past the display or ``MAX_PIXELS``."""
 
 
 class VisionService:
@@ -93,6 +102,7 @@ class VisionService:
             "readings": self.counts.readings,
             "overlays": self.counts.overlays,
             "failures": self.counts.failures,
+            "refused": self.counts.refused,
             "ocr_passes": self.reader.stats.passes,
             "ocr_p50_ms": round(timings[len(timings) // 2], 1) if timings else None,
             "cache_hits": cache.hits,
@@ -151,7 +161,13 @@ class VisionService:
         if not reply.ok or not reply.png_base64:
             self.counts.failures += 1  # a secure window: nothing to read
             return None
-        png = _decode(reply.png_base64)
+        data = decode_reply_png(reply)
+        checked = check_png(data, display_size(device), max_pixels=MAX_PIXELS) if data else None
+        if not isinstance(checked, PngInfo):  # checked before a byte is decoded
+            self.counts.failures += 1
+            self.counts.refused += 1
+            return None
+        png = await anyio.to_thread.run_sync(_decode, data, limiter=self.limiter)
         if png is None:
             self.counts.failures += 1
             return None
@@ -161,16 +177,15 @@ class VisionService:
         )
 
 
-def _decode(b64: str) -> Image.Image | None:
-    import base64
-    import binascii
-
+def _decode(data: bytes) -> Image.Image | None:
+    """The decoded picture (a worker thread: decoding is CPU and memory the loop must not
+    spend); the caller checked its size first (``check_png``)."""
     from PIL import Image
 
     try:
-        image = Image.open(io.BytesIO(base64.b64decode(b64, validate=True)))
+        image = Image.open(io.BytesIO(data))
         image.load()
-    except (binascii.Error, OSError, ValueError, Image.DecompressionBombError):
+    except (OSError, ValueError, Image.DecompressionBombError):
         return None
     return image
 
