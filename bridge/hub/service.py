@@ -41,6 +41,7 @@ from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
 from bridge.hub.recording import Recordings
+from bridge.hub.request_roles import refused_for
 from bridge.hub.resources import new_ledger
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
@@ -242,6 +243,12 @@ class HubService:
     # ---- RequestHandler ---------------------------------------------------------------------
 
     async def handle(self, session: Session, request: ClientToHub) -> None:
+        refused = refused_for(session.role, type(request).__struct_config__.tag)  # type: ignore[arg-type]
+        if refused is not None:  # the token's role, checked before anything (request_roles)
+            session.respond(
+                ProtocolError(code=ProtocolErrorCode.FORBIDDEN, message=refused, id=request.id)
+            )
+            return
         if self.remote is not None and self.remote.claims(session, request):
             await self.remote.handle(session, request)
             return
