@@ -183,10 +183,10 @@ class HubService:
         self.install_dir: Path | None = None
         """Where ``app.install`` packages are taken from (None: installing is disabled)."""
         self.stagers: dict[str, Stager] = {}
-        self.uploads = UploadStore()
-        """Packages clients streamed for ``app.install`` (``bridge.hub.app_install``)."""
         self.resources = new_ledger()
         """Every client-started resource, bounded per session and per hub (``resources``)."""
+        self.uploads = UploadStore(ledger=self.resources)
+        """Packages clients streamed for ``app.install`` (``bridge.hub.app_install``)."""
         self.log_streams = LogStreams(self.masker)
         self.recordings = Recordings(self.resources)
         self.media: dict[str, DeviceMedia] = {}
@@ -340,6 +340,7 @@ class HubService:
                 "logs": self.log_streams.statistics(),
                 "recordings": self.recordings.statistics(),
                 "upload_bytes": self.uploads.held_bytes(),
+                "uploads": self.uploads.statistics(),
             },
         }
         if self.journal is not None:

@@ -40,7 +40,7 @@ from bridge.wire.client_protocol import (
 )
 
 FARM_PROTOCOL = "mobridge.farm.v1"
-HUB_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+HUB_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}(?!\n)$"
 HubName = Annotated[str, msgspec.Meta(pattern=HUB_NAME_PATTERN)]
 FormatName = Literal["json", "msgpack"]
 MAX_ANNOUNCED_DEVICES = 256
