@@ -42,7 +42,7 @@ from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
 from bridge.hub.recording import Recordings
 from bridge.hub.request_roles import refused_for
-from bridge.hub.resources import new_ledger
+from bridge.hub.resources import HISTORY_QUERIES, hold, new_ledger
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.hub.vision import VisionService
@@ -487,9 +487,11 @@ class HubService:
                     "cannot be captured anew); drop one",
                 )
             case SnapshotGet(at=at) if at is not None:
-                return await answer_journal(self, request)
+                with hold(self.resources, HISTORY_QUERIES, session.id):
+                    return await answer_journal(self, request)
             case JournalAt() | JournalDiff() | JournalTimeline() | JournalWhen():
-                return await answer_journal(self, request)
+                with hold(self.resources, HISTORY_QUERIES, session.id):
+                    return await answer_journal(self, request)
             case SnapshotGet(device=device_id, compact=compact, fresh=fresh):
                 device = self.device(device_id)
                 cap = await fresh_capture(device) if fresh else self.current(device)
