@@ -20,7 +20,7 @@ from bridge.core.query import QueryRejected, run_query
 from bridge.core.screendiff import screen_diff
 from bridge.core.tree import NodeTree
 from bridge.hub.errors import BadRequest, Refusal, refusal
-from bridge.journal.recorder import Journal, JournalUnavailable
+from bridge.journal.recorder import DURABLE_WAIT_S, Journal, JournalUnavailable
 from bridge.journal.records import (
     FRAME_DELTA,
     KINDS,
@@ -363,10 +363,38 @@ def recorded_outcome(svc: KeyedHost, device: str, key: str, digest: str) -> Acti
     )
 
 
+class KeyNotRecorded(Refusal):
+    """A keyed action refused before it ran: its key could not be recorded durably (the
+    journal's disk hangs or fails). The caller forgets the key (a retry may run it) and
+    records no outcome for it."""
+
+
+JOURNAL_UNAVAILABLE = (
+    "JOURNAL_UNAVAILABLE: the journal did not record this action's idempotency key within "
+    "{wait:g} s (its disk is slow or failing), so the action was not run: running it without "
+    "the key on disk could run it twice after a restart"
+)
+
+
 async def keyed_start(svc: KeyedHost, device: str, key: str, digest: str) -> None:
-    """Record, durably, that the keyed action starts (no-op without a journal)."""
-    if svc.journal is not None:
-        await svc.journal.begin_key(device, key, digest)
+    """Record, durably, that the keyed action starts, before it runs. Without a journal (or
+    with one already off) keys live in memory only and this is a no-op; with a journal that
+    does not record the key within ``DURABLE_WAIT_S`` it raises ``KeyNotRecorded``: the
+    action must not run."""
+    journal = svc.journal
+    if journal is None or not journal.on:
+        return
+    if not await journal.begin_key(device, key, digest):
+        raise KeyNotRecorded(
+            ErrorEnvelope(
+                error=ErrorCode.ACTION_REJECTED,
+                message=JOURNAL_UNAVAILABLE.format(wait=DURABLE_WAIT_S),
+                recovery=(
+                    "retry with the same key later (nothing ran)",
+                    "ask the operator to check the journal's disk",
+                ),
+            )
+        )
 
 
 async def keyed_end(
