@@ -15,8 +15,9 @@ nats-server itself, nothing checked here — are exactly what the farm protocol 
 
 So a hub cannot receive requests meant for another hub, read another's replies, send a
 request as another hub, or forge another hub's announcements, events, streams or replies:
-NATS refuses with a "Permissions Violation". The credentials file is JSON (mode 0600) read by ``mobridge serve
---farm-credentials FILE``; the config holds every password, so it is mode 0600 as well.
+NATS refuses with a "Permissions Violation". The credentials file is JSON (mode 0600) read
+by ``mobridge serve --farm-credentials FILE``; the config holds every password, so it is
+mode 0600 as well.
 """
 
 from __future__ import annotations

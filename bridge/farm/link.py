@@ -452,14 +452,15 @@ class FarmLink:
             else:
                 sender = self.subjects.sender_of(msg.subject)
                 claimed = claimed_hub(request)
-                if claimed is not None and claimed != sender:  # the payload names another hub than NATS let speak
+                if (
+                    claimed is not None and claimed != sender
+                ):  # the payload names another hub than NATS let speak
                     self.stats.forged += 1
                     self._bad("request", msg.subject, f"sent by {sender}, claims {claimed}")
                     reply = Refused(
                         message=ProtocolError(
                             code=ProtocolErrorCode.FORBIDDEN,
-                            message=f"a request from hub {sender} cannot speak for hub "
-                            f"{claimed}",
+                            message=f"a request from hub {sender} cannot speak for hub {claimed}",
                         )
                     )
                 elif isinstance(request, AnnounceGet):

@@ -129,9 +129,7 @@ class UploadStore:
 
     def _directory(self) -> Path:
         if self._dir is None or not self._dir.is_dir():
-            self._dir = Path(
-                tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=self.tmp)
-            )
+            self._dir = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=self.tmp))
         return self._dir
 
     def _expire(self) -> None:

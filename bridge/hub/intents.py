@@ -14,7 +14,8 @@ Rules:
   of a mutating class (``WAITING_CLASSES``) waits that long before dispatch; a session with a
   controller token whose priority is above the actor's may ``veto`` it meanwhile (an
   observer token never may, whatever kind it declares), and the action is then refused
-  POLICY_BLOCKED naming who vetoed it (client, kind, session and token). Nothing else waits; with no window nothing waits;
+  POLICY_BLOCKED naming who vetoed it (client, kind, session and token). Nothing else
+  waits; with no window nothing waits;
 - the table of waiting intents is bounded (``MAX_WAITING``): past it an intent is announced
   without a window (never refused for a full table).
 """
@@ -137,8 +138,7 @@ class Intents:
         principal = session.principal.name if session.principal is not None else "?"
         waiting.vetoed_by = session.client_name or session.id
         waiting.vetoed_how = (
-            f"{session.client_kind or 'client'}, session {session.id}, controller token "
-            f"{principal}"
+            f"{session.client_kind or 'client'}, session {session.id}, controller token {principal}"
         )
         waiting.done.set()
         return VetoResult(intent=request.intent, vetoed=True)

@@ -8,8 +8,9 @@ at ``fps`` encoded on the hub (``ScreenshotRecorder``, PyAV's H.264 in a worker 
 
 Bounds: ``MAX_PER_SESSION`` recordings per session (running or unread), the ledger's
 ``RECORDINGS`` bound on running ones (per session and per hub), every recording at most its
-``maxBytes`` (default ``DEFAULT_MAX_BYTES``), and the sum of the caps of running recordings plus the bytes of finished ones at most
-``MAX_HELD_BYTES`` (a start past any of them is refused, and counted). A frame is checked
+``maxBytes`` (default ``DEFAULT_MAX_BYTES``), and the sum of the caps of running
+recordings plus the bytes of finished ones at most ``MAX_HELD_BYTES`` (a start past any of
+them is refused, and counted). A frame is checked
 (``png_check``, at most ``MAX_FRAME_PIXELS``) before it is decoded, off the event loop. A
 recording is dropped when it is read to its end, or when its session closes however it
 closes: its recorder is stopped and its encoder released (threads and buffers) even when the

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from bridge.core.png_check import PngInfo, check_png
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import refusal
-from bridge.core.png_check import PngInfo, check_png
 from bridge.hub.memory_bounds import display_size
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.vision.overlay import Overlay
@@ -163,7 +163,7 @@ class VisionService:
             return None
         data = decode_reply_png(reply)
         checked = check_png(data, display_size(device), max_pixels=MAX_PIXELS) if data else None
-        if not isinstance(checked, PngInfo):  # checked before a byte is decoded
+        if data is None or not isinstance(checked, PngInfo):  # checked before decoding
             self.counts.failures += 1
             self.counts.refused += 1
             return None

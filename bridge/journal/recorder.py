@@ -308,9 +308,7 @@ class Journal:
 
     # ---- reads (worker threads) -------------------------------------------------------------
 
-    async def read(
-        self, query: Callable[[JournalReader], T], timeout_s: float | None = None
-    ) -> T:
+    async def read(self, query: Callable[[JournalReader], T], timeout_s: float | None = None) -> T:
         """Run ``query`` on a fresh read connection in a worker thread: at most
         ``READ_THREADS`` at once for the hub (others wait their turn), each stopped after
         ``timeout_s`` of its own time (``QueryTooLong``). Raises ``JournalUnavailable`` when

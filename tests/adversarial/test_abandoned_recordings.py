@@ -66,16 +66,17 @@ async def test_abandoned_recordings_are_bounded_and_released() -> None:
                 assert seen["resources"][RECORDINGS]["refused"] >= refused
                 # let the encoders run (threads started) before everyone walks away
                 with anyio.fail_after(20):
-                    while min(
-                        (r.made is None for r in rh.hub.service.recordings.held.values()),
-                        default=False,
-                    ) and native_threads() <= baseline:
+                    while (
+                        min(
+                            (r.made is None for r in rh.hub.service.recordings.held.values()),
+                            default=False,
+                        )
+                        and native_threads() <= baseline
+                    ):
                         await anyio.sleep(0.05)
             # every session closed without record.stop
             with anyio.fail_after(20):
-                while rh.hub.service.recordings.held or rh.hub.service.resources.held(
-                    RECORDINGS
-                ):
+                while rh.hub.service.recordings.held or rh.hub.service.resources.held(RECORDINGS):
                     await anyio.sleep(0.05)
             with anyio.fail_after(20):
                 while native_threads() > baseline + 2:

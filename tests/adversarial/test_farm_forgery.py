@@ -81,7 +81,9 @@ async def test_a_stolen_credentials_file_cannot_speak_for_another_hub(tmp_path: 
 
                 home = Global(id=7, device="sim-b", action=GlobalAction.HOME)
                 # 1. claiming C in the payload, sent (as NATS allows) as A: refused
-                forged = await ask(nc, "mobridge.farm.req.B.A", Forward(origin=origin("C"), request=home))
+                forged = await ask(
+                    nc, "mobridge.farm.req.B.A", Forward(origin=origin("C"), request=home)
+                )
                 assert isinstance(forged, Refused), forged
                 assert forged.message.code is ProtocolErrorCode.FORBIDDEN  # type: ignore[union-attr]
                 closed = await ask(
@@ -99,7 +101,9 @@ async def test_a_stolen_credentials_file_cannot_speak_for_another_hub(tmp_path: 
                     while not any("req.b.c" in v for v in violations):
                         await anyio.sleep(0.05)
                 # 3. A's own name with C's session id: a session of A's, holding nothing
-                as_a = await ask(nc, "mobridge.farm.req.B.A", Forward(origin=origin("A"), request=home))
+                as_a = await ask(
+                    nc, "mobridge.farm.req.B.A", Forward(origin=origin("A"), request=home)
+                )
                 assert isinstance(as_a, Forwarded), as_a
                 assert isinstance(as_a.message, ErrorMessage), as_a
                 assert as_a.message.error.error is ErrorCode.POLICY_BLOCKED

@@ -62,9 +62,7 @@ async def test_an_idle_hoarder_does_not_block_other_uploads() -> None:
                 assert reply["type"] == "result", reply
             assert store.expired == 2
             assert rh.hub.service.resources.held(UPLOADS) == 0
-            again = await call(
-                hoarder, chunk(3, dev, GIB, b"y", offset=1, upload=held[0])
-            )
+            again = await call(hoarder, chunk(3, dev, GIB, b"y", offset=1, upload=held[0]))
             assert again["type"] == "protocol_error" and "no upload" in again["message"]
             stats = rh.hub.service.statistics()
             assert stats["media"]["uploads"]["expired"] == 2

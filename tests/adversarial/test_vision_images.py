@@ -32,12 +32,12 @@ def bomb_png(side: int) -> bytes:
     idat = b"".join(parts)
 
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
 
     ihdr = struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
-    )
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
 
 
 def canvas_tree(capture: int) -> RawTree:
@@ -74,9 +74,7 @@ async def test_huge_vision_screenshots_are_refused_before_decoding() -> None:
         return None
 
     async def game(ws: ServerConnection) -> None:
-        await ws.send(
-            encode(TreePush(reason="change", stable=True, tree=canvas_tree(2))).decode()
-        )
+        await ws.send(encode(TreePush(reason="change", stable=True, tree=canvas_tree(2))).decode())
 
     rogue = RogueAgent(device_id="canvas-1", script=game, answer=answer)
     async with anyio.create_task_group() as tg:
