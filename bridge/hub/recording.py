@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -34,6 +33,7 @@ from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import BadRequest, offline, refusal
 from bridge.hub.media_sources import DeviceMedia, Recorder
 from bridge.hub.memory_bounds import display_size
+from bridge.hub.pixel_secrets import mask_picture
 from bridge.hub.resources import RECORDINGS, new_ledger, take
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
@@ -60,17 +60,15 @@ MAX_FRAME_PIXELS = 16_000_000
 
 
 class ScreenshotRecorder:
-    """Screenshots over the agent link at ``fps``, encoded to H.264 on the hub."""
+    """Screenshots over the agent link at ``fps``, encoded to H.264 on the hub; each frame
+    with the fields holding a secret blacked out (``pixel_secrets``). A device layer's own
+    recorder (``screenrecord``, ``simctl``) films on the device: its file is not masked."""
 
     name = "screenshots"
 
-    def __init__(
-        self, device: DeviceRuntime, fps: int, mask: Callable[[bytes], bytes] | None = None
-    ) -> None:
+    def __init__(self, device: DeviceRuntime, fps: int) -> None:
         self.device = device
         self.fps = fps
-        self.mask = mask
-        """Blacks out secret-holding fields of each frame before it is encoded (pixel_mask)."""
 
     async def record(self, seconds: int, stop: anyio.Event, max_bytes: int) -> Recording:
         encoder = Mp4Encoder(self.fps)
@@ -107,9 +105,11 @@ class ScreenshotRecorder:
                 if isinstance(checked, PngRefused):
                     reason = f"the device sent a frame the hub does not decode: {checked.reason}"
                     break
-                if self.mask is not None:
-                    png = self.mask(png)
-                await anyio.to_thread.run_sync(encoder.add_png, png, at_ms)
+                masked = await mask_picture(self.device, png)  # secrets never reach a frame
+                if masked is None:
+                    reason = "the device sent a frame the hub could not mask"
+                    break
+                await anyio.to_thread.run_sync(encoder.add_png, masked, at_ms)
                 if encoder.size >= max_bytes:
                     truncated, reason = True, f"the recording reached its cap of {max_bytes} bytes"
                     break

@@ -40,6 +40,7 @@ from bridge.hub.media_handlers import answer_media
 from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
 from bridge.hub.packages import Stager
+from bridge.hub.pixel_secrets import mask_picture
 from bridge.hub.recording import Recordings
 from bridge.hub.request_roles import refused_for
 from bridge.hub.resources import HISTORY_QUERIES, hold, new_ledger
@@ -810,6 +811,7 @@ class HubService:
             )
         png = decode_reply_png(reply)
         del reply  # the base64 text (a third larger than the image) goes at once
+        png = await mask_picture(device, png)  # secrets blacked out before it is kept
         kept = keep_screenshot(self.captures, device, png)
         if isinstance(kept, str):
             del png
