@@ -33,7 +33,7 @@ def test_password_and_masked_fields_are_secret_regions() -> None:
             role=Role.INPUT,
             bounds=(10, 40, 90, 60),
             state=NodeState(password=True),
-        ),  # fmt: skip
+        ),
         SemanticNode(node_id="n3", role=Role.TEXT, text="Hello", bounds=(10, 70, 90, 90)),
         SemanticNode(node_id="n4", role=Role.INPUT, value=MASK),  # no bounds: nothing to paint
     ]
