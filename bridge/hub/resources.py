@@ -29,12 +29,13 @@ BOUNDS: dict[str, Bound] = {
     LOG_STREAMS: Bound(per_session=8, per_hub=256),
     UPLOADS: Bound(per_session=4, per_hub=16),
     HISTORY_QUERIES: Bound(per_session=2, per_hub=8),
-    VISION_READS: Bound(per_session=1, per_hub=1),
-    SUBSCRIPTIONS: Bound(per_session=64, per_hub=8192),
+    VISION_READS: Bound(per_session=1, per_hub=256),
+    SUBSCRIPTIONS: Bound(per_session=1024, per_hub=16384),
 }
 """Running recordings (each an H.264 encoder); log streams; uploads in progress; journal
-queries in flight (two run at once, ``journal_service``); OCR passes (one at a time, hub-wide,
-counted under the hub's own name); stream memberships."""
+queries in flight (two run at once, ``bridge.journal.recorder.READ_THREADS``); vision reads
+(one per device at a time, counted under the device's id; the OCR itself runs one at a time
+for the hub); stream memberships (four streams per device, relays included)."""
 
 
 def new_ledger() -> ResourceLedger:

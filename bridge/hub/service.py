@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,7 +44,7 @@ from bridge.hub.packages import Stager
 from bridge.hub.pixel_secrets import mask_picture
 from bridge.hub.recording import Recordings
 from bridge.hub.request_roles import refused_for
-from bridge.hub.resources import HISTORY_QUERIES, hold, new_ledger
+from bridge.hub.resources import BOUNDS, HISTORY_QUERIES, SUBSCRIPTIONS, hold, new_ledger, take
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
 from bridge.hub.vision import VisionService
@@ -188,7 +189,7 @@ class HubService:
         """Every client-started resource, bounded per session and per hub (``resources``)."""
         self.uploads = UploadStore(ledger=self.resources)
         """Packages clients streamed for ``app.install`` (``bridge.hub.app_install``)."""
-        self.log_streams = LogStreams(self.masker)
+        self.log_streams = LogStreams(self.masker, self.resources)
         self.recordings = Recordings(self.resources)
         self.media: dict[str, DeviceMedia] = {}
         """Device id -> its device layer's logs, recorder and crash reports (set at linking)."""
@@ -226,6 +227,7 @@ class HubService:
             if isinstance(got, str):
                 return got
             self.vision = got
+            got.ledger = self.resources
             self.log.info("vision_enabled", engine=got.reader.engine.name)
         if self._vision_on is not None:
             self._vision_on.set()
@@ -459,12 +461,14 @@ class HubService:
             case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)
                 self.current(device)
-                return self.feeds[device.id].join(session, compact, patches)
+                with self._counted_subscription(session):
+                    return self.feeds[device.id].join(session, compact, patches)
             case Subscribe(device=device_id, compact=compact, patches=patches):
                 device = self.device(device_id)
                 cap = self.current(device)
                 stream = device.streams[compact]
-                stream.join(session, patches)
+                with self._counted_subscription(session):
+                    stream.join(session, patches)
                 return SubscribeResult(
                     subscription=stream.id,
                     seq=stream.seq,
@@ -479,6 +483,8 @@ class HubService:
                         ProtocolErrorCode.UNKNOWN_SUBSCRIPTION, f"not subscribed to {sub!r}"
                     )
                 found.leave(session)
+                if sub in session.streams:
+                    self.resources.give(SUBSCRIPTIONS, session.id)
                 session.forget_stream(sub)
                 return UnsubscribeResult(subscription=sub)
             case SnapshotGet(at=at, fresh=True) if at is not None:
@@ -617,6 +623,22 @@ class HubService:
         raise BadRequest(
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
         )
+
+    @contextmanager
+    def _counted_subscription(self, session: Session) -> Iterator[None]:
+        """Count a stream the session joins in the body (``SUBSCRIPTIONS``; a stream it
+        was already in is not counted twice); refused RATE_LIMITED past the bounds."""
+        before = set(session.streams)
+        bound = BOUNDS[SUBSCRIPTIONS]
+        ledger = self.resources
+        if (
+            ledger.held(SUBSCRIPTIONS, session.id) >= bound.per_session
+            or ledger.held(SUBSCRIPTIONS) >= bound.per_hub
+        ):
+            take(ledger, SUBSCRIPTIONS, session.id)  # raises RATE_LIMITED, counts the refusal
+        yield
+        for _ in set(session.streams) - before:
+            take(self.resources, SUBSCRIPTIONS, session.id)
 
     def lease(
         self,

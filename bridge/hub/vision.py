@@ -30,9 +30,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from bridge.core.png_check import PngInfo, check_png
+from bridge.core.resource_ledger import ResourceLedger
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import refusal
 from bridge.hub.memory_bounds import display_size
+from bridge.hub.resources import VISION_READS, hold
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.vision.overlay import Overlay
 from bridge.vision.regions import Region, blind_regions
@@ -85,6 +87,8 @@ class VisionService:
         self.limiter = anyio.CapacityLimiter(1)
         self.counts = VisionCounts()
         self.log = log
+        self.ledger: ResourceLedger | None = None
+        """The hub's resource ledger (set by the service): vision reads are counted there."""
 
     @classmethod
     def load(cls, log: Any = None) -> VisionService | str:
@@ -146,6 +150,14 @@ class VisionService:
             await _next_change(device, max(0.05, (SETTLE_MS - quiet) / 1000))
 
     async def _read(self, device: DeviceRuntime, regions: tuple[Region, ...]) -> Overlay | None:
+        if self.ledger is None:
+            return await self._read_counted(device, regions)
+        with hold(self.ledger, VISION_READS, device.id):
+            return await self._read_counted(device, regions)
+
+    async def _read_counted(
+        self, device: DeviceRuntime, regions: tuple[Region, ...]
+    ) -> Overlay | None:
         link = device.link
         push = device.last_push
         if link is None or push is None:
