@@ -297,6 +297,7 @@ async def subscriber_pool(url: str, token: str, n: int) -> None:
 
 FLOW = """appId: dev.mobridge.demo
 name: soak flow controller
+reset: none
 ---
 - tap: Bluetooth
 - assertVisible: Wi-Fi
@@ -320,7 +321,8 @@ class Soak:
         found = await _call(
             ws, {"type": "find", "id": 1, "device": SIM, "query": {"label": {"value": "Wi-Fi"}}}
         )
-        return found["result"]["matches"][0]["ref"]
+        matches = (found.get("result") or {}).get("matches") or []
+        return matches[0]["ref"] if matches else None  # None: not shown (the agent restarts)
 
     async def controller_loop(self) -> None:
         ws = await _client(self.url, self.controller, "soak-controller")
@@ -332,6 +334,10 @@ class Soak:
                 continue
             try:
                 ref = await self._wifi_ref(ws)
+                if ref is None:
+                    self.tally.count("controller: Wi-Fi not shown (device away)")
+                    await anyio.sleep(0.5)
+                    continue
                 start = time.perf_counter()
                 reply = await _call(
                     ws, {"type": "act", "id": n, "device": SIM,
@@ -494,6 +500,9 @@ class Soak:
             key = f"soak-{n}-{secrets.token_hex(3)}"
             first = await _client(self.url, self.controller, "soak-dropper")
             ref = await self._wifi_ref(first)
+            if ref is None:
+                await first.close()
+                continue
             request = {"action": "CLICK", "target": ref, "idempotencyKey": key, "verify": never}
             await first.send(
                 json.dumps({"type": "act", "id": 5, "device": SIM, "request": request})
@@ -526,6 +535,8 @@ class Soak:
             await anyio.sleep(15)
             n += 2
             ref = await self._wifi_ref(ws)
+            if ref is None:
+                continue
             await ws.send(json.dumps({"type": "act", "id": n, "device": SIM,
                                       "request": {"action": "CLICK", "target": ref,
                                                   "verify": never}}))  # fmt: skip
@@ -886,8 +897,11 @@ async def _guarded(loop: Any, tally: Tally) -> None:
     while True:
         try:
             await loop()
-        except (ConnectionClosed, OSError, TimeoutError, WebSocketException, KeyError) as exc:
-            tally.error(f"{loop.__name__}: {exc!r}")
+        except (
+            ConnectionClosed, OSError, TimeoutError, WebSocketException, KeyError, IndexError
+        ) as exc:  # fmt: skip
+            name = getattr(loop, "__name__", None) or getattr(loop, "func", loop).__name__
+            tally.error(f"{name}: {exc!r}")
             await anyio.sleep(1)
 
 
