@@ -67,6 +67,9 @@ WARMUP_S = 30
 FREEZE_S = 3.0
 """A misbehaving request answered later than this counts as the hub freezing."""
 FLOOD_ID = "soak-flood"
+LOG_SIM = "soak-logs"
+"""With --full: the hub's built-in simulated device (its log is readable through the hub's
+device layer), while ``SIM`` is an agent process the soak kills."""
 MUTE_ID = "soak-mute"
 
 
@@ -98,12 +101,21 @@ def _pct(data: list[float], q: float) -> float:
     return data[min(len(data) - 1, int(len(data) * q))]
 
 
+OFFLINE_WORDS = ("DEVICE_OFFLINE", "offline", "not online", "agent link lost")
+"""How a refusal says the device is away: expected while the soak has killed its agent."""
+
+
 @dataclass
 class Tally:
     errors: list[str] = field(default_factory=list)
     done: dict[str, int] = field(default_factory=dict)
+    expect_offline: bool = False
+    """--full kills the device's agent: DEVICE_OFFLINE answers are then the soak's doing."""
 
     def error(self, what: str) -> None:
+        if self.expect_offline and any(w in what for w in OFFLINE_WORDS):
+            self.count("refused: device offline (its agent was killed)")
+            return
         self.errors.append(what[:300])
 
     def count(self, what: str) -> None:
@@ -187,10 +199,11 @@ class RogueAgents:
 
                 async def push() -> None:
                     i = 0
-                    while True:
-                        await anyio.sleep(1.0)
-                        await ws.send(self._frames[i % 2])
-                        i += 1
+                    with contextlib.suppress(ConnectionClosed):
+                        while True:
+                            await anyio.sleep(1.0)
+                            await ws.send(self._frames[i % 2])
+                            i += 1
 
                 tg.start_soon(push)
             with contextlib.suppress(ConnectionClosed):
@@ -302,8 +315,17 @@ reset: none
 - tap: Bluetooth
 - assertVisible: Wi-Fi
 """
-OFFLINE_WORDS = ("DEVICE_OFFLINE", "offline", "not online", "agent link lost")
-"""How a refusal says the device is away: expected while the soak has killed its agent."""
+CONTENDED_WORDS = ("POLICY_BLOCKED", "CANCELLED", "lease")
+"""How a refusal says another controller holds the device (the flow runner leases it)."""
+
+
+def _expected(text: str) -> str | None:
+    """Why a refusal is one the soak itself causes (None: it is an error)."""
+    if any(w in text for w in OFFLINE_WORDS):
+        return "device offline"
+    if any(w in text for w in CONTENDED_WORDS):
+        return "another controller's lease"
+    return None
 
 
 class Soak:
@@ -351,8 +373,9 @@ class Soak:
                 ) and not (
                     reply["type"] == "error" and reply["error"]["error"] == "STALE_NODE_REF"
                 ):
-                    if any(w in json.dumps(reply) for w in OFFLINE_WORDS):
-                        self.tally.count("controller act refused: device offline")
+                    why = _expected(json.dumps(reply))
+                    if why is not None:
+                        self.tally.count(f"controller act refused: {why}")
                     else:
                         self.tally.error(f"controller act: {reply}")
             except TimeoutError:
@@ -363,6 +386,7 @@ class Soak:
         """A controller through ``mobridge mcp`` (stdio, the MCP SDK's client): Dark mode."""
         from mcp import ClientSession, StdioServerParameters, types
         from mcp.client.stdio import stdio_client
+        from mcp.shared.exceptions import McpError
 
         params = StdioServerParameters(
             command=sys.executable,
@@ -383,15 +407,21 @@ class Soak:
                     await anyio.sleep(1.0)
                     if self.quiet:
                         continue
-                    with anyio.fail_after(60):
-                        done = await session.call_tool(
-                            "act", {"device": SIM, "target": "Dark mode"}
-                        )
-                    text = " ".join(getattr(c, "text", "") for c in done.content)
-                    if not done.isError:
+                    try:
+                        with anyio.fail_after(60):
+                            done = await session.call_tool(
+                                "act", {"device": SIM, "target": "Dark mode"}
+                            )
+                    except McpError as exc:
+                        text, failed = str(exc), True
+                    else:
+                        text = " ".join(getattr(c, "text", "") for c in done.content)
+                        failed = bool(done.isError)
+                    why = _expected(text) if failed else None
+                    if not failed:
                         self.tally.count("mcp act")
-                    elif any(w in text for w in OFFLINE_WORDS):
-                        self.tally.count("mcp act refused: device offline")
+                    elif why is not None:
+                        self.tally.count(f"mcp act refused: {why}")
                     else:
                         self.tally.error(f"mcp act: {text[:200]}")
 
@@ -409,10 +439,11 @@ class Soak:
                 cwd=ROOT, check=False,
             )  # fmt: skip
             said = (done.stdout + done.stderr).decode(errors="replace")
+            why = _expected(said)
             if done.returncode == 0:
                 self.tally.count("flow run passed")
-            elif any(w in said for w in OFFLINE_WORDS):
-                self.tally.count("flow run refused: device offline")
+            elif why is not None:
+                self.tally.count(f"flow run refused: {why}")
             else:
                 self.tally.error(f"flow run: exit {done.returncode}: {said[-300:]}")
 
@@ -426,7 +457,7 @@ class Soak:
             try:
                 rec = await _call(ws, {"type": "record.start", "id": 1, "device": SIM,
                                        "fps": 5, "maxBytes": 4 << 20})  # fmt: skip
-                logs = await _call(ws, {"type": "logs.subscribe", "id": 2, "device": SIM})
+                logs = await _call(ws, {"type": "logs.subscribe", "id": 2, "device": LOG_SIM})
                 for reply, what in ((rec, "recording"), (logs, "log stream")):
                     if reply["type"] == "result":
                         self.tally.count(f"{what} started and abandoned")
@@ -645,7 +676,8 @@ async def drive(args: argparse.Namespace) -> int:
             procs.start_agent()
             procs.start_nats()
             extra = [
-                "--no-sim",
+                "--sim-id",
+                LOG_SIM,
                 "--agent",
                 f"ws://127.0.0.1:{procs.agent_port}",
                 "--farm",
@@ -684,6 +716,7 @@ async def drive(args: argparse.Namespace) -> int:
                 cwd=root, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True,
             )  # fmt: skip
             soak = Soak(url, port, controller, observer)
+            soak.tally.expect_offline = bool(args.full)
             print(
                 f"soak: {args.minutes} min, hub pid {hub.pid}, {args.subscribers} subscribers "
                 f"(pid {subs.pid}), controller every 200 ms, misbehaving: nesting, regex, "
@@ -732,7 +765,7 @@ async def drive(args: argparse.Namespace) -> int:
             growth = (rss_end - rss_start) / rss_start * 100
             views_ok = True
             if args.full:
-                views_ok = await _views_match(soak, subs, url, observer)
+                views_ok = await _views_match(soak, procs, subs, url, observer)
             print(
                 f"soak: RSS start {rss_start:.1f} MB, end {rss_end:.1f} MB ({growth:+.1f}%); "
                 f"deltas {totals['deltas']}, gaps {totals['gaps']}, subscriber errors "
@@ -789,6 +822,8 @@ class Children:
         self.agent: subprocess.Popen[bytes] | None = None
         self.nats: subprocess.Popen[bytes] | None = None
         self.done: dict[str, int] = {"agent kills": 0, "nats restarts": 0}
+        self.calm = False
+        """Set for the final check: no more kills or restarts."""
 
     def start_agent(self) -> None:
         self.agent = subprocess.Popen(
@@ -809,9 +844,11 @@ class Children:
         start = time.monotonic()
         restarts = [start + minutes * 60 / 3, start + minutes * 120 / 3]
         next_kill = start + kill_every * 60
-        while True:
+        while not self.calm:
             await anyio.sleep(1)
             now = time.monotonic()
+            if self.calm:
+                return
             if self.agent is not None and now >= next_kill:
                 self.agent.kill()
                 await anyio.to_thread.run_sync(self.agent.wait)
@@ -834,16 +871,25 @@ class Children:
                     proc.wait(10)
 
 
-async def _views_match(soak: Soak, subs: subprocess.Popen[str], url: str, token: str) -> bool:
+async def _views_match(
+    soak: Soak, procs: Children, subs: subprocess.Popen[str], url: str, token: str
+) -> bool:
     """Stop the controllers, let the screen settle, then compare every subscriber's view with
     the hub's snapshot (``view_digest``)."""
     from bridge.wire.codec import convert
     from bridge.wire.snapshot import ScreenSnapshot
 
     soak.quiet = True
-    await anyio.sleep(8)
+    procs.calm = True
     ws = await _client(url, token, "soak-judge")
-    got = await _call(ws, {"type": "snapshot.get", "id": 1, "device": SIM})
+    with anyio.fail_after(60):  # the device back online (its agent may have just been killed)
+        while True:
+            got = await _call(ws, {"type": "snapshot.get", "id": 1, "device": SIM})
+            if got["type"] == "result":
+                break
+            await anyio.sleep(0.5)
+    await anyio.sleep(8)  # the last actions settle, every subscriber resyncs
+    got = await _call(ws, {"type": "snapshot.get", "id": 2, "device": SIM})
     await ws.close()
     hub_view = view_digest(convert(got["result"]["snapshot"], ScreenSnapshot))
     assert subs.stdin is not None
