@@ -218,7 +218,13 @@ class Hub:
         if config.farm is not None:
             from bridge.hub.farm import Farm
 
-            self.farm = Farm(config.farm, self.service, log=self.log, clock_ms=monotonic_ms)
+            self.farm = Farm(
+                config.farm,
+                self.service,
+                log=self.log,
+                clock_ms=monotonic_ms,
+                auth=self.server.auth,
+            )
             self.service.remote = self.farm.remote
             self.service.owner_name = config.farm.hub
             self.service.farm_report = self.farm.report

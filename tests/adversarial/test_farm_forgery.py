@@ -2,9 +2,10 @@
 ``farm init`` identities for hubs A, B and C: a client of C holds the lease on B's device;
 an attacker holding A's stolen credentials file reads the holder's session id and tries to
 act and to release the lease as C. NATS lets A publish requests only as A (the subject's
-last token), and B believes the subject, not the payload: every forged origin is refused,
-A's own origin with C's session id acts as nobody, the lease stays with its holder and the
-device never went HOME."""
+last token), and B believes the subject, not the payload: every forged origin is refused.
+As A itself, a forward needs a proof of a farm token (``bridge.farm.proof``) that the file
+does not hold: refused too, made-up proofs included. The lease stays with its holder and the
+device never went HOME; the holder's own forwards (signed by C) still work."""
 
 from __future__ import annotations
 
@@ -17,13 +18,12 @@ import pytest
 
 from bridge.client import connect
 from bridge.farm.identities import load_credentials
-from bridge.wire.client_protocol import ErrorMessage, Global, LeaseRelease
-from bridge.wire.enums import ErrorCode, GlobalAction, ProtocolErrorCode
+from bridge.wire.client_protocol import Global, LeaseRelease
+from bridge.wire.enums import GlobalAction, ProtocolErrorCode
 from bridge.wire.farm import (
     FarmOrigin,
     FarmReply,
     Forward,
-    Forwarded,
     Refused,
     SessionsClosed,
 )
@@ -100,15 +100,25 @@ async def test_a_stolen_credentials_file_cannot_speak_for_another_hub(tmp_path: 
                 with anyio.fail_after(10):
                     while not any("req.b.c" in v for v in violations):
                         await anyio.sleep(0.05)
-                # 3. A's own name with C's session id: a session of A's, holding nothing
-                as_a = await ask(
-                    nc, "mobridge.farm.req.B.A", Forward(origin=origin("A"), request=home)
-                )
-                assert isinstance(as_a, Forwarded), as_a
-                assert isinstance(as_a.message, ErrorMessage), as_a
-                assert as_a.message.error.error is ErrorCode.POLICY_BLOCKED
+                # 3. A's own name: the file holds no farm token, so no proof of one; a made-up
+                #    proof fails too. A's name with C's session id would be A's session anyway.
+                for proof in (None, "ab" * 32):
+                    as_a = await ask(
+                        nc,
+                        "mobridge.farm.req.B.A",
+                        Forward(
+                            origin=msgspec.structs.replace(origin("A"), proof=proof),
+                            request=home,
+                        ),
+                    )
+                    assert isinstance(as_a, Refused), as_a
+                    assert as_a.message.code is ProtocolErrorCode.FORBIDDEN  # type: ignore[union-attr]
+                    assert "farm token" in as_a.message.message  # type: ignore[union-attr]
                 release = LeaseRelease(id=8, device="sim-b")
-                await ask(nc, "mobridge.farm.req.B.A", Forward(origin=origin("A"), request=release))
+                refused = await ask(
+                    nc, "mobridge.farm.req.B.A", Forward(origin=origin("A"), request=release)
+                )
+                assert isinstance(refused, Refused), refused
             finally:
                 await nc.close()
             after = await farm_listed(b, {"sim-b"})
