@@ -37,6 +37,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -781,8 +782,12 @@ async def drive(args: argparse.Namespace) -> int:
                 f"soak: hub log {log_path} ({os.fstat(log.fileno()).st_size} bytes); crash lines "
                 f"(handler_crashed, ingest_crashed, agent_task_crashed, tracebacks): {crashes}"
             )
-            for e in soak.tally.errors[:20]:
-                print(f"  error: {e}")
+            kinds: dict[str, int] = {}
+            for e in soak.tally.errors:
+                kind = re.sub(r"[0-9.]+", "N", e)[:90]
+                kinds[kind] = kinds.get(kind, 0) + 1
+            for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1])[:20]:
+                print(f"  error x{count}: {kind}")
             noted = _log_levels(log_path)
             print(
                 "soak: hub warnings and errors by event: "
