@@ -184,7 +184,7 @@ async def _drive(
         return answer
 
     for name, announcer, _, nc in hubs:
-        await nc.subscribe(f"{PREFIX}.req.{name}", cb=answerer(announcer, nc))
+        await nc.subscribe(f"{PREFIX}.req.{name}.*", cb=answerer(announcer, nc))
 
     async def beat() -> None:
         for name, announcer, devices, nc in hubs:

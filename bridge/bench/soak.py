@@ -14,6 +14,16 @@ that sends but never reads, idempotent retries after a drop and key conflicts, a
 would hold the device for a minute (cancelled), unauthenticated connections left open, and an
 action on the mute agent's device.
 
+With ``--full`` (issue 33's soak) it also: runs the simulated device as its own agent
+process and kills it (-9) every ``--agent-kill-every`` minutes (5), starting it again at
+once; joins the hub to a farm through a real ``nats-server`` it restarts twice (at a third
+and two thirds of the run); adds two more controllers, an MCP client (``mobridge mcp`` over
+stdio, the SDK's client) toggling Dark mode and a flow (``mobridge test``) toggling
+Bluetooth; and starts screen recordings and log streams from observer sessions that then
+drop without stopping them. At the end the controllers stop, and every subscriber's view
+(the snapshot it built from its deltas) must equal the hub's; every warning or error line of
+the hub's log is listed by event.
+
 Each minute it prints the hub's RSS, delta latency p50/p99, deltas, gaps and errors; at the
 end RSS at start and end and the growth. "Start" is after ``WARMUP_S`` of full load (every
 device's history full, every connection open), so that growth measures leaks, not warm-up;
@@ -27,6 +37,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -36,6 +47,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +68,9 @@ WARMUP_S = 30
 FREEZE_S = 3.0
 """A misbehaving request answered later than this counts as the hub freezing."""
 FLOOD_ID = "soak-flood"
+LOG_SIM = "soak-logs"
+"""With --full: the hub's built-in simulated device (its log is readable through the hub's
+device layer), while ``SIM`` is an agent process the soak kills."""
 MUTE_ID = "soak-mute"
 
 
@@ -87,12 +102,23 @@ def _pct(data: list[float], q: float) -> float:
     return data[min(len(data) - 1, int(len(data) * q))]
 
 
+OFFLINE_WORDS = ("DEVICE_OFFLINE", "offline", "not online", "agent link lost")
+"""How a refusal says the device is away: expected while the soak has killed its agent."""
+
+
 @dataclass
 class Tally:
     errors: list[str] = field(default_factory=list)
     done: dict[str, int] = field(default_factory=dict)
+    expect_offline: bool = False
+    """--full kills the device's agent and runs a flow that leases it: DEVICE_OFFLINE and
+    lease refusals are then the soak's own doing, counted rather than errors."""
 
     def error(self, what: str) -> None:
+        why = _expected(what) if self.expect_offline else None
+        if why is not None:  # the soak's own doing: its agent kills, the flow's lease
+            self.count(f"refused: {why}")
+            return
         self.errors.append(what[:300])
 
     def count(self, what: str) -> None:
@@ -176,10 +202,11 @@ class RogueAgents:
 
                 async def push() -> None:
                     i = 0
-                    while True:
-                        await anyio.sleep(1.0)
-                        await ws.send(self._frames[i % 2])
-                        i += 1
+                    with contextlib.suppress(ConnectionClosed):
+                        while True:
+                            await anyio.sleep(1.0)
+                            await ws.send(self._frames[i % 2])
+                            i += 1
 
                 tg.start_soon(push)
             with contextlib.suppress(ConnectionClosed):
@@ -199,10 +226,28 @@ class RogueAgents:
 # --------------------------------------------------------------------------- subscriber pool
 
 
+def view_digest(snapshot: Any) -> str:
+    """A digest of a snapshot's nodes (what a subscriber shows), comparable across processes."""
+    import hashlib
+
+    import msgspec
+
+    return hashlib.sha256(msgspec.json.encode(snapshot.nodes)).hexdigest()[:16]
+
+
 async def subscriber_pool(url: str, token: str, n: int) -> None:
-    """Runs in its own process: ``n`` subscribers; one JSON line of figures per minute."""
+    """Runs in its own process: ``n`` subscribers; one JSON line of figures per minute, and
+    one line of view digests (``{"views": {digest: count}}``) when its stdin says ``views``."""
+    import msgspec
+
+    from bridge.client.delta import Desync, SnapshotTracker
+    from bridge.wire.client_protocol import DeltaEvent, SnapshotEvent
+    from bridge.wire.codec import convert
+    from bridge.wire.snapshot import ScreenSnapshot
+
     latencies: list[float] = []
-    stats = {"deltas": 0, "gaps": 0, "resyncs": 0, "errors": 0}
+    stats = {"deltas": 0, "gaps": 0, "resyncs": 0, "errors": 0, "desyncs": 0}
+    views: dict[int, SnapshotTracker] = {}
 
     async def follow(i: int) -> None:
         while True:
@@ -210,6 +255,10 @@ async def subscriber_pool(url: str, token: str, n: int) -> None:
                 ws = await _client(url, token, f"sub{i}")
                 reply = await _call(ws, {"type": "subscribe", "id": 1, "device": SIM})
                 seq = reply["result"]["seq"]
+                tracker = SnapshotTracker()
+                tracker.snapshot = convert(reply["result"]["snapshot"], ScreenSnapshot)
+                tracker.seq, tracker.in_sync = seq, True
+                views[i] = tracker
                 async for frame in ws:
                     msg = json.loads(frame)
                     kind = msg.get("type")
@@ -219,16 +268,33 @@ async def subscriber_pool(url: str, token: str, n: int) -> None:
                         seq = msg["seq"]
                         stats["deltas"] += 1
                         latencies.append(_now_ms() - msg["meta"]["timestamp"])
+                        done = tracker.on_delta(msgspec.json.decode(frame, type=DeltaEvent))
+                        if isinstance(done, Desync):
+                            stats["desyncs"] += 1
                     elif kind == "snapshot":
                         seq = msg["seq"]
                         stats["resyncs"] += 1
+                        tracker.on_snapshot(msgspec.json.decode(frame, type=SnapshotEvent))
             except (ConnectionClosed, OSError, TimeoutError, KeyError, WebSocketException):
                 stats["errors"] += 1
+                views.pop(i, None)
                 await anyio.sleep(1)
+
+    async def answer_views() -> None:
+        while True:
+            line = await anyio.to_thread.run_sync(sys.stdin.readline)
+            if not line:
+                return
+            counts: dict[str, int] = {}
+            for tracker in views.values():
+                key = view_digest(tracker.snapshot) if tracker.in_sync else "out of sync"
+                counts[key] = counts.get(key, 0) + 1
+            print(json.dumps({"views": counts, "subscribers": len(views)}), flush=True)
 
     async with anyio.create_task_group() as tg:
         for i in range(n):
             tg.start_soon(follow, i)
+        tg.start_soon(answer_views)
         while True:
             await anyio.sleep(60)
             taken, latencies[:] = list(latencies), []
@@ -245,10 +311,32 @@ async def subscriber_pool(url: str, token: str, n: int) -> None:
 # --------------------------------------------------------------------------- driver
 
 
+FLOW = """appId: dev.mobridge.demo
+name: soak flow controller
+reset: none
+---
+- tap: Bluetooth
+- assertVisible: Wi-Fi
+"""
+CONTENDED_WORDS = ("POLICY_BLOCKED", "CANCELLED", "lease")
+"""How a refusal says another controller holds the device (the flow runner leases it)."""
+
+
+def _expected(text: str) -> str | None:
+    """Why a refusal is one the soak itself causes (None: it is an error)."""
+    if any(w in text for w in OFFLINE_WORDS):
+        return "device offline"
+    if any(w in text for w in CONTENDED_WORDS):
+        return "another controller's lease"
+    return None
+
+
 class Soak:
     def __init__(self, url: str, port: int, controller: str, observer: str) -> None:
         self.url, self.port = url, port
         self.controller, self.observer = controller, observer
+        self.quiet = False
+        """Set at the end: the controllers stop acting so the screen settles for the check."""
         self.tally = Tally()
         self.act_ms: list[float] = []
         self.ping_ms: list[float] = []
@@ -258,15 +346,23 @@ class Soak:
         found = await _call(
             ws, {"type": "find", "id": 1, "device": SIM, "query": {"label": {"value": "Wi-Fi"}}}
         )
-        return found["result"]["matches"][0]["ref"]
+        matches = (found.get("result") or {}).get("matches") or []
+        return matches[0]["ref"] if matches else None  # None: not shown (the agent restarts)
 
     async def controller_loop(self) -> None:
         ws = await _client(self.url, self.controller, "soak-controller")
         n = 10
         while True:
             n += 1
+            if self.quiet:
+                await anyio.sleep(0.2)
+                continue
             try:
                 ref = await self._wifi_ref(ws)
+                if ref is None:
+                    self.tally.count("controller: Wi-Fi not shown (device away)")
+                    await anyio.sleep(0.5)
+                    continue
                 start = time.perf_counter()
                 reply = await _call(
                     ws, {"type": "act", "id": n, "device": SIM,
@@ -280,10 +376,105 @@ class Soak:
                 ) and not (
                     reply["type"] == "error" and reply["error"]["error"] == "STALE_NODE_REF"
                 ):
-                    self.tally.error(f"controller act: {reply}")
+                    why = _expected(json.dumps(reply))
+                    if why is not None:
+                        self.tally.count(f"controller act refused: {why}")
+                    else:
+                        self.tally.error(f"controller act: {reply}")
             except TimeoutError:
                 self.tally.error("controller act: no answer within 15 s")
             await anyio.sleep(0.2)
+
+    async def mcp_loop(self) -> None:
+        """A controller through ``mobridge mcp`` (stdio, the MCP SDK's client): Dark mode."""
+        from mcp import ClientSession, StdioServerParameters, types
+        from mcp.client.stdio import stdio_client
+        from mcp.shared.exceptions import McpError
+
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "bridge.cli", "mcp", "--url", self.url, "--token", self.controller,
+                  "--kind", "agent"],
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            cwd=str(ROOT),
+        )  # fmt: skip
+        with open(os.devnull, "w") as errlog:  # noqa: ASYNC230 - /dev/null never blocks
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(
+                    read, write, client_info=types.Implementation(name="soak-mcp", version="1")
+                ) as session,
+            ):
+                await session.initialize()
+                while True:
+                    await anyio.sleep(1.0)
+                    if self.quiet:
+                        continue
+                    try:
+                        with anyio.fail_after(60):
+                            done = await session.call_tool(
+                                "act", {"device": SIM, "target": "Dark mode"}
+                            )
+                    except McpError as exc:
+                        text, failed = str(exc), True
+                    else:
+                        text = " ".join(getattr(c, "text", "") for c in done.content)
+                        failed = bool(done.isError)
+                    why = _expected(text) if failed else None
+                    if not failed:
+                        self.tally.count("mcp act")
+                    elif why is not None:
+                        self.tally.count(f"mcp act refused: {why}")
+                    else:
+                        self.tally.error(f"mcp act: {text[:200]}")
+
+    async def flow_loop(self, workdir: Path) -> None:
+        """A controller running a flow (``mobridge test``) every 10 s: Bluetooth."""
+        flow = workdir / "soak-flow.yaml"
+        flow.write_text(FLOW)
+        while True:
+            await anyio.sleep(10)
+            if self.quiet:
+                continue
+            done = await anyio.run_process(
+                [sys.executable, "-m", "bridge.cli", "test", str(flow), "--url", self.url,
+                 "--token", self.controller, "--device", SIM, "--quiet"],
+                cwd=ROOT, check=False,
+            )  # fmt: skip
+            said = (done.stdout + done.stderr).decode(errors="replace")
+            why = _expected(said)
+            if done.returncode == 0:
+                self.tally.count("flow run passed")
+            elif why is not None:
+                self.tally.count(f"flow run refused: {why}")
+            else:
+                self.tally.error(f"flow run: exit {done.returncode}: {said[-300:]}")
+
+    async def abandon_loop(self) -> None:
+        """Observer sessions start a recording and a log stream, then drop without a word."""
+        n = 0
+        while True:
+            await anyio.sleep(20)
+            n += 1
+            ws = await _client(self.url, self.observer, f"soak-abandoner{n}")
+            try:
+                rec = await _call(ws, {"type": "record.start", "id": 1, "device": SIM,
+                                       "fps": 5, "maxBytes": 4 << 20})  # fmt: skip
+                logs = await _call(ws, {"type": "logs.subscribe", "id": 2, "device": LOG_SIM})
+                for reply, what in ((rec, "recording"), (logs, "log stream")):
+                    if reply["type"] == "result":
+                        self.tally.count(f"{what} started and abandoned")
+                    elif (
+                        any(w in json.dumps(reply) for w in OFFLINE_WORDS)
+                        or reply.get("code") == "RATE_LIMITED"
+                    ):
+                        self.tally.count(f"{what} refused (offline or bound)")
+                    else:
+                        self.tally.error(f"abandoned {what}: {reply}")
+                await anyio.sleep(5)
+            finally:
+                if ws.transport is not None:
+                    ws.transport.abort()
 
     async def ping_loop(self) -> None:
         """An honest observer pinging every 100 ms: how long anyone waits for the hub."""
@@ -343,6 +534,9 @@ class Soak:
             key = f"soak-{n}-{secrets.token_hex(3)}"
             first = await _client(self.url, self.controller, "soak-dropper")
             ref = await self._wifi_ref(first)
+            if ref is None:
+                await first.close()
+                continue
             request = {"action": "CLICK", "target": ref, "idempotencyKey": key, "verify": never}
             await first.send(
                 json.dumps({"type": "act", "id": 5, "device": SIM, "request": request})
@@ -375,6 +569,8 @@ class Soak:
             await anyio.sleep(15)
             n += 2
             ref = await self._wifi_ref(ws)
+            if ref is None:
+                continue
             await ws.send(json.dumps({"type": "act", "id": n, "device": SIM,
                                       "request": {"action": "CLICK", "target": ref,
                                                   "verify": never}}))  # fmt: skip
@@ -477,11 +673,26 @@ async def drive(args: argparse.Namespace) -> int:
     log = log_path.open("wb")  # noqa: ASYNC230 - once, at start; a pipe nobody reads would block the hub
     async with anyio.create_task_group() as tg:
         rport = await tg.start(rogue.serve)
+        extra: list[str] = []
+        procs = Children(root, agent_token)
+        if args.full:
+            procs.start_agent()
+            procs.start_nats()
+            extra = [
+                "--sim-id",
+                LOG_SIM,
+                "--agent",
+                f"ws://127.0.0.1:{procs.agent_port}",
+                "--farm",
+                f"nats://127.0.0.1:{procs.nats_port}",
+                "--farm-name",
+                "soak",
+            ]
         hub = subprocess.Popen(  # noqa: ASYNC220 - a long-lived child, polled
             [sys.executable, "-m", "bridge.cli", "serve", "--port", str(port),
              "--token", controller, "--observer-token", observer, "--sim-scene", "settings",
              "--agent", f"ws://127.0.0.1:{rport}/flood", "--agent", f"ws://127.0.0.1:{rport}/mute",
-             "--agent-token", agent_token, "--log-json"],
+             "--agent-token", agent_token, "--log-json", *extra],
             cwd=root, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         subs: subprocess.Popen[str] | None = None
@@ -505,9 +716,10 @@ async def drive(args: argparse.Namespace) -> int:
             subs = subprocess.Popen(  # noqa: ASYNC220 - a long-lived child, read in a thread
                 [sys.executable, "-m", "bridge.bench.soak", "--pool", url, observer,
                  str(args.subscribers)],
-                cwd=root, stdout=subprocess.PIPE, text=True,
+                cwd=root, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True,
             )  # fmt: skip
             soak = Soak(url, port, controller, observer)
+            soak.tally.expect_offline = bool(args.full)
             print(
                 f"soak: {args.minutes} min, hub pid {hub.pid}, {args.subscribers} subscribers "
                 f"(pid {subs.pid}), controller every 200 ms, misbehaving: nesting, regex, "
@@ -519,6 +731,16 @@ async def drive(args: argparse.Namespace) -> int:
                          soak.non_reader_loop, soak.idempotency_loop, soak.hog_loop,
                          soak.unauthenticated_loop, soak.mute_loop):  # fmt: skip
                 tg.start_soon(_guarded, loop, soak.tally)
+            if args.full:
+                print(
+                    f"soak: --full: agent process killed every {args.agent_kill_every} min, "
+                    "nats-server restarted twice, MCP and flow controllers, recordings and log "
+                    "streams abandoned every 20 s"
+                )
+                workdir = Path(args.workdir)
+                for loop in (soak.mcp_loop, partial(soak.flow_loop, workdir), soak.abandon_loop):
+                    tg.start_soon(_guarded, loop, soak.tally)
+                tg.start_soon(procs.chaos, args.minutes, args.agent_kill_every)
             # The baseline is taken once the working set is full (histories of every device,
             # every connection open, every misbehaviour under way), so growth means a leak.
             await anyio.sleep(WARMUP_S)
@@ -544,6 +766,9 @@ async def drive(args: argparse.Namespace) -> int:
                 soak.act_ms, soak.ping_ms = [], []
             rss_end = _rss_mb(hub.pid)
             growth = (rss_end - rss_start) / rss_start * 100
+            views_ok = True
+            if args.full:
+                views_ok = await _views_match(soak, procs, subs, url, observer)
             print(
                 f"soak: RSS start {rss_start:.1f} MB, end {rss_end:.1f} MB ({growth:+.1f}%); "
                 f"deltas {totals['deltas']}, gaps {totals['gaps']}, subscriber errors "
@@ -557,10 +782,21 @@ async def drive(args: argparse.Namespace) -> int:
                 f"soak: hub log {log_path} ({os.fstat(log.fileno()).st_size} bytes); crash lines "
                 f"(handler_crashed, ingest_crashed, agent_task_crashed, tracebacks): {crashes}"
             )
-            for e in soak.tally.errors[:20]:
-                print(f"  error: {e}")
+            kinds: dict[str, int] = {}
+            for e in soak.tally.errors:
+                kind = re.sub(r"[0-9.]+", "N", e)[:90]
+                kinds[kind] = kinds.get(kind, 0) + 1
+            for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1])[:20]:
+                print(f"  error x{count}: {kind}")
+            noted = _log_levels(log_path)
+            print(
+                "soak: hub warnings and errors by event: "
+                + (", ".join(f"{k} {v}" for k, v in sorted(noted.items())) or "none")
+            )
+            print(f"soak: chaos: {procs.done}")
             bad = (
-                crashes
+                not views_ok
+                or crashes
                 or soak.tally.errors
                 or totals["gaps"]
                 or totals["errors"]
@@ -575,9 +811,133 @@ async def drive(args: argparse.Namespace) -> int:
             hub.send_signal(signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 hub.wait(10)
+            procs.stop()
             log.close()
             tg.cancel_scope.cancel()
     return 1  # not reached: the task group only ends through the returns above
+
+
+class Children:
+    """The simulated device's agent process and the farm's nats-server, and the chaos done
+    to them (``--full``)."""
+
+    def __init__(self, root: Path, agent_token: str) -> None:
+        self.root = root
+        self.agent_token = agent_token
+        self.agent_port = _free_port()
+        self.nats_port = _free_port()
+        self.agent: subprocess.Popen[bytes] | None = None
+        self.nats: subprocess.Popen[bytes] | None = None
+        self.done: dict[str, int] = {"agent kills": 0, "nats restarts": 0}
+        self.calm = False
+        """Set for the final check: no more kills or restarts."""
+
+    def start_agent(self) -> None:
+        self.agent = subprocess.Popen(
+            [sys.executable, "-m", "bridge.bench.soak", "--agent-proc", str(self.agent_port),
+             self.agent_token],
+            cwd=self.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def start_nats(self) -> None:
+        self.nats = subprocess.Popen(
+            ["nats-server", "-a", "127.0.0.1", "-p", str(self.nats_port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    async def chaos(self, minutes: int, kill_every: int) -> None:
+        """Kill -9 and restart the agent every ``kill_every`` minutes; restart nats-server
+        at a third and two thirds of the run."""
+        start = time.monotonic()
+        restarts = [start + minutes * 60 / 3, start + minutes * 120 / 3]
+        next_kill = start + kill_every * 60
+        while not self.calm:
+            await anyio.sleep(1)
+            now = time.monotonic()
+            if self.calm:
+                return
+            if self.agent is not None and now >= next_kill:
+                self.agent.kill()
+                await anyio.to_thread.run_sync(self.agent.wait)
+                self.start_agent()
+                self.done["agent kills"] += 1
+                next_kill += kill_every * 60
+            if restarts and now >= restarts[0] and self.nats is not None:
+                restarts.pop(0)
+                self.nats.terminate()
+                await anyio.to_thread.run_sync(self.nats.wait)
+                await anyio.sleep(2)
+                self.start_nats()
+                self.done["nats restarts"] += 1
+
+    def stop(self) -> None:
+        for proc in (self.agent, self.nats):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(10)
+
+
+async def _views_match(
+    soak: Soak, procs: Children, subs: subprocess.Popen[str], url: str, token: str
+) -> bool:
+    """Stop the controllers, let the screen settle, then compare every subscriber's view with
+    the hub's snapshot (``view_digest``)."""
+    from bridge.wire.codec import convert
+    from bridge.wire.snapshot import ScreenSnapshot
+
+    soak.quiet = True
+    procs.calm = True
+    ws = await _client(url, token, "soak-judge")
+    with anyio.fail_after(60):  # the device back online (its agent may have just been killed)
+        while True:
+            got = await _call(ws, {"type": "snapshot.get", "id": 1, "device": SIM})
+            if got["type"] == "result":
+                break
+            await anyio.sleep(0.5)
+    await anyio.sleep(8)  # the last actions settle, every subscriber resyncs
+    got = await _call(ws, {"type": "snapshot.get", "id": 2, "device": SIM})
+    await ws.close()
+    hub_view = view_digest(convert(got["result"]["snapshot"], ScreenSnapshot))
+    assert subs.stdin is not None
+    subs.stdin.write("views\n")
+    subs.stdin.flush()
+    lines = _LineReader(subs)
+    with anyio.fail_after(60):
+        while True:
+            answer = json.loads(await lines.next())
+            if "views" in answer:
+                break
+    views = answer["views"]
+    same = views.get(hub_view, 0)
+    print(
+        f"soak: views at the end: {same} of {answer['subscribers']} subscribers equal to the "
+        f"hub's ({hub_view}); others: { ({k: v for k, v in views.items() if k != hub_view}) }"
+    )
+    return bool(same == answer["subscribers"] and same > 0)
+
+
+def _log_levels(path: Path) -> dict[str, int]:
+    """Warning and error lines of the hub's JSON log, counted by event."""
+    counts: dict[str, int] = {}
+    with path.open("rb") as f:
+        for raw in f:
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(line, dict) and line.get("level") in ("warning", "error", "critical"):
+                key = f"{line.get('level')}:{line.get('event')}"
+                counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+async def _agent_process(port: int, token: str) -> None:
+    from bridge.devices.sim import SimConfig, SimDevice
+
+    sim = SimDevice(SimConfig(token=token, port=port, scene="settings", device_id=SIM))
+    async with anyio.create_task_group() as tg:
+        await tg.start(sim.serve)
 
 
 def _log_crashes(path: Path) -> int:
@@ -590,8 +950,11 @@ async def _guarded(loop: Any, tally: Tally) -> None:
     while True:
         try:
             await loop()
-        except (ConnectionClosed, OSError, TimeoutError, WebSocketException, KeyError) as exc:
-            tally.error(f"{loop.__name__}: {exc!r}")
+        except (
+            ConnectionClosed, OSError, TimeoutError, WebSocketException, KeyError, IndexError
+        ) as exc:  # fmt: skip
+            name = getattr(loop, "__name__", None) or getattr(loop, "func", loop).__name__
+            tally.error(f"{name}: {exc!r}")
             await anyio.sleep(1)
 
 
@@ -610,6 +973,10 @@ class _LineReader:
 
 
 def main(argv: Sequence[str]) -> int:
+    if argv[:1] == ["--agent-proc"]:
+        with contextlib.suppress(KeyboardInterrupt):
+            anyio.run(_agent_process, int(argv[1]), argv[2])
+        return 0
     if argv[:1] == ["--pool"]:
         url, token, n = argv[1], argv[2], int(argv[3])
         with contextlib.suppress(KeyboardInterrupt):
@@ -621,7 +988,17 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument(
         "--log", default="soak-hub.log", help="where the hub's log goes (default soak-hub.log)"
     )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="issue 33's soak: agent kills, nats-server restarts, MCP and flow controllers, "
+        "abandoned recordings and log streams, views compared at the end",
+    )
+    parser.add_argument(
+        "--agent-kill-every", type=int, default=5, metavar="MIN", help="with --full (default 5)"
+    )
     args = parser.parse_args(argv)
+    args.workdir = str(Path(args.log).resolve().parent)
     if not 1 <= args.minutes <= 24 * 60 or not 1 <= args.subscribers <= 2000:
         parser.error("--minutes must be 1..1440 and --subscribers 1..2000")
     return anyio.run(drive, args)

@@ -7,10 +7,11 @@ printed only with ``--debug`` (``mobridge --debug COMMAND`` or ``COMMAND --debug
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bridge import __version__
@@ -719,6 +720,7 @@ def _serve(args: argparse.Namespace) -> int:
             try:
                 with anyio.open_signal_receiver(signal.SIGTERM) as signals:
                     async for _ in signals:  # a polite stop: clean up, then leave
+                        _exit_within(EXIT_GRACE_S, token_file, remove_token)
                         tg.cancel_scope.cancel()
                         break
             finally:
@@ -790,6 +792,32 @@ def _find_exception(exc: BaseException, kind: type[BaseException]) -> BaseExcept
                 return found
     cause = exc.__cause__ or exc.__context__
     return _find_exception(cause, kind) if cause is not None else None
+
+
+EXIT_GRACE_S = 5.0
+"""After SIGTERM the hub cleans up (sessions, journal, agents) for at most this long, then
+leaves anyway: a stop must not wait on a flood of clients or a stuck worker thread."""
+
+
+def _exit_within(seconds: float, token_files: list[Any], remove: Callable[[Any], None]) -> None:
+    """Start a daemon timer that ends the process after ``seconds`` (having removed the
+    token files and said so), in case the polite stop does not finish by then."""
+    import threading
+
+    def force() -> None:
+        for path in token_files:
+            with contextlib.suppress(OSError):
+                remove(path)
+        print(
+            f"mobridge serve: clean-up took over {seconds:g} s after SIGTERM; exiting now",
+            file=sys.stderr,
+            flush=True,
+        )
+        os._exit(0)
+
+    timer = threading.Timer(seconds, force)
+    timer.daemon = True
+    timer.start()
 
 
 def _find_os_error(exc: BaseException, code: int) -> OSError | None:

@@ -32,6 +32,10 @@ class IdempotencyTable(Generic[T]):
         while len(self.entries) > self.capacity:
             self.entries.popitem(last=False)
 
+    def forget(self, scope: str, key: str) -> None:
+        """Drop ``key`` (its first attempt never started, so a retry may run it)."""
+        self.entries.pop((scope, key), None)
+
     def _expire(self, now_ms: int) -> None:
         while self.entries:
             first = next(iter(self.entries))

@@ -5,10 +5,13 @@ screen was captured even when the device delivered fewer frames than asked. Fram
 scaled so the longer side is at most ``MAX_SIDE`` pixels and both sides are even (H.264's
 4:2:0 needs them so). Not thread-safe: one encoder is fed from one worker thread at a time.
 ``size`` is what the file holds so far; the caller stops feeding when it passes its cap.
+Every encoder must end in ``finish`` or ``close`` (both idempotent): the H.264 encoder holds
+worker threads and frame buffers that a dropped reference does not free at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 from fractions import Fraction
 from typing import Any
@@ -34,6 +37,7 @@ class Mp4Encoder:
         self.width = 0
         self.height = 0
         self._last_pts = -1
+        self._closed = False
 
     @property
     def size(self) -> int:
@@ -67,10 +71,29 @@ class Mp4Encoder:
 
     def finish(self) -> bytes:
         """Flush the encoder and close the file; its bytes (empty when no frame came)."""
+        if self._closed:
+            return b""
         if self._stream is not None:
             for packet in self._stream.encode(None):
                 self._container.mux(packet)
         if self.frames == 0:
+            self.close()
             return b""
         self._container.close()
+        self._closed = True
+        self._stream = None
+        self._png = None
         return self._out.getvalue()
+
+    def close(self) -> None:
+        """Release the encoder, its threads and buffers without making a file (a recording
+        abandoned or cancelled). Idempotent; after it the encoder takes no frame."""
+        if self._closed:
+            return
+        self._closed = True
+        # an unfinished stream may refuse its trailer; its codec is freed all the same
+        with contextlib.suppress(Exception):
+            self._container.close()
+        self._stream = None
+        self._png = None
+        self._out = io.BytesIO()

@@ -4,16 +4,20 @@ Each hub gets its own NATS user (a random 32-byte password) whose permissions â€
 nats-server itself, nothing checked here â€” are exactly what the farm protocol needs:
 
 - publish: its own ``announce`` / ``events`` / ``stream`` subjects, ``discover`` and the
-  request subject of every hub (``req.*``: asking any hub is allowed); replies only through
-  ``allow_responses`` (a hub may answer a request it received, once, and nothing else);
+  request subject of every hub *as itself* (``req.*.<hub>``: asking any hub is allowed, but
+  the subject's last token, which the receiver takes as the sender, can only be its own
+  name); replies only through ``allow_responses`` (a hub may answer a request it received,
+  once, and nothing else);
 - subscribe: every hub's ``announce`` / ``events`` / ``stream`` subjects (the streams its
-  clients watch), ``discover``, its own ``req.<hub>`` and its own reply inbox
-  ``_INBOX.<hub>.>`` (``FarmConfig.inbox_prefix``), so no hub reads another's replies.
+  clients watch), ``discover``, the requests addressed to it (``req.<hub>.*``) and its own
+  reply inbox ``_INBOX.<hub>.>`` (``FarmConfig.inbox_prefix``), so no hub reads another's
+  replies.
 
-So a hub cannot receive requests meant for another hub, read another's replies, or forge
-another hub's announcements, events, streams or replies: NATS refuses with a "Permissions
-Violation". The credentials file is JSON (mode 0600) read by ``mobridge serve
---farm-credentials FILE``; the config holds every password, so it is mode 0600 as well.
+So a hub cannot receive requests meant for another hub, read another's replies, send a
+request as another hub, or forge another hub's announcements, events, streams or replies:
+NATS refuses with a "Permissions Violation". The credentials file is JSON (mode 0600) read
+by ``mobridge serve --farm-credentials FILE``; the config holds every password, so it is
+mode 0600 as well.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ def permissions(hub: str, prefix: str) -> dict[str, Any]:
                 s.discover,
                 s.events(hub),
                 f"{prefix}.stream.{hub}.>",
-                f"{prefix}.req.*",
+                s.requests_from(hub),
             ]
         },
         "subscribe": {
@@ -79,7 +83,7 @@ def permissions(hub: str, prefix: str) -> dict[str, Any]:
                 s.discover,
                 s.any_events,
                 f"{prefix}.stream.*.>",
-                s.request(hub),
+                s.requests_to(hub),
                 f"{inbox_prefix(hub)}.>",
             ]
         },

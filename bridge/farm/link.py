@@ -45,9 +45,11 @@ from bridge.wire.farm import (
     FARM_PROTOCOL,
     Announced,
     AnnounceGet,
+    CaptureRead,
     FarmEventRelay,
     FarmReply,
     FarmRequest,
+    Forward,
     HubAnnounce,
     Refused,
     RelayInterest,
@@ -104,6 +106,16 @@ retrying will not help until an operator fixes them), ``reconnecting`` (NATS unr
 the connection was lost; ``reason`` says which)."""
 
 
+def claimed_hub(request: FarmRequest) -> str | None:
+    """The hub a request says it comes from (checked against its subject's sender; None:
+    it names none, as ``capture.read``, whose capture id is the secret)."""
+    if isinstance(request, Forward):
+        return request.origin.hub
+    if isinstance(request, CaptureRead):
+        return None
+    return request.hub
+
+
 def is_auth_failure(text: str) -> bool:
     lowered = text.lower()
     return "authorization violation" in lowered or "authentication" in lowered
@@ -117,6 +129,8 @@ class LinkStats:
     announces_heard: int = 0
     requests_in: int = 0
     requests_out: int = 0
+    forged: int = 0
+    """Requests whose payload named another hub than the one their subject says sent it."""
     published: int = 0
     dropped_bytes: int = 0
     bad_messages: int = 0
@@ -266,7 +280,7 @@ class FarmLink:
             await nc.subscribe(s.any_announce, cb=self._on_announce),
             await nc.subscribe(s.discover, cb=self._on_discover),
             await nc.subscribe(s.any_events, cb=self._on_event),
-            await nc.subscribe(s.request(self.config.hub), cb=self._on_request),
+            await nc.subscribe(s.requests_to(self.config.hub), cb=self._on_request),
         ]
         self.nc = nc
         await self._hello()
@@ -436,11 +450,23 @@ class FarmLink:
                     )
                 )
             else:
-                reply = (
-                    Announced(announce=self.announcer.whole())
-                    if isinstance(request, AnnounceGet)
-                    else await self.listener.handle_request(request)
-                )
+                sender = self.subjects.sender_of(msg.subject)
+                claimed = claimed_hub(request)
+                if (
+                    claimed is not None and claimed != sender
+                ):  # the payload names another hub than NATS let speak
+                    self.stats.forged += 1
+                    self._bad("request", msg.subject, f"sent by {sender}, claims {claimed}")
+                    reply = Refused(
+                        message=ProtocolError(
+                            code=ProtocolErrorCode.FORBIDDEN,
+                            message=f"a request from hub {sender} cannot speak for hub {claimed}",
+                        )
+                    )
+                elif isinstance(request, AnnounceGet):
+                    reply = Announced(announce=self.announcer.whole())
+                else:
+                    reply = await self.listener.handle_request(request)
             data = _encoder.encode(reply)
             nc = self.nc
             if nc is None or not msg.reply:
@@ -481,7 +507,9 @@ class FarmLink:
             )
         self.stats.requests_out += 1
         try:
-            answer = await nc.request(self.subjects.request(hub), data, timeout=timeout_s)
+            answer = await nc.request(
+                self.subjects.request(hub, self.config.hub), data, timeout=timeout_s
+            )
         except nats.errors.NoRespondersError:
             return Unreachable(f"hub {hub} is not in the farm (no responder)", nobody=True)
         except nats.errors.TimeoutError:

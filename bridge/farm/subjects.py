@@ -2,7 +2,10 @@
 
 - ``<p>.announce.<hub>``: heartbeats and announcements (``HubAnnounce``);
 - ``<p>.discover``: a hub that (re)joined asks everyone to announce now;
-- ``<p>.req.<hub>``: request/reply to one hub (``FarmRequest`` -> ``FarmReply``);
+- ``<p>.req.<hub>.<sender>``: request/reply to one hub (``FarmRequest`` -> ``FarmReply``);
+  the last token is the sending hub, and with ``farm init`` identities NATS lets a hub
+  publish only ``<p>.req.*.<itself>``, so the receiver knows who sent a request from the
+  subject alone (``sender_of``) and never from the payload;
 - ``<p>.events.<hub>``: device, lease and action events of the hub's devices;
 - ``<p>.stream.<hub>.<stream token>.<format>``: one relayed stream in one format: the very
   bytes the owner's own subscribers of that format get.
@@ -36,8 +39,21 @@ class Subjects:
     def announce(self, hub: str) -> str:
         return f"{self.prefix}.announce.{hub}"
 
-    def request(self, hub: str) -> str:
-        return f"{self.prefix}.req.{hub}"
+    def request(self, hub: str, sender: str) -> str:
+        """The subject ``sender`` asks ``hub`` on."""
+        return f"{self.prefix}.req.{hub}.{sender}"
+
+    def requests_to(self, hub: str) -> str:
+        """Every request to ``hub``, whoever sends it."""
+        return f"{self.prefix}.req.{hub}.*"
+
+    def requests_from(self, hub: str) -> str:
+        """What ``hub`` may publish as requests: to anyone, as itself."""
+        return f"{self.prefix}.req.*.{hub}"
+
+    def sender_of(self, subject: str) -> str:
+        """The sending hub of a request subject (its last token)."""
+        return subject.rsplit(".", 1)[-1]
 
     def events(self, hub: str) -> str:
         return f"{self.prefix}.events.{hub}"

@@ -37,7 +37,7 @@ from bridge.hub.app_processes import device_processes, hub_processes, launch_on_
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.handler_context import Pending
-from bridge.hub.journal_service import keyed_end, keyed_start, recorded_outcome
+from bridge.hub.journal_service import KeyNotRecorded, keyed_end, keyed_start, recorded_outcome
 from bridge.hub.observation import (
     dispatch_from_reply,
     observation,
@@ -338,14 +338,17 @@ async def _run_act(
         pending.result = result
     except Exception as exc:
         pending.error = exc
+        if isinstance(exc, KeyNotRecorded):  # it never ran: a retry may run it
+            svc.idempotency.forget(device.id, key)
         raise
     finally:
         if pending.result is None and pending.error is None:
             pending.error = BadRequest(
                 ProtocolErrorCode.CANCELLED, "the first attempt with this key was cancelled"
             )
-        with anyio.CancelScope(shield=True):
-            await keyed_end(svc, device.id, key, pending.result, pending.error)
+        if not isinstance(pending.error, KeyNotRecorded):
+            with anyio.CancelScope(shield=True):
+                await keyed_end(svc, device.id, key, pending.result, pending.error)
         pending.done.set()
     return result
 

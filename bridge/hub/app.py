@@ -180,6 +180,8 @@ class Hub:
         """Generations of this run start here (wall-clock microseconds at start), so a
         generation from before a restart is never one of this run's."""
         self._owners: dict[str, str] = {}
+        self._sim_urls: set[str] = set()
+        """Agent URLs of the built-in simulated devices (they yield a shared id to an agent)."""
         self._auto_answers: dict[str, AutoAnswer] = {}
         """Device id -> URL of the agent link that serves it."""
         self.service = HubService(
@@ -230,7 +232,13 @@ class Hub:
         if config.farm is not None:
             from bridge.hub.farm import Farm
 
-            self.farm = Farm(config.farm, self.service, log=self.log, clock_ms=monotonic_ms)
+            self.farm = Farm(
+                config.farm,
+                self.service,
+                log=self.log,
+                clock_ms=monotonic_ms,
+                auth=self.server.auth,
+            )
             self.service.remote = self.farm.remote
             self.service.owner_name = config.farm.hub
             self.service.farm_report = self.farm.report
@@ -306,6 +314,7 @@ class Hub:
                 )
                 self.sim = sim
                 sim_port = await tg.start(sim.serve)
+                self._sim_urls.add(f"ws://127.0.0.1:{sim_port}")
                 targets.insert(
                     0,
                     AgentTarget(
@@ -341,6 +350,7 @@ class Hub:
                     )
                     self.sims.append(extra)
                     extra_port = await tg.start(extra.serve)
+                    self._sim_urls.add(f"ws://127.0.0.1:{extra_port}")
                     targets.insert(
                         n - 1,
                         AgentTarget(
@@ -584,10 +594,23 @@ class Hub:
 
     def _claim_device(self, device_id: str, platform: Platform, url: str) -> DeviceRuntime:
         """The runtime for ``device_id``, owned by the agent at ``url``. A second agent
-        announcing an id that a live link already serves is refused (never a silent takeover)."""
+        announcing an id that a live link already serves is refused (never a silent takeover),
+        except that a built-in simulated device always yields to a real agent with its id."""
         owner = self._owners.get(device_id)
         existing = self.service.devices.get(device_id)
-        if owner is not None and owner != url and existing is not None and existing.link:
+        live = existing is not None and existing.link is not None
+        if owner is not None and owner != url and live:
+            # The built-in simulated device yields its id to any real agent announcing it,
+            # whichever connected first, and is not linked again: no race between the two.
+            if owner in self._sim_urls and url not in self._sim_urls:
+                self.log.warning("sim_yields", device=device_id, agent=url, sim=owner)
+                self.detach(owner)
+                self._owners[device_id] = url
+                return self._device_for(device_id, platform)
+            if url in self._sim_urls:
+                self.log.warning("sim_yields", device=device_id, agent=owner, sim=url)
+                self.detach(url)
+        if owner is not None and owner != url and live:
             self.log.error("device_id_conflict", device=device_id, url=url, owner=owner)
             raise AgentRefused(
                 f"device id {device_id!r} is already served by the agent at {owner}; "

@@ -9,9 +9,20 @@ Rules:
 - the sha256 is computed as the chunks arrive and checked when the last byte lands; a
   mismatch is refused INVALID_PARAMS and the bytes are deleted at once;
 - bounds: ``MAX_UPLOADS_PER_SESSION`` uploads per session (a new one pushes out the oldest
-  complete one; unfinished ones are never pushed out) and ``MAX_HELD_BYTES`` of
-  declared sizes over the whole hub (a new upload that would pass it is refused), so no
-  client can fill the hub's disk; files live in one private temporary directory;
+  complete one; unfinished ones are never pushed out), unfinished uploads counted in the
+  hub's ledger (``resources.UPLOADS``: per session and per hub), and ``MAX_HELD_BYTES`` over
+  the whole hub, so no client can fill the hub's disk. An unfinished upload reserves only
+  what it holds plus the next ``AHEAD_BYTES`` of its declared size (``reserved``), so
+  declaring 2 x 1 GiB and sending one byte holds 128 MiB of the cap, not all of it; a chunk
+  whose reservation would pass the cap is refused RATE_LIMITED (send it again later); one
+  session's reservations may take at most ``SESSION_SHARE`` of the cap;
+- an upload nobody touched for ``IDLE_S`` (unfinished) or ``COMPLETE_IDLE_S`` (complete,
+  waiting for its install) is discarded; the store looks for them whenever an upload is
+  opened or a chunk arrives, so the hoarder's idle reservation is gone by the time another
+  client needs the room;
+- files live in one private temporary directory per hub process, named with its pid
+  (``mobridge-uploads-<pid>-...``); a new store deletes the directories of processes that
+  are gone (a hub killed with -9 leaves its directory behind);
 - writing runs in a worker thread (a chunk is at most 512 KiB).
 
 The caller (``HubService``) routes ``app.upload`` here, calls ``package`` when an
@@ -27,20 +38,31 @@ import os
 import secrets
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
 
+from bridge.core.resource_ledger import ResourceLedger
 from bridge.hub.errors import BadRequest
 from bridge.hub.packages import Package
+from bridge.hub.resources import UPLOADS, new_ledger
 from bridge.wire.device_media import AppUpload, AppUploadResult
 from bridge.wire.enums import ProtocolErrorCode
 
 MAX_UPLOADS_PER_SESSION = 4
 MAX_HELD_BYTES = 2 << 30
-"""Declared sizes of all open and complete uploads together (2 GiB)."""
+"""Reservations of all open and complete uploads together (2 GiB)."""
+AHEAD_BYTES = 64 << 20
+"""What an unfinished upload reserves beyond the bytes it holds."""
+SESSION_SHARE = 0.5
+"""The part of ``MAX_HELD_BYTES`` one session's reservations may take."""
+IDLE_S = 60.0
+COMPLETE_IDLE_S = 600.0
+DIR_PREFIX = "mobridge-uploads-"
 
 
 def _bad(message: str) -> BadRequest:
@@ -59,28 +81,91 @@ class Upload:
     received: int = 0
     digest: Any = field(default_factory=hashlib.sha256)
     complete: bool = False
+    touched: float = 0.0
+
+    @property
+    def reserved(self) -> int:
+        """Bytes of the hub's cap this upload holds (module rules)."""
+        if self.complete:
+            return self.received
+        return self.received + min(self.size - self.received, AHEAD_BYTES)
 
 
 class UploadStore:
     """The hub's streamed packages (module rules)."""
 
-    def __init__(self, max_held_bytes: int = MAX_HELD_BYTES) -> None:
+    def __init__(
+        self,
+        max_held_bytes: int = MAX_HELD_BYTES,
+        *,
+        ledger: ResourceLedger | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        tmp: Path | None = None,
+    ) -> None:
         self.max_held_bytes = max_held_bytes
         self._uploads: dict[str, Upload] = {}
         self._dir: Path | None = None
         self._ids = itertools.count(1)
+        self.ledger = ledger if ledger is not None else new_ledger()
+        self.clock = clock
+        self.tmp = tmp if tmp is not None else Path(tempfile.gettempdir())
+        self.expired = 0
+        self.refused = 0
+        self.swept = sweep_stale(self.tmp)
+        """Directories of dead hub processes deleted at start."""
 
     def held_bytes(self) -> int:
-        return sum(u.size for u in self._uploads.values())
+        return sum(u.reserved for u in self._uploads.values())
+
+    def statistics(self) -> dict[str, int]:
+        return {
+            "uploads": len(self._uploads),
+            "unfinished": sum(1 for u in self._uploads.values() if not u.complete),
+            "reserved_bytes": self.held_bytes(),
+            "expired": self.expired,
+            "refused": self.refused,
+            "swept_directories": self.swept,
+        }
 
     def _directory(self) -> Path:
         if self._dir is None or not self._dir.is_dir():
-            self._dir = Path(tempfile.mkdtemp(prefix="mobridge-uploads-"))
+            self._dir = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-", dir=self.tmp))
         return self._dir
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for upload in list(self._uploads.values()):
+            idle = COMPLETE_IDLE_S if upload.complete else IDLE_S
+            if now - upload.touched >= idle:
+                self.expired += 1
+                self._delete(upload)
+
+    def _refuse(self, message: str) -> BadRequest:
+        self.refused += 1
+        return BadRequest(ProtocolErrorCode.RATE_LIMITED, message)
+
+    def _room(self, session_id: str, more: int) -> None:
+        """Raise RATE_LIMITED when ``more`` reserved bytes for ``session_id`` would pass the
+        hub's cap or the session's share of it."""
+        held = self.held_bytes()
+        if held + more > self.max_held_bytes:
+            raise self._refuse(
+                f"the hub holds {held} bytes of uploads; {more} more would pass its cap of "
+                f"{self.max_held_bytes}: retry when other installs are done"
+            )
+        mine = sum(u.reserved for u in self._uploads.values() if u.session == session_id)
+        share = int(self.max_held_bytes * SESSION_SHARE)
+        if mine + more > share:
+            raise self._refuse(
+                f"this session's uploads hold {mine} bytes; {more} more would pass its share "
+                f"of {share}: finish or install one first"
+            )
 
     async def chunk(self, session_id: str, msg: AppUpload) -> AppUploadResult:
         """Take one chunk (module rules); the result says how much is held."""
+        self._expire()
         upload = self._open(session_id, msg) if msg.upload is None else self._get(session_id, msg)
+        upload.touched = self.clock()
         if msg.offset != upload.received:
             raise _bad(
                 f"upload {upload.id}: chunk at offset {msg.offset}, but {upload.received} bytes "
@@ -94,10 +179,17 @@ class UploadStore:
             )
         if not msg.data and upload.received < upload.size:
             raise _bad(f"upload {upload.id}: an empty chunk; send the next bytes")
+        after = upload.received + len(msg.data)
+        grows = min(upload.size, after + AHEAD_BYTES) - min(
+            upload.size, upload.received + AHEAD_BYTES
+        )
+        if grows > 0:
+            self._room(session_id, grows)
         await anyio.to_thread.run_sync(_append, upload.path, msg.data)
         upload.digest.update(msg.data)
         upload.received += len(msg.data)
         if upload.received == upload.size:
+            self.ledger.give(UPLOADS, session_id)
             got = upload.digest.hexdigest()
             if got != upload.sha256:
                 self._delete(upload)
@@ -119,6 +211,7 @@ class UploadStore:
                 f"upload {upload_id} holds {upload.received} of {upload.size} bytes; "
                 "send the rest first"
             )
+        upload.touched = self.clock()
         return Package(upload.path, upload.size, upload.sha256), upload.name
 
     def describe(self, upload_id: str) -> str:
@@ -160,11 +253,10 @@ class UploadStore:
                 f"this session already has {len(mine)} uploads open (at most "
                 f"{MAX_UPLOADS_PER_SESSION}); install or finish one first"
             )
-        if self.held_bytes() + msg.size > self.max_held_bytes:
-            raise _bad(
-                f"the hub holds {self.held_bytes()} bytes of uploads; {msg.size} more would pass "
-                f"its cap of {self.max_held_bytes}: retry when other installs are done"
-            )
+        self._room(session_id, min(msg.size, AHEAD_BYTES))
+        reason = self.ledger.take(UPLOADS, session_id)
+        if reason is not None:
+            raise self._refuse(reason)
         upload_id = f"u_{next(self._ids)}{secrets.token_hex(4)}"
         suffix = "".join(Path(msg.name).suffixes[-1:])[:16]
         path = self._directory() / f"{upload_id}{suffix}"
@@ -185,9 +277,44 @@ class UploadStore:
         return upload
 
     def _delete(self, upload: Upload) -> None:
-        self._uploads.pop(upload.id, None)
+        if self._uploads.pop(upload.id, None) is not None and not upload.complete:
+            self.ledger.give(UPLOADS, upload.session)
         with contextlib.suppress(OSError):
             os.unlink(upload.path)
+
+
+def sweep_stale(tmp: Path) -> int:
+    """Delete the upload directories in ``tmp`` that belong to hub processes no longer
+    running (this user's only); returns how many went."""
+    gone = 0
+    try:
+        entries = list(os.scandir(tmp))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.name.startswith(DIR_PREFIX):
+            continue
+        pid_text = entry.name[len(DIR_PREFIX) :].split("-", 1)[0]
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat().st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        if pid_text.isdigit() and _alive(int(pid_text)):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        gone += 1
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _append(path: Path, data: bytes) -> None:

@@ -19,6 +19,7 @@ from bridge.farm.link import FarmLink
 from bridge.farm.registry import Heard, HubRecord
 from bridge.hub.farm_owner import FarmOwner
 from bridge.hub.farm_remote import RemoteDevices
+from bridge.net.auth import Authenticator
 from bridge.wire.client_protocol import DeviceSummary, FarmLinkStatus
 from bridge.wire.farm import FarmEventRelay, FarmReply, FarmRequest, RelayInterest
 
@@ -28,7 +29,13 @@ if TYPE_CHECKING:
 
 class Farm:
     def __init__(
-        self, config: FarmConfig, service: HubService, *, log: Any, clock_ms: Callable[[], int]
+        self,
+        config: FarmConfig,
+        service: HubService,
+        *,
+        log: Any,
+        clock_ms: Callable[[], int],
+        auth: Authenticator | None = None,
     ) -> None:
         self.config = config
         self.service = service
@@ -37,7 +44,7 @@ class Farm:
         self.link = FarmLink(
             config, self, log=lambda event, **kw: log.warning(event, **kw), clock_ms=clock_ms
         )
-        self.owner = FarmOwner(service, self.link, spawn=self.spawn, clock_ms=clock_ms)
+        self.owner = FarmOwner(service, self.link, spawn=self.spawn, clock_ms=clock_ms, auth=auth)
         self.remote = RemoteDevices(service, self.link, spawn=self.spawn, log=log)
         service.allocator.remote = self.remote.candidates
         service.allocator.lease_remote = self.remote.lease

@@ -1,9 +1,11 @@
 """The owner side of the farm: answering other hubs' requests about this hub's devices.
 
-- ``forward``: the client's request runs through ``HubService.handle`` exactly as if the
-  client were connected here, as a ``ForwardedSession`` named ``<origin hub>/<session id>``
-  carrying the client's name, kind and role (so this hub's log, action events, lease holders
-  and objections name the real client). One forwarded session per origin session, kept until
+- ``forward``: only with a proof of one of this hub's farm tokens (``bridge.farm.proof``),
+  whose principal (role, scope) the session takes; the client's request runs through
+  ``HubService.handle`` exactly as if the client were connected here, as a
+  ``ForwardedSession`` named ``<origin hub>/<session id>`` carrying the client's name and
+  kind (so this hub's log, action events, lease holders and objections name the real
+  client). One forwarded session per origin session, kept until
   the origin reports it closed (``sessions.closed``), the origin hub restarts (a new run) or
   disappears; then ``HubService.session_closed`` releases its leases like a disconnect;
 - ``relay.join``: a ``RelayMember`` (one per stream and format, whatever the number of hubs
@@ -24,7 +26,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from bridge.farm.link import FarmLink
-from bridge.net.auth import Principal
+from bridge.farm.proof import proof_message, verify
+from bridge.net.auth import Authenticator, Principal
 from bridge.net.client_server import Session
 from bridge.net.frames import Outgoing
 from bridge.wire.client_protocol import (
@@ -110,8 +113,11 @@ class FarmOwner:
         *,
         spawn: Callable[[Callable[[], Awaitable[None]]], None],
         clock_ms: Callable[[], int],
+        auth: Authenticator | None = None,
     ) -> None:
         self.service = service
+        self.auth = auth
+        """This hub's tokens: a forward counts only with a proof of one of its farm tokens."""
         self.link = link
         self.spawn = spawn
         self.clock_ms = clock_ms
@@ -131,16 +137,17 @@ class FarmOwner:
                             id=inner.id,
                         )
                     )
-                if origin.scope != "farm":  # the origin checks too; never trust one side
+                principal = self._proven(origin, inner)
+                if principal is None:  # the origin checks too; never trust one side
                     return Refused(
                         message=ProtocolError(
                             code=ProtocolErrorCode.FORBIDDEN,
-                            message=f"a token of hub {origin.hub} without the farm scope "
-                            f"cannot act on hub {self.link.config.hub}'s devices",
+                            message=f"a client of hub {origin.hub} without a farm token this "
+                            f"hub knows cannot act on hub {self.link.config.hub}'s devices",
                             id=inner.id,
                         )
                     )
-                session = self._session(origin)
+                session = self._session(origin, principal)
                 if session is None:
                     return Refused(
                         message=ProtocolError(
@@ -186,11 +193,28 @@ class FarmOwner:
             message=ProtocolError(code=ProtocolErrorCode.UNKNOWN_TYPE, message="unknown request")
         )
 
-    def _session(self, origin: FarmOrigin) -> ForwardedSession | None:
+    def _proven(self, origin: FarmOrigin, inner: Any) -> Principal | None:
+        """The farm-scoped principal of this hub whose token proves ``origin`` (its role and
+        scope are what count, not those the origin wrote), or None (``bridge.farm.proof``)."""
+        proof = origin.proof
+        if proof is None or origin.scope != "farm" or self.auth is None:
+            return None
+        message = proof_message(
+            origin.hub,
+            origin.run,
+            origin.session,
+            self.link.config.hub,
+            inner.id,
+            type(inner).__struct_config__.tag,
+        )
+        return self.auth.farm_principal(lambda key: verify(key, message, proof))
+
+    def _session(self, origin: FarmOrigin, principal: Principal) -> ForwardedSession | None:
         sid = f"{origin.hub}/{origin.session}"
         session = self.sessions.get(sid)
         if session is not None and session.origin_run == origin.run:
             session.client_name = origin.client
+            session.principal = principal
             return session
         if session is not None:  # the origin restarted and reused an id: the old one is gone
             self.spawn(partial(self._close, session))
@@ -201,7 +225,7 @@ class FarmOwner:
         session = ForwardedSession(
             id=sid,
             format=WireFormat.MSGPACK,
-            principal=Principal(origin.role, origin.principal, origin.scope),
+            principal=principal,
             client_name=origin.client,
             client_kind=origin.kind,
             peer=f"farm:{origin.hub}",

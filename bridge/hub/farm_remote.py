@@ -31,6 +31,7 @@ import anyio
 import msgspec
 
 from bridge.farm.link import FarmLink, Following, Unreachable
+from bridge.farm.proof import proof_message, sign
 from bridge.farm.registry import Heard, HubRecord
 from bridge.farm.relay import Accepted, RelayFeed
 from bridge.hub.errors import offline
@@ -244,6 +245,17 @@ class RemoteDevices:
         self, session: Session, request: ClientToHub, owner: str, device: str | None
     ) -> Any:
         principal = session.principal
+        proof = None
+        if principal is not None and principal.proof_key:
+            signed = proof_message(
+                self.link.config.hub,
+                self.link.run_id,
+                session.id,
+                owner,
+                request.id,
+                type(request).__struct_config__.tag,  # type: ignore[arg-type]
+            )
+            proof = sign(principal.proof_key, signed)
         origin = FarmOrigin(
             hub=self.link.config.hub,
             run=self.link.run_id,
@@ -253,6 +265,7 @@ class RemoteDevices:
             principal=principal.name[:128] if principal is not None else "?",
             kind=session.client_kind[:128] if session.client_kind else None,
             scope=principal.scope if principal is not None else "hub",
+            proof=proof,
         )
         self.forwarded_to.setdefault(session.id, set()).add(owner)
         self.forwards += 1

@@ -11,9 +11,11 @@ Rules:
   'Pay'"); its ``action`` event later carries the same intent id. Intents are not kept in the
   device's history (``history`` answers action, lease and device events only);
 - with a veto window (``HubConfig.veto_window_ms`` > 0, capped at ``MAX_VETO_MS``) an action
-  of a mutating class (``WAITING_CLASSES``) waits that long before dispatch; a session whose
-  priority is above the actor's may ``veto`` it meanwhile, and the action is then refused
-  POLICY_BLOCKED naming who vetoed it. Nothing else waits; with no window nothing waits;
+  of a mutating class (``WAITING_CLASSES``) waits that long before dispatch; a session with a
+  controller token whose priority is above the actor's may ``veto`` it meanwhile (an
+  observer token never may, whatever kind it declares), and the action is then refused
+  POLICY_BLOCKED naming who vetoed it (client, kind, session and token). Nothing else
+  waits; with no window nothing waits;
 - the table of waiting intents is bounded (``MAX_WAITING``): past it an intent is announced
   without a window (never refused for a full table).
 """
@@ -47,6 +49,7 @@ class _Waiting:
     priority: int
     done: anyio.Event = field(default_factory=anyio.Event)
     vetoed_by: str | None = None
+    vetoed_how: str = ""
 
 
 class Intents:
@@ -108,12 +111,21 @@ class Intents:
         if waiting.vetoed_by is not None:
             raise refusal(
                 ErrorCode.POLICY_BLOCKED,
-                f"{waiting.vetoed_by} vetoed this action before it was dispatched",
+                f"{waiting.vetoed_by} vetoed this action before it was dispatched "
+                f"({waiting.vetoed_how})",
                 ("do not retry it as is", "ask the person what to do instead"),
             )
         return intent
 
     def veto(self, session: Session, request: Veto) -> VetoResult:
+        """``request``'s veto, by ``session``: only a controller token (``request_roles``;
+        checked here too), whose declared kind outranks the actor's."""
+        if session.role != "controller":
+            raise BadRequest(
+                ProtocolErrorCode.FORBIDDEN,
+                "veto needs a controller token: an observer cannot stop another session's "
+                "action, whatever kind it declares",
+            )
         waiting = self.waiting.get(request.intent)
         if waiting is None or waiting.device != request.device:
             return VetoResult(intent=request.intent, vetoed=False)
@@ -123,6 +135,10 @@ class Intents:
                 "only a session that outranks the actor (a person over a script or an agent) "
                 "may veto its action",
             )
+        principal = session.principal.name if session.principal is not None else "?"
         waiting.vetoed_by = session.client_name or session.id
+        waiting.vetoed_how = (
+            f"{session.client_kind or 'client'}, session {session.id}, controller token {principal}"
+        )
         waiting.done.set()
         return VetoResult(intent=request.intent, vetoed=True)

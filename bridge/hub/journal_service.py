@@ -20,7 +20,7 @@ from bridge.core.query import QueryRejected, run_query
 from bridge.core.screendiff import screen_diff
 from bridge.core.tree import NodeTree
 from bridge.hub.errors import BadRequest, Refusal, refusal
-from bridge.journal.recorder import Journal, JournalUnavailable
+from bridge.journal.recorder import DURABLE_WAIT_S, Journal, JournalUnavailable
 from bridge.journal.records import (
     FRAME_DELTA,
     KINDS,
@@ -35,7 +35,7 @@ from bridge.journal.records import (
     screen_summary,
     wire_outcome,
 )
-from bridge.journal.store import JournalReader
+from bridge.journal.store import JournalReader, QueryTooLong
 from bridge.wire.action import ActionResult
 from bridge.wire.client_protocol import (
     JournalEntry,
@@ -60,7 +60,9 @@ if TYPE_CHECKING:
     from bridge.hub.device import DeviceRuntime
 
 MAX_WHEN_FRAMES = 20_000
-"""``journal.when`` looks at most at this many frames of its window (the newest)."""
+"""``journal.when`` looks at most at this many frames of its window (the oldest first)."""
+WHEN_BATCH = 256
+"""Frames ``journal.when`` reads from the database at a time."""
 OUTCOME_UNKNOWN = (
     "OUTCOME_UNKNOWN: the hub restarted while this action ran; look at the screen before retrying"
 )
@@ -139,8 +141,21 @@ def _compact(snapshot: ScreenSnapshot) -> ScreenSnapshot:
 
 async def answer(svc: JournalHost, request: Any) -> Any:
     """The result of a journal query (``request`` is one of ``JournalRequest`` or a
-    ``snapshot.get`` with ``at``); raises ``Refusal`` / ``BadRequest``."""
+    ``snapshot.get`` with ``at``); raises ``Refusal`` / ``BadRequest``. The caller bounds
+    how many run per session and per hub (``resources.HISTORY_QUERIES``); the journal runs
+    at most ``READ_THREADS`` at once and stops each after ``READ_TIMEOUT_S``."""
     svc.device(request.device)  # an unknown device is UNKNOWN_DEVICE, as everywhere
+    try:
+        return await _answer(svc, request)
+    except QueryTooLong as exc:
+        raise refusal(
+            ErrorCode.WINDOW_UNAVAILABLE,
+            f"{exc}; nothing of it is returned",
+            ("ask for a shorter window (since / until)", "ask a narrower query"),
+        ) from exc
+
+
+async def _answer(svc: JournalHost, request: Any) -> Any:
     journal = _journal(svc)
     now = journal.clock_ms()
     match request:
@@ -196,6 +211,7 @@ async def _timeline(
             for at_ms, kind, client, summary, body in r.events(
                 req.device, since, until, other, req.client, limit + 1
             ):
+                r.check()
                 event = decode_event(body) if body is not None and kind != "screenshot" else None
                 shot = None
                 if kind == "screenshot" and body is not None:
@@ -212,6 +228,7 @@ async def _timeline(
                 )
         if "screen" in kinds and req.client is None:
             for at_ms, generation, body in r.screen_changes(req.device, since, until, limit + 1):
+                r.check()
                 entries.append(
                     JournalEntry(
                         at_ms=at_ms,
@@ -262,17 +279,26 @@ async def _when(
         snap: ScreenSnapshot | Broken | None = rebuild(chain) if chain else None
         if isinstance(snap, ScreenSnapshot):
             look(since, snap)
-        frames = r.frames_after(
-            req.device, chain[-1].id if chain else 0, until, MAX_WHEN_FRAMES + 1
-        )
-        truncated = len(frames) > MAX_WHEN_FRAMES
-        for frame in frames[:MAX_WHEN_FRAMES]:
-            if frame.keyframe != FRAME_DELTA:
-                snap = decode_snapshot(frame.body)
-            elif isinstance(snap, ScreenSnapshot):
-                snap = rebuild_next(snap, frame)
-            if isinstance(snap, ScreenSnapshot):
-                look(frame.at_ms, snap)
+        after = chain[-1].id if chain else 0
+        seen = 0
+        truncated = False
+        while True:  # a batch of frames at a time: memory is one batch, not the window
+            frames = r.frames_after(req.device, after, until, WHEN_BATCH)
+            for frame in frames:
+                if seen >= MAX_WHEN_FRAMES:
+                    truncated = True
+                    break
+                r.check()
+                seen += 1
+                if frame.keyframe != FRAME_DELTA:
+                    snap = decode_snapshot(frame.body)
+                elif isinstance(snap, ScreenSnapshot):
+                    snap = rebuild_next(snap, frame)
+                if isinstance(snap, ScreenSnapshot):
+                    look(frame.at_ms, snap)
+            if truncated or len(frames) < WHEN_BATCH:
+                break
+            after = frames[-1].id
         return JournalWhenResult(
             device=req.device,
             first_ms=first,
@@ -338,10 +364,38 @@ def recorded_outcome(svc: KeyedHost, device: str, key: str, digest: str) -> Acti
     )
 
 
+class KeyNotRecorded(Refusal):
+    """A keyed action refused before it ran: its key could not be recorded durably (the
+    journal's disk hangs or fails). The caller forgets the key (a retry may run it) and
+    records no outcome for it."""
+
+
+JOURNAL_UNAVAILABLE = (
+    "JOURNAL_UNAVAILABLE: the journal did not record this action's idempotency key within "
+    "{wait:g} s (its disk is slow or failing), so the action was not run: running it without "
+    "the key on disk could run it twice after a restart"
+)
+
+
 async def keyed_start(svc: KeyedHost, device: str, key: str, digest: str) -> None:
-    """Record, durably, that the keyed action starts (no-op without a journal)."""
-    if svc.journal is not None:
-        await svc.journal.begin_key(device, key, digest)
+    """Record, durably, that the keyed action starts, before it runs. Without a journal (or
+    with one already off) keys live in memory only and this is a no-op; with a journal that
+    does not record the key within ``DURABLE_WAIT_S`` it raises ``KeyNotRecorded``: the
+    action must not run."""
+    journal = svc.journal
+    if journal is None or not journal.on:
+        return
+    if not await journal.begin_key(device, key, digest):
+        raise KeyNotRecorded(
+            ErrorEnvelope(
+                error=ErrorCode.ACTION_REJECTED,
+                message=JOURNAL_UNAVAILABLE.format(wait=DURABLE_WAIT_S),
+                recovery=(
+                    "retry with the same key later (nothing ran)",
+                    "ask the operator to check the journal's disk",
+                ),
+            )
+        )
 
 
 async def keyed_end(

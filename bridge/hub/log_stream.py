@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 import anyio
 
 from bridge.core.log_lines import LogBacklog, LogFilter, make_filter, mask_line
+from bridge.core.resource_ledger import ResourceLedger
 from bridge.core.secret_mask import SecretMasker
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import BadRequest, offline, refusal
 from bridge.hub.media_sources import DeviceMedia, LogSource
+from bridge.hub.resources import BOUNDS, LOG_STREAMS, hold, new_ledger
 from bridge.net.client_server import Session
 from bridge.wire.client_protocol import ResultMessage
 from bridge.wire.device_media import (
@@ -45,8 +47,8 @@ MAX_BACKLOG_LINES = 2000
 MAX_BACKLOG_BYTES = 512 * 1024
 BYTES_PER_SECOND = 256 * 1024
 SEND_BELOW = 256 * 1024
-MAX_PER_SESSION = 8
-MAX_TOTAL = 256
+MAX_PER_SESSION = BOUNDS[LOG_STREAMS].per_session
+MAX_TOTAL = BOUNDS[LOG_STREAMS].per_hub
 MAX_SECRET_FORM = 4096
 """Characters of a line kept to mask a secret cut between it and the next."""
 
@@ -82,8 +84,10 @@ class LogSubscription:
 class LogStreams:
     """Every log subscription of the hub (module docstring)."""
 
-    def __init__(self, masker: SecretMasker) -> None:
+    def __init__(self, masker: SecretMasker, ledger: ResourceLedger | None = None) -> None:
         self.masker = masker
+        self.ledger = ledger if ledger is not None else new_ledger()
+        """Counts subscriptions (``LOG_STREAMS``: per session and per hub)."""
         self.active: dict[str, LogSubscription] = {}
         self._ids = itertools.count(1)
         self.dropped_total = 0
@@ -114,14 +118,18 @@ class LogStreams:
         made = make_filter(msg.app, msg.level, msg.grep)
         if isinstance(made, str):
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, made)
-        mine = sum(1 for s in self.active.values() if s.session is session)
-        if mine >= MAX_PER_SESSION or len(self.active) >= MAX_TOTAL:
-            raise BadRequest(
-                ProtocolErrorCode.RATE_LIMITED,
-                f"too many log subscriptions (at most {MAX_PER_SESSION} per session and "
-                f"{MAX_TOTAL} on the hub); unsubscribe one first",
-            )
         source = self.source_for(device, media)
+        with hold(self.ledger, LOG_STREAMS, session.id):
+            await self._run(session, request_id, device, made, source)
+
+    async def _run(
+        self,
+        session: Session,
+        request_id: object,
+        device: DeviceRuntime,
+        made: LogFilter,
+        source: LogSource,
+    ) -> None:
         sub = LogSubscription(
             id=f"{device.id}:logs:{next(self._ids)}",
             session=session,

@@ -6,10 +6,15 @@ session's end. Its recorder is the device layer's own (Android ``screenrecord``,
 ``simctl io recordVideo``) or, for any device whose agent offers ``screenshot``, screenshots
 at ``fps`` encoded on the hub (``ScreenshotRecorder``, PyAV's H.264 in a worker thread).
 
-Bounds: ``MAX_PER_SESSION`` recordings per session (running or unread), every recording at
-most its ``maxBytes`` (default ``DEFAULT_MAX_BYTES``), and the sum of the caps of running
-recordings plus the bytes of finished ones at most ``MAX_HELD_BYTES`` (a start past it is
-refused). A recording is dropped when it is read to its end, or when its session closes.
+Bounds: ``MAX_PER_SESSION`` recordings per session (running or unread), the ledger's
+``RECORDINGS`` bound on running ones (per session and per hub), every recording at most its
+``maxBytes`` (default ``DEFAULT_MAX_BYTES``), and the sum of the caps of running
+recordings plus the bytes of finished ones at most ``MAX_HELD_BYTES`` (a start past any of
+them is refused, and counted). A frame is checked
+(``png_check``, at most ``MAX_FRAME_PIXELS``) before it is decoded, off the event loop. A
+recording is dropped when it is read to its end, or when its session closes however it
+closes: its recorder is stopped and its encoder released (threads and buffers) even when the
+request task is cancelled.
 
 PyAV (the ``media`` extra) is imported only when a screenshot recording starts, so a hub that
 never records never loads it (a test lists what ``serve`` imports); without it such a start
@@ -18,18 +23,23 @@ is refused ACTION_UNSUPPORTED naming the extra.
 
 from __future__ import annotations
 
-import base64
 import itertools
 import secrets
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import anyio
 
 from bridge.core.media import Recording
+from bridge.core.png_check import PngRefused, check_png
+from bridge.core.resource_ledger import ResourceLedger
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import BadRequest, offline, refusal
 from bridge.hub.media_sources import DeviceMedia, Recorder
-from bridge.net.agent_link import AgentLost
+from bridge.hub.memory_bounds import display_size
+from bridge.hub.pixel_secrets import mask_picture
+from bridge.hub.resources import RECORDINGS, new_ledger, take
+from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
 from bridge.wire.agent_link import ScreenshotCommand
 from bridge.wire.client_protocol import ResultMessage
@@ -42,9 +52,18 @@ from bridge.wire.device_media import (
 )
 from bridge.wire.enums import ErrorCode, ProtocolErrorCode
 
+if TYPE_CHECKING:  # PyAV loads only when a recording starts
+    from bridge.core.mp4_encoder import Mp4Encoder
+
 DEFAULT_MAX_BYTES = 64 << 20
-MAX_HELD_BYTES = 512 << 20
+MAX_HELD_BYTES = 192 << 20
 MAX_PER_SESSION = 2
+"""Recordings a session holds, running or unread (running ones are also in the ledger:
+``resources.BOUNDS[RECORDINGS]``, at most 4 on the hub: each holds an H.264 encoder, its
+threads and frame buffers, tens of MB, so a count bounds what the bytes cap cannot)."""
+MAX_FRAME_PIXELS = 16_000_000
+"""A recorded frame past this many pixels is refused before it is decoded (a 4K screen is
+8.3 million)."""
 
 
 MEDIA_HINT = (
@@ -63,7 +82,9 @@ def media_extra_missing() -> str | None:
 
 
 class ScreenshotRecorder:
-    """Screenshots over the agent link at ``fps``, encoded to H.264 on the hub."""
+    """Screenshots over the agent link at ``fps``, encoded to H.264 on the hub; each frame
+    with the fields holding a secret blacked out (``pixel_secrets``). A device layer's own
+    recorder (``screenrecord``, ``simctl``) films on the device: its file is not masked."""
 
     name = "screenshots"
 
@@ -75,10 +96,22 @@ class ScreenshotRecorder:
         from bridge.core.mp4_encoder import Mp4Encoder
 
         encoder = Mp4Encoder(self.fps)
+        try:
+            return await self._record(encoder, seconds, stop, max_bytes)
+        finally:
+            # Finished or not (stopped, cancelled with its session, failed), the encoder's
+            # threads and buffers go now, off the event loop, even under cancellation.
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(encoder.close)
+
+    async def _record(
+        self, encoder: Mp4Encoder, seconds: int, stop: anyio.Event, max_bytes: int
+    ) -> Recording:
         start = anyio.current_time()
         due = start
         truncated = False
         reason: str | None = None
+        display = display_size(self.device)
         while not stop.is_set() and anyio.current_time() - start < seconds:
             link = self.device.link
             if link is None:
@@ -90,9 +123,17 @@ class ScreenshotRecorder:
                 reason = f"the device stopped answering: {exc}"
                 break
             at_ms = int((anyio.current_time() - start) * 1000)
-            if reply.ok and reply.png_base64:
-                png = base64.b64decode(reply.png_base64)
-                await anyio.to_thread.run_sync(encoder.add_png, png, at_ms)
+            png = decode_reply_png(reply) if reply.ok else None
+            if png:
+                checked = check_png(png, display, max_pixels=MAX_FRAME_PIXELS)
+                if isinstance(checked, PngRefused):
+                    reason = f"the device sent a frame the hub does not decode: {checked.reason}"
+                    break
+                masked = await mask_picture(self.device, png)  # secrets never reach a frame
+                if masked is None:
+                    reason = "the device sent a frame the hub could not mask"
+                    break
+                await anyio.to_thread.run_sync(encoder.add_png, masked, at_ms)
                 if encoder.size >= max_bytes:
                     truncated, reason = True, f"the recording reached its cap of {max_bytes} bytes"
                     break
@@ -145,10 +186,15 @@ class HeldRecording:
 class Recordings:
     """Every recording of the hub (module docstring)."""
 
-    def __init__(self, max_held_bytes: int = MAX_HELD_BYTES) -> None:
+    def __init__(
+        self, ledger: ResourceLedger | None = None, max_held_bytes: int = MAX_HELD_BYTES
+    ) -> None:
         self.max_held_bytes = max_held_bytes
         self.held: dict[str, HeldRecording] = {}
         self._ids = itertools.count(1)
+        self.ledger = ledger if ledger is not None else new_ledger()
+        """Counts running recordings (``RECORDINGS``: per session and per hub)."""
+        self.refused = 0
 
     def held_bytes(self) -> int:
         return sum(r.max_bytes if r.made is None else len(r.made.data) for r in self.held.values())
@@ -187,6 +233,7 @@ class Recordings:
             raise offline(device.id, device.offline_reason)
         mine = sum(1 for r in self.held.values() if r.session is session)
         if mine >= MAX_PER_SESSION:
+            self.refused += 1
             raise BadRequest(
                 ProtocolErrorCode.RATE_LIMITED,
                 f"this session holds {mine} recordings (at most {MAX_PER_SESSION}); stop and "
@@ -194,6 +241,7 @@ class Recordings:
             )
         cap = msg.max_bytes or DEFAULT_MAX_BYTES
         if self.held_bytes() + cap > self.max_held_bytes:
+            self.refused += 1
             raise refusal(
                 ErrorCode.POLICY_BLOCKED,
                 f"the hub holds {self.held_bytes()} bytes of recordings; a cap of {cap} more "
@@ -201,6 +249,21 @@ class Recordings:
                 ("read or stop other recordings first", "ask for a smaller maxBytes"),
             )
         recorder = self.recorder_for(device, media, msg.fps)
+        take(self.ledger, RECORDINGS, session.id)  # running ones, per session and per hub
+        try:
+            await self._record(session, request_id, recorder, device, msg, cap)
+        finally:
+            self.ledger.give(RECORDINGS, session.id)
+
+    async def _record(
+        self,
+        session: Session,
+        request_id: object,
+        recorder: Recorder,
+        device: DeviceRuntime,
+        msg: RecordStart,
+        cap: int,
+    ) -> None:
         held = HeldRecording(
             id=f"r_{next(self._ids)}{secrets.token_hex(3)}",
             session=session,
@@ -262,4 +325,9 @@ class Recordings:
                 self.held.pop(held.id, None)
 
     def statistics(self) -> dict[str, object]:
-        return {"recordings": len(self.held), "held_bytes": self.held_bytes()}
+        return {
+            "recordings": len(self.held),
+            "running": sum(1 for r in self.held.values() if r.made is None),
+            "held_bytes": self.held_bytes(),
+            "refused": self.refused,
+        }

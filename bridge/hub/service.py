@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,7 +46,10 @@ from bridge.hub.network_actions import read_network, run_network_action
 from bridge.hub.packages import Stager
 from bridge.hub.picture_feed import PictureFeed
 from bridge.hub.picture_views import PictureViews, ViewFormat
+from bridge.hub.pixel_secrets import mask_picture
 from bridge.hub.recording import Recordings
+from bridge.hub.request_roles import refused_for
+from bridge.hub.resources import BOUNDS, HISTORY_QUERIES, SUBSCRIPTIONS, hold, new_ledger, take
 from bridge.hub.screenshot_cache import ScreenshotCache, Shot
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.settled import SettledFeed
@@ -197,10 +201,12 @@ class HubService:
         self.install_dir: Path | None = None
         """Where ``app.install`` packages are taken from (None: installing is disabled)."""
         self.stagers: dict[str, Stager] = {}
-        self.uploads = UploadStore()
+        self.resources = new_ledger()
+        """Every client-started resource, bounded per session and per hub (``resources``)."""
+        self.uploads = UploadStore(ledger=self.resources)
         """Packages clients streamed for ``app.install`` (``bridge.hub.app_install``)."""
-        self.log_streams = LogStreams(self.masker)
-        self.recordings = Recordings()
+        self.log_streams = LogStreams(self.masker, self.resources)
+        self.recordings = Recordings(self.resources)
         self.media: dict[str, DeviceMedia] = {}
         """Device id -> its device layer's logs, recorder and crash reports (set at linking)."""
         """Device id -> how its device layer copies a package onto it (set at linking)."""
@@ -241,6 +247,7 @@ class HubService:
             if isinstance(got, str):
                 return got
             self.vision = got
+            got.ledger = self.resources
             self.log.info("vision_enabled", engine=got.reader.engine.name)
         if self._vision_on is not None:
             self._vision_on.set()
@@ -267,6 +274,12 @@ class HubService:
     # ---- RequestHandler ---------------------------------------------------------------------
 
     async def handle(self, session: Session, request: ClientToHub) -> None:
+        refused = refused_for(session.role, type(request).__struct_config__.tag)  # type: ignore[arg-type]
+        if refused is not None:  # the token's role, checked before anything (request_roles)
+            session.respond(
+                ProtocolError(code=ProtocolErrorCode.FORBIDDEN, message=refused, id=request.id)
+            )
+            return
         if self.remote is not None and self.remote.claims(session, request):
             await self.remote.handle(session, request)
             return
@@ -290,6 +303,7 @@ class HubService:
         self.log_streams.drop_session(session)
         self.recordings.drop_session(session)
         self.screenshots.drop_session(session.id)
+        self.resources.drop_session(session.id)
         for device in self.devices.values():
             for stream in device.all_streams():
                 stream.leave(session)
@@ -344,6 +358,7 @@ class HubService:
                 "hello": s.id in self.sessions,
                 "queue_depth": s.queue_depth(),
                 "queued_bytes": s.queued_bytes(),
+                "resources": self.resources.of_session(s.id),
                 **vars(s.stats),
             }
             for s in list(self.connections().values())
@@ -359,10 +374,12 @@ class HubService:
                 "feed": self.picture_feed.statistics(),
             },
             "mirror": self.mirrors.statistics(),
+            "resources": self.resources.statistics(),
             "media": {
                 "logs": self.log_streams.statistics(),
                 "recordings": self.recordings.statistics(),
                 "upload_bytes": self.uploads.held_bytes(),
+                "uploads": self.uploads.statistics(),
             },
         }
         if self.journal is not None:
@@ -498,7 +515,8 @@ class HubService:
             case Subscribe(device=device_id, compact=compact, settled=True, patches=patches):
                 device = self.device(device_id)
                 self.current(device)
-                joined = self.feeds[device.id].join(session, compact, patches)
+                with self._counted_subscription(session):
+                    joined = self.feeds[device.id].join(session, compact, patches)
                 if request.pictures:
                     self.picture_feed.join(session, device, compact)
                 return joined
@@ -506,7 +524,8 @@ class HubService:
                 device = self.device(device_id)
                 cap = self.current(device)
                 stream = device.streams[compact]
-                stream.join(session, patches)
+                with self._counted_subscription(session):
+                    stream.join(session, patches)
                 return SubscribeResult(
                     subscription=stream.id,
                     seq=stream.seq,
@@ -521,6 +540,8 @@ class HubService:
                         ProtocolErrorCode.UNKNOWN_SUBSCRIPTION, f"not subscribed to {sub!r}"
                     )
                 found.leave(session)
+                if sub in session.streams:
+                    self.resources.give(SUBSCRIPTIONS, session.id)
                 session.forget_stream(sub)
                 return UnsubscribeResult(subscription=sub)
             case SnapshotGet(at=at, fresh=True) if at is not None:
@@ -530,9 +551,11 @@ class HubService:
                     "cannot be captured anew); drop one",
                 )
             case SnapshotGet(at=at) if at is not None:
-                return await answer_journal(self, request)
+                with hold(self.resources, HISTORY_QUERIES, session.id):
+                    return await answer_journal(self, request)
             case JournalAt() | JournalDiff() | JournalTimeline() | JournalWhen():
-                return await answer_journal(self, request)
+                with hold(self.resources, HISTORY_QUERIES, session.id):
+                    return await answer_journal(self, request)
             case SnapshotGet(device=device_id, compact=compact, fresh=fresh):
                 device = self.device(device_id)
                 cap = await fresh_capture(device) if fresh else self.current(device)
@@ -661,6 +684,22 @@ class HubService:
         raise BadRequest(
             ProtocolErrorCode.UNKNOWN_TYPE, f"unhandled request {type(request).__name__}"
         )
+
+    @contextmanager
+    def _counted_subscription(self, session: Session) -> Iterator[None]:
+        """Count a stream the session joins in the body (``SUBSCRIPTIONS``; a stream it
+        was already in is not counted twice); refused RATE_LIMITED past the bounds."""
+        before = set(session.streams)
+        bound = BOUNDS[SUBSCRIPTIONS]
+        ledger = self.resources
+        if (
+            ledger.held(SUBSCRIPTIONS, session.id) >= bound.per_session
+            or ledger.held(SUBSCRIPTIONS) >= bound.per_hub
+        ):
+            take(ledger, SUBSCRIPTIONS, session.id)  # raises RATE_LIMITED, counts the refusal
+        yield
+        for _ in set(session.streams) - before:
+            take(self.resources, SUBSCRIPTIONS, session.id)
 
     def lease(
         self,
@@ -876,6 +915,7 @@ class HubService:
             )
         png = decode_reply_png(reply)
         del reply  # the base64 text (a third larger than the image) goes at once
+        png = await mask_picture(device, png)  # secrets blacked out before it is kept
         kept = keep_screenshot(self.captures, device, png)
         if isinstance(kept, str):
             del png

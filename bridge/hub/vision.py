@@ -5,8 +5,10 @@ Per device (one ``watch`` task beside its ingest loop, only when the hub serves 
 - wait until the screen settles: the agent said stable and no new generation arrived for
   ``SETTLE_MS``; then look at the blind regions (``bridge.vision.regions``) of the newest
   capture. None: drop any overlay and wait for the next change;
-- take one screenshot, and in a worker thread (one OCR at a time for the whole hub) crop each
-  region, hash it and read only what the cache does not know (``bridge.vision.reader``);
+- take one screenshot, check its size before decoding it (``png_check``: the device's
+  display, at most ``MAX_PIXELS``; refused ones are counted), decode it in a worker thread,
+  and there (one OCR at a time for the whole hub) crop each region, hash it and read only
+  what the cache does not know (``bridge.vision.reader``);
 - when what was read differs from the device's overlay, set it and hand the device's last push
   back to its ingest (``offer``: only when no newer push waits), so the vision nodes arrive as
   one more generation, after the accessible content's own: a delta of accessible content is
@@ -30,9 +32,13 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from bridge.core.png_check import PngInfo, check_png
+from bridge.core.resource_ledger import ResourceLedger
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import refusal
-from bridge.net.agent_link import AgentLost
+from bridge.hub.memory_bounds import display_size
+from bridge.hub.resources import VISION_READS, hold
+from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.vision.overlay import Overlay
 from bridge.vision.regions import Region, blind_regions
 from bridge.wire.action import Dispatch
@@ -57,6 +63,9 @@ SETTLE_MS = 300
 RECHECK_S = 2.0
 SCREENSHOT_TIMEOUT_S = 10.0
 LOGGED_KINDS = 32
+MAX_PIXELS = 16_000_000
+"""A screenshot past this many pixels (or past the device's display, ``png_check``) is never
+decoded for reading: a 4K screen is 8.3 million; 13,000 x 13,000 would take 500 MB."""
 TAP_VERBS = {ActionVerb.CLICK: "tap", ActionVerb.LONG_CLICK: "long_press"}
 
 
@@ -69,6 +78,8 @@ class VisionCounts:
     failures: int = 0
     """Readings that failed (no screenshot, an undecodable one, or a fault while reading);
     each leaves the device linked and its overlay as it was."""
+    refused: int = 0
+    """Screenshots refused before decoding: not a PNG, or past the display or ``MAX_PIXELS``."""
 
 
 class VisionService:
@@ -84,6 +95,8 @@ class VisionService:
         self.log = log
         self._logged: set[str] = set()
         """Kinds of failure already logged (each is logged once; at most LOGGED_KINDS)."""
+        self.ledger: ResourceLedger | None = None
+        """The hub's resource ledger (set by the service): vision reads are counted there."""
 
     @classmethod
     def load(cls, log: Any = None) -> VisionService | str:
@@ -102,6 +115,7 @@ class VisionService:
             "overlays": self.counts.overlays,
             "failures": self.counts.failures,
             "engine_failures": self.reader.stats.failures,
+            "refused": self.counts.refused,
             "ocr_passes": self.reader.stats.passes,
             "ocr_p50_ms": round(timings[len(timings) // 2], 1) if timings else None,
             "cache_hits": cache.hits,
@@ -171,6 +185,14 @@ class VisionService:
             self.log.warning(event, device=device.id, error=error[:300], logged="once")
 
     async def _read(self, device: DeviceRuntime, regions: tuple[Region, ...]) -> Overlay | None:
+        if self.ledger is None:
+            return await self._read_counted(device, regions)
+        with hold(self.ledger, VISION_READS, device.id):
+            return await self._read_counted(device, regions)
+
+    async def _read_counted(
+        self, device: DeviceRuntime, regions: tuple[Region, ...]
+    ) -> Overlay | None:
         link = device.link
         push = device.last_push
         if link is None or push is None:
@@ -186,7 +208,13 @@ class VisionService:
         if not reply.ok or not reply.png_base64:
             self.counts.failures += 1  # a secure window: nothing to read
             return None
-        png = _decode(reply.png_base64)
+        data = decode_reply_png(reply)
+        checked = check_png(data, display_size(device), max_pixels=MAX_PIXELS) if data else None
+        if data is None or not isinstance(checked, PngInfo):  # checked before decoding
+            self.counts.failures += 1
+            self.counts.refused += 1
+            return None
+        png = await anyio.to_thread.run_sync(_decode, data, limiter=self.limiter)
         if png is None:
             self.counts.failures += 1
             return None
@@ -196,16 +224,15 @@ class VisionService:
         )
 
 
-def _decode(b64: str) -> Image.Image | None:
-    import base64
-    import binascii
-
+def _decode(data: bytes) -> Image.Image | None:
+    """The decoded picture (a worker thread: decoding is CPU and memory the loop must not
+    spend); the caller checked its size first (``check_png``)."""
     from PIL import Image
 
     try:
-        image = Image.open(io.BytesIO(base64.b64decode(b64, validate=True)))
+        image = Image.open(io.BytesIO(data))
         image.load()
-    except (binascii.Error, OSError, ValueError, Image.DecompressionBombError):
+    except (OSError, ValueError, Image.DecompressionBombError):
         return None
     return image
 

@@ -51,7 +51,7 @@ from bridge.journal.records import (
     event_summary,
     screen_key,
 )
-from bridge.journal.store import Dropped, JournalReader, JournalStore
+from bridge.journal.store import Dropped, JournalReader, JournalStore, QueryTooLong
 from bridge.wire.client_protocol import ActionEvent, DeviceEvent, LeaseEvent
 from bridge.wire.snapshot import ScreenSnapshot
 
@@ -65,6 +65,11 @@ MAX_CAPTURE_FILE = 16 << 20
 MAX_DEDUP_DEVICES = 1024
 """Devices whose last kept picture the journal remembers (for not keeping a repeat)."""
 OUTCOME_WINDOW_MS = DEFAULT_WINDOW_MS
+READ_THREADS = 2
+"""History queries running at once for the whole hub (each a worker thread and a read
+connection); more wait their turn (how many may wait: ``bridge.hub.resources``)."""
+READ_TIMEOUT_S = 10.0
+"""A history query's own time (after its turn came); past it, it stops and is refused."""
 """Keyed outcomes from earlier runs count as long as a key does in memory (10 minutes)."""
 
 T = TypeVar("T")
@@ -176,6 +181,7 @@ class Journal:
     _lock: JournalLock | None = None
     _last_shot: dict[str, tuple[bytes, str]] = field(default_factory=dict)
     """Per device: the digest and name of the last picture kept (a repeat is not kept)."""
+    _readers: anyio.CapacityLimiter | None = None
 
     @classmethod
     def open(
@@ -344,21 +350,34 @@ class Journal:
 
     # ---- reads (worker threads) -------------------------------------------------------------
 
-    async def read(self, query: Callable[[JournalReader], T]) -> T:
-        """Run ``query`` on a fresh read connection in a worker thread. Raises
-        ``JournalUnavailable`` when the journal is off or the read fails."""
+    async def read(self, query: Callable[[JournalReader], T], timeout_s: float | None = None) -> T:
+        """Run ``query`` on a fresh read connection in a worker thread: at most
+        ``READ_THREADS`` at once for the hub (others wait their turn), each stopped after
+        ``timeout_s`` of its own time (``QueryTooLong``). Raises ``JournalUnavailable`` when
+        the journal is off or the read fails."""
         if not self.on:
             raise JournalUnavailable(f"the journal is off ({self.off_reason})")
+        if self._readers is None:
+            self._readers = anyio.CapacityLimiter(READ_THREADS)
+        if timeout_s is None:
+            timeout_s = READ_TIMEOUT_S
 
         def run() -> T:
-            reader = JournalReader(self.path)
+            assert timeout_s is not None
+            reader = JournalReader(self.path, deadline=time.monotonic() + timeout_s)
             try:
                 return query(reader)
+            except sqlite3.OperationalError as exc:
+                if reader.deadline is not None and time.monotonic() > reader.deadline:
+                    raise QueryTooLong(
+                        f"the history query ran past its bound of {timeout_s:g} s"
+                    ) from exc
+                raise
             finally:
                 reader.close()
 
         try:
-            return await anyio.to_thread.run_sync(run)
+            return await anyio.to_thread.run_sync(run, limiter=self._readers)
         except (sqlite3.Error, OSError) as exc:
             raise JournalUnavailable(f"the journal cannot be read ({exc})") from exc
 

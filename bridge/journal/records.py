@@ -206,26 +206,37 @@ def parse_time(text: str, now_ms: int) -> int | str:
     """Epoch milliseconds for ``text``: ``now``; a relative ``-5m`` / ``-30s`` / ``-2h`` /
     ``-1d`` / ``-250ms`` (also written ``now-5m``); ISO-8601 with or without a zone (none:
     UTC); or epoch milliseconds. Otherwise a message saying what is accepted."""
-    value = text.strip()
+    parsed = _parse_time(text.strip(), now_ms)
+    if isinstance(parsed, int) and not -MAX_TIME_MS <= parsed <= MAX_TIME_MS:
+        return f"{text!r} is outside the times the journal can hold (year 1 to 9999)"
+    return parsed
+
+
+MAX_TIME_MS = 253_402_300_799_999
+"""The end of year 9999 in epoch ms: times past it (2^63 ms, say) are refused, never passed
+on to SQLite's 64-bit integers or to ``datetime``."""
+
+
+def _parse_time(value: str, now_ms: int) -> int | str:
     if value == "now":
         return now_ms
     if value.startswith("now-"):
         value = value[3:]
     rel = _RELATIVE.match(value)
-    if rel is not None:
-        return now_ms - int(float(rel.group(1)) * _UNITS[rel.group(2)])
-    if value.isdigit() and len(value) >= 10:
-        return int(value)
     try:
+        if rel is not None:
+            return now_ms - int(float(rel.group(1)) * _UNITS[rel.group(2)])
+        if value.isdigit() and len(value) >= 10:
+            return int(value) if len(value) <= 20 else MAX_TIME_MS + 1
         moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return int(moment.timestamp() * 1000)
+    except (ValueError, OverflowError):
         return (
-            f"{text!r} is not a time: use ISO-8601 (2026-12-02T14:03:07Z), "
+            f"{value!r} is not a time: use ISO-8601 (2026-12-02T14:03:07Z), "
             "a relative time (-5m, -30s, -2h), 'now' or epoch milliseconds"
         )
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
 
 
 def iso(at_ms: int) -> str:

@@ -19,6 +19,7 @@ One ``JournalStore`` is used by one thread (the writer); readers open their own 
 from __future__ import annotations
 
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,14 @@ class Dropped:
 
     def __bool__(self) -> bool:
         return bool(self.frames or self.events or self.outcomes or self.captures)
+
+
+PROGRESS_STEPS = 20_000
+"""SQLite virtual-machine steps between two looks at a reader's deadline."""
+
+
+class QueryTooLong(Exception):
+    """A read ran past its deadline (``JournalReader``); nothing it found is returned."""
 
 
 def _connect(path: Path, timeout_s: float) -> sqlite3.Connection:
@@ -280,9 +289,22 @@ class JournalReader:
     """A read-only connection for queries (one per worker thread call; WAL lets it read while
     the writer writes)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, deadline: float | None = None) -> None:
+        """``deadline``: a ``time.monotonic()`` past which the query stops: SQLite is
+        interrupted (its progress handler) and ``check`` raises ``QueryTooLong``."""
         self.conn = _connect(path, 2.0)
         self.conn.execute("PRAGMA query_only = ON")
+        self.deadline = deadline
+        if deadline is not None:
+            self.conn.set_progress_handler(self._past_deadline, PROGRESS_STEPS)
+
+    def _past_deadline(self) -> int:
+        return 1 if self.deadline is not None and time.monotonic() > self.deadline else 0
+
+    def check(self) -> None:
+        """Raise ``QueryTooLong`` once the deadline passed (loops over rows call it)."""
+        if self._past_deadline():
+            raise QueryTooLong("the history query ran past its time bound")
 
     def close(self) -> None:
         self.conn.close()

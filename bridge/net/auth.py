@@ -7,9 +7,11 @@ reveal which prefix matched.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Literal
 
 Role = Literal["observer", "controller"]
@@ -23,6 +25,9 @@ class Principal:
     role: Role
     name: str
     scope: Scope = "hub"
+    proof_key: bytes = field(default=b"", repr=False, compare=False)
+    """For a farm-scoped token: its sha256, with which the hub signs the requests it forwards
+    for this client (``bridge.farm.proof``); empty otherwise."""
 
 
 def _digest(token: str) -> bytes:
@@ -43,7 +48,17 @@ class Authenticator:
         for digest, principal in self._table:
             if hmac.compare_digest(digest, candidate):
                 found = principal
+        if found is not None and found.scope == "farm":
+            found = dataclasses.replace(found, proof_key=candidate)
         return found
+
+    def farm_principal(self, proves: Callable[[bytes], bool]) -> Principal | None:
+        """The farm-scoped principal whose token's digest ``proves`` accepts (a forwarded
+        request's proof), or None."""
+        for digest, principal in self._table:
+            if principal.scope == "farm" and proves(digest):
+                return principal
+        return None
 
 
 def bearer(header: str | None) -> str | None:

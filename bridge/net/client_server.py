@@ -44,6 +44,7 @@ the per-peer connection bounds and the origin check, not the request protocol.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import itertools
 import secrets
 import socket
@@ -53,7 +54,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, Protocol
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import msgspec
@@ -101,6 +102,10 @@ SOCKET_SEND_BUFFER = 256 * 1024
 """SO_SNDBUF of each client socket: the kernel's share of a connection's outbound bytes is
 fixed instead of auto-tuned up to megabytes."""
 CLOSE_WAIT_S = 10.0
+SHUTDOWN_CLOSE_S = 2.0
+"""How long a closing handshake may take (websockets' ``close_timeout``): when the hub stops,
+every connection is closed at once, and a flood of clients that never read would otherwise
+hold the exit for websockets' default 10 s."""
 """How long a connection the hub closes may take to read what is queued and the close frame
 (its buffers stay bounded meanwhile); then the socket is aborted."""
 MAX_PER_PEER = 4096
@@ -381,11 +386,25 @@ class ClientServer:
     # ---- HTTP side --------------------------------------------------------------------------
 
     def _origin_ok(self, headers: Headers) -> bool:
+        """A browser's websocket is accepted from the hub's own pages only: its ``Origin``
+        is the address the hub was started on, ``localhost``, or the very address the
+        request came to (``Host``: a hub bound to ``0.0.0.0`` opened at a LAN address) when
+        that is an IP address — a DNS name there could be a rebinding attack's."""
         origin = headers.get("Origin")
         if origin is None:
             return True
         own = {f"http://{self.host}:{self.bound_port}", f"http://localhost:{self.bound_port}"}
-        return origin in own
+        if origin in own:
+            return True
+        host = headers.get("Host")
+        if host is None or origin != f"http://{host}":
+            return False
+        name = urlsplit(origin).hostname
+        try:
+            ipaddress.ip_address(name or "")
+        except ValueError:
+            return False
+        return True
 
     def _process_request(
         self, connection: ServerConnection, request: Request
@@ -484,6 +503,7 @@ class ClientServer:
             ping_interval=20,
             ping_timeout=20,
             open_timeout=self.auth_deadline_s,
+            close_timeout=SHUTDOWN_CLOSE_S,
             server_header="mobridge",
         ) as server:
             self._server = server

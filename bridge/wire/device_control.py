@@ -30,7 +30,7 @@ MAX_GESTURE_MS = 10_000
 MAX_COORDINATE = 65_535
 APP_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$"
 """An Android package or an iOS bundle id (hyphens allowed, at least one dot)."""
-PACKAGE_FILE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$"
+PACKAGE_FILE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*(?!\n)$"
 """A bare file name (no directory, no ``..``, no leading dot)."""
 
 Coordinate = Annotated[int, msgspec.Meta(ge=0, le=MAX_COORDINATE)]
@@ -118,9 +118,9 @@ class AppInstall(Request, tag="app.install", frozen=True):
     package: Annotated[str, msgspec.Meta(pattern=PACKAGE_FILE_PATTERN, max_length=128)] | None = (
         None
     )
-    sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")] | None = None
+    sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")] | None = None
     confirm: Confirm | None = None
-    upload: Annotated[str, msgspec.Meta(pattern=r"^u_[0-9a-zA-Z]{1,32}$")] | None = None
+    upload: Annotated[str, msgspec.Meta(pattern=r"^u_[0-9a-zA-Z]{1,32}(?!\n)$")] | None = None
     """A complete ``app.upload`` of this session (``bridge.wire.device_media``), instead of
     ``package``: exactly one of the two."""
 

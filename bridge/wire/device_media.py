@@ -44,11 +44,12 @@ MAX_LOG_TEXT = 4096
 """A log line's text is cut to this many characters."""
 MAX_LOG_BATCH = 512
 
-UPLOAD_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$"
-"""A package's file name as the client sends it (other characters become ``_``)."""
-UploadId = Annotated[str, msgspec.Meta(pattern=r"^u_[0-9a-zA-Z]{1,32}$", max_length=34)]
-RecordingId = Annotated[str, msgspec.Meta(pattern=r"^r_[0-9a-zA-Z]{1,32}$", max_length=34)]
-Sha256 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$", max_length=64)]
+UPLOAD_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}(?!\n)$"
+"""A package's file name as the client sends it (other characters become ``_``). ``(?!\n)``:
+Python's ``$`` also matches before a final newline, so ``x.apk\n`` would pass without it."""
+UploadId = Annotated[str, msgspec.Meta(pattern=r"^u_[0-9a-zA-Z]{1,32}(?!\n)$", max_length=34)]
+RecordingId = Annotated[str, msgspec.Meta(pattern=r"^r_[0-9a-zA-Z]{1,32}(?!\n)$", max_length=34)]
+Sha256 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$", max_length=64)]
 LogLevel = Literal["verbose", "debug", "info", "warn", "error", "fatal"]
 LOG_LEVELS: tuple[LogLevel, ...] = ("verbose", "debug", "info", "warn", "error", "fatal")
 """From least to most severe (``level`` filters keep that level and above)."""

@@ -40,7 +40,7 @@ from bridge.wire.client_protocol import (
 )
 
 FARM_PROTOCOL = "mobridge.farm.v1"
-HUB_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+HUB_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}(?!\n)$"
 HubName = Annotated[str, msgspec.Meta(pattern=HUB_NAME_PATTERN)]
 FormatName = Literal["json", "msgpack"]
 MAX_ANNOUNCED_DEVICES = 256
@@ -89,6 +89,9 @@ class FarmOrigin(WireStruct, frozen=True):
     kind: Name | None = None
     scope: Literal["hub", "farm"] = "hub"
     """The token's reach on its hub: an owner refuses a forward whose scope is not ``farm``."""
+    proof: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")] | None = None
+    """HMAC-SHA256 proving the client holds a farm token (``bridge.farm.proof``): the owner
+    takes role and scope from the farm token that verifies it, not from the fields above."""
 
 
 class _FarmRequest(WireStruct, tag_field="type", frozen=True):

@@ -113,13 +113,14 @@ class RogueAgent:
 
 @asynccontextmanager
 async def client(
-    url: str, token: str = CONTROLLER, name: str = "adversary", **kw: Any
+    url: str, token: str = CONTROLLER, name: str = "adversary", kind: str | None = None, **kw: Any
 ) -> AsyncIterator[ClientConnection]:
-    """A raw JSON client that has said hello."""
+    """A raw JSON client that has said hello (as ``kind`` when given)."""
     async with ws_connect(
         url, additional_headers={"Authorization": f"Bearer {token}"}, max_size=64 << 20, **kw
     ) as ws:
-        await ws.send(json.dumps({"type": "hello", "id": 0, "client": {"name": name}}))
+        who: dict[str, str] = {"name": name} if kind is None else {"name": name, "kind": kind}
+        await ws.send(json.dumps({"type": "hello", "id": 0, "client": who}))
         json.loads(await ws.recv())
         yield ws
 

@@ -14,7 +14,7 @@ import pytest
 
 from bridge.dashboard import page
 from tests.dashboard.test_dashboard_browser import browser_tab, shot_path
-from tests.hub.hubfixture import CONTROLLER, running_hub
+from tests.hub.hubfixture import CONTROLLER, PERSON, running_hub
 from tests.mcp.mcpfixture import stdio_mcp, text_of
 from tests.skips import need_chromium
 
@@ -25,7 +25,7 @@ async def test_a_person_vetoes_an_agents_click_from_the_dashboard() -> None:
     with anyio.fail_after(120):
         async with (
             running_hub(sim_scene="login", dashboard=page(), veto_window_ms=15_000) as rh,
-            browser_tab(rh, f"#token={CONTROLLER}") as (tab, expect),
+            browser_tab(rh, f"#token={PERSON}") as (tab, expect),
             stdio_mcp(rh.url, CONTROLLER, name="agent-2", version="1") as agent,
         ):
             await expect(tab.get_by_test_id("status")).to_contain_text("connected as controller")

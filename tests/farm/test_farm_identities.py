@@ -91,7 +91,7 @@ async def test_a_hub_cannot_use_another_hubs_subjects(tmp_path: Path) -> None:
             await nc_b.subscribe("_INBOX.B.>", cb=b_sees)
             await nc_b.flush()
             # A may not receive B's requests nor read B's replies
-            await nc_a.subscribe("mobridge.farm.req.B")
+            await nc_a.subscribe("mobridge.farm.req.B.*")
             await nc_a.subscribe("_INBOX.B.>")
             # A may not forge B's announcement nor a reply into B's inbox
             await nc_a.publish("mobridge.farm.announce.B", b"forged")
@@ -107,7 +107,7 @@ async def test_a_hub_cannot_use_another_hubs_subjects(tmp_path: Path) -> None:
             await anyio.sleep(0.3)
             assert len(errors) >= 4 and seen_by_b, (errors, seen_by_b, b_errors, nc_b.is_connected)
             text = "\n".join(errors).lower()  # nats-py lowercases the server's -ERR
-            assert 'permissions violation for subscription to "mobridge.farm.req.b"' in text
+            assert 'permissions violation for subscription to "mobridge.farm.req.b.*"' in text
             assert 'permissions violation for subscription to "_inbox.b.>"' in text
             assert 'permissions violation for publish to "mobridge.farm.announce.b"' in text
             assert 'permissions violation for publish to "_inbox.b.x.y"' in text
@@ -157,7 +157,7 @@ async def test_hubs_with_their_own_credentials_form_the_farm(tmp_path: Path) -> 
                 principal="p", scope="hub",
             )  # fmt: skip
             data = msgspec.msgpack.encode(Forward(origin=origin, request=Ping(id=1)))
-            answer = await nc.request("mobridge.farm.req.B", data, timeout=10)
+            answer = await nc.request("mobridge.farm.req.B.A", data, timeout=10)
             reply = msgspec.msgpack.decode(answer.data, type=FarmReply)
             assert isinstance(reply, Refused)
             assert reply.message.code is ProtocolErrorCode.FORBIDDEN  # type: ignore[union-attr]

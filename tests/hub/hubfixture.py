@@ -14,6 +14,8 @@ from bridge.net.auth import Principal
 CONTROLLER = "controller-token-for-tests"
 CONTROLLER_2 = "second-controller-token"
 OBSERVER = "observer-token-for-tests"
+PERSON = "person-controller-token"
+"""A third controller token (a person at the dashboard, who may veto)."""
 
 
 @dataclass
@@ -38,6 +40,7 @@ async def running_hub(**overrides: object) -> AsyncIterator[RunningHub]:
         tokens={
             CONTROLLER: Principal("controller", "c1"),
             CONTROLLER_2: Principal("controller", "c2"),
+            PERSON: Principal("controller", "p1"),
             OBSERVER: Principal("observer", "o1"),
         },
     )

@@ -13,7 +13,7 @@ import pytest
 from bridge.client import connect
 from bridge.client.channels import HubEvent
 from bridge.wire.client_protocol import ActionEvent, IntentEvent, LeaseEvent, Veto, VetoResult
-from tests.hub.hubfixture import CONTROLLER, CONTROLLER_2, OBSERVER, running_hub
+from tests.hub.hubfixture import CONTROLLER, CONTROLLER_2, OBSERVER, PERSON, running_hub
 from tests.mcp.mcpfixture import stdio_mcp, text_of
 
 pytestmark = pytest.mark.anyio
@@ -85,7 +85,7 @@ async def test_a_person_vetoes_an_announced_click_and_the_agent_reads_why() -> N
     with anyio.fail_after(120):
         async with (
             running_hub(sim_scene="login", veto_window_ms=5_000) as hub,
-            connect(hub.url, token=OBSERVER, name="dashboard", kind="dashboard") as person,
+            connect(hub.url, token=PERSON, name="dashboard", kind="dashboard") as person,
             connect(hub.url, token=CONTROLLER_2, name="script", kind="script") as script,
             stdio_mcp(hub.url, CONTROLLER, name="agent-2", version="1") as agent,
         ):

@@ -2,7 +2,8 @@
 // The hub sends an `intent` event before every action; with a veto window (`vetoMs` > 0,
 // `mobridge serve --veto-window`) a mutating action waits that long. This bar lists those,
 // counts down, and sends `veto` for the one a person stops. The dashboard says hello as kind
-// "dashboard", which outranks scripts and agents. Device text goes in with textContent only.
+// "dashboard", which outranks scripts and agents; vetoing needs a controller token (an observer
+// token is refused FORBIDDEN, shown in the bar). Device text goes in with textContent only.
 // An observer's page shows the countdown but no working Veto button (only a controller may
 // veto). When the action's outcome arrives (from this page's veto, another page's, or the
 // window running out) every page stops its countdown: a refusal says who vetoed it.

@@ -1,0 +1,48 @@
+"""``bridge.core.pixel_mask``: which nodes hold a secret, and black rectangles scaled from the
+tree's units to the picture's pixels; nothing to mask returns the very same bytes."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image, ImageStat
+
+from bridge.core.pixel_mask import black_out, secret_regions
+from bridge.core.secret_mask import MASK
+from bridge.wire.enums import Role
+from bridge.wire.node import NodeState, SemanticNode
+
+
+def white_png(width: int, height: int) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (255, 255, 255)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def mean(png: bytes, box: tuple[int, int, int, int]) -> float:
+    with Image.open(io.BytesIO(png)) as image:
+        return float(ImageStat.Stat(image.convert("L").crop(box)).mean[0])
+
+
+def test_password_and_masked_fields_are_secret_regions() -> None:
+    nodes = [
+        SemanticNode(node_id="n0", role=Role.UNKNOWN, bounds=(0, 0, 100, 200)),
+        SemanticNode(node_id="n1", role=Role.INPUT, text=MASK, bounds=(10, 10, 90, 30)),
+        SemanticNode(
+            node_id="n2",
+            role=Role.INPUT,
+            bounds=(10, 40, 90, 60),
+            state=NodeState(password=True),
+        ),
+        SemanticNode(node_id="n3", role=Role.TEXT, text="Hello", bounds=(10, 70, 90, 90)),
+        SemanticNode(node_id="n4", role=Role.INPUT, value=MASK),  # no bounds: nothing to paint
+    ]
+    assert secret_regions(nodes) == ((10, 10, 90, 30), (10, 40, 90, 60))
+
+
+def test_regions_are_scaled_to_the_picture_and_nothing_else_changes() -> None:
+    png = white_png(200, 400)  # a 2x picture of a 100 x 200 screen
+    out = black_out(png, [(10, 10, 90, 30)], (0, 0, 100, 200))
+    assert mean(out, (24, 24, 176, 56)) == 0  # the field, in picture pixels
+    assert mean(out, (0, 100, 200, 400)) == 255  # the rest untouched
+    assert black_out(png, [], (0, 0, 100, 200)) is png
