@@ -38,7 +38,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import quickjs
+try:
+    import quickjs
+except ImportError:  # the `js` extra: flows without JavaScript run without it
+    JS_MISSING: str | None = (
+        "this flow runs JavaScript, which needs the js extra: in a checkout "
+        "`MOBRIDGE_EXTRAS=js scripts/run`, else pip install 'mobridge[js]'"
+    )
+else:
+    JS_MISSING = None
 
 DEFAULT_TIME_LIMIT_S = 2.0
 MAX_TIME_LIMIT_S = 30.0
@@ -92,14 +100,29 @@ class ScriptHost:
 
     def __post_init__(self) -> None:
         self.time_limit_s = min(max(self.time_limit_s, 0.01), MAX_TIME_LIMIT_S)
-        self._ctx = quickjs.Context()
-        self._ctx.set_memory_limit(self.memory_limit)
-        self._ctx.set_max_stack_size(1 << 20)
-        self._ctx.set_time_limit(self.time_limit_s)
-        self._ctx.eval(PRELUDE)
-        self._ctx.eval(f"maestro.platform = {json.dumps(self.platform)};")
+        self._context: Any = None
         self._defined: dict[str, str] = {}
+        self._copied = ""
         self.define(self.variables)
+
+    @property
+    def _ctx(self) -> Any:
+        """The JavaScript context, made on first use (a flow without JavaScript never needs
+        the engine); without the ``js`` extra, a ``ScriptError`` naming it."""
+        if self._context is None:
+            if JS_MISSING is not None:
+                raise ScriptError("javascript", JS_MISSING)
+            ctx = quickjs.Context()
+            ctx.set_memory_limit(self.memory_limit)
+            ctx.set_max_stack_size(1 << 20)
+            ctx.set_time_limit(self.time_limit_s)
+            ctx.eval(PRELUDE)
+            ctx.eval(f"maestro.platform = {json.dumps(self.platform)};")
+            ctx.eval(f"maestro.copiedText = {json.dumps(self._copied)};")
+            for name, value in self._defined.items():
+                ctx.eval(f"var {name} = {json.dumps(value)};")
+            self._context = ctx
+        return self._context
 
     # ---- state the runner sets and reads ---------------------------------------------------
 
@@ -107,16 +130,21 @@ class ScriptHost:
         """Make ``variables`` globals (the flow's env, ``--env``, a runFlow's env)."""
         for name, value in variables.items():
             if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name):
-                self._ctx.eval(f"var {name} = {json.dumps(str(value))};")
                 self._defined[name] = str(value)
+                if self._context is not None:
+                    self._context.eval(f"var {name} = {json.dumps(str(value))};")
 
     @property
     def copied_text(self) -> str:
-        return str(self._ctx.eval("String(maestro.copiedText)"))
+        if self._context is None:
+            return self._copied
+        return str(self._context.eval("String(maestro.copiedText)"))
 
     @copied_text.setter
     def copied_text(self, text: str) -> None:
-        self._ctx.eval(f"maestro.copiedText = {json.dumps(text)};")
+        self._copied = text
+        if self._context is not None:
+            self._context.eval(f"maestro.copiedText = {json.dumps(text)};")
 
     def output(self) -> dict[str, Any]:
         """``output`` as JSON data (for the report)."""
@@ -322,7 +350,10 @@ def _closing(text: str, i: int) -> int:
 
 
 def script_syntax_error(code: str) -> tuple[int, str] | None:
-    """The (line, message) of a syntax error in a script file, or None (not run)."""
+    """The (line, message) of a syntax error in a script file, or None (not run; also when
+    the ``js`` extra is missing: the syntax is then checked when the flow runs)."""
+    if JS_MISSING is not None:
+        return None
     ctx = quickjs.Context()
     ctx.set_time_limit(1.0)
     ctx.set_memory_limit(16 << 20)

@@ -136,3 +136,19 @@ def test_allowed_http_reaches_loopback_only_within_the_time_limit() -> None:
         assert "ran longer than its limit" in stuck.value.message
     finally:
         server.shutdown()
+
+
+def test_without_the_js_extra_only_javascript_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine is an extra (the base install stays small): a host that never runs
+    JavaScript works without it, and the first script says which extra it needs."""
+    from bridge.flows.maestro import script
+
+    monkeypatch.setattr(script, "JS_MISSING", "needs the js extra")
+    host = script.ScriptHost(variables={"USER": "ada"})
+    host.define({"MORE": "x"})
+    host.copied_text = "copied"
+    assert host.copied_text == "copied"
+    assert host.interpolate("plain text", "f.yaml", 1) == "plain text"
+    with pytest.raises(script.ScriptError, match="js extra"):
+        host.interpolate("${USER}", "f.yaml", 3)
+    assert script.script_syntax_error("this is not javascript (") is None
