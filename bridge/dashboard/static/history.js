@@ -196,11 +196,10 @@
   async function compareWithNow() {
     if (tt.at === null) return;
     try {
-      const [got, past, now] = await Promise.all([
-        request("journal.diff", { device: tt.device, since: String(tt.at), until: "now" }),
-        request("journal.at", { device: tt.device, at: String(tt.at), compact: false }),
-        request("journal.at", { device: tt.device, at: "now", compact: false }),
-      ]);
+      // one after the other: the hub runs at most two history queries per session at once
+      const got = await request("journal.diff", { device: tt.device, since: String(tt.at), until: "now" });
+      const past = await request("journal.at", { device: tt.device, at: String(tt.at), compact: false });
+      const now = await request("journal.at", { device: tt.device, at: "now", compact: false });
       const d = got.diff;
       renderTree(past.snapshot, d);
       note.textContent = "since " + stamp(tt.at) + ": " + d.changed.length + " changed, " + d.added.length +
