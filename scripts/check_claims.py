@@ -46,7 +46,9 @@ UNITS = (
     r"B|KB|kB|KiB|MB|MiB|GB|GiB|TB|bytes?|fps|Hz|%|lines/s|B/s|kB/s|MB/s|msgs/s)"
 )
 FIGURE = re.compile(
-    r"(?<![\w.#/^-])\d(?:[\d,._]*\d)?(?:\s?[x\u00d7]\s?\d(?:[\d,._]*\d)?)?\s?" + UNITS + r"(?![\w/])"
+    r"(?<![\w.#/^-])\d(?:[\d,._]*\d)?(?:\s?[x\u00d7]\s?\d(?:[\d,._]*\d)?)?\s?"
+    + UNITS
+    + r"(?![\w/])"
     r"|\b(?:at most|up to|capped at|no more than|at least|limit of|max(?:imum)?(?: of)?)\s+"
     r"\d(?:[\d,._]*\d)?",
     re.IGNORECASE,
