@@ -182,3 +182,19 @@ async def test_sign_in_with_the_page_alone_record_export_and_replay(tmp_path: Pa
     said = result.stdout.decode() + result.stderr.decode()
     assert result.returncode == 0, said
     assert "PASS" in said
+    # the Maestro export, told to check it ends signed in, passes `mobridge test` too
+    maestro_file = tmp_path / "recorded-maestro.yaml"
+    maestro_file.write_text(maestro.rstrip("\n") + '\n- assertVisible: {id: ".*__screen_home"}\n')
+    with anyio.fail_after(180):
+        result = await anyio.run_process(
+            mobridge_command(
+                "test", str(maestro_file), "--env", "PASSWORD=any-password",
+                "--report", str(tmp_path / "report-maestro"),
+            ),
+            cwd=ROOT,
+            env=clean_env(runtime),
+            check=False,
+        )  # fmt: skip
+    said = result.stdout.decode() + result.stderr.decode()
+    assert result.returncode == 0, said
+    assert "PASS" in said
