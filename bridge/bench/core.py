@@ -7,6 +7,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -17,8 +18,10 @@ from bridge.core.noderef import build_ref, resolve_ref
 from bridge.core.normalize import Normalized, SnapshotContext, normalize
 from bridge.core.patch import apply_patch, patch
 from bridge.core.query import run_query
+from bridge.core.raw_delta import DeltaRefused, RawMirror, raw_delta
 from bridge.core.renormalize import NormalizeEngine
 from bridge.core.tree import NodeTree
+from bridge.wire.agent_link import TreeDelta
 from bridge.wire.query import SemanticQuery, TextMatch
 from bridge.wire.raw import RawTree
 
@@ -168,12 +171,47 @@ def big_tree_rows(n: int, runs: int) -> list[str]:
     t_first = cpu_ms(first, max(3, runs // 3))
     t_change = cpu_ms(change, runs)
     t_decode = cpu_ms(lambda: decoder.decode(wire_b), runs)
+    t_tree_delta = _tree_delta_ms(raw, edited_raw, runs)
     return [
         f"{n:,}-node tree ({len(wire_a) // 1024:,} KB of RawTree JSON), CPU ms (median): "
         f"first capture decode+normalize {t_first:7.1f}; one-field change decode+normalize+"
         f"patch {t_change:6.2f} (goal <= 10), delta {delta:,} B JSON (goal <= 1,024); "
-        f"floor: msgspec decode alone {t_decode:6.2f} ({t_change / max(t_decode, 1e-3):.1f}x)"
+        f"floor: msgspec decode alone {t_decode:6.2f} ({t_change / max(t_decode, 1e-3):.1f}x)",
+        f"{'':42}   the same change as an agent's tree_delta (decode, mirror apply, "
+        f"incremental normalize, patch): {t_tree_delta:6.2f} ms CPU",
     ]
+
+
+def _tree_delta_ms(a: RawTree, b: RawTree, runs: int) -> float:
+    """CPU ms of the hub's side of a one-field ``tree_delta`` (agents that keep handles):
+    alternating a -> b and b -> a on one mirror and engine."""
+    a = msgspec.structs.replace(a, capture=1)
+    b = msgspec.structs.replace(b, capture=2)
+    forward, back = raw_delta(a, b), raw_delta(b, a)
+    assert forward is not None and back is not None
+    wires = [msgspec.json.encode(d.message("change", True)) for d in (forward, back)]
+    decoder = msgspec.json.Decoder(TreeDelta)
+    mirror = RawMirror.of(a)
+    assert mirror is not None
+    engine = NormalizeEngine()
+    prev = engine.run(a, SnapshotContext("b", "s_1", 0))
+    assert isinstance(prev, Normalized)
+    state = [mirror, prev, 0]
+
+    def one() -> None:
+        m, before, k = state
+        assert isinstance(m, RawMirror) and isinstance(before, Normalized) and isinstance(k, int)
+        delta = decoder.decode(wires[k % 2])  # the capture numbers follow the mirror's
+        delta = msgspec.structs.replace(delta, base=m.capture, capture=m.capture + 1)
+        applied = m.apply(delta)
+        assert not isinstance(applied, DeltaRefused), applied
+        new_mirror, changed = applied
+        out = engine.run(new_mirror.tree, SnapshotContext("b", "s_2", 0), changed)
+        assert isinstance(out, Normalized)
+        patch(before.full, out.full, out.changed)
+        state[:] = [new_mirror, out, k + 1]
+
+    return cpu_ms(one, runs)
 
 
 def run(quick: bool) -> list[str]:
@@ -192,7 +230,7 @@ def run(quick: bool) -> list[str]:
     for n in (1000,) if quick else (1000, 5000):
         lines += _case(f"generated {n}-node list", generated_xml(n), max(3, runs // 3))
         data = generated_xml(n)
-        t_cpu = cpu_ms(lambda data=data: _norm(data, "s_1"), max(3, runs // 3))
+        t_cpu = cpu_ms(partial(_norm, data, "s_1"), max(3, runs // 3))
         lines.append(
             f"{'':42}   import+normalize CPU {t_cpu:7.1f} ms (process time; goal "
             f"{20 if n == 1000 else 100} ms at idle)"
