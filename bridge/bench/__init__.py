@@ -22,5 +22,6 @@ SECTIONS: tuple[str, ...] = (
     "vision",
     "pictures",
     "web",
+    "idle",
 )
 """Run order when ``--only`` is not given."""
