@@ -25,5 +25,6 @@ SECTIONS: tuple[str, ...] = (
     "web",
     "webdriver",
     "flows_js",
+    "idle",
 )
 """Run order when ``--only`` is not given."""

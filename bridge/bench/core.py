@@ -7,7 +7,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+
+import msgspec
 
 from bridge.core.identity import IdAllocator
 from bridge.core.importers import ImportFailure, import_dump
@@ -15,8 +18,12 @@ from bridge.core.noderef import build_ref, resolve_ref
 from bridge.core.normalize import Normalized, SnapshotContext, normalize
 from bridge.core.patch import apply_patch, patch
 from bridge.core.query import run_query
+from bridge.core.raw_delta import DeltaRefused, RawMirror, raw_delta
+from bridge.core.renormalize import NormalizeEngine
 from bridge.core.tree import NodeTree
+from bridge.wire.agent_link import TreeDelta
 from bridge.wire.query import SemanticQuery, TextMatch
+from bridge.wire.raw import RawTree
 
 DUMPS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real-dumps"
 
@@ -113,6 +120,104 @@ def _case(name: str, data: bytes, runs: int) -> list[str]:
     return out
 
 
+def cpu_ms(fn: Callable[[], object], runs: int) -> float:
+    """Median process CPU time of ``fn`` in ms (``time.process_time``: unlike wall time it
+    does not grow with the other processes of a loaded machine)."""
+    fn()
+    samples = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        fn()
+        samples.append((time.process_time() - t0) * 1000)
+    return statistics.median(samples)
+
+
+def big_tree_rows(n: int, runs: int) -> list[str]:
+    """A ``n``-node tree (a long list, as React Native renders one) the way the hub takes it
+    from an agent: the wire's RawTree JSON decoded, then normalized by the device's engine;
+    then the same tree with one text changed: decode, incremental normalize, patch, and the
+    delta's JSON bytes (issue 41's row: goal <= 10 ms of CPU, delta <= 1 KB). Floor: msgspec's
+    own decode of the same bytes."""
+    raw = import_dump(generated_xml(n), "bench")
+    assert not isinstance(raw, ImportFailure), raw
+    edited_raw = import_dump(generated_xml(n).replace(b'text="Item 7"', b'text="Item 7!"'), "b")
+    assert not isinstance(edited_raw, ImportFailure), edited_raw
+    wire_a = msgspec.json.encode(raw)
+    wire_b = msgspec.json.encode(edited_raw)
+    decoder = msgspec.json.Decoder(RawTree)
+
+    def first() -> Normalized:
+        out = NormalizeEngine().run(decoder.decode(wire_a), SnapshotContext("b", "s_1", 0))
+        assert isinstance(out, Normalized)
+        return out
+
+    engine = NormalizeEngine()
+    base = engine.run(decoder.decode(wire_a), SnapshotContext("b", "s_1", 0))
+    assert isinstance(base, Normalized)
+    flip = [wire_b, wire_a]
+
+    def change() -> int:
+        data = flip[0]
+        flip.reverse()
+        prev = change_state[0]
+        out = engine.run(decoder.decode(data), SnapshotContext("b", "s_2", 0))
+        assert isinstance(out, Normalized)
+        change_state[0] = out
+        body = patch(prev.full, out.full, out.changed)
+        return len(msgspec.json.encode(body))
+
+    change_state = [base]
+    delta = change()
+    t_first = cpu_ms(first, max(3, runs // 3))
+    t_change = cpu_ms(change, runs)
+    t_decode = cpu_ms(lambda: decoder.decode(wire_b), runs)
+    t_tree_delta = _tree_delta_ms(raw, edited_raw, runs)
+    return [
+        f"{n:,}-node tree ({len(wire_a) // 1024:,} KB of RawTree JSON), CPU ms (median): "
+        f"first capture decode+normalize {t_first:7.1f}; one-field change decode+normalize+"
+        f"patch {t_change:6.2f} (goal <= 10), delta {delta:,} B JSON (goal <= 1,024); "
+        f"floor: msgspec decode alone {t_decode:6.2f} ({t_change / max(t_decode, 1e-3):.1f}x)",
+        f"{'':42}   the same change as an agent's tree_delta (decode, mirror apply, "
+        f"incremental normalize, patch): {t_tree_delta:6.2f} ms CPU",
+    ]
+
+
+def _tree_delta_ms(a: RawTree, b: RawTree, runs: int) -> float:
+    """CPU ms of the hub's side of a one-field ``tree_delta`` (agents that keep handles):
+    alternating a -> b and b -> a on one mirror and engine; the median pair, halved."""
+    a = msgspec.structs.replace(a, capture=1)
+    b = msgspec.structs.replace(b, capture=2)
+    forward, back = raw_delta(a, b), raw_delta(b, a)
+    assert forward is not None and back is not None
+    wires = [msgspec.json.encode(d.message("change", True)) for d in (forward, back)]
+    decoder = msgspec.json.Decoder(TreeDelta)
+    mirror = RawMirror.of(a)
+    assert mirror is not None
+    engine = NormalizeEngine()
+    prev = engine.run(a, SnapshotContext("b", "s_1", 0))
+    assert isinstance(prev, Normalized)
+    state = [mirror, prev, 0]
+
+    def one() -> None:
+        m, before, k = state
+        assert isinstance(m, RawMirror) and isinstance(before, Normalized) and isinstance(k, int)
+        delta = decoder.decode(wires[k % 2])  # the capture numbers follow the mirror's
+        delta = msgspec.structs.replace(delta, base=m.capture, capture=m.capture + 1)
+        applied = m.apply(delta)
+        assert not isinstance(applied, DeltaRefused), applied
+        new_mirror, changed = applied
+        out = engine.run(new_mirror.tree, SnapshotContext("b", "s_2", 0), changed)
+        assert isinstance(out, Normalized)
+        patch(before.full, out.full, out.changed)
+        state[:] = [new_mirror, out, k + 1]
+
+    def pair() -> None:  # a text grows, then shrinks back: both kinds of change count
+        one()
+        one()
+
+    return cpu_ms(pair, runs) / 2
+
+
 def run(quick: bool) -> list[str]:
     runs = 5 if quick else 21
     lines = [f"core: medians of {runs} runs (one process, side by side)"]
@@ -128,6 +233,13 @@ def run(quick: bool) -> list[str]:
         lines.append("(../shared absent: real dumps skipped)")
     for n in (1000,) if quick else (1000, 5000):
         lines += _case(f"generated {n}-node list", generated_xml(n), max(3, runs // 3))
+        data = generated_xml(n)
+        t_cpu = cpu_ms(partial(_norm, data, "s_1"), max(3, runs // 3))
+        lines.append(
+            f"{'':42}   import+normalize CPU {t_cpu:7.1f} ms (process time; goal "
+            f"{20 if n == 1000 else 100} ms at idle)"
+        )
+    lines += big_tree_rows(10_000, 5 if quick else 11)
     return lines
 
 

@@ -33,7 +33,12 @@ from typing import Any
 
 import msgspec
 
+from bridge.mcp.lean import TOOL_LIST_CAP
+
 SECRET_ENV = "MOBRIDGE_SECRET_DEMO_PASSWORD"
+TOOL_LIST_BEFORE = 16_374
+"""``tools/list`` bytes (compact JSON, 26 tools) before issue 41 grouped and shrank it."""
+
 Step = tuple[str, dict[str, Any]]
 STEPS: tuple[Step, ...] = (
     ("act", {"action": "SET_TEXT", "target": "Username", "text": "demo"}),
@@ -283,7 +288,8 @@ def run_sessions(runs: int) -> list[str]:
         f"refusals the agent read: {', '.join(last.errors) or 'none'}",
         f"{'':<34} {'bytes read':>11} {'vs mobridge':>12}",
         f"{'mobridge mcp (tools/list + results)':<34} {ours:>11,} {1.0:>11.1f}x",
-        f"{'  of which tools/list':<34} {last.tool_list_bytes:>11,}",
+        f"{'  of which tools/list':<34} {last.tool_list_bytes:>11,}  (issue 41's start: "
+        f"{TOOL_LIST_BEFORE:,} for 26 tools; cap {TOOL_LIST_CAP:,})",
         f"{'mobile-mcp way (list after each)':<34} {mobile:>11,} {mobile / ours:>11.1f}x",
         f"{'Playwright-MCP way (snapshot each)':<34} {playwright:>11,} {playwright / ours:>11.1f}x",
         f"mobridge / mobile-mcp bytes: {ours / mobile:.3f} with our tool list and not theirs, "

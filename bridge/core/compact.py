@@ -88,13 +88,22 @@ class CompactView:
     ) -> CompactView:
         """The view of ``nodes``: the previous capture's full nodes with those at ``changed``
         replaced (same ids and shape). Re-decides only ``changed`` when no decision can
-        move; else builds again (reusing the encoded size of every unchanged node)."""
+        move; else builds again (reusing the encoded size of every unchanged node).
+
+        A truncated view (issue 41: a 10,000-node list always is) keeps its decisions when
+        every size change is growth and the kept total still fits: a node kept before
+        was kept with the running total at most the final total, so it still fits with the
+        growth added, and a node cut before (total plus its size above the budget) stays
+        cut with more in front of it. A shrink may let a cut node in: the budget decisions
+        from the first changed node on are replayed with the new sizes (arithmetic only),
+        and any that differs builds again."""
         if not changed:
             self.source = list(nodes)
             return self
         same_folds = frozenset(collapsed) == self.collapsed and frozenset(keep) == self.keep
         plan: list[tuple[int, SemanticNode, int]] = []
         size = self.size
+        shrunk = False
         for i in changed:
             node = nodes[i]
             if (
@@ -107,12 +116,17 @@ class CompactView:
                 continue
             slim = _slim(node, self.nearest[i])
             cost = len(_encode(slim)) + 1
-            if cost != self.cost[i]:
-                if self.truncated or size - self.cost[i] + cost > COMPACT_BUDGET_BYTES:
+            grow = cost - self.cost[i]
+            if grow:
+                shrunk = shrunk or grow < 0
+                kept = self.position[i] >= 0
+                if kept and size + grow > COMPACT_BUDGET_BYTES:
                     return build_compact(nodes, collapsed, keep, self)
-                if self.position[i] >= 0:
-                    size += cost - self.cost[i]
+                if kept:
+                    size += grow
             plan.append((i, slim, cost))
+        if shrunk and self.truncated and not _replay_agrees(self, plan):
+            return build_compact(nodes, collapsed, keep, self)  # a cut node fits now
         out = list(self.nodes)
         for i, slim, cost in plan:
             self.slim[i] = slim
@@ -123,6 +137,24 @@ class CompactView:
         self.size = size
         self.source = list(nodes)
         return self
+
+
+def _replay_agrees(view: CompactView, plan: list[tuple[int, SemanticNode, int]]) -> bool:
+    """Whether every budget decision of ``view`` holds with the sizes of ``plan``."""
+    new_cost = {i: cost for i, _, cost in plan}
+    start = min(new_cost)
+    cost, position, candidate = view.cost, view.position, view.candidate
+    running = sum(c for c, p in zip(cost[:start], position[:start], strict=True) if p >= 0)
+    for j in range(start, len(cost)):
+        if not candidate[j]:
+            continue
+        c = new_cost.get(j, cost[j])
+        fits = running + c <= COMPACT_BUDGET_BYTES
+        if fits != (position[j] >= 0):
+            return False
+        if fits:
+            running += c
+    return True
 
 
 def build_compact(

@@ -68,19 +68,18 @@ ACQUIRE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "acquire",
         "Lease any free matching device",
-        "Leases any free device that matches (platform, os range, model, tags, owner hub), "
-        "waiting its turn up to timeoutS; it becomes the default device.",
+        "Lease any free matching device, waiting up to timeoutS; it becomes the default.",
         AcquireArgs,
         AcquireOutput,
         acquire,
         read_only=False,
         docs={
-            "platform": "android or ios",
-            "os": 'OS version range: ">=17", ">=14,<16", "17"',
-            "model": "the model contains this text (any case)",
-            "tags": "the operator's device tags, every one",
-            "owner": "the farm hub the device is attached to",
-            "timeoutS": "wait at most this many seconds for a free one (0: no wait)",
+            "platform": "which",
+            "os": "a range: >=17, >=14,<16 or 17",
+            "model": "contains this (any case)",
+            "tags": "has every one",
+            "owner": "the farm hub holding it",
+            "timeoutS": "seconds (0: no wait)",
         },
     ),
 )

@@ -304,20 +304,19 @@ ACTING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "act",
         "Act on an element",
-        "Act on one element and get the new screen back (no screen call needed). target: "
-        "a handle (e7), plain text, a query or {x, y}; several matches are refused with "
-        "their handles. SET_TEXT takes text or valueRef; SCROLL/SWIPE take direction.",
+        "Act on one element; answers with the new screen. Several matches are refused "
+        "(with handles). SET_TEXT takes text or valueRef, SCROLL/SWIPE direction.",
         ActArgs,
         ActOutput,
         act,
         read_only=False,
         destructive=True,
+        docs={"action": "default CLICK", "direction": "the content's way"},
     ),
     ToolSpec(
         "confirm",
         "Answer an objection",
-        "Answer the objection a call was refused with (by id): the call is repeated with the "
-        "answer. Ask the user first; where the client can, the user is asked directly.",
+        "Answer a refusal's objection (ask the user first): the call is repeated.",
         ConfirmArgs,
         ActOutput,
         confirm,

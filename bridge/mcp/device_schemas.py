@@ -94,7 +94,9 @@ class TypeArgs(McpStruct, frozen=True):
 
 
 class OrientationArgs(McpStruct, frozen=True):
-    orientation: Orientation
+    """Without ``orientation`` the tool reads the display (size, orientation)."""
+
+    orientation: Orientation | None = None
     device: DeviceArg | None = None
 
 
@@ -103,12 +105,13 @@ class DeviceOnlyArgs(McpStruct, frozen=True):
 
 
 class AppArgs(McpStruct, frozen=True):
-    """open / bring_to_front / terminate / uninstall take ``appId``; open_url takes ``url``;
-    install takes ``package`` (a file name in the hub's install directory) or ``path`` (a
-    file on the MCP server's machine, streamed to the hub)."""
+    """list reads the installed apps (a read: open to observers); open / bring_to_front /
+    terminate / uninstall take ``appId``; open_url takes ``url``; install takes ``package``
+    (a file name in the hub's install directory) or ``path`` (a file on the MCP server's
+    machine, streamed to the hub)."""
 
     action: Literal[
-        "open", "close", "bring_to_front", "open_url", "terminate", "install", "uninstall"
+        "list", "open", "close", "bring_to_front", "open_url", "terminate", "install", "uninstall"
     ]
     device: DeviceArg | None = None
     app_id: AppIdArg | None = None

@@ -88,7 +88,7 @@ async def _guarded(
         if exc.code is not ProtocolErrorCode.INVALID_PARAMS:
             raise
         hints = (
-            ("call display for the screen's size in pixels",)
+            ("call orientation for the screen's size in pixels",)
             if "off the screen" in (exc.message)
             else (f"see {tool}'s inputSchema",)
         )
@@ -200,6 +200,9 @@ async def type_text(ctx: ToolContext, args: TypeArgs) -> ToolOutcome:
 
 
 async def orientation(ctx: ToolContext, args: OrientationArgs) -> ToolOutcome:
+    """Without ``orientation``: the display (a read, open to observers); with it, a turn."""
+    if args.orientation is None:
+        return await display(ctx, DeviceOnlyArgs(device=args.device))
     device = await ctx.device_of(args.device)
     dev = (await ctx.session.hub()).device(device)
     result = await dev.set_orientation(args.orientation)
@@ -234,6 +237,9 @@ async def apps(ctx: ToolContext, args: DeviceOnlyArgs) -> ToolOutcome:
 
 
 async def app(ctx: ToolContext, args: AppArgs) -> ToolOutcome:
+    """``action: list`` is the app list (a read, open to observers); the rest act."""
+    if args.action == "list":
+        return await apps(ctx, DeviceOnlyArgs(device=args.device))
     needs = {
         "open": "app_id",
         "bring_to_front": "app_id",
@@ -307,8 +313,7 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "press",
         "Press a button or key",
-        "Press BACK, HOME, RECENTS, NOTIFICATION_SHADE or a key (ENTER, DEL, TAB, ...); "
-        "answers with the new screen.",
+        "Press a global button (BACK, HOME, ...) or a key.",
         PressArgs,
         ActOutput,
         press,
@@ -317,19 +322,19 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "app",
         "Manage apps",
-        "open/bring_to_front/terminate/uninstall (appId), close, open_url (url), install "
-        "(path or package). terminate, install and uninstall need the user's confirmation.",
+        "list, open/bring_to_front/terminate/uninstall (appId), close, open_url (url), "
+        "install (path or package); terminate, install, uninstall need the user's word.",
         AppArgs,
         ActOutput,
         app,
         read_only=False,
         destructive=True,
-        docs={"action": "open, close, bring_to_front, open_url, terminate, install, uninstall"},
+        docs={"action": "what to do"},
     ),
     ToolSpec(
         "touch",
         "Tap at coordinates",
-        "Tap, double-tap or long-press at device pixels; prefer act, which names its target.",
+        "Tap, double-tap or long-press at device pixels; prefer act.",
         TouchArgs,
         ActOutput,
         touch,
@@ -339,17 +344,17 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "swipe",
         "Swipe on the screen",
-        "Swipe by direction (the finger's way, from x, y or the centre) or along points.",
+        "Swipe in a direction or along points.",
         SwipeArgs,
         ActOutput,
         swipe,
         read_only=False,
-        docs={"x": "start x in pixels (default: centre)", "y": "start y (default: centre)"},
+        docs={"x": "start x (default: centre)", "y": "start y"},
     ),
     ToolSpec(
         "type",
         "Type into the focused input",
-        "Type into the input that has the focus; to fill a given field use act SET_TEXT.",
+        "Type into the focused input (a given field: act SET_TEXT).",
         TypeArgs,
         ActOutput,
         type_text,
@@ -358,26 +363,10 @@ DEVICE_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "orientation",
         "Set the orientation",
-        "Turn the screen to portrait or landscape (verified).",
+        "The screen's size in pixels and orientation; with orientation, turn it (verified).",
         OrientationArgs,
         ActOutput,
         orientation,
         read_only=False,
-    ),
-    ToolSpec(
-        "display",
-        "Screen size",
-        "The screen's width and height in device pixels and its orientation.",
-        DeviceOnlyArgs,
-        DisplayOutput,
-        display,
-    ),
-    ToolSpec(
-        "apps",
-        "List installed apps",
-        "Installed apps (appId, name, system) and the app in front.",
-        DeviceOnlyArgs,
-        AppsOutput,
-        apps,
     ),
 )

@@ -72,18 +72,17 @@ HISTORY_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "history",
         "A device's recorded past",
-        "From the hub's journal: `at` gives the screen as it was then; `when` the first and "
-        "last time a text was shown; else the timeline (since/until) of actions, refusals, "
-        "screen changes and who did them.",
+        "The journal: `at` the screen then; `when` a text was first/last shown; else the "
+        "timeline (since/until): actions, refusals, screens, who.",
         HistoryArgs,
         HistoryOutput,
         history,
         docs={
-            "at": "the screen as it was then: ISO-8601, -5m, -2h or now",
-            "when": "a text: the first and last time it was on the screen",
-            "since": "timeline start: ISO-8601, -5m, -2h (default: all)",
-            "until": "timeline end (default: now)",
-            "limit": "how many timeline entries",
+            "at": "ISO-8601, -5m, -2h or now",
+            "when": "a text",
+            "since": "start (ISO-8601, -5m)",
+            "until": "end (default: now)",
+            "limit": "how many",
         },
     ),
 )

@@ -23,82 +23,88 @@ from typing import Any
 
 import msgspec
 
-TOOL_LIST_CAP = 16 * 1024
+TOOL_LIST_CAP = 10 * 1024
 
-QUERY_HELP = (
-    "plain text (matches visible text, label or input hint), or a query object "
-    "{role, text, label, resourceId, state, within, nth}"
-)
+QUERY_HELP = "text (visible, label or hint) or {role, text, label, resourceId, state, within, nth}"
 FRAGMENTS: dict[str, dict[str, Any]] = {
     "target": {
         "type": ["string", "object"],
-        "description": (
-            "what to act on: a handle from the screen (e7), plain text (visible text, label "
-            "or hint), a query object {role, text, resourceId, within, nth}, or a point {x, y}"
-        ),
+        "description": ("a handle (e7), text, a query (as find's) or a point {x, y}"),
     },
     "query": {"type": ["string", "object"], "description": QUERY_HELP},
     "condition": {
         "type": "object",
         "description": (
-            "{kind: present|absent, query} | {kind: screen, name} | {kind: app, appId} | "
-            "{kind: value, query, equals} | {kind: state, query, state: {checked, ...}} | "
-            "{kind: stable, forMs} | {kind: allOf|anyOf, conditions} | {kind: not, condition}"
-            "; a query may be plain text"
+            "{kind: present|absent, query} | screen, name | app, appId | value, query, "
+            "equals | state, query, state: {checked, ...} | stable, forMs | allOf|anyOf, "
+            "conditions | not, condition; a query may be text"
         ),
     },
     "confirm": {
         "type": "object",
-        "description": "an answer {objection, answer: approve|reject}; prefer the confirm tool",
+        "description": "{objection, answer}; use the confirm tool",
     },
     "points": {
         "type": "array",
         "items": {"type": "object"},
-        "description": "a path of 2 to 64 points [{x, y}, ...] instead of direction",
+        "description": "2 to 64 points [{x, y}, ...] instead of direction",
     },
 }
 FRAGMENTS["expect"] = dict(
     FRAGMENTS["condition"],
-    description="a condition that must hold after the action (verified; same forms as wait)",
+    description="a wait condition to verify after",
 )
 
-KEEP_BOUNDS = frozenset({"valueRef"})
+KEEP_BOUNDS: frozenset[str] = frozenset()
 """String bounds shown to the model; every other length and pattern is left to the decoder
 (a value outside them is an INVALID_ARGUMENTS tool result naming the field)."""
-HIDDEN = frozenset({"confirm"})
+BOUNDS = (
+    "maxLength",
+    "minLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+)
+HIDDEN = frozenset({"confirm", "device"})
 """Accepted but not shown: ``confirm`` repeats a call with the answer internally (the
-model answers through the ``confirm`` tool)."""
+model answers through the ``confirm`` tool); ``device`` is taken by every device tool and
+said once, in the server's instructions and the ``devices`` tool's description, instead of
+23 times (about 1.2 KB of every ``tools/list``)."""
 
 PARAM_DOCS: dict[str, str] = {
-    "device": "device id (omit when the hub has one)",
-    "action": "what to do (act: default CLICK)",
-    "text": "the text to type",
-    "valueRef": "a secret instead of text: secret://<name> (the value never reaches you)",
-    "direction": "which way the content moves (SCROLL/SWIPE), or the finger's way (swipe)",
-    "idempotencyKey": "a key that makes a retried call run at most once",
-    "allowGestureFallback": "may tap at the node's centre when it has no accessibility action",
-    "maxTokens": "token budget of the screen part of the answer (default 1500)",
-    "goal": "words of what you are looking for: matching elements are listed first",
-    "since": "a view id from an earlier answer (v3): only what changed since then",
-    "timeoutMs": "give up after this many milliseconds (a timeout is a result, not an error)",
-    "includeImage": "false: only a link to the capture, no image",
-    "mode": "exclusive (default) or shared",
-    "alerts": "acquire: accept or dismiss every alert while the lease is held",
-    "objection": "the objection id from a refusal (obj_...)",
-    "answer": "approve or reject; omit to let the client ask the user",
-    "limit": "how many recent events",
-    "x": "x in device pixels (see display)",
-    "y": "y in device pixels (see display)",
-    "kind": "tap (default), double_tap or long_press",
-    "durationMs": "how long the gesture takes, in milliseconds",
-    "distance": "swipe length in pixels (default 30% of the screen)",
-    "button": "a global button or key name",
-    "submit": "press ENTER after typing",
-    "orientation": "portrait or landscape",
-    "appId": "Android package or iOS bundle id (see apps)",
-    "url": "a web URL or deep link",
-    "package": "a file name in the hub's install directory",
-    "sha256": "the package's expected SHA-256 (hex)",
+    "device": "device id",
+    "action": "what to do",
+    "text": "what to type",
+    "valueRef": "secret://<name> instead of text",
+    "direction": "the finger's way",
+    "idempotencyKey": "runs a retried call once",
+    "allowGestureFallback": "may tap a node without the action",
+    "maxTokens": "screen budget (1500)",
+    "goal": "what you look for (listed first)",
+    "since": "a view id (v3): only changes since",
+    "timeoutMs": "give up after",
+    "includeImage": "false: a link only",
+    "mode": "default exclusive",
+    "alerts": "answer every alert while held",
+    "objection": "its id (obj_...)",
+    "answer": "omit: the client asks the user",
+    "limit": "how many",
+    "x": "device pixels",
+    "y": "device pixels",
+    "kind": "default tap",
+    "durationMs": "gesture length (ms)",
+    "distance": "pixels (default: 30% of the screen)",
+    "button": "which",
+    "submit": "then press ENTER",
+    "orientation": "turn to (omit to read the display)",
+    "appId": "package or bundle id",
+    "url": "URL or deep link",
+    "package": "a file in the hub's install folder",
+    "sha256": "expected SHA-256 (hex)",
     "path": "a local file",
     "seconds": "how long",
     "app": "only this appId",
@@ -143,7 +149,7 @@ def lean_schema(kind: type[Any], overrides: dict[str, str] | None = None) -> dic
             shown = _inline(body, defs)
             shown.pop("default", None)
             if prop not in KEEP_BOUNDS:  # the decoder still enforces them
-                for bound in ("maxLength", "minLength", "pattern"):
+                for bound in BOUNDS:
                     shown.pop(bound, None)
         doc = (overrides or {}).get(prop) or PARAM_DOCS.get(prop) or shown.get("description")
         if doc is None:
@@ -153,5 +159,4 @@ def lean_schema(kind: type[Any], overrides: dict[str, str] | None = None) -> dic
     schema: dict[str, Any] = {"type": "object", "properties": props}
     if top.get("required"):
         schema["required"] = list(top["required"])
-    schema["additionalProperties"] = False
     return schema

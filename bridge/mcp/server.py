@@ -66,7 +66,8 @@ INSTRUCTIONS = (
     "Drives phones shared through a mobridge hub, with people and other agents. Look once "
     "with `screen`, then `act` on a handle (e7) or plain text: every action answers with the "
     "new screen (changed lines only when the screen stayed). `wait` for a condition instead "
-    "of polling. The hub refuses instead of guessing: follow the `next:` line of an error."
+    "of polling. The hub refuses instead of guessing: follow the `next:` line of an error. "
+    "Every tool takes `device` (an id from `devices`); omit it when the hub has one."
 )
 
 
@@ -87,10 +88,9 @@ class HubMcpServer(Server[McpSession, Any]):
 def _tool(spec: ToolSpec) -> types.Tool:
     """The tool as ``tools/list`` shows it: the lean input schema, no output schema (the
     answer is text for the model; see ``bridge.mcp.lean``), hints only where they differ
-    from the defaults a client assumes."""
+    from the defaults a client assumes (a tool that is not read-only is destructive unless
+    it says otherwise, so ``spec.destructive`` needs no hint on the wire)."""
     annotations = types.ToolAnnotations(readOnlyHint=True) if spec.read_only else None
-    if spec.destructive:
-        annotations = types.ToolAnnotations(destructiveHint=True)
     return types.Tool(
         name=spec.name,
         description=spec.description,

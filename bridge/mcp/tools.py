@@ -275,7 +275,7 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "devices",
         "List devices",
-        "The hub's devices: id, platform, model, online, lease holder.",
+        "The devices: id (every tool's `device`), platform, model, online, holder.",
         NoArgs,
         DevicesOutput,
         devices,
@@ -283,9 +283,8 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "screen",
         "Read the screen",
-        'The screen as an outline: one line per element (handle, role, "name", =value, '
-        "hint, #id, flags). Act on a handle (e7) or on plain text. Actions already answer "
-        "with the new screen: call this only to look again or to focus on a goal.",
+        'The screen, a line per element (handle, role, "name", =value, hint, #id, flags). '
+        "Actions answer with the new screen already.",
         ScreenArgs,
         NoArgs,
         screen,
@@ -293,7 +292,7 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "find",
         "Find elements",
-        "Every element matching a query, with a handle and why it matched.",
+        "Every element matching a query, with its handle and why.",
         FindArgs,
         FindOutput,
         find,
@@ -301,7 +300,7 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wait",
         "Wait for a condition",
-        "Wait at the hub until a condition holds (a timeout is a result, met: false).",
+        "Wait until a condition holds (a timeout is met: false).",
         WaitArgs,
         WaitOutput,
         wait,
@@ -309,7 +308,7 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "screenshot",
         "Take a screenshot",
-        "The screen as a PNG image and a resource link.",
+        "The screen as a PNG (and a link).",
         ScreenshotArgs,
         ScreenshotOutput,
         screenshot,
@@ -317,7 +316,7 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "activity",
         "Recent activity",
-        "What every client (other agents, people) did on the device lately, oldest first.",
+        "What every client (agents, people) did lately, oldest first.",
         ActivityArgs,
         ActivityOutput,
         activity,
@@ -325,8 +324,7 @@ READING_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "lease",
         "Acquire or release the device lease",
-        "Hold the device so others cannot act meanwhile, or let it go. A person outranks a "
-        "script, a script an agent: a higher one may take your lease.",
+        "Hold the device so others cannot act, or let it go (a person or script may take it).",
         LeaseArgs,
         LeaseOutput,
         lease,

@@ -54,7 +54,7 @@ async def test_coordinates_orientation_keys_and_typing_like_mobile_mcp(
             stdio_mcp(hub.url, CONTROLLER) as mcp,
         ):
             seen: list[str] = []
-            shown = await ok(mcp, "display", {})
+            shown = await ok(mcp, "orientation", {})
             assert (shown["width"], shown["height"], shown["orientation"]) == (
                 1080,
                 2400,
@@ -82,10 +82,10 @@ async def test_coordinates_orientation_keys_and_typing_like_mobile_mcp(
             assert refused.isError and text_of(refused).startswith("ACTION_UNSUPPORTED")
             off = await mcp.call("touch", {"x": 5000, "y": 10})
             assert off.isError and text_of(off).startswith("INVALID_ARGUMENTS: point (5000, 10)")
-            assert "call display" in text_of(off)
+            assert "call orientation" in text_of(off)
             turned = await ok(mcp, "orientation", {"orientation": "landscape"})
             assert turned["verification"] == "CONDITION_MET"
-            shown = await ok(mcp, "display", {})
+            shown = await ok(mcp, "orientation", {})
             assert (shown["width"], shown["height"], shown["orientation"]) == (
                 2400,
                 1080,
@@ -151,7 +151,8 @@ async def test_apps_terminate_install_and_uninstall_need_the_users_word(tmp_path
             stdio_mcp(hub.url, CONTROLLER) as mcp,
             stdio_mcp(hub.url, OBSERVER, name="watcher") as watcher,
         ):
-            listed = await ok(watcher, "apps", {})  # an observer may read the app list
+            # an observer may read the app list
+            listed = await ok(watcher, "app", {"action": "list"})
             assert {a["appId"] for a in listed["apps"]} == {
                 "dev.mobridge.demo",
                 "dev.mobridge.launcher",
@@ -168,7 +169,7 @@ async def test_apps_terminate_install_and_uninstall_need_the_users_word(tmp_path
                 done = await mcp.call("confirm", {"objection": objection, "answer": "approve"})
                 assert not done.isError, text_of(done)
                 assert "expect CONDITION_MET" in text_of(done).splitlines()[0]
-            listed = await ok(mcp, "apps", {})
+            listed = await ok(mcp, "app", {"action": "list"})
             assert "com.example.notes" in {a["appId"] for a in listed["apps"]}
             assert listed["foreground"] == "dev.mobridge.launcher"
             blocked = await mcp.call(

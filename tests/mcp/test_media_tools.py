@@ -41,7 +41,7 @@ async def test_install_a_local_file_logs_and_record(tmp_path: Path) -> None:
         ):
             done = await _confirmed(mcp, "app", {"action": "install", "path": str(package)})
             assert "expect CONDITION_MET" in done.splitlines()[0]
-            listed = await mcp.call("apps", {})
+            listed = await mcp.call("app", {"action": "list"})
             assert "com.example.notes" in text_of(listed)
             missing = await mcp.call("app", {"action": "install", "path": str(tmp_path / "x")})
             assert missing.isError and "no file" in text_of(missing)

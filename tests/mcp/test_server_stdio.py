@@ -39,8 +39,6 @@ TOOLS = {
     "swipe",
     "type",
     "orientation",
-    "display",
-    "apps",
     "media",
     "history",
     "alert",
@@ -80,8 +78,8 @@ async def test_every_tool_has_schemas_and_answers_within_its_output_schema(secre
             username = handle_in(outline, "#username")
             await call("find", {"query": {"role": "INPUT"}})
             await call("act", {"action": "SET_TEXT", "target": username, "text": "demo"})
-            await call("display", {})
-            await call("apps", {})
+            await call("orientation", {})
+            await call("app", {"action": "list"})
             await call("touch", {"x": 10, "y": 2390})
             await call("swipe", {"direction": "up"})
             await call("press", {"button": "TAB"})

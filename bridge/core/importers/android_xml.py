@@ -35,7 +35,12 @@ from bridge.core.importers.android_rules import (
 from bridge.core.importers.failure import DumpError, shown
 from bridge.core.importers.limits import cap_text, opt_text
 from bridge.core.importers.safe_xml import XmlElement
-from bridge.core.importers.values import read_android_bounds, read_bool, read_int
+from bridge.core.importers.values import (
+    android_bounds_or_none,
+    read_android_bounds,
+    read_bool,
+    read_int,
+)
 from bridge.core.importers.walk import preorder
 from bridge.wire.enums import Platform
 from bridge.wire.raw import RawNode, RawTree, RawWindow, ScreenSize
@@ -64,21 +69,45 @@ def read_rotation(value: str | None, where: str) -> int:
     raise DumpError(f"{where} has rotation {shown(value)}, expected 0-3 or 0/90/180/270")
 
 
+_PLAIN_BOOL = {"true": True, "false": False}
+"""The spellings every dump uses, read without ``read_bool``'s normalizing (a fast path:
+anything else still goes through it and its error)."""
+
+
+def _where(element: XmlElement, index: int) -> str:
+    return f"node {index} (line {element.line})"
+
+
+def _flag(value: str | None, default: bool, element: XmlElement, index: int, name: str) -> bool:
+    """``read_bool`` with its error's place built only when it is needed."""
+    if value is None:
+        return default
+    plain = _PLAIN_BOOL.get(value)
+    if plain is not None:
+        return plain
+    return read_bool(value, default, _where(element, index), name)
+
+
 def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -> RawNode:
+    """One node (profiled hot path: ``where`` is built only for an error)."""
     a = element.attrib
-    where = f"node {index} (line {element.line})"
-    class_name = opt_text(a.get("class")) or (element.tag if fmt == APPIUM else None)
-    bounds_text = a.get("bounds")
-    bounds = read_android_bounds(bounds_text, where) if bounds_text else None
-    raw = a.get("raw", "") if fmt == A11YNODE else ""
-    clickable = read_bool(a.get("clickable"), False, where, "clickable")
-    long_clickable = read_bool(a.get("long-clickable"), False, where, "long-clickable")
-    scrollable = read_bool(a.get("scrollable"), False, where, "scrollable")
-    focusable_text = a.get("focusable") or _raw_flag(raw, "focusable")
-    enabled_text = a.get("enabled") or _raw_flag(raw, "enabled")
-    focused_text = a.get("focused") or a.get("isFocused")
-    visible_text = a.get("visible-to-user") or a.get("displayed") or a.get("visible")
-    raw_actions = _RAW_ACTIONS.findall(raw)
+    get = a.get
+    class_name = opt_text(get("class")) or (element.tag if fmt == APPIUM else None)
+    bounds_text = get("bounds")
+    bounds = None
+    if bounds_text:
+        bounds = android_bounds_or_none(bounds_text)
+        if bounds is None:
+            bounds = read_android_bounds(bounds_text, _where(element, index))
+    raw = get("raw", "") if fmt == A11YNODE else ""
+    clickable = _flag(get("clickable"), False, element, index, "clickable")
+    long_clickable = _flag(get("long-clickable"), False, element, index, "long-clickable")
+    scrollable = _flag(get("scrollable"), False, element, index, "scrollable")
+    focusable_text = get("focusable") or (_raw_flag(raw, "focusable") if raw else None)
+    enabled_text = get("enabled") or (_raw_flag(raw, "enabled") if raw else None)
+    focused_text = get("focused") or get("isFocused")
+    visible_text = get("visible-to-user") or get("displayed") or get("visible")
+    raw_actions = _RAW_ACTIONS.findall(raw) if raw else None
     reported = _RAW_ACTION_NAME.findall(raw_actions[-1]) if raw_actions else None
     editable = is_editable_class(class_name) or (
         reported is not None and "ACTION_SET_TEXT" in reported
@@ -97,25 +126,25 @@ def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -
         parent=parent,
         window=window,
         class_name=cap_text(class_name) if class_name else None,
-        text=opt_text(a.get("text")),
-        label=opt_text(a.get("content-desc")),
-        hint=opt_text(a.get("hint")),
-        automation_id=opt_text(a.get("resource-id")),
-        package=opt_text(a.get("package")),
+        text=opt_text(get("text")),
+        label=opt_text(get("content-desc")),
+        hint=opt_text(get("hint")),
+        automation_id=opt_text(get("resource-id")),
+        package=opt_text(get("package")),
         bounds=bounds,
         clickable=clickable,
         long_clickable=long_clickable,
-        checkable=read_bool(a.get("checkable"), False, where, "checkable"),
-        checked=read_bool(a.get("checked"), False, where, "checked"),
-        enabled=read_bool(enabled_text, True, where, "enabled"),
-        focusable=read_bool(focusable_text, False, where, "focusable"),
-        focused=read_bool(focused_text, False, where, "focused"),
-        selected=read_bool(a.get("selected"), False, where, "selected"),
+        checkable=_flag(get("checkable"), False, element, index, "checkable"),
+        checked=_flag(get("checked"), False, element, index, "checked"),
+        enabled=_flag(enabled_text, True, element, index, "enabled"),
+        focusable=_flag(focusable_text, False, element, index, "focusable"),
+        focused=_flag(focused_text, False, element, index, "focused"),
+        selected=_flag(get("selected"), False, element, index, "selected"),
         scrollable=scrollable,
         editable=editable,
-        password=read_bool(a.get("password"), False, where, "password"),
-        visible=read_bool(visible_text, True, where, "visible"),
-        heading=read_bool(a.get("heading"), False, where, "heading"),
+        password=_flag(get("password"), False, element, index, "password"),
+        visible=_flag(visible_text, True, element, index, "visible"),
+        heading=_flag(get("heading"), False, element, index, "heading"),
         actions=actions,
     )
 
