@@ -32,6 +32,7 @@ OBSERVER_MAY: Final = frozenset(
         "screenshot",
         "history",
         "display.get",
+        "network.get",
         "apps.list",
         "alert.list",
         "clipboard.get",

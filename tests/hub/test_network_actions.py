@@ -30,7 +30,7 @@ async def test_airplane_mode_wifi_and_data_on_the_simulated_device() -> None:
         await dev.network(airplane=False)  # the radios come back as they were before
         landed = await dev.network_state()
         assert (landed.airplane, landed.wifi, landed.data) == (False, False, True)
-        with pytest.raises(ProtocolFailure, match="observer sessions cannot act"):
+        with pytest.raises(ProtocolFailure, match="needs a controller token"):
             await seen.network(airplane=True)  # an observer never switches anything
         with pytest.raises(ValueError):
             await dev.network()  # nothing to switch
