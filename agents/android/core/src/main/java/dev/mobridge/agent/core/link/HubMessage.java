@@ -195,6 +195,12 @@ public abstract class HubMessage {
                 m = new Location(id, lat, lon);
                 break;
             }
+            case "network": {
+                long id = in.reqNonNegLong("id");
+                m = new Network(id, in.optBoolOrNull("airplane"), in.optBoolOrNull("wifi"),
+                        in.optBoolOrNull("data"));
+                break;
+            }
             case "multi_touch": {
                 long id = in.reqNonNegLong("id");
                 String kind = oneOf(in.reqString("kind"), "multi_touch.kind", "pinch",
@@ -539,6 +545,29 @@ public abstract class HubMessage {
         public JSONObject toJson() {
             return head().putIfNotNull("latitude", latitude).putIfNotNull("longitude", longitude)
                     .obj;
+        }
+    }
+
+    /**
+     * Airplane mode, Wi-Fi and mobile data: each null leaves it as it is; all null reads the
+     * state. The agent answers it UNSUPPORTED (the hub switches them agentless through adb).
+     */
+    public static final class Network extends Command {
+        public final Boolean airplane;
+        public final Boolean wifi;
+        public final Boolean data;
+
+        public Network(long id, Boolean airplane, Boolean wifi, Boolean data) {
+            super("network", id);
+            this.airplane = airplane;
+            this.wifi = wifi;
+            this.data = data;
+        }
+
+        @Override
+        public JSONObject toJson() {
+            return head().putIfNotNull("airplane", airplane).putIfNotNull("wifi", wifi)
+                    .putIfNotNull("data", data).obj;
         }
     }
 
