@@ -55,7 +55,7 @@ final class AgentLinkFixturesTests: XCTestCase {
         XCTAssertEqual(seen, ["hello", "capture", "node_action", "gesture", "global", "key", "text", "app",
                               "screenshot", "clipboard", "ping", "options", "apps", "terminate", "clear", "install",
                               "uninstall", "orientation", "alert", "permission", "location", "multi_touch",
-                              "keyboard"])
+                              "keyboard", "network"])
     }
 
     func testAgentToHubFixturesRoundTrip() throws {

@@ -112,6 +112,9 @@ public enum HubMessage: Equatable, Sendable {
     case multiTouch(id: Int, kind: String, center: Point, scale: Double, span: Int, durationMs: Int)
     /// Hide the on-screen keyboard.
     case keyboard(id: Int)
+    /// Airplane mode, Wi-Fi and mobile data (nil: leave as it is; all nil: read). An iPhone's
+    /// runner cannot switch them: UNSUPPORTED (the hub refuses network.set on iOS first).
+    case network(id: Int, airplane: Bool?, wifi: Bool?, data: Bool?)
 
     public static let maxGesturePoints = 64
 
@@ -126,7 +129,7 @@ public enum HubMessage: Equatable, Sendable {
             return id
         case .nodeAction(let c): return c.id
         case .alert(let id, _, _), .permission(let id, _, _, _), .location(let id, _, _),
-             .multiTouch(let id, _, _, _, _, _), .keyboard(let id):
+             .multiTouch(let id, _, _, _, _, _), .keyboard(let id), .network(let id, _, _, _):
             return id
         case .gesture(let id, _, _, _), .global(let id, _), .key(let id, _), .text(let id, _),
              .app(let id, _, _, _), .clipboard(let id, _):
@@ -160,6 +163,7 @@ public enum HubMessage: Equatable, Sendable {
         case .location: return "location"
         case .multiTouch: return "multi_touch"
         case .keyboard: return "keyboard"
+        case .network: return "network"
         }
     }
 
@@ -289,6 +293,10 @@ public enum HubMessage: Equatable, Sendable {
             let id = try f.reqNonNegInt("id")
             if let action = try f.optString("action"), action != "hide" { throw JsonError("keyboard.action: hide") }
             m = .keyboard(id: id)
+        case "network":
+            let id = try f.reqNonNegInt("id")
+            m = .network(id: id, airplane: try f.optBoolOrNil("airplane"), wifi: try f.optBoolOrNil("wifi"),
+                         data: try f.optBoolOrNil("data"))
         default:
             throw JsonError("unknown message type '\(type)'")
         }
@@ -366,6 +374,10 @@ public enum HubMessage: Equatable, Sendable {
             if duration != 0 { o["durationMs"] = .int(Int64(duration)) }
         case .keyboard:
             break
+        case .network(_, let airplane, let wifi, let data):
+            o.put("airplane", airplane.map(Json.bool))
+            o.put("wifi", wifi.map(Json.bool))
+            o.put("data", data.map(Json.bool))
         }
         return .object(o)
     }

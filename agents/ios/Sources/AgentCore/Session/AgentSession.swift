@@ -297,6 +297,8 @@ final class AgentSession: @unchecked Sendable {
                 outcome = .unsupported(DeviceCapabilities.noPermissions)
             case .location:
                 outcome = .unsupported(DeviceCapabilities.noLocation)
+            case .network:
+                outcome = .unsupported("an iPhone's runner cannot switch airplane mode, Wi-Fi or data")
             case .multiTouch(_, let kind, let center, let scale, _, let durationMs):
                 outcome = try backend.multiTouch(kind: kind, center: center, scale: scale, durationMs: durationMs)
                 acted()
