@@ -57,11 +57,30 @@ def _circles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
     return found
 
 
+KNOWN_CIRCLES: dict[tuple[str, ...], str] = {
+    ("bridge.flows.compile", "bridge.flows.maestro.compile"): (
+        "issue 35: the flow loader hands a Maestro file to the Maestro reader, which builds the "
+        "loader's Flow/Step types; to invert: a loader that takes its foreign formats as a "
+        "parameter from the CLI (docs/design.md, 'Known import circles')"
+    ),
+    ("bridge.flows.maestro.run", "bridge.flows.runner"): (
+        "issue 35: the runner hands a Maestro step to the Maestro executor, which calls back "
+        "into the runner's helpers; to invert: an executor interface the runner is given"
+    ),
+}
+"""Circles that landed with a merge and are waiting to be inverted, each with how. An entry
+whose circle is gone fails the test too, so the list only shrinks."""
+
+
 def test_bridge_has_no_import_circle() -> None:
     graph = grimp.build_graph("bridge", exclude_type_checking_imports=False)
     modules = {m for m in graph.modules if m == "bridge" or m.startswith("bridge.")}
     assert len(modules) > 100  # the graph really holds the package
-    assert _circles(graph, modules) == []
+    circles = [tuple(c) for c in _circles(graph, modules)]
+    assert [c for c in circles if c not in KNOWN_CIRCLES] == []
+    assert sorted(KNOWN_CIRCLES) == sorted(c for c in circles if c in KNOWN_CIRCLES), (
+        "a known circle is gone: remove it from KNOWN_CIRCLES"
+    )
 
 
 def test_the_check_finds_a_circle() -> None:

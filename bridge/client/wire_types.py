@@ -62,6 +62,7 @@ from bridge.wire.device_media import (
     LogsSubscribeResult,
     RecordingResult,
 )
+from bridge.wire.device_network import NetworkState
 from bridge.wire.enums import (
     ActionMethod,
     ActionVerb,
@@ -133,6 +134,7 @@ WIRE_TYPES = (
     "DeviceSummary",
     "DispatchStatus",
     "DisplayResult",
+    "NetworkState",
     "ErrorCode",
     "FallbackType",
     "FindMatch",
@@ -227,6 +229,7 @@ __all__ = [
     "LogsSubscribeResult",
     "MatchMode",
     "MutationClass",
+    "NetworkState",
     "NodeRef",
     "NodeRefSource",
     "Not",

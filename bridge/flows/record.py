@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import yaml
 
 from bridge.client import ClientError, HubConnection
+from bridge.flows.yaml_out import dump_mapping, dump_steps
 from bridge.wire.client_protocol import ActionEvent
 from bridge.wire.conditions import Stable
 from bridge.wire.enums import MatchMode
@@ -163,7 +163,7 @@ class Recorder:
             self.steps.append(step)
             return f"# {step[1]}"
         self.steps.append(step)
-        return _dump([step]).strip()
+        return dump_steps([step]).strip()
 
     def _step(self, event: ActionEvent) -> dict[str, Any] | tuple[str, str]:
         captured = _capability_step(event)
@@ -240,7 +240,7 @@ class Recorder:
         body.extend(self.steps)
         if self.end_markers:
             body.append({"assertScreen": self.end_markers[-1]})
-        text = "\n".join(lines) + "\n" + _dump_mapping(header) + "---\n" + _dump(body)
+        text = "\n".join(lines) + "\n" + dump_mapping(header) + "---\n" + dump_steps(body)
         if not any(not isinstance(s, tuple) for s in body):
             text += "[]\n"
         return text
@@ -285,31 +285,6 @@ def _capability_step(event: ActionEvent) -> dict[str, Any] | tuple[str, str] | N
         case "gesture", "pinch" | "two_finger_tap":
             return ("comment", f"{said} (write pinch / twoFingerTap with its element)")
     return None
-
-
-def _dump_mapping(data: dict[str, Any]) -> str:
-    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
-
-
-def _dump(body: list[Any]) -> str:
-    out: list[str] = []
-    for item in body:
-        if isinstance(item, tuple):
-            out.append(f"# {item[1]}".replace("\n", " ") + "\n")
-            continue
-        if list(item.values()) == [None]:
-            out.append(f"- {next(iter(item))}\n")
-            continue
-        block = str(
-            yaml.safe_dump(
-                item, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
-            )
-        )
-        lines = block.splitlines()
-        out.append(
-            "".join(("- " if i == 0 else "  ") + line + "\n" for i, line in enumerate(lines))
-        )
-    return "".join(out)
 
 
 def _typed_value(event: ActionEvent) -> str | None:

@@ -16,13 +16,14 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from PIL import Image, ImageChops, ImageFilter, ImageOps
 
 from bridge.vision import ENABLE_HINT, RESTART_HINT
+from bridge.vision.boxes import Box as Box
+from bridge.vision.boxes import TextBox as TextBox
 
 MAX_WIDTH = 720
 """Wider images are read at half size or less (phone text stays legible; OCR cost falls)."""
@@ -40,18 +41,6 @@ TESSDATA_DIRS = (
     "/usr/share/tessdata",
     "/usr/local/share/tessdata",
 )
-
-Box = tuple[int, int, int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class TextBox:
-    """One line of text read from an image: ``box`` is (left, top, right, bottom) in the
-    image's pixels, ``confidence`` in 0..1 (the lowest of its words)."""
-
-    text: str
-    box: Box
-    confidence: float
 
 
 class OcrEngine(Protocol):

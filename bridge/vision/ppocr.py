@@ -40,7 +40,7 @@ from typing import Any
 
 from PIL import Image, ImageStat
 
-from bridge.vision.engine import Box, TextBox
+from bridge.vision.boxes import Box, TextBox
 
 DETECT_SIDE = 960
 """The detector sees the image scaled so its longer side is at most this."""

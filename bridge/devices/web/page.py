@@ -111,7 +111,8 @@ class PageSession(Protocol):
 async def open_page(endpoint: WebPageEndpoint) -> PageSession:
     """A session to ``endpoint`` (its own opener, else CDP at its websocket URL)."""
     if endpoint.open is not None:
-        return await endpoint.open()
+        opened: PageSession = await endpoint.open()
+        return opened
     return await CdpPage.connect(endpoint.ws_url)
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bridge.wire.base import Bounds
 
 if TYPE_CHECKING:
-    from bridge.devices.web.page import PageSession
+    from collections.abc import Awaitable as _Awaitable  # noqa: F401
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,9 @@ class WebPageEndpoint:
     url: str = ""
     screen: Bounds | None = None
     visible: bool = True
-    open: Callable[[], Awaitable[PageSession]] | None = None
+    open: Callable[[], Awaitable[Any]] | None = None
+    """Opens a ``bridge.devices.web.page.PageSession`` on the page (typed loosely here: the page
+    module builds on this one)."""
     """How to open a session when the page does not speak CDP at ``ws_url`` (iOS's Web
     Inspector); None: CDP."""
 

@@ -132,7 +132,7 @@ def _short(step: Any) -> str:
 
 def render(app_id: str, name: str | None, device: str, body: list[Any], secrets: list[str]) -> str:
     """The Maestro flow file's text for recorded ``body`` (mobridge steps and comments)."""
-    from bridge.flows.record import _dump, _dump_mapping
+    from bridge.flows.yaml_out import dump_mapping, dump_steps
 
     lines = [f"# Recorded by `mobridge record {device} --format maestro`."]
     lines.extend(
@@ -146,7 +146,7 @@ def render(app_id: str, name: str | None, device: str, body: list[Any], secrets:
     out: list[Any] = [{"launchApp": None}]  # a Maestro flow opens its app (mobridge: the reset)
     for step in body:
         out.extend(commands(step))
-    text = "\n".join(lines) + "\n" + _dump_mapping(header) + "---\n" + _dump(out)
+    text = "\n".join(lines) + "\n" + dump_mapping(header) + "---\n" + dump_steps(out)
     if not any(not isinstance(s, tuple) for s in out):
         text += "[]\n"
     return text
