@@ -214,7 +214,8 @@ class WebDriverServer:
             "mobridge:firstMatch": caps.first_match,
         }
         self.sessions[session.id] = session
-        log.info("webdriver session %s on %s", session.id, session.device_id)
+        # only a prefix: a session opened with the token capability is driven by its id alone
+        log.info("webdriver session %s… on %s", session.id[:8], session.device_id)
         return {"sessionId": session.id, "capabilities": session.capabilities}
 
 

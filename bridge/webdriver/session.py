@@ -151,7 +151,7 @@ class WdSession:
             self.startup_error = self.startup_error or WebDriverError(code, str(client))
             self.closed_reason = self.closed_reason or f"the hub session ended: {client}"
         else:
-            log.error("webdriver session %s failed", self.id, exc_info=exc)
+            log.error("webdriver session %s… failed", self.id[:8], exc_info=exc)
             self.startup_error = self.startup_error or WebDriverError(
                 "session not created" if not started else "unknown error",
                 "the session failed inside mobridge (logged)",
