@@ -187,13 +187,16 @@ def real_rows(quick: bool) -> list[str]:
     from tests.vision.real.score import load, score_lines, screens, total
 
     names = screens()
+    engines = CANDIDATES
+    if quick:  # a smoke run: the hub's engine on a few screens (the whole table is minutes of CPU)
+        names, engines = names[:4], CANDIDATES[:1]
     images = {name: load(name) for name in names}
     lines = [
         f"vision real screens: {len(names)} hand-labelled screenshots (tests/vision/real), "
         f"targets recall {RECALL_TARGET} precision {PRECISION_TARGET} per screen and in total"
     ]
     first: list[Any] = []
-    for name in CANDIDATES:
+    for name in engines:
         engine = _candidate(name)
         if isinstance(engine, str):
             lines.append(f"  {name:10} skipped: {engine}")
