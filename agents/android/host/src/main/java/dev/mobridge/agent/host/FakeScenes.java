@@ -226,25 +226,11 @@ final class FakeScenes {
             case "fold":
                 out.add(app(w, h, "Fold", fold(w, h)));
                 if (imeShown) {
-                    RawWindow ime = FakeUiBackend.window(IME_WINDOW, IME_PKG, null, false, 0,
-                            1500, w, h);
-                    ime.type = "input_method";
-                    ime.layer = 2;
-                    FakeNode keys = new FakeNode("fold/ime", "android.widget.FrameLayout", 0,
-                            1500, w, h);
-                    keys.label = "Keyboard";
-                    out.add(new Object[] {ime, inPackage(keys, IME_PKG)});
+                    out.add(keyboard("fold", w, h));
                 }
                 break;
             case "system-dialog":
-                out.add(dialogShown ? appUnfocused(w, h, "Demo", dialogApp(w, h))
-                        : app(w, h, "Demo", dialogApp(w, h)));
-                if (dialogShown) {
-                    RawWindow d = FakeUiBackend.window(PERMISSION_WINDOW, PERMISSION_PKG,
-                            "Permission", true, 90, 800, w - 90, 1600);
-                    d.layer = 1;
-                    out.add(new Object[] {d, inPackage(permission(w), PERMISSION_PKG)});
-                }
+                addDialogScene(out, w, h, 800, 1600, permission(w));
                 break;
             case "long-text":
                 out.add(app(w, h, "Long text", longText(w, h)));
@@ -261,31 +247,42 @@ final class FakeScenes {
             case "notes":
                 out.add(app(w, h, "Notes", notesScreen(w, h)));
                 if (imeShown) {
-                    RawWindow ime = FakeUiBackend.window(IME_WINDOW, IME_PKG, null, false, 0,
-                            1500, w, h);
-                    ime.type = "input_method";
-                    ime.layer = 2;
-                    FakeNode keys = new FakeNode("notes/ime", "android.widget.FrameLayout", 0,
-                            1500, w, h);
-                    keys.label = "Keyboard";
-                    out.add(new Object[] {ime, inPackage(keys, IME_PKG)});
+                    out.add(keyboard("notes", w, h));
                 }
                 break;
             case "alert-de":
             case "alert-ja":
-                out.add(dialogShown ? appUnfocused(w, h, "Demo", dialogApp(w, h))
-                        : app(w, h, "Demo", dialogApp(w, h)));
-                if (dialogShown) {
-                    RawWindow d = FakeUiBackend.window(PERMISSION_WINDOW, PERMISSION_PKG,
-                            "Permission", true, 90, 700, w - 90, 1700);
-                    d.layer = 1;
-                    out.add(new Object[] {d, inPackage(photoPrompt(w), PERMISSION_PKG)});
-                }
+                addDialogScene(out, w, h, 700, 1700, photoPrompt(w));
                 break;
             default:
                 break;
         }
         return out;
+    }
+
+    /** The keyboard's window over a scene's lower part (shown after a text field is tapped). */
+    private static Object[] keyboard(String scene, int w, int h) {
+        RawWindow ime = FakeUiBackend.window(IME_WINDOW, IME_PKG, null, false, 0, 1500, w, h);
+        ime.type = "input_method";
+        ime.layer = 2;
+        FakeNode keys = new FakeNode(scene + "/ime", "android.widget.FrameLayout", 0, 1500, w, h);
+        keys.label = "Keyboard";
+        return new Object[] {ime, inPackage(keys, IME_PKG)};
+    }
+
+    /** The demo app and, while the dialog shows, a system dialog window between top and bottom
+     *  that takes the focus from it. The dialog's root is built by the caller (it reads the
+     *  width). */
+    private void addDialogScene(List<Object[]> out, int w, int h, int top, int bottom,
+            FakeNode dialog) {
+        out.add(dialogShown ? appUnfocused(w, h, "Demo", dialogApp(w, h))
+                : app(w, h, "Demo", dialogApp(w, h)));
+        if (dialogShown) {
+            RawWindow d = FakeUiBackend.window(PERMISSION_WINDOW, PERMISSION_PKG, "Permission",
+                    true, 90, top, w - 90, bottom);
+            d.layer = 1;
+            out.add(new Object[] {d, inPackage(dialog, PERMISSION_PKG)});
+        }
     }
 
     private static Object[] app(int w, int h, String title, FakeNode root) {
