@@ -187,7 +187,7 @@ def real_rows(quick: bool) -> list[str]:
     from tests.vision.real.score import load, score_lines, screens, total
 
     names = screens()
-    engines = CANDIDATES
+    engines: tuple[str, ...] = CANDIDATES
     if quick:  # a smoke run: the hub's engine on a few screens (the whole table is minutes of CPU)
         names, engines = names[:4], CANDIDATES[:1]
     images = {name: load(name) for name in names}
