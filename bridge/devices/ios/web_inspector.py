@@ -16,9 +16,10 @@ read (``bridge.core.web_tree.walk_items``). Changes arrive without polling: a pa
 writes a marker to the console (``console.debug``) once per task in which the DOM mutated
 or the user typed, scrolled or focused, and ``Console.messageAdded`` carries it here.
 
-What stands between this and a phone is the WIR transport: ``InspectorTransport`` (send and
-receive the page's JSON messages), which pymobiledevice3's inspector session provides;
-tests drive ``WebKitPage`` through a transport that translates to the real Chromium here.
+The WIR transport (``InspectorTransport``: send and receive the page's JSON messages) and
+the ``Inspector`` (the app's pages) are bound to pymobiledevice3's ``WebinspectorService``
+in ``bridge.devices.ios.web_wir``; tests drive both through a fake webinspectord whose pages
+are the real Chromium here.
 """
 
 from __future__ import annotations
@@ -97,6 +98,10 @@ def pages_from_listing(app_id: str, listing: dict[str, Any]) -> list[WirPage]:
             )
         )
     return out
+
+
+class InspectorOff(Exception):
+    """The device's Web Inspector refused: it is switched off (``WEB_INSPECTOR_OFF``)."""
 
 
 class InspectorTransport(Protocol):
@@ -287,6 +292,9 @@ class IosWebSource:
     async def pages(self) -> list[WebPageEndpoint]:
         try:
             found = await self.inspector.pages()
+        except InspectorOff:
+            self._problem = WEB_INSPECTOR_OFF
+            return []
         except Exception as exc:  # the service refused or is off: a problem, not a crash
             self._problem = f"the Web Inspector did not answer: {exc}"[:300]
             return []
