@@ -260,3 +260,88 @@ async def test_a_lost_connection_ends_the_page_and_the_next_listing_connects_aga
         assert len(await source.pages()) == 1 and len(opened) == 2, "connected again"
         await inspector.aclose()
         tg.cancel_scope.cancel()
+
+
+LISTENER = (
+    "import socket\n"
+    "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n"
+    "print('READY 127.0.0.1:%d' % s.getsockname()[1], flush=True)\n"
+    "kept = []\n"
+    "while True:\n"
+    "    kept.append(s.accept()[0])\n"
+)
+
+
+async def test_the_iphone_driver_hands_the_apps_pages_to_the_hub() -> None:
+    """``IphoneRunner``: once the runner listens, ``attach`` gets an ``IosWebSource`` whose
+    Web Inspector runs on a provider of its own; it is closed when the session ends."""
+    import dataclasses
+    import sys
+
+    from bridge.devices.ios import IosConfig
+    from bridge.devices.ios.iphone import IphoneRunner
+    from tests.devices.ios_fakes.fake_pmd3 import FakeIphone, FakeUsbmux
+
+    cls = _service_class()
+    udid = "00008120-00AA"
+    phone = FakeIphone(udid, runner_argv=lambda env: [sys.executable, "-c", LISTENER])
+    phone.installed.add(BUNDLE)
+    mux = FakeUsbmux(phone)
+    async with anyio.create_task_group() as tg:
+        daemon = FakeWebinspectord(tg)
+        daemon.add_app(app_dict(APP_ID, BUNDLE, "Shop"))
+        daemon.add_app(
+            app_dict(WEBCONTENT_ID, "com.apple.WebKit.WebContent", "Shop", proxy=True, host=APP_ID),
+            {"1": page_dict(1, "Web Shop", "file:///shop.html")},
+            {1: "ws://127.0.0.1:9/unused"},
+        )
+        providers: list[Any] = []
+
+        def service_on(provider: Any) -> Any:
+            providers.append(provider)
+            return cls(daemon)  # the fake daemon stands in for the provider's lockdown
+
+        pmd3 = dataclasses.replace(
+            mux.pmd3(), webinspector_service=service_on, webinspector_off=_off_errors()
+        )
+        attached: list[tuple[str, Any]] = []
+        ready = anyio.Event()
+
+        def attach(
+            url: str, token: str | None, opener: object, media: object = None, web: object = None
+        ) -> anyio.Event:
+            attached.append((url, web))
+            ready.set()
+            return anyio.Event()
+
+        cfg = IosConfig(target_bundle_id=BUNDLE, ready_timeout_s=30)
+        runner = IphoneRunner(pmd3, udid, cfg, attach, lambda url: None)
+        try:
+            async with anyio.create_task_group() as session:
+                session.start_soon(runner.run)
+                with anyio.fail_after(30):
+                    await ready.wait()
+                url, web = attached[0]
+                assert url.endswith(udid) and isinstance(web, IosWebSource)
+                pages = await web.pages()
+                assert [(p.title, p.ws_url) for p in pages] == [
+                    ("Web Shop", f"webinspector://{WEBCONTENT_ID}/1")
+                ]
+                assert len(providers) == 1, "the inspector has a provider of its own"
+                session.cancel_scope.cancel()
+        finally:
+            phone.shutdown()
+        assert isinstance(web.inspector, WirInspector) and web.inspector.service is None, (
+            "the session's end closed the inspector"
+        )
+        tg.cancel_scope.cancel()
+
+
+def test_the_doctor_says_what_the_iphone_needs() -> None:
+    from bridge.doctor.rules import health_checks
+
+    checks = health_checks({"web": {"attached": False, "nodes": 0, "problem": WEB_INSPECTOR_OFF}},
+                           None, None)  # fmt: skip
+    web = next(c for c in checks if c.name == "web")
+    assert web.verdict == "warn" and "Settings > Safari > Advanced > Web Inspector" in web.value
+    assert web.fix is not None and "isInspectable" in web.fix and "Web Inspector" in web.fix

@@ -45,8 +45,8 @@ WEB_TYPES = frozenset({"WIRTypeWeb", "WIRTypeWebPage", "WIRTypePage"})
 """Listing types that are pages (not automation sessions, JSContexts or service workers)."""
 WEB_INSPECTOR_OFF = (
     "a web view is on screen but the Web Inspector lists no inspectable page: turn on "
-    "Settings > Safari > Advanced > Web Inspector, and in the app set "
-    "WKWebView.isInspectable = true (iOS 16.4+)"
+    "Settings > Safari > Advanced > Web Inspector (iOS 18: Settings > Apps > Safari > "
+    "Advanced), and in the app set WKWebView.isInspectable = true (iOS 16.4+)"
 )
 MAX_PENDING = 64
 TIMEOUT_S = 10.0

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,8 +121,9 @@ class FakeWebinspectord:
         self.enabled = enabled
         self.apps: dict[str, dict[str, Any]] = {}
         self.listings: dict[str, dict[str, dict[str, Any]]] = {}
-        self.page_urls: dict[tuple[str, int], str] = {}
-        """(app id, page id) -> the Chromium page's DevTools websocket URL behind it."""
+        self.page_urls: dict[tuple[str, int], str | Callable[[], str | None]] = {}
+        """(app id, page id) -> the Chromium page's DevTools websocket URL behind it (or what
+        says it once the page is up: a page without one is not listed yet)."""
         self.sessions: dict[str, Session] = {}
         self.channels: list[Channel] = []
         self.calls: list[str] = []
@@ -130,7 +132,7 @@ class FakeWebinspectord:
         self._targets = itertools.count(1)
 
     def add_app(self, app: dict[str, Any], pages: dict[str, dict[str, Any]] | None = None,
-                urls: dict[int, str] | None = None) -> None:  # fmt: skip
+                urls: dict[int, str | Callable[[], str | None]] | None = None) -> None:  # fmt: skip
         app_id = app["WIRApplicationIdentifierKey"]
         self.apps[app_id] = app
         self.listings[app_id] = pages or {}
@@ -185,9 +187,10 @@ class FakeWebinspectord:
         elif selector == "_rpc_forwardGetListing:":
             app_id = arg["WIRApplicationIdentifierKey"]
             if app_id in self.apps:
+                listing = {key: page for key, page in self.listings.get(app_id, {}).items()
+                           if self._url(app_id, page["WIRPageIdentifierKey"]) is not None}  # fmt: skip
                 self._send(channel, "_rpc_applicationSentListing:",
-                           {"WIRApplicationIdentifierKey": app_id,
-                            "WIRListingKey": self.listings.get(app_id, {})})  # fmt: skip
+                           {"WIRApplicationIdentifierKey": app_id, "WIRListingKey": listing})  # fmt: skip
         elif selector == "_rpc_forwardSocketSetup:":
             await self._setup(channel, arg)
         elif selector == "_rpc_forwardSocketData:":
@@ -198,6 +201,10 @@ class FakeWebinspectord:
                 self.closed_sessions.append(session.sid)
                 session.scope.cancel()
                 await session.client.close()
+
+    def _url(self, app_id: str, page_id: int) -> str | None:
+        url = self.page_urls.get((app_id, page_id))
+        return url() if callable(url) else url
 
     def _report_apps(self, channel: Channel) -> None:
         self._send(channel, "_rpc_reportConnectedApplicationList:",
@@ -217,7 +224,7 @@ class FakeWebinspectord:
         app_id, page_id, sid = (
             arg["WIRApplicationIdentifierKey"], arg["WIRPageIdentifierKey"], arg["WIRSenderKey"]
         )  # fmt: skip
-        url = self.page_urls.get((app_id, page_id))
+        url = self._url(app_id, page_id)
         if url is None:
             return  # no such page: nothing is announced
         client = await CdpClient.connect(url)
