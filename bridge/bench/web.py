@@ -58,6 +58,7 @@ async def _merge_rows(rounds: int) -> list[str]:
     from bridge.core.web_tree import WebOverlay, viewport_of, web_items
     from bridge.devices.web.cdp import CdpClient
     from bridge.devices.web.chromium import Chromium
+    from bridge.devices.web.page import SNAPSHOT
     from bridge.wire.cdp import DomSnapshot, FullAXTree, LayoutMetrics
     from bridge.wire.enums import Platform
     from bridge.wire.raw import RawNode, RawTree
@@ -96,9 +97,7 @@ async def _merge_rows(rounds: int) -> list[str]:
                 t0 = time.perf_counter()
                 metrics = await client.query("Page.getLayoutMetrics", {}, LayoutMetrics)
                 ax = await client.query("Accessibility.getFullAXTree", {}, FullAXTree)
-                snap = await client.query(
-                    "DOMSnapshot.captureSnapshot", {"computedStyles": []}, DomSnapshot
-                )
+                snap = await client.query("DOMSnapshot.captureSnapshot", SNAPSHOT, DomSnapshot)
                 t1 = time.perf_counter()
                 content = web_items(ax, snap, viewport_of(metrics, BOX))
                 t2 = time.perf_counter()

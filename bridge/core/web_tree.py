@@ -30,12 +30,13 @@ Rules (docs/webviews.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import msgspec
 
 from bridge.wire.base import Bounds
-from bridge.wire.cdp import AXNode, DomSnapshot, FullAXTree, LayoutMetrics, SnapshotDocument
+from bridge.wire.cdp import AXNode, DomSnapshot, FullAXTree, LayoutMetrics
 from bridge.wire.raw import RawNode, RawTree
 from bridge.wire.web_walk import PageWalk
 
@@ -90,6 +91,9 @@ class WebItem:
     selected: bool = False
     password: bool = False
     heading: bool = False
+    scrollable: bool = False
+    """Its content scrolls (the page itself, or a box with ``overflow-y`` auto/scroll whose
+    content is taller): it takes SCROLL_FORWARD / SCROLL_BACKWARD."""
 
     @property
     def automation_id(self) -> str:
@@ -142,44 +146,132 @@ def viewport_of(metrics: LayoutMetrics, box: Bounds) -> Viewport:
 @dataclass(frozen=True, slots=True)
 class _Dom:
     boxes: dict[int, tuple[float, float, float, float]]
+    """Backend node id -> its box in CSS pixels of the top document (frames' boxes moved by
+    their frame's place)."""
     ids: dict[int, str]
     passwords: frozenset[int]
     placeholders: dict[int, str]
+    scrollers: frozenset[int] = frozenset()
+    frames: dict[int, str] = field(default_factory=dict)
+    """A frame owner's (``iframe``) backend node id -> its document's frame id."""
+    clips: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
+    """Nodes of frames' documents -> their frame's visible box (top document CSS px)."""
+    frame_scrolls: frozenset[int] = frozenset()
+    """Frame owners whose document is taller than the frame (the frame scrolls)."""
+
+
+SCROLLING = frozenset({"auto", "scroll"})
+MAX_FRAMES = 8
+"""Frames' documents read per page (same-process frames; the rest stay one node)."""
+
+Rect = tuple[float, float, float, float]
+
+
+def _clip(a: Rect | None, b: Rect) -> Rect:
+    if a is None:
+        return b
+    left, top = max(a[0], b[0]), max(a[1], b[1])
+    right, bottom = min(a[0] + a[2], b[0] + b[2]), min(a[1] + a[3], b[1] + b[3])
+    return (left, top, max(0.0, right - left), max(0.0, bottom - top))
 
 
 def _dom_facts(snapshot: DomSnapshot) -> _Dom:
-    """Layout boxes, id attributes, password inputs and placeholders by backend node id
-    (the main document; frames' documents are left out, docs/webviews.md)."""
-    boxes: dict[int, tuple[float, float, float, float]] = {}
+    """Layout boxes, id attributes, password inputs, placeholders and scrolling boxes by
+    backend node id, over the top document and its frames' documents (each frame's boxes
+    moved by where its frame is, less the frame's own scroll)."""
+    boxes: dict[int, Rect] = {}
     ids: dict[int, str] = {}
     passwords: set[int] = set()
     placeholders: dict[int, str] = {}
-    if not snapshot.documents:
-        return _Dom(boxes, ids, frozenset(), placeholders)
-    doc: SnapshotDocument = snapshot.documents[0]
+    scrollers: set[int] = set()
+    frames: dict[int, str] = {}
+    clips: dict[int, Rect] = {}
+    frame_scrolls: set[int] = set()
+    docs = snapshot.documents[: MAX_FRAMES + 1]
     strings = snapshot.strings
-    backend = doc.nodes.backendNodeId
-    n = len(backend)
 
     def s(i: int) -> str:
         return strings[i] if 0 <= i < len(strings) else ""
 
-    for index, rect in zip(doc.layout.nodeIndex, doc.layout.bounds, strict=False):
-        if 0 <= index < n and len(rect) == 4 and backend[index] not in boxes:
-            boxes[backend[index]] = (rect[0], rect[1], rect[2], rect[3])
-    for index, attrs in enumerate(doc.nodes.attributes[:n]):
-        if not attrs:
+    # where each document is: (dx, dy) from its CSS px to the top document's, and its clip
+    place: dict[int, tuple[float, float, Rect | None]] = {0: (0.0, 0.0, None)}
+    for _ in range(2):  # frames are listed after their parents; twice covers the rest
+        for d, doc in enumerate(docs):
+            if d not in place:
+                continue
+            dx, dy, clip = place[d]
+            nodes = doc.nodes
+            rare = nodes.contentDocumentIndex
+            if not rare.index:
+                continue
+            owner_box: dict[int, tuple[Rect, Rect]] = {}
+            layout = doc.layout
+            for k, index in enumerate(layout.nodeIndex):
+                if index in rare.index and k < len(layout.bounds):
+                    client = layout.clientRects[k] if k < len(layout.clientRects) else ()
+                    rect = layout.bounds[k]
+                    if len(rect) == 4:
+                        inner = tuple(client) if len(client) == 4 else (0.0, 0.0, rect[2], rect[3])
+                        owner_box[index] = ((rect[0], rect[1], rect[2], rect[3]), inner)  # type: ignore[assignment]
+            for index, child in zip(rare.index, rare.value, strict=False):
+                if child in place or not 0 < child < len(docs) or index not in owner_box:
+                    continue
+                (x, y, _, _), (cx, cy, cw, ch) = owner_box[index]
+                left, top = dx + x + cx, dy + y + cy
+                sub = docs[child]
+                place[child] = (
+                    left - sub.scrollOffsetX,
+                    top - sub.scrollOffsetY,
+                    _clip(clip, (left, top, cw, ch)),
+                )
+                if 0 <= index < len(nodes.backendNodeId):
+                    owner = nodes.backendNodeId[index]
+                    frames[owner] = s(sub.frameId)
+                    if sub.contentHeight > ch + 1:
+                        frame_scrolls.add(owner)
+    for d, doc in enumerate(docs):
+        if d not in place:
             continue
-        bid = backend[index]
-        for k in range(0, len(attrs) - 1, 2):
-            name, value = s(attrs[k]), s(attrs[k + 1])
-            if name == "id" and value:
-                ids[bid] = value[:200]
-            elif name == "type" and value.lower() == "password":
-                passwords.add(bid)
-            elif name == "placeholder" and value:
-                placeholders[bid] = value[:MAX_TEXT]
-    return _Dom(boxes, ids, frozenset(passwords), placeholders)
+        dx, dy, clip = place[d]
+        backend = doc.nodes.backendNodeId
+        n = len(backend)
+        layout = doc.layout
+        for index, rect in zip(layout.nodeIndex, layout.bounds, strict=False):
+            if 0 <= index < n and len(rect) == 4 and backend[index] not in boxes:
+                boxes[backend[index]] = (rect[0] + dx, rect[1] + dy, rect[2], rect[3])
+                if clip is not None:
+                    clips[backend[index]] = clip
+        # a box scrolls when its overflow-y lets it and its scroll area is taller than its
+        # client area (the document's own scroller is the page: ``page_scrolls``)
+        for k, (index, style) in enumerate(zip(layout.nodeIndex, layout.styles, strict=False)):
+            if not style or s(style[0]) not in SCROLLING or not 0 <= index < n:
+                continue
+            scroll = layout.scrollRects[k] if k < len(layout.scrollRects) else ()
+            client = layout.clientRects[k] if k < len(layout.clientRects) else ()
+            if len(scroll) == 4 and len(client) == 4 and scroll[3] > client[3] + 1:
+                scrollers.add(backend[index])
+        for index, attrs in enumerate(doc.nodes.attributes[:n]):
+            if not attrs:
+                continue
+            bid = backend[index]
+            for k in range(0, len(attrs) - 1, 2):
+                name, value = s(attrs[k]), s(attrs[k + 1])
+                if name == "id" and value:
+                    ids[bid] = value[:200]
+                elif name == "type" and value.lower() == "password":
+                    passwords.add(bid)
+                elif name == "placeholder" and value:
+                    placeholders[bid] = value[:MAX_TEXT]
+    return _Dom(
+        boxes,
+        ids,
+        frozenset(passwords),
+        placeholders,
+        frozenset(scrollers),
+        frames,
+        clips,
+        frozenset(frame_scrolls),
+    )
 
 
 def _text(value: str | None) -> str | None:
@@ -206,9 +298,21 @@ def web_items(
     max_nodes: int = MAX_NODES,
     max_bytes: int = MAX_BYTES,
     url: str | None = None,
+    frames: Mapping[str, FullAXTree] | None = None,
 ) -> WebContent:
-    """The page's elements under the WebView (see the module docstring)."""
+    """The page's elements under the WebView (see the module docstring). ``frames``: the
+    accessibility trees of frames' documents by frame id (``getFullAXTree`` with
+    ``frameId``); each is merged under its ``Iframe`` node, its boxes where the frame is and
+    its elements visible only inside the frame's box."""
     dom = _dom_facts(snapshot)
+    frame_trees = {
+        fid: ({n.nodeId: n for n in tree.nodes},
+              next((n for n in tree.nodes if n.parentId is None), None))
+        for fid, tree in list((frames or {}).items())[:MAX_FRAMES]
+    }  # fmt: skip
+    page_scrolls = bool(snapshot.documents) and (
+        snapshot.documents[0].contentHeight > viewport.css_height + 1
+    )
     by_id = {n.nodeId: n for n in ax.nodes}
     root = next((n for n in ax.nodes if n.parentId is None), None)
     if root is None:
@@ -228,7 +332,21 @@ def web_items(
             return None
         return viewport.to_device(*rect)
 
-    def visit(node: AXNode, parent: int, parent_name: str | None, depth: int) -> None:
+    def visible(bounds: Bounds | None, bid: int | None) -> bool:
+        if bounds is None:
+            return True
+        clip = dom.clips.get(bid) if bid is not None else None
+        if clip is not None and not _meets(bounds, viewport.to_device(*clip)):
+            return False
+        return _meets(bounds, box)
+
+    def visit(
+        node: AXNode,
+        parent: int,
+        parent_name: str | None,
+        depth: int,
+        by_id: dict[str, AXNode] = by_id,
+    ) -> None:
         nonlocal spent, cut
         if cut is not None or depth > MAX_DEPTH:
             return
@@ -237,13 +355,15 @@ def web_items(
             return
         name = _text(node.name.text()) if node.name else None
         children = [by_id[c] for c in node.childIds if c in by_id]
-        if node.ignored or (role in FOLDED and not name) or (role == "paragraph" and not name):
+        scroller = node.backendDOMNodeId in dom.scrollers
+        folded = node.ignored or (role in FOLDED and not name) or (role == "paragraph" and not name)
+        if folded and not scroller:
             for child in children:
-                visit(child, parent, parent_name, depth + 1)
+                visit(child, parent, parent_name, depth + 1, by_id)
             return
         if role == "StaticText" and (name is None or name == parent_name):
             return
-        bounds = bounds_of(node)
+        bounds = box if role == "RootWebArea" else bounds_of(node)  # the page fills the WebView
         if bounds is not None and not _meets(bounds, reach) and role != "RootWebArea":
             return  # outside the visible part and its margin (its subtree too)
         props = _props(node)
@@ -261,7 +381,7 @@ def web_items(
             value=value,
             hint=_text(hint) if hint and hint != name else None,
             bounds=bounds,
-            visible=bounds is None or _meets(bounds, box),
+            visible=visible(bounds, bid),
             focusable=props.get("focusable") is True,
             focused=props.get("focused") is True,
             disabled=props.get("disabled") is True,
@@ -269,6 +389,9 @@ def web_items(
             selected=props.get("selected") is True,
             password=password,
             heading=role == "heading",
+            scrollable=scroller
+            or (role == "RootWebArea" and page_scrolls)
+            or (bid is not None and bid in dom.frame_scrolls),
         )
         size = 48 + sum(len(t) for t in (name, value, item.hint, item.html_id) if t)
         if len(items) >= max_nodes or spent + size > max_bytes:
@@ -285,7 +408,13 @@ def web_items(
         for child in children:
             if role in LEAF_CONTROLS and _only_text(child, by_id):
                 continue
-            visit(child, here, name, depth + 1)
+            visit(child, here, name, depth + 1, by_id)
+        frame = dom.frames.get(bid) if bid is not None else None
+        inner = frame_trees.get(frame) if frame is not None else None
+        inner_by_id, inner_root = inner if inner is not None else ({}, None)
+        if inner_root is not None:  # the frame's document, under its frame
+            for child in (inner_by_id[c] for c in inner_root.childIds if c in inner_by_id):
+                visit(child, here, name, depth + 1, inner_by_id)
 
     visit(root, -1, None, 0)
     return WebContent(_prune(items), cut, url)
@@ -307,7 +436,8 @@ def walk_items(
     reach = (box[0], box[1] - grow, box[2], box[3] + grow)
     items: list[WebItem] = [
         WebItem(parent=-1, role="RootWebArea", backend_id=0, html_id=None,
-                name=_text(walk.title), value=None, hint=None, bounds=None, visible=True)
+                name=_text(walk.title), value=None, hint=None, bounds=box, visible=True,
+                scrollable=walk.sh > walk.vh + 1)
     ]  # fmt: skip
     index: dict[int, int] = {-1: 0}
     spent = 0
@@ -344,6 +474,7 @@ def walk_items(
             selected="E" in flags,
             password=password,
             heading=node.r == "heading",
+            scrollable="L" in flags,
         )
         size = 48 + sum(len(t) for t in (name, item.value, item.hint, item.html_id) if t)
         if len(items) >= max_nodes or spent + size > max_bytes:
@@ -483,6 +614,7 @@ def _raw(item: WebItem, handle: int, parent: int, anchor: RawNode) -> RawNode:
         password=item.password,
         visible=item.visible,
         heading=item.heading,
+        scrollable=item.scrollable,
     )
 
 

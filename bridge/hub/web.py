@@ -21,7 +21,11 @@ Acting (``act``): CLICK and LONG_CLICK are taps through the native layer at the 
 mapped centre when it is visible inside the WebView (a native overlay still wins, as for a
 finger), else ``element.click()`` in the page; SET_TEXT focuses the element, selects its
 content, inserts the text (CDP: ``Input.insertText``) and reads the value back (a different
-value fails the dispatch); CLEAR_TEXT and FOCUS likewise. The answer is an agent ``Reply``.
+value fails the dispatch); CLEAR_TEXT and FOCUS likewise; SCROLL_FORWARD /
+SCROLL_BACKWARD on what scrolls (the page's root: the page; a box whose content overflows)
+scroll it in the page by a share of its height (nothing moved: FAILED, at that end), and the
+page's scroll event brings the new visible part as the next generation. The answer is an
+agent ``Reply``.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ MIN_READ_GAP_S = 0.02
 """Reads of one page start at least this far apart (a page that calls the binding in a loop
 costs the hub and the browser a bounded share)."""
 READ_BACK_DIFFERS = "the field did not take the text (its value reads back different)"
+SCROLLED_TO_END = "it is already scrolled to that end (nothing moved)"
 
 
 @dataclass
@@ -233,6 +238,10 @@ class WebService:
             if verb is ActionVerb.FOCUS:
                 await session.focus(node_id)
                 return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
+            if verb in (ActionVerb.SCROLL_FORWARD, ActionVerb.SCROLL_BACKWARD) and item.scrollable:
+                if not await session.scroll(node_id, verb is ActionVerb.SCROLL_FORWARD):
+                    return Reply(id=0, ok=False, code="FAILED", message=SCROLLED_TO_END)
+                return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
         except PageError as exc:
             return Reply(id=0, ok=False, code="FAILED", message=str(exc)[:300])
         except (PageClosed, TimeoutError):
@@ -242,7 +251,8 @@ class WebService:
             ok=False,
             code="UNSUPPORTED",
             message=f"{verb.value} on a web element: CLICK, LONG_CLICK, SET_TEXT, "
-            "CLEAR_TEXT and FOCUS are supported",
+            "CLEAR_TEXT, FOCUS, and SCROLL_FORWARD / SCROLL_BACKWARD on what scrolls, "
+            "are supported",
         )
 
     async def _tap(

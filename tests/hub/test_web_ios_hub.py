@@ -100,7 +100,9 @@ async def test_an_iphones_web_page_is_merged_typed_into_and_tapped() -> None:
                 assert node.bounds is None or (
                     webview.bounds[0] <= node.bounds[0] and node.bounds[2] <= webview.bounds[2]
                 )
-            typed = await dev.type_text(build_query(label="Email", role="INPUT"), "demo@example.com")
+            typed = await dev.type_text(
+                build_query(label="Email", role="INPUT"), "demo@example.com"
+            )
             assert typed.dispatch.status is DispatchStatus.DISPATCHED
             after = {n.automation_id: n for n in (await dev.snapshot()).snapshot.nodes}
             assert after["web:#email"].value == "demo@example.com"

@@ -34,7 +34,7 @@ import anyio
 import msgspec
 
 from bridge.core.web_tree import WebContent, walk_items
-from bridge.devices.web.page import BUSY_CAP_S, PageClosed, PageError
+from bridge.devices.web.page import BUSY_CAP_S, SCROLL_SHARE, PageClosed, PageError
 from bridge.devices.web.source import WebPageEndpoint
 from bridge.devices.web.walker import BY_ID, WALKER
 from bridge.wire.base import Bounds
@@ -54,17 +54,33 @@ OBSERVER = """(() => {
   if (window.__mobridgeObserving) return;
   window.__mobridgeObserving = true;
   let queued = false;
+  let rehook = () => {};
   const tell = () => {
     if (queued) return;
     queued = true;
+    setTimeout(rehook, 0);
     Promise.resolve().then(() => { queued = false; console.debug("%MARK%"); });
   };
-  new MutationObserver(tell).observe(document, {subtree: true, childList: true,
-    attributes: true, characterData: true});
-  for (const type of ["input", "change", "scroll", "transitionend", "animationend",
-                      "focusin", "focusout", "toggle", "close"]) {
-    window.addEventListener(type, tell, true);
-  }
+  const hooked = new WeakSet();
+  const hook = (win) => {  // this window, and its same-origin frames' (cross-origin: skipped)
+    let doc;
+    try { doc = win.document; } catch (e) { return; }
+    if (!doc || hooked.has(doc)) return;
+    hooked.add(doc);
+    new MutationObserver(tell).observe(doc, {subtree: true, childList: true,
+      attributes: true, characterData: true});
+    for (const type of ["input", "change", "scroll", "transitionend", "animationend",
+                        "focusin", "focusout", "toggle", "close"]) {
+      win.addEventListener(type, tell, true);
+    }
+    for (const frame of doc.querySelectorAll("iframe")) {
+      frame.addEventListener("load", () => { hook(frame.contentWindow); tell(); });
+      if (frame.contentWindow) hook(frame.contentWindow);
+    }
+  };
+  rehook = () => { try { hook(window); for (const f of document.querySelectorAll("iframe"))
+    if (f.contentWindow) hook(f.contentWindow); } catch (e) {} };
+  hook(window);
 })()""".replace("%MARK%", MARK)
 
 
@@ -251,7 +267,7 @@ class WebKitPage:
     async def _on(self, node_id: int, body: str) -> msgspec.Raw:
         element = BY_ID % int(node_id)
         return await self.evaluate(
-            f"(() => {{ const el = {element}; if (!el) throw new Error('gone'); {body} }})()"
+            f"(() => {{ let el = {element}; if (!el) throw new Error('gone'); {body} }})()"
         )
 
     async def click(self, node_id: int) -> None:
@@ -259,6 +275,23 @@ class WebKitPage:
 
     async def focus(self, node_id: int) -> None:
         await self._on(node_id, "el.focus();")
+
+    async def scroll(self, node_id: int, forward: bool) -> bool:
+        """The walker's root (id 0) is the page; any other id an element (see ``PageSession``)."""
+        share = SCROLL_SHARE * (1 if forward else -1)
+        body = (
+            "if (el.tagName === 'IFRAME' && el.contentDocument)"
+            " el = el.contentDocument.scrollingElement || el.contentDocument.documentElement;"
+            " const before = el.scrollTop;"
+            f" el.scrollBy(0, Math.round(el.clientHeight * {share}) || {1 if forward else -1});"
+            " return el.scrollTop !== before;"
+        )
+        if node_id == 0:
+            page = "(document.scrollingElement || document.documentElement)"
+            raw = await self.evaluate(f"(() => {{ let el = {page}; {body} }})()")
+        else:
+            raw = await self._on(node_id, body)
+        return bool(msgspec.json.decode(raw)) if raw else False
 
     async def set_text(self, node_id: int, text: str) -> str | None:
         literal = json.dumps(text)

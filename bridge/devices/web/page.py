@@ -21,7 +21,7 @@ from typing import Protocol, TypeVar
 import anyio
 import msgspec
 
-from bridge.core.web_tree import WebContent, viewport_of, web_items
+from bridge.core.web_tree import MAX_FRAMES, WebContent, viewport_of, web_items
 from bridge.devices.web.cdp import CdpClient, CdpError
 from bridge.devices.web.source import WebPageEndpoint
 from bridge.wire.base import Bounds
@@ -39,17 +39,33 @@ OBSERVER = """(() => {
   if (window.__mobridgeObserving) return;
   window.__mobridgeObserving = true;
   let queued = false;
+  let rehook = () => {};
   const tell = () => {
     if (queued) return;
     queued = true;
+    setTimeout(rehook, 0);
     Promise.resolve().then(() => { queued = false; try { %s("c"); } catch (e) {} });
   };
-  new MutationObserver(tell).observe(document, {subtree: true, childList: true,
-    attributes: true, characterData: true});
-  for (const type of ["input", "change", "scroll", "transitionend", "animationend",
-                      "focusin", "focusout", "toggle", "close"]) {
-    window.addEventListener(type, tell, true);
-  }
+  const hooked = new WeakSet();
+  const hook = (win) => {  // this window, and its same-origin frames' (cross-origin: skipped)
+    let doc;
+    try { doc = win.document; } catch (e) { return; }
+    if (!doc || hooked.has(doc)) return;
+    hooked.add(doc);
+    new MutationObserver(tell).observe(doc, {subtree: true, childList: true,
+      attributes: true, characterData: true});
+    for (const type of ["input", "change", "scroll", "transitionend", "animationend",
+                        "focusin", "focusout", "toggle", "close"]) {
+      win.addEventListener(type, tell, true);
+    }
+    for (const frame of doc.querySelectorAll("iframe")) {
+      frame.addEventListener("load", () => { hook(frame.contentWindow); tell(); });
+      if (frame.contentWindow) hook(frame.contentWindow);
+    }
+  };
+  rehook = () => { try { hook(window); for (const f of document.querySelectorAll("iframe"))
+    if (f.contentWindow) hook(f.contentWindow); } catch (e) {} };
+  hook(window);
   tell();
 })()""".replace("%s", BINDING)
 _PAGE_EVENTS = frozenset(
@@ -62,6 +78,22 @@ READ_TIMEOUT_S = 10.0
 SELECT = "function() { if (this.select) this.select(); }"
 VALUE = "function() { return this.value === undefined ? null : String(this.value); }"
 CLICK = "function() { this.scrollIntoView({block: 'center'}); this.click(); }"
+SNAPSHOT = {"computedStyles": ["overflow-y"], "includeDOMRects": True}
+"""``DOMSnapshot.captureSnapshot``'s parameters: boxes, plus what says which boxes scroll."""
+SCROLL_SHARE = 0.8
+"""A scroll moves the content by this share of the scrolling box's height (an overlap keeps
+the reader's place, as a finger's fling does)."""
+SCROLL = (
+    "function(forward) { const doc = this.nodeType === 9 ? this"
+    " : (this.tagName === 'IFRAME' ? this.contentDocument : null);"
+    " const el = doc ? (doc.scrollingElement || doc.documentElement) : this;"
+    " const before = el.scrollTop;"
+    " const step = Math.max(1, Math.round(el.clientHeight * SHARE));"
+    " el.scrollBy(0, forward ? step : -step);"
+    " return el.scrollTop !== before; }"
+).replace("SHARE", str(SCROLL_SHARE))
+"""Scroll the element (the document: the page; a frame: its document) by a share of its
+height; whether it moved."""
 CLEAR = (
     "function() { this.focus(); if (this.select) this.select();"
     " document.execCommand('delete'); return this.value; }"
@@ -104,6 +136,11 @@ class PageSession(Protocol):
         ...
 
     async def focus(self, node_id: int) -> None: ...
+
+    async def scroll(self, node_id: int, forward: bool) -> bool:
+        """Scroll the element (the page's root: the page) by ``SCROLL_SHARE`` of its height,
+        forward = towards the end; whether it moved (False: already at that end)."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -199,23 +236,41 @@ class CdpPage:
     async def read(self, box: Bounds, url: str | None = None) -> WebContent:
         metrics = await self._query("Page.getLayoutMetrics", {}, LayoutMetrics)
         ax = await self._query("Accessibility.getFullAXTree", {}, FullAXTree)
-        snapshot = await self._query(
-            "DOMSnapshot.captureSnapshot",
-            {"computedStyles": [], "includeDOMRects": False},
-            DomSnapshot,
-        )
-        return web_items(ax, snapshot, viewport_of(metrics, box), url=url)
+        snapshot = await self._query("DOMSnapshot.captureSnapshot", SNAPSHOT, DomSnapshot)
+        frames: dict[str, FullAXTree] = {}
+        for doc in snapshot.documents[1 : MAX_FRAMES + 1]:  # frames in this process
+            frame_id = (
+                snapshot.strings[doc.frameId] if 0 <= doc.frameId < len(snapshot.strings) else ""
+            )
+            if not frame_id:
+                continue
+            try:
+                frames[frame_id] = await self._query(
+                    "Accessibility.getFullAXTree", {"frameId": frame_id}, FullAXTree
+                )
+            except PageError:
+                continue  # the frame went away meanwhile: it stays one node
+        return web_items(ax, snapshot, viewport_of(metrics, box), url=url, frames=frames)
 
-    async def _on(self, node_id: int, function: str) -> CallResult:
+    async def _on(self, node_id: int, function: str, *args: object) -> CallResult:
         resolved = await self._query("DOM.resolveNode", {"backendNodeId": node_id}, ResolvedNode)
         object_id = resolved.object.objectId
         if object_id is None:
             raise PageError("the element has no object")
         return await self._query(
             "Runtime.callFunctionOn",
-            {"objectId": object_id, "functionDeclaration": function, "returnByValue": True},
+            {
+                "objectId": object_id,
+                "functionDeclaration": function,
+                "returnByValue": True,
+                "arguments": [{"value": a} for a in args],
+            },
             CallResult,
         )
+
+    async def scroll(self, node_id: int, forward: bool) -> bool:
+        raw = (await self._on(node_id, SCROLL, forward)).result.value
+        return bool(msgspec.json.decode(raw)) if raw else False
 
     async def click(self, node_id: int) -> None:
         await self._on(node_id, CLICK)

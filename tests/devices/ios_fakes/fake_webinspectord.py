@@ -187,10 +187,14 @@ class FakeWebinspectord:
         elif selector == "_rpc_forwardGetListing:":
             app_id = arg["WIRApplicationIdentifierKey"]
             if app_id in self.apps:
-                listing = {key: page for key, page in self.listings.get(app_id, {}).items()
-                           if self._url(app_id, page["WIRPageIdentifierKey"]) is not None}  # fmt: skip
-                self._send(channel, "_rpc_applicationSentListing:",
-                           {"WIRApplicationIdentifierKey": app_id, "WIRListingKey": listing})  # fmt: skip
+                pages = self.listings.get(app_id, {}).items()
+                listing = {
+                    key: page
+                    for key, page in pages
+                    if self._url(app_id, page["WIRPageIdentifierKey"]) is not None
+                }
+                answer = {"WIRApplicationIdentifierKey": app_id, "WIRListingKey": listing}
+                self._send(channel, "_rpc_applicationSentListing:", answer)
         elif selector == "_rpc_forwardSocketSetup:":
             await self._setup(channel, arg)
         elif selector == "_rpc_forwardSocketData:":
