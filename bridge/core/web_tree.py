@@ -538,6 +538,9 @@ class WebOverlay:
 
     anchor: Bounds
     content: WebContent
+    handle_base: int = WEB_HANDLE_BASE
+    """Its nodes' raw handles are ``handle_base - i`` (``WebOverlays`` gives each page its
+    own range)."""
 
     def apply(self, raw: RawTree) -> RawTree:
         """``raw`` with the web nodes inserted right after the anchor's subtree (``raw``
@@ -557,7 +560,7 @@ class WebOverlay:
             end += 1
         base = nodes[anchor]
         added = tuple(
-            _raw(it, WEB_HANDLE_BASE - k, end + it.parent if it.parent >= 0 else anchor, base)
+            _raw(it, self.handle_base - k, end + it.parent if it.parent >= 0 else anchor, base)
             for k, it in enumerate(items)
         )
         n = len(added)
@@ -566,6 +569,32 @@ class WebOverlay:
             for node in nodes[end:]
         )
         return msgspec.structs.replace(raw, nodes=(*nodes[:end], *added, *tail))
+
+
+HANDLE_RANGE = 10_000_000
+"""Raw handles each page of ``WebOverlays`` may use (far more than ``MAX_NODES``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WebOverlays:
+    """Several WebViews' pages on one screen: each overlay under its own WebView (by its
+    bounds), each with its own handle range (``of`` builds them so)."""
+
+    overlays: tuple[WebOverlay, ...]
+
+    @staticmethod
+    def of(pages: list[tuple[Bounds, WebContent]]) -> WebOverlays:
+        return WebOverlays(
+            tuple(
+                WebOverlay(anchor, content, WEB_HANDLE_BASE - i * HANDLE_RANGE)
+                for i, (anchor, content) in enumerate(pages)
+            )
+        )
+
+    def apply(self, raw: RawTree) -> RawTree:
+        for overlay in self.overlays:
+            raw = overlay.apply(raw)
+        return raw
 
 
 def _is_webview(class_name: str | None) -> bool:

@@ -170,6 +170,23 @@ async def test_the_apps_page_is_listed_read_typed_into_tapped_and_survives_a_pro
         assert {"Console.enable", "Page.enable", "Runtime.evaluate"} <= {m for _, m in daemon.inner}
         assert {"_rpc_forwardSocketSetup:", "_rpc_forwardSocketData:"} <= set(daemon.calls)
 
+        # the help frame's document is walked under its Iframe node, where the frame is
+        frame = next(it for it in content.items if it.role == "Iframe")
+        contact = next(it for it in content.items if it.name == "Contact us")
+        assert frame.name == "Help" and frame.bounds is not None and contact.bounds is not None
+        assert content.items[contact.parent] is frame or contact.parent > content.items.index(frame)
+        assert frame.bounds[1] < contact.bounds[1] and contact.bounds[3] <= frame.bounds[3]
+        faq = by_id["web:#faq"]
+        assert faq.scrollable and faq.backend_id is not None
+        page.changed = anyio.Event()
+        assert await page.scroll(faq.backend_id, True)  # the questions' box moves...
+        with anyio.fail_after(10):  # ...and the frame's scroll event says so
+            await page.changed.wait()
+        assert await page.scroll(faq.backend_id, False)
+        root = content.items[0]
+        assert root.role == "RootWebArea" and not root.scrollable  # the sign-in page fits
+        assert not await page.scroll(0, True), "the page has nowhere to go"
+
         page.changed = anyio.Event()
         email = by_id["web:#email"].backend_id
         assert email is not None
