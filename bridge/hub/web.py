@@ -146,7 +146,9 @@ class WebService:
                     continue
                 self.problems.pop(device.id, None)
                 pairs = pair(views, pages)
-                await self._follow_all(device, reingest, pairs, [v.bounds for v in views])
+                await self._follow_all(
+                    device, reingest, pairs, [v.bounds for v in views], source
+                )
                 if device.id in self.problems:  # one failed: not again at once
                     await _next_change(device, RETRY_S)
         finally:
@@ -159,8 +161,10 @@ class WebService:
         reingest: Callable[[], None],
         pairs: list[tuple[Bounds, WebPageEndpoint]],
         boxes: list[Bounds],
+        source: WebSource,
     ) -> None:
-        """Follow every pair until one ends or the WebViews on screen change."""
+        """Follow every pair until one ends or the WebViews on screen change (or, while a
+        WebView has no page, the source offers one: asked again every ``RETRY_S``)."""
         async with anyio.create_task_group() as tg:
 
             async def one(box: Bounds, page: WebPageEndpoint) -> None:
@@ -168,8 +172,11 @@ class WebService:
                 tg.cancel_scope.cancel()
 
             async def screen() -> None:
+                waiting = len(pairs) < len(boxes)
                 while [v.bounds for v in _webviews(device)] == boxes:
-                    await _next_change(device, None)
+                    if not await _next_change(device, RETRY_S if waiting else None):
+                        if len(await source.pages()) > len(pairs):
+                            break  # a page for a WebView that had none
                 tg.cancel_scope.cancel()
 
             for box, page in pairs:
