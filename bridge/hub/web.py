@@ -146,9 +146,7 @@ class WebService:
                     continue
                 self.problems.pop(device.id, None)
                 pairs = pair(views, pages)
-                await self._follow_all(
-                    device, reingest, pairs, [v.bounds for v in views], source
-                )
+                await self._follow_all(device, reingest, pairs, [v.bounds for v in views], source)
                 if device.id in self.problems:  # one failed: not again at once
                     await _next_change(device, RETRY_S)
         finally:
