@@ -30,13 +30,13 @@ Rules (docs/webviews.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import msgspec
 
 from bridge.wire.base import Bounds
-from bridge.wire.cdp import AXNode, DomSnapshot, FullAXTree, LayoutMetrics
+from bridge.wire.cdp import AXNode, DomSnapshot, FullAXTree, LayoutMetrics, SnapshotDocument
 from bridge.wire.raw import RawNode, RawTree
 from bridge.wire.web_walk import PageWalk
 
@@ -162,7 +162,13 @@ class _Dom:
 
 SCROLLING = frozenset({"auto", "scroll"})
 MAX_FRAMES = 8
-"""Frames' documents read per page (same-process frames; the rest stay one node)."""
+"""Frames' documents read per page (each kind: same-process and cross-process frames)."""
+REMOTE = "remote:"
+"""The frame key of a cross-process frame's tree (``web_items``' ``remote``)."""
+REMOTE_SHIFT = 10**10
+"""A cross-process frame's DOM node ids are its own: the ``k``-th such frame's are moved to
+``k * REMOTE_SHIFT + id`` so ids stay unique in the page (``shifted`` does it; the page
+session routes them back)."""
 
 Rect = tuple[float, float, float, float]
 
@@ -175,7 +181,7 @@ def _clip(a: Rect | None, b: Rect) -> Rect:
     return (left, top, max(0.0, right - left), max(0.0, bottom - top))
 
 
-def _dom_facts(snapshot: DomSnapshot) -> _Dom:
+def _dom_facts(snapshot: DomSnapshot, remote: Mapping[int, DomSnapshot] | None = None) -> _Dom:
     """Layout boxes, id attributes, password inputs, placeholders and scrolling boxes by
     backend node id, over the top document and its frames' documents (each frame's boxes
     moved by where its frame is, less the frame's own scroll)."""
@@ -206,8 +212,9 @@ def _dom_facts(snapshot: DomSnapshot) -> _Dom:
                 continue
             owner_box: dict[int, tuple[Rect, Rect]] = {}
             layout = doc.layout
+            wanted = set(rare.index)
             for k, index in enumerate(layout.nodeIndex):
-                if index in rare.index and k < len(layout.bounds):
+                if index in wanted and k < len(layout.bounds):
                     client = layout.clientRects[k] if k < len(layout.clientRects) else ()
                     rect = layout.bounds[k]
                     if len(rect) == 4:
@@ -229,25 +236,32 @@ def _dom_facts(snapshot: DomSnapshot) -> _Dom:
                     frames[owner] = s(sub.frameId)
                     if sub.contentHeight > ch + 1:
                         frame_scrolls.add(owner)
-    for d, doc in enumerate(docs):
-        if d not in place:
-            continue
-        dx, dy, clip = place[d]
+    owners: dict[int, Rect] = {}
+    """Frame owners' (``iframe``) client boxes in top-document CSS px (for remote frames)."""
+
+    def absorb(doc: SnapshotDocument, s: Callable[[int], str], dx: float, dy: float,
+               clip: Rect | None) -> None:  # fmt: skip
         backend = doc.nodes.backendNodeId
+        names = doc.nodes.nodeName
         n = len(backend)
         layout = doc.layout
-        for index, rect in zip(layout.nodeIndex, layout.bounds, strict=False):
+        for k, (index, rect) in enumerate(zip(layout.nodeIndex, layout.bounds, strict=False)):
             if 0 <= index < n and len(rect) == 4 and backend[index] not in boxes:
                 boxes[backend[index]] = (rect[0] + dx, rect[1] + dy, rect[2], rect[3])
                 if clip is not None:
                     clips[backend[index]] = clip
+                if index < len(names) and s(names[index]) in ("IFRAME", "FRAME"):
+                    c = layout.clientRects[k] if k < len(layout.clientRects) else ()
+                    c4: Rect = (c[0], c[1], c[2], c[3]) if len(c) == 4 else (0, 0, rect[2], rect[3])
+                    owners[backend[index]] = (rect[0] + dx + c4[0], rect[1] + dy + c4[1],
+                                              c4[2], c4[3])  # fmt: skip
         # a box scrolls when its overflow-y lets it and its scroll area is taller than its
         # client area (the document's own scroller is the page: ``page_scrolls``)
         for k, (index, style) in enumerate(zip(layout.nodeIndex, layout.styles, strict=False)):
             if not style or s(style[0]) not in SCROLLING or not 0 <= index < n:
                 continue
-            scroll = layout.scrollRects[k] if k < len(layout.scrollRects) else ()
-            client = layout.clientRects[k] if k < len(layout.clientRects) else ()
+            scroll: tuple[float, ...] = layout.scrollRects[k] if k < len(layout.scrollRects) else ()
+            client: tuple[float, ...] = layout.clientRects[k] if k < len(layout.clientRects) else ()
             if len(scroll) == 4 and len(client) == 4 and scroll[3] > client[3] + 1:
                 scrollers.add(backend[index])
         for index, attrs in enumerate(doc.nodes.attributes[:n]):
@@ -262,6 +276,32 @@ def _dom_facts(snapshot: DomSnapshot) -> _Dom:
                     passwords.add(bid)
                 elif name == "placeholder" and value:
                     placeholders[bid] = value[:MAX_TEXT]
+
+    for d, doc in enumerate(docs):
+        if d in place:
+            absorb(doc, s, *place[d])
+    # frames another process renders: their own snapshot, placed in their owner's box
+    for owner, other in list((remote or {}).items())[:MAX_FRAMES]:
+        box = owners.get(owner)
+        if box is None or not other.documents:
+            continue
+        top_doc = other.documents[0]
+        table = other.strings
+
+        def rs(i: int, table: tuple[str, ...] = table) -> str:
+            return table[i] if 0 <= i < len(table) else ""
+
+        frames[owner] = f"{REMOTE}{owner}"
+        if top_doc.contentHeight > box[3] + 1:
+            frame_scrolls.add(owner)
+        left, top = box[0], box[1]
+        absorb(
+            top_doc,
+            rs,
+            left - top_doc.scrollOffsetX,
+            top - top_doc.scrollOffsetY,
+            _clip(clips.get(owner), box),
+        )
     return _Dom(
         boxes,
         ids,
@@ -299,16 +339,20 @@ def web_items(
     max_bytes: int = MAX_BYTES,
     url: str | None = None,
     frames: Mapping[str, FullAXTree] | None = None,
+    remote: Mapping[int, tuple[FullAXTree, DomSnapshot]] | None = None,
 ) -> WebContent:
     """The page's elements under the WebView (see the module docstring). ``frames``: the
     accessibility trees of frames' documents by frame id (``getFullAXTree`` with
     ``frameId``); each is merged under its ``Iframe`` node, its boxes where the frame is and
-    its elements visible only inside the frame's box."""
-    dom = _dom_facts(snapshot)
+    its elements visible only inside the frame's box. ``remote``: frames another process
+    renders, by their owner's DOM node id: their tree and snapshot, ids already ``shifted``."""
+    dom = _dom_facts(snapshot, {owner: snap for owner, (_, snap) in (remote or {}).items()})
+    trees = dict(list((frames or {}).items())[:MAX_FRAMES])
+    trees.update({f"{REMOTE}{owner}": tree for owner, (tree, _) in (remote or {}).items()})
     frame_trees = {
         fid: ({n.nodeId: n for n in tree.nodes},
               next((n for n in tree.nodes if n.parentId is None), None))
-        for fid, tree in list((frames or {}).items())[:MAX_FRAMES]
+        for fid, tree in trees.items()
     }  # fmt: skip
     page_scrolls = bool(snapshot.documents) and (
         snapshot.documents[0].contentHeight > viewport.css_height + 1
@@ -488,6 +532,27 @@ def walk_items(
         names[len(items)] = name
         items.append(item)
     return WebContent(_prune(items), cut, walk.url[:2048] or None)
+
+
+def shifted(ax: FullAXTree, snapshot: DomSnapshot, shift: int) -> tuple[FullAXTree, DomSnapshot]:
+    """A cross-process frame's tree and snapshot with every DOM node id moved by ``shift``
+    (``REMOTE_SHIFT`` times the frame's number)."""
+    nodes = tuple(
+        n
+        if n.backendDOMNodeId is None
+        else msgspec.structs.replace(n, backendDOMNodeId=n.backendDOMNodeId + shift)
+        for n in ax.nodes
+    )
+    docs = tuple(
+        msgspec.structs.replace(
+            d,
+            nodes=msgspec.structs.replace(
+                d.nodes, backendNodeId=tuple(b + shift for b in d.nodes.backendNodeId)
+            ),
+        )
+        for d in snapshot.documents
+    )
+    return FullAXTree(nodes=nodes), msgspec.structs.replace(snapshot, documents=docs)
 
 
 def _only_text(node: AXNode, by_id: dict[str, AXNode]) -> bool:

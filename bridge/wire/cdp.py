@@ -190,3 +190,26 @@ class ScreenshotResult(CdpStruct, frozen=True):
 class BindingCalled(CdpStruct, frozen=True):
     name: str
     payload: str = ""
+
+
+class AttachedTargetInfo(CdpStruct, frozen=True):
+    targetId: str = ""
+    type: str = ""
+
+
+class AttachedToTarget(CdpStruct, frozen=True):
+    """``Target.attachedToTarget`` (auto-attach with ``flatten``): a frame another process
+    renders, reached with ``sessionId`` on the same connection."""
+
+    sessionId: str
+    targetInfo: AttachedTargetInfo = AttachedTargetInfo()
+
+
+class DetachedFromTarget(CdpStruct, frozen=True):
+    sessionId: str = ""
+
+
+class FrameOwner(CdpStruct, frozen=True):
+    """``DOM.getFrameOwner``: the frame's owner element (``iframe``) in its parent."""
+
+    backendNodeId: int
