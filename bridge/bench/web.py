@@ -58,6 +58,7 @@ async def _merge_rows(rounds: int) -> list[str]:
     from bridge.core.web_tree import WebOverlay, viewport_of, web_items
     from bridge.devices.web.cdp import CdpClient
     from bridge.devices.web.chromium import Chromium
+    from bridge.devices.web.page import SNAPSHOT
     from bridge.wire.cdp import DomSnapshot, FullAXTree, LayoutMetrics
     from bridge.wire.enums import Platform
     from bridge.wire.raw import RawNode, RawTree
@@ -96,9 +97,7 @@ async def _merge_rows(rounds: int) -> list[str]:
                 t0 = time.perf_counter()
                 metrics = await client.query("Page.getLayoutMetrics", {}, LayoutMetrics)
                 ax = await client.query("Accessibility.getFullAXTree", {}, FullAXTree)
-                snap = await client.query(
-                    "DOMSnapshot.captureSnapshot", {"computedStyles": []}, DomSnapshot
-                )
+                snap = await client.query("DOMSnapshot.captureSnapshot", SNAPSHOT, DomSnapshot)
                 t1 = time.perf_counter()
                 content = web_items(ax, snap, viewport_of(metrics, BOX))
                 t2 = time.perf_counter()
@@ -118,6 +117,20 @@ async def _merge_rows(rounds: int) -> list[str]:
                 f"{statistics.median(convert):5.1f} ms  merge+normalize "
                 f"{statistics.median(merge):5.1f} ms  whole {statistics.median(whole):6.1f} ms"
                 f"   load average {_load()}"
+            )
+            # what asking which boxes scroll costs (overflow-y and DOM rects, issue 37 round
+            # two): the DOM snapshot alone, without and with, alternating, side by side
+            plain: list[float] = []
+            scrolls: list[float] = []
+            for _ in range(rounds * 2):
+                for params, into in (({"computedStyles": []}, plain), (SNAPSHOT, scrolls)):
+                    t0 = time.perf_counter()
+                    await client.query("DOMSnapshot.captureSnapshot", params, DomSnapshot)
+                    into.append((time.perf_counter() - t0) * 1000)
+            base, more = statistics.median(plain), statistics.median(scrolls)
+            lines.append(
+                f"  p50 DOM snapshot: boxes only {base:5.1f} ms  with overflow-y and rects "
+                f"{more:5.1f} ms ({more / base if base else 0:.2f}x)   load average {_load()}"
             )
             lines += await _client_rows(client, browser.http, target.id, rounds)
             tg.cancel_scope.cancel()

@@ -30,7 +30,8 @@ Rules (docs/webviews.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import msgspec
 
@@ -90,6 +91,9 @@ class WebItem:
     selected: bool = False
     password: bool = False
     heading: bool = False
+    scrollable: bool = False
+    """Its content scrolls (the page itself, or a box with ``overflow-y`` auto/scroll whose
+    content is taller): it takes SCROLL_FORWARD / SCROLL_BACKWARD."""
 
     @property
     def automation_id(self) -> str:
@@ -142,44 +146,172 @@ def viewport_of(metrics: LayoutMetrics, box: Bounds) -> Viewport:
 @dataclass(frozen=True, slots=True)
 class _Dom:
     boxes: dict[int, tuple[float, float, float, float]]
+    """Backend node id -> its box in CSS pixels of the top document (frames' boxes moved by
+    their frame's place)."""
     ids: dict[int, str]
     passwords: frozenset[int]
     placeholders: dict[int, str]
+    scrollers: frozenset[int] = frozenset()
+    frames: dict[int, str] = field(default_factory=dict)
+    """A frame owner's (``iframe``) backend node id -> its document's frame id."""
+    clips: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
+    """Nodes of frames' documents -> their frame's visible box (top document CSS px)."""
+    frame_scrolls: frozenset[int] = frozenset()
+    """Frame owners whose document is taller than the frame (the frame scrolls)."""
 
 
-def _dom_facts(snapshot: DomSnapshot) -> _Dom:
-    """Layout boxes, id attributes, password inputs and placeholders by backend node id
-    (the main document; frames' documents are left out, docs/webviews.md)."""
-    boxes: dict[int, tuple[float, float, float, float]] = {}
+SCROLLING = frozenset({"auto", "scroll"})
+MAX_FRAMES = 8
+"""Frames' documents read per page (each kind: same-process and cross-process frames)."""
+REMOTE = "remote:"
+"""The frame key of a cross-process frame's tree (``web_items``' ``remote``)."""
+REMOTE_SHIFT = 10**10
+"""A cross-process frame's DOM node ids are its own: the ``k``-th such frame's are moved to
+``k * REMOTE_SHIFT + id`` so ids stay unique in the page (``shifted`` does it; the page
+session routes them back)."""
+
+Rect = tuple[float, float, float, float]
+
+
+def _clip(a: Rect | None, b: Rect) -> Rect:
+    if a is None:
+        return b
+    left, top = max(a[0], b[0]), max(a[1], b[1])
+    right, bottom = min(a[0] + a[2], b[0] + b[2]), min(a[1] + a[3], b[1] + b[3])
+    return (left, top, max(0.0, right - left), max(0.0, bottom - top))
+
+
+def _dom_facts(snapshot: DomSnapshot, remote: Mapping[int, DomSnapshot] | None = None) -> _Dom:
+    """Layout boxes, id attributes, password inputs, placeholders and scrolling boxes by
+    backend node id, over the top document and its frames' documents (each frame's boxes
+    moved by where its frame is, less the frame's own scroll)."""
+    boxes: dict[int, Rect] = {}
     ids: dict[int, str] = {}
     passwords: set[int] = set()
     placeholders: dict[int, str] = {}
-    if not snapshot.documents:
-        return _Dom(boxes, ids, frozenset(), placeholders)
-    doc: SnapshotDocument = snapshot.documents[0]
+    scrollers: set[int] = set()
+    frames: dict[int, str] = {}
+    clips: dict[int, Rect] = {}
+    frame_scrolls: set[int] = set()
+    docs = snapshot.documents[: MAX_FRAMES + 1]
     strings = snapshot.strings
-    backend = doc.nodes.backendNodeId
-    n = len(backend)
 
     def s(i: int) -> str:
         return strings[i] if 0 <= i < len(strings) else ""
 
-    for index, rect in zip(doc.layout.nodeIndex, doc.layout.bounds, strict=False):
-        if 0 <= index < n and len(rect) == 4 and backend[index] not in boxes:
-            boxes[backend[index]] = (rect[0], rect[1], rect[2], rect[3])
-    for index, attrs in enumerate(doc.nodes.attributes[:n]):
-        if not attrs:
+    # where each document is: (dx, dy) from its CSS px to the top document's, and its clip
+    place: dict[int, tuple[float, float, Rect | None]] = {0: (0.0, 0.0, None)}
+    for _ in range(2):  # frames are listed after their parents; twice covers the rest
+        for d, doc in enumerate(docs):
+            if d not in place:
+                continue
+            dx, dy, clip = place[d]
+            nodes = doc.nodes
+            rare = nodes.contentDocumentIndex
+            if not rare.index:
+                continue
+            owner_box: dict[int, tuple[Rect, Rect]] = {}
+            layout = doc.layout
+            wanted = set(rare.index)
+            for k, index in enumerate(layout.nodeIndex):
+                if index in wanted and k < len(layout.bounds):
+                    client = layout.clientRects[k] if k < len(layout.clientRects) else ()
+                    rect = layout.bounds[k]
+                    if len(rect) == 4:
+                        inner = tuple(client) if len(client) == 4 else (0.0, 0.0, rect[2], rect[3])
+                        owner_box[index] = ((rect[0], rect[1], rect[2], rect[3]), inner)  # type: ignore[assignment]
+            for index, child in zip(rare.index, rare.value, strict=False):
+                if child in place or not 0 < child < len(docs) or index not in owner_box:
+                    continue
+                (x, y, _, _), (cx, cy, cw, ch) = owner_box[index]
+                left, top = dx + x + cx, dy + y + cy
+                sub = docs[child]
+                place[child] = (
+                    left - sub.scrollOffsetX,
+                    top - sub.scrollOffsetY,
+                    _clip(clip, (left, top, cw, ch)),
+                )
+                if 0 <= index < len(nodes.backendNodeId):
+                    owner = nodes.backendNodeId[index]
+                    frames[owner] = s(sub.frameId)
+                    if sub.contentHeight > ch + 1:
+                        frame_scrolls.add(owner)
+    owners: dict[int, Rect] = {}
+    """Frame owners' (``iframe``) client boxes in top-document CSS px (for remote frames)."""
+
+    def absorb(doc: SnapshotDocument, s: Callable[[int], str], dx: float, dy: float,
+               clip: Rect | None) -> None:  # fmt: skip
+        backend = doc.nodes.backendNodeId
+        names = doc.nodes.nodeName
+        n = len(backend)
+        layout = doc.layout
+        for k, (index, rect) in enumerate(zip(layout.nodeIndex, layout.bounds, strict=False)):
+            if 0 <= index < n and len(rect) == 4 and backend[index] not in boxes:
+                boxes[backend[index]] = (rect[0] + dx, rect[1] + dy, rect[2], rect[3])
+                if clip is not None:
+                    clips[backend[index]] = clip
+                if index < len(names) and s(names[index]) in ("IFRAME", "FRAME"):
+                    c = layout.clientRects[k] if k < len(layout.clientRects) else ()
+                    c4: Rect = (c[0], c[1], c[2], c[3]) if len(c) == 4 else (0, 0, rect[2], rect[3])
+                    owners[backend[index]] = (rect[0] + dx + c4[0], rect[1] + dy + c4[1],
+                                              c4[2], c4[3])  # fmt: skip
+        # a box scrolls when its overflow-y lets it and its scroll area is taller than its
+        # client area (the document's own scroller is the page: ``page_scrolls``)
+        for k, (index, style) in enumerate(zip(layout.nodeIndex, layout.styles, strict=False)):
+            if not style or s(style[0]) not in SCROLLING or not 0 <= index < n:
+                continue
+            scroll: tuple[float, ...] = layout.scrollRects[k] if k < len(layout.scrollRects) else ()
+            client: tuple[float, ...] = layout.clientRects[k] if k < len(layout.clientRects) else ()
+            if len(scroll) == 4 and len(client) == 4 and scroll[3] > client[3] + 1:
+                scrollers.add(backend[index])
+        for index, attrs in enumerate(doc.nodes.attributes[:n]):
+            if not attrs:
+                continue
+            bid = backend[index]
+            for k in range(0, len(attrs) - 1, 2):
+                name, value = s(attrs[k]), s(attrs[k + 1])
+                if name == "id" and value:
+                    ids[bid] = value[:200]
+                elif name == "type" and value.lower() == "password":
+                    passwords.add(bid)
+                elif name == "placeholder" and value:
+                    placeholders[bid] = value[:MAX_TEXT]
+
+    for d, doc in enumerate(docs):
+        if d in place:
+            absorb(doc, s, *place[d])
+    # frames another process renders: their own snapshot, placed in their owner's box
+    for owner, other in list((remote or {}).items())[:MAX_FRAMES]:
+        box = owners.get(owner)
+        if box is None or not other.documents:
             continue
-        bid = backend[index]
-        for k in range(0, len(attrs) - 1, 2):
-            name, value = s(attrs[k]), s(attrs[k + 1])
-            if name == "id" and value:
-                ids[bid] = value[:200]
-            elif name == "type" and value.lower() == "password":
-                passwords.add(bid)
-            elif name == "placeholder" and value:
-                placeholders[bid] = value[:MAX_TEXT]
-    return _Dom(boxes, ids, frozenset(passwords), placeholders)
+        top_doc = other.documents[0]
+        table = other.strings
+
+        def rs(i: int, table: tuple[str, ...] = table) -> str:
+            return table[i] if 0 <= i < len(table) else ""
+
+        frames[owner] = f"{REMOTE}{owner}"
+        if top_doc.contentHeight > box[3] + 1:
+            frame_scrolls.add(owner)
+        left, top = box[0], box[1]
+        absorb(
+            top_doc,
+            rs,
+            left - top_doc.scrollOffsetX,
+            top - top_doc.scrollOffsetY,
+            _clip(clips.get(owner), box),
+        )
+    return _Dom(
+        boxes,
+        ids,
+        frozenset(passwords),
+        placeholders,
+        frozenset(scrollers),
+        frames,
+        clips,
+        frozenset(frame_scrolls),
+    )
 
 
 def _text(value: str | None) -> str | None:
@@ -206,9 +338,25 @@ def web_items(
     max_nodes: int = MAX_NODES,
     max_bytes: int = MAX_BYTES,
     url: str | None = None,
+    frames: Mapping[str, FullAXTree] | None = None,
+    remote: Mapping[int, tuple[FullAXTree, DomSnapshot]] | None = None,
 ) -> WebContent:
-    """The page's elements under the WebView (see the module docstring)."""
-    dom = _dom_facts(snapshot)
+    """The page's elements under the WebView (see the module docstring). ``frames``: the
+    accessibility trees of frames' documents by frame id (``getFullAXTree`` with
+    ``frameId``); each is merged under its ``Iframe`` node, its boxes where the frame is and
+    its elements visible only inside the frame's box. ``remote``: frames another process
+    renders, by their owner's DOM node id: their tree and snapshot, ids already ``shifted``."""
+    dom = _dom_facts(snapshot, {owner: snap for owner, (_, snap) in (remote or {}).items()})
+    trees = dict(list((frames or {}).items())[:MAX_FRAMES])
+    trees.update({f"{REMOTE}{owner}": tree for owner, (tree, _) in (remote or {}).items()})
+    frame_trees = {
+        fid: ({n.nodeId: n for n in tree.nodes},
+              next((n for n in tree.nodes if n.parentId is None), None))
+        for fid, tree in trees.items()
+    }  # fmt: skip
+    page_scrolls = bool(snapshot.documents) and (
+        snapshot.documents[0].contentHeight > viewport.css_height + 1
+    )
     by_id = {n.nodeId: n for n in ax.nodes}
     root = next((n for n in ax.nodes if n.parentId is None), None)
     if root is None:
@@ -228,7 +376,21 @@ def web_items(
             return None
         return viewport.to_device(*rect)
 
-    def visit(node: AXNode, parent: int, parent_name: str | None, depth: int) -> None:
+    def visible(bounds: Bounds | None, bid: int | None) -> bool:
+        if bounds is None:
+            return True
+        clip = dom.clips.get(bid) if bid is not None else None
+        if clip is not None and not _meets(bounds, viewport.to_device(*clip)):
+            return False
+        return _meets(bounds, box)
+
+    def visit(
+        node: AXNode,
+        parent: int,
+        parent_name: str | None,
+        depth: int,
+        by_id: dict[str, AXNode] = by_id,
+    ) -> None:
         nonlocal spent, cut
         if cut is not None or depth > MAX_DEPTH:
             return
@@ -237,13 +399,15 @@ def web_items(
             return
         name = _text(node.name.text()) if node.name else None
         children = [by_id[c] for c in node.childIds if c in by_id]
-        if node.ignored or (role in FOLDED and not name) or (role == "paragraph" and not name):
+        scroller = node.backendDOMNodeId in dom.scrollers
+        folded = node.ignored or (role in FOLDED and not name) or (role == "paragraph" and not name)
+        if folded and not scroller:
             for child in children:
-                visit(child, parent, parent_name, depth + 1)
+                visit(child, parent, parent_name, depth + 1, by_id)
             return
         if role == "StaticText" and (name is None or name == parent_name):
             return
-        bounds = bounds_of(node)
+        bounds = box if role == "RootWebArea" else bounds_of(node)  # the page fills the WebView
         if bounds is not None and not _meets(bounds, reach) and role != "RootWebArea":
             return  # outside the visible part and its margin (its subtree too)
         props = _props(node)
@@ -261,7 +425,7 @@ def web_items(
             value=value,
             hint=_text(hint) if hint and hint != name else None,
             bounds=bounds,
-            visible=bounds is None or _meets(bounds, box),
+            visible=visible(bounds, bid),
             focusable=props.get("focusable") is True,
             focused=props.get("focused") is True,
             disabled=props.get("disabled") is True,
@@ -269,6 +433,9 @@ def web_items(
             selected=props.get("selected") is True,
             password=password,
             heading=role == "heading",
+            scrollable=scroller
+            or (role == "RootWebArea" and page_scrolls)
+            or (bid is not None and bid in dom.frame_scrolls),
         )
         size = 48 + sum(len(t) for t in (name, value, item.hint, item.html_id) if t)
         if len(items) >= max_nodes or spent + size > max_bytes:
@@ -285,7 +452,13 @@ def web_items(
         for child in children:
             if role in LEAF_CONTROLS and _only_text(child, by_id):
                 continue
-            visit(child, here, name, depth + 1)
+            visit(child, here, name, depth + 1, by_id)
+        frame = dom.frames.get(bid) if bid is not None else None
+        inner = frame_trees.get(frame) if frame is not None else None
+        inner_by_id, inner_root = inner if inner is not None else ({}, None)
+        if inner_root is not None:  # the frame's document, under its frame
+            for child in (inner_by_id[c] for c in inner_root.childIds if c in inner_by_id):
+                visit(child, here, name, depth + 1, inner_by_id)
 
     visit(root, -1, None, 0)
     return WebContent(_prune(items), cut, url)
@@ -307,7 +480,8 @@ def walk_items(
     reach = (box[0], box[1] - grow, box[2], box[3] + grow)
     items: list[WebItem] = [
         WebItem(parent=-1, role="RootWebArea", backend_id=0, html_id=None,
-                name=_text(walk.title), value=None, hint=None, bounds=None, visible=True)
+                name=_text(walk.title), value=None, hint=None, bounds=box, visible=True,
+                scrollable=walk.sh > walk.vh + 1)
     ]  # fmt: skip
     index: dict[int, int] = {-1: 0}
     spent = 0
@@ -344,6 +518,7 @@ def walk_items(
             selected="E" in flags,
             password=password,
             heading=node.r == "heading",
+            scrollable="L" in flags,
         )
         size = 48 + sum(len(t) for t in (name, item.value, item.hint, item.html_id) if t)
         if len(items) >= max_nodes or spent + size > max_bytes:
@@ -357,6 +532,27 @@ def walk_items(
         names[len(items)] = name
         items.append(item)
     return WebContent(_prune(items), cut, walk.url[:2048] or None)
+
+
+def shifted(ax: FullAXTree, snapshot: DomSnapshot, shift: int) -> tuple[FullAXTree, DomSnapshot]:
+    """A cross-process frame's tree and snapshot with every DOM node id moved by ``shift``
+    (``REMOTE_SHIFT`` times the frame's number)."""
+    nodes = tuple(
+        n
+        if n.backendDOMNodeId is None
+        else msgspec.structs.replace(n, backendDOMNodeId=n.backendDOMNodeId + shift)
+        for n in ax.nodes
+    )
+    docs = tuple(
+        msgspec.structs.replace(
+            d,
+            nodes=msgspec.structs.replace(
+                d.nodes, backendNodeId=tuple(b + shift for b in d.nodes.backendNodeId)
+            ),
+        )
+        for d in snapshot.documents
+    )
+    return FullAXTree(nodes=nodes), msgspec.structs.replace(snapshot, documents=docs)
 
 
 def _only_text(node: AXNode, by_id: dict[str, AXNode]) -> bool:
@@ -407,6 +603,9 @@ class WebOverlay:
 
     anchor: Bounds
     content: WebContent
+    handle_base: int = WEB_HANDLE_BASE
+    """Its nodes' raw handles are ``handle_base - i`` (``WebOverlays`` gives each page its
+    own range)."""
 
     def apply(self, raw: RawTree) -> RawTree:
         """``raw`` with the web nodes inserted right after the anchor's subtree (``raw``
@@ -426,7 +625,7 @@ class WebOverlay:
             end += 1
         base = nodes[anchor]
         added = tuple(
-            _raw(it, WEB_HANDLE_BASE - k, end + it.parent if it.parent >= 0 else anchor, base)
+            _raw(it, self.handle_base - k, end + it.parent if it.parent >= 0 else anchor, base)
             for k, it in enumerate(items)
         )
         n = len(added)
@@ -435,6 +634,32 @@ class WebOverlay:
             for node in nodes[end:]
         )
         return msgspec.structs.replace(raw, nodes=(*nodes[:end], *added, *tail))
+
+
+HANDLE_RANGE = 10_000_000
+"""Raw handles each page of ``WebOverlays`` may use (far more than ``MAX_NODES``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WebOverlays:
+    """Several WebViews' pages on one screen: each overlay under its own WebView (by its
+    bounds), each with its own handle range (``of`` builds them so)."""
+
+    overlays: tuple[WebOverlay, ...]
+
+    @staticmethod
+    def of(pages: list[tuple[Bounds, WebContent]]) -> WebOverlays:
+        return WebOverlays(
+            tuple(
+                WebOverlay(anchor, content, WEB_HANDLE_BASE - i * HANDLE_RANGE)
+                for i, (anchor, content) in enumerate(pages)
+            )
+        )
+
+    def apply(self, raw: RawTree) -> RawTree:
+        for overlay in self.overlays:
+            raw = overlay.apply(raw)
+        return raw
 
 
 def _is_webview(class_name: str | None) -> bool:
@@ -483,6 +708,7 @@ def _raw(item: WebItem, handle: int, parent: int, anchor: RawNode) -> RawNode:
         password=item.password,
         visible=item.visible,
         heading=item.heading,
+        scrollable=item.scrollable,
     )
 
 

@@ -247,8 +247,11 @@ def health_checks(
                 name="web",
                 verdict="warn",
                 value=f"a WebView's page is not merged: {str(web['problem'])[:300]}",
-                fix="enable page debugging in the app (docs/webviews.md); until then the "
-                "WebView is one node and its content is pixels only",
+                fix="enable page debugging in the app — Android: "
+                "WebView.setWebContentsDebuggingEnabled(true); iPhone: Settings > Safari > "
+                "Advanced > Web Inspector on (iOS 18: Settings > Apps > Safari > Advanced) and "
+                "WKWebView.isInspectable = true in the app (iOS 16.4+) — see docs/webviews.md; "
+                "until then the WebView is one node and its content is pixels only",
             )
         )
     elif isinstance(web, dict) and web.get("attached"):

@@ -382,9 +382,14 @@ class Hub:
                     "ios_driver",
                     run_ios,
                     self.config.ios,
-                    lambda url, token, opener, media=None: self.attach(
+                    lambda url, token, opener, media=None, web=None: self.attach(
                         AgentTarget(
-                            url, token, opener, device_layer=self._ios_layer(url), media=media
+                            url,
+                            token,
+                            opener,
+                            device_layer=self._ios_layer(url),
+                            media=media,
+                            web=web,
                         )
                     ),
                     self.detach,

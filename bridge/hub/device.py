@@ -52,7 +52,7 @@ from bridge.core.secret_mask import SecretMasker
 from bridge.core.settle import PushCadence, quiet_since
 from bridge.core.slim_patch import slim
 from bridge.core.tree import NodeTree
-from bridge.core.web_tree import WebOverlay, same_shape_changes
+from bridge.core.web_tree import WebOverlay, WebOverlays, same_shape_changes
 from bridge.hub.action_queue import DispatchLog
 from bridge.hub.device_layer import DeviceLayer
 from bridge.journal.records import Recorder
@@ -247,8 +247,8 @@ class DeviceRuntime:
         self._overlaid = False
         """The last capture prepared carried vision or web nodes (its shape is not the
         agent's)."""
-        self.web_overlay: WebOverlay | None = None
-        """The page a WebView shows, as raw nodes under it (``bridge.hub.web``)."""
+        self.web_overlay: WebOverlay | WebOverlays | None = None
+        """The pages the WebViews show, as raw nodes under each (``bridge.hub.web``)."""
         self._seen_last: RawTree | None = None
         """The last overlaid tree prepared (a same-shape overlaid tree is diffed with it)."""
 

@@ -2,8 +2,10 @@
 
 Per device whose driver offers a ``WebSource`` (one ``watch`` task beside its ingest):
 
-- while the newest snapshot shows a ``WEB_VIEW``, ask the source for its pages and attach to
-  the first (the simulated device has one; a phone lists the visible one first): a
+- while the newest snapshot shows ``WEB_VIEW``s, ask the source for its pages, pair each
+  visible WebView with one page (``pair``: by the place a page says it is on the screen,
+  else by its title being the WebView's name, else in order) and attach to each (at most
+  ``MAX_WEBVIEWS``; when the WebViews on screen change they are paired again): a
   ``PageSession`` (``bridge.devices.web.page``: the Chrome DevTools Protocol, or iOS's Web
   Inspector through ``bridge.devices.ios.web_inspector``);
 - on attach the session installs its change notifications (CDP: a binding called by a page
@@ -11,7 +13,8 @@ Per device whose driver offers a ``WebSource`` (one ``watch`` task beside its in
   ended, and Page events). Each change marks the page dirty: no polling;
 - a dirty page is read (CDP: ``Page.getLayoutMetrics`` + ``Accessibility.getFullAXTree`` +
   ``DOMSnapshot.captureSnapshot``), turned into raw nodes under the WebView
-  (``bridge.core.web_tree``) and, when they differ, handed to ingest as one more generation
+  (``bridge.core.web_tree``; several pages: ``WebOverlays``, each under its own WebView)
+  and, when they differ, handed to ingest as one more generation
   (the device's last push again, ``quiet_ms`` 0). Reads are serialized and coalesced;
 - while the page has requests in flight (at most ``BUSY_CAP_S`` from the first) the
   re-ingested push says ``stable: false``, so ``settled`` and an action's settle wait for
@@ -21,7 +24,11 @@ Acting (``act``): CLICK and LONG_CLICK are taps through the native layer at the 
 mapped centre when it is visible inside the WebView (a native overlay still wins, as for a
 finger), else ``element.click()`` in the page; SET_TEXT focuses the element, selects its
 content, inserts the text (CDP: ``Input.insertText``) and reads the value back (a different
-value fails the dispatch); CLEAR_TEXT and FOCUS likewise. The answer is an agent ``Reply``.
+value fails the dispatch); CLEAR_TEXT and FOCUS likewise; SCROLL_FORWARD /
+SCROLL_BACKWARD on what scrolls (the page's root: the page; a box whose content overflows)
+scroll it in the page by a share of its height (nothing moved: FAILED, at that end), and the
+page's scroll event brings the new visible part as the next generation. The answer is an
+agent ``Reply``.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from typing import Any
 import anyio
 import msgspec
 
-from bridge.core.web_tree import WebContent, WebItem, WebOverlay
+from bridge.core.web_tree import WebContent, WebItem, WebOverlay, WebOverlays
 from bridge.devices.web.page import PageClosed, PageError, PageSession, open_page
 from bridge.devices.web.source import WebPageEndpoint, WebSource
 from bridge.hub.device import DeviceRuntime
@@ -44,6 +51,8 @@ from bridge.wire.base import Bounds
 from bridge.wire.enums import ActionMethod, ActionVerb, Role
 from bridge.wire.node import SemanticNode
 
+MAX_WEBVIEWS = 8
+"""WebViews followed on one screen (each its own page session)."""
 RETRY_S = 2.0
 """How soon pages are asked for again when a WebView shows and none could be attached."""
 BUSY_CAP_S = 2.0
@@ -51,6 +60,7 @@ MIN_READ_GAP_S = 0.02
 """Reads of one page start at least this far apart (a page that calls the binding in a loop
 costs the hub and the browser a bounded share)."""
 READ_BACK_DIFFERS = "the field did not take the text (its value reads back different)"
+SCROLLED_TO_END = "it is already scrolled to that end (nothing moved)"
 
 
 @dataclass
@@ -88,17 +98,20 @@ class WebService:
         self.log = log
         self.counts = WebCounts()
         self.attached: dict[str, Attachment] = {}
+        """Device id -> its first attached page (the one WebView most screens have)."""
+        self.pages: dict[str, dict[Bounds, Attachment]] = {}
+        """Device id -> WebView bounds -> the page attached under that WebView."""
         self.problems: dict[str, str] = {}
         """Device id -> why its WebView's page cannot be attached (the doctor shows it)."""
 
     def device_state(self, device_id: str) -> dict[str, object] | None:
         """The device's web state for ``/v1/stats`` (None: it shows no page)."""
         problem = self.problems.get(device_id)
-        att = self.attached.get(device_id)
-        if att is None and problem is None:
+        pages = self.pages.get(device_id) or {}
+        if not pages and problem is None:
             return None
-        nodes = len(att.content.items) if att is not None and att.content else 0
-        return {"attached": att is not None, "nodes": nodes, "problem": problem}
+        nodes = sum(len(a.content.items) for a in pages.values() if a.content is not None)
+        return {"attached": bool(pages), "nodes": nodes, "pages": len(pages), "problem": problem}
 
     def statistics(self) -> dict[str, object]:
         timings = sorted(self.counts.read_ms[-200:])
@@ -114,11 +127,13 @@ class WebService:
     async def watch(
         self, device: DeviceRuntime, reingest: Callable[[], None], source: WebSource
     ) -> None:
-        """Keep ``device``'s web overlay in step with its WebView's page (until cancelled)."""
+        """Keep ``device``'s web overlay in step with its WebViews' pages (until cancelled):
+        each visible WebView paired with one page (``pair``), all followed at once; when the
+        WebViews on screen change, the pages are paired again."""
         try:
             while True:
-                box = _webview_box(device)
-                if box is None:
+                views = _webviews(device)
+                if not views:
                     self._drop(device, reingest)
                     await _next_change(device, None)
                     continue
@@ -130,21 +145,76 @@ class WebService:
                     await _next_change(device, RETRY_S)
                     continue
                 self.problems.pop(device.id, None)
-                await self._follow(device, reingest, pages[0])
-                if device.id in self.problems:  # it failed: not again at once
+                pairs = pair(views, pages)
+                await self._follow_all(device, reingest, pairs, [v.bounds for v in views], source)
+                if device.id in self.problems:  # one failed: not again at once
                     await _next_change(device, RETRY_S)
         finally:
             self.attached.pop(device.id, None)
+            self.pages.pop(device.id, None)
+
+    async def _follow_all(
+        self,
+        device: DeviceRuntime,
+        reingest: Callable[[], None],
+        pairs: list[tuple[Bounds, WebPageEndpoint]],
+        boxes: list[Bounds],
+        source: WebSource,
+    ) -> None:
+        """Follow every pair until one ends or the WebViews on screen change (or, while a
+        WebView has no page, the source offers one: asked again every ``RETRY_S``)."""
+        async with anyio.create_task_group() as tg:
+
+            async def one(box: Bounds, page: WebPageEndpoint) -> None:
+                await self._follow(device, reingest, page, box)
+                tg.cancel_scope.cancel()
+
+            async def screen() -> None:
+                waiting = len(pairs) < len(boxes)
+                while [v.bounds for v in _webviews(device)] == boxes:
+                    if not await _next_change(device, RETRY_S if waiting else None):
+                        if len(await source.pages()) > len(pairs):
+                            break  # a page for a WebView that had none
+                tg.cancel_scope.cancel()
+
+            for box, page in pairs:
+                tg.start_soon(one, box, page)
+            tg.start_soon(screen)
+        self._publish(device, reingest)
+
+    def _publish(self, device: DeviceRuntime, reingest: Callable[[], None]) -> bool:
+        """Set the device's overlay from its attached pages; whether it changed."""
+        pages = self.pages.get(device.id) or {}
+        shown = [(box, a.content) for box, a in sorted(pages.items()) if a.content is not None]
+        overlay: WebOverlay | WebOverlays | None
+        if not shown:
+            overlay = None
+        elif len(shown) == 1:
+            overlay = WebOverlay(*shown[0])
+        else:
+            overlay = WebOverlays.of(shown)
+        if overlay == device.web_overlay:
+            return False
+        device.web_overlay = overlay
+        reingest()
+        return True
 
     def _drop(self, device: DeviceRuntime, reingest: Callable[[], None]) -> None:
+        self.pages.pop(device.id, None)
+        self.attached.pop(device.id, None)
         if device.web_overlay is not None:
             device.web_overlay = None
             reingest()
 
     async def _follow(
-        self, device: DeviceRuntime, reingest: Callable[[], None], page: WebPageEndpoint
+        self,
+        device: DeviceRuntime,
+        reingest: Callable[[], None],
+        page: WebPageEndpoint,
+        box: Bounds,
     ) -> None:
-        """Attach to ``page`` and keep the overlay fresh until the page or WebView goes."""
+        """Attach to ``page`` and keep its overlay fresh under the WebView at ``box`` until
+        the page or that WebView goes."""
         try:
             session = await open_page(page)
         except (PageClosed, PageError, OSError, TimeoutError, ValueError) as exc:
@@ -158,8 +228,9 @@ class WebService:
                 tg.start_soon(session.serve)
                 try:
                     await session.prepare()
-                    self.attached[device.id] = attachment
-                    await self._keep_fresh(device, reingest, attachment)
+                    self.pages.setdefault(device.id, {})[box] = attachment
+                    self.attached.setdefault(device.id, attachment)
+                    await self._keep_fresh(device, reingest, attachment, box)
                 except (PageClosed, PageError, TimeoutError) as exc:
                     self.counts.failures += 1
                     self.problems[device.id] = f"the page went away: {exc}"[:300]
@@ -167,20 +238,25 @@ class WebService:
                         self.log.info("web_detached", device=device.id, reason=str(exc)[:200])
                 tg.cancel_scope.cancel()
         finally:
-            self.attached.pop(device.id, None)
+            mine = self.pages.get(device.id) or {}
+            if mine.get(box) is attachment:
+                del mine[box]
+            if self.attached.get(device.id) is attachment:
+                del self.attached[device.id]
+                if mine:
+                    self.attached[device.id] = next(iter(mine.values()))
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 await session.close()
-        self._drop(device, reingest)
+            self._publish(device, reingest)
 
     async def _keep_fresh(
-        self, device: DeviceRuntime, reingest: Callable[[], None], att: Attachment
+        self, device: DeviceRuntime, reingest: Callable[[], None], att: Attachment, box: Bounds
     ) -> None:
         last_stable = True
         last_read = 0.0
         session = att.session
         while True:
-            box = _webview_box(device)
-            if box is None:
+            if box not in [v.bounds for v in _webviews(device)]:
                 return
             gap = time.perf_counter() - last_read
             if gap < MIN_READ_GAP_S:  # a page that changes without pause is read 50x/s at most
@@ -193,10 +269,9 @@ class WebService:
             del self.counts.read_ms[:-400]
             last_read = time.perf_counter()
             att.content, att.anchor = content, box
-            overlay = WebOverlay(box, content)
             stable = not session.busy
-            if overlay != device.web_overlay or stable != last_stable:
-                device.web_overlay = overlay
+            changed = self._publish_quietly(device)
+            if changed or stable != last_stable:
                 self.counts.overlays += 1
                 push = device.last_push
                 if push is not None:
@@ -207,12 +282,17 @@ class WebService:
             if session.closed:
                 return
 
+    def _publish_quietly(self, device: DeviceRuntime) -> bool:
+        """``_publish`` without the re-ingest (the caller re-ingests once, with its push)."""
+        changed: list[bool] = []
+        self._publish(device, lambda: changed.append(True))
+        return bool(changed)
+
     async def act(
         self, device: DeviceRuntime, node: SemanticNode, verb: ActionVerb, text: str | None
     ) -> Reply:
         """Perform ``verb`` on the web node ``node`` (see the module docstring)."""
-        att = self.attached.get(device.id)
-        item = att.item_of(node.automation_id) if att is not None else None
+        att, item = self._holder(device.id, node)
         if att is None or item is None or item.backend_id is None:
             return Reply(id=0, ok=False, code="NOT_FOUND", message="the page no longer has it")
         session = att.session
@@ -233,6 +313,10 @@ class WebService:
             if verb is ActionVerb.FOCUS:
                 await session.focus(node_id)
                 return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
+            if verb in (ActionVerb.SCROLL_FORWARD, ActionVerb.SCROLL_BACKWARD) and item.scrollable:
+                if not await session.scroll(node_id, verb is ActionVerb.SCROLL_FORWARD):
+                    return Reply(id=0, ok=False, code="FAILED", message=SCROLLED_TO_END)
+                return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
         except PageError as exc:
             return Reply(id=0, ok=False, code="FAILED", message=str(exc)[:300])
         except (PageClosed, TimeoutError):
@@ -242,8 +326,25 @@ class WebService:
             ok=False,
             code="UNSUPPORTED",
             message=f"{verb.value} on a web element: CLICK, LONG_CLICK, SET_TEXT, "
-            "CLEAR_TEXT and FOCUS are supported",
+            "CLEAR_TEXT, FOCUS, and SCROLL_FORWARD / SCROLL_BACKWARD on what scrolls, "
+            "are supported",
         )
+
+    def _holder(
+        self, device_id: str, node: SemanticNode
+    ) -> tuple[Attachment | None, WebItem | None]:
+        """The attached page that shows ``node`` (by its id, under the WebView that holds its
+        centre when several pages have one of that id) and its item."""
+        found: list[tuple[Attachment, WebItem]] = []
+        for att in (self.pages.get(device_id) or {}).values():
+            item = att.item_of(node.automation_id)
+            if item is not None:
+                found.append((att, item))
+        if len(found) > 1 and node.bounds is not None:
+            centre = _centre(node.bounds)
+            inside = [f for f in found if f[0].anchor is not None and _inside(centre, f[0].anchor)]
+            found = inside or found
+        return found[0] if found else (None, None)
 
     async def _tap(
         self,
@@ -283,17 +384,65 @@ class WebService:
         return Reply(id=0, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
 
 
-def _webview_box(device: DeviceRuntime) -> Bounds | None:
-    """The bounds of the newest snapshot's first visible WebView (None: none shown)."""
+@dataclass(frozen=True, slots=True)
+class WebViewOnScreen:
+    bounds: Bounds
+    name: str | None
+
+
+def _webviews(device: DeviceRuntime) -> list[WebViewOnScreen]:
+    """The newest snapshot's visible WebViews, in screen order (none: none shown)."""
     current = device.current
     if current is None:
-        return None
+        return []
+    out: list[WebViewOnScreen] = []
     for node in current.normalized.compact.nodes:  # a WEB_VIEW is always in the compact view
         if node.role is Role.WEB_VIEW and node.bounds is not None:
             left, top, right, bottom = node.bounds
-            if right > left and bottom > top:
-                return node.bounds
-    return None
+            if right > left and bottom > top and all(v.bounds != node.bounds for v in out):
+                out.append(WebViewOnScreen(node.bounds, node.label or node.text))
+        if len(out) >= MAX_WEBVIEWS:
+            break
+    return out
+
+
+def _overlap(a: Bounds, b: Bounds) -> int:
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    return max(0, width) * max(0, height)
+
+
+def pair(
+    views: list[WebViewOnScreen], pages: list[WebPageEndpoint]
+) -> list[tuple[Bounds, WebPageEndpoint]]:
+    """Which page each WebView shows. A page that says where it is on the screen (Android's
+    page description) goes to the WebView it overlaps most; then a page whose title is a
+    WebView's name (iOS lists no places); then the rest in order, visible pages first. A
+    WebView without a page and a page without a WebView are left out."""
+    free = list(views)
+    out: list[tuple[Bounds, WebPageEndpoint]] = []
+    rest: list[WebPageEndpoint] = []
+    for page in sorted(pages, key=lambda p: not p.visible):
+        if not page.visible and page.screen is not None:
+            continue
+        if page.screen is not None:
+            best = max(
+                free, key=lambda v: _overlap(v.bounds, page.screen or v.bounds), default=None
+            )
+            if best is not None and _overlap(best.bounds, page.screen) > 0:
+                free.remove(best)
+                out.append((best.bounds, page))
+            continue
+        rest.append(page)
+    for page in list(rest):
+        named = next((v for v in free if page.title and v.name == page.title), None)
+        if named is not None:
+            free.remove(named)
+            rest.remove(page)
+            out.append((named.bounds, page))
+    for view, page in zip(free, rest, strict=False):
+        out.append((view.bounds, page))
+    return out
 
 
 def _centre(b: Bounds) -> tuple[int, int]:
@@ -326,7 +475,7 @@ async def _dirty_or_moved(device: DeviceRuntime, att: PageSession, box: Bounds) 
 
                 tg.start_soon(page)
                 tg.start_soon(native)
-        if att.changed.is_set() or _webview_box(device) != box or att.closed:
+        if att.changed.is_set() or att.closed or box not in [v.bounds for v in _webviews(device)]:
             return
         if timeout is not None:
             return

@@ -86,17 +86,30 @@ class RareBoolean(CdpStruct, frozen=True):
     index: tuple[int, ...] = ()
 
 
+class RareInteger(CdpStruct, frozen=True):
+    index: tuple[int, ...] = ()
+    value: tuple[int, ...] = ()
+
+
 class SnapshotNodes(CdpStruct, frozen=True):
     backendNodeId: Annotated[tuple[int, ...], msgspec.Meta(max_length=MAX_DOM_NODES)] = ()
     attributes: tuple[tuple[int, ...], ...] = ()
     """Per node: string indexes name, value, name, value ..."""
     nodeName: tuple[int, ...] = ()
+    contentDocumentIndex: RareInteger = RareInteger()
+    """A frame owner's node index -> the index of its document in ``documents``."""
 
 
 class SnapshotLayout(CdpStruct, frozen=True):
     nodeIndex: Annotated[tuple[int, ...], msgspec.Meta(max_length=MAX_DOM_NODES)] = ()
     bounds: tuple[tuple[float, ...], ...] = ()
     """Per layout object: x, y, width, height in CSS pixels of the document."""
+    styles: tuple[tuple[int, ...], ...] = ()
+    """Per layout object: string indexes of the computed styles asked for (``overflow-y``)."""
+    scrollRects: tuple[tuple[float, ...], ...] = ()
+    """Per layout object (``includeDOMRects``): its scroll area (x, y, scroll width, height)."""
+    clientRects: tuple[tuple[float, ...], ...] = ()
+    """Per layout object (``includeDOMRects``): its client area (x, y, width, height)."""
 
 
 class SnapshotDocument(CdpStruct, frozen=True):
@@ -177,3 +190,26 @@ class ScreenshotResult(CdpStruct, frozen=True):
 class BindingCalled(CdpStruct, frozen=True):
     name: str
     payload: str = ""
+
+
+class AttachedTargetInfo(CdpStruct, frozen=True):
+    targetId: str = ""
+    type: str = ""
+
+
+class AttachedToTarget(CdpStruct, frozen=True):
+    """``Target.attachedToTarget`` (auto-attach with ``flatten``): a frame another process
+    renders, reached with ``sessionId`` on the same connection."""
+
+    sessionId: str
+    targetInfo: AttachedTargetInfo = AttachedTargetInfo()
+
+
+class DetachedFromTarget(CdpStruct, frozen=True):
+    sessionId: str = ""
+
+
+class FrameOwner(CdpStruct, frozen=True):
+    """``DOM.getFrameOwner``: the frame's owner element (``iframe``) in its parent."""
+
+    backendNodeId: int

@@ -19,7 +19,8 @@ class WalkNode(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     walker's id for the element (kept for the page's life); ``r``: its ARIA/AX role;
     ``n``/``v``/``h``: name, value, hint; ``i``: HTML id; ``x``, ``y``, ``w``, ``ht``: its
     box in CSS pixels of the document; ``f``: flags (``F``ocusable, focu``S``ed,
-    ``D``isabled, ``C``hecked, ``U``nchecked, s``E``lected, ``P``assword)."""
+    ``D``isabled, ``C``hecked, ``U``nchecked, s``E``lected, ``P``assword, scro``L``lable: its
+    content overflows a box that scrolls)."""
 
     p: int
     k: int
@@ -44,4 +45,6 @@ class PageWalk(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     vw: float = 0.0
     """The visual viewport's size (CSS px)."""
     vh: float = 0.0
+    sh: float = 0.0
+    """The document's scroll height (CSS px): the page scrolls when it exceeds ``vh``."""
     nodes: Annotated[tuple[WalkNode, ...], msgspec.Meta(max_length=MAX_WALK_NODES)] = ()

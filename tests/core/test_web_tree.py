@@ -184,3 +184,37 @@ def test_a_merged_snapshot_conforms_to_the_reference(shared_dir: Path, tmp_path:
             check=False,
         )
         assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_two_pages_go_under_their_own_webviews_with_their_own_handles() -> None:
+    from bridge.core.web_tree import HANDLE_RANGE, WebOverlays
+
+    lower = (0, 1400, 1080, 2337)
+    raw = native()
+    two_webviews = msgspec.structs.replace(
+        raw,
+        nodes=(
+            *raw.nodes[:2],
+            msgspec.structs.replace(raw.nodes[2], bounds=(0, 283, 1080, 1380)),
+            raw.nodes[3],
+            RawNode(handle=5, parent=0, class_name="android.webkit.WebView", bounds=lower),
+        ),
+    )
+    upper_box = (0, 283, 1080, 1380)
+    overlays = WebOverlays.of([(upper_box, content()), (lower, content())])
+    seen = overlays.apply(two_webviews)
+    handles = [n.handle for n in seen.nodes if is_web_node(n.automation_id)]
+    assert len(handles) == len(set(handles)) == 2 * len(content().items)
+    first = {h for h in handles if WEB_HANDLE_BASE - HANDLE_RANGE < h <= WEB_HANDLE_BASE}
+    assert len(first) == len(content().items)  # the upper page's range, the lower's below it
+    webviews = [i for i, n in enumerate(seen.nodes) if n.class_name == "android.webkit.WebView"]
+    assert len(webviews) == 2
+    for i, node in enumerate(seen.nodes):
+        if not is_web_node(node.automation_id):
+            continue
+        top = i
+        while seen.nodes[top].parent >= 0 and not seen.nodes[top].class_name.endswith("WebView"):  # type: ignore[union-attr]
+            top = seen.nodes[top].parent
+        assert top in webviews
+        owner = upper_box if node.handle in first else lower
+        assert seen.nodes[top].bounds == owner

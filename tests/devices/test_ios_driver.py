@@ -155,7 +155,9 @@ async def test_ios17_launches_through_the_tunnel_and_says_how_to_start_it() -> N
     sessions: list[str] = []
     attached: list[str] = []
 
-    def attach(url: str, token: str | None, opener: object, media: object = None) -> anyio.Event:
+    def attach(
+        url: str, token: str | None, opener: object, media: object = None, web: object = None
+    ) -> anyio.Event:
         attached.append(url)
         return anyio.Event()
 
@@ -192,7 +194,7 @@ async def test_launch_failures_name_their_remedy() -> None:
     ]
     for phone, remedy in cases:
         mux = FakeUsbmux(phone)
-        runner = IphoneRunner(mux.pmd3(), UDID, config(mux), lambda *a: anyio.Event(), print)
+        runner = IphoneRunner(mux.pmd3(), UDID, config(mux), lambda *a, **k: anyio.Event(), print)
         with anyio.move_on_after(0.5):
             await runner.run()
         assert runner.sessions and remedy in runner.sessions[0].reason, runner.sessions[0].reason

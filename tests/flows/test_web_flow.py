@@ -1,5 +1,6 @@
-"""A flow signs in through the web form inside the demo app's WebView (a real Chromium
-page), as ``mobridge test`` runs it: the page's elements are ordinary targets."""
+"""Flows through the web content inside the demo app's WebView (a real Chromium page), as
+``mobridge test`` runs them: one signs in through the web form, one scrolls the help frame's
+questions until the last shows; the page's elements are ordinary targets."""
 
 from __future__ import annotations
 
@@ -25,5 +26,6 @@ def test_a_flow_signs_in_through_the_web_form(tmp_path: Path) -> None:
         check=False,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "1 passed, 0 failed" in run.stdout
+    assert "2 passed, 0 failed" in run.stdout
     assert "PASS  tests/flows/web/web_login.yaml" in run.stdout
+    assert "PASS  tests/flows/web/web_help_scroll.yaml" in run.stdout

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 
+import anyio
 import pytest
 
 from bridge.client import build_query, connect
@@ -187,3 +188,107 @@ async def test_a_page_that_never_stops_changing_is_read_at_a_bounded_rate() -> N
             assert elapsed >= 25 * MIN_READ_GAP_S * 0.9, elapsed
             await page.call("Runtime.evaluate", {"expression": "location.reload()"})
             tg.cancel_scope.cancel()
+
+
+async def test_the_page_scrolls_until_a_target_is_in_view_and_says_when_at_the_end() -> None:
+    async with running_hub(sim_scene="web") as rh, connect(rh.url, token=CONTROLLER) as c:
+        dev = c.device(rh.device_id)
+        await _page_shown(dev)
+        await dev.type_text(build_query(label="Email", role="INPUT"), "demo@example.com")
+        await dev.type_text(build_query(label="Password", role="INPUT"), "pw")
+        await dev.tap(build_query(text="Sign in"))
+        found = await dev.wait(Present(query=build_query(text="Sign out")), 20_000)
+        assert found.result is VerificationResult.CONDITION_MET
+        snap = (await dev.snapshot(compact=False)).snapshot
+        webview = next(n for n in snap.nodes if n.role is Role.WEB_VIEW)
+        assert webview.bounds is not None
+        scrollers = [
+            n
+            for n in snap.nodes
+            if is_web_node(n.automation_id) and ActionVerb.SCROLL_FORWARD in n.actions
+        ]
+        assert len(scrollers) == 1, scrollers  # the page itself
+        page = build_query(resource_id=scrollers[0].automation_id)
+
+        async def sign_out_bottom() -> int:
+            nodes = (await dev.snapshot()).snapshot.nodes
+            out = next(n for n in nodes if n.text == "Sign out")
+            assert out.bounds is not None
+            return out.bounds[3]
+
+        assert webview.bounds is not None
+        assert await sign_out_bottom() > webview.bounds[3]  # below the fold
+        _, events = await c.subscribe(rh.device_id, compact=True)
+        result = await dev.act_on(page, ActionVerb.SCROLL_FORWARD)
+        assert result.dispatch.status is DispatchStatus.DISPATCHED, result
+        assert result.dispatch.method is ActionMethod.ACCESSIBILITY_ACTION
+        with anyio.fail_after(20):  # the page's scroll event brings the change: no polling
+            while await sign_out_bottom() > webview.bounds[3]:
+                await events.receive.receive()
+        for _ in range(10):  # at the end, a scroll says nothing moved
+            result = await dev.act_on(page, ActionVerb.SCROLL_FORWARD)
+            if result.dispatch.status is not DispatchStatus.DISPATCHED:
+                break
+        assert result.dispatch.status is DispatchStatus.FAILED, result
+        assert result.observation is not None and not result.observation.screen_changed
+        back = await dev.act_on(page, ActionVerb.SCROLL_BACKWARD)
+        assert back.dispatch.status is DispatchStatus.DISPATCHED
+
+
+async def test_a_frames_document_is_merged_under_it_tapped_and_its_box_scrolled() -> None:
+    async with running_hub(sim_scene="web") as rh, connect(rh.url, token=CONTROLLER) as c:
+        dev = c.device(rh.device_id)
+        await _page_shown(dev)
+        contact = build_query(text="Contact us")
+        got = await dev.wait(Present(query=contact), 20_000)
+        assert got.result is VerificationResult.CONDITION_MET
+        snap = (await dev.snapshot(compact=False)).snapshot
+        by_node = {n.node_id: n for n in snap.nodes}
+        button = next(n for n in snap.nodes if n.text == "Contact us")
+        assert is_web_node(button.automation_id) and button.role is Role.BUTTON
+        frame = by_node[button.parent_id or ""]
+        while frame.text != "Help" and frame.parent_id is not None:
+            frame = by_node[frame.parent_id]
+        assert frame.text == "Help" and is_web_node(frame.automation_id)
+        assert frame.bounds is not None and button.bounds is not None
+        # the frame's elements are where the frame is: inside its box, in device pixels
+        assert frame.bounds[0] <= button.bounds[0] and button.bounds[3] <= frame.bounds[3]
+        assert button.bounds[1] > frame.bounds[1]
+        welcome = Present(query=build_query(text="We will write to you"))
+        result = await dev.tap(
+            contact, verify=Verify(policy=VerificationPolicy.EXPLICIT_CONDITION, expected=welcome)
+        )
+        assert result.dispatch.method is ActionMethod.GESTURE_FALLBACK
+        assert result.verification is not None
+        assert result.verification.result is VerificationResult.CONDITION_MET
+        # the frame's scrolling box (its questions) takes SCROLL_*; the content moves
+        scrollers = [
+            n
+            for n in (await dev.snapshot(compact=False)).snapshot.nodes
+            if is_web_node(n.automation_id) and ActionVerb.SCROLL_FORWARD in n.actions
+        ]
+        # the questions' box (and, now that the answer made the frame's document taller,
+        # the frame itself)
+        assert "web:#faq" in {n.automation_id for n in scrollers}, scrollers
+        moved = Verify(policy=VerificationPolicy.COLLECTION_POSITION_CHANGED, timeout_ms=5000)
+        box = build_query(resource_id="web:#faq")
+        result = await dev.act_on(box, ActionVerb.SCROLL_FORWARD, verify=moved)
+        assert result.dispatch.status is DispatchStatus.DISPATCHED, result
+        assert result.verification is not None
+        assert result.verification.result is VerificationResult.CONDITION_MET, result
+        last = build_query(text="How do I contact you?")
+        for _ in range(6):
+            nodes = (await dev.snapshot()).snapshot.nodes
+            shown = next((n for n in nodes if n.text == "How do I contact you?"), None)
+            faq = next(n for n in nodes if n.automation_id == "web:#faq")
+            if (
+                shown is not None
+                and shown.bounds
+                and faq.bounds
+                and shown.bounds[3] <= faq.bounds[3]
+            ):
+                break
+            await dev.act_on(box, ActionVerb.SCROLL_FORWARD, verify=moved)
+        else:
+            raise AssertionError("the last question never came into the box")
+        assert (await dev.find(last)).matches

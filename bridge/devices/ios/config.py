@@ -24,7 +24,9 @@ SocketOpener = Callable[[], Awaitable[socket.socket]]
 
 class Attach(Protocol):
     """The hub's ``attach``: link an agent-link URL (``opener``: an iPhone's socket) with the
-    device's media (``sim_media.SimctlMedia`` for a Simulator; None: screenshots only)."""
+    device's media (``sim_media.SimctlMedia`` for a Simulator; None: screenshots only) and
+    its web pages (``web_inspector.IosWebSource`` for an iPhone: a
+    ``bridge.devices.web.source.WebSource``; None: none read)."""
 
     def __call__(
         self,
@@ -32,6 +34,7 @@ class Attach(Protocol):
         token: str | None,
         opener: SocketOpener | None,
         media: Any = None,
+        web: Any = None,
     ) -> anyio.Event: ...
 
 

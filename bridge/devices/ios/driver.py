@@ -99,7 +99,9 @@ def preflight(config: IosConfig) -> str | None:
     return None
 
 
-def _no_attach(url: str, token: str | None, opener: object, media: object = None) -> anyio.Event:
+def _no_attach(
+    url: str, token: str | None, opener: object, media: object = None, web: object = None
+) -> anyio.Event:
     raise AssertionError("preflight attaches nothing")
 
 

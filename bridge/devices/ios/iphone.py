@@ -38,6 +38,8 @@ from bridge.devices.ios.plan import (
     runner_env,
 )
 from bridge.devices.ios.pmd3 import IosSetupError, Pmd3
+from bridge.devices.ios.web_inspector import IosWebSource
+from bridge.devices.ios.web_wir import WirInspector
 
 READY_POLL_S = 0.1
 
@@ -127,6 +129,7 @@ class IphoneRunner:
     async def _session(self, record: SessionRecord) -> str:
         token = secrets.token_urlsafe(24)
         provider: Any = None
+        inspector = self._web_inspector()
         try:
             try:
                 provider = await self._launch_provider()
@@ -167,17 +170,45 @@ class IphoneRunner:
                 self.config.layers[record.url] = IphoneLayer(
                     self._launch_provider, load_location_calls, (*self.pmd3.errors, IosSetupError)
                 )
-                self.attach(record.url, token, self.open_socket, IphoneMedia(self.udid))
+                web = IosWebSource(inspector) if inspector is not None else None
+                self.attach(record.url, token, self.open_socket, IphoneMedia(self.udid), web=web)
             return ended[0] if ended else "stopped"
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(10):
                 if record.url is not None:
                     self.detach(record.url)
+                if inspector is not None:
+                    await inspector.aclose()
                 if provider is not None:
                     try:
                         await provider.close()
                     except self.pmd3.errors:
                         pass  # the device went away
+
+    def _web_inspector(self) -> WirInspector | None:
+        """The phone's Web Inspector for this session (the app under test's pages), opened on
+        first use with a provider of its own (None: pymobiledevice3 without the service)."""
+        service_class = self.pmd3.webinspector_service
+        if service_class is None:
+            return None
+
+        async def open_service() -> tuple[Any, Any]:
+            provider = await self._launch_provider()
+            service = service_class(provider)
+            try:
+                await service.connect()
+            except BaseException:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                    try:
+                        await provider.close()
+                    except self.pmd3.errors:
+                        pass
+                raise
+            return service, provider
+
+        return WirInspector(
+            open_service, self.config.target_bundle_id, off_errors=self.pmd3.webinspector_off
+        )
 
     async def _wait_ready(self, ended: list[str]) -> bool:
         with anyio.move_on_after(self.config.ready_timeout_s):

@@ -11,7 +11,10 @@ Exactly these calls (pymobiledevice3 >= 8: all async):
 - ``tunneld.api.get_tunneld_device_by_udid(udid)`` -> RSD provider or None (iOS 17 and later
   launch through an RSD tunnel; ``TunneldConnectionError`` when no tunneld runs);
 - ``TestConfig.create_for(provider, runner_bundle_id, target_bundle_id)`` and
-  ``XCUITestService(provider).run(cfg)`` (runs until the runner's test ends: never, for ours).
+  ``XCUITestService(provider).run(cfg)`` (runs until the runner's test ends: never, for ours);
+- ``services.webinspector.WebinspectorService(provider)`` for the app's web pages (the calls
+  it makes on it: ``bridge.devices.ios.web_wir``); ``WebInspectorNotEnabledError`` when the
+  phone's Web Inspector is off.
 
 Nothing outside ``bridge.devices.ios`` imports pymobiledevice3 (an import-linter contract).
 """
@@ -44,6 +47,10 @@ class Pmd3:
     hint_errors: tuple[tuple[str, type[BaseException]], ...]
     """Errors that have a known remedy, most specific first, by the remedy's key
     (``plan.REMEDIES``)."""
+    webinspector_service: Callable[[Any], Any] | None = None
+    """The ``WebinspectorService`` class (None: the device's web pages are not read)."""
+    webinspector_off: tuple[type[BaseException], ...] = ()
+    """What connecting raises when the phone's Web Inspector is switched off."""
 
 
 def load_pmd3() -> Pmd3:
@@ -53,6 +60,7 @@ def load_pmd3() -> Pmd3:
         lockdown = importlib.import_module("pymobiledevice3.lockdown")
         tunneld = importlib.import_module("pymobiledevice3.tunneld.api")
         xcuitest = importlib.import_module("pymobiledevice3.services.dvt.testmanaged.xcuitest")
+        webinspector = importlib.import_module("pymobiledevice3.services.webinspector")
         exc = importlib.import_module("pymobiledevice3.exceptions")
     except ImportError as error:
         raise IosSetupError(
@@ -74,4 +82,6 @@ def load_pmd3() -> Pmd3:
             ("locked", exc.PasswordRequiredError),
             ("trust", exc.PairingError),
         ),
+        webinspector_service=webinspector.WebinspectorService,
+        webinspector_off=(exc.WebInspectorNotEnabledError,),
     )

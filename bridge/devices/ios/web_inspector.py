@@ -16,9 +16,10 @@ read (``bridge.core.web_tree.walk_items``). Changes arrive without polling: a pa
 writes a marker to the console (``console.debug``) once per task in which the DOM mutated
 or the user typed, scrolled or focused, and ``Console.messageAdded`` carries it here.
 
-What stands between this and a phone is the WIR transport: ``InspectorTransport`` (send and
-receive the page's JSON messages), which pymobiledevice3's inspector session provides;
-tests drive ``WebKitPage`` through a transport that translates to the real Chromium here.
+The WIR transport (``InspectorTransport``: send and receive the page's JSON messages) and
+the ``Inspector`` (the app's pages) are bound to pymobiledevice3's ``WebinspectorService``
+in ``bridge.devices.ios.web_wir``; tests drive both through a fake webinspectord whose pages
+are the real Chromium here.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import anyio
 import msgspec
 
 from bridge.core.web_tree import WebContent, walk_items
-from bridge.devices.web.page import BUSY_CAP_S, PageClosed, PageError
+from bridge.devices.web.page import BUSY_CAP_S, SCROLL_SHARE, PageClosed, PageError
 from bridge.devices.web.source import WebPageEndpoint
 from bridge.devices.web.walker import BY_ID, WALKER
 from bridge.wire.base import Bounds
@@ -44,8 +45,8 @@ WEB_TYPES = frozenset({"WIRTypeWeb", "WIRTypeWebPage", "WIRTypePage"})
 """Listing types that are pages (not automation sessions, JSContexts or service workers)."""
 WEB_INSPECTOR_OFF = (
     "a web view is on screen but the Web Inspector lists no inspectable page: turn on "
-    "Settings > Safari > Advanced > Web Inspector, and in the app set "
-    "WKWebView.isInspectable = true (iOS 16.4+)"
+    "Settings > Safari > Advanced > Web Inspector (iOS 18: Settings > Apps > Safari > "
+    "Advanced), and in the app set WKWebView.isInspectable = true (iOS 16.4+)"
 )
 MAX_PENDING = 64
 TIMEOUT_S = 10.0
@@ -53,17 +54,33 @@ OBSERVER = """(() => {
   if (window.__mobridgeObserving) return;
   window.__mobridgeObserving = true;
   let queued = false;
+  let rehook = () => {};
   const tell = () => {
     if (queued) return;
     queued = true;
+    setTimeout(rehook, 0);
     Promise.resolve().then(() => { queued = false; console.debug("%MARK%"); });
   };
-  new MutationObserver(tell).observe(document, {subtree: true, childList: true,
-    attributes: true, characterData: true});
-  for (const type of ["input", "change", "scroll", "transitionend", "animationend",
-                      "focusin", "focusout", "toggle", "close"]) {
-    window.addEventListener(type, tell, true);
-  }
+  const hooked = new WeakSet();
+  const hook = (win) => {  // this window, and its same-origin frames' (cross-origin: skipped)
+    let doc;
+    try { doc = win.document; } catch (e) { return; }
+    if (!doc || hooked.has(doc)) return;
+    hooked.add(doc);
+    new MutationObserver(tell).observe(doc, {subtree: true, childList: true,
+      attributes: true, characterData: true});
+    for (const type of ["input", "change", "scroll", "transitionend", "animationend",
+                        "focusin", "focusout", "toggle", "close"]) {
+      win.addEventListener(type, tell, true);
+    }
+    for (const frame of doc.querySelectorAll("iframe")) {
+      frame.addEventListener("load", () => { hook(frame.contentWindow); tell(); });
+      if (frame.contentWindow) hook(frame.contentWindow);
+    }
+  };
+  rehook = () => { try { hook(window); for (const f of document.querySelectorAll("iframe"))
+    if (f.contentWindow) hook(f.contentWindow); } catch (e) {} };
+  hook(window);
 })()""".replace("%MARK%", MARK)
 
 
@@ -97,6 +114,10 @@ def pages_from_listing(app_id: str, listing: dict[str, Any]) -> list[WirPage]:
             )
         )
     return out
+
+
+class InspectorOff(Exception):
+    """The device's Web Inspector refused: it is switched off (``WEB_INSPECTOR_OFF``)."""
 
 
 class InspectorTransport(Protocol):
@@ -246,7 +267,7 @@ class WebKitPage:
     async def _on(self, node_id: int, body: str) -> msgspec.Raw:
         element = BY_ID % int(node_id)
         return await self.evaluate(
-            f"(() => {{ const el = {element}; if (!el) throw new Error('gone'); {body} }})()"
+            f"(() => {{ let el = {element}; if (!el) throw new Error('gone'); {body} }})()"
         )
 
     async def click(self, node_id: int) -> None:
@@ -254,6 +275,23 @@ class WebKitPage:
 
     async def focus(self, node_id: int) -> None:
         await self._on(node_id, "el.focus();")
+
+    async def scroll(self, node_id: int, forward: bool) -> bool:
+        """The walker's root (id 0) is the page; any other id an element (see ``PageSession``)."""
+        share = SCROLL_SHARE * (1 if forward else -1)
+        body = (
+            "if (el.tagName === 'IFRAME' && el.contentDocument)"
+            " el = el.contentDocument.scrollingElement || el.contentDocument.documentElement;"
+            " const before = el.scrollTop;"
+            f" el.scrollBy(0, Math.round(el.clientHeight * {share}) || {1 if forward else -1});"
+            " return el.scrollTop !== before;"
+        )
+        if node_id == 0:
+            page = "(document.scrollingElement || document.documentElement)"
+            raw = await self.evaluate(f"(() => {{ let el = {page}; {body} }})()")
+        else:
+            raw = await self._on(node_id, body)
+        return bool(msgspec.json.decode(raw)) if raw else False
 
     async def set_text(self, node_id: int, text: str) -> str | None:
         literal = json.dumps(text)
@@ -287,6 +325,9 @@ class IosWebSource:
     async def pages(self) -> list[WebPageEndpoint]:
         try:
             found = await self.inspector.pages()
+        except InspectorOff:
+            self._problem = WEB_INSPECTOR_OFF
+            return []
         except Exception as exc:  # the service refused or is off: a problem, not a crash
             self._problem = f"the Web Inspector did not answer: {exc}"[:300]
             return []

@@ -139,10 +139,10 @@ class DemoDevice:
         self.touch: str | None = None
         self.web_status: str | None = None
         """What the WebView shows while its page is not up (set by the server)."""
-        self.web_touches: list[tuple[str, int, int]] = []
-        """Touches that landed in a WebView, for the page: (kind, x, y) relative to the
-        WebView's box in device pixels. The server hands them to the page and clears the
-        list; at most ``MAX_WEB_TOUCHES`` wait."""
+        self.web_touches: list[tuple[str, str, int, int]] = []
+        """Touches that landed in a WebView, for its page: (the WebView's ident, kind, x,
+        y) relative to the WebView's box in device pixels. The server hands them to the
+        page and clears the list; at most ``MAX_WEB_TOUCHES`` wait."""
         self.toggles: dict[str, bool] = dict(DEFAULT_TOGGLES)
         self.transition_at: float | None = None
         self._serial = 0
@@ -502,7 +502,8 @@ class DemoDevice:
         if view.kind is not Kind.WEBVIEW:
             return False
         if len(self.web_touches) < MAX_WEB_TOUCHES:
-            self.web_touches.append((kind, x - view.bounds[0], y - view.bounds[1]))
+            ident = view.ident or "webview"
+            self.web_touches.append((ident, kind, x - view.bounds[0], y - view.bounds[1]))
         return True
 
     def double_tap(self, x: int, y: int, now: float) -> Outcome:
@@ -535,8 +536,9 @@ class DemoDevice:
         if at is not None and at[-1].kind is Kind.WEBVIEW:  # the page scrolls itself
             if len(self.web_touches) < MAX_WEB_TOUCHES:
                 left, top = at[-1].bounds[0], at[-1].bounds[1]
-                self.web_touches.append(("scroll", x0 - left, y0 - top))
-                self.web_touches.append(("scroll_by", x1 - x0, y1 - y0))
+                ident = at[-1].ident or "webview"
+                self.web_touches.append((ident, "scroll", x0 - left, y0 - top))
+                self.web_touches.append((ident, "scroll_by", x1 - x0, y1 - y0))
             return OK
         path = deepest_scrollable_at(windows[-1].root, x0, y0)
         if path is None or abs(y1 - y0) < 48:

@@ -56,7 +56,7 @@ SCREEN_TITLES: dict[str, str] = {
     "game": "Game",
     "search": "Search",
 }
-HIDDEN_SCREENS: tuple[str, ...] = ("camera", "web")
+HIDDEN_SCREENS: tuple[str, ...] = ("camera", "web", "web2")
 """Screens the menu does not list (a deep link or the start scene opens them)."""
 TOGGLES: tuple[tuple[str, str], ...] = (
     ("wifi", "Wi-Fi"),
@@ -144,6 +144,8 @@ def _content(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
             return camera_content(state, frame, inp)
         case "web":
             return _web(state, frame, inp)
+        case "web2":
+            return _two_webviews(state, frame, inp)
     raise ValueError(f"unknown screen {state.screen!r}")
 
 
@@ -401,6 +403,22 @@ def _web(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
             text=inp.web_status,
         )
     )
+    return views
+
+
+def _two_webviews(state: ScreenState, frame: Frame, inp: SceneInput) -> list[View]:
+    """Two WebViews on one screen: the web shop above, a news page below
+    (``bridge.devices.sim.webview.PAGES``); each page is merged under its own WebView."""
+    col = Column(frame)
+    views = [heading_text(state, col, "Two web views")]
+    _, top, _, bottom = col.rest()
+    middle = (top + bottom) // 2
+    for ident, box in (("webview", (0, top, frame.width, middle - 8)),
+                       ("news", (0, middle + 8, frame.width, bottom))):  # fmt: skip
+        views.append(
+            View(key=view_key(state, ident), kind=Kind.WEBVIEW, bounds=box, ident=ident,
+                 text=inp.web_status)
+        )  # fmt: skip
     return views
 
 

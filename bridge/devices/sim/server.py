@@ -314,6 +314,9 @@ class SimDevice:
                 self.wake()
             elif box is not None and self.webview.ready and box != self.webview.box:
                 await self.webview.resize(box)
+            if box is not None and self.webview.ready:  # the screen's other WebViews
+                for ident, other in _webviews(self.device.scene(self.now()))[1:]:
+                    await self.webview.ensure_extra(ident, other, tg)
             await changed.wait()
 
     # ---- handshake ----------------------------------------------------------------------
@@ -484,14 +487,26 @@ class SimDevice:
     async def _screenshot(self, command: ScreenshotCommand) -> Reply:
         scene = self.device.scene(self.now())
         png = await anyio.to_thread.run_sync(render_scene, scene, self.config.screenshot_scale)
-        box = _webview_box(scene)
-        page = await self.webview.picture() if box is not None else None
-        if box is not None and page is not None:
-            png = await anyio.to_thread.run_sync(
-                compose, png, box, page, self.config.screenshot_scale
-            )
+        for i, (ident, box) in enumerate(_webviews(scene)):
+            page = await self.webview.picture(None if i == 0 else ident)
+            if page is not None:
+                png = await anyio.to_thread.run_sync(
+                    compose, png, box, page, self.config.screenshot_scale
+                )
         self.stats.screenshots += 1
         return Reply(id=command.id, ok=True, png_base64=base64.b64encode(png).decode("ascii"))
+
+
+def _webviews(scene: Scene) -> list[tuple[str, tuple[int, int, int, int]]]:
+    """The WebViews on screen (the top window's first), by ident and bounds."""
+    out: list[tuple[str, tuple[int, int, int, int]]] = []
+    for window in reversed(scene.windows):
+        out.extend(
+            (view.ident or "webview", view.bounds)
+            for view in window.root.walk()
+            if view.kind is Kind.WEBVIEW
+        )
+    return out[:8]
 
 
 def _webview_box(scene: Scene) -> tuple[int, int, int, int] | None:

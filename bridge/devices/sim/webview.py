@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import io
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,25 @@ from bridge.wire.cdp import ScreenshotResult
 DPR = 2.5
 """Device pixels per CSS pixel of the simulated WebView (a 420 dpi phone is 2.625)."""
 PAGE = Path(__file__).parent / "web" / "shop.html"
+PAGES: dict[str, str] = {"news": "news.html"}
+"""The pages of the other WebViews on a screen, by the WebView's ident (``web/``; the first
+WebView shows ``PAGE``)."""
 LONG_PRESS_S = 0.6
 STARTING = "Starting the browser…"
 
 
+@dataclass
+class ExtraPage:
+    """The page of another WebView on the same screen (the same browser, a tab of its own)."""
+
+    page: CdpClient
+    target: WebPageEndpoint
+    box: Bounds
+
+
 class SimWebView:
-    """The page behind the simulated device's WebView (one per device)."""
+    """The pages behind the simulated device's WebViews (one browser per device: the first
+    WebView's page, and ``extras`` for the others, by the WebView's ident)."""
 
     def __init__(self) -> None:
         self.browser: Chromium | None = None
@@ -49,6 +63,7 @@ class SimWebView:
         self.status: str | None = None
         """None: the page is up (or not asked for yet); else what the WebView shows."""
         self.box: Bounds | None = None
+        self.extras: dict[str, ExtraPage] = {}
         self._started = False
         self._lock = anyio.Lock()
 
@@ -94,6 +109,35 @@ class SimWebView:
                 self.status = f"the browser did not start: {exc!r}"[:300]
                 self.close()
 
+    async def ensure_extra(self, ident: str, box: Bounds, tg: anyio.abc.TaskGroup) -> None:
+        """Open the page of another WebView (``ident``: its page is ``PAGES[ident]``) in the
+        browser the first WebView started (once; nothing while that browser is not up)."""
+        async with self._lock:
+            browser = self.browser
+            if ident in self.extras or browser is None or not self.ready:
+                return
+            file = PAGE.parent / PAGES.get(ident, PAGE.name)
+            width = max(1, round((box[2] - box[0]) / DPR))
+            height = max(1, round((box[3] - box[1]) / DPR))
+            try:
+                target = await browser.new_page("about:blank")
+                page = await CdpClient.connect(target.webSocketDebuggerUrl)
+                tg.start_soon(page.serve)
+                await page.call(
+                    "Emulation.setDeviceMetricsOverride",
+                    {"width": width, "height": height, "deviceScaleFactor": DPR,
+                     "mobile": True},
+                )  # fmt: skip
+                await page.call("Page.enable")
+                await page.call("Page.navigate", {"url": file.as_uri()})
+            except (RuntimeError, OSError, CdpError, CdpClosed, TimeoutError):
+                return  # that WebView stays empty; the first one's page is unaffected
+            endpoint = WebPageEndpoint(
+                ws_url=target.webSocketDebuggerUrl, title=target.title, url=file.as_uri(),
+                screen=box,
+            )  # fmt: skip
+            self.extras[ident] = ExtraPage(page, endpoint, box)
+
     async def resize(self, box: Bounds) -> None:
         """Lay the page out for a WebView that changed size (a turned screen)."""
         page = self.page
@@ -108,13 +152,15 @@ class SimWebView:
         except (CdpError, CdpClosed, TimeoutError):
             return
 
-    async def deliver(self, touches: list[tuple[str, int, int]]) -> None:
-        """Hand touches (WebView-relative device pixels) to the page as mouse events."""
-        page = self.page
-        if page is None:
-            return
+    async def deliver(self, touches: list[tuple[str, str, int, int]]) -> None:
+        """Hand touches (the WebView's ident, kind, WebView-relative device pixels) to that
+        WebView's page as mouse events."""
         at = (0.0, 0.0)
-        for kind, x, y in touches:
+        for ident, kind, x, y in touches:
+            extra = self.extras.get(ident)
+            page = extra.page if extra is not None else self.page
+            if page is None:
+                continue
             css = {"x": x / DPR, "y": y / DPR, "button": "left", "clickCount": 1}
             try:
                 if kind == "scroll":  # where a swipe starts; ``scroll_by`` follows
@@ -133,9 +179,11 @@ class SimWebView:
             except (CdpError, CdpClosed, TimeoutError):
                 return
 
-    async def picture(self) -> bytes | None:
-        """The page's picture (PNG, device pixels), or None when it cannot be had."""
-        page = self.page
+    async def picture(self, ident: str | None = None) -> bytes | None:
+        """A WebView's page's picture (PNG, device pixels; None: the first WebView's), or
+        None when it cannot be had."""
+        extra = self.extras.get(ident) if ident is not None else None
+        page = extra.page if extra is not None else self.page
         if page is None:
             return None
         try:
@@ -152,12 +200,18 @@ class SimWebView:
         return self.status if self.status != STARTING else None
 
     async def pages(self) -> list[WebPageEndpoint]:
-        """``WebSource``: the one page, once it is up."""
-        return [self.target] if self.target is not None and self.ready else []
+        """``WebSource``: the pages that are up (with several, each says where it is, as an
+        Android WebView's page description does)."""
+        out: list[WebPageEndpoint] = []
+        if self.target is not None and self.ready:
+            out.append(replace(self.target, screen=self.box) if self.extras else self.target)
+        out.extend(e.target for e in self.extras.values() if not e.page.closed)
+        return out
 
     def close(self) -> None:
         browser, self.browser = self.browser, None
         self.page = None
+        self.extras.clear()
         if browser is not None:
             browser.stop()
 

@@ -132,10 +132,16 @@ class CdpClient:
             self._pending.clear()
 
     async def call_raw(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout_s: float = 10.0
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = 10.0,
+        session: str | None = None,
     ) -> msgspec.Raw:
-        """Send one command; its ``result`` undecoded. Raises ``CdpError``, ``CdpClosed``,
-        ``TimeoutError``."""
+        """Send one command (``session``: to a target attached with ``flatten``, e.g. a
+        frame another process renders); its ``result`` undecoded. Raises ``CdpError``,
+        ``CdpClosed``, ``TimeoutError``."""
         if self.closed:
             raise CdpClosed(f"{method}: the page connection is closed")
         if len(self._pending) >= MAX_PENDING:
@@ -145,7 +151,9 @@ class CdpClient:
         box: list[_Incoming] = []
         self._pending[cid] = (done, box)
         try:
-            payload = {"id": cid, "method": method, "params": params or {}}
+            payload: dict[str, Any] = {"id": cid, "method": method, "params": params or {}}
+            if session is not None:
+                payload["sessionId"] = session
             await self._ws.send(_ENCODER.encode(payload).decode())
             self.sent += 1
             with anyio.fail_after(min(timeout_s, MAX_TIMEOUT_S)):
@@ -162,10 +170,15 @@ class CdpClient:
         return answer.result if answer.result else msgspec.Raw(b"{}")
 
     async def call(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout_s: float = 10.0
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = 10.0,
+        session: str | None = None,
     ) -> None:
         """``call_raw`` whose result is not read."""
-        await self.call_raw(method, params, timeout_s=timeout_s)
+        await self.call_raw(method, params, timeout_s=timeout_s, session=session)
 
     async def query(
         self,
@@ -174,9 +187,10 @@ class CdpClient:
         result_type: type[T],
         *,
         timeout_s: float = 10.0,
+        session: str | None = None,
     ) -> T:
         """``call_raw`` decoded into ``result_type`` (a struct of ``bridge.wire.cdp``)."""
-        raw = await self.call_raw(method, params, timeout_s=timeout_s)
+        raw = await self.call_raw(method, params, timeout_s=timeout_s, session=session)
         try:
             return msgspec.json.decode(raw, type=result_type)
         except msgspec.ValidationError as exc:

@@ -21,14 +21,24 @@ from typing import Protocol, TypeVar
 import anyio
 import msgspec
 
-from bridge.core.web_tree import WebContent, viewport_of, web_items
+from bridge.core.web_tree import (
+    MAX_FRAMES,
+    REMOTE_SHIFT,
+    WebContent,
+    shifted,
+    viewport_of,
+    web_items,
+)
 from bridge.devices.web.cdp import CdpClient, CdpError
 from bridge.devices.web.source import WebPageEndpoint
 from bridge.wire.base import Bounds
 from bridge.wire.cdp import (
+    AttachedToTarget,
     BindingCalled,
     CallResult,
+    DetachedFromTarget,
     DomSnapshot,
+    FrameOwner,
     FullAXTree,
     LayoutMetrics,
     ResolvedNode,
@@ -39,17 +49,33 @@ OBSERVER = """(() => {
   if (window.__mobridgeObserving) return;
   window.__mobridgeObserving = true;
   let queued = false;
+  let rehook = () => {};
   const tell = () => {
     if (queued) return;
     queued = true;
+    setTimeout(rehook, 0);
     Promise.resolve().then(() => { queued = false; try { %s("c"); } catch (e) {} });
   };
-  new MutationObserver(tell).observe(document, {subtree: true, childList: true,
-    attributes: true, characterData: true});
-  for (const type of ["input", "change", "scroll", "transitionend", "animationend",
-                      "focusin", "focusout", "toggle", "close"]) {
-    window.addEventListener(type, tell, true);
-  }
+  const hooked = new WeakSet();
+  const hook = (win) => {  // this window, and its same-origin frames' (cross-origin: skipped)
+    let doc;
+    try { doc = win.document; } catch (e) { return; }
+    if (!doc || hooked.has(doc)) return;
+    hooked.add(doc);
+    new MutationObserver(tell).observe(doc, {subtree: true, childList: true,
+      attributes: true, characterData: true});
+    for (const type of ["input", "change", "scroll", "transitionend", "animationend",
+                        "focusin", "focusout", "toggle", "close"]) {
+      win.addEventListener(type, tell, true);
+    }
+    for (const frame of doc.querySelectorAll("iframe")) {
+      frame.addEventListener("load", () => { hook(frame.contentWindow); tell(); });
+      if (frame.contentWindow) hook(frame.contentWindow);
+    }
+  };
+  rehook = () => { try { hook(window); for (const f of document.querySelectorAll("iframe"))
+    if (f.contentWindow) hook(f.contentWindow); } catch (e) {} };
+  hook(window);
   tell();
 })()""".replace("%s", BINDING)
 _PAGE_EVENTS = frozenset(
@@ -62,6 +88,22 @@ READ_TIMEOUT_S = 10.0
 SELECT = "function() { if (this.select) this.select(); }"
 VALUE = "function() { return this.value === undefined ? null : String(this.value); }"
 CLICK = "function() { this.scrollIntoView({block: 'center'}); this.click(); }"
+SNAPSHOT = {"computedStyles": ["overflow-y"], "includeDOMRects": True}
+"""``DOMSnapshot.captureSnapshot``'s parameters: boxes, plus what says which boxes scroll."""
+SCROLL_SHARE = 0.8
+"""A scroll moves the content by this share of the scrolling box's height (an overlap keeps
+the reader's place, as a finger's fling does)."""
+SCROLL = (
+    "function(forward) { const doc = this.nodeType === 9 ? this"
+    " : (this.tagName === 'IFRAME' ? this.contentDocument : null);"
+    " const el = doc ? (doc.scrollingElement || doc.documentElement) : this;"
+    " const before = el.scrollTop;"
+    " const step = Math.max(1, Math.round(el.clientHeight * SHARE));"
+    " el.scrollBy(0, forward ? step : -step);"
+    " return el.scrollTop !== before; }"
+).replace("SHARE", str(SCROLL_SHARE))
+"""Scroll the element (the document: the page; a frame: its document) by a share of its
+height; whether it moved."""
 CLEAR = (
     "function() { this.focus(); if (this.select) this.select();"
     " document.execCommand('delete'); return this.value; }"
@@ -105,6 +147,11 @@ class PageSession(Protocol):
 
     async def focus(self, node_id: int) -> None: ...
 
+    async def scroll(self, node_id: int, forward: bool) -> bool:
+        """Scroll the element (the page's root: the page) by ``SCROLL_SHARE`` of its height,
+        forward = towards the end; whether it moved (False: already at that end)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -124,6 +171,11 @@ class CdpPage:
         self.changed = anyio.Event()
         self.inflight = 0
         self.busy_since: float | None = None
+        self.remote: dict[str, tuple[int, str]] = {}
+        """Frames another process renders (site isolation), by target id: their number
+        (their DOM node ids are moved by ``number * REMOTE_SHIFT``) and session."""
+        self._remote_ready: set[str] = set()
+        self._numbers = iter(range(1, 1000))
 
     @classmethod
     async def connect(cls, ws_url: str) -> CdpPage:
@@ -148,7 +200,30 @@ class CdpPage:
         return since is not None and time.monotonic() - since < BUSY_CAP_S
 
     def on_event(self, method: str, params: msgspec.Raw) -> None:
-        if method == "Runtime.bindingCalled":
+        if method == "Target.attachedToTarget":
+            try:
+                attached = msgspec.json.decode(params, type=AttachedToTarget)
+            except msgspec.DecodeError:
+                return
+            info = attached.targetInfo
+            if info.type != "iframe" or info.targetId in self.remote:
+                return
+            if len(self.remote) >= MAX_FRAMES:
+                return  # past the cap a frame stays one node
+            number = next(self._numbers, None)
+            if number is None:
+                return
+            self.remote[info.targetId] = (number, attached.sessionId)
+        elif method == "Target.detachedFromTarget":
+            try:
+                gone = msgspec.json.decode(params, type=DetachedFromTarget).sessionId
+            except msgspec.DecodeError:
+                return
+            for target, (_, session) in list(self.remote.items()):
+                if session == gone:
+                    del self.remote[target]
+                    self._remote_ready.discard(session)
+        elif method == "Runtime.bindingCalled":
             try:
                 called = msgspec.json.decode(params, type=BindingCalled)
             except msgspec.DecodeError:
@@ -173,17 +248,23 @@ class CdpPage:
         finally:
             self.changed.set()
 
-    async def _call(self, method: str, params: dict[str, object] | None = None) -> None:
+    async def _call(
+        self, method: str, params: dict[str, object] | None = None, session: str | None = None
+    ) -> None:
         try:
-            await self.client.call(method, params)
+            await self.client.call(method, params, session=session)
         except CdpError as exc:
             raise PageError(str(exc)) from exc
         except Exception as exc:
             raise PageClosed(str(exc)) from exc
 
-    async def _query(self, method: str, params: dict[str, object], kind: type[T]) -> T:
+    async def _query(
+        self, method: str, params: dict[str, object], kind: type[T], session: str | None = None
+    ) -> T:
         try:
-            return await self.client.query(method, params, kind, timeout_s=READ_TIMEOUT_S)
+            return await self.client.query(
+                method, params, kind, timeout_s=READ_TIMEOUT_S, session=session
+            )
         except CdpError as exc:
             raise PageError(str(exc)) from exc
         except Exception as exc:
@@ -195,39 +276,109 @@ class CdpPage:
         await self._call("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})
         await self._call("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVER})
         await self._call("Runtime.evaluate", {"expression": OBSERVER})
+        try:  # frames other processes render come as sessions on this connection
+            await self._call(
+                "Target.setAutoAttach",
+                {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True},
+            )
+        except PageError:
+            pass  # an engine without it: such frames stay one node
+
+    async def _prepare_remote(self, session: str) -> None:
+        """The change notifications, in a frame another process renders."""
+        await self._call("Runtime.addBinding", {"name": BINDING}, session)
+        await self._call("Page.enable", None, session)
+        await self._call("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVER}, session)
+        await self._call("Runtime.evaluate", {"expression": OBSERVER}, session)
+
+    async def _read_remote(self) -> dict[int, tuple[FullAXTree, DomSnapshot]]:
+        """Each cross-process frame's tree and snapshot (ids moved), by its owner's id; a
+        frame that fails stays one node."""
+        out: dict[int, tuple[FullAXTree, DomSnapshot]] = {}
+        for target, (number, session) in list(self.remote.items()):
+            try:
+                if session not in self._remote_ready:
+                    await self._prepare_remote(session)
+                    self._remote_ready.add(session)
+                owner = await self._query("DOM.getFrameOwner", {"frameId": target}, FrameOwner)
+                ax = await self._query("Accessibility.getFullAXTree", {}, FullAXTree, session)
+                snap = await self._query(
+                    "DOMSnapshot.captureSnapshot", SNAPSHOT, DomSnapshot, session
+                )
+            except PageError:
+                continue
+            out[owner.backendNodeId] = shifted(ax, snap, number * REMOTE_SHIFT)
+        return out
+
+    def _route(self, node_id: int) -> tuple[str | None, int]:
+        """A node id -> the session it lives in and its id there (see ``remote``)."""
+        number, own = divmod(node_id, REMOTE_SHIFT)
+        if number == 0:
+            return None, node_id
+        for n, session in self.remote.values():
+            if n == number:
+                return session, own
+        raise PageError("the frame holding the element went away")
 
     async def read(self, box: Bounds, url: str | None = None) -> WebContent:
         metrics = await self._query("Page.getLayoutMetrics", {}, LayoutMetrics)
         ax = await self._query("Accessibility.getFullAXTree", {}, FullAXTree)
-        snapshot = await self._query(
-            "DOMSnapshot.captureSnapshot",
-            {"computedStyles": [], "includeDOMRects": False},
-            DomSnapshot,
+        snapshot = await self._query("DOMSnapshot.captureSnapshot", SNAPSHOT, DomSnapshot)
+        frames: dict[str, FullAXTree] = {}
+        for doc in snapshot.documents[1 : MAX_FRAMES + 1]:  # frames in this process
+            frame_id = (
+                snapshot.strings[doc.frameId] if 0 <= doc.frameId < len(snapshot.strings) else ""
+            )
+            if not frame_id:
+                continue
+            try:
+                frames[frame_id] = await self._query(
+                    "Accessibility.getFullAXTree", {"frameId": frame_id}, FullAXTree
+                )
+            except PageError:
+                continue  # the frame went away meanwhile: it stays one node
+        remote = await self._read_remote() if self.remote else None
+        return web_items(
+            ax, snapshot, viewport_of(metrics, box), url=url, frames=frames, remote=remote
         )
-        return web_items(ax, snapshot, viewport_of(metrics, box), url=url)
 
-    async def _on(self, node_id: int, function: str) -> CallResult:
-        resolved = await self._query("DOM.resolveNode", {"backendNodeId": node_id}, ResolvedNode)
+    async def _on(self, node_id: int, function: str, *args: object) -> CallResult:
+        session, own = self._route(node_id)
+        resolved = await self._query(
+            "DOM.resolveNode", {"backendNodeId": own}, ResolvedNode, session
+        )
         object_id = resolved.object.objectId
         if object_id is None:
             raise PageError("the element has no object")
         return await self._query(
             "Runtime.callFunctionOn",
-            {"objectId": object_id, "functionDeclaration": function, "returnByValue": True},
+            {
+                "objectId": object_id,
+                "functionDeclaration": function,
+                "returnByValue": True,
+                "arguments": [{"value": a} for a in args],
+            },
             CallResult,
+            session,
         )
+
+    async def scroll(self, node_id: int, forward: bool) -> bool:
+        raw = (await self._on(node_id, SCROLL, forward)).result.value
+        return bool(msgspec.json.decode(raw)) if raw else False
 
     async def click(self, node_id: int) -> None:
         await self._on(node_id, CLICK)
 
     async def focus(self, node_id: int) -> None:
-        await self._call("DOM.focus", {"backendNodeId": node_id})
+        session, own = self._route(node_id)
+        await self._call("DOM.focus", {"backendNodeId": own}, session)
 
     async def set_text(self, node_id: int, text: str) -> str | None:
-        await self._call("DOM.focus", {"backendNodeId": node_id})
+        session, own = self._route(node_id)
+        await self._call("DOM.focus", {"backendNodeId": own}, session)
         if text:
             await self._on(node_id, SELECT)
-            await self._call("Input.insertText", {"text": text})
+            await self._call("Input.insertText", {"text": text}, session)
         else:
             await self._on(node_id, CLEAR)
         raw = (await self._on(node_id, VALUE)).result.value

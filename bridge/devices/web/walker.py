@@ -4,7 +4,8 @@ command (WebKit's Web Inspector on iOS). Its result is ``bridge.wire.web_walk.Pa
 as a JSON string; ``bridge.core.web_tree.walk_items`` turns it into web items.
 
 Rules (the names a screen reader would read, simplified): the ``role`` attribute wins, then
-the element's own semantics (``a[href]`` link, ``button`` and button-type inputs, text-like
+the element's own semantics (an element whose content scrolls without one: ``group``, flag
+``L``; ``a[href]`` link, ``button`` and button-type inputs, text-like
 inputs and ``textarea`` textbox, ``select`` combobox, checkbox, radio, ``h1``-``h6`` heading,
 ``img``, ``ul``/``ol`` list, ``li`` listitem, ``dialog``); the name from ``aria-label``,
 ``aria-labelledby``, the element's ``<label>``, ``alt``, ``title``, else (buttons, links,
@@ -13,7 +14,10 @@ headings, list items) its text; a placeholder is the hint. Hidden elements (``hi
 open, everything outside it are left out. Text directly inside other elements becomes
 ``StaticText``. Each element keeps one walker id (``k``) for the page's life (a
 ``WeakMap``, so the DOM is never written to); ``window.__mobridgeById`` maps ids back to
-elements for acting. At most ``LIMIT`` nodes.
+elements for acting. A same-origin frame (``iframe``: role ``Iframe``, named by its title)
+has its document walked under it, boxes moved to where the frame is (a cross-origin frame
+stays one node; frames' elements are not clipped to the frame's box). At most ``LIMIT``
+nodes.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ WALKER = (
     if (tag === "li") return "listitem";
     if (tag === "dialog") return "dialog";
     if (tag === "progress") return "progressbar";
+    if (tag === "iframe" || tag === "frame") return "Iframe";
     return null;
   };
   const LEAF = ["button", "link", "textbox", "checkbox", "radio", "combobox", "slider",
@@ -74,33 +79,43 @@ WALKER = (
     if (NAMED_BY_TEXT.includes(role) && role !== "dialog") return clean(el.textContent);
     return null;
   };
+  const styleOf = (el) => (el.ownerDocument.defaultView || window).getComputedStyle(el);
   const hidden = (el) => {
     if (el.hidden || el.getAttribute("aria-hidden") === "true") return true;
-    const style = getComputedStyle(el);
+    const style = styleOf(el);
     return style.display === "none" || style.visibility === "hidden";
   };
   const sx = window.scrollX, sy = window.scrollY;
   const vv = window.visualViewport;
   const out = {title: document.title || "", url: location.href, sx: sx, sy: sy,
-               vw: vv ? vv.width : innerWidth, vh: vv ? vv.height : innerHeight, nodes: []};
+               vw: vv ? vv.width : innerWidth, vh: vv ? vv.height : innerHeight,
+               sh: (document.scrollingElement || document.documentElement).scrollHeight,
+               nodes: []};
+  const scrolls = (el) => {
+    if (el.scrollHeight <= el.clientHeight + 1) return false;
+    const oy = styleOf(el).overflowY;
+    return oy === "auto" || oy === "scroll";
+  };
   const push = (node) => { out.nodes.push(node); return out.nodes.length - 1; };
-  const boxOf = (el, node) => {
+  // ox, oy: where the element's document's viewport is in the top one (frames: their box)
+  const boxOf = (el, node, ox, oy) => {
     const r = el.getBoundingClientRect();
-    node.x = r.left + sx; node.y = r.top + sy; node.w = r.width; node.ht = r.height;
+    node.x = r.left + ox + sx; node.y = r.top + oy + sy; node.w = r.width; node.ht = r.height;
     return node;
   };
+  const frameDoc = (el) => { try { return el.contentDocument; } catch (e) { return null; } };
   const modal = document.querySelector("dialog[open]:modal");
-  const walk = (el, parent) => {
+  const walk = (el, parent, ox, oy) => {
     if (out.nodes.length >= LIMIT) return;
     for (const child of el.childNodes) {
       if (out.nodes.length >= LIMIT) return;
       if (child.nodeType === 3) {
         const text = clean(child.textContent);
-        if (text && el !== document.body.parentNode) {
-          const range = document.createRange(); range.selectNodeContents(child);
+        if (text && el !== el.ownerDocument.documentElement) {
+          const range = el.ownerDocument.createRange(); range.selectNodeContents(child);
           const r = range.getBoundingClientRect();
           push({p: parent, k: idOf(child), r: "StaticText", n: text,
-                x: r.left + sx, y: r.top + sy, w: r.width, ht: r.height, f: ""});
+                x: r.left + ox + sx, y: r.top + oy + sy, w: r.width, ht: r.height, f: ""});
         }
         continue;
       }
@@ -110,11 +125,11 @@ WALKER = (
       if (hidden(child)) continue;
       if (tag === "dialog" && !child.open) continue;
       if (modal && !child.contains(modal) && !modal.contains(child)) continue;
-      const role = roleOf(child);
-      if (!role) { walk(child, parent); continue; }
+      const role = roleOf(child) || (scrolls(child) ? "group" : null);
+      if (!role) { walk(child, parent, ox, oy); continue; }
       let f = "";
       if (child.tabIndex >= 0 || LEAF.includes(role)) f += "F";
-      if (document.activeElement === child) f += "S";
+      if (child.ownerDocument.activeElement === child) f += "S";
       if (child.disabled || child.getAttribute("aria-disabled") === "true") f += "D";
       if (role === "checkbox" || role === "radio" || role === "switch") {
         const on = child.checked || child.getAttribute("aria-checked") === "true";
@@ -123,19 +138,28 @@ WALKER = (
       if (child.selected || child.getAttribute("aria-selected") === "true") f += "E";
       const type = (child.getAttribute("type") || "").toLowerCase();
       if (tag === "input" && type === "password") f += "P";
+      const inner = role === "Iframe" ? frameDoc(child) : null;
+      if (scrolls(child) || (inner && inner.documentElement &&
+          inner.documentElement.scrollHeight > child.clientHeight + 1)) f += "L";
       const node = boxOf(child, {p: parent, k: idOf(child), r: role, n: nameOf(child, role),
-                                 f: f});
+                                 f: f}, ox, oy);
       if (child.id) node.i = child.id.slice(0, 200);
       if (role === "textbox" || role === "combobox" || role === "slider") {
         if (!f.includes("P")) node.v = clean(child.value);
         if (child.getAttribute("placeholder")) node.h = clean(child.getAttribute("placeholder"));
       }
       const here = push(node);
+      if (inner && inner.documentElement) {  // a same-origin frame: its document, under it
+        const fr = child.getBoundingClientRect();
+        walk(inner.documentElement, here, ox + fr.left + child.clientLeft,
+             oy + fr.top + child.clientTop);
+        continue;
+      }
       if (!LEAF.includes(role) && !(NAMED_BY_TEXT.includes(role) && role !== "dialog"))
-        walk(child, here);
+        walk(child, here, ox, oy);
     }
   };
-  walk(document.documentElement, -1);
+  walk(document.documentElement, -1, 0, 0);
   return JSON.stringify(out);
 })()"""
 ).replace("%LIMIT%", str(LIMIT))

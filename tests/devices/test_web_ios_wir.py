@@ -1,0 +1,364 @@
+"""The iPhone's Web Inspector bound to pymobiledevice3 (``bridge.devices.ios.web_wir``),
+without an iPhone: pymobiledevice3's real ``WebinspectorService`` runs over a fake
+webinspectord (``tests/devices/ios_fakes/fake_webinspectord.py``) whose pages are pages of
+Debian's real Chromium. What is checked: the calls exist in the installed release with these
+signatures; the app under test's pages (its WebContent process's, not Safari's) are listed,
+opened through the Target domain, read with the page walker, typed into and tapped; a process
+swap keeps the session; the Web Inspector switched off is said; a lost connection ends the
+page and the next listing connects again."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+
+from bridge.devices.ios.web_inspector import WEB_INSPECTOR_OFF, IosWebSource, WebKitPage
+from bridge.devices.ios.web_wir import WirInspector
+from bridge.devices.sim.webview import PAGE
+from bridge.devices.web.cdp import CdpClient
+from bridge.devices.web.chromium import Chromium
+from bridge.devices.web.page import PageClosed
+from tests.devices.ios_fakes.fake_webinspectord import (
+    APP_ID,
+    BUNDLE,
+    SAFARI_ID,
+    WEBCONTENT_ID,
+    FakeWebinspectord,
+    app_dict,
+    page_dict,
+)
+from tests.skips import need_web_chromium, reason
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(
+        importlib.util.find_spec("pymobiledevice3") is None,
+        reason=reason(
+            "pymobiledevice3 (the ios extra) is not installed", "MOBRIDGE_EXTRAS=ios scripts/test"
+        ),
+    ),
+]
+BOX = (0, 379, 1080, 2337)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # pymobiledevice3 is asyncio only
+
+
+def _service_class() -> Any:
+    from bridge.devices.ios.pmd3 import load_pmd3
+
+    return load_pmd3().webinspector_service
+
+
+def test_the_calls_exist_in_the_installed_pymobiledevice3() -> None:
+    from bridge.devices.ios.pmd3 import load_pmd3
+
+    real = load_pmd3()
+    cls: Any = real.webinspector_service
+    assert cls is not None and real.webinspector_off
+
+    def params(fn: Any) -> list[str]:
+        return list(inspect.signature(fn).parameters)
+
+    assert params(cls)[:1] == ["lockdown"]
+    for name in ("connect", "close", "get_open_pages", "setup_inspector_socket",
+                 "send_socket_data", "teardown_inspector_socket"):  # fmt: skip
+        assert inspect.iscoroutinefunction(getattr(cls, name)), name
+    assert params(cls.setup_inspector_socket)[1:4] == ["session_id", "app_id", "page_id"]
+    assert params(cls.send_socket_data)[1:5] == ["session_id", "app_id", "page_id", "data"]
+    assert params(cls.teardown_inspector_socket)[1:4] == ["session_id", "app_id", "page_id"]
+    assert params(cls.session_events)[1:2] == ["session_id"]
+    for name in ("subscribe_listings", "unsubscribe_listings", "session_events"):
+        assert callable(getattr(cls, name)) and not inspect.iscoroutinefunction(getattr(cls, name))
+    assert isinstance(cls.is_connected, property)
+    webinspector = importlib.import_module("pymobiledevice3.services.webinspector")
+    fields = {f for f in webinspector.Application.__dataclass_fields__}
+    assert {"id_", "bundle", "host", "proxy"} <= fields
+    assert {"id_", "type_", "web_title", "web_url", "web_connection_id"} <= set(
+        webinspector.Page.__dataclass_fields__
+    )
+    # the service's trace hook is called for every page message (our wake-up)
+    source = inspect.getsource(cls._handle_application_sent_data)
+    assert "trace" in source and "session_events" in source
+
+
+@asynccontextmanager
+async def shop() -> AsyncIterator[str]:
+    """The simulated device's web shop in real Chromium, sized like a phone's WebView."""
+    browser = Chromium.available()
+    assert not isinstance(browser, str)
+    browser.width, browser.height = 432, 783
+    await browser.start()
+    try:
+        target = await browser.new_page(PAGE.as_uri())
+        client = await CdpClient.connect(target.webSocketDebuggerUrl)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client.serve)
+            await client.call(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": 432, "height": 783, "deviceScaleFactor": 2.5, "mobile": True},
+            )
+            yield target.webSocketDebuggerUrl
+            await client.close()
+            tg.cancel_scope.cancel()
+    finally:
+        browser.stop()
+
+
+def daemon_with_shop(tg: anyio.abc.TaskGroup, url: str, **kw: Any) -> FakeWebinspectord:
+    daemon = FakeWebinspectord(tg, **kw)
+    daemon.add_app(app_dict(APP_ID, BUNDLE, "Shop"))
+    daemon.add_app(
+        app_dict(WEBCONTENT_ID, "com.apple.WebKit.WebContent", "Shop", proxy=True, host=APP_ID),
+        {"1": page_dict(1, "Web Shop", "file:///shop.html")},
+        {1: url},
+    )
+    daemon.add_app(
+        app_dict(SAFARI_ID, "com.apple.mobilesafari", "Safari"),
+        {"7": page_dict(7, "Elsewhere", "https://example.org/")},
+        {7: url},
+    )
+    return daemon
+
+
+def opener(daemon: FakeWebinspectord, opened: list[Any]) -> Any:
+    cls = _service_class()
+
+    async def open_service() -> tuple[Any, Any]:
+        service = cls(daemon)
+        await service.connect()
+        opened.append(service)
+        return service, None
+
+    return open_service
+
+
+@need_web_chromium
+async def test_the_apps_page_is_listed_read_typed_into_tapped_and_survives_a_process_swap() -> None:
+    async with shop() as url, anyio.create_task_group() as tg:
+        daemon = daemon_with_shop(tg, url)
+        opened: list[Any] = []
+        inspector = WirInspector(opener(daemon, opened), BUNDLE, listing_wait_s=2)
+        source = IosWebSource(inspector)
+        endpoints = await source.pages()
+        assert source.problem is None
+        # the app's WebContent page only (not Safari's)
+        assert [(e.title, e.ws_url) for e in endpoints] == [
+            ("Web Shop", f"webinspector://{WEBCONTENT_ID}/1")
+        ]
+        assert endpoints[0].open is not None
+        page = await endpoints[0].open()
+        assert isinstance(page, WebKitPage)
+        tg.start_soon(page.serve)
+        await page.prepare()
+        content = await page.read(BOX)
+        by_id = {it.automation_id: it for it in content.items}
+        assert by_id["web:#email"].role == "textbox" and by_id["web:#email"].name == "Email"
+        assert by_id["web:#signin"].name == "Sign in"
+        signin = by_id["web:#signin"]
+        assert signin.bounds is not None and signin.bounds[0] == round(16 * 2.5)
+        # every page message went inside Target.sendMessageToTarget to the announced target
+        assert {t for t, _ in daemon.inner} == {"page-1"}
+        assert {"Console.enable", "Page.enable", "Runtime.evaluate"} <= {m for _, m in daemon.inner}
+        assert {"_rpc_forwardSocketSetup:", "_rpc_forwardSocketData:"} <= set(daemon.calls)
+
+        # the help frame's document is walked under its Iframe node, where the frame is
+        frame = next(it for it in content.items if it.role == "Iframe")
+        contact = next(it for it in content.items if it.name == "Contact us")
+        assert frame.name == "Help" and frame.bounds is not None and contact.bounds is not None
+        assert content.items[contact.parent] is frame or contact.parent > content.items.index(frame)
+        assert frame.bounds[1] < contact.bounds[1] and contact.bounds[3] <= frame.bounds[3]
+        faq = by_id["web:#faq"]
+        assert faq.scrollable and faq.backend_id is not None
+        page.changed = anyio.Event()
+        assert await page.scroll(faq.backend_id, True)  # the questions' box moves...
+        with anyio.fail_after(10):  # ...and the frame's scroll event says so
+            await page.changed.wait()
+        assert await page.scroll(faq.backend_id, False)
+        root = content.items[0]
+        assert root.role == "RootWebArea" and not root.scrollable  # the sign-in page fits
+        assert not await page.scroll(0, True), "the page has nowhere to go"
+
+        page.changed = anyio.Event()
+        email = by_id["web:#email"].backend_id
+        assert email is not None
+        assert await page.set_text(email, "demo@example.com") == "demo@example.com"
+        with anyio.fail_after(10):  # the change comes back as a console marker: no polling
+            await page.changed.wait()
+
+        # a navigation that swaps the page's process: the session follows the new target
+        session_id = next(iter(daemon.sessions))
+        page.changed = anyio.Event()
+        new = daemon.swap(session_id)
+        with anyio.fail_after(10):
+            await page.changed.wait()
+        again = {it.automation_id: it for it in (await page.read(BOX)).items}
+        assert again["web:#email"].value == "demo@example.com"
+        after = daemon.inner[daemon.inner.index((new, "Console.enable")) :]
+        assert ("page-1", "Runtime.evaluate") not in after, "nothing goes to the old target"
+        assert (new, "Page.enable") in after, "the enable commands were sent again"
+        password = again["web:#password"].backend_id
+        assert password is not None and await page.set_text(password, "pw") == "pw"
+        await page.click(again["web:#signin"].backend_id or 0)
+        with anyio.fail_after(10):
+            while "Welcome, demo@example.com" not in {
+                it.name for it in (await page.read(BOX)).items
+            }:
+                page.changed = anyio.Event()
+                await page.changed.wait()
+        # pymobiledevice3's shared answer table is not left growing
+        assert not any(k >= 0x60000000 for k in opened[0].wir_message_results)
+
+        await page.close()
+        assert daemon.closed_sessions == [session_id], "the socket was torn down"
+        await inspector.aclose()
+        tg.cancel_scope.cancel()
+
+
+async def test_the_web_inspector_switched_off_is_said() -> None:
+    async with anyio.create_task_group() as tg:
+        daemon = FakeWebinspectord(tg, enabled=False)
+        source = IosWebSource(WirInspector(opener(daemon, []), BUNDLE, off_errors=_off_errors()))
+        with anyio.fail_after(30):
+            assert await source.pages() == []
+        assert source.problem == WEB_INSPECTOR_OFF
+        assert "Web Inspector" in WEB_INSPECTOR_OFF and "isInspectable" in WEB_INSPECTOR_OFF
+        tg.cancel_scope.cancel()
+
+
+def _off_errors() -> tuple[type[BaseException], ...]:
+    from bridge.devices.ios.pmd3 import load_pmd3
+
+    return load_pmd3().webinspector_off
+
+
+async def test_an_app_with_no_inspectable_page_says_what_to_turn_on() -> None:
+    async with anyio.create_task_group() as tg:
+        daemon = FakeWebinspectord(tg)
+        daemon.add_app(app_dict(APP_ID, BUNDLE, "Shop"))  # isInspectable not set: no listing
+        source = IosWebSource(WirInspector(opener(daemon, []), BUNDLE, listing_wait_s=0.5))
+        assert await source.pages() == []
+        assert source.problem == WEB_INSPECTOR_OFF
+        tg.cancel_scope.cancel()
+
+
+@need_web_chromium
+async def test_a_lost_connection_ends_the_page_and_the_next_listing_connects_again() -> None:
+    async with shop() as url, anyio.create_task_group() as tg:
+        daemon = daemon_with_shop(tg, url)
+        opened: list[Any] = []
+        inspector = WirInspector(opener(daemon, opened), BUNDLE, listing_wait_s=2)
+        source = IosWebSource(inspector)
+        endpoints = await source.pages()
+        assert endpoints and endpoints[0].open is not None
+        page = await endpoints[0].open()
+        ended = anyio.Event()
+
+        async def serve() -> None:
+            await page.serve()
+            ended.set()
+
+        tg.start_soon(serve)
+        await page.prepare()
+        daemon.unplug()
+        with anyio.fail_after(10):
+            await ended.wait()
+        assert page.closed
+        with pytest.raises(PageClosed):
+            await page.read(BOX)
+        assert len(await source.pages()) == 1 and len(opened) == 2, "connected again"
+        await inspector.aclose()
+        tg.cancel_scope.cancel()
+
+
+LISTENER = (
+    "import socket\n"
+    "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n"
+    "print('READY 127.0.0.1:%d' % s.getsockname()[1], flush=True)\n"
+    "kept = []\n"
+    "while True:\n"
+    "    kept.append(s.accept()[0])\n"
+)
+
+
+async def test_the_iphone_driver_hands_the_apps_pages_to_the_hub() -> None:
+    """``IphoneRunner``: once the runner listens, ``attach`` gets an ``IosWebSource`` whose
+    Web Inspector runs on a provider of its own; it is closed when the session ends."""
+    import dataclasses
+    import sys
+
+    from bridge.devices.ios import IosConfig
+    from bridge.devices.ios.iphone import IphoneRunner
+    from tests.devices.ios_fakes.fake_pmd3 import FakeIphone, FakeUsbmux
+
+    cls = _service_class()
+    udid = "00008120-00AA"
+    phone = FakeIphone(udid, runner_argv=lambda env: [sys.executable, "-c", LISTENER])
+    phone.installed.add(BUNDLE)
+    mux = FakeUsbmux(phone)
+    async with anyio.create_task_group() as tg:
+        daemon = FakeWebinspectord(tg)
+        daemon.add_app(app_dict(APP_ID, BUNDLE, "Shop"))
+        daemon.add_app(
+            app_dict(WEBCONTENT_ID, "com.apple.WebKit.WebContent", "Shop", proxy=True, host=APP_ID),
+            {"1": page_dict(1, "Web Shop", "file:///shop.html")},
+            {1: "ws://127.0.0.1:9/unused"},
+        )
+        providers: list[Any] = []
+
+        def service_on(provider: Any) -> Any:
+            providers.append(provider)
+            return cls(daemon)  # the fake daemon stands in for the provider's lockdown
+
+        pmd3 = dataclasses.replace(
+            mux.pmd3(), webinspector_service=service_on, webinspector_off=_off_errors()
+        )
+        attached: list[tuple[str, Any]] = []
+        ready = anyio.Event()
+
+        def attach(
+            url: str, token: str | None, opener: object, media: object = None, web: object = None
+        ) -> anyio.Event:
+            attached.append((url, web))
+            ready.set()
+            return anyio.Event()
+
+        cfg = IosConfig(target_bundle_id=BUNDLE, ready_timeout_s=30)
+        runner = IphoneRunner(pmd3, udid, cfg, attach, lambda url: None)
+        try:
+            async with anyio.create_task_group() as session:
+                session.start_soon(runner.run)
+                with anyio.fail_after(30):
+                    await ready.wait()
+                url, web = attached[0]
+                assert url.endswith(udid) and isinstance(web, IosWebSource)
+                pages = await web.pages()
+                assert [(p.title, p.ws_url) for p in pages] == [
+                    ("Web Shop", f"webinspector://{WEBCONTENT_ID}/1")
+                ]
+                assert len(providers) == 1, "the inspector has a provider of its own"
+                session.cancel_scope.cancel()
+        finally:
+            phone.shutdown()
+        assert isinstance(web.inspector, WirInspector) and web.inspector.service is None, (
+            "the session's end closed the inspector"
+        )
+        tg.cancel_scope.cancel()
+
+
+def test_the_doctor_says_what_the_iphone_needs() -> None:
+    from bridge.doctor.rules import health_checks
+
+    checks = health_checks({"web": {"attached": False, "nodes": 0, "problem": WEB_INSPECTOR_OFF}},
+                           None, None)  # fmt: skip
+    web = next(c for c in checks if c.name == "web")
+    assert web.verdict == "warn" and "Settings > Safari > Advanced > Web Inspector" in web.value
+    assert web.fix is not None and "isInspectable" in web.fix and "Web Inspector" in web.fix
