@@ -51,6 +51,9 @@ class OnElement(MaestroAction):
     repeat: int = 1
     delay_ms: int = 100
     wait_ms: int = 7000
+    relative: tuple[float, float, bool] | None = None
+    """Maestro's ``point`` given with a selector: where inside the element to act (pixels
+    from its top-left corner, or percent of its size when the flag is set)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,9 @@ class Typing(MaestroAction):
     kind: str
     text: str | None = None
     length: int = 8
+    ignored: tuple[str, ...] = ()
+    """Keys of the mapping Maestro ignores (``inputText: {id: ..., text: ...}``): named in
+    the step's report, never acted on."""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ Callers: ``bridge.flows.compile.FlowLoader`` hands a file here when ``is_maestro
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Mapping
@@ -405,13 +406,24 @@ class MaestroContext:
             if isinstance(item, yaml.ScalarNode) or spec.scalar is None:
                 raise source.error(name_node, f"{name} needs a value ({name}: ...)")
         label, optional, when_data = None, False, None
+        ignored: tuple[str, ...] = ()
         if isinstance(value, dict):
             unknown = [k for k in value if k not in spec.keys]
-            if unknown:
+            if unknown and name in c.LENIENT:  # Maestro reads these leniently: so do we
+                ignored = tuple(str(k) for k in unknown)
+                value = {k: v for k, v in value.items() if k in spec.keys}
+            elif unknown:
                 key = unknown[0]
+                at = _key_node(value_node, key) or value_node
+                if key == "timeout" and name in c.NO_TIMEOUT:
+                    raise source.error(
+                        at,
+                        f"{name} has no timeout in Maestro (it waits a few seconds by "
+                        "itself); to wait longer use extendedWaitUntil: {visible: ..., "
+                        "timeout: ...}",
+                    )
                 near = difflib.get_close_matches(key, sorted(spec.keys), n=1, cutoff=0.6)
                 hint = f"did you mean {near[0]!r}? " if near else ""
-                at = _key_node(value_node, key) or value_node
                 raise source.error(
                     at, f"unknown key {key!r} in {name}; {hint}keys: {', '.join(sorted(spec.keys))}"
                 )
@@ -430,6 +442,8 @@ class MaestroContext:
             action = self.action(name, value, value_node)
         except Mistake as exc:
             raise self._at(value_node, exc.path, f"{name}: {exc.message}") from None
+        if ignored and isinstance(action, a.Typing):
+            action = dataclasses.replace(action, ignored=ignored)
         return Step(
             kind=name,
             place=place,
@@ -629,6 +643,13 @@ class MaestroContext:
     def _run_script(self, value: Any, node: yaml.Node) -> Any:
         spec = value if isinstance(value, dict) else {"file": value}
         file = spec.get("file")
+        if isinstance(file, str) and ("\n" in file.strip() or len(file) > 1024):
+            raise self._at(
+                node,
+                ("file",) if isinstance(value, dict) else (),
+                "runScript names a .js file; this value is several lines of code (put them "
+                "in a file, or use evalScript for one JavaScript expression)",
+            )
         if not isinstance(file, str) or not file:
             raise self._at(
                 node,
@@ -734,16 +755,14 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             delay = _int(spec.get("delay", 100), ("delay",), 0, 10_000)
             if name == "doubleTapOn":
                 repeat, delay = 2, _int(spec.get("delay", 100), ("delay",), 0, 10_000)
+            relative = None
             if spec.get("point") is not None:
-                if any(k in spec for k in c.SELECTOR_KEYS):
-                    raise Mistake(("point",), "point is the target: drop the selector keys")
                 x, y, percent = _point(spec["point"], ("point",))
-                return a.AtPoint(what, x, y, percent, repeat, delay)
-            target = pick(value, ())
-            wait = DEFAULT_WAIT_MS
-            if spec.get("waitUntilVisible") is False:
-                wait = DEFAULT_WAIT_MS
-            return a.OnElement(what, target, repeat, delay, wait)
+                if not any(k in spec for k in c.SELECTOR_KEYS):
+                    return a.AtPoint(what, x, y, percent, repeat, delay)
+                relative = (x, y, percent)  # a point inside the element (Maestro's relativePoint)
+            target = pick({k: v for k, v in spec.items() if k != "point"} or value, ())
+            return a.OnElement(what, target, repeat, delay, DEFAULT_WAIT_MS, relative)
         case "assertVisible" | "assertNotVisible":
             return a.Visible(pick(value, ()), name == "assertVisible", DEFAULT_WAIT_MS)
         case "copyTextFrom":
@@ -795,6 +814,15 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             return a.Typing("randomEmail")
         case "inputRandomPersonName":
             return a.Typing("randomPersonName")
+        case "inputRandomCityName" | "inputRandomCountryName" | "inputRandomColorName":
+            return a.Typing("random" + name.removeprefix("inputRandom"))
+        case "setDarkMode" | "toggleDarkMode" | "assertDarkMode" | "assertLightMode":
+            if name == "setDarkMode":
+                raw = spec.get("value") if isinstance(value, dict) else scalar
+                _enum(raw, ("value",) if isinstance(value, dict) else (), ("ENABLED", "DISABLED"))
+            return a.Refuse(
+                f"{name}: the hub has no appearance (dark mode) action for any device yet"
+            )
         case "eraseText":
             raw = spec.get("charactersToErase", 50) if isinstance(value, dict) else (scalar or 50)
             return a.Erase(_int(raw, ("charactersToErase",), 0, 10_000))
@@ -1178,12 +1206,10 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
     state = QueryState(**states) if states else None
     if text_m is None and resource_id is None and state is None and within is None:
         if not relations and id_regex is None and size is None and unsupported is None:
-            if index is None:
-                raise Mistake(
-                    path,
-                    "a selector needs text, id, a state or a relation ('label' "
-                    "names the step in Maestro; for the element's words use "
-                    "text)",
+            if index is None:  # Maestro loads it (and matches any element): refused at the step
+                unsupported = (
+                    "names no element: it needs text, id, a state or a relation ('label' "
+                    "names the step in Maestro; for the element's words use text)"
                 )
     query = (
         SemanticQuery(

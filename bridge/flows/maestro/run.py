@@ -48,6 +48,9 @@ MAX_ERASE_KEYS = 200
 _VERBS = {"tap": ActionVerb.CLICK, "longPress": ActionVerb.LONG_CLICK}
 _FIRST_NAMES = ("Ada", "Alan", "Grace", "Linus", "Margaret", "Dennis", "Barbara", "Ken")
 _LAST_NAMES = ("Lovelace", "Turing", "Hopper", "Torvalds", "Hamilton", "Ritchie", "Liskov")
+_CITIES = ("Lisbon", "Nairobi", "Osaka", "Quito", "Tromso", "Adelaide", "Montreal", "Porto")
+_COUNTRIES = ("Portugal", "Kenya", "Japan", "Ecuador", "Norway", "Australia", "Canada")
+_COLORS = ("Red", "Teal", "Amber", "Indigo", "Olive", "Maroon", "Coral", "Navy")
 
 
 def start_host(runner: FlowRunner, flow: Flow) -> ScriptHost:
@@ -159,6 +162,8 @@ async def _execute(
         case a.Typing():
             text = _typed(host, action)
             report.expected = "typed into the focused input"
+            for key in action.ignored:
+                report.notes.append(f"inputText: {key!r} ignored, as Maestro ignores it")
             report.action_result = await runner._call(dev.type_focused(text))
         case a.Erase(count=count):
             await _erase(runner, count, report)
@@ -206,6 +211,21 @@ def _center(node: Any) -> tuple[int, int] | None:
     if b is None:
         return None
     return (b[0] + b[2]) // 2, (b[1] + b[3]) // 2
+
+
+def _inside(node: Any, relative: tuple[float, float, bool]) -> tuple[int, int] | None:
+    """The point ``relative`` names inside ``node``'s bounds (percent of its size, or pixels
+    from its top-left corner), kept inside the bounds."""
+    b = node.bounds
+    if b is None:
+        return None
+    x, y, percent = relative
+    w, h = b[2] - b[0], b[3] - b[1]
+    dx, dy = (w * x / 100, h * y / 100) if percent else (x, y)
+    return (
+        int(min(b[0] + dx, b[2] - 1 if w > 0 else b[0])),
+        int(min(b[1] + dy, b[3] - 1 if h > 0 else b[1])),
+    )
 
 
 def _short_id(resource_id: str | None) -> str:
@@ -369,6 +389,18 @@ async def _on_element(
     for i in range(action.repeat):
         if i:
             await anyio.sleep(action.delay_ms / 1000)
+        if action.relative is not None:  # a point inside the element, as a gesture there
+            match = await _one(runner, pick, report)
+            at = _inside(match.node, action.relative)
+            if at is None:
+                raise _failed(f"{pick.said} has no bounds to {action.what} inside")
+            kind = {
+                "tap": GestureKind.TAP,
+                "doubleTap": GestureKind.DOUBLE_TAP,
+                "longPress": GestureKind.LONG_PRESS,
+            }[action.what]
+            report.action_result = await runner._call(runner.device.gesture(kind, [at]))
+            continue
         if action.what == "doubleTap":
             match = await _one(runner, pick, report)
             center = _center(match.node)
@@ -455,6 +487,12 @@ def _typed(host: ScriptHost, action: a.Typing) -> str:
             return f"{user}@example.com"
         case "randomPersonName":
             return f"{secrets.choice(_FIRST_NAMES)} {secrets.choice(_LAST_NAMES)}"
+        case "randomCityName":
+            return secrets.choice(_CITIES)
+        case "randomCountryName":
+            return secrets.choice(_COUNTRIES)
+        case "randomColorName":
+            return secrets.choice(_COLORS)
     alphabet = string.ascii_letters + string.digits
     return "".join(secrets.choice(alphabet) for _ in range(action.length))
 
