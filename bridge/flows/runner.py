@@ -70,6 +70,7 @@ from bridge.flows.compile import (
     When,
     describe,
 )
+from bridge.flows.crop import crop_png
 from bridge.flows.errors import Place
 from bridge.flows.maestro.actions import MaestroAction
 from bridge.flows.maestro.script import ScriptError, ScriptHost
@@ -834,9 +835,17 @@ class FlowRunner:
 
     # ---- captures ----------------------------------------------------------------------------
 
-    async def _screenshot(self, name: str, *, quiet: bool) -> Shot | None:
+    async def _screenshot(
+        self,
+        name: str,
+        *,
+        quiet: bool,
+        crop: tuple[tuple[int, int, int, int], int, int] | None = None,
+    ) -> Shot | None:
         """Capture the screen; kept under the report directory when there is one. ``quiet``:
-        a failure to capture (the device is gone) gives None instead of failing the step."""
+        a failure to capture (the device is gone) gives None instead of failing the step.
+        ``crop``: bounds on a screen of the given width and height; the picture is cut to
+        them (scaled to the picture's size)."""
         try:
             result = await self.device.screenshot()
             png = await self.device.fetch_screenshot(result)
@@ -844,6 +853,12 @@ class FlowRunner:
             if quiet:
                 return None
             raise StepFailed(f"screenshot failed: {exc}") from None
+        if crop is not None:
+            try:
+                png, size = crop_png(png, *crop)
+            except ValueError as exc:
+                raise StepFailed(f"cropOn: {exc}") from None
+            result = msgspec.structs.replace(result, width=size[0], height=size[1])
         file = ""
         if self.report_dir is not None:
             rel = Path("screenshots") / self.slug / f"{name}.png"

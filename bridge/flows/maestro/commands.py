@@ -244,4 +244,6 @@ PERMISSIONS = {
     "notifications": "notifications",
 }
 """Maestro permission names (lower case) -> mobridge's ``setPermission`` names."""
+TRAITS = ("text", "square", "long-text")
+"""Maestro's element traits (``traits: text square``; all must hold)."""
 AI_COMMANDS = frozenset({"assertWithAI", "assertNoDefectsWithAI", "extractTextWithAI"})

@@ -844,7 +844,25 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
                     "launchApp clearKeychain: no device here can clear a keychain through its "
                     "agent (drop clearKeychain, or clear it on the device by hand)"
                 )
-            return launch
+            if perms is None and args is None:
+                return launch
+            wanted: dict[str, str] = {}
+            skipped: list[str] = []
+            verbs = {"allow": "grant", "deny": "revoke", "unset": "reset"}
+            for name_, said_ in (perms or {}).items():
+                verb = verbs[str(said_).lower()]
+                key = str(name_).lower()
+                if key == "all":
+                    wanted.update({p: verb for p in dict.fromkeys(c.PERMISSIONS.values())})
+                elif key in c.PERMISSIONS:
+                    wanted[c.PERMISSIONS[key]] = verb
+                else:
+                    skipped.append(str(name_))
+            if isinstance(args, list):
+                pairs = tuple((_text(v), "") for v in args)
+            else:
+                pairs = tuple((str(k), _text(v)) for k, v in (args or {}).items())
+            return a.LaunchApp(launch, tuple(wanted.items()), tuple(skipped), pairs)
         case "stopApp":
             app = spec.get("appId") if isinstance(value, dict) else scalar
             return StopApp(_text(app) if app is not None else app_id)
@@ -914,6 +932,8 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             path = spec.get("path") if isinstance(value, dict) else scalar
             if path is None:
                 raise Mistake(("path",), "needs a path (a name for the screenshot)")
+            if spec.get("cropOn") is not None:
+                return a.Screenshot(_shot_name(_text(path)), pick(spec["cropOn"], ("cropOn",)))
             return TakeScreenshot(_shot_name(_text(path)))
         case "assertScreenshot":
             path = spec.get("path") if isinstance(value, dict) else scalar
@@ -940,12 +960,29 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             timeout = _int(
                 spec.get("timeout", 20_000), ("timeout",), -MAX_TIMEOUT_MS, MAX_TIMEOUT_MS
             )
-            timeout = max(timeout, 0)  # Maestro clamps; so do we
-            _int(spec.get("speed", 40), ("speed",), -1000, 1000)
-            _int(spec.get("visibilityPercentage", 100), ("visibilityPercentage",), -1000, 1000)
-            if "centerElement" in spec and not isinstance(spec["centerElement"], bool):
+            if timeout < 0:  # Maestro takes a negative timeout for its default
+                timeout = 20_000
+            speed = _int(spec.get("speed", 40), ("speed",), -1000, 1000)
+            swipe_ms = int(1000 * (100 - speed) / 100) + 1
+            if swipe_ms < 0:  # Maestro: a speed over 100 is its default
+                swipe_ms = 601
+            swipe_ms = min(max(swipe_ms, 50), 10_000)
+            seen = _int(
+                spec.get("visibilityPercentage", 100), ("visibilityPercentage",), -1000, 1000
+            )
+            center = spec.get("centerElement", False)
+            if isinstance(center, str) and center.lower() in ("true", "false"):
+                center = center.lower() == "true"
+            if not isinstance(center, bool):
                 raise Mistake(("centerElement",), "centerElement is true or false")
-            return a.ScrollTo(pick(spec["element"], ("element",)), direction, timeout)
+            return a.ScrollTo(
+                pick(spec["element"], ("element",)),
+                direction,
+                timeout,
+                swipe_ms,
+                min(max(seen, 0), 100),  # clamped as Maestro clamps it
+                center,
+            )
         case "setLocation":
             if not isinstance(value, dict):
                 raise Mistake((), "needs latitude and longitude")
@@ -967,8 +1004,8 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
                         _float(parts[1], ("points", i), -180, 180),
                     )
                 )
-            speed = _float(spec.get("speed", 7.9), ("speed",), 0.01, 1e6)
-            return a.Travel(tuple(out), speed)
+            mps = _float(spec.get("speed", 7.9), ("speed",), 0.01, 1e6)
+            return a.Travel(tuple(out), mps)
         case "addMedia":
             files = value if isinstance(value, list) else spec.get("files")
             if not isinstance(files, list) or not files:
@@ -1199,13 +1236,30 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
             relations.append(("containsChild", pick(item, (*path, "containsDescendants", i))))
         said.append(f"containing {len(items)} descendants")
     unsupported = None
+    traits: tuple[str, ...] = ()
     if value.get("traits") is not None:
-        unsupported = "traits (text, square, long-text) are not among mobridge's selectors"
+        words = _text(value["traits"]).lower().replace(",", " ").split()
+        for word in words:
+            if word not in c.TRAITS:
+                raise Mistake(
+                    (*path, "traits"), f"a trait is text, square or long-text, not {word!r}"
+                )
+        traits = tuple(dict.fromkeys(words))
+        said.append(f"traits {' '.join(traits)}")
     if value.get("css") is not None:
-        unsupported = "css selects web content, which mobridge does not target yet"
+        unsupported = (
+            "css selects a web page's elements, and mobridge's snapshots hold accessibility "
+            "nodes, not the page's DOM (select by text or id)"
+        )
     state = QueryState(**states) if states else None
     if text_m is None and resource_id is None and state is None and within is None:
-        if not relations and id_regex is None and size is None and unsupported is None:
+        if (
+            not relations
+            and id_regex is None
+            and size is None
+            and unsupported is None
+            and not traits
+        ):
             if index is None:  # Maestro loads it (and matches any element): refused at the step
                 unsupported = (
                     "names no element: it needs text, id, a state or a relation ('label' "
@@ -1222,7 +1276,9 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
         if (text_m or resource_id or state or within)
         else _ANY
     )
-    return a.Pick(query, index, tuple(relations), size, id_regex, unsupported, " ".join(said))
+    return a.Pick(
+        query, index, tuple(relations), size, id_regex, unsupported, " ".join(said), traits
+    )
 
 
 _ANY = SemanticQuery(state=QueryState())

@@ -169,6 +169,11 @@ async def _execute(
             await _erase(runner, count, report)
         case a.SwipeSpec():
             await _swipe(runner, action, report)
+        case a.LaunchApp():
+            await _launch(runner, action, report)
+            await _again(runner, host, step, action.launch, report)
+        case a.Screenshot():
+            await _cropped_shot(runner, action, report)
         case a.ScreenScroll():
             report.action_result = await _swipe_dir(runner, "UP", None, 400)
         case a.ScrollTo():
@@ -250,6 +255,8 @@ async def _matches(runner: FlowRunner, pick: a.Pick) -> list[FindMatch]:
                 for i in (m.node.resource_id, _short_id(m.node.resource_id), m.node.automation_id)
             )
         ]
+    if pick.traits:
+        items = [m for m in items if all(_has_trait(m.node, t) for t in pick.traits)]
     if pick.size is not None:
         w, h, tol = pick.size
         kept = []
@@ -272,6 +279,19 @@ async def _matches(runner: FlowRunner, pick: a.Pick) -> list[FindMatch]:
         anchor = anchors[0].node
         items = _related(items, relation, anchor)
     return items
+
+
+def _has_trait(node: Any, trait: str) -> bool:
+    """Maestro's traits: ``text`` (the element has a text), ``long-text`` (over 200
+    characters), ``square`` (width / height within 3 % of 1)."""
+    if trait == "text":
+        return bool(node.text)
+    if trait == "long-text":
+        return len(node.text or "") > 200
+    b = node.bounds
+    if b is None or b[3] <= b[1]:
+        return False
+    return bool(abs(1.0 - (b[2] - b[0]) / (b[3] - b[1])) < 0.03)
 
 
 def _related(items: list[FindMatch], relation: str, anchor: Any) -> list[FindMatch]:
@@ -568,28 +588,147 @@ async def _swipe(runner: FlowRunner, action: a.SwipeSpec, report: StepReport) ->
 
 
 async def _scroll_to(runner: FlowRunner, action: a.ScrollTo, report: StepReport) -> str:
-    """Swipe toward ``direction`` until the element is on screen (``firstVisible``)."""
+    """Swipe from the screen's centre (``direction``: where the content comes from; each
+    swipe ``swipe_ms`` long) until ``visibility`` percent of the element is on screen —
+    with ``center``, until its centre is near the screen's (at most 4 more swipes once it
+    shows) — within ``timeout_ms``."""
     pick = action.pick
-    query = msgspec.structs.replace(pick.query, first_visible=True, nth=pick.index)
-    visible = dataclasses.replace(pick, query=query)
     report.expected = f"{pick.said} on screen"
     swipe = {"DOWN": "UP", "UP": "DOWN", "LEFT": "RIGHT", "RIGHT": "LEFT"}[action.direction]
+    shown = await runner._call(runner.device.display())
+    width, height = shown.width, shown.height
     deadline = time.monotonic() + action.timeout_ms / 1000
-    swipes = 0
+    swipes = centring = 0
     while True:
-        if pick.simple:
-            found = await runner._call(runner.device.find(query))
-            if found.matches:
-                return f"on screen after {swipes} swipe{'s' if swipes != 1 else ''}"
-        elif await _matches(runner, visible):
-            return f"on screen after {swipes} swipes"
+        items = await _matches(runner, pick)
+        if pick.index is not None:
+            items = items[pick.index : pick.index + 1]
+        for m in items[:1]:
+            seen = _visible_share(m.node.bounds, width, height)
+            if action.center and seen > 0.1 and centring <= 4:
+                if _near_centre(m.node.bounds, swipe, width, height):
+                    return f"centred after {swipes} swipe{'s' if swipes != 1 else ''}"
+                    f" of {action.swipe_ms} ms"
+                centring += 1
+                b = m.node.bounds  # a slow swipe from the element's centre to the screen's
+                start = ((b[0] + b[2]) // 2, (b[1] + b[3]) // 2)
+                end = (start[0], height // 2) if swipe in ("UP", "DOWN") else (width // 2, start[1])
+                slow = max(action.swipe_ms, 1000)
+                report.action_result = await runner._call(
+                    runner.device.swipe_on_screen([start, end], slow)
+                )
+                swipes += 1
+                after = await _matches(runner, pick)
+                if pick.index is not None:
+                    after = after[pick.index : pick.index + 1]
+                if not after or _visible_share(after[0].node.bounds, width, height) <= 0.1:
+                    report.action_result = await runner._call(  # overshot: back where it was
+                        runner.device.swipe_on_screen([end, start], slow)
+                    )
+                    report.notes.append(
+                        f"centerElement: centring moved {pick.said} off the screen (this list "
+                        "scrolls further than the swipe); swiped back, it is shown uncentred"
+                    )
+                    return f"on screen after {swipes + 1} swipes of {action.swipe_ms} ms"
+                continue
+            elif seen >= action.visibility / 100 and seen > 0:
+                return (
+                    f"on screen after {swipes} swipe{'s' if swipes != 1 else ''}"
+                    f" of {action.swipe_ms} ms"
+                )
         if time.monotonic() >= deadline or swipes >= 200:
             raise _failed(
                 f"{pick.said} not on screen after {swipes} swipes ({action.timeout_ms} ms)",
                 ErrorCode.NODE_NOT_FOUND,
             )
-        report.action_result = await _swipe_dir(runner, swipe, None, 400)
+        report.action_result = await _swipe_from_centre(runner, swipe, action.swipe_ms)
         swipes += 1
+
+
+def _visible_share(bounds: Any, width: int, height: int) -> float:
+    """The share of an element's area on a ``width`` x ``height`` screen (0 to 1)."""
+    if bounds is None:
+        return 0.0
+    x1, y1, x2, y2 = bounds
+    area = (x2 - x1) * (y2 - y1)
+    if area <= 0:
+        return 0.0
+    if x1 <= 0 and y1 <= 0 and x2 >= width and y2 >= height:
+        return 1.0
+    seen_w = max(0, min(x2, width) - max(x1, 0))
+    seen_h = max(0, min(y2, height) - max(y1, 0))
+    return float(seen_w * seen_h) / float(area)
+
+
+def _near_centre(bounds: Any, direction: str, width: int, height: int) -> bool:
+    """Maestro's "near the centre" for a swipe ``direction`` (UP: the content moves up):
+    the element's centre within a fifth of the screen past the middle, on the side the
+    content comes from."""
+    x1, y1, x2, y2 = (float(v) for v in bounds)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    if direction in ("UP", "DOWN"):
+        margin = height / 5
+        return cy < height / 2 + margin if direction == "UP" else cy > height / 2 - margin
+    margin = width / 5
+    return cx < width / 2 + margin if direction == "LEFT" else cx > width / 2 - margin
+
+
+async def _swipe_from_centre(runner: FlowRunner, swipe: str, duration_ms: int) -> Any:
+    """A swipe ``swipe`` (UP: the content moves up) starting at the screen's centre."""
+    (x1, y1), (x2, y2) = _DIRS[swipe]
+    start = await _xy(runner, 50, 50, True)
+    end = await _xy(runner, min(max(50 + x2 - x1, 0), 100), min(max(50 + y2 - y1, 0), 100), True)
+    return await runner._call(runner.device.swipe_on_screen([start, end], duration_ms))
+
+
+async def _launch(runner: FlowRunner, action: a.LaunchApp, report: StepReport) -> None:
+    """``launchApp``'s permissions, set before the app opens (a grant is approved: the flow
+    said allow), and what could not be applied named on the report."""
+    from bridge.flows.runner import StepFailed
+
+    app = action.launch.app_id
+    dev: Any = runner.device
+    for name in action.skipped:
+        report.notes.append(f"launchApp: permission {name!r} is not one mobridge sets; skipped")
+    for permission, verb in action.permissions:
+
+        async def ask(confirm: Any, p: str = permission, v: str = verb) -> Any:
+            return await dev.permission(v, app, p, confirm=confirm)
+
+        try:
+            await runner._approved(ask, True)
+        except StepFailed as failed:
+            raise StepFailed(
+                f"launchApp permissions: {permission} {verb}: {failed.message}",
+                refusal=failed.refusal,
+                result=failed.result,
+            ) from None
+    if action.permissions:
+        said = ", ".join(f"{p} {v}" for p, v in action.permissions)
+        report.notes.append(f"launchApp: permissions set before launch ({said})")
+    if action.arguments:
+        names = ", ".join(k for k, _ in action.arguments)
+        report.notes.append(
+            f"launchApp: arguments ({names}) not passed: the hub's app.open takes none yet"
+        )
+
+
+async def _cropped_shot(runner: FlowRunner, action: a.Screenshot, report: StepReport) -> None:
+    """``takeScreenshot`` with ``cropOn``: the element found (waited for as a tap waits),
+    then the screenshot cut to its bounds (scaled from screen points to the picture)."""
+    pick = action.crop
+    if pick.unsupported is not None:
+        raise _failed(f"cropOn {pick.said}: {pick.unsupported}", ErrorCode.ACTION_UNSUPPORTED)
+    await _wait_present(runner, pick, 7000)
+    match = await _one(runner, pick, report)
+    bounds = match.node.bounds
+    if bounds is None:
+        raise _failed(f"cropOn {pick.said}: the element has no bounds to crop to")
+    shown = await runner._call(runner.device.display())
+    report.expected = f"a screenshot of {pick.said}"
+    report.screenshot = await runner._screenshot(
+        action.name, quiet=False, crop=(bounds, shown.width, shown.height)
+    )
 
 
 # ---- device state -----------------------------------------------------------------------------

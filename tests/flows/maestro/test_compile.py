@@ -193,7 +193,9 @@ def test_mistakes_are_placed_once_per_file_with_real_suggestions(tmp_path: Path)
     assert not any("killApp" in m for m in mine)  # a real Maestro command: no "installApp"
     assert mine[3] == "bad.yaml:6:3: unknown command 'inputTxt'; did you mean 'inputText'?"
     assert mine[4].startswith("bad.yaml:7:47: scrollUntilVisible: expected one of UP, DOWN")
-    assert not any("names no element" in m for m in mine)  # loads as in Maestro; refused at its step
+    assert not any(
+        "names no element" in m for m in mine
+    )  # loads as in Maestro; refused at its step
     assert mine[5].startswith("bad.yaml:9:15: evalScript: ${output.x =}: SyntaxError")
     assert result.loaded == 0 and len(result.files) == 4  # shared.yaml's callers fail too
 
@@ -310,7 +312,9 @@ def test_maestro_leniencies_load_as_maestro_reads_them(tmp_path: Path) -> None:
 
 
 def test_what_maestro_rejects_says_why_in_one_line(tmp_path: Path) -> None:
-    waited = mistakes(tmp_path, "appId: a.b\n---\n- tapOn: Go\n- assertVisible: {text: Hi, timeout: 900}\n")
+    waited = mistakes(
+        tmp_path, "appId: a.b\n---\n- tapOn: Go\n- assertVisible: {text: Hi, timeout: 900}\n"
+    )
     assert len(waited) == 1 and "use extendedWaitUntil" in waited[0]
     assert waited[0].startswith("flow.yaml:4:")
     shell = mistakes(
