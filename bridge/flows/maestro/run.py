@@ -606,11 +606,14 @@ async def _scroll_to(runner: FlowRunner, action: a.ScrollTo, report: StepReport)
         for m in items[:1]:
             seen = _visible_share(m.node.bounds, width, height)
             if action.center and seen > 0.1 and centring <= 4:
-                if _near_centre(m.node.bounds, swipe, width, height):
-                    return f"centred after {swipes} swipe{'s' if swipes != 1 else ''}"
-                    f" of {action.swipe_ms} ms"
-                centring += 1
-                b = m.node.bounds  # a slow swipe from the element's centre to the screen's
+                b = m.node.bounds
+                assert b is not None  # a share on screen above 0.1 has bounds
+                if _near_centre(b, swipe, width, height):
+                    return (
+                        f"centred after {swipes} swipe{'s' if swipes != 1 else ''}"
+                        f" of {action.swipe_ms} ms"
+                    )
+                centring += 1  # a slow swipe from the element's centre to the screen's
                 start = ((b[0] + b[2]) // 2, (b[1] + b[3]) // 2)
                 end = (start[0], height // 2) if swipe in ("UP", "DOWN") else (width // 2, start[1])
                 slow = max(action.swipe_ms, 1000)
