@@ -44,6 +44,7 @@ from bridge.client import (
     ProtocolFailure,
     RequestTimeout,
 )
+from bridge.flows import formats
 from bridge.flows.compile import (
     AppManage,
     AssertLog,
@@ -183,10 +184,9 @@ class FlowRunner:
         limit = flow.timeout_s
         self.log_lines.clear()
         self.js = None
-        if flow.maestro:
-            from bridge.flows.maestro.run import start_host
-
-            self.js = start_host(self, flow)
+        foreign = formats.named("maestro") if flow.maestro else None
+        if foreign is not None:
+            self.js = foreign.start(self, flow)
             if flow.header.name and "${" in flow.header.name:  # Maestro: JavaScript there too
                 try:
                     report.name = self.js.interpolate(flow.header.name, flow.file, 1) or flow.name
@@ -569,9 +569,13 @@ class FlowRunner:
             case Recording():
                 report.message = await self._stop_recording()
             case MaestroAction():
-                from bridge.flows.maestro.run import execute
-
-                await execute(self, step, action, report)
+                fmt = formats.executing(action)
+                if fmt is None:
+                    raise StepFailed(
+                        f"{step.kind}: no runner for Maestro commands is installed in this "
+                        "process (bridge.flows.maestro.format.install)"
+                    )
+                await fmt.execute(self, step, action, report)
 
     async def _assert_log(self, action: AssertLog) -> str:
         try:
