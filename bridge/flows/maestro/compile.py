@@ -102,8 +102,9 @@ def is_maestro(source: Source) -> bool | None:
     """Whether a file is written in Maestro's format, by its shape: the commands it uses (a
     Maestro-only name such as ``tapOn``, or a mobridge-only one such as ``tap``), the header's
     keys, and shapes only Maestro has (``inputText: some text``). None: nothing tells (the
-    file uses only names both formats share); the loader then tries mobridge's format first
-    and Maestro's when that fails."""
+    file uses only names both formats share) or both do (a broken file mixing them); the
+    loader then tries mobridge's format first and Maestro's when that fails, and reports
+    the reading with fewer mistakes."""
     docs = source.documents
     if not docs:
         return False
@@ -132,6 +133,8 @@ def is_maestro(source: Source) -> bool | None:
             if max(near_ours, near_theirs) >= 0.6 and near_ours != near_theirs:
                 maestro_only += int(near_theirs > near_ours)
                 mobridge_only += int(near_ours > near_theirs)
+    if maestro_only and mobridge_only:  # mixed (a broken file): whichever reads it better
+        return None
     if maestro_only or mobridge_only:
         return maestro_only >= mobridge_only
     steps = docs[1] if len(docs) > 1 else None

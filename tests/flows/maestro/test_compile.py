@@ -343,3 +343,18 @@ def test_check_skips_a_config_file_without_commands(tmp_path: Path) -> None:
     result = check([str(tmp_path)], {}, {})
     assert [Path(f).name for f, _ in result.files] == ["one.yaml"]
     assert result.loaded == 1
+
+
+def test_a_file_mixing_both_formats_is_read_as_the_one_with_fewer_mistakes(
+    tmp_path: Path,
+) -> None:
+    """More mobridge-only names than Maestro-only ones no longer decide alone: both readings
+    are tried and the one with fewer mistakes is reported."""
+    text = (
+        "appId: a.b\n---\n- launchApp\n"
+        + "- tapOn: Home\n- scroll: {direction: DOWN, duration: 1000}\n- wait: 2000\n" * 2
+        + "- wait: 10\n"
+    )
+    lines = mistakes(tmp_path, text)
+    assert any("unknown command 'wait'" in line for line in lines), lines
+    assert not any("unknown step 'tapOn'" in line for line in lines)

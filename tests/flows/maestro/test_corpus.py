@@ -13,11 +13,12 @@ directory off; documentation snippets name files of an imagined project. Every f
 does not load says why in one line.
 
 Measured (``check`` over the whole corpus, Maestro's format installed as the CLI installs
-it, 2026-12-03): 566 of 654 flow files load (86.5 %); 566 of the 581 that name no missing
-file (97.4 %). The 46 files added last (Thunderbird, Mallory, start-ui-native, Visio) loaded
-29 of 46 (63.0 %) before the loader was changed for them, 32 of 46 after; the rest are
-mistakes Maestro rejects too (``assertVisible`` with ``timeout``, shell code given to
-``runScript``, ``clearInput``, a flow without a header, a helper one directory off).
+it, 2026-12-03): 601 of 697 flow files load (86.2 %); 601 of the 624 that name no missing
+file (96.3 %). The 89 files added last (Thunderbird, Mallory, start-ui-native, Visio,
+DisCard, Coves) loaded 64 of 89 (71.9 %) before the loader was changed for them, 67 of 89
+after; the rest are mistakes Maestro rejects too (``assertVisible`` with ``timeout``, shell
+code given to ``runScript``, ``clearInput``, ``when: {env: ...}``, a flow without a header,
+a helper one directory off).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ REDISTRIBUTABLE = {"Apache-2.0", "MIT", "AGPL-3.0", "BSD-3-Clause"}
 def test_the_corpus_loads_as_written() -> None:
     result = check([str(CORPUS)], {}, {})
     total = len(result.files)
-    assert total >= 650
+    assert total >= 690
     failing = [(f, errors) for f, errors in result.files if errors]
     for file, errors in failing:
         assert errors[0].message and "\n" not in str(errors[0]), file
@@ -46,7 +47,7 @@ def test_the_corpus_loads_as_written() -> None:
         f"corpus: {result.loaded} of {total} load ({share_all:.1%}); {result.loaded} of "
         f"{readable} that name no missing file ({share_readable:.1%})"
     )
-    assert share_readable >= 0.97
+    assert share_readable >= 0.96
     assert share_all >= 0.86
 
 
