@@ -138,9 +138,9 @@ class ScrollTo(MaestroAction):
 class LaunchApp(MaestroAction):
     """``launchApp`` with ``permissions`` and/or ``arguments``: each permission set first
     (``grant`` / ``revoke`` / ``reset`` for Maestro's allow / deny / unset, ``all``: every
-    one mobridge names), then ``launch`` runs. ``arguments`` are passed to the app when the
-    hub can (named on the report otherwise); ``skipped``: permission names no device here
-    sets (named on the report)."""
+    one mobridge names), then ``launch`` runs, carrying ``arguments`` (a list's items become
+    names with empty values; a device whose agent takes none refuses the step);
+    ``skipped``: permission names no device here sets (named on the report)."""
 
     launch: Any
     permissions: tuple[tuple[str, str], ...] = ()

@@ -865,6 +865,12 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
                 pairs = tuple((_text(v), "") for v in args)
             else:
                 pairs = tuple((str(k), _text(v)) for k, v in (args or {}).items())
+            if len(pairs) > 32 or any(not 0 < len(k) <= 64 or len(v) > 1024 for k, v in pairs):
+                raise Mistake(
+                    ("arguments",),
+                    "at most 32 arguments, each a name of 1-64 characters and a value of at "
+                    "most 1024",
+                )
             return a.LaunchApp(launch, tuple(wanted.items()), tuple(skipped), pairs)
         case "stopApp":
             app = spec.get("appId") if isinstance(value, dict) else scalar

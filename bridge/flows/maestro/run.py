@@ -171,7 +171,10 @@ async def _execute(
             await _swipe(runner, action, report)
         case a.LaunchApp():
             await _launch(runner, action, report)
-            await _again(runner, host, step, action.launch, report)
+            if action.arguments:
+                await _open_with_arguments(runner, action, report)
+            else:
+                await _again(runner, host, step, action.launch, report)
         case a.Screenshot():
             await _cropped_shot(runner, action, report)
         case a.ScreenScroll():
@@ -709,11 +712,24 @@ async def _launch(runner: FlowRunner, action: a.LaunchApp, report: StepReport) -
     if action.permissions:
         said = ", ".join(f"{p} {v}" for p, v in action.permissions)
         report.notes.append(f"launchApp: permissions set before launch ({said})")
-    if action.arguments:
-        names = ", ".join(k for k, _ in action.arguments)
-        report.notes.append(
-            f"launchApp: arguments ({names}) not passed: the hub's app.open takes none yet"
-        )
+
+
+async def _open_with_arguments(runner: FlowRunner, action: a.LaunchApp, report: StepReport) -> None:
+    """``launchApp`` with ``arguments``: its ``clearState`` first (the hub's app.clear), then
+    APP_OPEN carrying them (a device that takes none refuses: ACTION_UNSUPPORTED)."""
+    from bridge.flows.compile import AppManage
+    from bridge.flows.runner import _checked
+    from bridge.wire.enums import AppAction
+
+    launch = action.launch
+    if launch.clear_state:
+        report.action_result = await runner._manage(AppManage("clear", launch.app_id, approve=True))
+    arguments = dict(action.arguments)
+    report.expected = f"{launch.app_id} open with {', '.join(arguments)}"
+    result = await runner._call(
+        runner.device.app(AppAction.APP_OPEN, launch.app_id, arguments=arguments)
+    )
+    report.action_result = _checked(result)
 
 
 async def _cropped_shot(runner: FlowRunner, action: a.Screenshot, report: StepReport) -> None:

@@ -1,5 +1,5 @@
 """Options Maestro flows give that change what happens on the simulated device: launchApp's
-``permissions`` (set before the app opens; ``arguments`` named on the report as not passed),
+``permissions`` (set before the app opens) and ``arguments`` (the app opens with them),
 takeScreenshot's ``cropOn`` (the picture cut to the element), scrollUntilVisible's
 ``direction``, ``timeout``, ``speed``, ``visibilityPercentage`` and ``centerElement``, the
 ``traits`` selector, a point inside an element, and a selector that names no element
@@ -32,7 +32,8 @@ async def test_launch_app_sets_its_permissions_first(tmp_path: Path, platform: P
         + camera
         + '- assertVisible: "Camera: denied"\n',
         b_all=APP
-        + "- launchApp: {permissions: {all: allow}, arguments: {seed: '1'}}\n"
+        + "- launchApp: {permissions: {all: allow}, arguments: {seed: 1, mode: e2e}}\n"
+        + "- assertVisible: 'Launched with mode=e2e, seed=1'\n"
         + camera
         + '- assertVisible: "Camera: granted"\n',
         c_unset=APP + "- launchApp: {permissions: {all: allow}}\n"
@@ -45,7 +46,6 @@ async def test_launch_app_sets_its_permissions_first(tmp_path: Path, platform: P
     assert allow.status == "passed", allow.failure
     notes = allow.steps[0].notes
     assert any("permissions set before launch" in n and "camera grant" in n for n in notes)
-    assert any("arguments (seed) not passed" in n for n in notes)
     assert unset.status == "failed"  # reset: not asked again, so neither denied nor granted
     assert any("'bluetooth' is not one mobridge sets" in n for n in unset.steps[1].notes)
 
@@ -154,3 +154,26 @@ async def test_a_point_inside_an_element_and_a_selector_naming_none(tmp_path: Pa
     assert "names no element" in (step.message or "")
     assert typed.status == "passed", typed.failure
     assert typed.steps[3].notes == ["inputText: 'id' ignored, as Maestro ignores it"]
+
+
+async def test_launch_arguments_reach_the_app_or_are_refused(tmp_path: Path) -> None:
+    """The hub's ``app`` request carries APP_OPEN's arguments to an agent that announces
+    ``launch_arguments``; another device refuses them, in one line."""
+    from bridge.client import ActionUnsupported, connect
+    from bridge.wire.enums import AppAction
+    from tests.hub.hubfixture import CONTROLLER, running_hub
+
+    async with (
+        running_hub(sim_options={"without": ("launch_arguments",)}) as rh,
+        connect(rh.url, token=CONTROLLER, name="args") as hub,
+    ):
+        dev = hub.device(rh.device_id)
+        async with dev.lease():
+            with pytest.raises(ActionUnsupported) as refused:
+                await dev.app(AppAction.APP_OPEN, "dev.mobridge.demo", arguments={"seed": "1"})
+            assert "takes no launch arguments" in str(refused.value)
+            await dev.app(AppAction.APP_OPEN, "dev.mobridge.demo")  # without: as before
+    report = await run_flows(
+        tmp_path, a_plain=APP + "- launchApp\n- assertNotVisible: {id: launch_arguments}\n"
+    )
+    assert report.tests[0].status == "passed", report.tests[0].failure
