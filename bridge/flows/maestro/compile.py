@@ -1033,6 +1033,10 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             return a.Network(None)
         case "setOrientation":
             raw = spec.get("orientation") if isinstance(value, dict) else scalar
+            squeezed = str(raw).replace("_", "").replace("-", "").upper()
+            for name_ in c.ORIENTATIONS:  # newer Maestro also reads landscapeLeft
+                if name_.replace("_", "") == squeezed:
+                    raw = name_
             word = _enum(
                 raw, ("orientation",) if isinstance(value, dict) else (), tuple(c.ORIENTATIONS)
             )

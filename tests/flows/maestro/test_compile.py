@@ -358,3 +358,11 @@ def test_a_file_mixing_both_formats_is_read_as_the_one_with_fewer_mistakes(
     lines = mistakes(tmp_path, text)
     assert any("unknown command 'wait'" in line for line in lines), lines
     assert not any("unknown step 'tapOn'" in line for line in lines)
+
+
+def test_orientation_names_in_both_spellings(tmp_path: Path) -> None:
+    from bridge.flows.compile import SetOrientation
+
+    flow = load(tmp_path, "appId: a.b\n---\n- setOrientation: landscapeLeft\n- tapOn: x\n")
+    assert isinstance(flow.steps[0].action, SetOrientation)
+    assert flow.steps[0].action.orientation.value == "landscape"
