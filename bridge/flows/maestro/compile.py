@@ -93,6 +93,23 @@ def _names(node: yaml.Node | None) -> list[str]:
     return out
 
 
+_MOBRIDGE_INPUT_KEYS = frozenset({"into", "secret", "verify", "submit"})
+"""Keys only mobridge's ``inputText`` has (Maestro's reader would ignore them)."""
+
+
+def _mobridge_inputs(node: yaml.Node | None) -> int:
+    """How many ``inputText`` mappings use a key only mobridge's ``inputText`` has."""
+    count = 0
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            if isinstance(item, yaml.MappingNode) and len(item.value) == 1:
+                k, v = item.value[0]
+                if getattr(k, "value", None) == "inputText" and isinstance(v, yaml.MappingNode):
+                    keys = {getattr(x, "value", "") for x, _ in v.value}
+                    count += bool(keys & _MOBRIDGE_INPUT_KEYS)
+    return count
+
+
 def _closeness(name: str, names: Any) -> float:
     low = name.lower()
     return max((difflib.SequenceMatcher(None, low, n.lower()).ratio() for n in names), default=0.0)
@@ -127,6 +144,7 @@ def is_maestro(source: Source) -> bool | None:
                 names.extend(_names(v))
     maestro_only = sum(1 for n in names if n in c.COMMANDS and n not in m.STEPS)
     mobridge_only = sum(1 for n in names if n in m.STEPS and n not in c.COMMANDS)
+    mobridge_only += _mobridge_inputs(docs[1] if len(docs) > 1 else None)
     for name in names:  # a misspelt name counts for the format whose name it is closest to
         if name not in c.COMMANDS and name not in m.STEPS and name not in m.MODIFIERS:
             near_ours, near_theirs = _closeness(name, m.STEPS), _closeness(name, c.COMMANDS)
