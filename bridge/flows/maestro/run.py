@@ -603,45 +603,34 @@ async def _scroll_to(runner: FlowRunner, action: a.ScrollTo, report: StepReport)
     deadline = time.monotonic() + action.timeout_ms / 1000
     swipes = centring = 0
     while True:
-        items = await _matches(runner, pick)
-        if pick.index is not None:
-            items = items[pick.index : pick.index + 1]
-        for m in items[:1]:
-            seen = _visible_share(m.node.bounds, width, height)
-            if action.center and seen > 0.1 and centring <= 4:
-                b = m.node.bounds
-                assert b is not None  # a share on screen above 0.1 has bounds
-                if _near_centre(b, swipe, width, height):
-                    return (
-                        f"centred after {swipes} swipe{'s' if swipes != 1 else ''}"
-                        f" of {action.swipe_ms} ms"
-                    )
-                centring += 1  # a slow swipe from the element's centre to the screen's
-                start = ((b[0] + b[2]) // 2, (b[1] + b[3]) // 2)
-                end = (start[0], height // 2) if swipe in ("UP", "DOWN") else (width // 2, start[1])
-                slow = max(action.swipe_ms, 1000)
-                report.action_result = await runner._call(
-                    runner.device.swipe_on_screen([start, end], slow)
-                )
-                swipes += 1
-                after = await _matches(runner, pick)
-                if pick.index is not None:
-                    after = after[pick.index : pick.index + 1]
-                if not after or _visible_share(after[0].node.bounds, width, height) <= 0.1:
-                    report.action_result = await runner._call(  # overshot: back where it was
-                        runner.device.swipe_on_screen([end, start], slow)
-                    )
-                    report.notes.append(
-                        f"centerElement: centring moved {pick.said} off the screen (this list "
-                        "scrolls further than the swipe); swiped back, it is shown uncentred"
-                    )
-                    return f"on screen after {swipes + 1} swipes of {action.swipe_ms} ms"
-                continue
-            elif seen >= action.visibility / 100 and seen > 0:
-                return (
-                    f"on screen after {swipes} swipe{'s' if swipes != 1 else ''}"
+        seen, bounds = await _most_on_screen(runner, pick, width, height)
+        if action.center and seen > 0.1 and bounds is not None and centring <= 4:
+            if _near_centre(bounds, swipe, width, height):
+                return f"centred after {swipes} swipe{'s' if swipes != 1 else ''}" + (
                     f" of {action.swipe_ms} ms"
                 )
+            centring += 1  # a slow swipe from the element's centre to the screen's
+            start = ((bounds[0] + bounds[2]) // 2, (bounds[1] + bounds[3]) // 2)
+            end = (start[0], height // 2) if swipe in ("UP", "DOWN") else (width // 2, start[1])
+            slow = max(action.swipe_ms, 1000)
+            report.action_result = await runner._call(
+                runner.device.swipe_on_screen([start, end], slow)
+            )
+            swipes += 1
+            if (await _most_on_screen(runner, pick, width, height))[0] <= 0.1:
+                report.action_result = await runner._call(  # overshot: back where it was
+                    runner.device.swipe_on_screen([end, start], slow)
+                )
+                report.notes.append(
+                    f"centerElement: centring moved {pick.said} off the screen (this list "
+                    "scrolls further than the swipe); swiped back, it is shown uncentred"
+                )
+                return f"on screen after {swipes + 1} swipes of {action.swipe_ms} ms"
+            continue
+        if seen > 0 and seen >= action.visibility / 100:
+            return f"on screen after {swipes} swipe{'s' if swipes != 1 else ''}" + (
+                f" of {action.swipe_ms} ms"
+            )
         if time.monotonic() >= deadline or swipes >= 200:
             raise _failed(
                 f"{pick.said} not on screen after {swipes} swipes ({action.timeout_ms} ms)",
@@ -649,6 +638,22 @@ async def _scroll_to(runner: FlowRunner, action: a.ScrollTo, report: StepReport)
             )
         report.action_result = await _swipe_from_centre(runner, swipe, action.swipe_ms)
         swipes += 1
+
+
+async def _most_on_screen(
+    runner: FlowRunner, pick: a.Pick, width: int, height: int
+) -> tuple[float, tuple[int, int, int, int] | None]:
+    """The largest share on screen of an element ``pick`` selects now (its ``index`` when
+    given), and that element's bounds (0 and None: none is there)."""
+    items = await _matches(runner, pick)
+    if pick.index is not None:
+        items = items[pick.index : pick.index + 1]
+    best: tuple[float, tuple[int, int, int, int] | None] = (0.0, None)
+    for m in items:
+        share = _visible_share(m.node.bounds, width, height)
+        if share > best[0]:
+            best = (share, m.node.bounds)
+    return best
 
 
 def _visible_share(bounds: Any, width: int, height: int) -> float:
