@@ -23,7 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from bridge.flows.maestro.format import install as install_maestro
 from tests.skips import SHARED_ABSENT, SHARED_DIR
+
+install_maestro()  # the suite is a composition root: loaders and runners read Maestro files
 
 SHARED_ABSENT_REASON = SHARED_ABSENT
 _SKIPS: Counter[str] = Counter()

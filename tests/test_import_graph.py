@@ -57,17 +57,7 @@ def _circles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
     return found
 
 
-KNOWN_CIRCLES: dict[tuple[str, ...], str] = {
-    ("bridge.flows.compile", "bridge.flows.maestro.compile"): (
-        "issue 35: the flow loader hands a Maestro file to the Maestro reader, which builds the "
-        "loader's Flow/Step types; to invert: a loader that takes its foreign formats as a "
-        "parameter from the CLI (docs/design.md, 'Known import circles')"
-    ),
-    ("bridge.flows.maestro.run", "bridge.flows.runner"): (
-        "issue 35: the runner hands a Maestro step to the Maestro executor, which calls back "
-        "into the runner's helpers; to invert: an executor interface the runner is given"
-    ),
-}
+KNOWN_CIRCLES: dict[tuple[str, ...], str] = {}
 """Circles that landed with a merge and are waiting to be inverted, each with how. An entry
 whose circle is gone fails the test too, so the list only shrinks."""
 

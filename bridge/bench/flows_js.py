@@ -131,7 +131,9 @@ def run(quick: bool) -> list[str]:
         lines.append("  (mini-racer, dukpy not installed: pip install mini-racer dukpy to compare)")
     if CORPUS.is_dir():
         from bridge.flows.check import check
+        from bridge.flows.maestro.format import install
 
+        install()
         t0 = time.perf_counter()
         result = check([str(CORPUS)], {}, {})
         took = time.perf_counter() - t0

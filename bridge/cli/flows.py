@@ -35,6 +35,7 @@ from bridge.flows.html import write_html
 from bridge.flows.junit import write_junit
 from bridge.flows.lockstep import run_lockstep_suite
 from bridge.flows.lockstep_html import write_lockstep
+from bridge.flows.maestro.format import install as install_maestro
 from bridge.flows.record import record_device
 from bridge.flows.report import (
     LockstepFlow,
@@ -392,6 +393,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def run_test_command(args: argparse.Namespace) -> int:
+    install_maestro()  # the composition root gives the loader and runner Maestro's format
     url: str | None = None
     if args.check:
         try:

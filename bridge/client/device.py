@@ -303,14 +303,21 @@ class Device(DeviceControl, DeviceHistory, DeviceCapabilities, DeviceMediaCalls,
         return await self._conn.call(message, ActionResult, self._action_deadline(None))
 
     async def app(
-        self, action: AppAction | str, app_id: str | None = None, uri: str | None = None
+        self,
+        action: AppAction | str,
+        app_id: str | None = None,
+        uri: str | None = None,
+        arguments: dict[str, str] | None = None,
     ) -> ActionResult:
+        """An app action; ``arguments``: APP_OPEN's launch arguments (a device whose agent
+        does not take them refuses with ACTION_UNSUPPORTED)."""
         message = App(
             id=self._conn.next_id(),
             device=self.id,
             action=AppAction(action),
             app_id=app_id,
             uri=uri,
+            arguments=arguments,
         )
         return await self._conn.call(message, ActionResult, self._action_deadline(None))
 

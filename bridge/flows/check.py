@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from bridge.flows.compile import FLOW_SUFFIXES, FlowLoader, unique
 from bridge.flows.errors import FlowError, FlowErrors, Place
 from bridge.flows.maestro.workspace import CONFIG_NAMES, config_file
@@ -44,7 +46,9 @@ def check_files(paths: Sequence[str]) -> list[tuple[Path, str]]:
             for child in sorted(path.rglob("*")):
                 if child.suffix not in FLOW_SUFFIXES or not child.is_file():
                     continue
-                if child.name in CONFIG_NAMES and config_file(child.parent) == child:
+                if child.name in CONFIG_NAMES and (
+                    config_file(child.parent) == child or _header_only(child)
+                ):
                     continue
                 out.append((child, str(child)))
                 if len(out) > MAX_FILES:
@@ -52,6 +56,18 @@ def check_files(paths: Sequence[str]) -> list[tuple[Path, str]]:
         else:
             out.append((path, given))
     return out
+
+
+def _header_only(path: Path) -> bool:
+    """A ``config.yaml`` with no commands after its header: Maestro never takes a file named
+    ``config`` for a flow, so one that holds no commands is a configuration file."""
+    try:
+        if path.stat().st_size > 64 * 1024:
+            return False
+        docs = list(yaml.safe_load_all(path.read_text("utf-8")))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return len(docs) < 2 or all(d in (None, [], "") for d in docs[1:])
 
 
 def check(paths: Sequence[str], cli: Mapping[str, str], environ: Mapping[str, str]) -> CheckResult:

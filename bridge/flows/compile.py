@@ -33,11 +33,10 @@ import msgspec.inspect as mi
 import re2
 import yaml
 
+from bridge.flows import formats
 from bridge.flows import model as m
 from bridge.flows.errors import FlowError, FlowErrors, Place
 from bridge.flows.maestro.actions import MaestroAction
-from bridge.flows.maestro.compile import is_maestro
-from bridge.flows.maestro.compile import load as load_maestro
 from bridge.flows.maestro.workspace import config_file, workspace
 from bridge.flows.source import Converter, Source, key_node, locate, read_source
 from bridge.wire import conditions as wc
@@ -448,21 +447,24 @@ class FlowLoader:
         at: FlowError | None,
     ) -> Flow:
         source = self._source(path, shown, at)
-        verdict = is_maestro(source)
-        if verdict:
-            return load_maestro(self, source, stack, call_env)
-        if verdict is None:  # only names both formats share: whichever reads it
-            try:
-                return self._mobridge(source, stack, call_env)
-            except FlowErrors as ours:
+        for fmt in formats.installed():  # foreign formats, installed by the composition root
+            verdict = fmt.detect(source)
+            if verdict:
+                flow: Flow = fmt.load(self, source, stack, call_env)
+                return flow
+            if verdict is None:  # only names both formats share: whichever reads it
                 try:
-                    return load_maestro(self, source, stack, call_env)
-                except FlowErrors as theirs:
-                    mobridge_only = any(
-                        e.message.startswith("unknown variable") for e in ours.errors
-                    )
-                    fewer = len(ours.errors) <= len(theirs.errors)
-                    raise (ours if fewer and not mobridge_only else theirs) from None
+                    return self._mobridge(source, stack, call_env)
+                except FlowErrors as ours:
+                    try:
+                        theirs_flow: Flow = fmt.load(self, source, stack, call_env)
+                        return theirs_flow
+                    except FlowErrors as theirs:
+                        mobridge_only = any(
+                            e.message.startswith("unknown variable") for e in ours.errors
+                        )
+                        fewer = len(ours.errors) <= len(theirs.errors)
+                        raise (ours if fewer and not mobridge_only else theirs) from None
         return self._mobridge(source, stack, call_env)
 
     def _mobridge(

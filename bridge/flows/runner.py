@@ -44,6 +44,7 @@ from bridge.client import (
     ProtocolFailure,
     RequestTimeout,
 )
+from bridge.flows import formats
 from bridge.flows.compile import (
     AppManage,
     AssertLog,
@@ -70,6 +71,7 @@ from bridge.flows.compile import (
     When,
     describe,
 )
+from bridge.flows.crop import crop_png
 from bridge.flows.errors import Place
 from bridge.flows.maestro.actions import MaestroAction
 from bridge.flows.maestro.script import ScriptError, ScriptHost
@@ -182,10 +184,9 @@ class FlowRunner:
         limit = flow.timeout_s
         self.log_lines.clear()
         self.js = None
-        if flow.maestro:
-            from bridge.flows.maestro.run import start_host
-
-            self.js = start_host(self, flow)
+        foreign = formats.named("maestro") if flow.maestro else None
+        if foreign is not None:
+            self.js = foreign.start(self, flow)
             if flow.header.name and "${" in flow.header.name:  # Maestro: JavaScript there too
                 try:
                     report.name = self.js.interpolate(flow.header.name, flow.file, 1) or flow.name
@@ -568,9 +569,13 @@ class FlowRunner:
             case Recording():
                 report.message = await self._stop_recording()
             case MaestroAction():
-                from bridge.flows.maestro.run import execute
-
-                await execute(self, step, action, report)
+                fmt = formats.executing(action)
+                if fmt is None:
+                    raise StepFailed(
+                        f"{step.kind}: no runner for Maestro commands is installed in this "
+                        "process (bridge.flows.maestro.format.install)"
+                    )
+                await fmt.execute(self, step, action, report)
 
     async def _assert_log(self, action: AssertLog) -> str:
         try:
@@ -834,9 +839,17 @@ class FlowRunner:
 
     # ---- captures ----------------------------------------------------------------------------
 
-    async def _screenshot(self, name: str, *, quiet: bool) -> Shot | None:
+    async def _screenshot(
+        self,
+        name: str,
+        *,
+        quiet: bool,
+        crop: tuple[tuple[int, int, int, int], int, int] | None = None,
+    ) -> Shot | None:
         """Capture the screen; kept under the report directory when there is one. ``quiet``:
-        a failure to capture (the device is gone) gives None instead of failing the step."""
+        a failure to capture (the device is gone) gives None instead of failing the step.
+        ``crop``: bounds on a screen of the given width and height; the picture is cut to
+        them (scaled to the picture's size)."""
         try:
             result = await self.device.screenshot()
             png = await self.device.fetch_screenshot(result)
@@ -844,6 +857,12 @@ class FlowRunner:
             if quiet:
                 return None
             raise StepFailed(f"screenshot failed: {exc}") from None
+        if crop is not None:
+            try:
+                png, size = crop_png(png, *crop)
+            except ValueError as exc:
+                raise StepFailed(f"cropOn: {exc}") from None
+            result = msgspec.structs.replace(result, width=size[0], height=size[1])
         file = ""
         if self.report_dir is not None:
             rel = Path("screenshots") / self.slug / f"{name}.png"

@@ -85,6 +85,8 @@ if TYPE_CHECKING:
 
 
 NODE_VERBS_NEEDING_VALUE = frozenset({ActionVerb.SET_TEXT})
+LAUNCH_ARGUMENTS = "launch_arguments"
+"""The agent capability that says APP_OPEN may carry launch arguments."""
 DEFAULT_OBSERVE_MS = 3000
 DEFAULT_STABLE_MS = 300
 MAX_VERIFY_TIMEOUT_MS = 60_000
@@ -578,6 +580,15 @@ async def _run_global_or_app(
     if isinstance(msg, App):
         if msg.action is AppAction.APP_DEEP_LINK and not msg.uri:
             raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "APP_DEEP_LINK needs uri")
+        if msg.arguments is not None:
+            if msg.action is not AppAction.APP_OPEN:
+                raise BadRequest(ProtocolErrorCode.INVALID_PARAMS, "arguments go with APP_OPEN")
+            if LAUNCH_ARGUMENTS not in device.capabilities:
+                raise refusal(
+                    ErrorCode.ACTION_UNSUPPORTED,
+                    f"device {device.id}'s agent takes no launch arguments",
+                    ("open the app without arguments",),
+                )
         cls = mutation.assess_app(msg.action, msg.uri).mutation_class
         verb, name = "app", msg.action.value
     else:
@@ -615,7 +626,10 @@ async def _global_or_app_locked(
         try:
             processes = (
                 hub_processes(svc, device, "app")
-                if isinstance(msg, App) and msg.action is AppAction.APP_OPEN and msg.app_id
+                if isinstance(msg, App)
+                and msg.action is AppAction.APP_OPEN
+                and msg.app_id
+                and msg.arguments is None  # the device layer launches without arguments
                 else None
             )
             if processes is not None and isinstance(msg, App) and msg.app_id:
@@ -624,7 +638,11 @@ async def _global_or_app_locked(
                 app_msg = msg
                 reply = await device.link.command(
                     lambda cid: AppCommand(
-                        id=cid, action=app_msg.action, app_id=app_msg.app_id, uri=app_msg.uri
+                        id=cid,
+                        action=app_msg.action,
+                        app_id=app_msg.app_id,
+                        uri=app_msg.uri,
+                        arguments=dict(app_msg.arguments) if app_msg.arguments else None,
                     ),
                     timeout_s=COMMAND_TIMEOUT_S,
                 )

@@ -133,6 +133,9 @@ class AppCommand(_HubToAgent, tag="app", frozen=True):
     action: AppAction
     app_id: str | None = None
     uri: str | None = None
+    arguments: dict[str, str] | None = None
+    """APP_OPEN's launch arguments; sent only to an agent announcing ``launch_arguments``
+    (omitted when None, so other agents' strict readers never see the field)."""
 
 
 class ScreenshotCommand(_HubToAgent, tag="screenshot", frozen=True):

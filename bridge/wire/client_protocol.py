@@ -168,6 +168,16 @@ class Act(_Request, tag="act", frozen=True):
     observe: ObserveMode = "settle"
 
 
+LaunchArguments = Annotated[
+    dict[
+        Annotated[str, msgspec.Meta(min_length=1, max_length=64)],
+        Annotated[str, msgspec.Meta(max_length=1024)],
+    ],
+    msgspec.Meta(max_length=32),
+]
+"""At most 32 launch arguments, each a name of 1-64 characters and a text of at most 1024."""
+
+
 class Global(_Request, tag="global", frozen=True):
     device: DeviceId
     action: GlobalAction
@@ -178,6 +188,10 @@ class App(_Request, tag="app", frozen=True):
     action: AppAction
     app_id: Annotated[str, msgspec.Meta(max_length=255)] | None = None
     uri: Annotated[str, msgspec.Meta(max_length=2048)] | None = None
+    arguments: LaunchArguments | None = None
+    """APP_OPEN only: launch arguments for the app (Maestro's ``launchApp: {arguments}``);
+    refused (ACTION_UNSUPPORTED) by a device whose agent does not announce
+    ``launch_arguments``."""
 
 
 class Wait(_Request, tag="wait", frozen=True):

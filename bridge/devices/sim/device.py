@@ -306,7 +306,16 @@ class DemoDevice:
                 return OK
         return failed("UNSUPPORTED", f"{action.value} is not simulated")
 
-    def app(self, action: AppAction, app_id: str | None, uri: str | None, now: float) -> Outcome:
+    def app(
+        self,
+        action: AppAction,
+        app_id: str | None,
+        uri: str | None,
+        now: float,
+        arguments: dict[str, str] | None = None,
+    ) -> Outcome:
+        """An app command; APP_OPEN's ``arguments`` are what the demo app was launched with
+        (its menu lists them)."""
         if app_id is not None and app_id not in self.apps:
             return failed("NOT_FOUND", f"app {app_id} is not installed")
         if app_id not in (None, DEMO_PACKAGE, LAUNCHER_PACKAGE):
@@ -318,7 +327,12 @@ class DemoDevice:
             return OK
         match action:
             case AppAction.APP_OPEN:
-                self.stack = [self._new("menu")]
+                menu = self._new("menu")
+                if arguments:
+                    menu.fields["arguments"] = ", ".join(
+                        f"{k}={v}" for k, v in sorted(arguments.items())
+                    )[:200]
+                self.stack = [menu]
                 self.foreground = True
                 self._changed(now, transition=True)
             case AppAction.APP_BRING_TO_FRONT:

@@ -192,6 +192,16 @@ def _menu(state: ScreenState, frame: Frame, exclude: tuple[str, ...], title: str
                 on_tap=f"nav:{screen}",
             )
         )
+    if state.fields.get("arguments"):  # what the app was launched with (APP_OPEN arguments)
+        views.append(
+            View(
+                key=view_key(state, "launch_arguments"),
+                kind=Kind.TEXT,
+                bounds=col.take(80),
+                text=f"Launched with {state.fields['arguments']}",
+                ident="launch_arguments",
+            )
+        )
     return views
 
 

@@ -101,6 +101,7 @@ CAPABILITIES: tuple[str, ...] = (
     "multi_touch",
     "keyboard",
     "network",
+    "launch_arguments",
 )
 MAX_PACKAGE_READ = 1 << 20
 """A simulated package is tiny JSON; a larger staged file is refused unread."""

@@ -150,7 +150,10 @@ class AgentSession:
             case TextCommand(id=cid, text=text):
                 return reply_of(cid, device.type_text(text, now))
             case AppCommand(id=cid):
-                return reply_of(cid, device.app(command.action, command.app_id, command.uri, now))
+                return reply_of(
+                    cid,
+                    device.app(command.action, command.app_id, command.uri, now, command.arguments),
+                )
             case ClipboardCommand(id=cid, set=value):
                 if value is None:
                     return Reply(id=cid, ok=True, text=device.clipboard)

@@ -33,11 +33,16 @@ class Pick:
     id_regex: str | None = None
     unsupported: str | None = None
     said: str = ""
+    traits: tuple[str, ...] = ()
+    """Maestro's ``traits``: ``text`` (has a text), ``square`` (width and height within
+    3 % of each other), ``long-text`` (a text over 200 characters)."""
 
     @property
     def simple(self) -> bool:
         """The hub alone resolves it (no relation, size or id pattern)."""
-        return not self.relations and self.size is None and self.id_regex is None
+        return (
+            not self.relations and self.size is None and self.id_regex is None and not self.traits
+        )
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,9 @@ class OnElement(MaestroAction):
     repeat: int = 1
     delay_ms: int = 100
     wait_ms: int = 7000
+    relative: tuple[float, float, bool] | None = None
+    """Maestro's ``point`` given with a selector: where inside the element to act (pixels
+    from its top-left corner, or percent of its size when the flag is set)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,9 @@ class Typing(MaestroAction):
     kind: str
     text: str | None = None
     length: int = 8
+    ignored: tuple[str, ...] = ()
+    """Keys of the mapping Maestro ignores (``inputText: {id: ..., text: ...}``): named in
+    the step's report, never acted on."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,36 @@ class ScrollTo(MaestroAction):
     pick: Pick
     direction: str
     timeout_ms: int
+    swipe_ms: int = 601
+    """How long each swipe takes: Maestro's ``speed`` (0-100, default 40) as
+    ``1000 * (100 - speed) / 100 + 1`` ms."""
+    visibility: int = 100
+    """How much of the element (percent of its area) must be on screen."""
+    center: bool = False
+    """``centerElement``: swipe on (at most 4 more times) until the element's centre is
+    near the screen's centre in the scrolling direction."""
+
+
+@dataclass(frozen=True)
+class LaunchApp(MaestroAction):
+    """``launchApp`` with ``permissions`` and/or ``arguments``: each permission set first
+    (``grant`` / ``revoke`` / ``reset`` for Maestro's allow / deny / unset, ``all``: every
+    one mobridge names), then ``launch`` runs, carrying ``arguments`` (a list's items become
+    names with empty values; a device whose agent takes none refuses the step);
+    ``skipped``: permission names no device here sets (named on the report)."""
+
+    launch: Any
+    permissions: tuple[tuple[str, str], ...] = ()
+    skipped: tuple[str, ...] = ()
+    arguments: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Screenshot(MaestroAction):
+    """``takeScreenshot`` with ``cropOn``: the screenshot cut to the element's bounds."""
+
+    name: str
+    crop: Pick
 
 
 @dataclass(frozen=True)

@@ -93,11 +93,14 @@ COMMANDS: dict[str, Command] = {
     "hideKeyboard": _c(set(), bare=True),
     "pasteText": _c(set(), bare=True),
     "scroll": _c(set(), bare=True),
-    "inputText": _c({"text"}, scalar="text"),
+    "inputText": _c({"text", "redact"}, scalar="text"),
     "inputRandomText": _c({"length"}, bare=True, scalar="int"),
     "inputRandomNumber": _c({"length"}, bare=True, scalar="int"),
     "inputRandomEmail": _c(set(), bare=True),
     "inputRandomPersonName": _c(set(), bare=True),
+    "inputRandomCityName": _c(set(), bare=True),
+    "inputRandomCountryName": _c(set(), bare=True),
+    "inputRandomColorName": _c(set(), bare=True),
     "launchApp": _c(
         {"appId", "clearState", "clearKeychain", "stopApp", "permissions", "arguments"},
         bare=True,
@@ -116,6 +119,10 @@ COMMANDS: dict[str, Command] = {
     "killApp": _c({"appId"}, bare=True, scalar="app"),
     "clearState": _c({"appId"}, bare=True, scalar="app"),
     "runFlow": _c({"file", "commands", "when", "env"}, scalar="file"),
+    "setDarkMode": _c({"value"}, scalar="value"),
+    "toggleDarkMode": _c(set(), bare=True),
+    "assertDarkMode": _c(set(), bare=True),
+    "assertLightMode": _c(set(), bare=True),
     "setLocation": _c({"latitude", "longitude"}),
     "repeat": _c({"times", "while", "commands"}),
     "runScript": _c({"file", "env", "when"}, scalar="file"),
@@ -144,6 +151,15 @@ COMMANDS: dict[str, Command] = {
     "setPermissions": _c({"appId", "permissions"}),
 }
 """Maestro command -> its shape."""
+
+LENIENT = frozenset({"inputText"})
+"""Commands whose mapping Maestro reads leniently: keys it does not know are ignored (its
+reader takes ``text`` and ``label`` from the mapping and nothing else), so they load here
+too and the step's report names each ignored key."""
+
+NO_TIMEOUT = frozenset({"assertVisible", "assertNotVisible", "tapOn", "doubleTapOn", "longPressOn"})
+"""Commands people give a ``timeout`` that Maestro does not read (a mistake in Maestro too:
+``extendedWaitUntil`` is the waiting assertion)."""
 
 HEADER_KEYS = frozenset(
     {"appId", "url", "name", "tags", "env", "onFlowStart", "onFlowComplete", "jsEngine"}
@@ -228,4 +244,6 @@ PERMISSIONS = {
     "notifications": "notifications",
 }
 """Maestro permission names (lower case) -> mobridge's ``setPermission`` names."""
+TRAITS = ("text", "square", "long-text")
+"""Maestro's element traits (``traits: text square``; all must hold)."""
 AI_COMMANDS = frozenset({"assertWithAI", "assertNoDefectsWithAI", "extractTextWithAI"})

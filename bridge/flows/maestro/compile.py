@@ -23,6 +23,7 @@ Callers: ``bridge.flows.compile.FlowLoader`` hands a file here when ``is_maestro
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Mapping
@@ -92,6 +93,23 @@ def _names(node: yaml.Node | None) -> list[str]:
     return out
 
 
+_MOBRIDGE_INPUT_KEYS = frozenset({"into", "secret", "verify", "submit"})
+"""Keys only mobridge's ``inputText`` has (Maestro's reader would ignore them)."""
+
+
+def _mobridge_inputs(node: yaml.Node | None) -> int:
+    """How many ``inputText`` mappings use a key only mobridge's ``inputText`` has."""
+    count = 0
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            if isinstance(item, yaml.MappingNode) and len(item.value) == 1:
+                k, v = item.value[0]
+                if getattr(k, "value", None) == "inputText" and isinstance(v, yaml.MappingNode):
+                    keys = {getattr(x, "value", "") for x, _ in v.value}
+                    count += bool(keys & _MOBRIDGE_INPUT_KEYS)
+    return count
+
+
 def _closeness(name: str, names: Any) -> float:
     low = name.lower()
     return max((difflib.SequenceMatcher(None, low, n.lower()).ratio() for n in names), default=0.0)
@@ -101,8 +119,9 @@ def is_maestro(source: Source) -> bool | None:
     """Whether a file is written in Maestro's format, by its shape: the commands it uses (a
     Maestro-only name such as ``tapOn``, or a mobridge-only one such as ``tap``), the header's
     keys, and shapes only Maestro has (``inputText: some text``). None: nothing tells (the
-    file uses only names both formats share); the loader then tries mobridge's format first
-    and Maestro's when that fails."""
+    file uses only names both formats share) or both do (a broken file mixing them); the
+    loader then tries mobridge's format first and Maestro's when that fails, and reports
+    the reading with fewer mistakes."""
     docs = source.documents
     if not docs:
         return False
@@ -125,12 +144,15 @@ def is_maestro(source: Source) -> bool | None:
                 names.extend(_names(v))
     maestro_only = sum(1 for n in names if n in c.COMMANDS and n not in m.STEPS)
     mobridge_only = sum(1 for n in names if n in m.STEPS and n not in c.COMMANDS)
+    mobridge_only += _mobridge_inputs(docs[1] if len(docs) > 1 else None)
     for name in names:  # a misspelt name counts for the format whose name it is closest to
         if name not in c.COMMANDS and name not in m.STEPS and name not in m.MODIFIERS:
             near_ours, near_theirs = _closeness(name, m.STEPS), _closeness(name, c.COMMANDS)
             if max(near_ours, near_theirs) >= 0.6 and near_ours != near_theirs:
                 maestro_only += int(near_theirs > near_ours)
                 mobridge_only += int(near_ours > near_theirs)
+    if maestro_only and mobridge_only:  # mixed (a broken file): whichever reads it better
+        return None
     if maestro_only or mobridge_only:
         return maestro_only >= mobridge_only
     steps = docs[1] if len(docs) > 1 else None
@@ -405,13 +427,24 @@ class MaestroContext:
             if isinstance(item, yaml.ScalarNode) or spec.scalar is None:
                 raise source.error(name_node, f"{name} needs a value ({name}: ...)")
         label, optional, when_data = None, False, None
+        ignored: tuple[str, ...] = ()
         if isinstance(value, dict):
             unknown = [k for k in value if k not in spec.keys]
-            if unknown:
+            if unknown and name in c.LENIENT:  # Maestro reads these leniently: so do we
+                ignored = tuple(str(k) for k in unknown)
+                value = {k: v for k, v in value.items() if k in spec.keys}
+            elif unknown:
                 key = unknown[0]
+                at = _key_node(value_node, key) or value_node
+                if key == "timeout" and name in c.NO_TIMEOUT:
+                    raise source.error(
+                        at,
+                        f"{name} has no timeout in Maestro (it waits a few seconds by "
+                        "itself); to wait longer use extendedWaitUntil: {visible: ..., "
+                        "timeout: ...}",
+                    )
                 near = difflib.get_close_matches(key, sorted(spec.keys), n=1, cutoff=0.6)
                 hint = f"did you mean {near[0]!r}? " if near else ""
-                at = _key_node(value_node, key) or value_node
                 raise source.error(
                     at, f"unknown key {key!r} in {name}; {hint}keys: {', '.join(sorted(spec.keys))}"
                 )
@@ -430,6 +463,8 @@ class MaestroContext:
             action = self.action(name, value, value_node)
         except Mistake as exc:
             raise self._at(value_node, exc.path, f"{name}: {exc.message}") from None
+        if ignored and isinstance(action, a.Typing):
+            action = dataclasses.replace(action, ignored=ignored)
         return Step(
             kind=name,
             place=place,
@@ -629,6 +664,13 @@ class MaestroContext:
     def _run_script(self, value: Any, node: yaml.Node) -> Any:
         spec = value if isinstance(value, dict) else {"file": value}
         file = spec.get("file")
+        if isinstance(file, str) and ("\n" in file.strip() or len(file) > 1024):
+            raise self._at(
+                node,
+                ("file",) if isinstance(value, dict) else (),
+                "runScript names a .js file; this value is several lines of code (put them "
+                "in a file, or use evalScript for one JavaScript expression)",
+            )
         if not isinstance(file, str) or not file:
             raise self._at(
                 node,
@@ -734,16 +776,14 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             delay = _int(spec.get("delay", 100), ("delay",), 0, 10_000)
             if name == "doubleTapOn":
                 repeat, delay = 2, _int(spec.get("delay", 100), ("delay",), 0, 10_000)
+            relative = None
             if spec.get("point") is not None:
-                if any(k in spec for k in c.SELECTOR_KEYS):
-                    raise Mistake(("point",), "point is the target: drop the selector keys")
                 x, y, percent = _point(spec["point"], ("point",))
-                return a.AtPoint(what, x, y, percent, repeat, delay)
-            target = pick(value, ())
-            wait = DEFAULT_WAIT_MS
-            if spec.get("waitUntilVisible") is False:
-                wait = DEFAULT_WAIT_MS
-            return a.OnElement(what, target, repeat, delay, wait)
+                if not any(k in spec for k in c.SELECTOR_KEYS):
+                    return a.AtPoint(what, x, y, percent, repeat, delay)
+                relative = (x, y, percent)  # a point inside the element (Maestro's relativePoint)
+            target = pick({k: v for k, v in spec.items() if k != "point"} or value, ())
+            return a.OnElement(what, target, repeat, delay, DEFAULT_WAIT_MS, relative)
         case "assertVisible" | "assertNotVisible":
             return a.Visible(pick(value, ()), name == "assertVisible", DEFAULT_WAIT_MS)
         case "copyTextFrom":
@@ -795,6 +835,15 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             return a.Typing("randomEmail")
         case "inputRandomPersonName":
             return a.Typing("randomPersonName")
+        case "inputRandomCityName" | "inputRandomCountryName" | "inputRandomColorName":
+            return a.Typing("random" + name.removeprefix("inputRandom"))
+        case "setDarkMode" | "toggleDarkMode" | "assertDarkMode" | "assertLightMode":
+            if name == "setDarkMode":
+                raw = spec.get("value") if isinstance(value, dict) else scalar
+                _enum(raw, ("value",) if isinstance(value, dict) else (), ("ENABLED", "DISABLED"))
+            return a.Refuse(
+                f"{name}: the hub has no appearance (dark mode) action for any device yet"
+            )
         case "eraseText":
             raw = spec.get("charactersToErase", 50) if isinstance(value, dict) else (scalar or 50)
             return a.Erase(_int(raw, ("charactersToErase",), 0, 10_000))
@@ -816,7 +865,31 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
                     "launchApp clearKeychain: no device here can clear a keychain through its "
                     "agent (drop clearKeychain, or clear it on the device by hand)"
                 )
-            return launch
+            if perms is None and args is None:
+                return launch
+            wanted: dict[str, str] = {}
+            skipped: list[str] = []
+            verbs = {"allow": "grant", "deny": "revoke", "unset": "reset"}
+            for name_, said_ in (perms or {}).items():
+                verb = verbs[str(said_).lower()]
+                key = str(name_).lower()
+                if key == "all":
+                    wanted.update({p: verb for p in dict.fromkeys(c.PERMISSIONS.values())})
+                elif key in c.PERMISSIONS:
+                    wanted[c.PERMISSIONS[key]] = verb
+                else:
+                    skipped.append(str(name_))
+            if isinstance(args, list):
+                pairs = tuple((_text(v), "") for v in args)
+            else:
+                pairs = tuple((str(k), _text(v)) for k, v in (args or {}).items())
+            if len(pairs) > 32 or any(not 0 < len(k) <= 64 or len(v) > 1024 for k, v in pairs):
+                raise Mistake(
+                    ("arguments",),
+                    "at most 32 arguments, each a name of 1-64 characters and a value of at "
+                    "most 1024",
+                )
+            return a.LaunchApp(launch, tuple(wanted.items()), tuple(skipped), pairs)
         case "stopApp":
             app = spec.get("appId") if isinstance(value, dict) else scalar
             return StopApp(_text(app) if app is not None else app_id)
@@ -886,6 +959,8 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             path = spec.get("path") if isinstance(value, dict) else scalar
             if path is None:
                 raise Mistake(("path",), "needs a path (a name for the screenshot)")
+            if spec.get("cropOn") is not None:
+                return a.Screenshot(_shot_name(_text(path)), pick(spec["cropOn"], ("cropOn",)))
             return TakeScreenshot(_shot_name(_text(path)))
         case "assertScreenshot":
             path = spec.get("path") if isinstance(value, dict) else scalar
@@ -912,12 +987,29 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             timeout = _int(
                 spec.get("timeout", 20_000), ("timeout",), -MAX_TIMEOUT_MS, MAX_TIMEOUT_MS
             )
-            timeout = max(timeout, 0)  # Maestro clamps; so do we
-            _int(spec.get("speed", 40), ("speed",), -1000, 1000)
-            _int(spec.get("visibilityPercentage", 100), ("visibilityPercentage",), -1000, 1000)
-            if "centerElement" in spec and not isinstance(spec["centerElement"], bool):
+            if timeout < 0:  # Maestro takes a negative timeout for its default
+                timeout = 20_000
+            speed = _int(spec.get("speed", 40), ("speed",), -1000, 1000)
+            swipe_ms = int(1000 * (100 - speed) / 100) + 1
+            if swipe_ms < 0:  # Maestro: a speed over 100 is its default
+                swipe_ms = 601
+            swipe_ms = min(max(swipe_ms, 50), 10_000)
+            seen = _int(
+                spec.get("visibilityPercentage", 100), ("visibilityPercentage",), -1000, 1000
+            )
+            center = spec.get("centerElement", False)
+            if isinstance(center, str) and center.lower() in ("true", "false"):
+                center = center.lower() == "true"
+            if not isinstance(center, bool):
                 raise Mistake(("centerElement",), "centerElement is true or false")
-            return a.ScrollTo(pick(spec["element"], ("element",)), direction, timeout)
+            return a.ScrollTo(
+                pick(spec["element"], ("element",)),
+                direction,
+                timeout,
+                swipe_ms,
+                min(max(seen, 0), 100),  # clamped as Maestro clamps it
+                center,
+            )
         case "setLocation":
             if not isinstance(value, dict):
                 raise Mistake((), "needs latitude and longitude")
@@ -939,8 +1031,8 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
                         _float(parts[1], ("points", i), -180, 180),
                     )
                 )
-            speed = _float(spec.get("speed", 7.9), ("speed",), 0.01, 1e6)
-            return a.Travel(tuple(out), speed)
+            mps = _float(spec.get("speed", 7.9), ("speed",), 0.01, 1e6)
+            return a.Travel(tuple(out), mps)
         case "addMedia":
             files = value if isinstance(value, list) else spec.get("files")
             if not isinstance(files, list) or not files:
@@ -959,6 +1051,10 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             return a.Network(None)
         case "setOrientation":
             raw = spec.get("orientation") if isinstance(value, dict) else scalar
+            squeezed = str(raw).replace("_", "").replace("-", "").upper()
+            for name_ in c.ORIENTATIONS:  # newer Maestro also reads landscapeLeft
+                if name_.replace("_", "") == squeezed:
+                    raw = name_
             word = _enum(
                 raw, ("orientation",) if isinstance(value, dict) else (), tuple(c.ORIENTATIONS)
             )
@@ -1171,19 +1267,34 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
             relations.append(("containsChild", pick(item, (*path, "containsDescendants", i))))
         said.append(f"containing {len(items)} descendants")
     unsupported = None
+    traits: tuple[str, ...] = ()
     if value.get("traits") is not None:
-        unsupported = "traits (text, square, long-text) are not among mobridge's selectors"
+        words = _text(value["traits"]).lower().replace(",", " ").split()
+        for word in words:
+            if word not in c.TRAITS:
+                raise Mistake(
+                    (*path, "traits"), f"a trait is text, square or long-text, not {word!r}"
+                )
+        traits = tuple(dict.fromkeys(words))
+        said.append(f"traits {' '.join(traits)}")
     if value.get("css") is not None:
-        unsupported = "css selects web content, which mobridge does not target yet"
+        unsupported = (
+            "css selects a web page's elements, and mobridge's snapshots hold accessibility "
+            "nodes, not the page's DOM (select by text or id)"
+        )
     state = QueryState(**states) if states else None
     if text_m is None and resource_id is None and state is None and within is None:
-        if not relations and id_regex is None and size is None and unsupported is None:
-            if index is None:
-                raise Mistake(
-                    path,
-                    "a selector needs text, id, a state or a relation ('label' "
-                    "names the step in Maestro; for the element's words use "
-                    "text)",
+        if (
+            not relations
+            and id_regex is None
+            and size is None
+            and unsupported is None
+            and not traits
+        ):
+            if index is None:  # Maestro loads it (and matches any element): refused at the step
+                unsupported = (
+                    "names no element: it needs text, id, a state or a relation ('label' "
+                    "names the step in Maestro; for the element's words use text)"
                 )
     query = (
         SemanticQuery(
@@ -1196,7 +1307,9 @@ def pick(value: Any, path: tuple[str | int, ...]) -> a.Pick:
         if (text_m or resource_id or state or within)
         else _ANY
     )
-    return a.Pick(query, index, tuple(relations), size, id_regex, unsupported, " ".join(said))
+    return a.Pick(
+        query, index, tuple(relations), size, id_regex, unsupported, " ".join(said), traits
+    )
 
 
 _ANY = SemanticQuery(state=QueryState())

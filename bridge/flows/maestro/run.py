@@ -48,6 +48,9 @@ MAX_ERASE_KEYS = 200
 _VERBS = {"tap": ActionVerb.CLICK, "longPress": ActionVerb.LONG_CLICK}
 _FIRST_NAMES = ("Ada", "Alan", "Grace", "Linus", "Margaret", "Dennis", "Barbara", "Ken")
 _LAST_NAMES = ("Lovelace", "Turing", "Hopper", "Torvalds", "Hamilton", "Ritchie", "Liskov")
+_CITIES = ("Lisbon", "Nairobi", "Osaka", "Quito", "Tromso", "Adelaide", "Montreal", "Porto")
+_COUNTRIES = ("Portugal", "Kenya", "Japan", "Ecuador", "Norway", "Australia", "Canada")
+_COLORS = ("Red", "Teal", "Amber", "Indigo", "Olive", "Maroon", "Coral", "Navy")
 
 
 def start_host(runner: FlowRunner, flow: Flow) -> ScriptHost:
@@ -159,11 +162,21 @@ async def _execute(
         case a.Typing():
             text = _typed(host, action)
             report.expected = "typed into the focused input"
+            for key in action.ignored:
+                report.notes.append(f"inputText: {key!r} ignored, as Maestro ignores it")
             report.action_result = await runner._call(dev.type_focused(text))
         case a.Erase(count=count):
             await _erase(runner, count, report)
         case a.SwipeSpec():
             await _swipe(runner, action, report)
+        case a.LaunchApp():
+            await _launch(runner, action, report)
+            if action.arguments:
+                await _open_with_arguments(runner, action, report)
+            else:
+                await _again(runner, host, step, action.launch, report)
+        case a.Screenshot():
+            await _cropped_shot(runner, action, report)
         case a.ScreenScroll():
             report.action_result = await _swipe_dir(runner, "UP", None, 400)
         case a.ScrollTo():
@@ -208,6 +221,21 @@ def _center(node: Any) -> tuple[int, int] | None:
     return (b[0] + b[2]) // 2, (b[1] + b[3]) // 2
 
 
+def _inside(node: Any, relative: tuple[float, float, bool]) -> tuple[int, int] | None:
+    """The point ``relative`` names inside ``node``'s bounds (percent of its size, or pixels
+    from its top-left corner), kept inside the bounds."""
+    b = node.bounds
+    if b is None:
+        return None
+    x, y, percent = relative
+    w, h = b[2] - b[0], b[3] - b[1]
+    dx, dy = (w * x / 100, h * y / 100) if percent else (x, y)
+    return (
+        int(min(b[0] + dx, b[2] - 1 if w > 0 else b[0])),
+        int(min(b[1] + dy, b[3] - 1 if h > 0 else b[1])),
+    )
+
+
 def _short_id(resource_id: str | None) -> str:
     if resource_id is None:
         return ""
@@ -230,6 +258,8 @@ async def _matches(runner: FlowRunner, pick: a.Pick) -> list[FindMatch]:
                 for i in (m.node.resource_id, _short_id(m.node.resource_id), m.node.automation_id)
             )
         ]
+    if pick.traits:
+        items = [m for m in items if all(_has_trait(m.node, t) for t in pick.traits)]
     if pick.size is not None:
         w, h, tol = pick.size
         kept = []
@@ -252,6 +282,19 @@ async def _matches(runner: FlowRunner, pick: a.Pick) -> list[FindMatch]:
         anchor = anchors[0].node
         items = _related(items, relation, anchor)
     return items
+
+
+def _has_trait(node: Any, trait: str) -> bool:
+    """Maestro's traits: ``text`` (the element has a text), ``long-text`` (over 200
+    characters), ``square`` (width / height within 3 % of 1)."""
+    if trait == "text":
+        return bool(node.text)
+    if trait == "long-text":
+        return len(node.text or "") > 200
+    b = node.bounds
+    if b is None or b[3] <= b[1]:
+        return False
+    return bool(abs(1.0 - (b[2] - b[0]) / (b[3] - b[1])) < 0.03)
 
 
 def _related(items: list[FindMatch], relation: str, anchor: Any) -> list[FindMatch]:
@@ -369,6 +412,18 @@ async def _on_element(
     for i in range(action.repeat):
         if i:
             await anyio.sleep(action.delay_ms / 1000)
+        if action.relative is not None:  # a point inside the element, as a gesture there
+            match = await _one(runner, pick, report)
+            at = _inside(match.node, action.relative)
+            if at is None:
+                raise _failed(f"{pick.said} has no bounds to {action.what} inside")
+            kind = {
+                "tap": GestureKind.TAP,
+                "doubleTap": GestureKind.DOUBLE_TAP,
+                "longPress": GestureKind.LONG_PRESS,
+            }[action.what]
+            report.action_result = await runner._call(runner.device.gesture(kind, [at]))
+            continue
         if action.what == "doubleTap":
             match = await _one(runner, pick, report)
             center = _center(match.node)
@@ -455,6 +510,12 @@ def _typed(host: ScriptHost, action: a.Typing) -> str:
             return f"{user}@example.com"
         case "randomPersonName":
             return f"{secrets.choice(_FIRST_NAMES)} {secrets.choice(_LAST_NAMES)}"
+        case "randomCityName":
+            return secrets.choice(_CITIES)
+        case "randomCountryName":
+            return secrets.choice(_COUNTRIES)
+        case "randomColorName":
+            return secrets.choice(_COLORS)
     alphabet = string.ascii_letters + string.digits
     return "".join(secrets.choice(alphabet) for _ in range(action.length))
 
@@ -530,28 +591,168 @@ async def _swipe(runner: FlowRunner, action: a.SwipeSpec, report: StepReport) ->
 
 
 async def _scroll_to(runner: FlowRunner, action: a.ScrollTo, report: StepReport) -> str:
-    """Swipe toward ``direction`` until the element is on screen (``firstVisible``)."""
+    """Swipe from the screen's centre (``direction``: where the content comes from; each
+    swipe ``swipe_ms`` long) until ``visibility`` percent of the element is on screen —
+    with ``center``, until its centre is near the screen's (at most 4 more swipes once it
+    shows) — within ``timeout_ms``."""
     pick = action.pick
-    query = msgspec.structs.replace(pick.query, first_visible=True, nth=pick.index)
-    visible = dataclasses.replace(pick, query=query)
     report.expected = f"{pick.said} on screen"
     swipe = {"DOWN": "UP", "UP": "DOWN", "LEFT": "RIGHT", "RIGHT": "LEFT"}[action.direction]
+    shown = await runner._call(runner.device.display())
+    width, height = shown.width, shown.height
     deadline = time.monotonic() + action.timeout_ms / 1000
-    swipes = 0
+    swipes = centring = 0
     while True:
-        if pick.simple:
-            found = await runner._call(runner.device.find(query))
-            if found.matches:
-                return f"on screen after {swipes} swipe{'s' if swipes != 1 else ''}"
-        elif await _matches(runner, visible):
-            return f"on screen after {swipes} swipes"
+        seen, bounds = await _most_on_screen(runner, pick, width, height)
+        if action.center and seen > 0.1 and bounds is not None and centring <= 4:
+            if _near_centre(bounds, swipe, width, height):
+                return f"centred after {swipes} swipe{'s' if swipes != 1 else ''}" + (
+                    f" of {action.swipe_ms} ms"
+                )
+            centring += 1  # a slow swipe from the element's centre to the screen's
+            start = ((bounds[0] + bounds[2]) // 2, (bounds[1] + bounds[3]) // 2)
+            end = (start[0], height // 2) if swipe in ("UP", "DOWN") else (width // 2, start[1])
+            slow = max(action.swipe_ms, 1000)
+            report.action_result = await runner._call(
+                runner.device.swipe_on_screen([start, end], slow)
+            )
+            swipes += 1
+            if (await _most_on_screen(runner, pick, width, height))[0] <= 0.1:
+                report.action_result = await runner._call(  # overshot: back where it was
+                    runner.device.swipe_on_screen([end, start], slow)
+                )
+                report.notes.append(
+                    f"centerElement: centring moved {pick.said} off the screen (this list "
+                    "scrolls further than the swipe); swiped back, it is shown uncentred"
+                )
+                return f"on screen after {swipes + 1} swipes of {action.swipe_ms} ms"
+            continue
+        if seen > 0 and seen >= action.visibility / 100:
+            return f"on screen after {swipes} swipe{'s' if swipes != 1 else ''}" + (
+                f" of {action.swipe_ms} ms"
+            )
         if time.monotonic() >= deadline or swipes >= 200:
             raise _failed(
                 f"{pick.said} not on screen after {swipes} swipes ({action.timeout_ms} ms)",
                 ErrorCode.NODE_NOT_FOUND,
             )
-        report.action_result = await _swipe_dir(runner, swipe, None, 400)
+        report.action_result = await _swipe_from_centre(runner, swipe, action.swipe_ms)
         swipes += 1
+
+
+async def _most_on_screen(
+    runner: FlowRunner, pick: a.Pick, width: int, height: int
+) -> tuple[float, tuple[int, int, int, int] | None]:
+    """The largest share on screen of an element ``pick`` selects now (its ``index`` when
+    given), and that element's bounds (0 and None: none is there)."""
+    items = await _matches(runner, pick)
+    if pick.index is not None:
+        items = items[pick.index : pick.index + 1]
+    best: tuple[float, tuple[int, int, int, int] | None] = (0.0, None)
+    for m in items:
+        share = _visible_share(m.node.bounds, width, height)
+        if share > best[0]:
+            best = (share, m.node.bounds)
+    return best
+
+
+def _visible_share(bounds: Any, width: int, height: int) -> float:
+    """The share of an element's area on a ``width`` x ``height`` screen (0 to 1)."""
+    if bounds is None:
+        return 0.0
+    x1, y1, x2, y2 = bounds
+    area = (x2 - x1) * (y2 - y1)
+    if area <= 0:
+        return 0.0
+    if x1 <= 0 and y1 <= 0 and x2 >= width and y2 >= height:
+        return 1.0
+    seen_w = max(0, min(x2, width) - max(x1, 0))
+    seen_h = max(0, min(y2, height) - max(y1, 0))
+    return float(seen_w * seen_h) / float(area)
+
+
+def _near_centre(bounds: Any, direction: str, width: int, height: int) -> bool:
+    """Maestro's "near the centre" for a swipe ``direction`` (UP: the content moves up):
+    the element's centre within a fifth of the screen past the middle, on the side the
+    content comes from."""
+    x1, y1, x2, y2 = (float(v) for v in bounds)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    if direction in ("UP", "DOWN"):
+        margin = height / 5
+        return cy < height / 2 + margin if direction == "UP" else cy > height / 2 - margin
+    margin = width / 5
+    return cx < width / 2 + margin if direction == "LEFT" else cx > width / 2 - margin
+
+
+async def _swipe_from_centre(runner: FlowRunner, swipe: str, duration_ms: int) -> Any:
+    """A swipe ``swipe`` (UP: the content moves up) starting at the screen's centre."""
+    (x1, y1), (x2, y2) = _DIRS[swipe]
+    start = await _xy(runner, 50, 50, True)
+    end = await _xy(runner, min(max(50 + x2 - x1, 0), 100), min(max(50 + y2 - y1, 0), 100), True)
+    return await runner._call(runner.device.swipe_on_screen([start, end], duration_ms))
+
+
+async def _launch(runner: FlowRunner, action: a.LaunchApp, report: StepReport) -> None:
+    """``launchApp``'s permissions, set before the app opens (a grant is approved: the flow
+    said allow), and what could not be applied named on the report."""
+    from bridge.flows.runner import StepFailed
+
+    app = action.launch.app_id
+    dev: Any = runner.device
+    for name in action.skipped:
+        report.notes.append(f"launchApp: permission {name!r} is not one mobridge sets; skipped")
+    for permission, verb in action.permissions:
+
+        async def ask(confirm: Any, p: str = permission, v: str = verb) -> Any:
+            return await dev.permission(v, app, p, confirm=confirm)
+
+        try:
+            await runner._approved(ask, True)
+        except StepFailed as failed:
+            raise StepFailed(
+                f"launchApp permissions: {permission} {verb}: {failed.message}",
+                refusal=failed.refusal,
+                result=failed.result,
+            ) from None
+    if action.permissions:
+        said = ", ".join(f"{p} {v}" for p, v in action.permissions)
+        report.notes.append(f"launchApp: permissions set before launch ({said})")
+
+
+async def _open_with_arguments(runner: FlowRunner, action: a.LaunchApp, report: StepReport) -> None:
+    """``launchApp`` with ``arguments``: its ``clearState`` first (the hub's app.clear), then
+    APP_OPEN carrying them (a device that takes none refuses: ACTION_UNSUPPORTED)."""
+    from bridge.flows.compile import AppManage
+    from bridge.flows.runner import _checked
+    from bridge.wire.enums import AppAction
+
+    launch = action.launch
+    if launch.clear_state:
+        report.action_result = await runner._manage(AppManage("clear", launch.app_id, approve=True))
+    arguments = dict(action.arguments)
+    report.expected = f"{launch.app_id} open with {', '.join(arguments)}"
+    result = await runner._call(
+        runner.device.app(AppAction.APP_OPEN, launch.app_id, arguments=arguments)
+    )
+    report.action_result = _checked(result)
+
+
+async def _cropped_shot(runner: FlowRunner, action: a.Screenshot, report: StepReport) -> None:
+    """``takeScreenshot`` with ``cropOn``: the element found (waited for as a tap waits),
+    then the screenshot cut to its bounds (scaled from screen points to the picture)."""
+    pick = action.crop
+    if pick.unsupported is not None:
+        raise _failed(f"cropOn {pick.said}: {pick.unsupported}", ErrorCode.ACTION_UNSUPPORTED)
+    await _wait_present(runner, pick, 7000)
+    match = await _one(runner, pick, report)
+    bounds = match.node.bounds
+    if bounds is None:
+        raise _failed(f"cropOn {pick.said}: the element has no bounds to crop to")
+    shown = await runner._call(runner.device.display())
+    report.expected = f"a screenshot of {pick.said}"
+    report.screenshot = await runner._screenshot(
+        action.name, quiet=False, crop=(bounds, shown.width, shown.height)
+    )
 
 
 # ---- device state -----------------------------------------------------------------------------

@@ -193,8 +193,10 @@ def test_mistakes_are_placed_once_per_file_with_real_suggestions(tmp_path: Path)
     assert not any("killApp" in m for m in mine)  # a real Maestro command: no "installApp"
     assert mine[3] == "bad.yaml:6:3: unknown command 'inputTxt'; did you mean 'inputText'?"
     assert mine[4].startswith("bad.yaml:7:47: scrollUntilVisible: expected one of UP, DOWN")
-    assert "'label' names the step in Maestro" in mine[5]
-    assert mine[6].startswith("bad.yaml:9:15: evalScript: ${output.x =}: SyntaxError")
+    assert not any(
+        "names no element" in m for m in mine
+    )  # loads as in Maestro; refused at its step
+    assert mine[5].startswith("bad.yaml:9:15: evalScript: ${output.x =}: SyntaxError")
     assert result.loaded == 0 and len(result.files) == 4  # shared.yaml's callers fail too
 
 
@@ -286,3 +288,81 @@ def test_recorded_targets_become_escaped_maestro_selectors() -> None:
     import re2
 
     assert re2.compile(text.value).search("Total: $9.99 (incl.)")
+
+
+def test_maestro_leniencies_load_as_maestro_reads_them(tmp_path: Path) -> None:
+    """What Maestro's reader accepts loads here too: keys ``inputText`` ignores (named on
+    the step), a selector naming no element (refused at its step, not at load), a point
+    inside an element, and the newer random-input and appearance commands."""
+    flow = load(
+        tmp_path,
+        "appId: a.b\n---\n- inputText: {id: field, text: hi, redact: true}\n"
+        "- assertVisible: {label: 'Read only'}\n- tapOn: {id: body, point: '50%,25%'}\n"
+        "- inputRandomCityName\n- setDarkMode: ENABLED\n",
+    )
+    typing, empty, inside, city, dark = (s.action for s in flow.steps)
+    assert isinstance(typing, a.Typing) and typing.ignored == ("id",) and typing.text == "hi"
+    assert isinstance(empty, a.Visible) and empty.pick.unsupported is not None
+    assert "names no element" in empty.pick.unsupported
+    assert flow.steps[1].label == "Read only"
+    assert isinstance(inside, a.OnElement) and inside.relative == (50.0, 25.0, True)
+    assert inside.pick.query.resource_id == "body"
+    assert isinstance(city, a.Typing) and city.kind == "randomCityName"
+    assert isinstance(dark, a.Refuse) and "dark mode" in dark.reason
+
+
+def test_what_maestro_rejects_says_why_in_one_line(tmp_path: Path) -> None:
+    waited = mistakes(
+        tmp_path, "appId: a.b\n---\n- tapOn: Go\n- assertVisible: {text: Hi, timeout: 900}\n"
+    )
+    assert len(waited) == 1 and "use extendedWaitUntil" in waited[0]
+    assert waited[0].startswith("flow.yaml:4:")
+    shell = mistakes(
+        tmp_path, "appId: a.b\n---\n- runScript: |\n    UUID=$(uuidgen)\n    echo $UUID\n", "s.yaml"
+    )
+    assert len(shell) == 1 and "\n" not in shell[0] and "several lines of code" in shell[0]
+
+
+def test_a_missing_subflow_fails_at_load_as_in_maestro(tmp_path: Path) -> None:
+    """Maestro resolves ``runFlow`` and ``runScript`` files while it parses a flow (relative
+    to the including file) and rejects the flow when one is missing; so does the loader."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "common.yaml").write_text("appId: a.b\n---\n- back\n")
+    ok = load(tmp_path, "appId: a.b\n---\n- runFlow: sub/common.yaml\n")
+    assert isinstance(ok.steps[0].action, RunFlow)
+    flow_missing = mistakes(tmp_path, "appId: a.b\n---\n- runFlow: ../common.yaml\n", "f.yaml")
+    script_missing = mistakes(tmp_path, "appId: a.b\n---\n- runScript: setup.js\n", "g.yaml")
+    assert "no such file" in flow_missing[0] and "no such file" in script_missing[0]
+
+
+def test_check_skips_a_config_file_without_commands(tmp_path: Path) -> None:
+    """Maestro never takes a file named ``config`` for a flow; one holding only a header
+    (appId, env, tags) is configuration, not a failing flow."""
+    (tmp_path / "config.yml").write_text("appId: a.b\nenv:\n  X: '1'\ntags: [smoke]\n---\n")
+    (tmp_path / "one.yaml").write_text("appId: a.b\n---\n- back\n")
+    result = check([str(tmp_path)], {}, {})
+    assert [Path(f).name for f, _ in result.files] == ["one.yaml"]
+    assert result.loaded == 1
+
+
+def test_a_file_mixing_both_formats_is_read_as_the_one_with_fewer_mistakes(
+    tmp_path: Path,
+) -> None:
+    """More mobridge-only names than Maestro-only ones no longer decide alone: both readings
+    are tried and the one with fewer mistakes is reported."""
+    text = (
+        "appId: a.b\n---\n- launchApp\n"
+        + "- tapOn: Home\n- scroll: {direction: DOWN, duration: 1000}\n- wait: 2000\n" * 2
+        + "- wait: 10\n"
+    )
+    lines = mistakes(tmp_path, text)
+    assert any("unknown command 'wait'" in line for line in lines), lines
+    assert not any("unknown step 'tapOn'" in line for line in lines)
+
+
+def test_orientation_names_in_both_spellings(tmp_path: Path) -> None:
+    from bridge.flows.compile import SetOrientation
+
+    flow = load(tmp_path, "appId: a.b\n---\n- setOrientation: landscapeLeft\n- tapOn: x\n")
+    assert isinstance(flow.steps[0].action, SetOrientation)
+    assert flow.steps[0].action.orientation.value == "landscape"

@@ -2,10 +2,23 @@
 ``corpus/SOURCES.tsv``) loads with ``mobridge test --check`` as written.
 
 Two figures: the share of every file, and the share of the files Maestro itself can read —
-Maestro reads ``runFlow`` and ``runScript`` files when it parses a flow, so a flow whose
-repository does not hold a file it names (Rocket.Chat's flows need an untracked
-``e2e_account.js``; documentation snippets name files of an imagined project) does not load
-in Maestro either. Every file that does not load says why in one line.
+Maestro resolves ``runFlow`` and ``runScript`` files when it parses a flow (relative to the
+including file; a missing one is ``InvalidFlowFile`` before any step runs, in 1.39 and in
+its newer reader alike), so a flow whose repository does not hold a file it names does not
+load in Maestro either. Each such file was checked against its repository at the recorded
+revision: Rocket.Chat's flows need ``e2e_account.js``, which is git-ignored (made from
+``e2e_account.example.js``); an Edge flow moved to ``maestro-disabled/`` still names
+``../common/``, which stayed in ``maestro/``; Mallory's and Thunderbird's name a helper one
+directory off; documentation snippets name files of an imagined project. Every file that
+does not load says why in one line.
+
+Measured (``check`` over the whole corpus, Maestro's format installed as the CLI installs
+it, 2026-12-03): 601 of 697 flow files load (86.2 %); 601 of the 624 that name no missing
+file (96.3 %). The 89 files added last (Thunderbird, Mallory, start-ui-native, Visio,
+DisCard, Coves) loaded 64 of 89 (71.9 %) before the loader was changed for them, 67 of 89
+after; the rest are mistakes Maestro rejects too (``assertVisible`` with ``timeout``, shell
+code given to ``runScript``, ``clearInput``, ``when: {env: ...}``, a flow without a header,
+a helper one directory off).
 """
 
 from __future__ import annotations
@@ -22,7 +35,7 @@ REDISTRIBUTABLE = {"Apache-2.0", "MIT", "AGPL-3.0", "BSD-3-Clause"}
 def test_the_corpus_loads_as_written() -> None:
     result = check([str(CORPUS)], {}, {})
     total = len(result.files)
-    assert total >= 500
+    assert total >= 690
     failing = [(f, errors) for f, errors in result.files if errors]
     for file, errors in failing:
         assert errors[0].message and "\n" not in str(errors[0]), file
@@ -34,8 +47,8 @@ def test_the_corpus_loads_as_written() -> None:
         f"corpus: {result.loaded} of {total} load ({share_all:.1%}); {result.loaded} of "
         f"{readable} that name no missing file ({share_readable:.1%})"
     )
-    assert share_readable >= 0.95
-    assert share_all >= 0.85
+    assert share_readable >= 0.96
+    assert share_all >= 0.86
 
 
 def test_every_corpus_file_has_a_source_and_a_licence() -> None:
