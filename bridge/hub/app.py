@@ -463,10 +463,17 @@ class Hub:
         holder: dict[str, DeviceRuntime] = {}
         mailbox = _Mailbox()
 
+        def received(push: TreePush) -> None:
+            dev = holder.get("device")
+            if dev is not None:
+                dev.received_capture = push.tree.capture  # a secret's hold ends after it
+
         async def on_tree(push: TreePush) -> None:
+            received(push)
             mailbox.put(push)
 
         async def on_update(push: TreePush, changed: Changed) -> None:
+            received(push)
             mailbox.put(push, changed)
 
         async def on_status(status: AgentStatus) -> None:
@@ -522,6 +529,7 @@ class Hub:
             else:
                 self.service.media.pop(device.id, None)
             holder["device"] = device
+            device.received_capture = 0
             device.current = None  # the first tree after (re)connecting resyncs everyone
             self.log.info("agent_linked", device=device.id, url=target.url)
 
