@@ -321,7 +321,11 @@ class Hub:
                         f"ws://127.0.0.1:{sim_port}",
                         sim_token,
                         stage_package=sim.stage_package,
-                        media=SimMedia(sim.log, scene=sim.current_scene),
+                        media=SimMedia(
+                            sim.log,
+                            scene=sim.current_scene,
+                            recorder=sim.config.device_recorder,
+                        ),
                         web=sim.webview,
                     ),
                 )
@@ -357,7 +361,11 @@ class Hub:
                             f"ws://127.0.0.1:{extra_port}",
                             extra_token,
                             stage_package=extra.stage_package,
-                            media=SimMedia(extra.log, scene=extra.current_scene),
+                            media=SimMedia(
+                                extra.log,
+                                scene=extra.current_scene,
+                                recorder=extra.config.device_recorder,
+                            ),
                             web=extra.webview,
                         ),
                     )

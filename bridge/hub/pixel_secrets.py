@@ -24,23 +24,37 @@ from bridge.hub.device import DeviceRuntime
 from bridge.hub.memory_bounds import display_size
 
 
-async def mask_picture(device: DeviceRuntime, png: bytes | None) -> bytes | None:
-    """``png`` with the secret-holding fields of ``device``'s screen blacked out; the same
-    bytes when none shows; None when it needed masking but is not a picture the hub
-    decodes."""
-    cap = device.current
-    if png is None or cap is None:
+async def mask_picture(
+    device: DeviceRuntime, png: bytes | None, before: MaskPlan = CLEAR
+) -> bytes | None:
+    """``png`` with the secret-holding fields of ``device``'s screen blacked out (those of
+    ``before``, the plan read before the picture was asked for, too); the same bytes when
+    none shows; None when it needed masking but is not a picture the hub decodes, or when a
+    secret was being typed while it was taken (``held``)."""
+    if png is None:
         return png
-    snapshot = cap.normalized.full
-    regions = secret_regions(snapshot.nodes)
-    if not regions:
+    plan = before.union(mask_plan(device))
+    if plan.hold:
+        return None
+    if not plan.regions:
         return png
     if isinstance(check_png(png, display_size(device)), PngRefused):
         return None
     try:
-        return await anyio.to_thread.run_sync(black_out, png, regions, screen_rect(snapshot))
+        return await anyio.to_thread.run_sync(black_out, png, plan.regions, plan.screen)
     except (OSError, ValueError, SyntaxError):  # Pillow's ways of saying "not an image"
         return None
+
+
+async def hold_over(device: DeviceRuntime, timeout_s: float = 5.0) -> bool:
+    """Wait (at most ``timeout_s``) until no secret is being typed on ``device``; False when
+    one still is."""
+    with anyio.move_on_after(timeout_s):
+        while True:  # polled: typing and captures have no one event to wait on
+            if not mask_plan(device).hold:
+                return True
+            await anyio.sleep(0.05)
+    return False
 
 
 def secret_typed(device: DeviceRuntime, secret: str) -> None:
