@@ -294,6 +294,8 @@ class Hub:
             self.service.mirrors.spawn = tg.start_soon
             self.service.mirrors.log = self.log
             self.service.picture_feed.log = self.log
+            self.service.loop_lag.log = self.log
+            tg.start_soon(self.service.loop_lag.run)
             self.port = await tg.start(self.server.serve)
             self._open_journal_at_port(self.port)
             targets = list(self.config.agents)

@@ -39,6 +39,7 @@ from bridge.hub.handler_context import Pending
 from bridge.hub.intents import Intents
 from bridge.hub.journal_service import answer as answer_journal
 from bridge.hub.log_stream import LogStreams
+from bridge.hub.loop_lag import LoopLag
 from bridge.hub.media_handlers import answer_media
 from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
@@ -197,6 +198,9 @@ class HubService:
         self.connections: Callable[[], dict[str, Session]] = lambda: self.sessions
         """Every open connection, authenticated or not (the composition root wires it)."""
         self.masker = SecretMasker()
+        self.loop_lag = LoopLag()
+        """How late the event loop runs (``/v1/stats`` ``event_loop``; the composition root
+        runs it)."""
         """Secrets the hub typed, masked in every device's captures (one table for all)."""
         self.cancels: dict[tuple[str, object], anyio.CancelScope] = {}
         self.install_dir: Path | None = None
@@ -375,6 +379,7 @@ class HubService:
                 "feed": self.picture_feed.statistics(),
             },
             "mirror": self.mirrors.statistics(),
+            "event_loop": self.loop_lag.statistics(),
             "resources": self.resources.statistics(),
             "media": {
                 "logs": self.log_streams.statistics(),
