@@ -198,10 +198,10 @@ class HubService:
         self.connections: Callable[[], dict[str, Session]] = lambda: self.sessions
         """Every open connection, authenticated or not (the composition root wires it)."""
         self.masker = SecretMasker()
+        """Secrets the hub typed, masked in every device's captures (one table for all)."""
         self.loop_lag = LoopLag()
         """How late the event loop runs (``/v1/stats`` ``event_loop``; the composition root
         runs it)."""
-        """Secrets the hub typed, masked in every device's captures (one table for all)."""
         self.cancels: dict[tuple[str, object], anyio.CancelScope] = {}
         self.install_dir: Path | None = None
         """Where ``app.install`` packages are taken from (None: installing is disabled)."""
@@ -904,6 +904,8 @@ class HubService:
     async def take_screenshot(self, device: DeviceRuntime) -> Shot:
         """One device screenshot, stored (``CaptureStore``) and journaled; raises refusals."""
         for _ in range(2):  # a secret typed meanwhile: once more, after its hold
+            if device.link is None or not device.online:
+                raise offline(device.id, device.offline_reason)
             if not await hold_over(device):
                 break
             link = device.link
