@@ -124,6 +124,7 @@ class ScreenshotRecorder:
         truncated = False
         reason: str | None = None
         display = display_size(self.device)
+        skipped = 0  # pictures left out (a secret being typed, not paintable): never unmasked
         while not stop.is_set() and anyio.current_time() - start < seconds:
             link = self.device.link
             if link is None:
@@ -143,10 +144,9 @@ class ScreenshotRecorder:
                     reason = f"the device sent a frame the hub does not decode: {checked.reason}"
                     break
                 masked = await mask_picture(self.device, png, before)  # no secret in a frame
-                if masked is None and not before.union(mask_plan(self.device)).hold:
-                    reason = "the device sent a frame the hub could not mask"
-                    break
-                if masked is not None:  # (None while a secret is typed: no frame)
+                if masked is None:  # a secret being typed, or a picture Pillow cannot paint
+                    skipped += 1
+                else:
                     await anyio.to_thread.run_sync(encoder.add_png, masked, at_ms)
                 if encoder.size >= max_bytes:
                     truncated, reason = True, f"the recording reached its cap of {max_bytes} bytes"
