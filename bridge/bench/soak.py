@@ -67,6 +67,13 @@ SIM = "sim-android"
 WARMUP_S = 30
 FREEZE_S = 3.0
 """A misbehaving request answered later than this counts as the hub freezing."""
+HOG_ANSWER_S = 15.0
+"""A cancelled 60 s verify must be answered within this (a quarter of what it would hold;
+the bound every other honest request of the soak has)."""
+FREEZE_RATIO = 5.0
+"""A catastrophic regex counts as freezing the hub when it is answered later than
+``FREEZE_S`` *and* this many times later than the plain find sent just before it: on a
+machine whose load makes every request slow, time alone would blame the hub for the load."""
 FLOOD_ID = "soak-flood"
 LOG_SIM = "soak-logs"
 """With --full: the hub's built-in simulated device (its log is readable through the hub's
@@ -109,6 +116,9 @@ OFFLINE_WORDS = ("DEVICE_OFFLINE", "offline", "not online", "agent link lost")
 @dataclass
 class Tally:
     errors: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    """When each error came (seconds since the soak began)."""
+    began: float = field(default_factory=time.monotonic)
     done: dict[str, int] = field(default_factory=dict)
     expect_offline: bool = False
     """--full kills the device's agent and runs a flow that leases it: DEVICE_OFFLINE and
@@ -120,6 +130,7 @@ class Tally:
             self.count(f"refused: {why}")
             return
         self.errors.append(what[:300])
+        self.times.append(time.monotonic() - self.began)
 
     def count(self, what: str) -> None:
         self.done[what] = self.done.get(what, 0) + 1
@@ -131,6 +142,23 @@ async def _client(url: str, token: str | None, name: str) -> ClientConnection:
     await ws.send(json.dumps({"type": "hello", "id": 0, "client": {"name": name}}))
     await ws.recv()
     return ws
+
+
+async def _answers(
+    ws: ClientConnection, ids: set[int], timeout_s: float | None = None
+) -> dict[int, Any]:
+    """Read until every request in ``ids`` was answered (events and others skipped)."""
+    got: dict[int, Any] = {}
+    with anyio.fail_after(timeout_s) if timeout_s is not None else contextlib.nullcontext():
+        while not ids <= got.keys():
+            reply = json.loads(await ws.recv())
+            if reply.get("id") in ids and reply.get("type") in (
+                "result",
+                "error",
+                "protocol_error",
+            ):
+                got[reply["id"]] = reply
+    return got
 
 
 async def _call(ws: ClientConnection, msg: dict[str, Any], timeout_s: float = 15) -> Any:
@@ -341,6 +369,7 @@ class Soak:
         self.act_ms: list[float] = []
         self.ping_ms: list[float] = []
         self.slowest_regex_s = 0.0
+        self.slowest_plain_s = 0.0
 
     async def _wifi_ref(self, ws: ClientConnection) -> Any:
         found = await _call(
@@ -393,7 +422,7 @@ class Soak:
 
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "bridge.cli", "mcp", "--url", self.url, "--token", self.controller,
+            args=["-m", "bridge.cli", "mcp", "--url", self.url, f"--token={self.controller}",
                   "--kind", "agent"],
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
             cwd=str(ROOT),
@@ -438,7 +467,7 @@ class Soak:
                 continue
             done = await anyio.run_process(
                 [sys.executable, "-m", "bridge.cli", "test", str(flow), "--url", self.url,
-                 "--token", self.controller, "--device", SIM, "--quiet"],
+                 f"--token={self.controller}", "--device", SIM, "--quiet"],
                 cwd=ROOT, check=False,
             )  # fmt: skip
             said = (done.stdout + done.stderr).decode(errors="replace")
@@ -506,14 +535,21 @@ class Soak:
         n = 0
         while True:
             for p in patterns:
-                n += 1
+                n += 2
+                start = time.perf_counter()
+                plain = {"text": {"value": p[:4], "match": "CONTAINS"}}
+                await _call(ws, {"type": "find", "id": n - 1, "device": SIM, "query": plain})
+                plain_s = time.perf_counter() - start
                 start = time.perf_counter()
                 query = {"text": {"value": p, "match": "REGEX"}}
                 reply = await _call(ws, {"type": "find", "id": n, "device": SIM, "query": query})
                 took = time.perf_counter() - start
                 self.slowest_regex_s = max(self.slowest_regex_s, took)
-                if took > FREEZE_S:
-                    self.tally.error(f"regex {p!r} took {took:.1f} s")
+                self.slowest_plain_s = max(self.slowest_plain_s, plain_s)
+                if took > FREEZE_S and took > FREEZE_RATIO * plain_s:
+                    self.tally.error(
+                        f"regex {p!r} took {took:.1f} s (a plain find just before: {plain_s:.1f} s)"
+                    )
                 if reply["type"] not in ("result", "protocol_error"):
                     self.tally.error(f"regex: {reply}")
                 self.tally.count("regex find")
@@ -561,6 +597,9 @@ class Soak:
                 await second.close()
 
     async def hog_loop(self) -> None:
+        """A verify that would hold the device for a minute, cancelled after 1 s. The act's
+        own answer may come first (refused: another controller's lease, the device away),
+        so both answers are read from one loop, in whichever order they come."""
         ws = await _client(self.url, self.controller, "soak-hog")
         never = {"policy": "EXPLICIT_CONDITION", "expected": {"kind": "screen", "name": "x"},
                  "timeoutMs": 60_000}  # fmt: skip
@@ -574,19 +613,30 @@ class Soak:
             await ws.send(json.dumps({"type": "act", "id": n, "device": SIM,
                                       "request": {"action": "CLICK", "target": ref,
                                                   "verify": never}}))  # fmt: skip
-            await anyio.sleep(1.0)
-            reply = await _call(ws, {"type": "cancel", "id": n + 1, "request": n}, timeout_s=5)
-            if reply["type"] != "result":
-                self.tally.error(f"cancel: {reply}")
-            with anyio.fail_after(5):
-                while True:
-                    msg = json.loads(await ws.recv())
-                    if msg.get("id") == n:
-                        break
-            if msg.get("code") != "CANCELLED":
-                self.tally.error(f"hog not cancelled: {msg}")
-            else:
+            answers: dict[int, Any] = {}
+            with anyio.move_on_after(1.0):
+                answers.update(await _answers(ws, {n}))
+            if n not in answers:
+                await ws.send(json.dumps({"type": "cancel", "id": n + 1, "request": n}))
+                try:
+                    answers.update(await _answers(ws, {n, n + 1}, timeout_s=HOG_ANSWER_S))
+                except TimeoutError:
+                    self.tally.error(
+                        f"hog: no answer to the cancel and the act within {HOG_ANSWER_S:g} s "
+                        f"(got {sorted(answers)})"
+                    )
+                    continue
+                if answers[n + 1].get("type") != "result":
+                    self.tally.error(f"cancel: {answers[n + 1]}")
+            msg = answers[n]
+            if msg.get("code") == "CANCELLED":
                 self.tally.count("hog cancelled")
+            elif (why := _expected(json.dumps(msg))) is not None and msg.get("type") == "error":
+                self.tally.count(f"hog refused: {why}")
+            elif msg.get("type") == "error" and msg["error"].get("error") == "STALE_NODE_REF":
+                self.tally.count("hog refused: stale ref (the screen changed)")
+            else:
+                self.tally.error(f"hog not cancelled: {msg}")
 
     async def unauthenticated_loop(self) -> None:
         while True:
@@ -665,6 +715,8 @@ def _non_reader(port: int, token: str, seconds: float) -> None:
 
 async def drive(args: argparse.Namespace) -> int:
     port = _free_port()
+    # (passed as --token=VALUE: a token may begin with "-", which argparse would take for
+    # an option of its own after a separate --token)
     controller, observer, agent_token = (secrets.token_urlsafe(16) for _ in range(3))
     url = f"ws://127.0.0.1:{port}/v1"
     rogue = RogueAgents(agent_token)
@@ -690,9 +742,9 @@ async def drive(args: argparse.Namespace) -> int:
             ]
         hub = subprocess.Popen(  # noqa: ASYNC220 - a long-lived child, polled
             [sys.executable, "-m", "bridge.cli", "serve", "--port", str(port),
-             "--token", controller, "--observer-token", observer, "--sim-scene", "settings",
+             f"--token={controller}", f"--observer-token={observer}", "--sim-scene", "settings",
              "--agent", f"ws://127.0.0.1:{rport}/flood", "--agent", f"ws://127.0.0.1:{rport}/mute",
-             "--agent-token", agent_token, "--log-json", *extra],
+             f"--agent-token={agent_token}", "--log-json", *extra],
             cwd=root, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         subs: subprocess.Popen[str] | None = None
@@ -745,9 +797,19 @@ async def drive(args: argparse.Namespace) -> int:
             # every connection open, every misbehaviour under way), so growth means a leak.
             await anyio.sleep(WARMUP_S)
             rss_start = _rss_mb(hub.pid)
+            peak = [rss_start]
+
+            async def sample_peak() -> None:
+                while hub.poll() is None:
+                    with contextlib.suppress(OSError):
+                        peak[0] = max(peak[0], _rss_mb(hub.pid))
+                    await anyio.sleep(2)
+
+            tg.start_soon(sample_peak)
             print(f"soak: RSS after {WARMUP_S} s of full load (the baseline) {rss_start:.1f} MB")
             lines = _LineReader(subs)
             totals = {"deltas": 0, "gaps": 0, "errors": 0}
+            all_pings: list[float] = []
             for minute in range(1, args.minutes + 1):
                 with anyio.fail_after(90):
                     line = await lines.next()
@@ -755,14 +817,19 @@ async def drive(args: argparse.Namespace) -> int:
                 for k in totals:
                     totals[k] += figures.get(k, 0)
                 act, pings = soak.act_ms, soak.ping_ms
+                lag = await _hub_loop(port, observer)
                 print(
                     f"minute {minute}: RSS {_rss_mb(hub.pid):.1f} MB; deltas {figures['deltas']} "
                     f"p50 {figures['p50']} ms p99 {figures['p99']} ms; gaps {figures['gaps']}; "
                     f"resyncs {figures['resyncs']}; subscriber errors {figures['errors']}; "
                     f"controller acts {len(act)} (p50 {statistics.median(act) if act else 0:.0f}"
                     f" ms); ping p50 {_pct(pings, 0.5):.1f} p99 {_pct(pings, 0.99):.1f} max "
-                    f"{max(pings, default=float('nan')):.0f} ms; errors {len(soak.tally.errors)}"
+                    f"{max(pings, default=float('nan')):.0f} ms; hub event loop worst lag "
+                    f"{lag.get('worst_since_last_read_ms', '?')} ms (stalls >= 1 s so far "
+                    f"{lag.get('stalls_1s', '?')}, >= 5 s {lag.get('stalls_5s', '?')}); "
+                    f"load {os.getloadavg()[0]:.1f}; errors {len(soak.tally.errors)}"
                 )
+                all_pings.extend(pings)
                 soak.act_ms, soak.ping_ms = [], []
             rss_end = _rss_mb(hub.pid)
             growth = (rss_end - rss_start) / rss_start * 100
@@ -770,24 +837,37 @@ async def drive(args: argparse.Namespace) -> int:
             if args.full:
                 views_ok = await _views_match(soak, procs, subs, url, observer)
             print(
-                f"soak: RSS start {rss_start:.1f} MB, end {rss_end:.1f} MB ({growth:+.1f}%); "
+                f"soak: RSS start {rss_start:.1f} MB, end {rss_end:.1f} MB ({growth:+.1f}%), "
+                f"peak {peak[0]:.1f} MB (sampled every 2 s); load average "
+                f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
                 f"deltas {totals['deltas']}, gaps {totals['gaps']}, subscriber errors "
                 f"{totals['errors']}; misbehaviour handled: "
                 + ", ".join(f"{k} {v}" for k, v in sorted(soak.tally.done.items()))
             )
-            print(f"soak: slowest catastrophic-regex answer {soak.slowest_regex_s * 1000:.0f} ms")
+            print(
+                f"soak: ping over the run: p50 {_pct(all_pings, 0.5):.1f} ms, p99 "
+                f"{_pct(all_pings, 0.99):.1f} ms, max {max(all_pings, default=0):.0f} ms "
+                f"({len(all_pings)} pings); answered within 1 s: "
+                f"{sum(1 for p in all_pings if p < 1000) / max(1, len(all_pings)):.2%}"
+            )
+            print(
+                f"soak: slowest catastrophic-regex answer {soak.slowest_regex_s * 1000:.0f} ms "
+                f"(slowest plain find {soak.slowest_plain_s * 1000:.0f} ms)"
+            )
             log.flush()
             crashes = _log_crashes(log_path)
             print(
                 f"soak: hub log {log_path} ({os.fstat(log.fileno()).st_size} bytes); crash lines "
                 f"(handler_crashed, ingest_crashed, agent_task_crashed, tracebacks): {crashes}"
             )
-            kinds: dict[str, int] = {}
-            for e in soak.tally.errors:
+            kinds: dict[str, list[float]] = {}
+            for e, at in zip(soak.tally.errors, soak.tally.times, strict=True):
                 kind = re.sub(r"[0-9.]+", "N", e)[:90]
-                kinds[kind] = kinds.get(kind, 0) + 1
-            for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1])[:20]:
-                print(f"  error x{count}: {kind}")
+                kinds.setdefault(kind, []).append(at)
+            for kind, ats in sorted(kinds.items(), key=lambda kv: -len(kv[1]))[:20]:
+                print(
+                    f"  error x{len(ats)} (at {', '.join(f'{a:.0f}' for a in ats[:6])} s): {kind}"
+                )
             noted = _log_levels(log_path)
             print(
                 "soak: hub warnings and errors by event: "
@@ -915,6 +995,24 @@ async def _views_match(
         f"hub's ({hub_view}); others: { ({k: v for k, v in views.items() if k != hub_view}) }"
     )
     return bool(same == answer["subscribers"] and same > 0)
+
+
+async def _hub_loop(port: int, token: str) -> dict[str, Any]:
+    """The hub's ``/v1/stats`` ``event_loop`` figures ({} when it does not answer)."""
+    import urllib.request
+
+    def get() -> dict[str, Any]:
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/stats", headers={"Authorization": f"Bearer {token}"}
+        )
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            loop: dict[str, Any] = json.loads(resp.read()).get("event_loop", {})
+            return loop
+
+    try:
+        return await anyio.to_thread.run_sync(get)
+    except (OSError, ValueError):
+        return {}
 
 
 def _log_levels(path: Path) -> dict[str, int]:

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from bridge.core.pixel_mask import MaskPlan
+
 START: Final = b"\x00\x00\x01"
 MAX_NAL_BYTES: Final = 8 << 20
 MAX_UNIT_BYTES: Final = 16 << 20
@@ -162,4 +164,12 @@ class MirrorSink(Protocol):
     def key_wanted(self) -> bool:
         """A viewer waits for a key frame (a source that can should make the next one key;
         the call clears the wish)."""
+        ...
+
+    def mask_plan(self) -> MaskPlan:
+        """What a picture of the screen taken now needs before it is encoded
+        (``bridge.core.pixel_mask.MaskPlan``): a source that encodes asks before and after it
+        takes a picture, skips the picture when either says ``hold`` and paints black the
+        union of their regions; a source that passes the device's encoding through says so
+        (``passthrough``) and the hub filters it."""
         ...

@@ -48,6 +48,10 @@ class Mp4Encoder:
         for decoded in self._png.decode(av.Packet(png)):
             self._add(decoded, at_ms)
 
+    def add_image(self, image: Any, at_ms: int) -> None:
+        """Encode the Pillow ``image`` (RGB) as the frame shown from ``at_ms`` on."""
+        self._add(av.VideoFrame.from_image(image), at_ms)  # type: ignore[no-untyped-call]
+
     def _add(self, frame: Any, at_ms: int) -> None:
         if self._stream is None:
             w, h = frame.width, frame.height

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
 
 from bridge.core.secret_mask import MASK
 from bridge.wire.base import Bounds
@@ -42,33 +44,94 @@ def secret_regions(nodes: Iterable[SemanticNode]) -> tuple[Bounds, ...]:
     )
 
 
+@dataclass(frozen=True)
+class MaskPlan:
+    """What a picture of the screen needs before it leaves the hub: ``hold`` (a secret is
+    being typed and no capture shows where it went yet: send no picture at all), else the
+    ``regions`` to paint black (in the units of ``screen``; none: send it as it is)."""
+
+    hold: bool = False
+    regions: tuple[Bounds, ...] = ()
+    screen: Bounds | None = None
+
+    @property
+    def clear(self) -> bool:
+        return not self.hold and not self.regions
+
+    def union(self, other: MaskPlan) -> MaskPlan:
+        """Both plans' needs (a picture taken between two plans gets both)."""
+        if self.hold or other.hold:
+            return HOLD
+        if not other.regions:
+            return self
+        if not self.regions:
+            return other
+        regions = self.regions + tuple(r for r in other.regions if r not in self.regions)
+        return MaskPlan(False, regions, self.screen or other.screen)
+
+
+CLEAR: Final = MaskPlan()
+HOLD: Final = MaskPlan(hold=True)
+
+
+def pixel_boxes(
+    width: int, height: int, regions: Sequence[Bounds], screen: Bounds | None
+) -> list[tuple[int, int, int, int]]:
+    """``regions`` (in the units of ``screen``) as inclusive pixel boxes of a ``width`` x
+    ``height`` picture, each grown by ``MARGIN``; empty boxes left out."""
+    sx = sy = 1.0
+    ox = oy = 0
+    if screen is not None and screen[2] > screen[0] and screen[3] > screen[1]:
+        sx = width / (screen[2] - screen[0])
+        sy = height / (screen[3] - screen[1])
+        ox, oy = screen[0], screen[1]
+    boxes = []
+    for left, top, right, bottom in regions:
+        box = (
+            max(0, int((left - ox) * sx) - MARGIN),
+            max(0, int((top - oy) * sy) - MARGIN),
+            min(width - 1, int((right - ox) * sx + 0.999) + MARGIN),
+            min(height - 1, int((bottom - oy) * sy + 0.999) + MARGIN),
+        )
+        if box[2] > box[0] and box[3] > box[1]:
+            boxes.append(box)
+    return boxes
+
+
+def paint_black(image: Any, regions: Sequence[Bounds], screen: Bounds | None) -> None:
+    """Paint ``regions`` black on the Pillow ``image`` in place (RGB, RGBA or L)."""
+    from PIL import ImageDraw
+
+    draw = ImageDraw.Draw(image)
+    black = 0 if image.mode == "L" else (0, 0, 0, 255) if image.mode == "RGBA" else (0, 0, 0)
+    for box in pixel_boxes(image.width, image.height, regions, screen):
+        draw.rectangle(box, fill=black)
+
+
+def black_out_rgb(
+    width: int, height: int, rgb: bytes, regions: Sequence[Bounds], screen: Bounds | None
+) -> bytes:
+    """Packed RGB24 pixels with ``regions`` painted black (no region: the same bytes)."""
+    if not regions:
+        return rgb
+    from PIL import Image
+
+    image = Image.frombytes("RGB", (width, height), bytes(rgb))
+    paint_black(image, regions, screen)
+    return image.tobytes()
+
+
 def black_out(png: bytes, regions: Sequence[Bounds], screen: Bounds | None) -> bytes:
     """``png`` with ``regions`` (in the units of ``screen``) painted black. No region: the
     very same bytes. ``screen`` None: the regions are taken as the picture's own pixels."""
     if not regions:
         return png
-    from PIL import Image, ImageDraw
+    from PIL import Image
 
     with Image.open(io.BytesIO(png)) as opened:
         image = opened.convert("RGBA") if opened.mode not in ("RGB", "RGBA", "L") else opened
         image.load()
-        sx = sy = 1.0
-        ox = oy = 0
-        if screen is not None and screen[2] > screen[0] and screen[3] > screen[1]:
-            sx = image.width / (screen[2] - screen[0])
-            sy = image.height / (screen[3] - screen[1])
-            ox, oy = screen[0], screen[1]
-        draw = ImageDraw.Draw(image)
-        black = 0 if image.mode == "L" else (0, 0, 0, 255) if image.mode == "RGBA" else (0, 0, 0)
-        for left, top, right, bottom in regions:
-            box = (
-                max(0, int((left - ox) * sx) - MARGIN),
-                max(0, int((top - oy) * sy) - MARGIN),
-                min(image.width - 1, int((right - ox) * sx + 0.999) + MARGIN),
-                min(image.height - 1, int((bottom - oy) * sy + 0.999) + MARGIN),
-            )
-            if box[2] > box[0] and box[3] > box[1]:
-                draw.rectangle(box, fill=black)
+        paint_black(image, regions, screen)
         out = io.BytesIO()
         image.save(out, format="PNG", compress_level=1)
         return out.getvalue()

@@ -45,6 +45,7 @@ from bridge.hub.observation import (
     observed,
     unobserved,
 )
+from bridge.hub.pixel_secrets import secret_sent, secret_typed
 from bridge.hub.policy import action_subject, check_policy, lease_check, require_controller
 from bridge.hub.targeting import describe_query, resolve_target
 from bridge.hub.vision import as_vision_dispatch, vision_command
@@ -399,7 +400,6 @@ async def _act_locked(
                     ProtocolErrorCode.INVALID_PARAMS,
                     svc.secrets.missing(req.value_ref),
                 )
-            device.masker.typed(text)  # before dispatch: the next capture is already masked
         handle = before.normalized.handles.get(node.node_id)
         if handle is None or device.link is None:
             raise offline(device.id, "no capture to act on")
@@ -409,6 +409,8 @@ async def _act_locked(
         capture_no = before.capture_no
         seen = vision_command(node, req.action)  # a node read by vision: a coordinate tap
         dispatched_ms = svc.clock_ms()
+        if req.value_ref is not None and text is not None:
+            secret_typed(device, text)  # before dispatch: the next capture is already masked
         try:
             if is_web_node(node.automation_id):  # a page's element: bridge.hub.web
                 reply = await svc.web.act(device, node, req.action, text)
@@ -448,6 +450,8 @@ async def _act_locked(
             )
             raise lost from exc
         finally:
+            if req.value_ref is not None:
+                secret_sent(device)  # pictures wait for a capture taken after it
             text = None  # drop the plaintext as soon as it was sent
         device.set_fault("commands", None)
         dispatch, stale = dispatch_from_reply(reply)

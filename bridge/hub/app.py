@@ -294,6 +294,8 @@ class Hub:
             self.service.mirrors.spawn = tg.start_soon
             self.service.mirrors.log = self.log
             self.service.picture_feed.log = self.log
+            self.service.loop_lag.log = self.log
+            tg.start_soon(self.service.loop_lag.run)
             self.port = await tg.start(self.server.serve)
             self._open_journal_at_port(self.port)
             targets = list(self.config.agents)
@@ -321,7 +323,11 @@ class Hub:
                         f"ws://127.0.0.1:{sim_port}",
                         sim_token,
                         stage_package=sim.stage_package,
-                        media=SimMedia(sim.log, scene=sim.current_scene),
+                        media=SimMedia(
+                            sim.log,
+                            scene=sim.current_scene,
+                            recorder=sim.config.device_recorder,
+                        ),
                         web=sim.webview,
                     ),
                 )
@@ -357,7 +363,11 @@ class Hub:
                             f"ws://127.0.0.1:{extra_port}",
                             extra_token,
                             stage_package=extra.stage_package,
-                            media=SimMedia(extra.log, scene=extra.current_scene),
+                            media=SimMedia(
+                                extra.log,
+                                scene=extra.current_scene,
+                                recorder=extra.config.device_recorder,
+                            ),
                             web=extra.webview,
                         ),
                     )
@@ -468,10 +478,17 @@ class Hub:
         holder: dict[str, DeviceRuntime] = {}
         mailbox = _Mailbox()
 
+        def received(push: TreePush) -> None:
+            dev = holder.get("device")
+            if dev is not None:
+                dev.received_capture = push.tree.capture  # a secret's hold ends after it
+
         async def on_tree(push: TreePush) -> None:
+            received(push)
             mailbox.put(push)
 
         async def on_update(push: TreePush, changed: Changed) -> None:
+            received(push)
             mailbox.put(push, changed)
 
         async def on_status(status: AgentStatus) -> None:
@@ -527,6 +544,7 @@ class Hub:
             else:
                 self.service.media.pop(device.id, None)
             holder["device"] = device
+            device.received_capture = 0
             device.current = None  # the first tree after (re)connecting resyncs everyone
             self.log.info("agent_linked", device=device.id, url=target.url)
 

@@ -41,6 +41,7 @@ from bridge.core.identity import IdAllocator
 from bridge.core.leases import LeaseBook
 from bridge.core.normalize import Normalized, NormalizeEngine, NormalizeFailure, SnapshotContext
 from bridge.core.patch import patch, unseen_changes
+from bridge.core.pixel_mask import MaskPlan
 from bridge.core.raw_limits import (
     MAX_CAPTURE_BYTES,
     MAX_CAPTURE_NODES,
@@ -48,6 +49,7 @@ from bridge.core.raw_limits import (
     cap_raw_tree,
     node_bytes,
 )
+from bridge.core.secret_hold import SecretHold
 from bridge.core.secret_mask import SecretMasker
 from bridge.core.settle import PushCadence, quiet_since
 from bridge.core.slim_patch import slim
@@ -197,6 +199,13 @@ class DeviceRuntime:
         """(masker version, masked tree) of the last capture prepared, while secrets exist."""
         self.generation = generation_base
         self.masker = masker if masker is not None else SecretMasker()
+        self.secret_hold = SecretHold()
+        """No picture of the screen leaves while a secret is being typed (``pixel_secrets``)."""
+        self.received_capture = 0
+        self.mask_memo: tuple[Capture, MaskPlan] | None = None
+        """The newest capture's ``MaskPlan`` (``pixel_secrets.mask_plan``)."""
+        """The agent's number of the newest tree received on the current link (not yet
+        necessarily ingested)."""
         self.faults: dict[str, str] = {}
         self.capture_warnings: tuple[str, ...] = ()
         """The agent's capture health from its latest tree (``RawTree.warnings``)."""

@@ -55,6 +55,7 @@ from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.media_sources import AppManager
 from bridge.hub.observation import observation, observe, observed
 from bridge.hub.packages import Package, find_package
+from bridge.hub.pixel_secrets import secret_sent, secret_typed
 from bridge.hub.policy import (
     action_subject,
     check_policy,
@@ -350,30 +351,35 @@ async def _locked(
                     ProtocolErrorCode.INVALID_PARAMS,
                     svc.secrets.missing(value_ref),
                 )
-            device.masker.typed(secret)  # before dispatch: the next capture is already masked
+            secret_typed(device, secret)  # before dispatch: the next capture is already masked
             plan.secret = secret
-        if processes is not None and isinstance(msg, AppTerminate):
-            reply = await terminate_on_hub(device, processes, msg.app_id)
-            progress.dispatched = f"{plan.verb} {plan.action} by the hub"
-        elif manager is not None:
-            reply = await _manage_on_hub(device, manager, msg, package)
-            progress.dispatched = f"{plan.verb} {plan.action} by the hub"
-        else:
-            if package is not None:
-                plan.commands = await _staged(svc, device, package)
-            try:
-                reply = await _dispatch(device, plan, progress)
-            except Refusal as refused:  # the agent answered UNSUPPORTED: the layer does it
-                fallback = (
-                    device_processes(svc, device)
-                    if isinstance(msg, AppTerminate)
-                    and refused.envelope.error is ErrorCode.ACTION_UNSUPPORTED
-                    else None
-                )
-                if fallback is None or not isinstance(msg, AppTerminate):
-                    raise
-                reply = await terminate_on_hub(device, fallback, msg.app_id)
+        try:
+            if processes is not None and isinstance(msg, AppTerminate):
+                reply = await terminate_on_hub(device, processes, msg.app_id)
                 progress.dispatched = f"{plan.verb} {plan.action} by the hub"
+            elif manager is not None:
+                reply = await _manage_on_hub(device, manager, msg, package)
+                progress.dispatched = f"{plan.verb} {plan.action} by the hub"
+            else:
+                if package is not None:
+                    plan.commands = await _staged(svc, device, package)
+                try:
+                    reply = await _dispatch(device, plan, progress)
+                except Refusal as refused:  # the agent answered UNSUPPORTED: the layer does it
+                    fallback = (
+                        device_processes(svc, device)
+                        if isinstance(msg, AppTerminate)
+                        and refused.envelope.error is ErrorCode.ACTION_UNSUPPORTED
+                        else None
+                    )
+                    if fallback is None or not isinstance(msg, AppTerminate):
+                        raise
+                    reply = await terminate_on_hub(device, fallback, msg.app_id)
+                    progress.dispatched = f"{plan.verb} {plan.action} by the hub"
+        finally:
+            if plan.secret is not None:  # never dispatched: the hold ends here
+                secret_sent(device)
+                plan.secret = None
         mark = device.dispatch_log.note(session.id, session.client_name, plan.verb, plan.action)
         if plan.installed is None and not isinstance(msg, AppInstall):  # those ask the agent again
             slot.release_for_observe(leased=device.leases.lease is not None)
@@ -651,6 +657,8 @@ async def _dispatch(device: DeviceRuntime, plan: Plan, progress: Progress) -> Re
             done.append(what)
             progress.dispatched = ", ".join(done)
     finally:
+        if plan.secret is not None:
+            secret_sent(device)  # pictures wait for a capture taken after it
         plan.secret = None  # drop the plaintext as soon as it was sent
     device.set_fault("commands", None)
     assert reply is not None

@@ -18,6 +18,10 @@ server authenticates it and hands it to ``serve``). Rules:
   drain below half the bound and restarts from the kept frames (never a half-decodable
   stream); a viewer that stays over its bound for ``cut_after_s`` is cut off (its socket
   aborted). Nothing a viewer does makes any other viewer wait or lose a frame;
+- no secret reaches a viewer: a source that encodes on the hub paints the fields holding a
+  secret black and sends nothing while one is being typed (``MirrorSink.mask_plan``); a
+  source that passes the device's encoding through runs only while no secret shows
+  (``bridge.hub.mirror_secrets``);
 - at most ``MAX_VIEWERS`` viewers per device and ``MAX_HUB_VIEWERS`` per hub, so the bytes
   held for viewers stay under ``MAX_HUB_VIEWERS`` x ``viewer_bytes`` plus ``gop_bytes`` a
   device (all in ``/v1/stats`` ``mirror``); a source that fails tells its viewers
@@ -38,8 +42,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from bridge.core.h264 import AccessUnit, MirrorSink, codec_string
+from bridge.core.pixel_mask import MaskPlan
 from bridge.hub.device import DeviceRuntime
+from bridge.hub.mirror_secrets import SecretSwitch
 from bridge.hub.mirror_shots import ScreenshotFrames
+from bridge.hub.pixel_secrets import mask_plan
 from bridge.net.auth import Principal
 from bridge.net.frames import frame
 from bridge.wire.codec import encode
@@ -109,6 +116,10 @@ class MirrorCounts:
     viewers_total: int = 0
     cut_off: int = 0
     source_failures: int = 0
+    secret_holds: int = 0
+    """Looks at the screen's secrets that said: send no picture (one is being typed)."""
+    secret_masked: int = 0
+    """Looks that said: paint the fields holding a secret black."""
 
 
 class Mirror(MirrorSink):
@@ -130,6 +141,7 @@ class Mirror(MirrorSink):
         self.clock = clock
         self.viewers: set[Viewer] = set()
         self.source_name: str | None = None
+        self.source: Any = None
         self.fps = 0
         self.scope: anyio.CancelScope | None = None
         self._config: MirrorConfig | None = None
@@ -145,6 +157,14 @@ class Mirror(MirrorSink):
         wanted, self._want_key = self._want_key, False
         return wanted
 
+    def mask_plan(self) -> MaskPlan:
+        plan = mask_plan(self.device)
+        if plan.hold:
+            self.counts.secret_holds += 1
+        elif plan.regions:
+            self.counts.secret_masked += 1
+        return plan
+
     def emit(self, unit: AccessUnit, at_ms: int, width: int, height: int) -> None:
         self.counts.frames += 1
         self.counts.bytes += len(unit.data)
@@ -158,7 +178,9 @@ class Mirror(MirrorSink):
                     width=width,
                     height=height,
                     fps=self.fps,
-                    source=self.source_name or "frames",  # type: ignore[arg-type]
+                    source=getattr(self.source, "showing", None)  # type: ignore[arg-type]
+                    or self.source_name
+                    or "frames",
                 )
                 if config != self._config:
                     self._config = config
@@ -194,6 +216,9 @@ class Mirror(MirrorSink):
             self._check_stall(viewer, now)
             return
         viewer.over_since = None
+        if key and self._config_frame is not None and viewer.config is not self._config_frame:
+            self._write(viewer, self._config_frame, counted=False)  # the source changed
+            viewer.config = self._config_frame
         self._write(viewer, data)
 
     def _restart(self, viewer: Viewer) -> bool:
@@ -281,6 +306,11 @@ class Mirrors:
         media = self.media.get(device.id)
         if isinstance(media, HasMirror):
             own = media.mirror_source(fps)
+            if own is not None and getattr(own, "passthrough", False):
+                shots = (
+                    ScreenshotFrames(device, fps) if "screenshot" in device.capabilities else None
+                )
+                return SecretSwitch(own, shots)  # never the device's frames while a secret shows
             if own is not None:
                 return own
         if "screenshot" in device.capabilities:
@@ -340,6 +370,7 @@ class Mirrors:
         scope = anyio.CancelScope()
         mirror.scope = scope
         mirror.source_name = str(source.name)
+        mirror.source = source
         mirror.fps = fps
         mirror.counts.source_starts += 1
         mirror._want_key = True

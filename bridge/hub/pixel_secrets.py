@@ -1,7 +1,12 @@
 """Where pictures leave the hub, the fields holding a secret are blacked out first
 (``bridge.core.pixel_mask``): screenshots (``screenshot``: what clients fetch and what the
-journal keeps) and the frames of recordings the hub encodes. The hub itself (vision) reads
+journal keeps), the frames of recordings the hub encodes, the live mirror's frames, and
+device-side recordings afterwards (``bridge.hub.video_mask``). The hub itself (vision) reads
 its own, unmasked, screenshots.
+
+``secret_typed`` / ``secret_sent`` bracket the dispatch of a secret (``bridge.core.
+secret_hold``): between them, and until a capture taken after it, ``mask_plan`` says HOLD
+(send no picture); otherwise it lists the secret-holding fields of the newest capture.
 
 ``mask_picture`` takes the regions from the device's newest snapshot (the tree's units),
 checks the picture's size before decoding it, and paints in a worker thread; a picture that
@@ -13,26 +18,69 @@ from __future__ import annotations
 import anyio
 
 from bridge.core.device_control import screen_rect
-from bridge.core.pixel_mask import black_out, secret_regions
+from bridge.core.pixel_mask import CLEAR, HOLD, MaskPlan, black_out, secret_regions
 from bridge.core.png_check import PngRefused, check_png
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.memory_bounds import display_size
 
 
-async def mask_picture(device: DeviceRuntime, png: bytes | None) -> bytes | None:
-    """``png`` with the secret-holding fields of ``device``'s screen blacked out; the same
-    bytes when none shows; None when it needed masking but is not a picture the hub
-    decodes."""
-    cap = device.current
-    if png is None or cap is None:
+async def mask_picture(
+    device: DeviceRuntime, png: bytes | None, before: MaskPlan = CLEAR
+) -> bytes | None:
+    """``png`` with the secret-holding fields of ``device``'s screen blacked out (those of
+    ``before``, the plan read before the picture was asked for, too); the same bytes when
+    none shows; None when it needed masking but is not a picture the hub decodes, or when a
+    secret was being typed while it was taken (``held``)."""
+    if png is None:
         return png
-    snapshot = cap.normalized.full
-    regions = secret_regions(snapshot.nodes)
-    if not regions:
+    plan = before.union(mask_plan(device))
+    if plan.hold:
+        return None
+    if not plan.regions:
         return png
     if isinstance(check_png(png, display_size(device)), PngRefused):
         return None
     try:
-        return await anyio.to_thread.run_sync(black_out, png, regions, screen_rect(snapshot))
+        return await anyio.to_thread.run_sync(black_out, png, plan.regions, plan.screen)
     except (OSError, ValueError, SyntaxError):  # Pillow's ways of saying "not an image"
         return None
+
+
+async def hold_over(device: DeviceRuntime, timeout_s: float = 5.0) -> bool:
+    """Wait (at most ``timeout_s``) until no secret is being typed on ``device``; False when
+    one still is."""
+    with anyio.move_on_after(timeout_s):
+        while True:  # polled: typing and captures have no one event to wait on
+            if not mask_plan(device).hold:
+                return True
+            await anyio.sleep(0.05)
+    return False
+
+
+def secret_typed(device: DeviceRuntime, secret: str) -> None:
+    """Call before dispatching ``secret`` to ``device`` (then ``secret_sent``, however the
+    dispatch ends): the masker learns it and pictures are held until a capture shows it."""
+    device.masker.typed(secret)
+    device.secret_hold.begin()
+
+
+def secret_sent(device: DeviceRuntime) -> None:
+    device.secret_hold.end(device.link, device.received_capture)
+
+
+def mask_plan(device: DeviceRuntime) -> MaskPlan:
+    """What a picture of ``device``'s screen taken now needs (``MaskPlan``): HOLD while a
+    secret is being typed, else the secret-holding fields of the newest capture."""
+    cap = device.current
+    if device.secret_hold.holding(device.link, cap.capture_no if cap is not None else None):
+        return HOLD
+    if cap is None:
+        return CLEAR
+    memo = device.mask_memo
+    if memo is not None and memo[0] is cap:
+        return memo[1]
+    snapshot = cap.normalized.full
+    regions = secret_regions(snapshot.nodes)
+    plan = MaskPlan(False, regions, screen_rect(snapshot)) if regions else CLEAR
+    device.mask_memo = (cap, plan)
+    return plan

@@ -16,6 +16,14 @@ recording is dropped when it is read to its end, or when its session closes howe
 closes: its recorder is stopped and its encoder released (threads and buffers) even when the
 request task is cancelled.
 
+A device layer's own recorder films the screen unmasked. While it runs, the hub notes every
+``WATCH_S`` what the screen's secrets need (``pixel_secrets.mask_plan`` into a
+``SecretTimeline``); when a secret showed (or was being typed) at any time, the device's file
+is decoded and re-encoded with those fields black (``bridge.core.video_mask``, a worker
+thread) and its ``source`` says ``masked by the hub``; when that cannot be done (no PyAV, a
+file the hub does not read) the file is dropped and ``reason`` says why. A file no secret
+could be in is handed over as the device made it.
+
 PyAV (the ``media`` extra) is imported only when a screenshot recording starts, so a hub that
 never records never loads it (a test lists what ``serve`` imports); without it such a start
 is refused ACTION_UNSUPPORTED naming the extra.
@@ -33,11 +41,12 @@ import anyio
 from bridge.core.media import Recording
 from bridge.core.png_check import PngRefused, check_png
 from bridge.core.resource_ledger import ResourceLedger
+from bridge.core.secret_timeline import SecretTimeline
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.errors import BadRequest, offline, refusal
 from bridge.hub.media_sources import DeviceMedia, Recorder
 from bridge.hub.memory_bounds import display_size
-from bridge.hub.pixel_secrets import mask_picture
+from bridge.hub.pixel_secrets import mask_picture, mask_plan
 from bridge.hub.resources import RECORDINGS, new_ledger, take
 from bridge.net.agent_link import AgentLost, decode_reply_png
 from bridge.net.client_server import Session
@@ -84,13 +93,16 @@ def media_extra_missing() -> str | None:
 class ScreenshotRecorder:
     """Screenshots over the agent link at ``fps``, encoded to H.264 on the hub; each frame
     with the fields holding a secret blacked out (``pixel_secrets``). A device layer's own
-    recorder (``screenrecord``, ``simctl``) films on the device: its file is not masked."""
+    recorder (``screenrecord``, ``simctl``) films on the device: its file is masked after
+    (``device_recording``)."""
 
     name = "screenshots"
 
     def __init__(self, device: DeviceRuntime, fps: int) -> None:
         self.device = device
         self.fps = fps
+
+    masks_itself = True
 
     async def record(self, seconds: int, stop: anyio.Event, max_bytes: int) -> Recording:
         from bridge.core.mp4_encoder import Mp4Encoder
@@ -112,11 +124,13 @@ class ScreenshotRecorder:
         truncated = False
         reason: str | None = None
         display = display_size(self.device)
+        skipped = 0  # pictures left out (a secret being typed, not paintable): never unmasked
         while not stop.is_set() and anyio.current_time() - start < seconds:
             link = self.device.link
             if link is None:
                 reason = "the device went offline"
                 break
+            before = mask_plan(self.device)
             try:
                 reply = await link.command(lambda cid: ScreenshotCommand(id=cid), timeout_s=10.0)
             except (AgentLost, TimeoutError) as exc:
@@ -129,11 +143,11 @@ class ScreenshotRecorder:
                 if isinstance(checked, PngRefused):
                     reason = f"the device sent a frame the hub does not decode: {checked.reason}"
                     break
-                masked = await mask_picture(self.device, png)  # secrets never reach a frame
-                if masked is None:
-                    reason = "the device sent a frame the hub could not mask"
-                    break
-                await anyio.to_thread.run_sync(encoder.add_png, masked, at_ms)
+                masked = await mask_picture(self.device, png, before)  # no secret in a frame
+                if masked is None:  # a secret being typed, or a picture Pillow cannot paint
+                    skipped += 1
+                else:
+                    await anyio.to_thread.run_sync(encoder.add_png, masked, at_ms)
                 if encoder.size >= max_bytes:
                     truncated, reason = True, f"the recording reached its cap of {max_bytes} bytes"
                     break
@@ -149,6 +163,68 @@ class ScreenshotRecorder:
         return Recording(
             data, encoder.frames, encoder.width, encoder.height, elapsed, truncated, reason
         )
+
+
+WATCH_S = 0.05
+"""How often the screen's secrets are noted while a device's own recorder runs."""
+
+
+async def device_recording(
+    recorder: Recorder,
+    device: DeviceRuntime,
+    seconds: int,
+    stop: anyio.Event,
+    cap: int,
+    fps: int,
+) -> tuple[Recording, bool]:
+    """Run a device layer's own ``recorder`` and mask its file where a secret showed (module
+    docstring); the recording, and whether the hub re-encoded it."""
+    timeline = SecretTimeline()
+    start = anyio.current_time()
+
+    def now_ms() -> int:
+        return int((anyio.current_time() - start) * 1000)
+
+    async with anyio.create_task_group() as tg:
+
+        async def watch() -> None:
+            while True:
+                timeline.note(now_ms(), mask_plan(device))
+                await anyio.sleep(WATCH_S)
+
+        tg.start_soon(watch)
+        made = await recorder.record(seconds, stop, cap)
+        timeline.note(now_ms(), mask_plan(device))
+        tg.cancel_scope.cancel()
+    if not timeline or not made.data:
+        return made, False
+
+    def dropped(why: str) -> tuple[Recording, bool]:
+        reason = (
+            f"a secret was on screen during the recording and {why}; the device's file was dropped"
+        )
+        return Recording(b"", 0, 0, 0, made.duration_ms, made.truncated, reason), False
+
+    if (missing := media_extra_missing()) is not None:
+        return dropped(f"{missing}, so the hub cannot mask it ({MEDIA_HINT})")
+    from bridge.core.video_mask import mask_video
+
+    try:
+        with anyio.CancelScope(shield=True):  # the worker thread runs to its end regardless
+            video = await anyio.to_thread.run_sync(
+                lambda: mask_video(made.data, timeline, max(1, fps), max_pixels=MAX_FRAME_PIXELS)
+            )
+    except ValueError as exc:
+        return dropped(f"the hub could not mask it: {exc}")
+    truncated, reason = made.truncated, made.reason
+    if len(video.data) > cap:
+        return dropped(f"the masked file passed the cap of {cap} bytes")
+    return (
+        Recording(
+            video.data, video.frames, video.width, video.height, made.duration_ms, truncated, reason
+        ),
+        True,
+    )
 
 
 @dataclass
@@ -273,8 +349,16 @@ class Recordings:
         )
         self.held[held.id] = held
         session.respond(ResultMessage(id=request_id, result=held.result()))  # type: ignore[arg-type]
+        seconds = msg.seconds or MAX_RECORD_SECONDS
         try:
-            held.made = await recorder.record(msg.seconds or MAX_RECORD_SECONDS, held.stop, cap)
+            if getattr(recorder, "masks_itself", False):
+                held.made = await recorder.record(seconds, held.stop, cap)
+            else:
+                held.made, masked = await device_recording(
+                    recorder, device, seconds, held.stop, cap, msg.fps
+                )
+                if masked:
+                    held.source = f"{recorder.name}, masked by the hub"
         except BaseException:
             self.held.pop(held.id, None)
             raise

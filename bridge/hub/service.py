@@ -20,6 +20,7 @@ from bridge.core.idempotency import IdempotencyTable
 from bridge.core.leases import Blocked
 from bridge.core.noderef import GenerationCheck, Resolved, build_ref, resolution_error, resolve_ref
 from bridge.core.objections import ObjectionBook
+from bridge.core.pixel_mask import MaskPlan
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.devices.web.source import WebSource
@@ -38,6 +39,7 @@ from bridge.hub.handler_context import Pending
 from bridge.hub.intents import Intents
 from bridge.hub.journal_service import answer as answer_journal
 from bridge.hub.log_stream import LogStreams
+from bridge.hub.loop_lag import LoopLag
 from bridge.hub.media_handlers import answer_media
 from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import capture_memory, keep_screenshot
@@ -46,7 +48,7 @@ from bridge.hub.network_actions import read_network, run_network_action
 from bridge.hub.packages import Stager
 from bridge.hub.picture_feed import PictureFeed
 from bridge.hub.picture_views import PictureViews, ViewFormat
-from bridge.hub.pixel_secrets import mask_picture
+from bridge.hub.pixel_secrets import hold_over, mask_picture, mask_plan
 from bridge.hub.recording import Recordings
 from bridge.hub.request_roles import refused_for
 from bridge.hub.resources import BOUNDS, HISTORY_QUERIES, SUBSCRIPTIONS, hold, new_ledger, take
@@ -197,6 +199,9 @@ class HubService:
         """Every open connection, authenticated or not (the composition root wires it)."""
         self.masker = SecretMasker()
         """Secrets the hub typed, masked in every device's captures (one table for all)."""
+        self.loop_lag = LoopLag()
+        """How late the event loop runs (``/v1/stats`` ``event_loop``; the composition root
+        runs it)."""
         self.cancels: dict[tuple[str, object], anyio.CancelScope] = {}
         self.install_dir: Path | None = None
         """Where ``app.install`` packages are taken from (None: installing is disabled)."""
@@ -374,6 +379,7 @@ class HubService:
                 "feed": self.picture_feed.statistics(),
             },
             "mirror": self.mirrors.statistics(),
+            "event_loop": self.loop_lag.statistics(),
             "resources": self.resources.statistics(),
             "media": {
                 "logs": self.log_streams.statistics(),
@@ -897,9 +903,29 @@ class HubService:
 
     async def take_screenshot(self, device: DeviceRuntime) -> Shot:
         """One device screenshot, stored (``CaptureStore``) and journaled; raises refusals."""
-        link = device.link
-        if link is None or not device.online:
-            raise offline(device.id, device.offline_reason)
+        for _ in range(2):  # a secret typed meanwhile: once more, after its hold
+            if device.link is None or not device.online:
+                raise offline(device.id, device.offline_reason)
+            if not await hold_over(device):
+                break
+            link = device.link
+            if link is None or not device.online:
+                raise offline(device.id, device.offline_reason)
+            before = mask_plan(device)
+            shot = await self._one_screenshot(device, link, before)
+            if shot is not None:
+                return shot
+        raise refusal(
+            ErrorCode.WINDOW_UNAVAILABLE,
+            "a secret is being typed on the device and no capture shows where it went yet",
+            ("retry in a moment",),
+        )
+
+    async def _one_screenshot(
+        self, device: DeviceRuntime, link: Any, before: MaskPlan
+    ) -> Shot | None:
+        """One screenshot, masked, kept and journaled; None when a secret was being typed
+        while it was taken (it is not kept)."""
         try:
             reply = await link.command(lambda cid: ScreenshotCommand(id=cid), timeout_s=15.0)
         except (AgentLost, TimeoutError) as exc:
@@ -915,7 +941,9 @@ class HubService:
             )
         png = decode_reply_png(reply)
         del reply  # the base64 text (a third larger than the image) goes at once
-        png = await mask_picture(device, png)  # secrets blacked out before it is kept
+        if png is not None and mask_plan(device).union(before).hold:
+            return None
+        png = await mask_picture(device, png, before)  # secrets blacked out before it is kept
         kept = keep_screenshot(self.captures, device, png)
         if isinstance(kept, str):
             del png

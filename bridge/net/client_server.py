@@ -24,7 +24,8 @@ Bounds (every one is per connection unless named otherwise):
   it) until the queue drains below half of it; a client that stays above it for
   ``SLOW_CLIENT_GRACE_S`` or passes ``OUTBOUND_HARD_LIMIT`` is closed with 1008 and a reason;
 - the kernel's send buffer per socket is fixed (``SOCKET_SEND_BUFFER``), not auto-tuned;
-- a connection that has not authenticated within ``AUTH_DEADLINE_S`` is closed (1008);
+- a connection that has not authenticated within ``AUTH_DEADLINE_S`` is closed (1008); one
+  that has not finished its HTTP opening handshake within ``HANDSHAKE_S`` is dropped;
 - at most ``max_per_peer`` connections per peer address and ``max_unauthenticated_per_peer``
   of them not yet authenticated (HTTP 503 beyond);
 - repeated accept failures (out of descriptors) are logged once per interval
@@ -98,6 +99,16 @@ FROZEN_SUBSCRIBER_S = 60.0
 RECENT_CLOSES = 256
 RECENT_CLOSE_S = 600.0
 AUTH_DEADLINE_S = 5.0
+HANDSHAKE_S = 15.0
+"""How long the HTTP opening handshake may take (websockets' ``open_timeout``, counted from
+the accept), never less than the auth deadline. It is not the auth deadline: under a burst
+of connections on a saturated machine an honest client's handshake can wait seconds for the
+event loop, and closing it then (the client reads "did not receive a valid HTTP response")
+turns load into refusals. A connection that never finishes its request is still closed at
+this bound; one that finished it must authenticate within ``auth_deadline_s`` after."""
+ACCEPT_BACKLOG = 1024
+"""The listening socket's backlog (asyncio's default is 100): a burst of connections waits
+in the kernel instead of having its SYNs dropped and retried a second later."""
 SOCKET_SEND_BUFFER = 256 * 1024
 """SO_SNDBUF of each client socket: the kernel's share of a connection's outbound bytes is
 fixed instead of auto-tuned up to megabytes."""
@@ -502,7 +513,8 @@ class ClientServer:
             extensions=deflate_extension(),
             ping_interval=20,
             ping_timeout=20,
-            open_timeout=self.auth_deadline_s,
+            open_timeout=max(HANDSHAKE_S, self.auth_deadline_s),
+            backlog=ACCEPT_BACKLOG,
             close_timeout=SHUTDOWN_CLOSE_S,
             server_header="mobridge",
         ) as server:

@@ -60,6 +60,9 @@ def parse_wm_size(text: str) -> tuple[int, int] | None:
 
 class ScreenrecordStream:
     name = "screenrecord"
+    passthrough = True
+    """The device's own encoding is passed through: the hub cannot paint a secret black in
+    it (``bridge.hub.mirror_secrets`` switches away from it while one shows)."""
 
     def __init__(self, device: AdbDeviceLike, clock: Callable[[], float] = time.monotonic):
         self.device = device

@@ -1,6 +1,8 @@
 """The simulated device's media for the hub (its ``DeviceMedia``): its own log, read in
 process, and its crash reports (it never crashes: none). Recording uses the hub's default,
-the device's own frames (screenshots) encoded on the hub, so no recorder is offered here.
+the device's own frames (screenshots) encoded on the hub, unless ``recorder`` asks for the
+device-side recorder a phone has (``bridge.devices.sim.recorder``: unmasked, like
+``screenrecord``).
 
 The simulated device runs in the hub's process, like its package stager, so the hub reads
 its log directly instead of over the agent link (whose protocol the phone agents share).
@@ -40,9 +42,14 @@ class SimLogSource:
 
 
 class SimMedia:
-    def __init__(self, log: DeviceLog, scene: Callable[[], Scene] | None = None) -> None:
+    def __init__(
+        self, log: DeviceLog, scene: Callable[[], Scene] | None = None, recorder: bool = False
+    ) -> None:
         self.log = log
         self.scene = scene
+        self.device_recorder = recorder
+        self.recorders: list[Any] = []
+        """The device-side recorders made, the newest last (at most 4 kept; tests)."""
 
     def mirror_source(self, fps: int) -> SimFrames | None:
         """The live mirror from the device's own frames (``bridge.devices.sim.mirror``)."""
@@ -52,6 +59,12 @@ class SimMedia:
         return SimLogSource(self.log)
 
     def recorder(self, fps: int) -> Any:
+        if self.device_recorder and self.scene is not None:
+            from bridge.devices.sim.recorder import SimScreenRecorder
+
+            made = SimScreenRecorder(self.scene, fps)
+            self.recorders = [*self.recorders[-3:], made]
+            return made
         return None
 
     async def crashes(self, app: str | None) -> Sequence[CrashReport]:

@@ -5,6 +5,10 @@ painted (``paint_scene``, at half the device's resolution) and every tick is enc
 libx264 (``bridge.core.h264_encoder``) in a worker thread, so an unchanged screen costs one
 cheap skip frame, not a paint. The device's frames never pass through PNG. A key frame comes
 every two seconds and whenever a viewer waits for one.
+
+Secrets (``MirrorSink.mask_plan``): the plan is read before the scene and after the paint; a
+tick where either holds sends nothing (viewers keep the last picture), otherwise the union of
+their secret-holding fields is painted black before the frame is encoded.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import anyio.to_thread
 
 from bridge.core.h264 import AccessUnit, MirrorSink
 from bridge.core.h264_encoder import H264Encoder, fit
+from bridge.core.pixel_mask import MaskPlan, black_out_rgb
 from bridge.devices.sim.views import Scene
 
 MAX_SIDE = 1280
@@ -29,6 +34,7 @@ class SimFrames:
     def __init__(self, scene: Callable[[], Scene], fps: int) -> None:
         self.scene = scene
         self.fps = max(1, fps)
+        self._due = 0.0
 
     async def run(self, sink: MirrorSink) -> None:
         """Encode the device's frames into ``sink`` until cancelled."""
@@ -37,14 +43,26 @@ class SimFrames:
         encoder: H264Encoder | None = None
         last: Scene | None = None
         frame: tuple[int, int, bytes] | None = None
-        start = anyio.current_time()
-        due = start
+        start = self._due = anyio.current_time()
+        masked: tuple[object, MaskPlan, bytes] | None = None
         while True:
+            before = sink.mask_plan()
             scene = self.scene()
             if frame is None or scene != last:
                 frame = await anyio.to_thread.run_sync(paint_scene, scene, PAINT_SCALE)
                 last = scene
             width, height, rgb = frame
+            plan = before.union(sink.mask_plan())
+            if plan.hold:  # a secret is being typed: viewers keep the last picture
+                await self._tick_wait()
+                continue
+            if plan.regions:
+                if masked is None or masked[0] is not frame or masked[1] != plan:
+                    painted = await anyio.to_thread.run_sync(
+                        black_out_rgb, width, height, rgb, plan.regions, plan.screen
+                    )
+                    masked = (frame, plan, painted)
+                rgb = masked[2]
             if encoder is None or (encoder.width, encoder.height) != fit(width, height, MAX_SIDE):
                 w, h = fit(width, height, MAX_SIDE)
                 encoder = H264Encoder(w, h, self.fps, keyint=2 * self.fps)
@@ -57,12 +75,15 @@ class SimFrames:
             )
             for unit in units:
                 sink.emit(unit, at_ms, encoder.width, encoder.height)
-            due += 1 / self.fps
-            wait = due - anyio.current_time()
-            if wait > 0:
-                await anyio.sleep(wait)
-            else:
-                due = anyio.current_time()  # behind: never catch up in a burst
+            await self._tick_wait()
+
+    async def _tick_wait(self) -> None:
+        self._due += 1 / self.fps
+        wait = self._due - anyio.current_time()
+        if wait > 0:
+            await anyio.sleep(wait)
+        else:
+            self._due = anyio.current_time()  # behind: never catch up in a burst
 
 
 def _encode(encoder: H264Encoder, w: int, h: int, rgb: Any, at_ms: int, key: bool) -> Any:

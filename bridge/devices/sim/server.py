@@ -133,6 +133,9 @@ class SimConfig:
     without: tuple[str, ...] = ()
     """Capabilities this simulated agent does not offer (tests: a real iPhone's agent has no
     ``network``)."""
+    device_recorder: bool = False
+    """Offer a device-side screen recorder (unmasked, like ``screenrecord``) instead of the
+    hub's screenshot recording (``bridge.devices.sim.recorder``)."""
 
     def __post_init__(self) -> None:
         if not self.token:
