@@ -91,7 +91,7 @@ def test_action_section_reports_total_agent_and_overhead(lines: list[str]) -> No
 
 
 def test_every_target_has_a_line_with_a_ratio_where_measured(lines: list[str]) -> None:
-    body = _section(lines, "targets (issue 28)")
+    body = _section(lines, "targets (issues 28 and 41)")
     measures = [r for r in body[1:] if r.strip()]
     assert len(measures) == 22 + len(TINY.action_trees)
     measured = [r for r in measures if re.search(rf"{NUM}x( !)?$", r)]
