@@ -92,6 +92,8 @@ class Sizes:
     resolves: int = 200
     offline: tuple[int, ...] = (1000, 5000)
     offline_runs: int = 7
+    comparison_rounds: int = 2
+    """Fresh hubs per mode in the side-by-side whole-tree row."""
 
 
 FULL = Sizes()
@@ -105,6 +107,7 @@ QUICK = Sizes(
     actions=30,
     resolves=50,
     offline_runs=3,
+    comparison_rounds=1,
 )
 
 
@@ -882,10 +885,11 @@ def pyspy_top(path: str, n: int = 10) -> list[str]:
 
 @asynccontextmanager
 async def _hub_bench(
-    sizes: Sizes, loop: str = "asyncio", journal: str | None = None
+    sizes: Sizes, loop: str = "asyncio", journal: str | None = None, frames: str = "reused"
 ) -> AsyncIterator[Bench]:
     """A bench agent, a hub process on ``loop`` linked to it, and ``sizes.workers``
-    subscriber worker processes; everything is stopped on exit."""
+    subscriber worker processes; everything is stopped on exit. ``frames`` "whole": the
+    hub decodes agent frames as before issue 41 (``hub_proc.WholeFrames``)."""
     agent = BenchAgent(sizes.trees[0])
     async with anyio.create_task_group() as tg:
         agent_port = await tg.start(agent.serve)
@@ -895,6 +899,7 @@ async def _hub_bench(
             "token": CLIENT_TOKEN,
             "loop": loop,
             "journal": journal,
+            "frames": frames,
         }
         async with child("bridge.bench.hub_proc", json.dumps(config)) as hub_child:
             ready = await hub_child.line(60)
@@ -961,6 +966,7 @@ async def _measure(sizes: Sizes) -> list[str]:
             f"p50 {statistics.median(resolve_ns) / 1e3:.0f} µs, "
             f"p99 {percentile(resolve_ns, 99) / 1e3:.0f} µs",
         ]
+    lines += ["", *await whole_tree_comparison(sizes, sizes.comparison_rounds)]
     loops: dict[str, list[Row]] = {}
     if uvloop_installed():
         lines.append("")
@@ -987,6 +993,36 @@ async def _measure(sizes: Sizes) -> list[str]:
             f"subscribers: top 10 by own samples ({profile})",
             *pyspy_top(profile),
         ]
+    return lines
+
+
+async def whole_tree_comparison(sizes: Sizes, rounds: int = 2) -> list[str]:
+    """Whole trees (an agent without deltas), one subscriber: the hub's CPU per change with
+    agent frames decoded whole (before issue 41) and with the unchanged nodes reused from
+    the last frame's bytes (after), a fresh hub per run, alternated."""
+    trees = [t for t in sizes.trees if t >= 1000] or [sizes.trees[-1]]
+    cpu: dict[tuple[str, int], list[float]] = {}
+    for _ in range(rounds):
+        for mode in ("whole", "reused"):
+            async with _hub_bench(sizes, frames=mode) as bench:
+                await bench.pool.ensure(1)
+                bench.agent.whole_trees = True
+                for tree in trees:
+                    await bench.switch_tree(tree)
+                    row = await bench.series(tree, 1)
+                    cpu.setdefault((mode, tree), []).append(row.cpu_per_change_ns / 1e6)
+                await bench.pool.ensure(0)
+    lines = [
+        f"whole trees, 1 subscriber, hub CPU per change (ms, median of {rounds} fresh hubs "
+        "each, alternated): frames decoded whole (before issue 41) vs unchanged nodes "
+        "reused from the last frame's bytes"
+    ]
+    for tree in trees:
+        before = statistics.median(cpu[("whole", tree)])
+        after = statistics.median(cpu[("reused", tree)])
+        lines.append(
+            f"  {tree:>6,} nodes: {before:6.2f} -> {after:6.2f} ms ({after / before:.2f}x)"
+        )
     return lines
 
 
