@@ -7,8 +7,8 @@ The hub runs in a real subprocess; a SIGUSR1 handler installed before ``serve`` 
 ``sys.modules`` to a file, which the test waits for (no fixed sleep). The list is checked
 exactly, not only for the heavy names: the first-party packages serving a tree imports are
 ``BRIDGE_PACKAGES``, and the third-party ones are those of ``RUNTIME`` plus what importing
-those alone brings in this environment (structlog maps rich/pygments/attrs when they are
-installed), computed in a fresh interpreter. A new import at ``serve`` start fails here until
+those alone brings in this environment (structlog maps greenlet when it is installed),
+computed in a fresh interpreter. A new import at ``serve`` start fails here until
 it is added to a list on purpose.
 """
 
@@ -31,6 +31,8 @@ HEAVY = (
     "rapidocr_onnxruntime",
     "onnxruntime",
     "mcp",
+    "rich",
+    "re2",
 )
 
 BRIDGE_PACKAGES = frozenset(
@@ -51,8 +53,10 @@ BRIDGE_PACKAGES = frozenset(
 """The first-party packages (two levels) ``serve`` imports to start and serve a tree; mcp,
 flows, farm, webdriver, bench and the OCR engines stay out."""
 
-RUNTIME = ("msgspec", "anyio.to_thread", "websockets.asyncio.server", "re2", "structlog")
-"""The base install's libraries the hub serves with."""
+RUNTIME = ("msgspec", "anyio.to_thread", "websockets.asyncio.server", "bridge.hub.logs")
+"""The base install's libraries the hub serves with, structlog as ``bridge.hub.logs``
+imports it (without rich); RE2 comes with the first caller regex
+(``bridge.core.safe_regex``)."""
 
 DRIVER = """
 import signal, sys
