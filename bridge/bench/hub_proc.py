@@ -192,10 +192,25 @@ async def _main(config: dict[str, Any]) -> None:
         tg.cancel_scope.cancel()
 
 
+CPROFILE_ENV = "MOBRIDGE_BENCH_CPROFILE"
+"""Set to a file path: the hub process runs under cProfile and writes its stats there."""
+
+
 def main(argv: list[str]) -> None:
     configure_logs(json_lines=True, level=logging.WARNING, stream=sys.stderr)
     config = json.loads(argv[0])
-    anyio.run(_main, config, backend_options=backend_options(config.get("loop", "asyncio")))
+    options = backend_options(config.get("loop", "asyncio"))
+    out = os.environ.get(CPROFILE_ENV)
+    if not out:
+        anyio.run(_main, config, backend_options=options)
+        return
+    import cProfile
+
+    profile = cProfile.Profile()
+    try:
+        profile.runcall(anyio.run, _main, config, backend_options=options)
+    finally:
+        profile.dump_stats(out)
 
 
 if __name__ == "__main__":
