@@ -208,7 +208,7 @@ def main(argv: list[str]) -> None:
 
     profile = cProfile.Profile()
     try:
-        profile.runcall(anyio.run, _main, config, backend_options=options)
+        profile.runcall(lambda: anyio.run(_main, config, backend_options=options))
     finally:
         profile.dump_stats(out)
 
