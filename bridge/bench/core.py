@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -21,9 +22,11 @@ from bridge.core.query import run_query
 from bridge.core.raw_delta import DeltaRefused, RawMirror, raw_delta
 from bridge.core.renormalize import NormalizeEngine
 from bridge.core.tree import NodeTree
-from bridge.wire.agent_link import TreeDelta
+from bridge.wire.agent_link import TreeDelta, TreePush
+from bridge.wire.codec import encode
 from bridge.wire.query import SemanticQuery, TextMatch
 from bridge.wire.raw import RawTree
+from bridge.wire.tree_frame import TreeFrameDecoder
 
 DUMPS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real-dumps"
 
@@ -172,6 +175,7 @@ def big_tree_rows(n: int, runs: int) -> list[str]:
     t_change = cpu_ms(change, runs)
     t_decode = cpu_ms(lambda: decoder.decode(wire_b), runs)
     t_tree_delta = _tree_delta_ms(raw, edited_raw, runs)
+    t_frames = _whole_frame_ms(raw, edited_raw, runs)
     return [
         f"{n:,}-node tree ({len(wire_a) // 1024:,} KB of RawTree JSON), CPU ms (median): "
         f"first capture decode+normalize {t_first:7.1f}; one-field change decode+normalize+"
@@ -179,7 +183,42 @@ def big_tree_rows(n: int, runs: int) -> list[str]:
         f"floor: msgspec decode alone {t_decode:6.2f} ({t_change / max(t_decode, 1e-3):.1f}x)",
         f"{'':42}   the same change as an agent's tree_delta (decode, mirror apply, "
         f"incremental normalize, patch): {t_tree_delta:6.2f} ms CPU",
+        f"{'':42}   the same change sent whole through the agent link's frame decoder "
+        f"(unchanged nodes reused by bytes, issue 41), decode+normalize+patch: "
+        f"{t_frames:6.2f} ms CPU",
     ]
+
+
+def _whole_frame_ms(a: RawTree, b: RawTree, runs: int) -> float:
+    """CPU ms of a one-field change sent as a whole ``tree`` frame and decoded by the agent
+    link's ``TreeFrameDecoder`` (the nodes whose bytes did not change are the last frame's
+    objects), then normalized incrementally and patched; alternating a -> b and b -> a."""
+    frames = [
+        encode(TreePush(reason="event", stable=True, tree=msgspec.structs.replace(t, capture=k)))
+        for k, t in enumerate((a, b), 1)
+    ]
+    decoder = TreeFrameDecoder()
+    engine = NormalizeEngine()
+    first = decoder.decode(frames[0])
+    assert isinstance(first, TreePush)
+    prev = engine.run(first.tree, SnapshotContext("b", "s_1", 0))
+    assert isinstance(prev, Normalized)
+    state: list[Any] = [prev, 1]
+
+    def one() -> None:
+        before, k = state
+        push = decoder.decode(frames[k % 2])
+        assert isinstance(push, TreePush)
+        out = engine.run(push.tree, SnapshotContext("b", "s_2", 0))
+        assert isinstance(out, Normalized)
+        patch(before.full, out.full, out.changed)
+        state[:] = [out, k + 1]
+
+    def pair() -> None:
+        one()
+        one()
+
+    return cpu_ms(pair, runs) / 2
 
 
 def _tree_delta_ms(a: RawTree, b: RawTree, runs: int) -> float:

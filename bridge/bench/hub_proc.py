@@ -2,10 +2,12 @@
 
 ``CONFIG`` is a JSON object: ``agent`` (the bench agent's URL), ``agent_token``, ``token``
 (the controller token of the bench's clients), optionally ``loop`` (``asyncio`` or
-``uvloop``, see ``bridge.hub.event_loop``). The process starts a real ``Hub`` on
-127.0.0.1 (no simulated device, request rate limit lifted: the bench measures latency, not
-the limiter; logs below WARNING dropped), prints ``{"port": P, "pid": PID}`` once the agent is
-linked, then answers one JSON line per command line on stdin:
+``uvloop``, see ``bridge.hub.event_loop``), ``journal`` (a path) and ``frames`` (``whole``:
+agent frames decoded as before issue 41, ``WholeFrames``, for the side-by-side row). The
+process starts a real ``Hub`` on 127.0.0.1 (no simulated device, request rate limit lifted:
+the bench measures latency, not the limiter; logs below WARNING dropped), prints
+``{"port": P, "pid": PID}`` once the agent is linked, then answers one JSON line per command
+line on stdin:
 
 - ``stats``: the process's own CPU time (``time.process_time_ns``; ``sys_ns`` is the part
   spent in the kernel, ``getrusage``'s system time), its RSS, garbage
@@ -41,7 +43,11 @@ from bridge.hub.app import AgentTarget, Hub, HubConfig
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.event_loop import backend_options
 from bridge.hub.logs import configure as configure_logs
+from bridge.net import agent_link as agent_link_module
 from bridge.net.auth import Principal
+from bridge.wire.agent_link import AgentToHub
+from bridge.wire.codec import AGENT_TO_HUB, DecodeFailure
+from bridge.wire.raw import RawTree
 
 
 class Recorder:
@@ -138,7 +144,20 @@ def rss_kb() -> int:
         return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
+class WholeFrames:
+    """The agent link's decoding before issue 41, for the side-by-side row: every frame
+    decoded whole, every tree's structure checked and mirrored again."""
+
+    def decode(self, data: bytes) -> AgentToHub | DecodeFailure:
+        return AGENT_TO_HUB.decode(data)
+
+    def kept_shape(self, before: RawTree, tree: RawTree) -> bool:
+        return False
+
+
 async def _main(config: dict[str, Any]) -> None:
+    if config.get("frames") == "whole":
+        vars(agent_link_module)["TreeFrameDecoder"] = WholeFrames
     recorder = Recorder()
     gc.callbacks.append(recorder.on_gc)
     hub = Hub(
@@ -173,10 +192,25 @@ async def _main(config: dict[str, Any]) -> None:
         tg.cancel_scope.cancel()
 
 
+CPROFILE_ENV = "MOBRIDGE_BENCH_CPROFILE"
+"""Set to a file path: the hub process runs under cProfile and writes its stats there."""
+
+
 def main(argv: list[str]) -> None:
     configure_logs(json_lines=True, level=logging.WARNING, stream=sys.stderr)
     config = json.loads(argv[0])
-    anyio.run(_main, config, backend_options=backend_options(config.get("loop", "asyncio")))
+    options = backend_options(config.get("loop", "asyncio"))
+    out = os.environ.get(CPROFILE_ENV)
+    if not out:
+        anyio.run(_main, config, backend_options=options)
+        return
+    import cProfile
+
+    profile = cProfile.Profile()
+    try:
+        profile.runcall(lambda: anyio.run(_main, config, backend_options=options))
+    finally:
+        profile.dump_stats(out)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,12 @@
    is passed in): bytes per change on disk and in the byte cap's measure, and the database
    size a day of it projects to; then the same with a byte cap far below that, to show the
    cap holds.
+3. **The journal's CPU per change, by thread** (issue 41's row): a 1,000-node screen changing
+   one text per change, handed to a real journal as the hub hands it (``Journal.frame`` with
+   the previous snapshot's id and the changed node ids): the CPU time of the calling thread
+   (the hub's event loop; goal <= 0.2 ms) and of the writer thread (``pthread_getcpuclockid``),
+   and, measured alone on the same inputs, the writer's pure-Python share (``patch`` and the
+   MessagePack encoding, which hold the GIL; zlib and SQLite release it).
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from typing import Any
 import anyio
 
 from bridge.bench.hub import FULL, QUICK, Row, Sizes, _hub_bench, _ms
+from bridge.core.patch import patch
 from bridge.journal.recorder import Journal
+from bridge.journal.records import _encoder, encode_delta
 from bridge.wire.enums import Orientation, Role
 from bridge.wire.node import SemanticNode
 from bridge.wire.snapshot import ScreenSnapshot
@@ -37,6 +45,7 @@ def run(quick: bool) -> list[str]:
     sizes = QUICK if quick else FULL
     lines = anyio.run(fan_out, sizes, 1 if quick else 2)
     lines += ["", *day_in_test_size(1500 if quick else 6000)]
+    lines += ["", *by_thread(500 if quick else 3000)]
     return lines
 
 
@@ -161,4 +170,57 @@ def day_in_test_size(changes: int) -> list[str]:
         f"  with a cap of {cap / 1e6:.2f} MB: kept {capped['counted_bytes'] / 1e6:.2f} MB "
         f"(file {capped['file_bytes'] / 1e6:.2f} MB), dropped {capped['dropped_frames']:,} "
         f"frames, cap held: {'yes' if capped['counted_bytes'] <= cap else 'NO'}",
+    ]
+
+
+LOOP_GOAL_MS = 0.2
+
+
+def by_thread(changes: int) -> list[str]:
+    """Per change: CPU of the hub's side of ``Journal.frame`` and of the writer thread."""
+    screens = [screen(t) for t in range(min(changes, 400))]
+    hints: list[tuple[str, ...]] = []
+    for t, now in enumerate(screens):
+        before = screens[t - 1]
+        hints.append(
+            tuple(a.node_id for a, b in zip(before.nodes, now.nodes, strict=True) if a != b)
+        )
+    with tempfile.TemporaryDirectory(prefix="mobridge-bench-journal-") as tmp:
+        journal = Journal.open(Path(tmp) / "threads.sqlite3", lambda event, **_: None)
+        assert journal._thread is not None and journal._thread.ident is not None
+        writer = time.pthread_getcpuclockid(journal._thread.ident)
+        writer_start = time.clock_gettime(writer)
+        loop: list[float] = []
+        for t in range(changes):
+            now, before = screens[t % len(screens)], screens[(t - 1) % len(screens)]
+            base = before.snapshot_id if t else None
+            hint = hints[t % len(screens)] if t else None
+            started = time.thread_time()
+            journal.frame("bench", t + 1, now, base, hint)
+            loop.append(time.thread_time() - started)
+            if t % 20 == 19:
+                time.sleep(0.004)  # 5 changes/s in the hub; here only the writer's turn
+        deadline = time.monotonic() + 60
+        while journal.stats.frames < changes and time.monotonic() < deadline:
+            time.sleep(0.02)
+        writer_s = time.clock_gettime(writer) - writer_start
+        frames = journal.stats.frames
+        journal.close()
+    python: list[float] = []
+    for t in range(1, min(changes, 200)):
+        now, before = screens[t % len(screens)], screens[(t - 1) % len(screens)]
+        started = time.thread_time()
+        body = patch(before, now, hints[t % len(screens)])
+        _encoder.encode(body)
+        python.append(time.thread_time() - started)
+        encode_delta(body)
+    loop_ms = statistics.mean(loop) * 1000
+    return [
+        f"journal CPU per change by thread, {TREE:,}-node screen, {changes:,} changes "
+        f"({frames:,} written):",
+        f"  on the hub's event-loop thread (Journal.frame): {loop_ms * 1000:.1f} µs "
+        f"(goal <= {LOOP_GOAL_MS} ms: {'met' if loop_ms <= LOOP_GOAL_MS else 'NOT met'})",
+        f"  writer thread: {writer_s / max(1, frames) * 1e6:.0f} µs, of which its Python "
+        f"part holding the GIL (patch + MessagePack, measured alone): "
+        f"{statistics.median(python) * 1e6:.0f} µs",
     ]

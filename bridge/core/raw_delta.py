@@ -160,6 +160,12 @@ class RawMirror:
             return None
         return cls(tree, index, _parent_handles(tree.nodes))
 
+    def retree(self, tree: RawTree) -> RawMirror:
+        """A mirror of ``tree``, which the caller knows has this mirror's node count and, at
+        every index, the same handle and parent (its other fields may differ): the index,
+        parents and child lists are shared, not built again."""
+        return RawMirror(tree, self.index, self.parents, self._kids)
+
     @property
     def capture(self) -> int:
         return self.tree.capture

@@ -30,6 +30,7 @@ import msgspec
 from bridge.core import node_rules as rules
 from bridge.core import roles as role_rules
 from bridge.core.compact import CompactView, build_compact
+from bridge.core.gc_pause import gc_paused
 from bridge.core.identity import (
     IdAllocator,
     automation,
@@ -149,7 +150,8 @@ class NormalizeEngine:
         problem = validate_raw_tree(raw)
         if problem is not None:
             return NormalizeFailure(problem)
-        fresh = _full(self.ids, raw, ctx)
+        with gc_paused():  # a whole pass: what it makes lives until it ends (gc_pause)
+            fresh = _full(self.ids, raw, ctx)
         self._state = fresh
         self.full_runs += 1
         return fresh.result

@@ -7,7 +7,8 @@ features that would need backtracking (lookaround, backreferences, possessive qu
 
 Bounds: a pattern is at most ``MAX_REGEX_LENGTH`` characters, its compiled program at most
 ``MAX_PROGRAM_MEMORY`` bytes, and a search reads at most ``REGEX_CANDIDATE_CAP`` characters of
-one candidate text. Compiled patterns are cached by pattern (bounded LRU).
+one candidate text. Compiled patterns are cached by pattern (bounded LRU). RE2 itself is
+imported at the first pattern (issue 41: a hub that is never sent one does not map it).
 """
 
 from __future__ import annotations
@@ -16,15 +17,21 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Final
 
-import re2
-
 MAX_REGEX_LENGTH: Final = 256
 MAX_PROGRAM_MEMORY: Final = 1 << 20
 REGEX_CANDIDATE_CAP: Final = 16_384
 
-_OPTIONS: Any = re2.Options()
-_OPTIONS.log_errors = False
-_OPTIONS.max_mem = MAX_PROGRAM_MEMORY
+
+@functools.cache
+def _engine() -> tuple[Any, Any]:
+    """The ``re2`` module and the options every pattern is compiled with (built once)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = MAX_PROGRAM_MEMORY
+    return re2, options
+
 
 _FEATURES: Final = (
     ("(?<=", "lookbehind `(?<=...)`"),
@@ -75,8 +82,9 @@ def compile_regex(pattern: str) -> UserRegex | RegexRejected:
     """Compile a caller-supplied pattern; never raises."""
     if len(pattern) > MAX_REGEX_LENGTH:
         return RegexRejected(pattern, f"longer than {MAX_REGEX_LENGTH} characters")
+    re2, options = _engine()
     try:
-        compiled = re2.compile(pattern, _OPTIONS)
+        compiled = re2.compile(pattern, options)
     except re2.error as exc:
         raw = exc.args[0] if exc.args else exc
         message = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)

@@ -15,7 +15,20 @@ import sys
 from collections.abc import MutableMapping
 from typing import Any
 
-import structlog
+# structlog's console renderer imports rich and better_exceptions when they are installed
+# (rich is a dev dependency here, through import-linter) for exception formatting the hub
+# never uses: ``configure`` passes ``plain_traceback``, and the JSON renderer formats no
+# traceback. Hidden while structlog loads, they cost an idle hub nothing (rich, pygments
+# and attrs were ~5 MB of its RSS, issue 41); a later ``import rich`` works as usual.
+_HIDDEN = [name for name in ("rich", "better_exceptions") if name not in sys.modules]
+for _name in _HIDDEN:
+    sys.modules[_name] = None  # type: ignore[assignment]
+try:
+    import structlog
+finally:
+    for _name in _HIDDEN:
+        if _name in sys.modules and sys.modules[_name] is None:
+            del sys.modules[_name]
 
 SENSITIVE_KEYS = frozenset(
     {"token", "value", "password", "secret", "text", "authorization", "value_ref", "valueref"}

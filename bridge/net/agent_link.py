@@ -40,6 +40,7 @@ from bridge.wire.agent_link import (
 )
 from bridge.wire.codec import AGENT_TO_HUB, MAX_AGENT_FRAME, DecodeFailure, encode
 from bridge.wire.raw import RawTree
+from bridge.wire.tree_frame import TreeFrameDecoder
 
 
 class AgentLost(Exception):
@@ -106,6 +107,8 @@ class AgentLink:
         self._pending: dict[int, tuple[anyio.Event, list[Reply]]] = {}
         self.hello: AgentHello | None = None
         self.stats = LinkStats()
+        self._frames = TreeFrameDecoder()
+        """Decodes this link's frames; a whole tree's unchanged nodes are the last tree's."""
 
     async def connect(self, timeout_s: float = 10.0) -> AgentHello:
         headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
@@ -152,7 +155,7 @@ class AgentLink:
                 try:
                     while True:
                         frame = await ws.recv(decode=False)
-                        message = AGENT_TO_HUB.decode(frame)
+                        message = self._frames.decode(frame)
                         del frame  # a screenshot's frame is megabytes: not held while handled
                         try:
                             await self._dispatch(message)
@@ -235,6 +238,13 @@ class AgentLink:
 
     async def _dispatch(self, message: AgentToHub | DecodeFailure) -> None:
         match message:
+            case TreePush() if (mirror := self._mirror) is not None and self._frames.kept_shape(
+                mirror.tree, message.tree
+            ):
+                # The last tree's handles and parents, checked then: no new checks to run.
+                self.stats.trees += 1
+                self._mirror = mirror.retree(message.tree)
+                await self._deliver(message, None)
             case TreePush() if (problem := structure_problem(message.tree)) is not None:
                 self._malformed(problem)
             case TreePush():

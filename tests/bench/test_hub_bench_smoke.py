@@ -28,6 +28,7 @@ TINY = hub_bench.Sizes(
     resolves=5,
     offline=(200,),
     offline_runs=1,
+    comparison_rounds=1,
 )
 
 
@@ -91,7 +92,7 @@ def test_action_section_reports_total_agent_and_overhead(lines: list[str]) -> No
 
 
 def test_every_target_has_a_line_with_a_ratio_where_measured(lines: list[str]) -> None:
-    body = _section(lines, "targets (issue 28)")
+    body = _section(lines, "targets (issues 28 and 41)")
     measures = [r for r in body[1:] if r.strip()]
     assert len(measures) == 22 + len(TINY.action_trees)
     measured = [r for r in measures if re.search(rf"{NUM}x( !)?$", r)]
@@ -126,3 +127,8 @@ def test_a_full_collection_is_timed_with_the_most_subscribers_and_with_one(
     assert m is not None, line
     most, one = int(m.group(2).replace(",", "")), int(m.group(4).replace(",", ""))
     assert most > one > 0, "each connection adds tracked objects"
+
+
+def test_whole_trees_are_compared_before_and_after_side_by_side(lines: list[str]) -> None:
+    body = _section(lines, "whole trees, 1 subscriber, hub CPU per change")
+    assert re.fullmatch(rf"\s+60 nodes:\s+{NUM} ->\s+{NUM} ms \({NUM}x\)", body[0]), body

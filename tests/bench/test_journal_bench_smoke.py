@@ -10,7 +10,7 @@ import re
 import anyio
 
 from bridge.bench import hub as hub_bench
-from bridge.bench.journal import day_in_test_size, fan_out
+from bridge.bench.journal import by_thread, day_in_test_size, fan_out
 
 TINY = hub_bench.Sizes(
     trees=(60,), subscribers=(1, 3), changes=4, warmup=2, rate_hz=20.0, workers=1
@@ -33,3 +33,13 @@ def test_fan_out_off_and_on_side_by_side() -> None:
     assert sum("journal on / off at" in line for line in lines) == 2
     for row in rows:
         assert row.split()[-1] == "0"  # nothing missed
+
+
+def test_the_journals_cpu_is_split_by_thread_and_every_frame_is_written() -> None:
+    lines = by_thread(60)
+    text = "\n".join(lines)
+    assert "60 changes (60 written)" in text
+    loop = re.search(r"event-loop thread \(Journal.frame\): ([\d.]+) µs", text)
+    writer = re.search(r"writer thread: (\d+) µs, of which .*: (\d+) µs", text)
+    assert loop is not None and writer is not None, text
+    assert int(writer.group(1)) > 0 and int(writer.group(2)) > 0

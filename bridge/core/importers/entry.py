@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge.core.gc_pause import gc_paused
 from bridge.core.importers import android_xml, idb, ios_xml, maestro, rico
 from bridge.core.importers.agent import (
     AGENT_PUSH,
@@ -149,7 +150,8 @@ def import_dump(data: bytes, source_name: str) -> RawTree | ImportFailure:
     guess the format)."""
     job = _Import()
     try:
-        tree = job.run(data)
+        with gc_paused():  # the parsed dump lives until the import ends (gc_pause)
+            tree = job.run(data)
         check_raw_tree(tree)
     except DumpError as error:
         return make_failure(source_name, job.format, error.message)

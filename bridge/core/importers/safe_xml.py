@@ -85,6 +85,7 @@ def parse_xml(data: bytes) -> XmlElement:
     reader = _Reader()
     try:
         reader.parser.Parse(data, True)
+        root = reader.root
     except _Refused as refused:
         raise DumpError(refused.message) from None
     except expat.ExpatError as error:
@@ -92,6 +93,10 @@ def parse_xml(data: bytes) -> XmlElement:
         raise DumpError(
             f"XML not well-formed at line {error.lineno}, column {error.offset + 1}: {text}"
         ) from None
-    if reader.root is None:  # pragma: no cover - expat reports "no element found" first
+    finally:
+        # The parser's handlers are the reader's methods: a cycle only the collector frees.
+        # Cut what it holds, so the parsed tree goes when the caller drops it.
+        reader.root, reader.stack = None, []
+    if root is None:  # pragma: no cover - expat reports "no element found" first
         raise DumpError("XML has no root element")
-    return reader.root
+    return root
