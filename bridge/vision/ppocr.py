@@ -40,6 +40,7 @@ from typing import Any
 
 from PIL import Image, ImageStat
 
+from bridge.vision import glyphs
 from bridge.vision.boxes import Box, TextBox
 
 DETECT_SIDE = 960
@@ -246,7 +247,8 @@ class PpOcrEngine:
 
     def _words(self, image: Image.Image) -> list[list[Word]]:
         np = self._np
-        boxes = self.detect(image)
+        found = self.detect(image)
+        boxes = found + glyphs.candidates(image, found)
         if not boxes:
             return []
         crops: list[tuple[int, Any, Box, int]] = []  # (box index, pixels, box, left pad)
@@ -277,10 +279,15 @@ class PpOcrEngine:
                 columns = probs.shape[1] * pixels.shape[1] / widest
                 ink = ink_mask(pixels)
                 words = self._decode(probs[k], columns, ~ink[MIDDLE].any(axis=0))
+                if index >= len(found):  # a lone mark the detector passed over
+                    words = [w for w in words if lone_digit(w[0], w[2])][:1]
                 lines[index] = [
                     Word(text, _tight(ink, span, box, pad), confidence)
                     for text, span, confidence in words
-                    if len(text) > 1 or text.isdigit() or not solid(ink, span)
+                    if len(text) > 1
+                    or not (
+                        (not text.isdigit() and solid(ink, span)) or round_glyph(text, ink, span)
+                    )
                 ]
         return lines
 
@@ -372,6 +379,9 @@ def merge_lines(boxes: list[Box]) -> list[Box]:
 
 
 SOLID = 0.72
+GLYPH_CONFIDENCE = 0.9
+"""A lone mark the detector passed over is a digit when read as one with this confidence."""
+ROUND = 0.9
 """A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
 EDGE = 2
 """Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
@@ -387,6 +397,27 @@ def ink_mask(pixels: Any) -> Any:
     grey = pixels.mean(axis=2)
     border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
     return np.abs(grey - float(np.median(border))) > INK
+
+
+def lone_digit(text: str, confidence: float) -> bool:
+    """Whether what the recognizer read on a lone mark (``bridge.vision.glyphs``) is kept:
+    one or two digits read with ``GLYPH_CONFIDENCE``; anything else a mark can look like (a
+    letter, a sign) is far more often a texture or an icon there."""
+    return text.isdigit() and len(text) <= 2 and confidence >= GLYPH_CONFIDENCE
+
+
+def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
+    """Whether a lone ``0`` / ``o`` / ``O`` is as wide as it is tall (``ROUND`` or more):
+    a ring or a node of a graph; a digit or letter O is narrower than its height."""
+    if text not in ("0", "o", "O"):
+        return False
+    first, last = _whole(ink, span)
+    part = ink[:, first:last]
+    rows = part.any(axis=1).nonzero()[0]
+    cols = part.any(axis=0).nonzero()[0]
+    if not len(rows) or not len(cols):
+        return False
+    return bool(cols[-1] - cols[0] + 1 >= ROUND * (rows[-1] - rows[0] + 1))
 
 
 def solid(ink: Any, span: tuple[int, int]) -> bool:
@@ -410,12 +441,7 @@ def _tight(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
     the span itself where it holds no ink."""
     import numpy as np
 
-    first, last = span
-    inked = ink[MIDDLE].any(axis=0)
-    while first > 0 and inked[first - 1]:  # a glyph cut by the span: take all of it
-        first -= 1
-    while last < len(inked) and inked[last]:
-        last += 1
+    first, last = _whole(ink, span)
     part = ink[:, first:last]
     rows = np.flatnonzero(part.any(axis=1))
     cols = np.flatnonzero(part.any(axis=0))
@@ -434,6 +460,17 @@ def _tight(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
         min(box[2], max(left + 1, right)),
         box[1] + int(bottom * sy + 0.999),
     )
+
+
+def _whole(ink: Any, span: tuple[int, int]) -> tuple[int, int]:
+    """``span`` (crop columns) widened to the whole of any glyph it cuts."""
+    first, last = span
+    inked = ink[MIDDLE].any(axis=0)
+    while first > 0 and inked[first - 1]:
+        first -= 1
+    while last < len(inked) and inked[last]:
+        last += 1
+    return first, last
 
 
 def _longest_run(blank: Any, first: int, second: int, per_column: float) -> int:
