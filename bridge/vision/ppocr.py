@@ -68,6 +68,13 @@ boundary ..."""
 NARROW_SPACE = 0.06
 """... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``)."""
 NARROW = frozenset("1iIl:;.,'!|")
+UNIT_SPACE = 0.06
+"""... but between a digit and a letter, a run wider than the median plus this share is a
+word boundary (a number and its unit: ``100 Hz``, ``20 m``; ``3rd`` is set tight)."""
+DASH_SPACE = 0.15
+"""A dash with runs of blank columns at least this share of REC_HEIGHT (and the line's
+median run) on both sides, between letters or digits, separates words (``9x15 - 24``)."""
+DASHES = frozenset("-\u2013\u2014")
 INK = 48
 """A pixel this far (grey levels) from the line's background colour is ink."""
 THREADS = 2
@@ -316,12 +323,25 @@ class PpOcrEngine:
         pairs = list(itertools.pairwise(chars))
         runs = [_longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
         typical = float(np.median(runs)) if runs else 0.0
+        apart = max(typical, DASH_SPACE * REC_HEIGHT)
+        dashes = {
+            k + 1
+            for k in range(len(pairs) - 1)
+            if chars[k + 1][1] in DASHES
+            and chars[k][1].isalnum()
+            and chars[k + 2][1].isalnum()
+            and min(runs[k], runs[k + 1]) >= apart
+        }  # a dash set off on both sides: a range or a separator (``9x15 - 24``)
         groups: list[list[tuple[int, str, float]]] = [[chars[0]]]
-        for (before, ch), run in zip(pairs, runs, strict=True):
+        for k, ((before, ch), run) in enumerate(zip(pairs, runs, strict=True)):
             space = typical + SPACE * REC_HEIGHT
             if before[1] in NARROW or ch[1] in NARROW:
                 space += NARROW_SPACE * REC_HEIGHT
-            if ch[1] == " " or run > max(space, 2 * typical):
+            if before[1].isdigit() and ch[1].isalpha():  # a number and its unit (``100 Hz``)
+                space = typical + UNIT_SPACE * REC_HEIGHT
+            else:
+                space = max(space, 2 * typical)
+            if ch[1] == " " or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
             if ch[1] != " ":
                 groups[-1].append(ch)
