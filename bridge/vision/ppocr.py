@@ -171,6 +171,9 @@ class PpOcrEngine:
         options.intra_op_num_threads = THREADS
         options.inter_op_num_threads = 1
         options.log_severity_level = 4
+        # Idle threads sleep instead of spinning: on a shared 2-core machine a spinning
+        # worker burns the CPU another process (or the hub's own event loop) needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         providers = ["CPUExecutionProvider"]
         self._det = ort.InferenceSession(str(det), sess_options=options, providers=providers)
         self._rec = ort.InferenceSession(str(rec), sess_options=options, providers=providers)
