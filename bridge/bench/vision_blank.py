@@ -39,15 +39,13 @@ from bridge.wire.agent_link import (
     AgentHello,
     AgentInfo,
     DeviceInfo,
-    RawNode,
-    RawTree,
-    RawWindow,
     Reply,
     ScreenshotCommand,
     TreePush,
 )
 from bridge.wire.codec import HUB_TO_AGENT, encode
 from bridge.wire.enums import Platform
+from bridge.wire.raw import RawNode, RawTree, RawWindow
 
 AGENT_TOKEN = "bench-blank-agent-token"
 CONTROL = "bench-blank-controller-token"
@@ -65,8 +63,8 @@ def _png(kind: str) -> str:
     if kind == "noise":
         image = Image.frombytes("RGB", size, os.urandom(size[0] * size[1] * 3))
     else:
-        colour = {"blank": "white", "black": "black", "grey": (128, 128, 128)}[kind]
-        image = Image.new("RGB", size, colour)
+        grey = {"blank": 255, "black": 0, "grey": 128}[kind]
+        image = Image.new("RGB", size, (grey, grey, grey))
     out = io.BytesIO()
     image.save(out, "PNG")
     return base64.b64encode(out.getvalue()).decode()
@@ -165,15 +163,16 @@ async def soak(seconds: float, warmup: float = WARMUP_S) -> dict[str, Any]:
     agent = BlankAgent()
     samples: list[tuple[float, float, bool]] = []
     with tempfile.TemporaryDirectory(prefix="mobridge-vision-blank-") as tmp:
-        runtime = Path(tmp)
-        runtime.chmod(0o700)
+        runtime = Path(tmp)  # mode 0700, as the hub wants its runtime folder
         async with anyio.create_task_group() as tg:
             agent_port = await tg.start(agent.serve)
             process, port = await anyio.to_thread.run_sync(_start_hub, runtime, agent_port)
             try:
                 async with connect(f"ws://127.0.0.1:{port}/v1", token=CONTROL, name="b") as hub:
                     with anyio.fail_after(60):
-                        while not any(d.id == DEVICE and d.online for d in await hub.devices()):
+                        while not any(  # noqa: ASYNC110 - polled: the hub has no event for it
+                            d.id == DEVICE and d.online for d in await hub.devices()
+                        ):
                             await anyio.sleep(0.1)
                     await anyio.sleep(warmup)
                     started = time.monotonic()

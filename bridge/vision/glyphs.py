@@ -46,9 +46,10 @@ MAX_CANDIDATES = 120
 """Candidates returned at most (a screen of texture stays cheap)."""
 
 
-def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
-    """Boxes (``image`` pixels, grown by ``PAD``) of lone glyph-shaped marks outside every
-    box of ``found``, top to bottom."""
+def ink_of(image: Image.Image, surround: float = SURROUND) -> tuple[Any, Any, float]:
+    """(grey, ink, scale): ``image`` in grey at ``scale`` (its longer side at most
+    ``WORK_SIDE``), and which of those pixels are ink (1) by step 1 of the module doc, the
+    surroundings ``surround`` of the shorter side wide (a mark much wider is hollowed)."""
     import cv2
     import numpy as np
 
@@ -61,11 +62,21 @@ def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
         )
     grey: Any = np.asarray(grey_image, dtype=np.uint8)
     h, w = grey.shape
-    side = min(h, w)
-    step = max(1, round(side * SURROUND / 9))
+    step = max(1, round(min(h, w) * surround / 9))
     small = cv2.resize(grey, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
     background = cv2.resize(cv2.medianBlur(small, 9), (w, h), interpolation=cv2.INTER_LINEAR)
-    ink = (cv2.absdiff(grey, background) > INK).astype(np.uint8)
+    return grey, (cv2.absdiff(grey, background) > INK).astype(np.uint8), scale
+
+
+def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
+    """Boxes (``image`` pixels, grown by ``PAD``) of lone glyph-shaped marks outside every
+    box of ``found``, top to bottom."""
+    import cv2
+    import numpy as np
+
+    _, ink, scale = ink_of(image)
+    h, w = ink.shape
+    side = min(h, w)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     low, high = MIN_HEIGHT * side, MAX_HEIGHT * side
     parts: list[tuple[int, int, int, int, int]] = []

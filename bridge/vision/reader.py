@@ -5,7 +5,9 @@ worker thread (``anyio.to_thread.run_sync`` with a limiter of one), never on its
 It never raises for what the engine does: a region whose OCR fails reads as no text and is
 counted (``ReadStats.failures``). Region bounds are device pixels; ``scale`` is screenshot
 pixels per device pixel (a device may send a downscaled screenshot). A region's result is
-cached by its pixels' hash, so a screen shown again costs a hash, not an OCR pass. Timings of
+cached by its pixels' hash, so a screen shown again costs a hash, not an OCR pass. Besides
+text, a region's targets without words (a play triangle, a pause sign, a close cross:
+``bridge.vision.icons``) become BUTTON items labelled with the shape's name. Timings of
 OCR passes are kept (the last ``TIMINGS``) for ``stats``.
 """
 
@@ -18,8 +20,9 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
+from bridge.vision import icons
 from bridge.vision.cache import ResultCache, key_of
-from bridge.vision.engine import OcrEngine, TextBox
+from bridge.vision.engine import Box, OcrEngine, TextBox
 from bridge.vision.overlay import MAX_ITEMS, Overlay, VisionItem
 from bridge.vision.regions import Region
 from bridge.vision.shapes import background_of, looks_like_button
@@ -53,12 +56,35 @@ def read_lines(engine: OcrEngine, region: Image.Image) -> tuple[tuple[TextBox, R
     )
 
 
-class RegionReader:
-    """One engine, one bounded cache, its statistics. Not thread-safe: one call at a time."""
+def read_shapes(
+    region: Image.Image, lines: Sequence[tuple[TextBox, Role]]
+) -> tuple[tuple[str, Box, float], ...]:
+    """Targets without words in ``region`` (``bridge.vision.icons``): (shape, box,
+    confidence), those overlapping a line of ``lines`` left out (a glyph of a word, ``l!``,
+    is not a pause sign)."""
+    return tuple(
+        found
+        for found in icons.find(region)
+        if not any(_overlaps(found[1], line.box) for line, _ in lines)
+    )
 
-    def __init__(self, engine: OcrEngine, cache: ResultCache[tuple[tuple[TextBox, Role], ...]]):
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+Reading = tuple[tuple[tuple[TextBox, Role], ...], tuple[tuple[str, Box, float], ...]]
+"""What one region holds: its lines with their roles, and its shapes."""
+
+
+class RegionReader:
+    """One engine, one bounded cache, its statistics. Not thread-safe: one call at a time.
+    ``shapes``: also look for targets without words (``read_shapes``)."""
+
+    def __init__(self, engine: OcrEngine, cache: ResultCache[Reading], shapes: bool = True):
         self.engine = engine
         self.cache = cache
+        self.shapes = shapes
         self.stats = ReadStats()
 
     def read_regions(
@@ -79,18 +105,23 @@ class RegionReader:
                 continue
             crop = image.crop(crop_box)
             key = key_of(crop)
-            lines = self.cache.get(key)
-            if lines is None:
+            reading = self.cache.get(key)
+            if reading is None:
                 started = time.perf_counter()
+                shapes: tuple[tuple[str, Box, float], ...] = ()
                 try:
                     lines = read_lines(self.engine, crop)
+                    if self.shapes:
+                        shapes = read_shapes(crop, lines)
                 except Exception as exc:  # an engine fault: this region reads as no text
                     self.stats.failures += 1
                     self.stats.last_failure = f"{type(exc).__name__}: {exc}"[:200]
                     lines = ()
                 self.stats.passes += 1
                 self.stats.ocr_ms.append((time.perf_counter() - started) * 1000)
-                self.cache.put(key, lines)
+                reading = (lines, shapes)
+                self.cache.put(key, reading)
+            lines, shapes = reading
             items = [
                 VisionItem(
                     text=line.text,
@@ -104,6 +135,21 @@ class RegionReader:
                     confidence=line.confidence,
                 )
                 for line, role in lines
+            ]
+            items += [
+                VisionItem(
+                    text="",
+                    bounds=(
+                        int((crop_box[0] + box[0]) / scale),
+                        int((crop_box[1] + box[1]) / scale),
+                        int((crop_box[0] + box[2]) / scale),
+                        int((crop_box[1] + box[3]) / scale),
+                    ),
+                    role=Role.BUTTON,
+                    confidence=confidence,
+                    shape=name,
+                )
+                for name, box, confidence in shapes
             ]
             items.sort(key=lambda it: -it.confidence)
             kept = sorted(items[:MAX_ITEMS], key=lambda it: (it.bounds[1], it.bounds[0]))
