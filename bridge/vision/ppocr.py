@@ -350,7 +350,7 @@ class PpOcrEngine:
                 groups[-1].append(ch)
         out: list[tuple[str, tuple[int, int], float]] = []
         for group in groups:
-            text = "".join(c[1] for c in group).strip()
+            text = letters_not_digits("".join(c[1] for c in group).strip())
             if not text:
                 continue
             confidence = sum(c[2] for c in group) / len(group)
@@ -506,6 +506,17 @@ def _longest_run(blank: Any, first: int, second: int, per_column: float) -> int:
         run = run + 1 if value else 0
         best = max(best, run)
     return best
+
+
+def letters_not_digits(word: str) -> str:
+    """``word`` with a zero read among capital letters as the letter O (``ED0`` is ``EDO``):
+    the recognizer confuses the two glyphs; a word of capitals is not a number."""
+    if "0" not in word:
+        return word
+    rest = word.replace("0", "")
+    if len(rest) >= 2 and rest.isalpha() and rest.isupper():
+        return word.replace("0", "O")
+    return word
 
 
 def plausible(text: str, confidence: float) -> bool:
