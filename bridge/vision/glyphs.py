@@ -14,7 +14,8 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
    dot, disc or frame);
 3. **alone**: no other glyph-sized mark (``SIBLING``) within ``ALONE`` of its height around
    it (a glyph of a word has neighbours and the detector reads the word; a cell's frame is
-   larger), and not inside a box the detector found.
+   larger), on a plain ground (``PLAIN``: a cell, a board, a page; not a photo or a
+   texture), and not inside a box the detector found.
 
 Each candidate comes back as a box grown by ``PAD`` of its height on every side (the
 recognizer reads a glyph on its own background). What the recognizer makes of it is the
@@ -42,6 +43,9 @@ MAX_FILL = 0.75
 ALONE = 0.35
 PAD = 0.3
 SIBLING = 2.5
+PLAIN = 16.0
+"""The ground around a lone glyph (its ``ALONE`` margin, ink left out) varies by at most this
+(grey levels, standard deviation): a cell or a board is plain; grass in a video is not."""
 MAX_CANDIDATES = 120
 """Candidates returned at most (a screen of texture stays cheap)."""
 
@@ -74,7 +78,7 @@ def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
     import cv2
     import numpy as np
 
-    _, ink, scale = ink_of(image)
+    grey, ink, scale = ink_of(image)
     h, w = ink.shape
     side = min(h, w)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
@@ -98,6 +102,9 @@ def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
         near = set(np.unique(around).tolist()) - {0, i}
         if any(_sibling(stats[j], ph) for j in near):
             continue  # a glyph-sized mark beside it: part of a word, a drawing, a texture
+        plain = grey[y0:y1, x0:x1][around == 0]
+        if plain.size and float(plain.std()) > PLAIN:
+            continue  # not on a plain ground (a cell, a board, a page): a photo, a texture
         pad = PAD * ph
         box = (
             max(0, int((left - pad) / scale)),
