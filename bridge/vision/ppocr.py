@@ -22,8 +22,8 @@ The path, for one image (one colour all over: no text, nothing run):
    characters wider than ``SPACE_GAP`` times the line's character pitch is a word boundary
    (the model seldom emits a space itself);
 4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
-   its shape is text's (``plausible``): a lone character must be a letter or digit read with
-   ``LONE_CONFIDENCE``; a word of punctuation only is dropped.
+   its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
+   with ``LONE_CONFIDENCE``; a word of punctuation only is dropped.
 
 ``PpOcrEngine.read`` is CPU-bound and serialized by its lock; the hub calls it in a worker
 thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per call.
@@ -523,8 +523,8 @@ def plausible(text: str, confidence: float) -> bool:
     """Whether a word read with ``confidence`` is text rather than a texture or an icon."""
     if confidence < MIN_CONFIDENCE or not any(c.isalnum() for c in text):
         return False
-    if len(text) == 1:
-        return confidence >= LONE_CONFIDENCE
+    if len(text) == 1:  # a lone glyph: a plain letter or digit (an accent alone is a speck)
+        return text.isascii() and confidence >= LONE_CONFIDENCE
     return True
 
 
