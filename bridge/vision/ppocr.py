@@ -15,7 +15,8 @@ The path, for one image (one colour all over: no text, nothing run):
 2. **recognise** each box cut from the full-resolution image and scaled to the recognizer's
    height (``REC_HEIGHT``): the scale follows the height of the text, not the width of the
    image, so a landscape screen and a lone 200-pixel digit read like a phone's body text;
-   boxes go in batches of similar widths;
+   boxes go in batches of one padded width (``STEP``), so a line reads the same whatever
+   else is on the screen;
 3. **decode** the recognizer's per-column classes with characters outside ``ALLOWED``
    (the recognizer also knows 6000 Chinese characters) masked out, so a texture never reads as
    a Chinese glyph; the columns each character was read at are kept, and a gap between two
@@ -59,6 +60,10 @@ REC_HEIGHT = 48
 REC_MAX_WIDTH = 1600
 """A line wider than this (after scaling to REC_HEIGHT) is squeezed to it."""
 BATCH = 8
+STEP = 16
+"""Line crops are padded (with their own edge pixels) to the next multiple of this width and
+batched only with crops of that same width, so what a line reads as depends on its own pixels
+alone, not on which other lines share its batch."""
 MIN_CONFIDENCE = 0.6
 LONE_CONFIDENCE = 0.8
 SPACE = 0.12
@@ -276,14 +281,18 @@ class PpOcrEngine:
             crops.append((index, pixels, box, pad // 2))
         crops.sort(key=lambda c: c[1].shape[1])
         lines: list[list[Word]] = [[] for _ in boxes]
-        for start in range(0, len(crops), BATCH):
-            batch = crops[start : start + BATCH]
-            widest = max(c[1].shape[1] for c in batch)
+        batches: list[tuple[int, list[tuple[int, Any, Box, int]]]] = []
+        for bucket, same in itertools.groupby(crops, key=lambda c: -(-c[1].shape[1] // STEP)):
+            group = list(same)
+            batches.extend(
+                (bucket * STEP, group[start : start + BATCH])
+                for start in range(0, len(group), BATCH)
+            )
+        for widest, batch in batches:
             x = np.zeros((len(batch), 3, REC_HEIGHT, widest), dtype=np.float32)
             for k, (_, pixels, _, _) in enumerate(batch):
-                x[k, :, :, : pixels.shape[1]] = (
-                    (pixels[:, :, ::-1] / 255.0 - 0.5) / 0.5
-                ).transpose(2, 0, 1)
+                grown = np.pad(pixels, ((0, 0), (0, widest - pixels.shape[1]), (0, 0)), "edge")
+                x[k] = ((grown[:, :, ::-1] / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
             probs = self._rec.run(None, {self._rec_input: x})[0]
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
