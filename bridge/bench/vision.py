@@ -226,7 +226,33 @@ def real_rows(quick: bool) -> list[str]:
     if first and not quick:
         lines.append("  per screen (the hub's engine): recall / precision")
         lines.extend(f"    {s.screen:26} {s.recall:.2f} / {s.precision:.2f}" for s in first)
+    lines += heldout_rows()
     return lines
+
+
+def heldout_rows() -> list[str]:
+    """The hub's engine on the held-out screens (tests/vision/heldout: never used to tune)."""
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+    from tests.vision.real.score import HELDOUT, load, score_lines, screens, total
+
+    engine = load_engine()
+    if isinstance(engine, str) or not (HELDOUT / "labels.yaml").is_file():
+        return []
+    names = screens(HELDOUT)
+    scores = [
+        score_lines(n, [line.text for line, _ in read_lines(engine, load(n, HELDOUT))], HELDOUT)
+        for n in names
+    ]
+    recall, precision = total(scores)
+    meeting = sum(
+        1 for s in scores if s.recall >= RECALL_TARGET and s.precision >= PRECISION_TARGET
+    )
+    return [
+        f"  held-out ({len(names)} screens of tests/vision/heldout, {engine.name}): recall "
+        f"{recall:.3f}  precision {precision:.3f}  screens on target {meeting}/{len(names)}",
+        *(f"    {s.screen:26} {s.recall:.2f} / {s.precision:.2f}" for s in scores),
+    ]
 
 
 def run(quick: bool) -> list[str]:

@@ -37,6 +37,18 @@ def test_the_real_screen_set_is_what_the_readme_says() -> None:
 
 
 @need_vision
+def test_the_held_out_set_names_its_sources_and_was_labelled() -> None:
+    from tests.vision.real.score import HELDOUT, image_path, labels
+
+    names = screens(HELDOUT)
+    assert names
+    sources = (HELDOUT / "SOURCES.tsv").read_text().splitlines()[1:]
+    assert {image_path(n, HELDOUT).name for n in names} == {line.split("\t")[0] for line in sources}
+    assert all(len(line.split("\t")) == 5 for line in sources)
+    assert all(labels(HELDOUT)[n]["words"].split() for n in names)
+
+
+@need_vision
 @pytest.mark.timeout(900)  # 41 screens; minutes on a loaded 2-core machine
 def test_recall_and_precision_on_real_screens_stay_above_their_floors() -> None:
     engine = load_engine()
