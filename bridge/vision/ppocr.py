@@ -26,15 +26,21 @@ The path, for one image (one colour all over: no text, nothing run):
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
    with ``LONE_CONFIDENCE``; a word of punctuation only is dropped.
 
+A line crop whose pixels were read before (the same line in an earlier frame: a game's
+score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
+lines are recognised; detection still runs on every new region.
+
 ``PpOcrEngine.read`` is CPU-bound and serialized by its lock; the hub calls it in a worker
 thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per call.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import itertools
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,6 +66,8 @@ REC_HEIGHT = 48
 REC_MAX_WIDTH = 1600
 """A line wider than this (after scaling to REC_HEIGHT) is squeezed to it."""
 BATCH = 8
+SEEN_LINES = 1024
+"""Line crops whose decoded words are kept (least recently used dropped)."""
 STEP = 16
 """Line crops are padded (with their own edge pixels) to the next multiple of this width and
 batched only with crops of that same width, so what a line reads as depends on its own pixels
@@ -193,8 +201,16 @@ class PpOcrEngine:
             allowed[i] = i == 0 or c in ALLOWED or c == " "
         self._allowed = allowed
         self._lock = threading.Lock()
+        self._seen: OrderedDict[bytes, list[tuple[str, tuple[int, int], float]]] = OrderedDict()
+        """Decoded words by the hash of a line crop's pixels (the ``SEEN_LINES`` most recent):
+        a line read in an earlier frame is not recognised again."""
 
     # ---- the engine interface -----------------------------------------------------------
+
+    def forget_lines(self) -> None:
+        """Drop the decoded words of lines seen before (a bench measuring uncached cost)."""
+        with self._lock:
+            self._seen.clear()
 
     def read(self, image: Image.Image) -> tuple[TextBox, ...]:
         """Lines of words, top to bottom: each detected box's kept words (a box's words
@@ -279,10 +295,21 @@ class PpOcrEngine:
                 pad = REC_HEIGHT - width
                 pixels = np.pad(pixels, ((0, 0), (pad // 2, pad - pad // 2), (0, 0)), "edge")
             crops.append((index, pixels, box, pad // 2))
-        crops.sort(key=lambda c: c[1].shape[1])
         lines: list[list[Word]] = [[] for _ in boxes]
+        todo: list[tuple[int, Any, Box, int]] = []
+        keys: dict[int, bytes] = {}
+        for index, pixels, box, pad in crops:  # a line seen before: its words, no model run
+            key = hashlib.blake2b(pixels.tobytes(), digest_size=16).digest()
+            keys[index] = key
+            known = self._seen.get(key)
+            if known is None:
+                todo.append((index, pixels, box, pad))
+            else:
+                self._seen.move_to_end(key)
+                lines[index] = self._keep(index >= len(found), pixels, box, pad, known)
+        todo.sort(key=lambda c: c[1].shape[1])
         batches: list[tuple[int, list[tuple[int, Any, Box, int]]]] = []
-        for bucket, same in itertools.groupby(crops, key=lambda c: -(-c[1].shape[1] // STEP)):
+        for bucket, same in itertools.groupby(todo, key=lambda c: -(-c[1].shape[1] // STEP)):
             group = list(same)
             batches.extend(
                 (bucket * STEP, group[start : start + BATCH])
@@ -296,19 +323,30 @@ class PpOcrEngine:
             probs = self._rec.run(None, {self._rec_input: x})[0]
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
-                ink = ink_mask(pixels)
-                words = self._decode(probs[k], columns, ~ink[MIDDLE].any(axis=0))
-                if index >= len(found):  # a lone mark the detector passed over
-                    words = [w for w in words if lone_digit(w[0], w[2])][:1]
-                lines[index] = [
-                    Word(text, _tight(ink, span, box, pad), confidence)
-                    for text, span, confidence in words
-                    if len(text) > 1
-                    or not (
-                        (not text.isdigit() and solid(ink, span)) or round_glyph(text, ink, span)
-                    )
-                ]
+                blank = ~ink_mask(pixels)[MIDDLE].any(axis=0)
+                words = self._decode(probs[k], columns, blank)
+                self._seen[keys[index]] = words
+                if len(self._seen) > SEEN_LINES:
+                    self._seen.popitem(last=False)
+                lines[index] = self._keep(index >= len(found), pixels, box, pad, words)
         return lines
+
+    @staticmethod
+    def _keep(
+        lone: bool, pixels: Any, box: Box, pad: int, words: list[tuple[str, tuple[int, int], float]]
+    ) -> list[Word]:
+        """The words of one line crop (``pixels``, from ``box``, ``pad`` columns of padding on
+        the left) that are kept, with their image boxes; ``lone``: a mark the detector passed
+        over (kept only as a digit, ``lone_digit``)."""
+        ink = ink_mask(pixels)
+        if lone:
+            words = [w for w in words if lone_digit(w[0], w[2])][:1]
+        return [
+            Word(text, _tight(ink, span, box, pad), confidence)
+            for text, span, confidence in words
+            if len(text) > 1
+            or not ((not text.isdigit() and solid(ink, span)) or round_glyph(text, ink, span))
+        ]
 
     def _decode(
         self, prob: Any, columns: float, blank: Any
