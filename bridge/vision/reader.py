@@ -112,6 +112,12 @@ class RegionReader:
         self._last: OrderedDict[Bounds, tuple[Image.Image, Reading]] = OrderedDict()
         """Each region's last pixels and reading (``LAST_REGIONS`` at most)."""
 
+    def forget(self) -> None:
+        """Drop every cached reading and every region's last frame: the next reading of any
+        pixels goes through the engine."""
+        self.cache = ResultCache(self.cache.capacity)
+        self._last.clear()
+
     def _changed_part(self, bounds: Bounds, crop: Image.Image) -> Reading | None:
         """The reading of ``crop`` from the region's last one when only a small part changed
         (a score, a timer): that part, grown to whole lines and by ``MARGIN`` of its height,
