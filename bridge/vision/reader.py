@@ -86,14 +86,14 @@ def _shift(box: Box, x: int, y: int) -> Box:
     return (box[0] + x, box[1] + y, box[2] + x, box[3] + y)
 
 
-LAST_REGIONS = 16
+LAST_REGIONS = 8
 """Regions whose last pixels and reading are kept for the next frame."""
 PARTIAL = 0.25
 """A change covering at most this share of a region is read alone (the rest kept)."""
 MARGIN = 0.5
 """The changed part is grown by this share of its height on every side before reading."""
-_CHANGED = [0 if v <= 24 else 255 for v in range(256)]
-"""A pixel whose grey difference from the last frame is above 24 changed."""
+_CHANGED = [0 if v <= 12 else 255 for v in range(256)]
+"""A pixel whose grey level differs from the last frame's by more than 12 changed."""
 
 
 Reading = tuple[tuple[tuple[TextBox, Role], ...], tuple[tuple[str, Box, float], ...]]
@@ -110,7 +110,8 @@ class RegionReader:
         self.shapes = shapes
         self.stats = ReadStats()
         self._last: OrderedDict[Bounds, tuple[Image.Image, Reading]] = OrderedDict()
-        """Each region's last pixels and reading (``LAST_REGIONS`` at most)."""
+        """Each region's last pixels (in grey: a third of the memory) and reading
+        (``LAST_REGIONS`` at most)."""
 
     def forget(self) -> None:
         """Drop every cached reading and every region's last frame: the next reading of any
@@ -127,7 +128,7 @@ class RegionReader:
         if last is None or last[0].size != crop.size:
             return None
         before, (old_lines, old_shapes) = last
-        changed = ImageChops.difference(before, crop).convert("L").point(_CHANGED).getbbox()
+        changed = ImageChops.difference(before, crop.convert("L")).point(_CHANGED).getbbox()
         if changed is None:
             return last[1]
         whole = crop.width * crop.height
@@ -202,7 +203,7 @@ class RegionReader:
                 self.stats.passes += 1
                 self.stats.ocr_ms.append((time.perf_counter() - started) * 1000)
                 self.cache.put(key, reading)
-            self._last[b] = (crop, reading)
+            self._last[b] = (crop.convert("L"), reading)
             self._last.move_to_end(b)
             while len(self._last) > LAST_REGIONS:
                 self._last.popitem(last=False)
