@@ -274,7 +274,38 @@ def real_rows(quick: bool) -> list[str]:
         lines.append("  per screen (the hub's engine): recall / precision")
         lines.extend(f"    {s.screen:26} {s.recall:.2f} / {s.precision:.2f}" for s in first)
     lines += heldout_rows()
+    lines += shape_rows(images)
     return lines
+
+
+def shape_rows(images: dict[str, Image.Image]) -> list[str]:
+    """Targets without words on the real set as the hub's reader gives them
+    (``bridge.vision.reader.read_shapes``: those overlapping a word left out), measured apart
+    from the words: how many of each shape, on how many screens, and the CPU of the pass."""
+    from collections import Counter
+
+    from bridge.vision import icons
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines, read_shapes
+
+    engine = load_engine()
+    if isinstance(engine, str):
+        return []
+    found: Counter[str] = Counter()
+    screens: Counter[str] = Counter()
+    cpu: list[float] = []
+    for image in images.values():
+        lines = read_lines(engine, image)
+        c0 = time.process_time()
+        shapes = read_shapes(image, lines)
+        cpu.append((time.process_time() - c0) * 1000)
+        found.update(name for name, _, _ in shapes)
+        screens.update({name for name, _, _ in shapes})
+    counts = "  ".join(f"{n} {found[n]} on {screens[n]} screens" for n in icons.NAMES)
+    return [
+        f"  shapes (bridge.vision.icons) on the {len(images)} screens: {counts}   "
+        f"cpu p50 {statistics.median(cpu):5.1f} ms per screen"
+    ]
 
 
 def heldout_rows() -> list[str]:
