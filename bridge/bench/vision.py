@@ -6,10 +6,14 @@ Rows (``scripts/bench --only vision``; the ``vision`` extra must be installed):
   tests/vision/real (tests/vision/real/README.md): word recall and precision in total, the
   lowest of each over the screens and how many screens reach recall 0.85 and precision 0.90,
   p50 / p90 wall time and p50 CPU time (all threads) per screen, the load average beside them;
-  then each screen's recall / precision for the first engine (the hub's);
+  then each screen's recall / precision for the first engine (the hub's); the hub's engine on
+  the held-out screens of tests/vision/heldout (never used to tune); and the targets without
+  words (play, pause, close) the hub's reader gives on the real set, with their CPU;
 - ``ocr``: one uncached reading (the hub's engine, then shapes) of a phone-sized region —
   the simulated game's canvas drawn at half size (540x1137) and the five canvas screens of
-  tests/vision/screens (540x1170) — p50 / p90 wall time and p50 CPU time of this process,
+  tests/vision/screens (540x1170) — p50 / p90 wall time and p50 CPU time of this process;
+  then, through the hub's reader, a first frame and the next one with a number changed (only
+  the changed part read),
   with the machine's load average beside them (the figures are the machine's, not the code's
   alone: other processes share its cores);
 - ``session``: a real hub serving with vision on the game scene, a client that taps PLAY a
