@@ -21,6 +21,7 @@ SECTIONS: tuple[str, ...] = (
     "cli",
     "media",
     "vision",
+    "vision_blank",
     "pictures",
     "web",
     "webdriver",

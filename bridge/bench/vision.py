@@ -6,10 +6,14 @@ Rows (``scripts/bench --only vision``; the ``vision`` extra must be installed):
   tests/vision/real (tests/vision/real/README.md): word recall and precision in total, the
   lowest of each over the screens and how many screens reach recall 0.85 and precision 0.90,
   p50 / p90 wall time and p50 CPU time (all threads) per screen, the load average beside them;
-  then each screen's recall / precision for the first engine (the hub's);
+  then each screen's recall / precision for the first engine (the hub's); the hub's engine on
+  the held-out screens of tests/vision/heldout (never used to tune); and the targets without
+  words (play, pause, close) the hub's reader gives on the real set, with their CPU;
 - ``ocr``: one uncached reading (the hub's engine, then shapes) of a phone-sized region —
   the simulated game's canvas drawn at half size (540x1137) and the five canvas screens of
-  tests/vision/screens (540x1170) — p50 / p90 wall time and p50 CPU time of this process,
+  tests/vision/screens (540x1170) — p50 / p90 wall time and p50 CPU time of this process;
+  then, through the hub's reader, a first frame and the next one with a number changed (only
+  the changed part read),
   with the machine's load average beside them (the figures are the machine's, not the code's
   alone: other processes share its cores);
 - ``session``: a real hub serving with vision on the game scene, a client that taps PLAY a
@@ -60,20 +64,66 @@ def ocr_rows(rounds: int) -> list[str]:
     read_lines(engine, next(iter(regions.values())))  # warm-up
     wall: list[float] = []
     cpu: list[float] = []
+    from bridge.vision.cache import ResultCache
+    from bridge.vision.reader import RegionReader
+    from bridge.vision.regions import Region
+
+    full_cpu: list[float] = []
+    changed_wall: list[float] = []
+    changed_cpu: list[float] = []
     for _ in range(rounds):
         for image in regions.values():
+            _forget(engine)
             w0, c0 = time.perf_counter(), time.process_time()
             read_lines(engine, image)
             wall.append((time.perf_counter() - w0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
+            _forget(engine)  # the hub's path: a reader that saw the last frame of the region
+            reader = RegionReader(engine, ResultCache())
+            whole = (Region("canvas", (0, 0, image.width, image.height)),)
+            c0 = time.process_time()
+            reader.read_regions(image, whole, 1.0)
+            full_cpu.append((time.process_time() - c0) * 1000)
+            frame = _changed(image)  # the next frame: one small part drawn anew
+            w0, c0 = time.perf_counter(), time.process_time()
+            reader.read_regions(frame, whole, 1.0)
+            changed_wall.append((time.perf_counter() - w0) * 1000)
+            changed_cpu.append((time.process_time() - c0) * 1000)
     wall.sort()
+    changed_wall.sort()
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     return [
         f"vision ocr ({engine.name}): {len(regions)} phone-sized regions x {rounds} rounds, "
         "uncached",
         f"  wall p50 {statistics.median(wall):6.1f} ms  p90 {wall[int(0.9 * (len(wall) - 1))]:6.1f}"
         f" ms   cpu p50 {statistics.median(cpu):6.1f} ms   load average {load}",
+        "  the hub's reader (words and shapes): a first frame, then the next one with a number"
+        " changed (only the changed part read)",
+        f"  first frame cpu p50 {statistics.median(full_cpu):6.1f} ms   next frame wall p50 "
+        f"{statistics.median(changed_wall):6.1f} ms  p90 "
+        f"{changed_wall[int(0.9 * (len(changed_wall) - 1))]:6.1f} ms   cpu p50 "
+        f"{statistics.median(changed_cpu):6.1f} ms   ratio (cpu) "
+        f"{statistics.median(changed_cpu) / max(0.001, statistics.median(full_cpu)):.2f}",
     ]
+
+
+def _forget(engine: Any) -> None:
+    """Empty the engine's cache of lines seen before, when it has one."""
+    forget = getattr(engine, "forget_lines", None)
+    if forget is not None:
+        forget()
+
+
+def _changed(image: Image.Image) -> Image.Image:
+    """``image`` with a number drawn in a small box near its top left (a score that moved on)."""
+    from PIL import ImageDraw
+
+    frame = image.copy()
+    draw = ImageDraw.Draw(frame)
+    size = max(16, image.width // 20)
+    draw.rectangle((size, size, size * 5, size * 2 + 4), fill=(250, 250, 250))
+    draw.text((size + 4, size), "4217", fill=(10, 10, 10), font_size=size)
+    return frame
 
 
 async def session(taps: int) -> dict[str, object]:
@@ -206,6 +256,7 @@ def real_rows(quick: bool) -> list[str]:
         cpu: list[float] = []
         scores = []
         for screen in names:
+            _forget(engine)
             w0, c0 = time.perf_counter(), time.process_time()
             got = [line.text for line, _ in read_lines(engine, images[screen])]
             wall.append((time.perf_counter() - w0) * 1000)
@@ -229,7 +280,64 @@ def real_rows(quick: bool) -> list[str]:
     if first and not quick:
         lines.append("  per screen (the hub's engine): recall / precision")
         lines.extend(f"    {s.screen:26} {s.recall:.2f} / {s.precision:.2f}" for s in first)
+    lines += heldout_rows()
+    lines += shape_rows(images)
     return lines
+
+
+def shape_rows(images: dict[str, Image.Image]) -> list[str]:
+    """Targets without words on the real set as the hub's reader gives them
+    (``bridge.vision.reader.read_shapes``: those overlapping a word left out), measured apart
+    from the words: how many of each shape, on how many screens, and the CPU of the pass."""
+    from collections import Counter
+
+    from bridge.vision import icons
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines, read_shapes
+
+    engine = load_engine()
+    if isinstance(engine, str):
+        return []
+    found: Counter[str] = Counter()
+    screens: Counter[str] = Counter()
+    cpu: list[float] = []
+    for image in images.values():
+        lines = read_lines(engine, image)
+        c0 = time.process_time()
+        shapes = read_shapes(image, lines)
+        cpu.append((time.process_time() - c0) * 1000)
+        found.update(name for name, _, _ in shapes)
+        screens.update({name for name, _, _ in shapes})
+    counts = "  ".join(f"{n} {found[n]} on {screens[n]} screens" for n in icons.NAMES)
+    return [
+        f"  shapes (bridge.vision.icons) on the {len(images)} screens: {counts}   "
+        f"cpu p50 {statistics.median(cpu):5.1f} ms per screen"
+    ]
+
+
+def heldout_rows() -> list[str]:
+    """The hub's engine on the held-out screens (tests/vision/heldout: never used to tune)."""
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+    from tests.vision.real.score import HELDOUT, load, score_lines, screens, total
+
+    engine = load_engine()
+    if isinstance(engine, str) or not (HELDOUT / "labels.yaml").is_file():
+        return []
+    names = screens(HELDOUT)
+    scores = [
+        score_lines(n, [line.text for line, _ in read_lines(engine, load(n, HELDOUT))], HELDOUT)
+        for n in names
+    ]
+    recall, precision = total(scores)
+    meeting = sum(
+        1 for s in scores if s.recall >= RECALL_TARGET and s.precision >= PRECISION_TARGET
+    )
+    return [
+        f"  held-out ({len(names)} screens of tests/vision/heldout, {engine.name}): recall "
+        f"{recall:.3f}  precision {precision:.3f}  screens on target {meeting}/{len(names)}",
+        *(f"    {s.screen:26} {s.recall:.2f} / {s.precision:.2f}" for s in scores),
+    ]
 
 
 def run(quick: bool) -> list[str]:

@@ -7,8 +7,10 @@ a screen before a run and anyone can measure the engine on their own screenshots
 
 Output: one line per vision node (role, text, confidence, bounds in the image's pixels); with
 ``--json`` (or piped) one object: ``file``, ``engine``, ``width``, ``height``, ``count`` and
-``nodes`` (``text``, ``role``, ``bounds`` as [left, top, right, bottom], ``confidence``).
-``--text WORDS`` keeps the nodes whose text contains WORDS (case-insensitively). The same file
+``nodes`` (``text``, ``role``, ``bounds`` as [left, top, right, bottom], ``confidence``; a
+target without words, ``bridge.vision.icons``, has empty text and its ``shape``: ``play``,
+``pause``, ``close``). ``--text WORDS`` keeps the nodes whose text (or shape) contains WORDS
+(case-insensitively). The same file
 gives the same output. Exit 2 with one line when vision is not installed or the file is not
 an image it can read.
 """
@@ -32,11 +34,13 @@ class ScreenshotError(Exception):
     """A screenshot that cannot be read: exit 2 with this one line."""
 
 
-class VisionNodeOut(msgspec.Struct, frozen=True):
+class VisionNodeOut(msgspec.Struct, frozen=True, omit_defaults=True):
     text: str
     role: str
     bounds: tuple[int, int, int, int]
     confidence: float
+    shape: str | None = None
+    """A target without words: its shape (``play``, ``pause``, ``close``); text is empty."""
 
 
 class ScreenshotFind(msgspec.Struct, frozen=True):
@@ -86,7 +90,9 @@ def read_screenshot(path: Path) -> ScreenshotFind:
     if reader.stats.failures:
         raise ScreenshotError(f"{path}: the OCR engine failed ({reader.stats.last_failure})")
     nodes = tuple(
-        VisionNodeOut(item.text, item.role.value, item.bounds, round(item.confidence, 3))
+        VisionNodeOut(
+            item.text, item.role.value, item.bounds, round(item.confidence, 3), item.shape
+        )
         for _, items in overlay.regions
         for item in items
     )
@@ -121,7 +127,7 @@ def cmd_find_screenshot(args: argparse.Namespace) -> int:
         return 2
     if args.text:
         wanted = args.text.casefold()
-        kept = tuple(n for n in found.nodes if wanted in n.text.casefold())
+        kept = tuple(n for n in found.nodes if wanted in (n.text or n.shape or "").casefold())
         found = msgspec.structs.replace(found, nodes=kept, count=len(kept))
     if sys.stdout.isatty() and not getattr(args, "json", False):
         count = found.count
@@ -129,7 +135,8 @@ def cmd_find_screenshot(args: argparse.Namespace) -> int:
         for node in found.nodes:
             left, top, right, bottom = node.bounds
             print(
-                f"{node.role:6} {node.text!r} [vision {node.confidence:.2f}] "
+                f"{node.role:6} {node.text or f'<{node.shape}>'!r} "
+                f"[vision {node.confidence:.2f}] "
                 f"({left},{top})-({right},{bottom})"
             )
         return 0

@@ -1,13 +1,14 @@
 """What vision read, as raw nodes under the node of the region they were read from.
 
-``Overlay.apply`` inserts, right after each anchor's subtree in the pre-order raw tree, one
-raw node per line read (``source`` VISION, its confidence, its bounds in device pixels,
+``Overlay.apply`` inserts, right after each anchor's subtree in the pre-order raw tree, one raw
+node per line read (``source`` VISION, its confidence, its bounds in device pixels,
 ``clickable`` when it looks like a button, a class name ``mobridge.vision.Text`` or
-``mobridge.vision.Button``), and shifts the parent indexes of the nodes after it. An anchor is
-found by its bounds (equal), so an overlay read for one screen lands on a later capture only
-where the same blind node still is (the deepest node with those bounds: a canvas is a leaf
-inside containers that may share its bounds); the caller drops the overlay when the regions
-change.
+``mobridge.vision.Button``; a shape without words, ``bridge.vision.icons``, is a clickable
+``mobridge.vision.IconButton`` with no text and the shape's name as its label), and shifts the
+parent indexes of the nodes after it. An anchor is found by its bounds (equal), so an overlay
+read for one screen lands on a later capture only where the same blind node still is (the
+deepest node with those bounds: a canvas is a leaf inside containers that may share its
+bounds); the caller drops the overlay when the regions change.
 Handles of vision nodes are negative (``-1 - i``): no agent knows them, so an action on one is
 a coordinate tap (see ``bridge.hub.vision``).
 """
@@ -24,6 +25,8 @@ from bridge.wire.raw import RawNode, RawTree
 
 TEXT_CLASS = "mobridge.vision.Text"
 BUTTON_CLASS = "mobridge.vision.Button"
+SHAPE_CLASS = "mobridge.vision.IconButton"
+"""A target without words (``bridge.vision.icons``): a BUTTON whose label names its shape."""
 MAX_ITEMS = 64
 """Lines kept per region at most (the most confident)."""
 
@@ -35,6 +38,9 @@ class VisionItem:
     role: Role
     """TEXT or BUTTON."""
     confidence: float
+    shape: str | None = None
+    """A target without words: the shape's name (``play``, ``pause``, ``close``), given as
+    the node's label; ``text`` is then empty."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +106,17 @@ def _descends(nodes: list[RawNode], i: int, ancestor: int) -> bool:
 
 def _node(item: VisionItem, handle: int, parent: int, window: int) -> RawNode:
     button = item.role is Role.BUTTON
+    if item.shape is not None:
+        name = SHAPE_CLASS
+    else:
+        name = BUTTON_CLASS if button else TEXT_CLASS
     return RawNode(
         handle=handle,
         parent=parent,
         window=window,
-        class_name=BUTTON_CLASS if button else TEXT_CLASS,
-        text=item.text,
+        class_name=name,
+        text=item.text or None,
+        label=item.shape,
         bounds=item.bounds,
         clickable=button,
         source=Source.VISION,

@@ -15,15 +15,20 @@ The path, for one image (one colour all over: no text, nothing run):
 2. **recognise** each box cut from the full-resolution image and scaled to the recognizer's
    height (``REC_HEIGHT``): the scale follows the height of the text, not the width of the
    image, so a landscape screen and a lone 200-pixel digit read like a phone's body text;
-   boxes go in batches of similar widths;
+   boxes go in batches of one padded width (``STEP``), so a line reads the same whatever
+   else is on the screen;
 3. **decode** the recognizer's per-column classes with characters outside ``ALLOWED``
    (the recognizer also knows 6000 Chinese characters) masked out, so a texture never reads as
    a Chinese glyph; the columns each character was read at are kept, and a gap between two
    characters wider than ``SPACE_GAP`` times the line's character pitch is a word boundary
    (the model seldom emits a space itself);
 4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
-   its shape is text's (``plausible``): a lone character must be a letter or digit read with
-   ``LONE_CONFIDENCE``; a word of punctuation only is dropped.
+   its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
+   with ``LONE_CONFIDENCE``; a word of punctuation only is dropped.
+
+A line crop whose pixels were read before (the same line in an earlier frame: a game's
+score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
+lines are recognised; detection still runs on every new region.
 
 ``PpOcrEngine.read`` is CPU-bound and serialized by its lock; the hub calls it in a worker
 thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per call.
@@ -31,15 +36,18 @@ thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per cal
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import itertools
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageStat
 
+from bridge.vision import glyphs
 from bridge.vision.boxes import Box, TextBox
 
 DETECT_SIDE = 960
@@ -58,6 +66,12 @@ REC_HEIGHT = 48
 REC_MAX_WIDTH = 1600
 """A line wider than this (after scaling to REC_HEIGHT) is squeezed to it."""
 BATCH = 8
+SEEN_LINES = 1024
+"""Line crops whose decoded words are kept (least recently used dropped)."""
+STEP = 16
+"""Line crops are padded (with their own edge pixels) to the next multiple of this width and
+batched only with crops of that same width, so what a line reads as depends on its own pixels
+alone, not on which other lines share its batch."""
 MIN_CONFIDENCE = 0.6
 LONE_CONFIDENCE = 0.8
 SPACE = 0.12
@@ -67,6 +81,13 @@ boundary ..."""
 NARROW_SPACE = 0.06
 """... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``)."""
 NARROW = frozenset("1iIl:;.,'!|")
+UNIT_SPACE = 0.06
+"""... but between a digit and a letter, a run wider than the median plus this share is a
+word boundary (a number and its unit: ``100 Hz``, ``20 m``; ``3rd`` is set tight)."""
+DASH_SPACE = 0.15
+"""A dash with runs of blank columns at least this share of REC_HEIGHT (and the line's
+median run) on both sides, between letters or digits, separates words (``9x15 - 24``)."""
+DASHES = frozenset("-\u2013\u2014")
 INK = 48
 """A pixel this far (grey levels) from the line's background colour is ink."""
 THREADS = 2
@@ -163,6 +184,9 @@ class PpOcrEngine:
         options.intra_op_num_threads = THREADS
         options.inter_op_num_threads = 1
         options.log_severity_level = 4
+        # Idle threads sleep instead of spinning: on a shared 2-core machine a spinning
+        # worker burns the CPU another process (or the hub's own event loop) needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         providers = ["CPUExecutionProvider"]
         self._det = ort.InferenceSession(str(det), sess_options=options, providers=providers)
         self._rec = ort.InferenceSession(str(rec), sess_options=options, providers=providers)
@@ -177,8 +201,16 @@ class PpOcrEngine:
             allowed[i] = i == 0 or c in ALLOWED or c == " "
         self._allowed = allowed
         self._lock = threading.Lock()
+        self._seen: OrderedDict[bytes, list[tuple[str, tuple[int, int], float]]] = OrderedDict()
+        """Decoded words by the hash of a line crop's pixels (the ``SEEN_LINES`` most recent):
+        a line read in an earlier frame is not recognised again."""
 
     # ---- the engine interface -----------------------------------------------------------
+
+    def forget_lines(self) -> None:
+        """Drop the decoded words of lines seen before (a bench measuring uncached cost)."""
+        with self._lock:
+            self._seen.clear()
 
     def read(self, image: Image.Image) -> tuple[TextBox, ...]:
         """Lines of words, top to bottom: each detected box's kept words (a box's words
@@ -246,7 +278,8 @@ class PpOcrEngine:
 
     def _words(self, image: Image.Image) -> list[list[Word]]:
         np = self._np
-        boxes = self.detect(image)
+        found = self.detect(image)
+        boxes = found + glyphs.candidates(image, found)
         if not boxes:
             return []
         crops: list[tuple[int, Any, Box, int]] = []  # (box index, pixels, box, left pad)
@@ -262,27 +295,58 @@ class PpOcrEngine:
                 pad = REC_HEIGHT - width
                 pixels = np.pad(pixels, ((0, 0), (pad // 2, pad - pad // 2), (0, 0)), "edge")
             crops.append((index, pixels, box, pad // 2))
-        crops.sort(key=lambda c: c[1].shape[1])
         lines: list[list[Word]] = [[] for _ in boxes]
-        for start in range(0, len(crops), BATCH):
-            batch = crops[start : start + BATCH]
-            widest = max(c[1].shape[1] for c in batch)
+        todo: list[tuple[int, Any, Box, int]] = []
+        keys: dict[int, bytes] = {}
+        for index, pixels, box, pad in crops:  # a line seen before: its words, no model run
+            key = hashlib.blake2b(pixels.tobytes(), digest_size=16).digest()
+            keys[index] = key
+            known = self._seen.get(key)
+            if known is None:
+                todo.append((index, pixels, box, pad))
+            else:
+                self._seen.move_to_end(key)
+                lines[index] = self._keep(index >= len(found), pixels, box, pad, known)
+        todo.sort(key=lambda c: c[1].shape[1])
+        batches: list[tuple[int, list[tuple[int, Any, Box, int]]]] = []
+        for bucket, same in itertools.groupby(todo, key=lambda c: -(-c[1].shape[1] // STEP)):
+            group = list(same)
+            batches.extend(
+                (bucket * STEP, group[start : start + BATCH])
+                for start in range(0, len(group), BATCH)
+            )
+        for widest, batch in batches:
             x = np.zeros((len(batch), 3, REC_HEIGHT, widest), dtype=np.float32)
             for k, (_, pixels, _, _) in enumerate(batch):
-                x[k, :, :, : pixels.shape[1]] = (
-                    (pixels[:, :, ::-1] / 255.0 - 0.5) / 0.5
-                ).transpose(2, 0, 1)
+                grown = np.pad(pixels, ((0, 0), (0, widest - pixels.shape[1]), (0, 0)), "edge")
+                x[k] = ((grown[:, :, ::-1] / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
             probs = self._rec.run(None, {self._rec_input: x})[0]
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
-                ink = ink_mask(pixels)
-                words = self._decode(probs[k], columns, ~ink[MIDDLE].any(axis=0))
-                lines[index] = [
-                    Word(text, _tight(ink, span, box, pad), confidence)
-                    for text, span, confidence in words
-                    if len(text) > 1 or text.isdigit() or not solid(ink, span)
-                ]
+                blank = ~ink_mask(pixels)[MIDDLE].any(axis=0)
+                words = self._decode(probs[k], columns, blank)
+                self._seen[keys[index]] = words
+                if len(self._seen) > SEEN_LINES:
+                    self._seen.popitem(last=False)
+                lines[index] = self._keep(index >= len(found), pixels, box, pad, words)
         return lines
+
+    @staticmethod
+    def _keep(
+        lone: bool, pixels: Any, box: Box, pad: int, words: list[tuple[str, tuple[int, int], float]]
+    ) -> list[Word]:
+        """The words of one line crop (``pixels``, from ``box``, ``pad`` columns of padding on
+        the left) that are kept, with their image boxes; ``lone``: a mark the detector passed
+        over (kept only as a digit, ``lone_digit``)."""
+        ink = ink_mask(pixels)
+        if lone:
+            words = [w for w in words if lone_digit(w[0], w[2])][:1]
+        return [
+            Word(text, _tight(ink, span, box, pad), confidence)
+            for text, span, confidence in words
+            if len(text) > 1
+            or not ((not text.isdigit() and solid(ink, span)) or round_glyph(text, ink, span))
+        ]
 
     def _decode(
         self, prob: Any, columns: float, blank: Any
@@ -309,18 +373,31 @@ class PpOcrEngine:
         pairs = list(itertools.pairwise(chars))
         runs = [_longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
         typical = float(np.median(runs)) if runs else 0.0
+        apart = max(typical, DASH_SPACE * REC_HEIGHT)
+        dashes = {
+            k + 1
+            for k in range(len(pairs) - 1)
+            if chars[k + 1][1] in DASHES
+            and chars[k][1].isalnum()
+            and chars[k + 2][1].isalnum()
+            and min(runs[k], runs[k + 1]) >= apart
+        }  # a dash set off on both sides: a range or a separator (``9x15 - 24``)
         groups: list[list[tuple[int, str, float]]] = [[chars[0]]]
-        for (before, ch), run in zip(pairs, runs, strict=True):
+        for k, ((before, ch), run) in enumerate(zip(pairs, runs, strict=True)):
             space = typical + SPACE * REC_HEIGHT
             if before[1] in NARROW or ch[1] in NARROW:
                 space += NARROW_SPACE * REC_HEIGHT
-            if ch[1] == " " or run > max(space, 2 * typical):
+            if before[1].isdigit() and ch[1].isalpha():  # a number and its unit (``100 Hz``)
+                space = typical + UNIT_SPACE * REC_HEIGHT
+            else:
+                space = max(space, 2 * typical)
+            if ch[1] == " " or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
             if ch[1] != " ":
                 groups[-1].append(ch)
         out: list[tuple[str, tuple[int, int], float]] = []
         for group in groups:
-            text = "".join(c[1] for c in group).strip()
+            text = letters_not_digits("".join(c[1] for c in group).strip())
             if not text:
                 continue
             confidence = sum(c[2] for c in group) / len(group)
@@ -372,6 +449,9 @@ def merge_lines(boxes: list[Box]) -> list[Box]:
 
 
 SOLID = 0.72
+GLYPH_CONFIDENCE = 0.9
+"""A lone mark the detector passed over is a digit when read as one with this confidence."""
+ROUND = 0.9
 """A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
 EDGE = 2
 """Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
@@ -387,6 +467,27 @@ def ink_mask(pixels: Any) -> Any:
     grey = pixels.mean(axis=2)
     border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
     return np.abs(grey - float(np.median(border))) > INK
+
+
+def lone_digit(text: str, confidence: float) -> bool:
+    """Whether what the recognizer read on a lone mark (``bridge.vision.glyphs``) is kept:
+    one or two digits read with ``GLYPH_CONFIDENCE``; anything else a mark can look like (a
+    letter, a sign) is far more often a texture or an icon there."""
+    return text.isdigit() and len(text) <= 2 and confidence >= GLYPH_CONFIDENCE
+
+
+def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
+    """Whether a lone ``0`` / ``o`` / ``O`` is as wide as it is tall (``ROUND`` or more):
+    a ring or a node of a graph; a digit or letter O is narrower than its height."""
+    if text not in ("0", "o", "O"):
+        return False
+    first, last = _whole(ink, span)
+    part = ink[:, first:last]
+    rows = part.any(axis=1).nonzero()[0]
+    cols = part.any(axis=0).nonzero()[0]
+    if not len(rows) or not len(cols):
+        return False
+    return bool(cols[-1] - cols[0] + 1 >= ROUND * (rows[-1] - rows[0] + 1))
 
 
 def solid(ink: Any, span: tuple[int, int]) -> bool:
@@ -410,12 +511,7 @@ def _tight(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
     the span itself where it holds no ink."""
     import numpy as np
 
-    first, last = span
-    inked = ink[MIDDLE].any(axis=0)
-    while first > 0 and inked[first - 1]:  # a glyph cut by the span: take all of it
-        first -= 1
-    while last < len(inked) and inked[last]:
-        last += 1
+    first, last = _whole(ink, span)
     part = ink[:, first:last]
     rows = np.flatnonzero(part.any(axis=1))
     cols = np.flatnonzero(part.any(axis=0))
@@ -436,6 +532,17 @@ def _tight(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
     )
 
 
+def _whole(ink: Any, span: tuple[int, int]) -> tuple[int, int]:
+    """``span`` (crop columns) widened to the whole of any glyph it cuts."""
+    first, last = span
+    inked = ink[MIDDLE].any(axis=0)
+    while first > 0 and inked[first - 1]:
+        first -= 1
+    while last < len(inked) and inked[last]:
+        last += 1
+    return first, last
+
+
 def _longest_run(blank: Any, first: int, second: int, per_column: float) -> int:
     """The longest run of blank pixel columns between output columns ``first`` and
     ``second`` (exclusive of the characters' own centres)."""
@@ -448,12 +555,23 @@ def _longest_run(blank: Any, first: int, second: int, per_column: float) -> int:
     return best
 
 
+def letters_not_digits(word: str) -> str:
+    """``word`` with a zero read among capital letters as the letter O (``ED0`` is ``EDO``):
+    the recognizer confuses the two glyphs; a word of capitals is not a number."""
+    if "0" not in word:
+        return word
+    rest = word.replace("0", "")
+    if len(rest) >= 2 and rest.isalpha() and rest.isupper():
+        return word.replace("0", "O")
+    return word
+
+
 def plausible(text: str, confidence: float) -> bool:
     """Whether a word read with ``confidence`` is text rather than a texture or an icon."""
     if confidence < MIN_CONFIDENCE or not any(c.isalnum() for c in text):
         return False
-    if len(text) == 1:
-        return confidence >= LONE_CONFIDENCE
+    if len(text) == 1:  # a lone glyph: a plain letter or digit (an accent alone is a speck)
+        return text.isascii() and confidence >= LONE_CONFIDENCE
     return True
 
 

@@ -189,7 +189,6 @@ async def test_an_engine_that_raises_is_counted_logged_once_and_the_device_stays
     from structlog.testing import capture_logs
 
     from bridge.client import build_query
-    from bridge.vision.cache import ResultCache
     from tests.hub.hubfixture import CONTROLLER, running_hub
 
     with capture_logs() as logs:
@@ -202,7 +201,7 @@ async def test_an_engine_that_raises_is_counted_logged_once_and_the_device_stays
                 dev = hub.device(rh.device_id)
                 with anyio.fail_after(60):  # the hub looks again every 2 s while blind
                     while vision.reader.stats.failures < 3:
-                        vision.reader.cache = ResultCache()  # a failure is cached as no text
+                        vision.reader.forget()  # a failure is cached as no text
                         await anyio.sleep(0.2)
                 summary = [d for d in await hub.devices() if d.id == rh.device_id]
                 assert summary and summary[0].online

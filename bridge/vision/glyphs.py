@@ -1,0 +1,130 @@
+"""Lone glyphs the text detector passes over: a digit alone in a board's cell.
+
+A detector trained on lines of text often misses a single character standing alone (a white
+``0`` on a black Light Up cell, a pale ``1`` on a Minesweeper board); ``candidates`` finds
+them from the pixels instead, cheaply, so the recognizer can be asked about each one:
+
+1. **ink**: on a grey copy at most ``WORK_SIDE`` pixels on its longer side, a pixel is ink
+   when it differs by more than ``INK`` grey levels from its surroundings (a median over about
+   ``SURROUND`` of the shorter side, computed on a smaller copy): the colour of a cell, a
+   board or a page, whichever is under the glyph;
+2. **parts**: the ink's 8-connected parts whose box is glyph-shaped: between ``MIN_HEIGHT``
+   and ``MAX_HEIGHT`` (shares of the shorter side) tall, ``MIN_ASPECT``..``MAX_ASPECT`` wide
+   for its height, its ink covering ``MIN_FILL``..``MAX_FILL`` of its box (a stroke, not a
+   dot, disc or frame);
+3. **alone**: no other glyph-sized mark (``SIBLING``) within ``ALONE`` of its height around
+   it (a glyph of a word has neighbours and the detector reads the word; a cell's frame is
+   larger), on a plain ground (``PLAIN``: a cell, a board, a page; not a photo or a
+   texture), and not inside a box the detector found.
+
+Each candidate comes back as a box grown by ``PAD`` of its height on every side (the
+recognizer reads a glyph on its own background). What the recognizer makes of it is the
+caller's judgement (``bridge.vision.ppocr`` keeps a digit read with high confidence only).
+Pure: numpy and OpenCV on pixels, no models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image
+
+from bridge.vision.boxes import Box
+
+WORK_SIDE = 720
+INK = 40
+SURROUND = 1 / 10
+MIN_HEIGHT = 0.012
+MAX_HEIGHT = 0.12
+MIN_ASPECT = 0.1
+MAX_ASPECT = 0.95
+MIN_FILL = 0.12
+MAX_FILL = 0.75
+ALONE = 0.35
+PAD = 0.3
+SIBLING = 2.5
+PLAIN = 16.0
+"""The ground around a lone glyph (its ``ALONE`` margin, ink left out) varies by at most this
+(grey levels, standard deviation): a cell or a board is plain; grass in a video is not."""
+MAX_CANDIDATES = 120
+"""Candidates returned at most (a screen of texture stays cheap)."""
+
+
+def ink_of(image: Image.Image, surround: float = SURROUND) -> tuple[Any, Any, float]:
+    """(grey, ink, scale): ``image`` in grey at ``scale`` (its longer side at most
+    ``WORK_SIDE``), and which of those pixels are ink (1) by step 1 of the module doc, the
+    surroundings ``surround`` of the shorter side wide (a mark much wider is hollowed)."""
+    import cv2
+    import numpy as np
+
+    scale = min(1.0, WORK_SIDE / max(image.width, image.height))
+    grey_image = image.convert("L")
+    if scale < 1.0:
+        grey_image = grey_image.resize(
+            (max(1, round(image.width * scale)), max(1, round(image.height * scale))),
+            Image.Resampling.BILINEAR,
+        )
+    grey: Any = np.asarray(grey_image, dtype=np.uint8)
+    h, w = grey.shape
+    step = max(1, round(min(h, w) * surround / 9))
+    small = cv2.resize(grey, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
+    background = cv2.resize(cv2.medianBlur(small, 9), (w, h), interpolation=cv2.INTER_LINEAR)
+    return grey, (cv2.absdiff(grey, background) > INK).astype(np.uint8), scale
+
+
+def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
+    """Boxes (``image`` pixels, grown by ``PAD``) of lone glyph-shaped marks outside every
+    box of ``found``, top to bottom."""
+    import cv2
+    import numpy as np
+
+    grey, ink, scale = ink_of(image)
+    h, w = ink.shape
+    side = min(h, w)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    low, high = MIN_HEIGHT * side, MAX_HEIGHT * side
+    parts: list[tuple[int, int, int, int, int]] = []
+    for i in range(1, count):
+        left, top, pw, ph, area = (int(v) for v in stats[i])
+        if not low <= ph <= high:
+            continue
+        if not MIN_ASPECT <= pw / ph <= MAX_ASPECT:
+            continue
+        if not MIN_FILL <= area / (pw * ph) <= MAX_FILL:
+            continue
+        parts.append((i, left, top, pw, ph))
+    out: list[Box] = []
+    for i, left, top, pw, ph in parts:
+        margin = max(2, round(ALONE * ph))
+        x0, y0 = max(0, left - margin), max(0, top - margin)
+        x1, y1 = min(w, left + pw + margin), min(h, top + ph + margin)
+        around = labels[y0:y1, x0:x1]
+        near = set(np.unique(around).tolist()) - {0, i}
+        if any(_sibling(stats[j], ph) for j in near):
+            continue  # a glyph-sized mark beside it: part of a word, a drawing, a texture
+        plain = grey[y0:y1, x0:x1][around == 0]
+        if plain.size and float(plain.std()) > PLAIN:
+            continue  # not on a plain ground (a cell, a board, a page): a photo, a texture
+        pad = PAD * ph
+        box = (
+            max(0, int((left - pad) / scale)),
+            max(0, int((top - pad) / scale)),
+            min(image.width, int((left + pw + pad) / scale + 0.999)),
+            min(image.height, int((top + ph + pad) / scale + 0.999)),
+        )
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in found):
+            continue
+        out.append(box)
+        if len(out) >= MAX_CANDIDATES:
+            break
+    out.sort(key=lambda b: (b[1], b[0]))
+    return out
+
+
+def _sibling(stat: Any, height: int) -> bool:
+    """Whether a mark (its ``connectedComponentsWithStats`` row) near a glyph ``height`` tall
+    could be another glyph of the same word: about as tall (``SIBLING`` either way) and not a
+    long line. A cell's frame or a board's edge is larger; a speck is smaller."""
+    w, h = int(stat[2]), int(stat[3])
+    return height / SIBLING <= h <= height * SIBLING and w <= SIBLING * height
