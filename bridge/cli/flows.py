@@ -386,9 +386,13 @@ def _check(args: argparse.Namespace) -> int:
     result = check(args.paths, _variables(args.env), os.environ)
     for error in result.mistakes():
         print(error)
+    for warning in result.warnings:
+        print(f"{warning.place}: warning: {warning.message}")
     total = len(result.files)
     share = 100 * result.loaded / total if total else 0.0
-    print(f"{result.loaded} of {total} files load ({share:.1f}%)", file=sys.stderr)
+    count = len(result.warnings)
+    warned = f"; {count} warning{'' if count == 1 else 's'}" if count else ""
+    print(f"{result.loaded} of {total} files load ({share:.1f}%){warned}", file=sys.stderr)
     return EXIT_OK if total and result.loaded == total else EXIT_USAGE
 
 

@@ -4,7 +4,9 @@ Every file named, and every ``*.yaml`` / ``*.yml`` under a directory named (subd
 included; a Maestro workspace's ``config.yaml`` is not a flow), is loaded as the runner would
 load it — Maestro's format or mobridge's, told apart by shape — with the variables given.
 Each mistake is one line ``file:line:column: message``, printed once even when a subflow is
-shared by many files. The summary says how many files load. Exit 0 when all load, 2 when
+shared by many files. A step that loads but will fail when it runs (a Maestro ``runFlow`` /
+``runScript`` file that is not there) is a warning line ``file:line:column: warning: ...``.
+The summary says how many files load and how many warnings. Exit 0 when all load, 2 when
 any does not.
 """
 
@@ -27,6 +29,9 @@ MAX_FILES = 20_000
 class CheckResult:
     files: list[tuple[str, list[FlowError]]] = field(default_factory=list)
     """Each file checked and its mistakes (empty: it loads)."""
+    warnings: list[FlowError] = field(default_factory=list)
+    """Steps of loaded files that will fail when they run (a named file is not there), each
+    once."""
 
     @property
     def loaded(self) -> int:
@@ -83,4 +88,5 @@ def check(paths: Sequence[str], cli: Mapping[str, str], environ: Mapping[str, st
             result.files.append((shown, list(exc.errors)))
         else:
             result.files.append((shown, []))
+    result.warnings = unique(loader.warnings)
     return result

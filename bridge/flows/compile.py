@@ -424,6 +424,9 @@ class FlowLoader:
         self.cli = dict(cli)
         self.environ = dict(environ)
         self._sources: dict[Path, Source] = {}
+        self.warnings: list[FlowError] = []
+        """What loads but will fail when it runs (a Maestro ``runFlow``/``runScript`` file that
+        is not there), in the order found; ``mobridge test --check`` prints them."""
 
     def load(self, path: Path, shown: str) -> Flow:
         """The checked flow of one test file (raises FlowErrors)."""

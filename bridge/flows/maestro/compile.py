@@ -575,7 +575,8 @@ class MaestroContext:
         if isinstance(value, str) and name == "runFlow":
             if has_template(value):
                 raise self._at(node, (), "runFlow: the file's name cannot hold ${...}")
-            return RunFlow(self._flow_file(value, node, ()))
+            absent = self._absent(value, node, (), "runFlow")
+            return absent if absent is not None else RunFlow(self._flow_file(value, node, ()))
         if not isinstance(value, dict):
             raise self._at(node, (), f"{name} needs a mapping (commands: [...])")
         env = value.get("env") or {}
@@ -597,8 +598,9 @@ class MaestroContext:
             file = value["file"]
             if not isinstance(file, str) or has_template(file):
                 raise self._at(node, ("file",), f"{name}: file is a path (no ${{...}})")
-            flow = self._flow_file(file, node, ("file",), env)
-            inner: Any = RunFlow(flow)
+            inner: Any = self._absent(file, node, ("file",), "runFlow")
+            if inner is None:
+                inner = RunFlow(self._flow_file(file, node, ("file",), env))
             if name == "runFlow":
                 return a.Scope(env, inner) if env else inner
             place = self.source.place(node)
@@ -639,6 +641,20 @@ class MaestroContext:
         else:
             block = Block(steps)
         return a.Scope(env, block) if env else block
+
+    def _absent(self, file: str, node: yaml.Node, path: tuple[str | int, ...], command: str) -> Any:
+        """None when ``file`` (relative to this flow) exists; else the step's refusal, and a
+        warning on the loader. Maestro rejects the whole flow when it parses one; here the flow
+        loads (a suite whose repository leaves out a generated or git-ignored helper is still
+        checked and run) and that step fails when it runs, naming the file. ``--check`` prints
+        the warning, so a mistyped path is still seen before anything runs."""
+        if (self.source.path.parent / file).exists():
+            return None
+        said = f"{command} {file}: no such file"
+        self.loader.warnings.append(
+            self._at(node, path, f"{said} (this step fails when it runs; Maestro refuses the flow)")
+        )
+        return a.Refuse(said)
 
     def _flow_file(
         self,
@@ -687,6 +703,9 @@ class MaestroContext:
             raise self._at(node, exc.path, f"runScript: {exc.message}") from None
         path = (self.source.path.parent / file).resolve()
         where = ("file",) if isinstance(value, dict) else ()
+        absent = self._absent(file, node, where, "runScript")
+        if absent is not None:
+            return absent
         try:
             if path.stat().st_size > MAX_SCRIPT_BYTES:
                 raise self._at(node, where, f"runScript {file}: over {MAX_SCRIPT_BYTES} bytes")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bridge.flows.check import check
-from bridge.flows.compile import Flow, FlowLoader, NodeAction, RunFlow, Step, load_suite
+from bridge.flows.compile import Block, Flow, FlowLoader, NodeAction, RunFlow, Step, load_suite
 from bridge.flows.errors import FlowErrors
 from bridge.flows.maestro import actions as a
 from bridge.flows.maestro.compile import suggest, text_match
@@ -246,6 +246,14 @@ def test_check_command_exit_statuses(tmp_path: Path) -> None:
         failed.stdout.strip() == f"{bad}/f.yaml:3:3: unknown command 'tapOm'; did you mean 'tapOn'?"
     )
     assert "1 of 2 files load (50.0%)" in failed.stderr
+    warn = tmp_path / "warn"
+    warn.mkdir()
+    (warn / "f.yaml").write_text("appId: a.b\n---\n- back\n- runFlow: helpers/login.yaml\n")
+    warned = run(warn)
+    assert warned.returncode == 0, warned.stderr
+    assert warned.stdout.strip().startswith(f"{warn}/f.yaml:4:")
+    assert "warning: runFlow helpers/login.yaml: no such file" in warned.stdout
+    assert "1 of 1 files load (100.0%); 1 warning" in warned.stderr
 
 
 def test_suggestions_are_by_similarity() -> None:
@@ -323,16 +331,38 @@ def test_what_maestro_rejects_says_why_in_one_line(tmp_path: Path) -> None:
     assert len(shell) == 1 and "\n" not in shell[0] and "several lines of code" in shell[0]
 
 
-def test_a_missing_subflow_fails_at_load_as_in_maestro(tmp_path: Path) -> None:
+def test_a_missing_subflow_loads_and_is_refused_at_its_step_with_a_warning(
+    tmp_path: Path,
+) -> None:
     """Maestro resolves ``runFlow`` and ``runScript`` files while it parses a flow (relative
-    to the including file) and rejects the flow when one is missing; so does the loader."""
+    to the including file) and rejects the flow when one is missing. Here the flow loads (a
+    repository that leaves out a generated or git-ignored helper is still checked), the loader
+    keeps a warning at the step's place, and the step is refused when it runs."""
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "common.yaml").write_text("appId: a.b\n---\n- back\n")
     ok = load(tmp_path, "appId: a.b\n---\n- runFlow: sub/common.yaml\n")
     assert isinstance(ok.steps[0].action, RunFlow)
-    flow_missing = mistakes(tmp_path, "appId: a.b\n---\n- runFlow: ../common.yaml\n", "f.yaml")
-    script_missing = mistakes(tmp_path, "appId: a.b\n---\n- runScript: setup.js\n", "g.yaml")
-    assert "no such file" in flow_missing[0] and "no such file" in script_missing[0]
+    loader = FlowLoader({}, {})
+    for name, text in (
+        ("f.yaml", "appId: a.b\n---\n- runFlow: ../common.yaml\n"),
+        ("g.yaml", "appId: a.b\n---\n- back\n- runScript: setup.js\n"),
+        ("h.yaml", "appId: a.b\n---\n- retry:\n    maxRetries: 1\n    file: gone.yaml\n"),
+    ):
+        (tmp_path / name).write_text(text)
+        flow = loader.load(tmp_path / name, name)
+        refusals = [s.action for s in flow.steps if isinstance(s.action, a.Refuse)]
+        refusals += [
+            s.action
+            for step in flow.steps
+            if isinstance(step.action, Block)
+            for s in step.action.steps
+            if isinstance(s.action, a.Refuse)
+        ]
+        assert len(refusals) == 1 and "no such file" in refusals[0].reason, name
+    said = [str(w) for w in loader.warnings]
+    assert [w.split(":")[0] for w in said] == ["f.yaml", "g.yaml", "h.yaml"]
+    assert said[1].startswith("g.yaml:4:") and "runScript setup.js: no such file" in said[1]
+    assert all("fails when it runs" in w for w in said)
 
 
 def test_check_skips_a_config_file_without_commands(tmp_path: Path) -> None:

@@ -107,6 +107,8 @@ async def test_what_the_sim_cannot_do_is_refused_at_the_step(
         "c_ai": "- assertWithAI: {assertion: a login form}\n",
         "d_key": "- pressKey: Power\n",
         "e_upside": "- setOrientation: UPSIDE_DOWN\n",
+        "f_subflow": "- runFlow: not-here.yaml\n",  # loads with a warning, fails when it runs
+        "g_script": "- runScript: not-here.js\n",
     }
     report = await run_flows(tmp_path, platform, **{k: HEADER + v for k, v in cases.items()})
     for test in report.tests:
@@ -116,6 +118,8 @@ async def test_what_the_sim_cannot_do_is_refused_at_the_step(
         assert "\n" not in (step.message or "") and step.message
     media = report.tests[0].steps[1].message or ""
     assert "addMedia" in media and "simulated device has no gallery" in media
+    assert "runFlow not-here.yaml: no such file" in (report.tests[5].steps[1].message or "")
+    assert "runScript not-here.js: no such file" in (report.tests[6].steps[1].message or "")
 
 
 @pytest.mark.anyio
