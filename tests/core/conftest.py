@@ -7,6 +7,9 @@
   textmatch's synonym key, ``safe_regex``'s compile, the role tables) never runs for an input the
   clean run already saw, and survives whatever the tests assert. Emptying the caches makes each
   test call the code it names; outside mutation testing nothing changes.
+- Under mutation testing, Hypothesis runs without deadlines and derandomized: mutmut's tracing
+  and a loaded machine make timings meaningless (a deadline would fail the clean run or "kill"
+  a mutant by slowness), and the same examples every run make a kill reproducible.
 """
 
 from __future__ import annotations
@@ -16,6 +19,13 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
+
+UNDER_MUTATION = "MUTANT_UNDER_TEST" in os.environ
+
+if UNDER_MUTATION:
+    settings.register_profile("mutation", deadline=None, derandomize=True)
+    settings.load_profile("mutation")
 
 
 def _clear_bridge_caches() -> None:
@@ -30,6 +40,6 @@ def _clear_bridge_caches() -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_caches_under_mutation() -> Iterator[None]:
-    if os.environ.get("MUTANT_UNDER_TEST"):
+    if UNDER_MUTATION and os.environ.get("MUTANT_UNDER_TEST"):
         _clear_bridge_caches()
     yield
