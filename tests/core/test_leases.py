@@ -163,7 +163,5 @@ def test_release_forgets_the_holder_and_its_priority() -> None:
     assert book.lease.holders == {"s2": "two"} and book.lease.priorities == {"s2": 1}
     assert book.release("s1") is False
     # s1's old priority no longer protects anything: priority 2 now preempts s2 (priority 1)
-    assert _granted(book.acquire("s3", "three", "exclusive", 0, priority=2)).change == (
-        "preempted"
-    )
+    assert _granted(book.acquire("s3", "three", "exclusive", 0, priority=2)).change == ("preempted")
     assert book.drop_session("s3") is True and book.lease is None

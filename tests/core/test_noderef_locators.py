@@ -82,15 +82,25 @@ def _panels(first: str = "inbox", second: str = "archive") -> list[RawNode]:
         _node(1, 0, "android.widget.LinearLayout", automation_id=f"app:id/{first}"),
         _node(2, 1, "android.widget.TextView", text=first.title()),
         _node(
-            3, 1, "android.widget.Button", text="Delete", automation_id="app:id/delete",
-            clickable=True, bounds=(0, 0, 100, 50),
-        ),  # fmt: skip
+            3,
+            1,
+            "android.widget.Button",
+            text="Delete",
+            automation_id="app:id/delete",
+            clickable=True,
+            bounds=(0, 0, 100, 50),
+        ),
         _node(4, 0, "android.widget.LinearLayout", automation_id=f"app:id/{second}"),
         _node(5, 4, "android.widget.TextView", text=second.title()),
         _node(
-            6, 4, "android.widget.Button", text="Delete", automation_id="app:id/delete",
-            clickable=True, bounds=(0, 100, 100, 150),
-        ),  # fmt: skip
+            6,
+            4,
+            "android.widget.Button",
+            text="Delete",
+            automation_id="app:id/delete",
+            clickable=True,
+            bounds=(0, 100, 100, 150),
+        ),
         _node(7, 0, "android.widget.Button", text="Compose", automation_id="app:id/compose"),
     ]
 
@@ -153,9 +163,7 @@ def test_a_scoped_id_in_a_scope_that_is_gone_is_not_found() -> None:
 
 def test_an_id_repeated_inside_one_scope_gives_no_id_locator() -> None:
     nodes = _panels()
-    nodes.append(
-        _node(8, 4, "android.widget.Button", text="Empty", automation_id="app:id/delete")
-    )
+    nodes.append(_node(8, 4, "android.widget.Button", text="Empty", automation_id="app:id/delete"))
     out = _norm(nodes)
     ref = _ref(out, 6)
     assert not any(
@@ -224,9 +232,13 @@ def _cards(titles: list[str]) -> list[RawNode]:
             nodes.append(_node(len(nodes), card, "android.widget.TextView", text=title))
         nodes.append(
             _node(
-                len(nodes), card, "android.widget.Button", text="Buy", clickable=True,
+                len(nodes),
+                card,
+                "android.widget.Button",
+                text="Buy",
+                clickable=True,
                 bounds=(0, 100 * k, 100, 100 * k + 80),
-            )  # fmt: skip
+            )
         )
     return nodes
 
@@ -251,7 +263,9 @@ def test_a_look_alike_ref_records_its_title_and_position() -> None:
     out = _norm(_cards(["Basic", "Pro"]))
     ref = _ref(out, _handle(out, _buys(out)[1]))
     label = next(loc for loc in ref.locators if isinstance(loc, RoleLabelAncestorLocator))
-    assert label == RoleLabelAncestorLocator(role=Role.BUTTON, label="Buy", ancestor="|text:Pro|nth:2/2")
+    assert label == RoleLabelAncestorLocator(
+        role=Role.BUTTON, label="Buy", ancestor="|text:Pro|nth:2/2"
+    )
     moved = _norm(_cards(["Team", "Pro", "Basic"]), "s_2")
     got = resolve_ref(_only(ref, RoleLabelAncestorLocator), moved.full)
     assert isinstance(got, Resolved) and got.locator == "ROLE_LABEL_ANCESTOR"

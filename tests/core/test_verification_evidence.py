@@ -27,7 +27,9 @@ def ev(
     observed: str | int | float | bool | None = None,
     expected: str | int | float | bool | None = None,
 ) -> Evidence:
-    return Evidence(what=what, snapshot_id=sid, node_id=node_id, observed=observed, expected=expected)
+    return Evidence(
+        what=what, snapshot_id=sid, node_id=node_id, observed=observed, expected=expected
+    )
 
 
 # ---- NODE_STATE_CHANGED ---------------------------------------------------------------------
@@ -225,9 +227,7 @@ def test_items_outside_the_containers_frame_do_not_count() -> None:
 
 
 def test_collection_keys_fall_back_to_the_index() -> None:
-    out = run(
-        P.COLLECTION_POSITION_CHANGED, _list(0, keys=False), _list(1, keys=False), "n2"
-    )
+    out = run(P.COLLECTION_POSITION_CHANGED, _list(0, keys=False), _list(1, keys=False), "n2")
     assert out.evidence[:2] == (
         ev("first visible item before", "s_1", "n2", "#0"),
         ev("first visible item after", "s_2", "n2", "#1"),
@@ -241,9 +241,12 @@ def test_collection_keys_fall_back_to_the_node_id_without_key_or_index() -> None
             node("n2", "n1", role=Role.LIST, bounds=(0, 0, 1080, 700)),
             *(
                 node(
-                    nid, "n2", role=Role.LIST_ITEM, bounds=(0, 100 * k, 1080, 100 * k + 90),
+                    nid,
+                    "n2",
+                    role=Role.LIST_ITEM,
+                    bounds=(0, 100 * k, 1080, 100 * k + 90),
                     collection=CollectionInfo(scroll_container_id="n2"),
-                )  # fmt: skip
+                )
                 for k, nid in enumerate(ids)
             ),
         )
