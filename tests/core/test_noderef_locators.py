@@ -337,3 +337,138 @@ def test_a_generation_check_names_the_generations_and_screens_in_its_refusal() -
     )
     same = resolve_ref(ref, out.full, generation=GenerationCheck(5, 5, None))
     assert isinstance(same, Resolved) and _handle(out, same.node.node_id) == 7
+
+
+# ---- what is told apart: nearby text, and what stands where the element was ---------------
+
+
+def _titled(*children: RawNode) -> list[RawNode]:
+    return [_node(0, -1, "android.widget.FrameLayout"), *children]
+
+
+def test_nearby_text_skips_the_elements_own_subtree_blank_nodes_and_its_own_label() -> None:
+    nodes = _titled(
+        _node(1, 0, "android.widget.LinearLayout"),
+        _node(2, 1, "android.widget.Button", label="Buy", clickable=True),
+        _node(3, 2, "android.widget.TextView", text="inside the button"),
+        _node(4, 1, "android.widget.TextView", text="Buy"),  # a look-alike's own text
+        _node(5, 1, "android.view.View"),  # no text at all
+        _node(6, 1, "android.widget.TextView", text="Pro plan"),
+    )
+    out = _norm(nodes)
+    tree = NodeTree(out.full.nodes)
+    assert context_text(tree, _by_handle(out, 2)) == "Pro plan"
+    assert context_text(tree, _by_handle(out, 0)) is None  # the root has no ancestors
+
+
+def test_nearby_text_is_searched_three_levels_up_only() -> None:
+    def nested(text_parent: int) -> list[RawNode]:
+        return _titled(
+            _node(1, 0, "android.widget.LinearLayout"),
+            _node(2, 1, "android.widget.LinearLayout"),
+            _node(3, 2, "android.widget.LinearLayout"),
+            _node(4, 3, "android.widget.Button", label="Go", clickable=True),
+            _node(5, text_parent, "android.widget.TextView", text="Heading"),
+        )
+
+    for parent, found in ((3, "Heading"), (2, "Heading"), (1, "Heading"), (0, None)):
+        out = _norm(nested(parent))
+        assert context_text(NodeTree(out.full.nodes), _by_handle(out, 4)) == found, parent
+
+
+def test_nearby_text_scans_at_most_64_nodes_of_an_ancestor() -> None:
+    def padded(fillers: int) -> list[RawNode]:
+        nodes = _titled(
+            _node(1, 0, "android.widget.LinearLayout"),
+            _node(2, 1, "android.widget.Button", label="Go", clickable=True),
+        )
+        nodes += [_node(3 + k, 1, "android.view.View") for k in range(fillers)]
+        nodes.append(_node(3 + fillers, 1, "android.widget.TextView", text="Far"))
+        return nodes
+
+    # the ancestor's own descendants in document order: the button is the first (k = 0)
+    near = _norm(padded(62))  # the text is the 64th descendant (k = 63)
+    assert context_text(NodeTree(near.full.nodes), _by_handle(near, 2)) == "Far"
+    far = _norm(padded(63))  # the 65th (k = 64): past the scan
+    assert context_text(NodeTree(far.full.nodes), _by_handle(far, 2)) is None
+
+
+def test_in_the_same_id_space_the_refs_own_node_id_settles_an_ambiguity() -> None:
+    ids = IdAllocator()
+    out = _norm(_panels(), "s_1", ids)
+    ref = msgspec.structs.replace(
+        _ref(out, 6),
+        locators=(ResourceIdScopedLocator(value="app:id/delete", ancestor=None),),
+        ancestor_fingerprint=None,
+    )
+    again = _norm(_panels(), "s_2", ids)  # the same screen, captured again
+    got = resolve_ref(ref, again.full, same_id_space=True)
+    assert isinstance(got, Resolved) and got.node.node_id == ref.node_id
+    assert _handle(again, got.node.node_id) == 6
+    assert isinstance(resolve_ref(ref, again.full), Ambiguous)  # ids from another allocator
+
+
+def _one(cls: str, aid: str, **fields: object) -> list[RawNode]:
+    return _titled(
+        _node(1, 0, "android.widget.TextView", text="Title"),
+        _node(2, 0, cls, automation_id=aid, **fields),
+    )
+
+
+def test_something_of_the_same_kind_where_the_element_was_is_stale_with_what_changed() -> None:
+    ref = _ref(_norm(_one("android.widget.Button", "app:id/go", text="Go", clickable=True)), 2)
+    other = _norm(_one("android.widget.Button", "app:id/stop", text="Stop", clickable=True), "s_2")
+    got = resolve_ref(ref, other.full)
+    assert isinstance(got, Stale) and got.node is not None and _handle(other, got.node.node_id) == 2
+    assert got.reason == "the element at 0/1 is the same kind but its automation, name changed"
+
+
+def test_a_tab_that_became_a_button_is_the_same_kind_another_role_change_is_not() -> None:
+    tab = _norm(
+        _one("android.widget.Button", "app:id/a", label="Inbox, tab 1 of 3", clickable=True)
+    )
+    assert tab.full.nodes[2].role is Role.TAB
+    button = _norm(
+        _one("android.widget.Button", "app:id/b", label="Settings", clickable=True), "s_2"
+    )
+    got = resolve_ref(_ref(tab, 2), button.full)
+    assert isinstance(got, Stale)
+    assert (
+        got.reason == "the element at 0/1 is the same kind but its role, automation, name changed"
+    )
+    back = resolve_ref(
+        _ref(button, 2),
+        _norm(
+            _one("android.widget.Button", "app:id/c", label="Inbox, tab 1 of 3", clickable=True),
+            "s_3",
+        ).full,
+    )
+    assert isinstance(back, Stale)
+    text = _norm(_one("android.widget.TextView", "app:id/a", text="Total"))
+    assert text.full.nodes[2].role is Role.TEXT
+    clickable = _norm(
+        _one("android.widget.TextView", "app:id/b", text="Other", clickable=True), "s_2"
+    )
+    assert clickable.full.nodes[2].role is Role.BUTTON
+    assert resolve_ref(_ref(text, 2), clickable.full) == NotFound(
+        "no element matches any of the ref's strong locators"
+    )
+
+
+def test_another_class_where_the_element_was_is_not_found() -> None:
+    ref = _ref(_norm(_one("android.widget.Button", "app:id/go", text="Go", clickable=True)), 2)
+    image = _norm(_one("android.widget.ImageView", "app:id/x", label="Go2"), "s_2")
+    assert resolve_ref(ref, image.full) == NotFound(
+        "no element matches any of the ref's strong locators"
+    )
+    empty = _norm(_titled(_node(1, 0, "android.widget.TextView", text="Title")), "s_3")
+    assert isinstance(resolve_ref(ref, empty.full), NotFound)  # nothing at the path at all
+
+
+def test_a_scoped_label_only_counts_look_alikes_in_its_scope() -> None:
+    # "Delete" in two panels: the ref names its panel, so the other panel's is no look-alike
+    out = _norm(_panels())
+    label = RoleLabelAncestorLocator(role=Role.BUTTON, label="Delete", ancestor="id:app:id/archive")
+    ref = msgspec.structs.replace(_ref(out, 6), locators=(label,))
+    got = resolve_ref(ref, out.full)
+    assert isinstance(got, Resolved) and _handle(out, got.node.node_id) == 6
