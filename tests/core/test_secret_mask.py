@@ -126,3 +126,18 @@ def test_free_text_is_masked_whole_or_in_place() -> None:
     assert SECRET not in m.mask_text(f"password={SECRET};")
     assert SecretMasker().mask_text(SECRET) == SECRET
     assert m.mask_text("") == ""
+
+
+def test_a_whole_capture_masks_typing_echoes_only_in_editable_text_and_value() -> None:
+    m = _masker(SECRET)
+    prefix = SECRET[:MIN_PREFIX]
+    tree = _tree(
+        RawNode(handle=0, parent=-1, text=prefix),  # not editable: not an echo
+        RawNode(
+            handle=1, parent=0, editable=True, text=prefix, value=prefix, label=prefix, hint=prefix
+        ),
+    )
+    out = m.mask(tree)
+    assert out.nodes[0] is tree.nodes[0]
+    masked = out.nodes[1]
+    assert (masked.text, masked.value, masked.label, masked.hint) == (MASK, MASK, prefix, prefix)

@@ -327,3 +327,40 @@ def test_refusal_reasons_name_the_policy_and_the_condition() -> None:
     assert out == PolicyRejected(
         "NODE_DISAPPEARED without an expected condition needs a target node"
     )
+
+
+def test_visibility_compares_each_edge_with_the_matching_viewport_edge() -> None:
+    # a viewport whose left (100) differs from its top (0): a node left of it is off screen
+    viewport = (100, 0, 500, 800)
+    left_of = change(SCREEN, "n4", bounds=(50, 10, 90, 20))
+    after = Observed.of(snap(left_of, "s_2"), at_ms=0, viewport=viewport)
+    assert run(P.NODE_DISAPPEARED, SCREEN, after, "n4").result is MET
+
+
+def test_a_list_scrolled_to_nothing_visible_has_moved() -> None:
+    gone = tuple(
+        n if n.collection is None else change((n,), n.node_id, bounds=(0, 5000, 10, 5010))[0]
+        for n in _list(0)
+    )
+    out = run(P.COLLECTION_POSITION_CHANGED, _list(0), gone, "n2")
+    assert out.result is MET
+    assert out.evidence[1] == ev("first visible item after", "s_2", "n2", None)
+
+
+def test_a_container_without_bounds_is_framed_by_the_screen() -> None:
+    def unframed(first: int) -> tuple:  # type: ignore[type-arg]
+        return tuple(
+            change((n,), "n2", bounds=None)[0] if n.node_id == "n2" else n
+            for n in _list(first, count=12)
+        )
+
+    # rows of 200 px on a 1920 px screen: ten are visible (0..9 overlap it), not twelve
+    out = run(P.COLLECTION_POSITION_CHANGED, unframed(0), unframed(0), "n2")
+    assert out.evidence[2] == ev("visible items before", "s_1", "n2", 10)
+
+
+def test_an_explicit_present_condition_adds_no_count_before() -> None:
+    dialog = (*SCREEN, node("n9", "n1", role=Role.DIALOG, label="Done"))
+    out = run(P.EXPLICIT_CONDITION, SCREEN, dialog, None, Present(query=label("Done")))
+    assert out.result is MET
+    assert not any(e.what.startswith("before: ") for e in out.evidence)
