@@ -105,3 +105,19 @@ def test_take_stops_at_max_lines_and_at_the_exact_budget() -> None:
     assert [ln.seq for ln in lines] == [0, 1]
     lines, _ = backlog.take(budget_bytes=2 * size, max_lines=10)
     assert [ln.seq for ln in lines] == [2, 3]
+
+
+def test_take_counts_every_line_it_sends_against_the_budget() -> None:
+    backlog = LogBacklog(max_lines=10, max_bytes=10_000)
+    for seq in range(5):
+        backlog.add(_line(seq, "abcd"))
+    lines, _ = backlog.take(budget_bytes=2 * (4 + LINE_OVERHEAD), max_lines=10)
+    assert [ln.seq for ln in lines] == [0, 1]
+
+
+def test_a_single_character_left_of_a_cut_secret_is_masked_on_the_next_line() -> None:
+    masker = SecretMasker()
+    masker.typed("s3cret-pass")
+    line = _line(1, "s ok")
+    assert mask_line(line, masker, previous="pw=s3cret-pas").text == f"{MASK} ok"
+    assert mask_line(line, masker) is line  # without the line before, "s" is ordinary text

@@ -64,3 +64,25 @@ def test_the_probe_answers_zeros_for_what_is_not_an_mp4() -> None:
     assert probe_mp4(b"") == (0, 0, 0)
     assert probe_mp4(b"not a movie at all") == (0, 0, 0)
     assert probe_mp4(_png(8, 8))[0] == 0  # an image is a stream of no counted frames
+
+
+def _frame_times_ms(data: bytes) -> list[float]:
+    import av
+
+    with av.open(io.BytesIO(data)) as container:
+        stream = container.streams.video[0]
+        return sorted(
+            float(frame.pts * frame.time_base * 1000) for frame in container.decode(stream)
+        )
+
+
+def test_the_file_plays_at_the_pace_the_frames_were_captured() -> None:
+    encoder = Mp4Encoder(5)
+    for at_ms in (0, 200, 650):
+        encoder.add_png(_png(32, 32), at_ms)
+    assert _frame_times_ms(encoder.finish()) == [0.0, 200.0, 650.0]
+    # a frame no later than the previous one is shown one millisecond after it
+    late = Mp4Encoder(5)
+    for at_ms in (100, 100, 40):
+        late.add_png(_png(32, 32), at_ms)
+    assert _frame_times_ms(late.finish()) == [100.0, 101.0, 102.0]
