@@ -144,3 +144,16 @@ def test_the_byte_bound_is_the_raw_size_plus_deflate_overhead_and_slack() -> Non
     assert isinstance(check_png(png(1000, 1000, pad=big - head + 1)), PngRefused)
     # a grey 1-bit image packs 8 pixels a byte
     assert check_png(png(16, 2, depth=1, colour=0)) == PngInfo(16, 2, 2 * (1 + 2))
+
+
+def test_a_height_is_read_from_all_four_bytes() -> None:
+    got = check_png(png(10, 0x01000001))
+    assert isinstance(got, PngRefused) and got.field == "IHDR.height"
+
+
+def test_the_per_chunk_overhead_counts_each_started_8_kib_of_raw_pixels() -> None:
+    # grey 8-bit, 8191 x 1: raw = 8192 bytes exactly, so two 8 KiB chunk allowances
+    bound = 8192 + 8 + 12 * 2 + 256 * 1024
+    head = len(png(8191, 1, pad=0, colour=0))
+    assert isinstance(check_png(png(8191, 1, pad=bound - head, colour=0)), PngInfo)
+    assert isinstance(check_png(png(8191, 1, pad=bound - head + 1, colour=0)), PngRefused)

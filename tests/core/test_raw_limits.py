@@ -159,3 +159,29 @@ def test_structure_problem_names_the_node_and_the_valid_range() -> None:
     )
     last = _tree([RawNode(handle=0, parent=-1), RawNode(handle=1, parent=1)])
     assert structure_problem(last) is None  # an index of the list (a cycle is the tree's job)
+
+
+def test_a_tree_exactly_at_a_cap_is_returned_as_is() -> None:
+    chain = [RawNode(handle=0, parent=-1)]
+    chain += [RawNode(handle=i, parent=i - 1) for i in range(1, 5)]  # depths 0..4
+    tree = _tree(chain)
+    assert cap_raw_tree(tree, max_depth=4).tree is tree
+    root = _tree([RawNode(handle=0, parent=-1)])
+    assert cap_raw_tree(root, max_depth=0).tree is root
+    # a node naming itself as parent (the structure check refuses it before; never a crash)
+    odd = _tree([RawNode(handle=0, parent=-1), RawNode(handle=1, parent=1)])
+    assert cap_raw_tree(odd).dropped == 0
+
+
+def test_the_byte_budget_may_be_spent_to_the_last_byte_after_another_cut() -> None:
+    tree = heavy(4, 10)  # 4 + 3 x 11 = 37 bytes
+    capped = cap_raw_tree(tree, max_nodes=3, max_bytes=26)
+    assert [n.handle for n in capped.tree.nodes] == [0, 1, 2] and capped.bytes == 26
+
+
+def test_the_reason_counts_every_byte_sent_after_the_budget_was_spent() -> None:
+    capped = cap_raw_tree(heavy(5, 10), max_bytes=30)  # 4 + 4 x 11 = 48 bytes sent
+    assert capped.reason == (
+        "the agent sent 5 nodes (48 bytes of text and attributes); kept 3 (26 bytes); "
+        "the byte budget was spent (caps: 5000 nodes, 256 levels, 30 bytes)"
+    )
