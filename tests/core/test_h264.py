@@ -103,3 +103,39 @@ def test_the_encoder_output_cuts_back_into_its_own_units_with_key_frames() -> No
     assert recut == units
     rgb = encoder.encode_rgb(2, 2, bytes(12), 500, key=True)
     assert len(rgb) == 1 and rgb[0].key
+
+
+def test_dropped_bytes_add_up_over_the_stream() -> None:
+    cutter = AccessUnits()
+    cutter.feed(b"ab" + IDR)  # 2 bytes of junk before the first start code
+    cutter.feed(SLICE)
+    assert cutter.dropped_bytes == 2
+    flood = AccessUnits()
+    flood.feed(b"x")  # one byte: not yet past the bound, kept
+    assert flood.dropped_bytes == 0
+    flood.feed(b"\x02" * h264.MAX_NAL_BYTES)
+    flood.feed(b"\x02" * (h264.MAX_NAL_BYTES + 1))
+    assert flood.dropped_bytes == 2 * h264.MAX_NAL_BYTES + 2
+
+
+def test_a_nal_unit_past_the_buffer_bound_after_a_start_code_is_dropped() -> None:
+    cutter = AccessUnits()
+    cutter.feed(IDR)
+    cutter.feed(b"\x02" * h264.MAX_NAL_BYTES)  # the IDR's body grows past the bound
+    assert cutter.dropped_bytes == len(IDR) + h264.MAX_NAL_BYTES
+    exact = AccessUnits()
+    exact.feed(IDR[:3] + b"\x02" * (h264.MAX_NAL_BYTES - 3))  # exactly at the bound: kept
+    assert exact.dropped_bytes == 0
+
+
+def test_inner_nal_units_lose_the_zero_of_a_four_byte_start_code_and_the_last_keeps_its_bytes() -> (
+    None
+):
+    stream = SPS + SPS + b"\x00\x00\x01\x65\x00"
+    assert nal_units(stream) == [SPS[4:], SPS[4:], b"\x65\x00"]
+    assert nal_units(b"junk") == []
+
+
+def test_the_codec_string_needs_the_three_bytes_after_the_sps_header() -> None:
+    assert codec_string(b"\x00\x00\x01\x67\x64\x00\x28") == "avc1.640028"
+    assert codec_string(b"\x00\x00\x01\x67\x64\x00") is None
