@@ -26,114 +26,46 @@ lists every public method with an example.
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bridge.client.channels import EventStream, HubEvent
-    from bridge.client.connection import ClientStatistics, HubConnection, connect
-    from bridge.client.delta import (
-        Desync,
-        SnapshotTracker,
-        WatchUpdate,
-        apply_delta,
-        apply_patch_event,
-    )
-    from bridge.client.device import Device, Target, build_query, expect
-    from bridge.client.errors import (
-        ActionUnsupported,
-        AmbiguousError,
-        ClientError,
-        ConfirmationRequired,
-        ConnectionFailed,
-        ConnectionLost,
-        DeltaMismatch,
-        DeviceOffline,
-        HubError,
-        NotFoundError,
-        PolicyBlockedError,
-        ProtocolFailure,
-        RequestTimeout,
-        StaleRefError,
-    )
-    from bridge.client.local_hub import DEFAULT_URL
-    from bridge.client.sync import SyncDevice, SyncHub, connect_sync
-    from bridge.client.targets import as_query, text_query
-    from bridge.client.watch import Watch
-    from bridge.client.wire_types import (
-        Absent,
-        AcquireResult,
-        ActionMethod,
-        ActionRequest,
-        ActionResult,
-        ActionVerb,
-        AlertChoice,
-        AlertListResult,
-        AllOf,
-        AnyOf,
-        AppAction,
-        AppForeground,
-        AppsListResult,
-        ClipboardEquals,
-        Confirm,
-        CrashesListResult,
-        DeltaEvent,
-        DeviceSelector,
-        DeviceSummary,
-        DispatchStatus,
-        DisplayResult,
-        ErrorCode,
-        FallbackType,
-        FindMatch,
-        FindResult,
-        FocusChange,
-        GestureKind,
-        GlobalAction,
-        HistoryResult,
-        JournalDiffResult,
-        JournalScreenResult,
-        JournalTimelineResult,
-        JournalWhenResult,
-        KeyName,
-        LeaseResult,
-        LogsEvent,
-        LogsSubscribeResult,
-        MatchMode,
-        MutationClass,
-        NetworkState,
-        NodeRef,
-        NodeRefSource,
-        Not,
-        Orientation,
-        PatchEvent,
-        Permission,
-        PermissionAction,
-        Platform,
-        PongResult,
-        PredicateSource,
-        Present,
-        ProtocolErrorCode,
-        RecordingResult,
-        ResolveResult,
-        Role,
-        ScreenshotResult,
-        ScreenShown,
-        ScreenSnapshot,
-        SemanticNode,
-        SemanticQuery,
-        SnapshotEvent,
-        SnapshotResult,
-        Source,
-        Stability,
-        Stable,
-        StateIs,
-        SubscribeResult,
-        TextMatch,
-        ValueEquals,
-        VerificationPolicy,
-        VerificationResult,
-        Verify,
-        WaitResult,
-        Within,
-    )
+    from bridge.client.channels import EventStream as EventStream
+    from bridge.client.channels import HubEvent as HubEvent
+    from bridge.client.connection import ClientStatistics as ClientStatistics
+    from bridge.client.connection import HubConnection as HubConnection
+    from bridge.client.connection import connect as connect
+    from bridge.client.delta import Desync as Desync
+    from bridge.client.delta import SnapshotTracker as SnapshotTracker
+    from bridge.client.delta import WatchUpdate as WatchUpdate
+    from bridge.client.delta import apply_delta as apply_delta
+    from bridge.client.delta import apply_patch_event as apply_patch_event
+    from bridge.client.device import Device as Device
+    from bridge.client.device import Target as Target
+    from bridge.client.device import build_query as build_query
+    from bridge.client.device import expect as expect
+    from bridge.client.errors import ActionUnsupported as ActionUnsupported
+    from bridge.client.errors import AmbiguousError as AmbiguousError
+    from bridge.client.errors import ClientError as ClientError
+    from bridge.client.errors import ConfirmationRequired as ConfirmationRequired
+    from bridge.client.errors import ConnectionFailed as ConnectionFailed
+    from bridge.client.errors import ConnectionLost as ConnectionLost
+    from bridge.client.errors import DeltaMismatch as DeltaMismatch
+    from bridge.client.errors import DeviceOffline as DeviceOffline
+    from bridge.client.errors import HubError as HubError
+    from bridge.client.errors import NotFoundError as NotFoundError
+    from bridge.client.errors import PolicyBlockedError as PolicyBlockedError
+    from bridge.client.errors import ProtocolFailure as ProtocolFailure
+    from bridge.client.errors import RequestTimeout as RequestTimeout
+    from bridge.client.errors import StaleRefError as StaleRefError
+    from bridge.client.local_hub import DEFAULT_URL as DEFAULT_URL
+    from bridge.client.sync import SyncDevice as SyncDevice
+    from bridge.client.sync import SyncHub as SyncHub
+    from bridge.client.sync import connect_sync as connect_sync
+    from bridge.client.targets import as_query as as_query
+    from bridge.client.targets import text_query as text_query
+    from bridge.client.watch import Watch as Watch
+    from bridge.client.wire_types import *  # noqa: F403
 
 _WHERE = {
+    # name -> the module that defines it; the wire types are found through
+    # bridge.client.wire_types.WIRE_TYPES (below), which lists them once
     "EventStream": "bridge.client.channels",
     "HubEvent": "bridge.client.channels",
     "ClientStatistics": "bridge.client.connection",
@@ -169,203 +101,36 @@ _WHERE = {
     "StaleRefError": "bridge.client.errors",
     "DEFAULT_URL": "bridge.client.local_hub",
     "Watch": "bridge.client.watch",
-    "DeltaEvent": "bridge.client.wire_types",
-    "PatchEvent": "bridge.client.wire_types",
-    "SnapshotEvent": "bridge.client.wire_types",
-    "Absent": "bridge.client.wire_types",
-    "AcquireResult": "bridge.client.wire_types",
-    "ActionMethod": "bridge.client.wire_types",
-    "ActionRequest": "bridge.client.wire_types",
-    "ActionResult": "bridge.client.wire_types",
-    "ActionVerb": "bridge.client.wire_types",
-    "AlertChoice": "bridge.client.wire_types",
-    "AlertListResult": "bridge.client.wire_types",
-    "AllOf": "bridge.client.wire_types",
-    "AnyOf": "bridge.client.wire_types",
-    "AppAction": "bridge.client.wire_types",
-    "AppForeground": "bridge.client.wire_types",
-    "AppsListResult": "bridge.client.wire_types",
-    "ClipboardEquals": "bridge.client.wire_types",
-    "Confirm": "bridge.client.wire_types",
-    "CrashesListResult": "bridge.client.wire_types",
-    "DeviceSelector": "bridge.client.wire_types",
-    "DeviceSummary": "bridge.client.wire_types",
-    "DispatchStatus": "bridge.client.wire_types",
-    "DisplayResult": "bridge.client.wire_types",
-    "NetworkState": "bridge.client.wire_types",
-    "ErrorCode": "bridge.client.wire_types",
-    "FallbackType": "bridge.client.wire_types",
-    "FindMatch": "bridge.client.wire_types",
-    "FindResult": "bridge.client.wire_types",
-    "FocusChange": "bridge.client.wire_types",
-    "GestureKind": "bridge.client.wire_types",
-    "GlobalAction": "bridge.client.wire_types",
-    "HistoryResult": "bridge.client.wire_types",
-    "JournalDiffResult": "bridge.client.wire_types",
-    "JournalScreenResult": "bridge.client.wire_types",
-    "JournalTimelineResult": "bridge.client.wire_types",
-    "JournalWhenResult": "bridge.client.wire_types",
-    "KeyName": "bridge.client.wire_types",
-    "LeaseResult": "bridge.client.wire_types",
-    "LogsEvent": "bridge.client.wire_types",
-    "LogsSubscribeResult": "bridge.client.wire_types",
-    "MatchMode": "bridge.client.wire_types",
-    "MutationClass": "bridge.client.wire_types",
-    "NodeRef": "bridge.client.wire_types",
-    "NodeRefSource": "bridge.client.wire_types",
-    "Not": "bridge.client.wire_types",
-    "Orientation": "bridge.client.wire_types",
-    "Permission": "bridge.client.wire_types",
-    "PermissionAction": "bridge.client.wire_types",
-    "Platform": "bridge.client.wire_types",
-    "PongResult": "bridge.client.wire_types",
-    "PredicateSource": "bridge.client.wire_types",
-    "Present": "bridge.client.wire_types",
-    "ProtocolErrorCode": "bridge.client.wire_types",
-    "RecordingResult": "bridge.client.wire_types",
-    "ResolveResult": "bridge.client.wire_types",
-    "Role": "bridge.client.wire_types",
-    "ScreenShown": "bridge.client.wire_types",
-    "ScreenSnapshot": "bridge.client.wire_types",
-    "ScreenshotResult": "bridge.client.wire_types",
-    "SemanticNode": "bridge.client.wire_types",
-    "SemanticQuery": "bridge.client.wire_types",
-    "SnapshotResult": "bridge.client.wire_types",
-    "Source": "bridge.client.wire_types",
-    "Stability": "bridge.client.wire_types",
-    "Stable": "bridge.client.wire_types",
-    "StateIs": "bridge.client.wire_types",
-    "SubscribeResult": "bridge.client.wire_types",
-    "TextMatch": "bridge.client.wire_types",
-    "ValueEquals": "bridge.client.wire_types",
-    "VerificationPolicy": "bridge.client.wire_types",
-    "VerificationResult": "bridge.client.wire_types",
-    "Verify": "bridge.client.wire_types",
-    "WaitResult": "bridge.client.wire_types",
-    "Within": "bridge.client.wire_types",
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module that defines ``name`` on first use and cache the value here."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bridge.client' has no attribute {name!r}")
+_WIRE_MODULE = "bridge.client.wire_types"
+
+
+def _wire_types() -> tuple[str, ...]:
     import importlib
 
+    names: tuple[str, ...] = importlib.import_module(_WIRE_MODULE).WIRE_TYPES
+    return names
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines ``name`` on first use and cache the value here.
+    ``__all__`` (what ``from bridge.client import *`` takes) is every name of ``_WHERE`` and
+    of ``WIRE_TYPES``, computed when asked so a plain import loads neither list's modules."""
+    import importlib
+
+    if name == "__all__":
+        return sorted({*_WHERE, *_wire_types()})
+    module = _WHERE.get(name)
+    if module is None and not name.startswith("__") and name in _wire_types():
+        module = _WIRE_MODULE
+    if module is None:
+        raise AttributeError(f"module 'bridge.client' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
-__all__ = [
-    "DEFAULT_URL",
-    "Absent",
-    "AcquireResult",
-    "ActionMethod",
-    "ActionRequest",
-    "ActionResult",
-    "ActionUnsupported",
-    "ActionVerb",
-    "AlertChoice",
-    "AlertListResult",
-    "AllOf",
-    "AmbiguousError",
-    "AnyOf",
-    "AppAction",
-    "AppForeground",
-    "AppsListResult",
-    "ClientError",
-    "ClientStatistics",
-    "ClipboardEquals",
-    "Confirm",
-    "ConfirmationRequired",
-    "ConnectionFailed",
-    "ConnectionLost",
-    "CrashesListResult",
-    "DeltaEvent",
-    "DeltaMismatch",
-    "Desync",
-    "Device",
-    "DeviceOffline",
-    "DeviceSelector",
-    "DeviceSummary",
-    "DispatchStatus",
-    "DisplayResult",
-    "ErrorCode",
-    "EventStream",
-    "FallbackType",
-    "FindMatch",
-    "FindResult",
-    "FocusChange",
-    "GestureKind",
-    "GlobalAction",
-    "HistoryResult",
-    "HubConnection",
-    "HubError",
-    "HubEvent",
-    "JournalDiffResult",
-    "JournalScreenResult",
-    "JournalTimelineResult",
-    "JournalWhenResult",
-    "KeyName",
-    "LeaseResult",
-    "LogsEvent",
-    "LogsSubscribeResult",
-    "MatchMode",
-    "MutationClass",
-    "NetworkState",
-    "NodeRef",
-    "NodeRefSource",
-    "Not",
-    "NotFoundError",
-    "Orientation",
-    "PatchEvent",
-    "Permission",
-    "PermissionAction",
-    "Platform",
-    "PolicyBlockedError",
-    "PongResult",
-    "PredicateSource",
-    "Present",
-    "ProtocolErrorCode",
-    "ProtocolFailure",
-    "RecordingResult",
-    "RequestTimeout",
-    "ResolveResult",
-    "Role",
-    "ScreenShown",
-    "ScreenSnapshot",
-    "ScreenshotResult",
-    "SemanticNode",
-    "SemanticQuery",
-    "SnapshotEvent",
-    "SnapshotResult",
-    "SnapshotTracker",
-    "Source",
-    "Stability",
-    "Stable",
-    "StaleRefError",
-    "StateIs",
-    "SubscribeResult",
-    "SyncDevice",
-    "SyncHub",
-    "Target",
-    "TextMatch",
-    "ValueEquals",
-    "VerificationPolicy",
-    "VerificationResult",
-    "Verify",
-    "WaitResult",
-    "Watch",
-    "WatchUpdate",
-    "Within",
-    "apply_delta",
-    "apply_patch_event",
-    "as_query",
-    "build_query",
-    "connect",
-    "connect_sync",
-    "expect",
-    "text_query",
-]
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE, *_wire_types()})

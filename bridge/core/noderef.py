@@ -21,7 +21,6 @@ Resolution never guesses:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bridge.core.ancestor_spec import AncestorSpec
@@ -38,7 +37,6 @@ from bridge.core.identity import (
 )
 from bridge.core.shown_text import numbers_only, text_change, to_record
 from bridge.core.tree import NodeTree
-from bridge.wire.base import Bounds
 from bridge.wire.enums import ErrorCode, NodeRefSource, Role, Source
 from bridge.wire.errors import ErrorEnvelope
 from bridge.wire.node import SemanticNode
@@ -226,7 +224,9 @@ class GenerationCheck:
 
 
 def _candidates(tree: NodeTree, locator: Locator) -> list[SemanticNode]:
-    nodes = tree.nodes
+    """The elements an id or collection locator names. ``_resolve_strong`` handles
+    ROLE_LABEL_ANCESTOR itself (it can be stale); positional locators never reach here (they
+    resolve only to the identical element, ``_weak_only``)."""
     match locator:
         case ResourceIdLocator(value=value):
             return tree.lookup("ids", value)
@@ -236,21 +236,12 @@ def _candidates(tree: NodeTree, locator: Locator) -> list[SemanticNode]:
                 for n in tree.lookup("ids", value)
                 if anc is None or ancestor_scope(tree, n.node_id) == anc
             ]
-        case RoleLabelAncestorLocator():
-            found = _role_label(tree, locator)
-            return [] if isinstance(found, Stale) else found
         case CollectionItemLocator(role=role, item_key=key, scroll_container=container):
             return [
                 n
                 for n in tree.lookup("item", (role, key))
                 if container is None or ancestor_scope(tree, n.node_id) == container
             ]
-        case StructuralPathLocator(value=path):
-            there = tree.at_path(path)
-            return [there] if there is not None else []
-        case BoundsNearestLocator(bounds=bounds):
-            best = _nearest(nodes, bounds)
-            return [best] if best is not None else []
     return []
 
 
@@ -273,29 +264,6 @@ def _role_label(tree: NodeTree, loc: RoleLabelAncestorLocator) -> list[SemanticN
                 "so which one it was cannot be told"
             )
     return alikes
-
-
-def _overlap(a: Bounds, b: Bounds) -> float:
-    """Intersection over union of two rectangles (0 when either is empty)."""
-    ix = max(0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    area_a = max(0, a[2] - a[0]) * max(0, a[3] - a[1])
-    area_b = max(0, b[2] - b[0]) * max(0, b[3] - b[1])
-    union = area_a + area_b - inter
-    return inter / union if union > 0 else 0.0
-
-
-def _nearest(nodes: Sequence[SemanticNode], bounds: Bounds) -> SemanticNode | None:
-    best: SemanticNode | None = None
-    best_score = 0.5
-    for node in nodes:
-        if node.bounds is None:
-            continue
-        score = _overlap(node.bounds, bounds)
-        if score > best_score:
-            best, best_score = node, score
-    return best
 
 
 def _narrow(

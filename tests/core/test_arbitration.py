@@ -75,3 +75,51 @@ def test_idempotency_window_and_capacity() -> None:
     table.put("dev", "c", "C", 202)
     assert table.get("dev", "a", 203) is None  # evicted, oldest first
     assert table.get("dev", "c", 203) == "C"
+
+
+def test_objection_answers_tell_the_client_exactly_what_went_wrong() -> None:
+    book = ObjectionBook()
+    raised = book.raise_objection(_objection("o1"))
+    locked = book.raise_objection(_objection("o2", answerable=False))
+    assert book.answer("zz", "approve", "s1", "subj") == AnswerProblem(
+        "objection 'zz' was not raised for this session"
+    )
+    assert book.answer("o1", " ", "s1", "subj") == AnswerProblem(
+        "a blank answer leaves objection 'o1' open"
+    )
+    assert book.answer("o2", "approve", "s1", "subj") == AnswerProblem(
+        "objection 'o2' cannot be answered: why"
+    )
+    assert book.answer("o1", "approve", "s1", "other") == AnswerProblem(
+        "objection 'o1' was raised for a different action; answer it with the same request"
+    )
+    assert book.answer("o1", "Maybe ", "s1", "subj") == AnswerProblem(
+        "answer must be 'approve' or 'reject', not 'Maybe '"
+    )
+    assert book.answer("o1", " APPROVE ", "s1", "subj") == Approved(raised)
+    assert "o1" not in book.open and book.open == {"o2": locked}
+    book.raise_objection(_objection("o3"))
+    assert book.answer("o3", "reject", "s1", "subj") == Rejected(_objection("o3"))
+    assert "o3" not in book.open
+
+
+def test_open_objections_are_bounded_oldest_dropped_first() -> None:
+    book = ObjectionBook(max_open=2)
+    for oid in ("o1", "o2"):
+        book.raise_objection(_objection(oid))
+    assert list(book.open) == ["o1", "o2"]
+    book.raise_objection(_objection("o3"))
+    assert list(book.open) == ["o2", "o3"]
+    book.drop_session("other")
+    assert list(book.open) == ["o2", "o3"]
+
+
+def test_idempotency_capacity_is_exact() -> None:
+    table: IdempotencyTable[str] = IdempotencyTable(window_ms=1000, capacity=2)
+    table.put("dev", "a", "A", 0)
+    table.put("dev", "b", "B", 1)
+    assert (table.get("dev", "a", 2), table.get("dev", "b", 2)) == ("A", "B")
+    table.put("dev", "c", "C", 3)
+    assert table.get("dev", "a", 4) is None and table.get("dev", "b", 4) == "B"
+    table.forget("dev", "b")
+    assert table.get("dev", "b", 5) is None and table.get("dev", "c", 5) == "C"

@@ -108,3 +108,70 @@ def test_critical_apps_are_named() -> None:
     for app in ("com.android.systemui", "com.apple.springboard", "dev.mobridge.agent.android"):
         assert critical_app(app) is not None
     assert critical_app("com.example.shop") is None
+
+
+PAY = node("n7", Role.BUTTON, (0, 800, 1080, 900), "n1", "Pay now", clickable=True)
+
+
+def test_the_financial_flag_follows_what_a_gesture_key_or_submit_lands_on() -> None:
+    for kind in (GestureKind.TAP, GestureKind.LONG_PRESS, GestureKind.SWIPE):
+        verdict = assess_gesture(kind, PAY)
+        assert verdict.financial is True, kind
+        assert verdict.mutation_class is MutationClass.EXTERNAL_SIDE_EFFECT, kind
+    assert assess_gesture(GestureKind.TAP, None) == (MutationClass.SIDE_EFFECT, False)
+    assert assess_gesture(GestureKind.TAP, SCREEN.nodes[3]).financial is False
+    assert assess_key(KeyName.ENTER, PAY) == (MutationClass.EXTERNAL_SIDE_EFFECT, True)
+    assert assess_key(KeyName.ENTER, None) == (MutationClass.SIDE_EFFECT, False)
+    assert assess_key(KeyName.VOLUME_UP, PAY) == (MutationClass.REVERSIBLE, False)
+    assert assess_typing(False, PAY) == (MutationClass.REVERSIBLE, False)
+    assert assess_typing(True, PAY) == (MutationClass.EXTERNAL_SIDE_EFFECT, True)
+
+
+def test_an_activating_key_on_an_input_is_at_least_a_side_effect() -> None:
+    field = SCREEN.nodes[4]
+    assert assess_key(KeyName.ENTER, field) == (MutationClass.SIDE_EFFECT, False)
+
+
+def test_the_screen_union_takes_every_edge_from_the_root_that_reaches_furthest() -> None:
+    roots = snapshot(
+        node("a", Role.SCREEN, (50, 60, 500, 600)),
+        node("b", Role.DIALOG, (10, 100, 400, 700)),  # further left and down
+        node("c", Role.DIALOG, (100, 20, 900, 300)),  # further up and right
+        node("d", Role.BUTTON, (0, 0, 5000, 5000), "a"),  # not a root: ignored
+    )
+    assert screen_rect(roots) == (10, 20, 900, 700)
+    unbounded_root = SemanticNode(node_id="r", role=Role.SCREEN, parent_id=None, bounds=None)
+    assert screen_rect(snapshot(unbounded_root)) is None
+
+
+def test_a_point_on_the_bottom_or_right_edge_is_off_screen() -> None:
+    rect = (0, 0, 100, 200)
+    assert off_screen([(0, 0), (99, 199)], rect) is None
+    assert off_screen([(99, 200)], rect) == (99, 200)
+    assert off_screen([(100, 199)], rect) == (100, 199)
+    assert off_screen([(-1, 5)], rect) == (-1, 5)
+    assert off_screen([(5, -1)], rect) == (5, -1)
+
+
+def test_only_nodes_that_can_act_are_landed_on() -> None:
+    offers_action = SemanticNode(
+        node_id="x", role=Role.TEXT, parent_id="n1", bounds=(0, 1000, 100, 1100),
+        actions=(ActionVerb.LONG_CLICK,),
+    )  # fmt: skip
+    only_clickable = SemanticNode(
+        node_id="y", role=Role.TEXT, parent_id="n1", bounds=(0, 1200, 100, 1300),
+        state=NodeState(clickable=True),
+    )  # fmt: skip
+    inert = SemanticNode(node_id="z", role=Role.TEXT, parent_id="n1", bounds=(0, 1400, 100, 1500))
+    shot = snapshot(SCREEN.nodes[0], offers_action, only_clickable, inert)
+    assert (hit := node_at(shot, 10, 1010)) is not None and hit.node_id == "x"
+    assert (hit := node_at(shot, 10, 1210)) is not None and hit.node_id == "y"
+    assert node_at(shot, 10, 1410) is None
+    assert focused_node(shot) is None
+
+
+def test_the_critical_app_refusal_says_why() -> None:
+    assert critical_app("com.android.settings") == (
+        "com.android.settings is on the hub's critical-app list (the system, its UI, the "
+        "launcher or mobridge's own agent): it is never stopped or uninstalled"
+    )

@@ -212,3 +212,146 @@ def test_a_tree_whose_handles_repeat_has_no_mirror_and_no_delta() -> None:
     )
     assert RawMirror.of(twice) is None
     assert raw_delta(tree, twice) is None
+
+
+def _edit(**fields: object) -> TreeDelta:
+    fields = {"base": 1, "capture": 2, **fields}
+    return TreeDelta(reason="event", stable=True, **fields)  # type: ignore[arg-type]
+
+
+def _applied(mirror: RawMirror, delta: TreeDelta) -> tuple[RawMirror, tuple[int, ...] | None]:
+    got = mirror.apply(delta)
+    assert not isinstance(got, DeltaRefused), got
+    return got
+
+
+def test_every_tree_level_field_of_a_delta_reaches_the_tree() -> None:
+    from bridge.wire.agent_link import RawMeta
+    from bridge.wire.raw import RawWindow, ScreenSize
+
+    meta = RawMeta(
+        windows=(RawWindow(id=3),), package="com.shop", focus=12, rotation=90,
+        screen=ScreenSize(width=1080, height=2400), secure=True, truncated="cut",
+        warnings=("slow",),
+    )  # fmt: skip
+    mirror, changed = _applied(_mirror(_small()), _edit(meta=meta))
+    tree = mirror.tree
+    assert changed == ()
+    assert (tree.windows, tree.package, tree.focus, tree.rotation) == (
+        (RawWindow(id=3),), "com.shop", 12, 90,
+    )  # fmt: skip
+    assert (tree.screen, tree.secure, tree.truncated, tree.warnings) == (
+        ScreenSize(width=1080, height=2400), True, "cut", ("slow",),
+    )  # fmt: skip
+    assert tree.capture == 2 and tree.nodes == _small().nodes
+
+
+def test_a_focus_on_no_node_is_refused_whatever_the_shape() -> None:
+    from bridge.wire.agent_link import RawMeta
+
+    same_shape = _edit(meta=RawMeta(focus=99))
+    assert _mirror(_small()).apply(same_shape) == DeltaRefused(
+        "focus 99 is not a handle of the tree"
+    )
+    reshaped = _edit(meta=RawMeta(focus=12), remove=(12,), order={"10": (11,)})
+    assert _mirror(_small()).apply(reshaped) == DeltaRefused("focus 12 is not a handle of the tree")
+    kept = _edit(meta=RawMeta(focus=11), remove=(12,), order={"10": (11,)})
+    mirror, changed = _applied(_mirror(_small()), kept)
+    assert changed is None and mirror.tree.focus == 11
+
+
+def test_refusal_reasons_name_what_did_not_fit() -> None:
+    mirror = _mirror(_small())
+    assert mirror.apply(_edit(base=7)) == DeltaRefused("delta base 7 is not the last capture 1")
+    assert mirror.apply(_edit(upsert=(RawNode(handle=13, parent=10),))) == DeltaRefused(
+        "delta leaves nodes unreachable from the roots"
+    )
+    assert mirror.apply(_edit(order={"10": (11, 14)})) == DeltaRefused(
+        "delta places unknown handle 14"
+    )
+    assert mirror.apply(_edit(order={"y" * 30: ()})) == DeltaRefused(
+        f"order key {'y' * 20!r} is not a handle"
+    )
+
+
+def test_mirrors_made_by_either_path_take_the_next_edit() -> None:
+    first, changed = _applied(
+        _mirror(_small()), _edit(upsert=(RawNode(handle=12, parent=10, text="B"),))
+    )
+    assert changed == (2,)
+    # the same-shape mirror still knows its indexes and parents: a reshaping delta applies
+    second, changed = _applied(first, _edit(base=2, capture=3, remove=(11,), order={"10": (12,)}))
+    assert changed is None
+    assert [(n.handle, n.parent, n.text) for n in second.tree.nodes] == [
+        (10, -1, None),
+        (12, 0, "B"),
+    ]
+    # and the rebuilt mirror does too, on both paths
+    third, changed = _applied(
+        second, _edit(base=3, capture=4, upsert=(RawNode(handle=12, parent=10, text="C"),))
+    )
+    assert changed == (1,) and third.tree.nodes[1].text == "C"
+    fourth, changed = _applied(
+        third,
+        _edit(base=4, capture=5, upsert=(RawNode(handle=15, parent=12),), order={"12": (15,)}),
+    )
+    assert changed is None
+    assert [(n.handle, n.parent) for n in fourth.tree.nodes] == [(10, -1), (12, 0), (15, 1)]
+    assert fourth.kids() == {-1: [10], 10: [12], 12: [15]}
+
+
+def test_raw_delta_sends_meta_only_when_a_tree_level_field_changed() -> None:
+    tree = _small()
+    moved = msgspec.structs.replace(tree, capture=2, rotation=180)
+    body = raw_delta(tree, moved)
+    assert body is not None and body.meta is not None and body.meta.rotation == 180
+    assert (body.base, body.capture, body.remove, body.upsert, body.order) == (1, 2, (), (), {})
+    same = raw_delta(tree, msgspec.structs.replace(tree, capture=2))
+    assert same is not None and same.meta is None
+    message = body.message("event", stable=False, quiet_ms=40)
+    assert (message.base, message.capture, message.meta, message.quiet_ms) == (1, 2, body.meta, 40)
+    assert (message.reason, message.stable) == ("event", False)
+
+
+def test_a_node_that_only_moved_in_the_list_is_not_sent_again() -> None:
+    tree = _small()
+    # a new root before the old one shifts every index: only the new node and the order go
+    grown = msgspec.structs.replace(
+        tree,
+        capture=2,
+        nodes=(
+            RawNode(handle=20, parent=-1),
+            RawNode(handle=10, parent=-1),
+            RawNode(handle=11, parent=1, text="a"),
+            RawNode(handle=12, parent=1, text="b"),
+        ),
+    )
+    body = raw_delta(tree, grown)
+    assert body is not None
+    assert body.upsert == (RawNode(handle=20, parent=-1),)
+    assert body.order == {"": (20, 10)}
+    mirror, _ = _applied(_mirror(tree), body.message("event", True))
+    assert mirror.tree.nodes == grown.nodes
+
+
+def test_raw_delta_gives_up_past_half_the_nodes_changed() -> None:
+    tree = msgspec.structs.replace(
+        _small(), nodes=(*_small().nodes, RawNode(handle=13, parent=0, text="c"))
+    )  # four nodes
+
+    def texts(*changed: int) -> RawTree:
+        return msgspec.structs.replace(
+            tree,
+            capture=2,
+            nodes=tuple(
+                msgspec.structs.replace(n, text="new") if n.handle in changed else n
+                for n in tree.nodes
+            ),
+        )
+
+    half = raw_delta(tree, texts(11, 12))
+    assert half is not None and len(half.upsert) == 2
+    assert raw_delta(tree, texts(11, 12, 13)) is None
+    one = RawTree(capture=1, platform=tree.platform, nodes=(RawNode(handle=1, parent=-1),))
+    lone = msgspec.structs.replace(one, capture=2, nodes=(RawNode(handle=1, parent=-1, text="x"),))
+    assert raw_delta(one, lone) is None  # one node of one changed: more than half

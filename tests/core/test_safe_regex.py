@@ -101,3 +101,13 @@ def test_query_refusal_names_the_feature() -> None:
     out = run_query(NodeTree(()), query, viewport=None)
     assert isinstance(out, QueryRejected)
     assert "lookahead" in out.reason
+
+
+def test_a_backreference_refusal_reads_as_the_user_sees_it() -> None:
+    from bridge.core.safe_regex import RegexRejected, compile_regex
+
+    got = compile_regex(r"(a)\1")
+    assert isinstance(got, RegexRejected)
+    assert got.reason == (
+        "backreferences (`\\1`...): not supported (patterns run on RE2, a linear-time engine)"
+    )

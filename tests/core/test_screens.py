@@ -296,3 +296,39 @@ def test_real_dumps_carry_no_marker(path: Path) -> None:
     for platform in (ANDROID, IOS):
         d = diagnose_screen("home", t, platform, ("login",))
         assert d is not None and d.cause == "marker-absent"
+
+
+@pytest.mark.parametrize(
+    ("bounds", "hittable"),
+    [
+        # the centre must lie in [left, right) x [top, bottom) of the viewport (10, 20, 110, 220)
+        ((10, 100, 10, 100), True),  # centre on the left edge
+        ((9, 100, 9, 100), False),
+        ((100, 100, 119, 100), True),  # centre 109.5: inside
+        ((110, 100, 110, 100), False),  # centre on the right edge: outside
+        ((50, 20, 50, 20), True),  # centre on the top edge
+        ((50, 19, 50, 19), False),
+        ((50, 219, 50, 220), True),  # centre 219.5
+        ((50, 220, 50, 220), False),  # centre on the bottom edge
+        ((50, 30, 40, 60), False),  # right < left
+        ((50, 60, 60, 50), False),  # bottom < top
+    ],
+)
+def test_is_hittable_edges_of_the_viewport(bounds: Bounds, hittable: bool) -> None:
+    viewport: Bounds = (10, 20, 110, 220)
+    assert is_hittable(marker("n1", "x", bounds=bounds), viewport) is hittable
+
+
+def test_without_a_viewport_any_laid_out_enabled_element_is_hittable() -> None:
+    assert is_hittable(marker("n1", "x", bounds=(5000, 5000, 5001, 5001)), None)
+    assert not is_hittable(marker("n1", "x", bounds=(0, 0, 0, 0)), None)
+
+
+def test_ios_screens_use_the_given_viewport() -> None:
+    # two markers: one at the top of the screen, one low; a short viewport sees only the first
+    t = tree(
+        marker("n1", "top", bounds=(10, 10, 20, 20)),
+        marker("n2", "low", bounds=(10, 2000, 20, 2010)),
+    )
+    assert displayed_screens(t, IOS) == ("top", "low")
+    assert displayed_screens(t, IOS, viewport=(0, 0, 1170, 1000)) == ("top",)

@@ -162,3 +162,33 @@ def test_a_new_secret_rebuilds_the_scrubber() -> None:
     assert masker.mask_text("x first-secret") == f"x {MASK}"
     masker.typed("second-secret")
     assert masker.mask_text("x c2Vjb25kLXNlY3JldA== y") == f"x {MASK}A== y"
+
+
+def test_the_scrubber_masks_secrets_from_min_form_characters_and_the_longest_form_first() -> None:
+    from bridge.core.secret_forms import MIN_FORM, Scrubber
+
+    assert not Scrubber(["ab"], "*")  # shorter than MIN_FORM: no forms at all
+    short = "x" * MIN_FORM
+    assert Scrubber([short], "*") and Scrubber([short], "*").scrub(f"a {short} b") == "a * b"
+    # two secrets, one inside the other: the longer is masked whole, not around the shorter
+    both = Scrubber(["pass", "password1"], "*")
+    assert both.scrub("is password1 ok") == "is * ok"
+    assert both.scrub("is pass ok") == "is * ok"
+
+
+def test_scrub_after_masks_the_rest_of_a_secret_cut_at_the_line_break() -> None:
+    from bridge.core.secret_forms import Scrubber
+
+    scrubber = Scrubber(["Tr0ub4dor&3"], "*")
+    # the first line ended with "Tr0ub4d" (masked there already): the second starts "or&3"
+    assert scrubber.scrub_after("token Tr0ub4d", "or&3 was sent") == "* was sent"
+    # a single character left on the next line is masked too
+    assert scrubber.scrub_after("token Tr0ub4dor&", "3 done") == "* done"
+    # the same short start after an unrelated line is ordinary text
+    assert scrubber.scrub_after("nothing here", "3 done") == "3 done"
+    # no previous line, or an empty line: plain scrub
+    assert scrubber.scrub_after("", "say Tr0ub4dor&3") == "say *"
+    assert scrubber.scrub_after("token Tr0ub4d", "") == ""
+    assert Scrubber([], "*").scrub_after("token Tr0ub4d", "or&3") == "or&3"
+    # the longest cut is preferred: "Tr0ub4dor&" + "3" vs "Tr0ub4dor&3" + ""
+    assert scrubber.scrub_after("x Tr0", "ub4dor&3 and Tr0ub4dor&3") == "* and *"

@@ -243,3 +243,23 @@ def test_refs_to_unchanged_screens_are_unchanged_in_shape() -> None:
     label = next(loc for loc in ref.locators if isinstance(loc, RoleLabelAncestorLocator))
     assert label.ancestor is None
     assert msgspec.json.encode(ref).count(b"shown") == 0
+
+
+def test_ancestor_spec_parsing_edge_cases() -> None:
+    parse = AncestorSpec.parse
+    # the last "|nth:" is the position; an earlier one is part of the text
+    assert parse("id:l|text:a|nth:1/2|nth:2/2") == AncestorSpec(
+        "id:l", text="a|nth:1/2", nth=(2, 2)
+    )
+    assert parse("id:l|text:|nth:1/2") == AncestorSpec("id:l", text="", nth=(1, 2))
+    # an unreadable position leaves the whole body as the text
+    assert parse("id:l|text:abc|nth:x/y") == AncestorSpec("id:l", text="abc|nth:x/y")
+    assert parse("id:l|text:abc|nth:3/2") == AncestorSpec("id:l", text="abc|nth:3/2")
+    # anything else after "|" is part of the scope
+    assert parse("id:l|nth:bad") == AncestorSpec("id:l|nth:bad")
+    assert parse("id:l|nth:x/2") == AncestorSpec("id:l|nth:x/2")
+    assert parse("id:l|nth:3/2") == AncestorSpec("id:l|nth:3/2")
+    assert parse("id:l|nth:0/2") == AncestorSpec("id:l|nth:0/2")
+    assert parse("id:l|other") == AncestorSpec("id:l|other")
+    assert parse("|nth:2/3") == AncestorSpec(None, nth=(2, 3))
+    assert parse(None) == AncestorSpec(None)

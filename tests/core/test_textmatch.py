@@ -235,3 +235,12 @@ def test_compile_once_per_pattern() -> None:
     matcher = compile_text_match(tm(r"^Sign.*", REGEX))
     assert isinstance(matcher, TextMatcher)
     assert matcher.regex is compile_regex(r"^Sign.*")
+
+
+def test_a_synonym_key_ignores_any_run_of_punctuation_symbols_and_spaces_at_its_ends() -> None:
+    login = synonym_groups("sign in")
+    assert login
+    for dressed in ("[[Log in]]", "¡¡Log in!!", "→ Log in ←", "  «Log in»  ", "Log in…"):
+        assert synonym_groups(dressed) == login, dressed
+    assert not synonym_groups("Log-in-please")  # inner characters are kept
+    assert synonym_groups("!!!") == frozenset()
