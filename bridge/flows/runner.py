@@ -87,6 +87,7 @@ from bridge.flows.report import (
 )
 from bridge.wire.action import ActionRequest, ActionResult, Verify
 from bridge.wire.client_protocol import Confirm, FindMatch
+from bridge.wire.conditions import Stable
 from bridge.wire.device_media import LOG_LEVELS, LogLine
 from bridge.wire.enums import (
     ActionVerb,
@@ -112,6 +113,12 @@ MAX_LOG_LINES = 5000
 """Log lines an assertLog may look back on (the newest)."""
 """How long ``onFlowComplete`` may take (it runs shielded, even when the test timed out)."""
 SWIPE_SHARE = 0.3
+
+
+STALE_RETRIES = 3
+"""How many times an action found by a query is sent again after ``STALE_NODE_REF``."""
+STALE_SETTLE_MS = 3_000
+"""How long to wait for the screen to settle before each of those attempts."""
 
 
 class StepFailed(Exception):
@@ -770,11 +777,33 @@ class FlowRunner:
     async def _act(
         self, request: ActionRequest, query: SemanticQuery | None, ref: NodeRef | None = None
     ) -> ActionResult:
+        """Acts on what ``query`` finds (or on ``ref``). When the element the hub found went
+        away before it was acted on (``STALE_NODE_REF``: a page reloaded, a list rebound), the
+        query is sent again once the screen has settled, up to ``STALE_RETRIES`` times — the
+        query is the step's intent, so finding it again on the new screen is not a guess. A
+        step given a ref is never retried (the ref is the intent)."""
         if ref is not None:
             request = msgspec.structs.replace(request, target=ref)
             query = None
-        result: ActionResult = await self._call(self.device.act(request, query=query))
-        return _checked(result)
+        for attempt in range(STALE_RETRIES + 1):
+            try:
+                result: ActionResult = await self._call(self.device.act(request, query=query))
+            except StepFailed as exc:
+                stale = exc.refusal is not None and exc.refusal.code == "STALE_NODE_REF"
+                if query is None or not stale or attempt == STALE_RETRIES:
+                    raise
+                await self._settled(STALE_SETTLE_MS)
+                continue
+            return _checked(result)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    async def _settled(self, timeout_ms: int) -> None:
+        """Wait (bounded) until the screen has not changed for a moment; a wait that ends
+        unmet is not a failure (the next attempt says what is wrong)."""
+        try:
+            await self.device.wait(Stable(for_ms=300), timeout_ms=timeout_ms)
+        except (HubError, ProtocolFailure):
+            pass
 
     async def _app(
         self, action: AppAction, app_id: str | None, uri: str | None = None

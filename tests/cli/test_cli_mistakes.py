@@ -62,11 +62,12 @@ def test_an_unknown_scene_lists_the_scenes_and_help_lists_them_too(tmp_path: Pat
 
 
 def test_no_hub_running_names_how_to_start_one(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # free once closed: nothing listens there
-    url = f"ws://127.0.0.1:{port}/v1"
-    one_line(run("devices", "--url", url, tmp=tmp_path), "no hub at", "mobridge serve")
+    # a port bound and never listened on: connections are refused, and no other test's hub
+    # can take it meanwhile (a port freed after probing was once taken by one)
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        url = f"ws://127.0.0.1:{held.getsockname()[1]}/v1"
+        one_line(run("devices", "--url", url, tmp=tmp_path), "no hub at", "mobridge serve")
 
 
 def test_a_url_without_v1_gives_the_right_url(hub: ServedHub, tmp_path: Path) -> None:
