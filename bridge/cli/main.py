@@ -331,6 +331,12 @@ def _farm_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+FARM_EXTRA_MISSING = (
+    "joining a farm needs the farm extra (nats-py): pip install 'mobridge[farm]' "
+    "(in a checkout, scripts/run adds it when given --farm)"
+)
+
+
 def _farm_config(args: argparse.Namespace) -> FarmConfig | None:
     """The ``FarmConfig`` of ``serve``'s farm options (None without ``--farm``); raises
     ``ValueError`` with a one-line reason when they do not fit."""
@@ -347,6 +353,14 @@ def _farm_config(args: argparse.Namespace) -> FarmConfig | None:
             raise ValueError(f"--farm-name {args.farm_name} but the credentials are {creds.hub}'s")
     if args.farm is None and creds is None:
         return None
+    import importlib.util
+
+    try:  # the farm link's client (nats-py, the farm extra), imported by bridge.farm only
+        present = importlib.util.find_spec("nats") is not None
+    except (ImportError, ValueError):  # a module blocked or half-installed
+        present = False
+    if not present:
+        raise ValueError(FARM_EXTRA_MISSING)
     import re
     import socket
 

@@ -151,3 +151,22 @@ def test_find_without_a_match_says_why(hub: ServedHub, tmp_path: Path) -> None:
     offline = run("find", str(dump), "--role", "switch", tmp=tmp_path)
     assert offline.returncode == 0
     assert "no SWITCH on the screen (roles here: BUTTON, INPUT, SCREEN, TEXT)" in offline.stderr
+
+
+def test_joining_a_farm_without_the_farm_extra_names_it(tmp_path: Path) -> None:
+    # nats-py is the farm extra: an install without it is refused in one line naming the extra
+    # (the import is blocked here, as if it were not installed)
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "sitecustomize.py").write_text("import sys\nsys.modules['nats'] = None\n")
+    proc = subprocess.run(
+        mobridge_command("serve", "--port", "0", "--farm", "nats://127.0.0.1:4222"),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(tmp_path, PYTHONPATH=f"{blocked}:{ROOT}"),
+        timeout=60,
+        check=False,
+    )
+    line = one_line(proc, "farm extra", "mobridge[farm]")
+    assert line.startswith("mobridge serve: joining a farm needs")
