@@ -4,7 +4,7 @@
 remote debugging bound to 127.0.0.1 on a port the browser picks (read back from the profile's
 ``DevToolsActivePort``), every proxy and name lookup pointed nowhere (only loopback and
 ``file:`` load), no first-run, sync, component updates or background networking.
-``new_page(url)`` opens a tab and returns its target (``TargetInfo``); ``stop`` ends the
+``new_page(url)`` opens a window and returns its target (``TargetInfo``); ``stop`` ends the
 process group and removes the profile.
 
 Invariants: the browser only ever listens on 127.0.0.1; ``stop`` is idempotent and always
@@ -27,6 +27,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
+from bridge.devices.web.cdp import CdpClient
 from bridge.wire.cdp import TargetInfo
 
 INSTALL_HINT = (
@@ -140,12 +141,30 @@ class Chromium:
         return f"http://127.0.0.1:{self.port}"
 
     async def new_page(self, url: str) -> TargetInfo:
-        """Open a tab at ``url`` (``file:`` or loopback) and return its target."""
-        quoted = urllib.parse.quote(url, safe=":/?&=#%")
-        raw = await anyio.to_thread.run_sync(_http, f"{self.http}/json/new?{quoted}", "PUT")
-        page = msgspec.json.decode(raw, type=TargetInfo)
-        self.pages.append(page)
-        return page
+        """Open ``url`` (``file:`` or loopback) in a window of its own and return its target.
+
+        A window each, not a tab each: only a window's front tab is visible, and a hidden
+        page runs no rendering steps (no scroll events, no animation frames). Under load the
+        start-up tab could come to the front after a page opened as a tab."""
+        raw = await anyio.to_thread.run_sync(_http, f"{self.http}/json/version", "GET")
+        browser_url = msgspec.json.decode(raw, type=_Version).webSocketDebuggerUrl
+        client = await CdpClient.connect(browser_url)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client.serve)
+            try:
+                created = await client.query(
+                    "Target.createTarget",
+                    {"url": url, "newWindow": True, "width": self.width, "height": self.height},
+                    _Created,
+                )
+            finally:
+                await client.close()
+                tg.cancel_scope.cancel()
+        for page in await self.targets():
+            if page.id == created.targetId:
+                self.pages.append(page)
+                return page
+        raise RuntimeError(f"chromium did not list the page it opened ({created.targetId[:64]})")
 
     async def targets(self) -> list[TargetInfo]:
         raw = await anyio.to_thread.run_sync(_http, f"{self.http}/json/list", "GET")
@@ -168,6 +187,14 @@ class Chromium:
         if self.profile is not None:
             shutil.rmtree(self.profile, ignore_errors=True)
             self.profile = None
+
+
+class _Version(msgspec.Struct, frozen=True):
+    webSocketDebuggerUrl: str
+
+
+class _Created(msgspec.Struct, frozen=True):
+    targetId: str
 
 
 def _die_with_parent() -> None:
