@@ -34,6 +34,7 @@ import anyio
 import msgspec
 
 from bridge.core.web_tree import WebContent, walk_items
+from bridge.devices.web.observer import observer_script
 from bridge.devices.web.page import BUSY_CAP_S, SCROLL_SHARE, PageClosed, PageError
 from bridge.devices.web.source import WebPageEndpoint
 from bridge.devices.web.walker import BY_ID, WALKER
@@ -50,38 +51,7 @@ WEB_INSPECTOR_OFF = (
 )
 MAX_PENDING = 64
 TIMEOUT_S = 10.0
-OBSERVER = """(() => {
-  if (window.__mobridgeObserving) return;
-  window.__mobridgeObserving = true;
-  let queued = false;
-  let rehook = () => {};
-  const tell = () => {
-    if (queued) return;
-    queued = true;
-    setTimeout(rehook, 0);
-    Promise.resolve().then(() => { queued = false; console.debug("%MARK%"); });
-  };
-  const hooked = new WeakSet();
-  const hook = (win) => {  // this window, and its same-origin frames' (cross-origin: skipped)
-    let doc;
-    try { doc = win.document; } catch (e) { return; }
-    if (!doc || hooked.has(doc)) return;
-    hooked.add(doc);
-    new MutationObserver(tell).observe(doc, {subtree: true, childList: true,
-      attributes: true, characterData: true});
-    for (const type of ["input", "change", "scroll", "transitionend", "animationend",
-                        "focusin", "focusout", "toggle", "close"]) {
-      win.addEventListener(type, tell, true);
-    }
-    for (const frame of doc.querySelectorAll("iframe")) {
-      frame.addEventListener("load", () => { hook(frame.contentWindow); tell(); });
-      if (frame.contentWindow) hook(frame.contentWindow);
-    }
-  };
-  rehook = () => { try { hook(window); for (const f of document.querySelectorAll("iframe"))
-    if (f.contentWindow) hook(f.contentWindow); } catch (e) {} };
-  hook(window);
-})()""".replace("%MARK%", MARK)
+OBSERVER = observer_script(f'console.debug("{MARK}");', tell_at_start=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from bridge.core.web_tree import (
     web_items,
 )
 from bridge.devices.web.cdp import CdpClient, CdpError
+from bridge.devices.web.observer import observer_script
 from bridge.devices.web.source import WebPageEndpoint
 from bridge.wire.base import Bounds
 from bridge.wire.cdp import (
@@ -45,39 +46,7 @@ from bridge.wire.cdp import (
 )
 
 BINDING = "__mobridgeChanged"
-OBSERVER = """(() => {
-  if (window.__mobridgeObserving) return;
-  window.__mobridgeObserving = true;
-  let queued = false;
-  let rehook = () => {};
-  const tell = () => {
-    if (queued) return;
-    queued = true;
-    setTimeout(rehook, 0);
-    Promise.resolve().then(() => { queued = false; try { %s("c"); } catch (e) {} });
-  };
-  const hooked = new WeakSet();
-  const hook = (win) => {  // this window, and its same-origin frames' (cross-origin: skipped)
-    let doc;
-    try { doc = win.document; } catch (e) { return; }
-    if (!doc || hooked.has(doc)) return;
-    hooked.add(doc);
-    new MutationObserver(tell).observe(doc, {subtree: true, childList: true,
-      attributes: true, characterData: true});
-    for (const type of ["input", "change", "scroll", "transitionend", "animationend",
-                        "focusin", "focusout", "toggle", "close"]) {
-      win.addEventListener(type, tell, true);
-    }
-    for (const frame of doc.querySelectorAll("iframe")) {
-      frame.addEventListener("load", () => { hook(frame.contentWindow); tell(); });
-      if (frame.contentWindow) hook(frame.contentWindow);
-    }
-  };
-  rehook = () => { try { hook(window); for (const f of document.querySelectorAll("iframe"))
-    if (f.contentWindow) hook(f.contentWindow); } catch (e) {} };
-  hook(window);
-  tell();
-})()""".replace("%s", BINDING)
+OBSERVER = observer_script(f'{BINDING}("c");', tell_at_start=True)
 _PAGE_EVENTS = frozenset(
     {"Page.frameNavigated", "Page.loadEventFired", "Page.domContentEventFired",
      "Page.navigatedWithinDocument"}
