@@ -48,7 +48,11 @@ T = TypeVar("T")
 log = logging.getLogger("mobridge.webdriver")
 MAX_ELEMENTS = 4096
 SEEN_SNAPSHOTS = 64
-CATCH_UP_S = 1.0
+CATCH_UP_S = 10.0
+"""The longest a command after an action waits for the stream to show the action's snapshot.
+It returns as soon as the snapshot arrives (milliseconds at idle); the bound only matters for
+a stream that lags: 1 s was passed under load, and a page source read then showed the screen
+from before a swipe."""
 
 
 @dataclass
