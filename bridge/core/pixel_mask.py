@@ -44,6 +44,17 @@ def secret_regions(nodes: Iterable[SemanticNode]) -> tuple[Bounds, ...]:
     )
 
 
+def holds_a_value(nodes: Iterable[SemanticNode]) -> bool:
+    """True when a secret-holding field on screen is not empty (a password field with dots in
+    it, a field whose secret the hub typed): what a motion hold protects (``secret_hold``)."""
+    return any(
+        node.bounds is not None
+        and holds_secret(node)
+        and (MASK in (node.text, node.value) or bool(node.text) or bool(node.value))
+        for node in nodes
+    )
+
+
 @dataclass(frozen=True)
 class MaskPlan:
     """What a picture of the screen needs before it leaves the hub: ``hold`` (a secret is

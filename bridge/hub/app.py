@@ -8,6 +8,7 @@ exponential back-off (0.2 s doubling to 5 s) and marks the device offline while 
 
 from __future__ import annotations
 
+import functools
 import secrets as random_ids
 import socket
 import time
@@ -29,6 +30,7 @@ from bridge.hub.malloc_tuning import return_large_buffers
 from bridge.hub.media_sources import DeviceMedia
 from bridge.hub.memory_bounds import share_history
 from bridge.hub.packages import Stager
+from bridge.hub.pixel_secrets import motion_begun
 from bridge.hub.secrets_provider import SecretsProvider
 from bridge.hub.service import HubService
 from bridge.hub.settled import SettledFeed
@@ -535,6 +537,7 @@ class Hub:
             device.capabilities = (*hello.capabilities, *extra)
             device.layer = layer
             device.link = link
+            link.on_command = functools.partial(motion_begun, device)
             if target.stage_package is not None:
                 self.service.stagers[device.id] = target.stage_package
             else:

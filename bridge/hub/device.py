@@ -49,7 +49,7 @@ from bridge.core.raw_limits import (
     cap_raw_tree,
     node_bytes,
 )
-from bridge.core.secret_hold import SecretHold
+from bridge.core.secret_hold import MotionHold, SecretHold
 from bridge.core.secret_mask import SecretMasker
 from bridge.core.settle import PushCadence, quiet_since
 from bridge.core.slim_patch import slim
@@ -201,6 +201,13 @@ class DeviceRuntime:
         self.masker = masker if masker is not None else SecretMasker()
         self.secret_hold = SecretHold()
         """No picture of the screen leaves while a secret is being typed (``pixel_secrets``)."""
+        self.motion_hold = MotionHold()
+        """...nor while an action moves a screen that showed a secret lately."""
+        self.secret_seen_ms: int | None = None
+        """When a capture last showed a secret-holding field that is not empty (device
+        clock; ``mask_plan``)."""
+        self.secret_filled = False
+        """The newest capture's ``mask_memo`` has such a field."""
         self.received_capture = 0
         self.mask_memo: tuple[Capture, MaskPlan] | None = None
         """The newest capture's ``MaskPlan`` (``pixel_secrets.mask_plan``)."""

@@ -98,6 +98,9 @@ class AgentLink:
         self._on_update = on_update
         """Receives every capture with what changed (instead of ``on_tree``) when given."""
         self._want_deltas = tree_deltas
+        self.on_command: Callable[[object], Callable[[], None] | None] | None = None
+        """Told every command before it is sent; what it returns is called once the command
+        ended, however (the hub's motion hold on pictures, ``bridge.hub.pixel_secrets``)."""
         self._mirror: RawMirror | None = None
         self._recapturing = False
         self._tg: anyio.abc.TaskGroup | None = None
@@ -295,11 +298,13 @@ class AgentLink:
         cid = next(self._ids)
         event = anyio.Event()
         box: list[Reply] = []
+        command = build(cid)
+        ended = self.on_command(command) if self.on_command is not None else None
         self._pending[cid] = (event, box)
         self.stats.commands += 1
         try:
             try:
-                await ws.send(encode(build(cid)), text=True)
+                await ws.send(encode(command), text=True)
             except ConnectionClosed as exc:
                 raise AgentLost(f"agent link closed: {exc}") from exc
             with anyio.move_on_after(timeout_s):
@@ -311,6 +316,8 @@ class AgentLink:
             return box[0]
         finally:
             self._pending.pop(cid, None)
+            if ended is not None:
+                ended()
 
     async def close(self) -> None:
         if self._ws is not None:

@@ -189,3 +189,134 @@ async def test_a_typed_secret_never_reaches_a_mirror_viewer(
         assert [c["source"] for c in configs][:2] == ["screenrecord", "screenshots"], configs
         assert len(media.sources) == 1 and media.sources[0].runs >= 1
         assert seen[typed_at[0] - 1] == "as before"
+
+
+async def test_a_secret_field_coming_back_into_view_is_in_no_frame_before_it_is_masked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The login screen's username holds a typed secret; HOME, then the app brought back: the
+    screen slides in with the secret before any capture says where the field is. Every frame
+    a viewer gets from then on shows the launcher as it was, or the field black."""
+    monkeypatch.setenv("MOBRIDGE_SECRET_PW", SECRET)
+    async with hub_under_attack(sim_scene="login") as rh, client(rh.url) as ws:
+        dev = rh.device_id
+        service = rh.hub.service
+        found = await call(
+            ws, {"type": "find", "id": 1, "device": dev, "query": {"resourceId": "username"}}
+        )
+        match = found["result"]["matches"][0]
+        bounds = match["node"]["bounds"]
+        screen = service.devices[dev].current
+        assert screen is not None
+        root = screen.normalized.full.nodes[0].bounds
+        assert root is not None
+        url = f"ws://127.0.0.1:{rh.port}/v1/mirror?device={dev}&fps=30"
+        frames: list[bytes] = []
+        marks: dict[str, int] = {}
+
+        async def frames_after(count: int) -> None:
+            start = len(frames)
+            with anyio.fail_after(60):
+                while len(frames) < start + count:
+                    await anyio.sleep(0.02)
+
+        async with websockets.connect(url, max_size=None) as viewer:
+            await viewer.send(json.dumps({"token": OBSERVER}))
+
+            async def read() -> None:
+                async for message in viewer:
+                    if isinstance(message, bytes):
+                        frames.append(message)  # noqa: PERF401 (read as they come)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(read)
+                await frames_after(3)
+                typed = await call(
+                    ws,
+                    {
+                        "type": "act",
+                        "id": 2,
+                        "device": dev,
+                        "request": {
+                            "action": "SET_TEXT",
+                            "target": match["ref"],
+                            "valueRef": "secret://pw",
+                        },
+                    },
+                    timeout_s=30,
+                )
+                assert typed["type"] == "result", typed
+                await frames_after(AFTER_FRAMES)
+                home = await call(
+                    ws, {"type": "global", "id": 3, "device": dev, "action": "HOME"}, 30
+                )
+                assert home["type"] == "result", home
+                await frames_after(AFTER_FRAMES)  # the launcher, still
+                marks["launcher"] = len(frames) - 1
+                back = await call(
+                    ws,
+                    {
+                        "type": "app",
+                        "id": 4,
+                        "device": dev,
+                        "action": "APP_BRING_TO_FRONT",
+                        "appId": "dev.mobridge.demo",
+                    },
+                    timeout_s=30,
+                )
+                assert back["type"] == "result", back
+                await frames_after(AFTER_FRAMES)
+                tg.cancel_scope.cancel()
+        holds = service.devices[dev].motion_hold.holds
+
+    decoder = av.CodecContext.create("h264", "r")
+    pictures: list[Image.Image] = []
+    for message in frames:
+        decoded = decoder.decode(av.Packet(message[MIRROR_HEADER.size :]))
+        pictures.extend(picture.to_image() for picture in decoded)  # type: ignore[no-untyped-call]
+    assert len(pictures) >= len(frames) - 2
+    scale = pictures[0].width / (root[2] - root[0])
+    box = inner_box(bounds, scale)
+    launcher = pictures[marks["launcher"]].convert("L").crop(box)
+    seen = [classify(p, box, launcher) for p in pictures[marks["launcher"] :]]
+    leaks = [(i, what) for i, what in enumerate(seen) if what not in ("black", "as before")]
+    assert not leaks, f"the field showed before it was masked: {leaks[:5]} of {len(seen)}"
+    assert seen[-1] == "black", seen  # the app is back, its field masked
+    assert holds >= 2, "HOME and the app brought back each held the pictures"
+
+
+async def test_an_empty_password_field_starts_no_motion_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only a field with something in it is worth holding pictures for: the login screen's
+    empty password field alone lets HOME's frames through; once a secret is typed, HOME holds."""
+    monkeypatch.setenv("MOBRIDGE_SECRET_PW", SECRET)
+    async with hub_under_attack(sim_scene="login") as rh, client(rh.url) as ws:
+        dev = rh.device_id
+        device = rh.hub.service.devices[dev]
+        home = {"type": "global", "id": 1, "device": dev, "action": "HOME"}
+        front = {"type": "app", "id": 2, "device": dev, "action": "APP_BRING_TO_FRONT",
+                 "appId": "dev.mobridge.demo"}  # fmt: skip
+        assert (await call(ws, home, 30))["type"] == "result"
+        assert (await call(ws, front, 30))["type"] == "result"
+        assert device.motion_hold.holds == 0
+        found = await call(
+            ws, {"type": "find", "id": 3, "device": dev, "query": {"resourceId": "username"}}
+        )
+        typed = await call(
+            ws,
+            {
+                "type": "act",
+                "id": 4,
+                "device": dev,
+                "request": {
+                    "action": "SET_TEXT",
+                    "target": found["result"]["matches"][0]["ref"],
+                    "valueRef": "secret://pw",
+                },
+            },
+            timeout_s=30,
+        )
+        assert typed["type"] == "result", typed
+        assert (await call(ws, {**home, "id": 5}, 30))["type"] == "result"
+        assert device.motion_hold.holds >= 1

@@ -7,7 +7,7 @@ import io
 
 from PIL import Image, ImageStat
 
-from bridge.core.pixel_mask import black_out, secret_regions
+from bridge.core.pixel_mask import black_out, holds_a_value, secret_regions
 from bridge.core.secret_mask import MASK
 from bridge.wire.enums import Role
 from bridge.wire.node import NodeState, SemanticNode
@@ -46,3 +46,18 @@ def test_regions_are_scaled_to_the_picture_and_nothing_else_changes() -> None:
     assert mean(out, (24, 24, 176, 56)) == 0  # the field, in picture pixels
     assert mean(out, (0, 100, 200, 400)) == 255  # the rest untouched
     assert black_out(png, [], (0, 0, 100, 200)) is png
+
+
+def test_only_a_secret_field_with_something_in_it_holds_a_value() -> None:
+    box = (0, 0, 100, 40)
+    empty = SemanticNode(node_id="p", role=Role.INPUT, bounds=box, hint="Password",
+                         state=NodeState(password=True))  # fmt: skip
+    dots = SemanticNode(node_id="q", role=Role.INPUT, bounds=box, text="••••",
+                        state=NodeState(password=True))  # fmt: skip
+    typed = SemanticNode(node_id="u", role=Role.INPUT, bounds=box, text=MASK)
+    plain = SemanticNode(node_id="t", role=Role.INPUT, bounds=box, text="hello")
+    offscreen = SemanticNode(node_id="o", role=Role.INPUT, text=MASK)
+    assert not holds_a_value([empty, plain, offscreen])
+    assert secret_regions([empty]) == (box,), "an empty password field is still masked"
+    assert holds_a_value([empty, dots])
+    assert holds_a_value([plain, typed])

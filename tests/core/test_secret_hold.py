@@ -4,7 +4,7 @@ dispatch ended, on the same link; a new link's first capture ends it too."""
 from __future__ import annotations
 
 from bridge.core.pixel_mask import CLEAR, HOLD, MaskPlan
-from bridge.core.secret_hold import SecretHold
+from bridge.core.secret_hold import MOTION_HOLD_MAX_MS, MotionHold, SecretHold
 
 
 def test_a_hold_lasts_from_typing_until_a_capture_taken_after_it() -> None:
@@ -44,3 +44,34 @@ def test_plans_union() -> None:
     assert a.union(b).regions == ((0, 0, 10, 10), (5, 5, 20, 20))
     assert a.union(HOLD).hold and HOLD.union(CLEAR).hold
     assert CLEAR.union(a) == a and a.union(CLEAR) == a and CLEAR.clear
+
+
+def test_a_motion_hold_lasts_until_a_stable_capture_taken_after_the_action() -> None:
+    link = object()
+    hold = MotionHold()
+    assert not hold.holding(link, 5, True, 0)
+    hold.begin()
+    assert hold.holding(link, 5, True, 10), "while the command runs"
+    hold.end(link, 6, 100)  # the agent had sent capture 6 when the command ended
+    assert hold.holding(link, 6, True, 110), "capture 6 may predate the motion"
+    assert hold.holding(link, 7, False, 120), "capture 7 is moving still"
+    assert not hold.holding(link, 7, True, 130), "capture 7, stable: where everything went"
+    assert not hold.holding(link, 7, False, 140), "the hold is over once lifted"
+    assert hold.holds == 1
+
+
+def test_a_motion_hold_ends_at_its_cap_and_on_a_new_link() -> None:
+    link, other = object(), object()
+    hold = MotionHold()
+    hold.begin()
+    hold.end(link, 3, 1_000)
+    assert hold.holding(link, 4, False, 1_000 + MOTION_HOLD_MAX_MS - 1)
+    assert not hold.holding(link, 4, False, 1_000 + MOTION_HOLD_MAX_MS), "never settles"
+    hold.begin()
+    hold.begin()
+    hold.end(link, 3, 5_000)
+    assert hold.holding(link, 9, True, 5_001), "one command of two still runs"
+    hold.end(link, 4, 5_002)
+    assert hold.holding(link, 4, True, 5_003)
+    assert hold.holding(None, None, True, 5_003), "offline: nothing says where things are"
+    assert not hold.holding(other, 1, True, 5_004), "the agent reconnected after the motion"
