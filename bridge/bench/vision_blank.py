@@ -88,15 +88,30 @@ def _tree() -> RawTree:
 
 
 class BlankAgent:
-    """Hello, one tree with a canvas, then screenshots of the next kind for each one asked."""
+    """Hello, one tree with a canvas, then screenshots of the next kind for each one asked
+    (``kinds`` in turn; ``enough`` is set once ``enough_after`` were served). The vision
+    tests use it too, with their own tree and names."""
 
-    def __init__(self) -> None:
-        self.shots = [_png(kind) for kind in KINDS]
+    def __init__(
+        self,
+        kinds: Sequence[str] = KINDS,
+        *,
+        tree: RawTree | None = None,
+        device: str = DEVICE,
+        token: str = AGENT_TOKEN,
+        enough_after: int | None = None,
+    ) -> None:
+        self.shots = [_png(kind) for kind in kinds]
+        self.tree = tree if tree is not None else _tree()
+        self.device = device
+        self.token = token
+        self.enough_after = enough_after
+        self.enough = anyio.Event()
         self.served = 0
 
     async def _session(self, ws: ServerConnection) -> None:
         header = ws.request.headers.get("Authorization") if ws.request else None
-        if header != f"Bearer {AGENT_TOKEN}":
+        if header != f"Bearer {self.token}":
             await ws.close(1008, "token")
             return
         await ws.recv()
@@ -104,15 +119,17 @@ class BlankAgent:
             protocol=1,
             platform=Platform.ANDROID,
             agent=AgentInfo(name="blank", version="0"),
-            device=DeviceInfo(id=DEVICE),
+            device=DeviceInfo(id=self.device),
         )
         await ws.send(encode(hello).decode())
-        await ws.send(encode(TreePush(reason="initial", stable=True, tree=_tree())).decode())
+        await ws.send(encode(TreePush(reason="initial", stable=True, tree=self.tree)).decode())
         async for frame in ws:
             command: Any = HUB_TO_AGENT.decode(frame)
             if isinstance(command, ScreenshotCommand):
                 shot = self.shots[self.served % len(self.shots)]
                 self.served += 1
+                if self.enough_after is not None and self.served >= self.enough_after:
+                    self.enough.set()
                 await ws.send(
                     f'{{"type":"reply","id":{command.id},"ok":true,"pngBase64":"{shot}"}}'
                 )

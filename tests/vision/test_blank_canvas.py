@@ -9,9 +9,6 @@ process standing in for a phone (none exists here)."""
 
 from __future__ import annotations
 
-import base64
-import io
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,19 +17,10 @@ import anyio
 import anyio.abc
 import pytest
 from PIL import Image
-from websockets.asyncio.server import ServerConnection, serve
 
+from bridge.bench.vision_blank import BlankAgent
 from bridge.client import connect
-from bridge.wire.agent_link import (
-    AgentHello,
-    AgentInfo,
-    DeviceInfo,
-    Reply,
-    ScreenshotCommand,
-    TreePush,
-)
-from bridge.wire.codec import HUB_TO_AGENT, encode
-from bridge.wire.enums import Platform, Source
+from bridge.wire.enums import Source
 from tests.cli.hubproc import LISTENING, ROOT, clean_env, mobridge_command
 from tests.skips import need_vision
 from tests.vision.test_overlay import game_tree
@@ -45,59 +33,6 @@ DEVICE = "blank-canvas-1"
 KINDS = ("blank", "black", "noise")
 ROUNDS = 2
 """Screenshots of each kind the hub must have looked at before the test judges."""
-
-
-def png(kind: str) -> str:
-    size = (1080, 2400)
-    if kind == "noise":
-        image = Image.frombytes("RGB", size, os.urandom(size[0] * size[1] * 3))
-    else:
-        image = Image.new("RGB", size, "white" if kind == "blank" else "black")
-    out = io.BytesIO()
-    image.save(out, "PNG")
-    return base64.b64encode(out.getvalue()).decode()
-
-
-class CanvasAgent:
-    """An agent-link server: hello, one tree whose game canvas is a SurfaceView, then a
-    screenshot of the next kind (blank, black, noise, blank, ...) for each one asked."""
-
-    def __init__(self) -> None:
-        self.shots = [png(kind) for kind in KINDS]
-        self.served = 0
-        self.enough = anyio.Event()
-
-    async def _session(self, ws: ServerConnection) -> None:
-        header = ws.request.headers.get("Authorization") if ws.request else None
-        if header != f"Bearer {AGENT_TOKEN}":
-            await ws.close(1008, "token")
-            return
-        await ws.recv()
-        hello = AgentHello(
-            protocol=1,
-            platform=Platform.ANDROID,
-            agent=AgentInfo(name="canvas", version="0"),
-            device=DeviceInfo(id=DEVICE),
-        )
-        await ws.send(encode(hello).decode())
-        await ws.send(encode(TreePush(reason="initial", stable=True, tree=game_tree())).decode())
-        async for frame in ws:
-            command: Any = HUB_TO_AGENT.decode(frame)
-            if isinstance(command, ScreenshotCommand):
-                shot = self.shots[self.served % len(self.shots)]
-                self.served += 1
-                if self.served >= ROUNDS * len(KINDS):
-                    self.enough.set()
-                await ws.send(
-                    f'{{"type":"reply","id":{command.id},"ok":true,"pngBase64":"{shot}"}}'
-                )
-            elif hasattr(command, "id"):
-                await ws.send(encode(Reply(id=command.id, ok=True)).decode())
-
-    async def serve(self, *, task_status: anyio.abc.TaskStatus[int]) -> None:
-        async with serve(self._session, "127.0.0.1", 0, max_size=64 << 20) as server:
-            task_status.started(next(iter(server.sockets)).getsockname()[1])
-            await server.serve_forever()
 
 
 def start_hub(tmp_path: Path, agent_port: int) -> tuple[subprocess.Popen[str], int]:
@@ -144,7 +79,13 @@ def start_hub(tmp_path: Path, agent_port: int) -> tuple[subprocess.Popen[str], i
 async def test_blank_black_and_noise_canvases_read_as_nothing_and_the_device_stays_online(
     tmp_path: Path,
 ) -> None:
-    agent = CanvasAgent()
+    agent = BlankAgent(
+        KINDS,
+        tree=game_tree(),
+        device=DEVICE,
+        token=AGENT_TOKEN,
+        enough_after=ROUNDS * len(KINDS),
+    )
     async with anyio.create_task_group() as tg:
         agent_port = await tg.start(agent.serve)
         process, port = await anyio.to_thread.run_sync(start_hub, tmp_path, agent_port)
