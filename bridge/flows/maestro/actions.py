@@ -94,6 +94,8 @@ class Typing(MaestroAction):
     ignored: tuple[str, ...] = ()
     """Keys of the mapping Maestro ignores (``inputText: {id: ..., text: ...}``): named in
     the step's report, never acted on."""
+    redact: bool = False
+    """``inputText: {redact: true}``: said in the report (typed text never is in one)."""
 
 
 @dataclass(frozen=True)

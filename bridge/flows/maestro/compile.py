@@ -845,7 +845,8 @@ def build(name: str, value: Any, base: str, app_id: str, file: str, line: int) -
             text = spec.get("text") if isinstance(value, dict) else value
             if text is None or isinstance(text, dict | list):
                 raise Mistake(("text",) if isinstance(value, dict) else (), "needs a text")
-            return a.Typing("text", _text(text))
+            redact = isinstance(value, dict) and spec.get("redact") is True
+            return a.Typing("text", _text(text), redact=redact)
         case "inputRandomText" | "inputRandomNumber":
             raw = spec.get("length", 8) if isinstance(value, dict) else (scalar or 8)
             kind = "randomText" if name == "inputRandomText" else "randomNumber"

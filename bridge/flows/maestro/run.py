@@ -114,7 +114,8 @@ async def _execute(
                 built = build(action.name, data, action.base, app_id, action.file, action.line)
             except Mistake as exc:
                 raise _failed(f"{action.name} after ${{...}}: {exc.message}") from None
-            report.expected = f"{action.name} with {_short(data)}"
+            report.expected = f"{action.name} with {_short(action.data)}"  # as written: a
+            # ``${...}`` may hold a secret given with -e, never shown evaluated
             await _again(runner, host, step, built, report)
         case a.Scope():
             host.define(
@@ -164,6 +165,8 @@ async def _execute(
             report.expected = "typed into the focused input"
             for key in action.ignored:
                 report.notes.append(f"inputText: {key!r} ignored, as Maestro ignores it")
+            if action.redact:
+                report.notes.append("inputText: redact: typed text is never in a report")
             report.action_result = await runner._call(dev.type_focused(text))
         case a.Erase(count=count):
             await _erase(runner, count, report)
@@ -730,7 +733,8 @@ async def _open_with_arguments(runner: FlowRunner, action: a.LaunchApp, report: 
     if launch.clear_state:
         report.action_result = await runner._manage(AppManage("clear", launch.app_id, approve=True))
     arguments = dict(action.arguments)
-    report.expected = f"{launch.app_id} open with {', '.join(arguments)}"
+    # the count, not the arguments: their values (a list's items) may come from ``${...}``
+    report.expected = f"{launch.app_id} open with {len(arguments)} launch argument(s)"
     result = await runner._call(
         runner.device.app(AppAction.APP_OPEN, launch.app_id, arguments=arguments)
     )

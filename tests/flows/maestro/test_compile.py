@@ -310,6 +310,7 @@ def test_maestro_leniencies_load_as_maestro_reads_them(tmp_path: Path) -> None:
     )
     typing, empty, inside, city, dark = (s.action for s in flow.steps)
     assert isinstance(typing, a.Typing) and typing.ignored == ("id",) and typing.text == "hi"
+    assert typing.redact, "said in the report"
     assert isinstance(empty, a.Visible) and empty.pick.unsupported is not None
     assert "names no element" in empty.pick.unsupported
     assert flow.steps[1].label == "Read only"

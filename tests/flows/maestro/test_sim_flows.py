@@ -11,6 +11,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from bridge.client import connect
@@ -142,3 +143,32 @@ async def test_javascript_in_header_env_and_steps(tmp_path: Path) -> None:
     assert loop.status == "failed" and loop.failure is not None
     assert "loop.js:1: stopped: ran longer than its limit" in loop.failure.message
     assert [s.status for s in loop.steps] == ["passed", "failed", "skipped"]
+
+
+@pytest.mark.anyio
+async def test_a_value_given_with_e_is_never_in_a_steps_report(tmp_path: Path) -> None:
+    """``${PASSWORD}`` typed into the password field (plain, and with ``redact: true``) and
+    passed as a launch argument: each step's report says what it did as written, and the
+    report holds the value nowhere (the field is a password field: its value is never read)."""
+    secret = "hunter2-given-with-e"
+    (tmp_path / "s.yaml").write_text(
+        HEADER + "- tapOn: Login\n- tapOn: {id: password}\n- inputText: ${PASSWORD}\n"
+        "- inputText: {text: '${PASSWORD}', redact: true}\n"
+        "- launchApp: {appId: dev.mobridge.demo, arguments: ['${PASSWORD}']}\n"
+    )
+    flows = load_suite([str(tmp_path)], {"PASSWORD": secret}, {})
+    async with (
+        running_hub() as rh,
+        connect(rh.url, token=CONTROLLER, name="maestro") as hub,
+    ):
+        options = SuiteOptions(variables={"PASSWORD": secret})
+        report = await run_suite(hub, flows, [rh.device_id], options)
+    (test,) = report.tests
+    assert test.status == "passed", test.failure.message if test.failure else None
+    typed, redacted, launched = test.steps[3], test.steps[4], test.steps[5]
+    assert typed.expected == "typed into the focused input" and "${PASSWORD}" in typed.source
+    assert "redact" in " ".join(redacted.notes)
+    assert launched.expected == "dev.mobridge.demo open with 1 launch argument(s)"
+    for step in test.steps[:5]:  # before the demo app draws its arguments on screen
+        assert secret not in msgspec.json.encode(step).decode(), step.index
+    assert all(secret not in (s.expected or "") for s in test.steps)
