@@ -2,8 +2,8 @@
 (pure: the caller notes ``MaskPlan``s with times in ms since the recording began).
 
 A device's own recorder (Android ``screenrecord``, a Simulator's ``simctl io recordVideo``)
-films the screen as it is; the hub masks its file afterwards (``bridge.hub.video_mask``)
-from this timeline. Rules:
+films the screen as it is; the hub masks its file afterwards (``bridge.core.video_mask``,
+run by ``bridge.hub.recording``) from this timeline. Rules:
 
 - ``note(at_ms, plan)`` while the recording runs (the caller samples every few tens of ms
   and at its end); consecutive equal plans make one span; a clear plan ends the open span;

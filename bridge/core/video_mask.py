@@ -8,7 +8,8 @@ t + late]`` ms of the hub's recording clock (the device's recorder starts after 
 for it — ``adb shell`` and ``screenrecord`` take up to a few seconds — and the two clocks
 are not the same); its plan is ``SecretTimeline.plan_for`` that window, so the mask errs on
 the side of hiding more. Bounds: a frame past ``max_pixels`` stops the work (ValueError), and
-so does a file of more than ``max_frames`` frames.
+so does a file of more than ``max_frames`` frames, and an output past ``max_bytes`` (checked
+after every frame, so the work stops there rather than at the end).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def mask_video(
     late_ms: int = LATE_MS,
     max_pixels: int = 16_000_000,
     max_frames: int = MAX_FRAMES,
+    max_bytes: int | None = None,
 ) -> MaskedVideo:
     """``data`` (an MP4) re-encoded with the timeline's secrets black (module docstring).
     Raises ValueError for a file PyAV cannot read or one past the bounds."""
@@ -78,6 +80,8 @@ def mask_video(
                     paint_black(image, plan.regions, plan.screen)
                     masked += 1
                 encoder.add_image(image, at_ms)
+                if max_bytes is not None and encoder.size > max_bytes:
+                    raise ValueError(f"the masked file passed the cap of {max_bytes} bytes")
         out = encoder.finish()
         return MaskedVideo(out, encoder.frames, encoder.width, encoder.height, masked)
     finally:

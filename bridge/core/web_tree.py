@@ -348,7 +348,8 @@ def web_items(
     renders, by their owner's DOM node id: their tree and snapshot, ids already ``shifted``."""
     dom = _dom_facts(snapshot, {owner: snap for owner, (_, snap) in (remote or {}).items()})
     trees = dict(list((frames or {}).items())[:MAX_FRAMES])
-    trees.update({f"{REMOTE}{owner}": tree for owner, (tree, _) in (remote or {}).items()})
+    remote_trees = list((remote or {}).items())[:MAX_FRAMES]
+    trees.update({f"{REMOTE}{owner}": tree for owner, (tree, _) in remote_trees})
     frame_trees = {
         fid: ({n.nodeId: n for n in tree.nodes},
               next((n for n in tree.nodes if n.parentId is None), None))

@@ -1,8 +1,8 @@
 """Where pictures leave the hub, the fields holding a secret are blacked out first
 (``bridge.core.pixel_mask``): screenshots (``screenshot``: what clients fetch and what the
 journal keeps), the frames of recordings the hub encodes, the live mirror's frames, and
-device-side recordings afterwards (``bridge.hub.video_mask``). The hub itself (vision) reads
-its own, unmasked, screenshots.
+device-side recordings afterwards (``bridge.core.video_mask``, run by ``bridge.hub.
+recording``). The hub itself (vision) reads its own, unmasked, screenshots.
 
 ``secret_typed`` / ``secret_sent`` bracket the dispatch of a secret (``bridge.core.
 secret_hold``): between them, and until a capture taken after it, ``mask_plan`` says HOLD

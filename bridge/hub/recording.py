@@ -212,7 +212,9 @@ async def device_recording(
     try:
         with anyio.CancelScope(shield=True):  # the worker thread runs to its end regardless
             video = await anyio.to_thread.run_sync(
-                lambda: mask_video(made.data, timeline, max(1, fps), max_pixels=MAX_FRAME_PIXELS)
+                lambda: mask_video(
+                    made.data, timeline, max(1, fps), max_pixels=MAX_FRAME_PIXELS, max_bytes=cap
+                )
             )
     except ValueError as exc:
         return dropped(f"the hub could not mask it: {exc}")

@@ -40,7 +40,8 @@ whose ``host`` is the app). ``None``: every application's pages.
 Invariants: every wait is bounded (``SETUP_TIMEOUT_S``, ``LISTING_WAIT_S``); a lost
 connection ends every open transport (``PageClosed``) and the next ``pages`` connects again;
 at most ``MAX_SESSIONS`` transports at once; the outer answers to ``sendMessageToTarget`` are
-taken off ``wir_message_results`` so the shared table does not grow.
+taken off ``wir_message_results`` so the shared table does not grow, those arriving after
+their transport closed too (``WirInspector.sweep``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import anyio
@@ -61,6 +62,7 @@ SETUP_TIMEOUT_S = 10.0
 LISTING_WAIT_S = 1.0
 """How long ``pages`` waits for the listings it asked for (the answer uses what arrived)."""
 MAX_SESSIONS = 16
+MAX_ORPHANS = 8192
 MAX_PAGES = 32
 REPLAYED = frozenset({"Console.enable", "Page.enable", "Runtime.enable", "Network.enable"})
 """Commands sent again to the target a process swap commits (they are per target)."""
@@ -153,9 +155,11 @@ class WirTransport:
                 error = answer.get("error") if isinstance(answer, dict) else None
                 if error is not None:
                     raise PageError(f"Target.sendMessageToTarget: {str(error)[:300]}")
-        if len(self._outer) > 4096:  # answers that never came: forget the oldest
-            for outer in sorted(self._outer)[:2048]:
-                self._outer.discard(outer)
+        if len(self._outer) > 4096:  # answers that never came yet: the inspector sweeps them
+            dropped = sorted(self._outer)[:2048]
+            self._outer.difference_update(dropped)
+            self.owner.orphaned(dropped)
+        self.owner.sweep(results)
 
     async def receive(self) -> dict[str, Any]:
         while True:
@@ -202,6 +206,8 @@ class WirTransport:
         if self._closed:
             return
         self._closed = True
+        self.owner.orphaned(self._outer)  # answers still to come are swept by the inspector
+        self._outer = set()
         self.owner.forget(self)
         if self.owner.connected(self.service):
             try:
@@ -235,6 +241,9 @@ class WirInspector:
         self.service: Any = None
         self.provider: Any = None
         self.transports: set[WirTransport] = set()
+        self.orphans: set[int] = set()
+        """Outer ids whose transport closed or gave up on them before their answer came: taken
+        off the service's shared answer table when they arrive (at most ``MAX_ORPHANS``)."""
         self._lost: set[int] = set()
         self._lock = anyio.Lock()
 
@@ -247,6 +256,17 @@ class WirInspector:
 
     def forget(self, transport: WirTransport) -> None:
         self.transports.discard(transport)
+
+    def orphaned(self, outer_ids: Iterable[int]) -> None:
+        self.orphans.update(outer_ids)
+        if len(self.orphans) > MAX_ORPHANS:  # the oldest will never be answered
+            self.orphans.difference_update(sorted(self.orphans)[: len(self.orphans) // 2])
+
+    def sweep(self, results: dict[Any, Any]) -> None:
+        """Take the orphans' answers that arrived off ``results`` (the shared table)."""
+        for outer in [o for o in self.orphans if o in results]:
+            results.pop(outer, None)
+            self.orphans.discard(outer)
 
     def _trace(self, previous: Any) -> Callable[[str, str, Any], None]:
         def trace(direction: str, session_id: str, message: Any) -> None:
@@ -286,6 +306,7 @@ class WirInspector:
         for transport in list(self.transports):
             transport.wake()
         self.transports.clear()
+        self.orphans.clear()  # the table went with its service
         if service is not None:
             self._lost.discard(id(service))
         for closing in (service, provider):

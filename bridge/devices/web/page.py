@@ -144,7 +144,9 @@ class CdpPage:
         """Frames another process renders (site isolation), by target id: their number
         (their DOM node ids are moved by ``number * REMOTE_SHIFT``) and session."""
         self._remote_ready: set[str] = set()
-        self._numbers = iter(range(1, 1000))
+        self._numbers = iter(range(1, 900_000_000))
+        """Never reused while the page lives (a frame's node ids stay its own); the range keeps
+        a moved id (``number * REMOTE_SHIFT``) inside a signed 64-bit integer."""
 
     @classmethod
     async def connect(cls, ws_url: str) -> CdpPage:
