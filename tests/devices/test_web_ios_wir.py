@@ -180,7 +180,7 @@ async def test_the_apps_page_is_listed_read_typed_into_tapped_and_survives_a_pro
         assert faq.scrollable and faq.backend_id is not None
         page.changed = anyio.Event()
         assert await page.scroll(faq.backend_id, True)  # the questions' box moves...
-        with anyio.fail_after(10):  # ...and the frame's scroll event says so
+        with anyio.fail_after(30):  # ...and the frame's scroll event says so
             await page.changed.wait()
         assert await page.scroll(faq.backend_id, False)
         root = content.items[0]
@@ -191,14 +191,14 @@ async def test_the_apps_page_is_listed_read_typed_into_tapped_and_survives_a_pro
         email = by_id["web:#email"].backend_id
         assert email is not None
         assert await page.set_text(email, "demo@example.com") == "demo@example.com"
-        with anyio.fail_after(10):  # the change comes back as a console marker: no polling
+        with anyio.fail_after(30):  # the change comes back as a console marker: no polling
             await page.changed.wait()
 
         # a navigation that swaps the page's process: the session follows the new target
         session_id = next(iter(daemon.sessions))
         page.changed = anyio.Event()
         new = daemon.swap(session_id)
-        with anyio.fail_after(10):
+        with anyio.fail_after(30):
             await page.changed.wait()
         again = {it.automation_id: it for it in (await page.read(BOX)).items}
         assert again["web:#email"].value == "demo@example.com"
@@ -208,7 +208,7 @@ async def test_the_apps_page_is_listed_read_typed_into_tapped_and_survives_a_pro
         password = again["web:#password"].backend_id
         assert password is not None and await page.set_text(password, "pw") == "pw"
         await page.click(again["web:#signin"].backend_id or 0)
-        with anyio.fail_after(10):
+        with anyio.fail_after(30):
             while "Welcome, demo@example.com" not in {
                 it.name for it in (await page.read(BOX)).items
             }:
@@ -269,7 +269,7 @@ async def test_a_lost_connection_ends_the_page_and_the_next_listing_connects_aga
         tg.start_soon(serve)
         await page.prepare()
         daemon.unplug()
-        with anyio.fail_after(10):
+        with anyio.fail_after(30):
             await ended.wait()
         assert page.closed
         with pytest.raises(PageClosed):

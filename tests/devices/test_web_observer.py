@@ -51,7 +51,7 @@ async def test_a_frame_added_later_is_watched_after_it_loads(tmp_path: Path) -> 
             page.changed = anyio.Event()
             await _eval(helper, "document.body.append(Object.assign("
                         "document.createElement('iframe'), {id: 'late'})); 1")  # fmt: skip
-            with anyio.fail_after(10):
+            with anyio.fail_after(30):
                 await page.changed.wait()
             assert await _eval(helper, "new Promise(r => setTimeout(() => r("
                                "document.getElementById('late').contentDocument.URL), 50))"
@@ -65,7 +65,7 @@ async def test_a_frame_added_later_is_watched_after_it_loads(tmp_path: Path) -> 
             )
             assert await _eval(helper, loaded) is True
             # let every notice the load caused arrive, then scroll inside the frame
-            with anyio.fail_after(10):
+            with anyio.fail_after(30):
                 await page.changed.wait()
             await _eval(helper, "new Promise(r => requestAnimationFrame(() => "
                         "requestAnimationFrame(() => r(1))))")  # fmt: skip
@@ -76,7 +76,7 @@ async def test_a_frame_added_later_is_watched_after_it_loads(tmp_path: Path) -> 
                 ".getElementById('box'); b.scrollTop = 200; return b.scrollTop; })()",
             )
             assert moved == 200
-            with anyio.fail_after(10):  # the frame's scroll event is a change
+            with anyio.fail_after(30):  # the frame's scroll event is a change
                 await page.changed.wait()
             # installed again (a read does so): still one observer, no error
             await page.prepare()

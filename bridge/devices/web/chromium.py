@@ -91,6 +91,12 @@ class Chromium:
             "--disable-gpu",
             "--mute-audio",
             "--hide-scrollbars",
+            # A page in a window that is not the active one keeps its full priority, timers
+            # and rendering (a lowered renderer on a loaded machine sent a frame's scroll
+            # event more than 10 s late, or not at all).
+            "--disable-renderer-backgrounding",
+            "--disable-background-timer-throttling",
+            "--disable-backgrounding-occluded-windows",
             "--metrics-recording-only",
             *_NO_NETWORK,
             "about:blank",
