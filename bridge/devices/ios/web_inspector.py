@@ -50,7 +50,9 @@ WEB_INSPECTOR_OFF = (
     "Advanced), and in the app set WKWebView.isInspectable = true (iOS 16.4+)"
 )
 MAX_PENDING = 64
-TIMEOUT_S = 10.0
+TIMEOUT_S = 30.0
+"""The longest one page command waits for its answer (the page is ended by the caller
+after that). A generous bound: in a CI-like run at load 7 an answer took more than 10 s."""
 OBSERVER = observer_script(f'console.debug("{MARK}");', tell_at_start=False)
 
 
