@@ -5,6 +5,8 @@ A hidden page dispatches no scroll events; a CI run lost one that way."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 import msgspec
 import pytest
@@ -41,5 +43,36 @@ async def test_every_page_opened_is_visible_not_only_the_last() -> None:
         assert {first.id, second.id} <= listed
         assert await _visibility(first.webSocketDebuggerUrl) == "visible"
         assert await _visibility(second.webSocketDebuggerUrl) == "visible"
+    finally:
+        browser.stop()
+
+
+@need_web_chromium
+async def test_a_page_is_loaded_when_it_is_handed_over(tmp_path: Path) -> None:
+    """``Target.createTarget`` answers while the page still shows its first ``about:blank``;
+    a caller reading it then read that (a CI run read no ``#email``), or had its script's
+    context destroyed by the navigation."""
+    page_file = tmp_path / "p.html"
+    page_file.write_text("<!doctype html><title>Here</title><input id=email>")
+    browser = Chromium.available()
+    assert not isinstance(browser, str)
+    await browser.start()
+    try:
+        target = await browser.new_page(page_file.as_uri())
+        client = await CdpClient.connect(target.webSocketDebuggerUrl)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client.serve)
+            raw = await client.call_raw(
+                "Runtime.evaluate",
+                {
+                    "expression": "document.readyState + ' ' + location.href + ' ' "
+                    "+ !!document.getElementById('email')",
+                    "returnByValue": True,
+                },
+            )
+            await client.close()
+            tg.cancel_scope.cancel()
+        state = msgspec.json.decode(raw)["result"]["value"]
+        assert state == f"complete {page_file.as_uri()} true"
     finally:
         browser.stop()

@@ -27,7 +27,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from bridge.devices.web.cdp import CdpClient
+from bridge.devices.web.cdp import CdpClient, CdpError
 from bridge.wire.cdp import TargetInfo
 
 INSTALL_HINT = (
@@ -169,6 +169,8 @@ class Chromium:
         for page in await self.targets():
             if page.id == created.targetId:
                 self.pages.append(page)
+                if url != "about:blank":
+                    await _loaded(page.webSocketDebuggerUrl)
                 return page
         raise RuntimeError(f"chromium did not list the page it opened ({created.targetId[:64]})")
 
@@ -193,6 +195,45 @@ class Chromium:
         if self.profile is not None:
             shutil.rmtree(self.profile, ignore_errors=True)
             self.profile = None
+
+
+LOAD_TIMEOUT_S = 20.0
+
+
+async def _loaded(ws_url: str) -> None:
+    """Return once the page's document is ``url``'s, loaded (``Target.createTarget`` answers
+    while the new page still shows its first ``about:blank``; a caller reading it then reads
+    that, or has its context destroyed by the navigation). Polled: the load may already be
+    over when this starts, so there is no one event to wait for. Raises ``RuntimeError``."""
+    client = await CdpClient.connect(ws_url)
+    check = {"expression": "document.readyState + ' ' + location.href", "returnByValue": True}
+    try:
+        with anyio.fail_after(LOAD_TIMEOUT_S):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.serve)
+                try:
+                    while True:
+                        try:
+                            raw = await client.call_raw("Runtime.evaluate", check)
+                            state = msgspec.json.decode(raw, type=_Evaluated).result.value
+                        except (CdpError, msgspec.DecodeError):
+                            state = ""  # the context went with the navigation: ask again
+                        if state.startswith("complete ") and state != "complete about:blank":
+                            return
+                        await anyio.sleep(0.05)
+                finally:
+                    await client.close()
+                    tg.cancel_scope.cancel()
+    except TimeoutError:
+        raise RuntimeError(f"the page did not load within {LOAD_TIMEOUT_S:g} s") from None
+
+
+class _Value(msgspec.Struct, frozen=True):
+    value: str = ""
+
+
+class _Evaluated(msgspec.Struct, frozen=True):
+    result: _Value
 
 
 class _Version(msgspec.Struct, frozen=True):
