@@ -79,6 +79,13 @@ class DeviceEncoderMedia:
         return source
 
 
+async def type_secret(ws: Any, dev: str, ref: Any, request_id: int) -> Any:
+    """SET_TEXT of the secret ``secret://pw`` into ``ref``; the hub's answer."""
+    act = {"action": "SET_TEXT", "target": ref, "valueRef": "secret://pw"}
+    message = {"type": "act", "id": request_id, "device": dev, "request": act}
+    return await call(ws, message, timeout_s=30)
+
+
 def inner_box(bounds: list[int], scale: float) -> tuple[int, int, int, int]:
     """The field's rectangle in frame pixels, inside the mask's margin and H.264's blur."""
     left, top, right, bottom = (int(v * scale) for v in bounds)
@@ -148,20 +155,7 @@ async def test_a_typed_secret_never_reaches_a_mirror_viewer(
                     while len(frames) < 3:  # the field as it was, before anything is typed
                         await anyio.sleep(0.02)
                 typed_at.append(len(frames))
-                act = await call(
-                    ws,
-                    {
-                        "type": "act",
-                        "id": 2,
-                        "device": dev,
-                        "request": {
-                            "action": "SET_TEXT",
-                            "target": match["ref"],
-                            "valueRef": "secret://pw",
-                        },
-                    },
-                    timeout_s=30,
-                )
+                act = await type_secret(ws, dev, match["ref"], 2)
                 assert act["type"] == "result", act
                 typed_at.append(len(frames))
                 with anyio.fail_after(60):
@@ -231,20 +225,7 @@ async def test_a_secret_field_coming_back_into_view_is_in_no_frame_before_it_is_
             async with anyio.create_task_group() as tg:
                 tg.start_soon(read)
                 await frames_after(3)
-                typed = await call(
-                    ws,
-                    {
-                        "type": "act",
-                        "id": 2,
-                        "device": dev,
-                        "request": {
-                            "action": "SET_TEXT",
-                            "target": match["ref"],
-                            "valueRef": "secret://pw",
-                        },
-                    },
-                    timeout_s=30,
-                )
+                typed = await type_secret(ws, dev, match["ref"], 2)
                 assert typed["type"] == "result", typed
                 await frames_after(AFTER_FRAMES)
                 home = await call(
@@ -303,20 +284,7 @@ async def test_an_empty_password_field_starts_no_motion_hold(
         found = await call(
             ws, {"type": "find", "id": 3, "device": dev, "query": {"resourceId": "username"}}
         )
-        typed = await call(
-            ws,
-            {
-                "type": "act",
-                "id": 4,
-                "device": dev,
-                "request": {
-                    "action": "SET_TEXT",
-                    "target": found["result"]["matches"][0]["ref"],
-                    "valueRef": "secret://pw",
-                },
-            },
-            timeout_s=30,
-        )
+        typed = await type_secret(ws, dev, found["result"]["matches"][0]["ref"], 4)
         assert typed["type"] == "result", typed
         assert (await call(ws, {**home, "id": 5}, 30))["type"] == "result"
         assert device.motion_hold.holds >= 1
