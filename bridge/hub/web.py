@@ -59,6 +59,11 @@ BUSY_CAP_S = 2.0
 MIN_READ_GAP_S = 0.02
 """Reads of one page start at least this far apart (a page that calls the binding in a loop
 costs the hub and the browser a bounded share)."""
+CAUGHT_UP_S = 5.0
+"""After an in-page act (typing, focus, a scroll, a click in the page) the act's answer waits
+at most this long for a read of the page begun after it, and for that read's snapshot: the
+screen the caller observes next shows what it did (read-your-writes), also on a loaded machine
+where the page's change notice comes late."""
 READ_BACK_DIFFERS = "the field did not take the text (its value reads back different)"
 SCROLLED_TO_END = "it is already scrolled to that end (nothing moved)"
 
@@ -80,6 +85,17 @@ class Attachment:
     endpoint: WebPageEndpoint
     content: WebContent | None = None
     anchor: Bounds | None = None
+    reads_begun: int = 0
+    """Reads of the page started so far (the loop numbers each before it starts)."""
+    reads_done: int = 0
+    """The number of the newest read whose result is published (merged, re-ingested)."""
+    read_done: anyio.Event = field(default_factory=anyio.Event)
+    """Set (and replaced) each time a read's result is published."""
+    reingested: int = 0
+    """The number of the newest read that changed the overlay (and was handed to ingest)."""
+    taken_by: anyio.Event | None = None
+    """The device's ``changed`` event as it was when that read was handed to ingest: set once
+    the capture that holds it is made."""
 
     def item_of(self, automation_id: str | None) -> WebItem | None:
         content = self.content
@@ -263,6 +279,8 @@ class WebService:
                 await anyio.sleep(MIN_READ_GAP_S - gap)
             session.changed = anyio.Event()
             started = time.perf_counter()
+            att.reads_begun += 1
+            number = att.reads_begun
             content = await session.read(box, att.endpoint.url)
             self.counts.reads += 1
             self.counts.read_ms.append((time.perf_counter() - started) * 1000)
@@ -276,8 +294,12 @@ class WebService:
                 push = device.last_push
                 if push is not None:
                     device.last_push = msgspec.structs.replace(push, quiet_ms=0, stable=stable)
+                att.reingested, att.taken_by = number, device.changed
                 reingest()
                 last_stable = stable
+            att.reads_done = number
+            att.read_done.set()
+            att.read_done = anyio.Event()
             await _dirty_or_moved(device, session, box)
             if session.closed:
                 return
@@ -295,8 +317,23 @@ class WebService:
         att, item = self._holder(device.id, node)
         if att is None or item is None or item.backend_id is None:
             return Reply(id=0, ok=False, code="NOT_FOUND", message="the page no longer has it")
+        reply = await self._act(device, att, item, node, verb, text)
+        if reply.ok and reply.method is ActionMethod.ACCESSIBILITY_ACTION:
+            await _caught_up(device, att)
+        return reply
+
+    async def _act(
+        self,
+        device: DeviceRuntime,
+        att: Attachment,
+        item: WebItem,
+        node: SemanticNode,
+        verb: ActionVerb,
+        text: str | None,
+    ) -> Reply:
         session = att.session
         node_id = item.backend_id
+        assert node_id is not None
         try:
             if verb in (ActionVerb.CLICK, ActionVerb.LONG_CLICK):
                 return await self._tap(device, att, item, node, verb)
@@ -479,6 +516,21 @@ async def _dirty_or_moved(device: DeviceRuntime, att: PageSession, box: Bounds) 
             return
         if timeout is not None:
             return
+
+
+async def _caught_up(device: DeviceRuntime, att: Attachment) -> None:
+    """Wait (at most ``CAUGHT_UP_S``) until a read of ``att``'s page begun after now is
+    published and, when it changed the overlay, until the device's next capture (the one that
+    takes it) is made. A gesture through the native layer needs none of this: its tree
+    change is the device's own."""
+    wanted = att.reads_begun + 1
+    att.session.changed.set()  # read again now, without waiting for the page's notice
+    with anyio.move_on_after(CAUGHT_UP_S):
+        while att.reads_done < wanted and not att.session.closed:
+            await att.read_done.wait()
+        taken = att.taken_by
+        if taken is not None and att.reingested >= wanted:
+            await taken.wait()
 
 
 async def _next_change(device: DeviceRuntime, timeout_s: float | None) -> bool:

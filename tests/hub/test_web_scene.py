@@ -12,6 +12,7 @@ import pytest
 from bridge.client import build_query, connect
 from bridge.client.errors import AmbiguousError
 from bridge.core.web_tree import is_web_node
+from bridge.devices.web.page import BINDING, CdpPage
 from bridge.wire.action import Verify
 from bridge.wire.conditions import Present
 from bridge.wire.enums import (
@@ -70,6 +71,24 @@ async def test_the_form_is_part_of_the_screen_and_a_verified_login_works() -> No
         assert result.verification.result is VerificationResult.CONDITION_MET
         rows = [n for n in (await dev.snapshot()).snapshot.nodes if n.role is Role.LIST_ITEM]
         assert len(rows) >= 5
+
+
+async def test_a_typed_value_is_in_the_next_snapshot_when_the_pages_notice_never_comes() -> None:
+    """Read-your-writes: an in-page act's answer waits for a read of the page begun after it
+    (``bridge.hub.web.CAUGHT_UP_S``), so it does not depend on the page's change notice being
+    on time. Here the notice is silenced altogether (the page's binding replaced by a no-op)."""
+    async with running_hub(sim_scene="web") as rh, connect(rh.url, token=CONTROLLER) as c:
+        dev = c.device(rh.device_id)
+        await _page_shown(dev)
+        session = rh.hub.service.web.attached[rh.device_id].session
+        assert isinstance(session, CdpPage)
+        await session.client.call(
+            "Runtime.evaluate", {"expression": f"window.{BINDING} = () => {{}}; 1"}
+        )
+        typed = await dev.type_text(build_query(label="Email", role="INPUT"), "late@example.com")
+        assert typed.dispatch.status is DispatchStatus.DISPATCHED
+        after = {n.automation_id: n for n in (await dev.snapshot()).snapshot.nodes}
+        assert after["web:#email"].value == "late@example.com"
 
 
 async def test_a_continue_on_both_sides_is_refused_listing_both() -> None:
