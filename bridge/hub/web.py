@@ -28,7 +28,8 @@ value fails the dispatch); CLEAR_TEXT and FOCUS likewise; SCROLL_FORWARD /
 SCROLL_BACKWARD on what scrolls (the page's root: the page; a box whose content overflows)
 scroll it in the page by a share of its height (nothing moved: FAILED, at that end), and the
 page's scroll event brings the new visible part as the next generation. The answer is an
-agent ``Reply``.
+agent ``Reply``, given once a read of the page begun after an in-page act is in the device's
+snapshot (``CAUGHT_UP_S`` at most): the caller's next look shows what the act did.
 """
 
 from __future__ import annotations
