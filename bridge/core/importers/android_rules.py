@@ -21,8 +21,10 @@ Invariants (all documented heuristics, applied identically by every Android impo
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 RAW_ACTIONS = (
     "click",
@@ -74,10 +76,20 @@ def simple_class_name(class_name: str) -> str:
     return re.split(r"[.$]", class_name)[-1]
 
 
+CLASS_CACHE = 4096
+"""Distinct class names whose editability is cached (bounded: names come from dumps)."""
+
+
+@lru_cache(maxsize=CLASS_CACHE)
+def editable_class_name(class_name: str) -> bool:
+    """One class name's editability (cached: a dump repeats a handful of classes)."""
+    return _EDITABLE_CLASS.search(simple_class_name(class_name)) is not None
+
+
 def is_editable_class(class_name: str | None, ancestors: Iterable[str] = ()) -> bool:
-    names = [class_name] if class_name else []
-    names.extend(ancestors)
-    return any(_EDITABLE_CLASS.search(simple_class_name(name)) for name in names)
+    if class_name and editable_class_name(class_name):
+        return True
+    return any(editable_class_name(name) for name in ancestors)
 
 
 def canonical_actions(names: Iterable[str]) -> tuple[str, ...]:
@@ -87,6 +99,17 @@ def canonical_actions(names: Iterable[str]) -> tuple[str, ...]:
 
 def actions_from_flags(
     *, clickable: bool, long_clickable: bool, scrollable: bool, editable: bool
+) -> tuple[str, ...]:
+    """The actions the four flags imply (a table of the 16 answers, built once from
+    ``_actions_of_flags``: every node of a flag-only dump asks)."""
+    found = _FLAG_ACTIONS.get((clickable, long_clickable, scrollable, editable))
+    if found is not None:
+        return found
+    return _actions_of_flags(clickable, long_clickable, scrollable, editable)
+
+
+def _actions_of_flags(
+    clickable: bool, long_clickable: bool, scrollable: bool, editable: bool
 ) -> tuple[str, ...]:
     names: list[str] = []
     if clickable:
@@ -98,6 +121,12 @@ def actions_from_flags(
     if scrollable:
         names.extend(("scrollForward", "scrollBackward"))
     return canonical_actions(names)
+
+
+_FLAG_ACTIONS: dict[tuple[bool, bool, bool, bool], tuple[str, ...]] = {
+    (c, lc, s, e): _actions_of_flags(c, lc, s, e)
+    for c, lc, s, e in itertools.product((False, True), repeat=4)
+}
 
 
 def actions_from_android_names(names: Iterable[str]) -> tuple[str, ...]:

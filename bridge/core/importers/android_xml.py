@@ -88,6 +88,42 @@ def _flag(value: str | None, default: bool, element: XmlElement, index: int, nam
     return read_bool(value, default, _where(element, index), name)
 
 
+_FLAGS: tuple[tuple[str, bool], ...] = (
+    ("clickable", False),
+    ("long-clickable", False),
+    ("scrollable", False),
+    ("checkable", False),
+    ("checked", False),
+    ("enabled", True),
+    ("focusable", False),
+    ("focused", False),
+    ("selected", False),
+    ("password", False),
+    ("visible", True),
+    ("heading", False),
+)
+"""A node's flags: their names (as errors name them) and defaults, in ``_read_flags`` order."""
+_FLAG_MEMO_MAX = 1024
+_FLAG_MEMO: dict[tuple[str | None, ...], tuple[bool, ...]] = {}
+"""The flags' attribute texts -> their values: nodes of a dump repeat a few combinations.
+Only texts that read without an error are remembered; bounded (cleared when full)."""
+
+
+def _read_flags(texts: tuple[str | None, ...], element: XmlElement, index: int) -> tuple[bool, ...]:
+    """The values of ``_FLAGS`` from their attribute texts (``_flag`` each: an unreadable one
+    raises naming this node)."""
+    found = _FLAG_MEMO.get(texts)
+    if found is None:
+        found = tuple(
+            _flag(text, default, element, index, name)
+            for text, (name, default) in zip(texts, _FLAGS, strict=True)
+        )
+        if len(_FLAG_MEMO) >= _FLAG_MEMO_MAX:
+            _FLAG_MEMO.clear()
+        _FLAG_MEMO[texts] = found
+    return found
+
+
 def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -> RawNode:
     """One node (profiled hot path: ``where`` is built only for an error)."""
     a = element.attrib
@@ -100,13 +136,37 @@ def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -
         if bounds is None:
             bounds = read_android_bounds(bounds_text, _where(element, index))
     raw = get("raw", "") if fmt == A11YNODE else ""
-    clickable = _flag(get("clickable"), False, element, index, "clickable")
-    long_clickable = _flag(get("long-clickable"), False, element, index, "long-clickable")
-    scrollable = _flag(get("scrollable"), False, element, index, "scrollable")
-    focusable_text = get("focusable") or (_raw_flag(raw, "focusable") if raw else None)
-    enabled_text = get("enabled") or (_raw_flag(raw, "enabled") if raw else None)
-    focused_text = get("focused") or get("isFocused")
-    visible_text = get("visible-to-user") or get("displayed") or get("visible")
+    (
+        clickable,
+        long_clickable,
+        scrollable,
+        checkable,
+        checked,
+        enabled,
+        focusable,
+        focused,
+        selected,
+        password,
+        visible,
+        heading,
+    ) = _read_flags(
+        (
+            get("clickable"),
+            get("long-clickable"),
+            get("scrollable"),
+            get("checkable"),
+            get("checked"),
+            get("enabled") or (_raw_flag(raw, "enabled") if raw else None),
+            get("focusable") or (_raw_flag(raw, "focusable") if raw else None),
+            get("focused") or get("isFocused"),
+            get("selected"),
+            get("password"),
+            get("visible-to-user") or get("displayed") or get("visible"),
+            get("heading"),
+        ),
+        element,
+        index,
+    )
     raw_actions = _RAW_ACTIONS.findall(raw) if raw else None
     reported = _RAW_ACTION_NAME.findall(raw_actions[-1]) if raw_actions else None
     editable = is_editable_class(class_name) or (
@@ -134,17 +194,17 @@ def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -
         bounds=bounds,
         clickable=clickable,
         long_clickable=long_clickable,
-        checkable=_flag(get("checkable"), False, element, index, "checkable"),
-        checked=_flag(get("checked"), False, element, index, "checked"),
-        enabled=_flag(enabled_text, True, element, index, "enabled"),
-        focusable=_flag(focusable_text, False, element, index, "focusable"),
-        focused=_flag(focused_text, False, element, index, "focused"),
-        selected=_flag(get("selected"), False, element, index, "selected"),
+        checkable=checkable,
+        checked=checked,
+        enabled=enabled,
+        focusable=focusable,
+        focused=focused,
+        selected=selected,
         scrollable=scrollable,
         editable=editable,
-        password=_flag(get("password"), False, element, index, "password"),
-        visible=_flag(visible_text, True, element, index, "visible"),
-        heading=_flag(get("heading"), False, element, index, "heading"),
+        password=password,
+        visible=visible,
+        heading=heading,
         actions=actions,
     )
 

@@ -19,8 +19,11 @@ from bridge.core.importers.limits import MAX_RAW_NODES, MAX_TREE_DEPTH
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Visit(Generic[T]):
+    """One visit; never mutated (not ``frozen``: one is made per node of every import, and a
+    frozen dataclass's ``__init__`` costs a ``object.__setattr__`` a field)."""
+
     item: T
     index: int
     parent: int
