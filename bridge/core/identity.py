@@ -138,11 +138,52 @@ def _semantic_row(node: SemanticNode, depth: int) -> tuple[object, ...]:
     )
 
 
+_ROW_MEMO_MAX = 4096
+_ROW_TAIL: dict[tuple[object, ...], str] = {}
+"""(state, actions) -> the text of their two row fields: screens repeat a handful."""
+
+
+def _row_text(node: SemanticNode, depth: int) -> str:
+    """``repr(_semantic_row(node, depth))``, written field by field (a tuple's repr is its
+    items' reprs joined by ``", "`` in parentheses): no row tuple is built, and the state
+    and actions fields, shared by most nodes, come from a bounded memo."""
+    state = node.effective_state
+    actions = node.actions
+    memo = (state, actions)
+    tail = _ROW_TAIL.get(memo)
+    if tail is None:
+        tail = (
+            repr(
+                (
+                    state.enabled,
+                    state.clickable,
+                    state.focused,
+                    state.selected,
+                    state.checked,
+                    state.password,
+                )
+            )
+            + ", "
+            + repr(tuple(a.value for a in actions))
+        )
+        if len(_ROW_TAIL) >= _ROW_MEMO_MAX:
+            _ROW_TAIL.clear()
+        _ROW_TAIL[memo] = tail
+    coll = node.collection
+    return (
+        f"({depth!r}, {node.role.value!r}, {node.label!r}, {node.text!r}, {node.value!r}, "
+        f"{node.hint!r}, {node.resource_id!r}, {node.automation_id!r}, {node.class_name!r}, "
+        f"{tail}, {(coll.index, coll.item_key, coll.row_count) if coll else None!r}, "
+        f"{node.source.value!r})"
+    )
+
+
 def tree_row(node: SemanticNode, depth: int) -> bytes:
     """One node's share of ``tree_hash`` (a node at ``depth`` in the pre-order sequence): a
     16-byte digest of its semantic row, so a caller that caches rows per node rehashes only
-    what changed — the tree's digest is then over 16 bytes a node, not the whole rows."""
-    row = repr(_semantic_row(node, depth)).encode("utf-8", "surrogatepass")
+    what changed — the tree's digest is then over 16 bytes a node, not the whole rows.
+    The row's text is ``repr(_semantic_row(node, depth))`` (``_row_text``)."""
+    row = _row_text(node, depth).encode("utf-8", "surrogatepass")
     return hashlib.blake2b(row, digest_size=16).digest()
 
 
