@@ -28,10 +28,9 @@ its id, exactly as the full pass would decide.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from bridge.wire.enums import Role
 
@@ -43,9 +42,9 @@ Spot = tuple[str | None, int]
 """(parent id or None for a root, position among siblings)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Occupant:
-    """The previous capture's node at a spot."""
+class Occupant(NamedTuple):
+    """The previous capture's node at a spot (immutable; a named tuple: one is made per
+    node of every full pass, and a frozen dataclass's ``__init__`` costs more)."""
 
     node_id: str
     key: Key
@@ -75,32 +74,40 @@ class IdAllocator:
         self.next_id += 1
         return nid
 
-    def allocate_protos(self, protos: Sequence[Proto]) -> None:
-        """Set ``nid`` of every proto (keys filled in) and remember this capture."""
-        counts = Counter(p.key for p in protos)
-        seen: dict[Key, int] = {}
+    def allocate_protos(
+        self, protos: Sequence[Proto], members: dict[Key, list[int]] | None = None
+    ) -> None:
+        """Set ``nid`` of every proto (keys filled in) and remember this capture.
+        ``members``: each key's nodes in document order, keys in order of first appearance
+        (the caller's grouping, when it has one; else built here).
+
+        Keys are ancestor chains, so hashing one is the cost: each node's key is hashed
+        once to group it and each distinct key once to look it up and once to remember it
+        (issue 41's profile)."""
+        if members is None:
+            members = {}
+            for p in protos:
+                members.setdefault(p.key, []).append(p.index)
         claimed: set[str] = set()
         strong: set[int] = set()
-        for p in protos:
-            k = seen.get(p.key, 0)
-            seen[p.key] = k + 1
-            old = self.previous.get(p.key)
-            if old is not None and len(old) == counts[p.key]:
-                p.nid = old[k]
-                claimed.add(p.nid)
-                strong.add(p.index)
+        previous = self.previous
+        for key, group in members.items():
+            old = previous.get(key)
+            if old is not None and len(old) == len(group):
+                for i, nid in zip(group, old, strict=True):
+                    protos[i].nid = nid
+                    strong.add(i)
+                claimed.update(old)
             else:
-                p.nid = ""
+                for i in group:
+                    protos[i].nid = ""
         stable: dict[int, bool] = {}
         pool = _Claimed(claimed)
         same_screen = 2 * len(strong) >= len(protos)
         for p in protos:
             if not p.nid:
                 p.nid = self._place(p, protos, pool, strong, stable, same_screen)
-        previous: dict[Key, list[str]] = {}
-        for p in protos:
-            previous.setdefault(p.key, []).append(p.nid)
-        self.previous = previous
+        self.previous = {key: [protos[i].nid for i in group] for key, group in members.items()}
         self.spots = {spot_of(p, protos): Occupant(p.nid, p.key, kind_of(p)) for p in protos}
 
     def _place(
