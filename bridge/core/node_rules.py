@@ -167,11 +167,14 @@ def own_text(raw: RawNode, ios: bool) -> str | None:
     return clean(raw.text) or clean(raw.label)
 
 
-def link_children(protos: Sequence[Proto]) -> None:
+def link_children(protos: Sequence[Proto], ios: bool | None = None) -> None:
     """Children lists and positions from the parent indexes (pre-order); a root's position
-    is its place among the roots."""
+    is its place among the roots. With ``ios`` given, also each node's ``own`` text
+    (``own_text``), in the same pass."""
     roots = 0
     for p in protos:
+        if ios is not None:
+            p.own = own_text(p.raw, ios)
         if p.parent >= 0:
             siblings = protos[p.parent].children
             p.position = len(siblings)
@@ -199,10 +202,13 @@ def siblings_of(p: Proto, protos: Sequence[Proto]) -> list[RawNode]:
     return [protos[c].raw for c in p.children]
 
 
+_NO_TABS: frozenset[int] = frozenset()
+
+
 def tab_row_of(p: Proto, protos: Sequence[Proto]) -> frozenset[int]:
     """Indexes of ``p``'s children that form a tab row (lists and menus hold rows)."""
-    if role_rules.item_container(p.role) or len(p.children) < 2:
-        return frozenset()
+    if len(p.children) < 2 or role_rules.item_container(p.role):
+        return _NO_TABS
     kids = p.children
     return frozenset(kids[i] for i in role_rules.tab_row(siblings_of(p, protos)))
 

@@ -330,7 +330,9 @@ def is_tab(node: RawNode, ctx: RoleContext) -> bool:
         return False
     if class_role(node) is Role.TAB:
         return True
-    if any((child.automation_id or "").endswith(_NAV_ITEM_CHILD_IDS) for child in ctx.children):
+    if ctx.children and any(
+        (child.automation_id or "").endswith(_NAV_ITEM_CHILD_IDS) for child in ctx.children
+    ):
         return True
     interactive = node.clickable or node.focusable or node.long_clickable
     if not interactive:
@@ -339,7 +341,16 @@ def is_tab(node: RawNode, ctx: RoleContext) -> bool:
         return True
     if ctx.in_tab_row:
         return True
-    return any(_TALKBACK_TAB.search(t) for t in (node.label, node.text) if t)
+    return bool(
+        (node.label and reads_as_tab(node.label)) or (node.text and reads_as_tab(node.text))
+    )
+
+
+@lru_cache(maxsize=CLASS_CACHE)
+def reads_as_tab(text: str) -> bool:
+    """``text`` holds what TalkBack reads for a tab (``_TALKBACK_TAB``; cached: buttons
+    repeat their texts down a list)."""
+    return _TALKBACK_TAB.search(text) is not None
 
 
 def tab_row(siblings: Sequence[RawNode]) -> frozenset[int]:

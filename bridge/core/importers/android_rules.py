@@ -133,7 +133,10 @@ def actions_from_android_names(names: Iterable[str]) -> tuple[str, ...]:
     return canonical_actions(ANDROID_ACTION_NAMES.get(n.strip(), "") for n in names)
 
 
+@lru_cache(maxsize=CLASS_CACHE)
 def window_type_for_package(package: str | None) -> str:
+    """The window type a package implies (cached: keyboard detection asks for every node's
+    package, and a dump holds a handful)."""
     if package is None:
         return "application"
     if package in _SYSTEM_PACKAGES:
