@@ -210,7 +210,7 @@ def tree_hash(nodes: Sequence[SemanticNode]) -> str:
 
 def layout_row(node: SemanticNode) -> bytes:
     """One node's share of ``layout_hash``."""
-    return repr(node.bounds).encode("utf-8", "surrogatepass") + b"\x1f"
+    return f"{node.bounds!r}\x1f".encode("utf-8", "surrogatepass")
 
 
 def digest_layout_rows(rows: Iterable[bytes]) -> str:

@@ -394,13 +394,20 @@ def row_collection(
 def fill_identity(p: Proto, protos: Sequence[Proto]) -> None:
     """Identity key: automation id, role, ancestor chain, item key, and the name when there is
     no automation id (final fields: a keyboard root is identified as summed up)."""
-    coll = p.final_collection
+    plain = p.summary is None  # final fields are the computed ones: no properties
+    coll = p.collection if plain else p.final_collection
     item = coll.item_key if coll else None
-    aid = p.raw.automation_id
-    p.link = (p.final_role.value, aid, item, p.raw.class_name)
+    raw = p.raw
+    aid = raw.automation_id
+    p.link = ((p.role if plain else p.final_role).value, aid, item, raw.class_name)
     parent_chain = protos[p.parent].chain if p.parent >= 0 else ()
     p.chain = (*parent_chain, p.link)[-CHAIN_LINKS:]
-    p.name = None if aid else (p.final_label or p.text or p.final_hint)
+    if aid:
+        p.name = None
+    elif plain:
+        p.name = p.label or p.text or p.hint
+    else:
+        p.name = p.final_label or p.text or p.final_hint
     p.key = (p.raw.window, parent_chain, p.link, p.name)
 
 

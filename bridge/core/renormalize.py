@@ -651,7 +651,11 @@ def _keep(keyboards: Sequence[KeyboardRegion], protos: Sequence[rules.Proto]) ->
 
 
 def _build_node(p: rules.Proto, protos: Sequence[rules.Proto], ios: bool) -> SemanticNode:
-    coll = p.final_collection
+    if p.summary is None:  # the final fields are the computed ones (read without properties)
+        coll, role, label, value, hint = p.collection, p.role, p.label, p.value, p.hint
+    else:
+        coll, role, label = p.final_collection, p.final_role, p.final_label
+        value, hint = p.final_value, p.final_hint
     parent_id = protos[p.parent].nid if p.parent >= 0 else None
     if coll is not None and parent_id is not None:
         coll = msgspec.structs.replace(coll, scroll_container_id=parent_id)
@@ -659,11 +663,11 @@ def _build_node(p: rules.Proto, protos: Sequence[rules.Proto], ios: bool) -> Sem
     return SemanticNode(
         node_id=p.nid,
         parent_id=parent_id,
-        role=p.final_role,
-        label=p.final_label,
+        role=role,
+        label=label,
         text=p.text,
-        value=p.final_value,
-        hint=p.final_hint,
+        value=value,
+        hint=hint,
         resource_id=None if ios else raw.automation_id,
         automation_id=raw.automation_id,
         class_name=None if ios else raw.class_name,

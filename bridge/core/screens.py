@@ -106,8 +106,10 @@ class ScreenDiagnosis:
 
 
 def marker_screen_id(identifier: str | None) -> str | None:
-    """The screen id a marker identifier names, or None when it is not a marker."""
-    if not identifier:
+    """The screen id a marker identifier names, or None when it is not a marker. (An
+    identifier without the prefix anywhere is no marker: asked of every node's ids, that
+    test alone answers almost every time.)"""
+    if not identifier or MARKER_PREFIX not in identifier:
         return None
     short = identifier.rsplit(":id/", 1)[1] if ":id/" in identifier else identifier
     if not short.startswith(MARKER_PREFIX) or len(short) == len(MARKER_PREFIX):
