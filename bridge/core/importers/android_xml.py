@@ -29,7 +29,7 @@ import re
 from bridge.core.importers.android_rules import (
     actions_from_android_names,
     actions_from_flags,
-    is_editable_class,
+    editable_class_name,
     window_type_for_package,
 )
 from bridge.core.importers.failure import DumpError, shown
@@ -169,7 +169,7 @@ def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -
     )
     raw_actions = _RAW_ACTIONS.findall(raw) if raw else None
     reported = _RAW_ACTION_NAME.findall(raw_actions[-1]) if raw_actions else None
-    editable = is_editable_class(class_name) or (
+    editable = (class_name is not None and editable_class_name(class_name)) or (
         reported is not None and "ACTION_SET_TEXT" in reported
     )
     if reported is not None:

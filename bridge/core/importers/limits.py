@@ -49,4 +49,6 @@ def opt_text(text: str | None) -> str | None:
     writes ``""`` for "not set"); anything else is kept verbatim, then capped."""
     if not text:
         return None
+    if len(text) <= MAX_RAW_TEXT:  # ``cap_text``'s first case, without its call
+        return text
     return cap_text(text)

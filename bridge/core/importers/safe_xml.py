@@ -60,12 +60,13 @@ class _Reader:
             raise _Refused(f"more than {MAX_XML_ELEMENTS} XML elements (at {self._where()})")
         if len(self.stack) >= MAX_XML_DEPTH:
             raise _Refused(f"XML nested deeper than {MAX_XML_DEPTH} elements at {self._where()}")
-        element = XmlElement(tag, attrib, self.parser.CurrentLineNumber)
-        if self.stack:
-            self.stack[-1].children.append(element)
+        element = XmlElement(tag, attrib, self.parser.CurrentLineNumber, [])
+        stack = self.stack
+        if stack:
+            stack[-1].children.append(element)
         else:
             self.root = element
-        self.stack.append(element)
+        stack.append(element)
 
     def _end(self, tag: str) -> None:
         self.stack.pop()

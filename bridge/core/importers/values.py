@@ -24,6 +24,10 @@ from bridge.wire.base import Bounds
 _ANDROID_BOUNDS = re.compile(
     r"^\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*$"
 )
+_PLAIN_BOUNDS = re.compile(r"\[(-?[0-9]{1,9}),(-?[0-9]{1,9})\]\[(-?[0-9]{1,9}),(-?[0-9]{1,9})\]")
+"""The spelling every dump uses (no spaces, ASCII digits): ``_ANDROID_BOUNDS`` reads it to the
+same four values, and nine digits are always within the coordinate range, so this fast path
+needs neither the general pattern nor the range check."""
 _TRUE = frozenset({"true", "1"})
 _FALSE = frozenset({"false", "0"})
 
@@ -62,6 +66,10 @@ def android_bounds_or_none(text: str) -> Bounds | None:
     """``[l,t][r,b]`` as four integers when well-formed and in range, else None (the caller
     then calls ``read_android_bounds`` for the error): the importers' fast path, which builds
     no error text."""
+    plain = _PLAIN_BOUNDS.fullmatch(text)
+    if plain is not None:
+        left, top, right, bottom = map(int, plain.groups())
+        return (left, top, right, bottom)
     found = _ANDROID_BOUNDS.match(text)
     if found is None:
         return None
