@@ -205,12 +205,16 @@ def siblings_of(p: Proto, protos: Sequence[Proto]) -> list[RawNode]:
 _NO_TABS: frozenset[int] = frozenset()
 
 
-def tab_row_of(p: Proto, protos: Sequence[Proto]) -> frozenset[int]:
-    """Indexes of ``p``'s children that form a tab row (lists and menus hold rows)."""
+def tab_row_of(
+    p: Proto, protos: Sequence[Proto], children: Sequence[RawNode] | None = None
+) -> frozenset[int]:
+    """Indexes of ``p``'s children that form a tab row (lists and menus hold rows).
+    ``children``: ``siblings_of(p, protos)`` when the caller has it."""
     if len(p.children) < 2 or role_rules.item_container(p.role):
         return _NO_TABS
     kids = p.children
-    return frozenset(kids[i] for i in role_rules.tab_row(siblings_of(p, protos)))
+    raws = children if children is not None else siblings_of(p, protos)
+    return frozenset(kids[i] for i in role_rules.tab_row(raws))
 
 
 def fill_role(

@@ -177,7 +177,7 @@ def _full(ids: IdAllocator, raw: RawTree, ctx: SnapshotContext) -> _State:
         p.wtype = _window_type(p, protos, wtypes)
         p.depth = protos[p.parent].depth + 1 if p.parent >= 0 else 0
         rules.fill_role(p, protos, extents.get(p.raw.window, 0), ios, kin)
-        p.tab_row = rules.tab_row_of(p, protos)
+        p.tab_row = rules.tab_row_of(p, protos, kin[p.index])  # fill_role's children
     keyboards, region_of = keyboard_regions(raw)
     for keyboard in keyboards:
         rules.summarize_keyboard(protos[keyboard.root], keyboard)  # read by final fields only

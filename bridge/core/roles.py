@@ -363,6 +363,8 @@ def tab_row(siblings: Sequence[RawNode]) -> frozenset[int]:
     count as one slot (a tab reported twice is still one tab). The caller leaves lists and
     menus out (their selected row is a selection, not a tab)."""
     members = [i for i, s in enumerate(siblings) if _tab_candidate(s)]
+    if len(members) < 2:
+        return frozenset()  # what the slots below decide for fewer than two members
     slots: dict[Bounds, bool] = {}
     for i in members:
         box = siblings[i].bounds
