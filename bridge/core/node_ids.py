@@ -75,11 +75,17 @@ class IdAllocator:
         return nid
 
     def allocate_protos(
-        self, protos: Sequence[Proto], members: dict[Key, list[int]] | None = None
+        self,
+        protos: Sequence[Proto],
+        members: dict[Key, list[int]] | None = None,
+        *,
+        remember: bool = True,
     ) -> None:
         """Set ``nid`` of every proto (keys filled in) and remember this capture.
         ``members``: each key's nodes in document order, keys in order of first appearance
-        (the caller's grouping, when it has one; else built here).
+        (the caller's grouping, when it has one; else built here). ``remember=False`` skips
+        remembering (``previous`` and ``spots`` stay as they were): only for an allocator
+        no capture will ever be allocated with again (a one-shot normalization's).
 
         Keys are ancestor chains, so hashing one is the cost: each node's key is hashed
         once to group it and each distinct key once to look it up and once to remember it
@@ -107,6 +113,8 @@ class IdAllocator:
         for p in protos:
             if not p.nid:
                 p.nid = self._place(p, protos, pool, strong, stable, same_screen)
+        if not remember:
+            return
         self.previous = {key: [protos[i].nid for i in group] for key, group in members.items()}
         self.spots = {spot_of(p, protos): Occupant(p.nid, p.key, kind_of(p)) for p in protos}
 

@@ -20,7 +20,12 @@ timestamp and device id in; nothing here reads a clock.
 from __future__ import annotations
 
 from bridge.core.identity import IdAllocator
-from bridge.core.renormalize import Normalized, NormalizeEngine, NormalizeFailure
+from bridge.core.renormalize import (
+    Normalized,
+    NormalizeEngine,
+    NormalizeFailure,
+    normalize_once,
+)
 from bridge.core.snapshot_meta import (
     SnapshotContext,
     package_name,
@@ -46,4 +51,6 @@ def normalize(
 ) -> Normalized | NormalizeFailure:
     """Normalize one capture. ``ids`` carries node identity across a device's captures;
     without it ids are numbered n1.. in document order."""
+    if ids is None:  # a one-shot pass: nobody can allocate with this allocator again
+        return normalize_once(raw, ctx)
     return NormalizeEngine(ids).run(raw, ctx)

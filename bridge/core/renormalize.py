@@ -157,14 +157,26 @@ class NormalizeEngine:
         return fresh.result
 
 
+def normalize_once(raw: RawTree, ctx: SnapshotContext) -> Normalized | NormalizeFailure:
+    """What ``NormalizeEngine().run(raw, ctx)`` gives, for a capture no later capture will
+    follow: the fresh allocator is dropped with the engine, so what it would remember for the
+    next capture (every key's ids, every spot's occupant) is not built."""
+    problem = validate_raw_tree(raw)
+    if problem is not None:
+        return NormalizeFailure(problem)
+    with gc_paused():  # a whole pass: what it makes lives until it ends (gc_pause)
+        return _full(IdAllocator(), raw, ctx, remember=False).result
+
+
 # ---- the full pass --------------------------------------------------------------------------
 
 
-def _full(ids: IdAllocator, raw: RawTree, ctx: SnapshotContext) -> _State:
+def _full(ids: IdAllocator, raw: RawTree, ctx: SnapshotContext, *, remember: bool = True) -> _State:
     """Every rule on every node. Passes over the nodes are fused wherever a rule reads only
     what earlier nodes of the same pass (pre-order: parents, earlier siblings) or earlier
     passes wrote: at 5,000 nodes the per-node state outgrows the CPU caches, and each pass
-    re-reads all of it (issue 41's profile: the passes grew 6-9x from 1,000 to 5,000 nodes)."""
+    re-reads all of it (issue 41's profile: the passes grew 6-9x from 1,000 to 5,000 nodes).
+    ``remember``: see ``IdAllocator.allocate_protos``."""
     ios = raw.platform is Platform.IOS
     protos = [rules.Proto(i, n) for i, n in enumerate(raw.nodes)]
     rules.link_children(protos, ios)
@@ -188,7 +200,7 @@ def _full(ids: IdAllocator, raw: RawTree, ctx: SnapshotContext) -> _State:
             rules.fill_collections(p, protos)
         rules.fill_identity(p, protos)
         members.setdefault(p.key, []).append(p.index)
-    ids.allocate_protos(protos, members)
+    ids.allocate_protos(protos, members, remember=remember)
     nodes = []
     rows = []
     lrows = []

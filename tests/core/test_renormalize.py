@@ -252,3 +252,21 @@ def test_a_one_field_change_is_incremental_and_keeps_every_other_node() -> None:
 
 def test_sources_cover_real_dumps(shared_dir: Path) -> None:
     assert any(not name.startswith("sim-") for name, _ in SOURCES)
+
+
+def test_a_one_shot_pass_equals_a_fresh_engine() -> None:
+    """``normalize`` without an allocator (``normalize_once``: nothing is remembered for a
+    next capture) gives exactly what a fresh engine's first run gives."""
+    for name, tree in SOURCES:
+        ctx = SnapshotContext("dev", "s_1", 0)
+        once = normalize(tree, ctx)
+        engine = NormalizeEngine().run(tree, ctx)
+        assert isinstance(once, Normalized) and isinstance(engine, Normalized), name
+        assert once.full == engine.full, name
+        assert once.compact == engine.compact, name
+        assert (once.layout_hash, once.handles, once.screens, once.cut) == (
+            engine.layout_hash,
+            engine.handles,
+            engine.screens,
+            engine.cut,
+        ), name
