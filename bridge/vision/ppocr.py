@@ -76,8 +76,8 @@ MIN_CONFIDENCE = 0.6
 LONE_CONFIDENCE = 0.8
 SPACE = 0.12
 """A run of blank pixel columns between two characters wider than the line's median run
-between characters plus this share of REC_HEIGHT (and at least twice that median) is a word
-boundary ..."""
+between characters (the widest left out, on a line of four characters or more) plus this
+share of REC_HEIGHT (and at least twice that median) is a word boundary ..."""
 NARROW_SPACE = 0.06
 """... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``)."""
 NARROW = frozenset("1iIl:;.,'!|")
@@ -372,7 +372,11 @@ class PpOcrEngine:
         per_column = len(blank) / columns  # crop pixels per output column
         pairs = list(itertools.pairwise(chars))
         runs = [_longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
-        typical = float(np.median(runs)) if runs else 0.0
+        # The line's usual run between characters: on a short line (a word and a mark beside
+        # it, ``LTE`` and a signal icon read as ``A``) the widest run is as likely a space as
+        # not, so it is left out of the median it is compared with (a line of two or three
+        # characters keeps every run: ``12``, ``202``).
+        typical = float(np.median(sorted(runs)[:-1] if len(runs) > 2 else runs)) if runs else 0.0
         apart = max(typical, DASH_SPACE * REC_HEIGHT)
         dashes = {
             k + 1
