@@ -294,6 +294,8 @@ class PpOcrEngine:
             if width < REC_HEIGHT:  # a lone glyph: centred on its own background, square
                 pad = REC_HEIGHT - width
                 pixels = np.pad(pixels, ((0, 0), (pad // 2, pad - pad // 2), (0, 0)), "edge")
+            if index < len(found) and cut_off(pixels, box[1] == 0, box[3] == image.height):
+                continue
             crops.append((index, pixels, box, pad // 2))
         lines: list[list[Word]] = [[] for _ in boxes]
         todo: list[tuple[int, Any, Box, int]] = []
@@ -452,6 +454,9 @@ def merge_lines(boxes: list[Box]) -> list[Box]:
     return out
 
 
+CUT = 0.08
+"""Glyphs cut by the image's edge leave ink across more than this share of the rows at it."""
+CUT_ROWS = 3
 SOLID = 0.72
 GLYPH_CONFIDENCE = 0.9
 """A lone mark the detector passed over is a digit when read as one with this confidence."""
@@ -471,6 +476,24 @@ def ink_mask(pixels: Any) -> Any:
     grey = pixels.mean(axis=2)
     border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
     return np.abs(grey - float(np.median(border))) > INK
+
+
+def cut_off(pixels: Any, top: bool, bottom: bool) -> bool:
+    """Whether a detected line crop (REC_HEIGHT x width x RGB) whose box meets the image's
+    top or bottom edge (``top`` / ``bottom``) shows text cut across by that edge: glyph ink
+    (``INK`` from the crop's median grey, its background) across more than ``CUT`` of each
+    of the ``CUT_ROWS`` rows at that edge. Its lower or upper half hidden, such a line reads
+    as plausible junk (``HOwW TO RL AY``); a person reads it as partly hidden."""
+    import numpy as np
+
+    if not (top or bottom):
+        return False
+    grey = pixels.mean(axis=2)
+    share = (np.abs(grey - float(np.median(grey))) > INK).mean(axis=1)
+    return bool(
+        (top and float(share[:CUT_ROWS].min()) > CUT)
+        or (bottom and float(share[-CUT_ROWS:].min()) > CUT)
+    )
 
 
 def lone_digit(text: str, confidence: float) -> bool:
