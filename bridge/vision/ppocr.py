@@ -80,7 +80,7 @@ between characters (the widest left out, on a line of four characters or more) p
 share of REC_HEIGHT (and at least twice that median) is a word boundary ..."""
 NARROW_SPACE = 0.06
 """... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``)."""
-NARROW = frozenset("1iIl:;.,'!|")
+NARROW = frozenset("1iIl:;.,'!|\u00d7")
 UNIT_SPACE = 0.06
 """... but between a digit and a letter, a run wider than the median plus this share is a
 word boundary (a number and its unit: ``100 Hz``, ``20 m``; ``3rd`` is set tight)."""
@@ -325,7 +325,7 @@ class PpOcrEngine:
             probs = self._rec.run(None, {self._rec_input: x})[0]
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
-                blank = ~ink_mask(pixels)[MIDDLE].any(axis=0)
+                blank = ~glyph_ink(pixels)[MIDDLE].any(axis=0)
                 words = self._decode(probs[k], columns, blank)
                 self._seen[keys[index]] = words
                 if len(self._seen) > SEEN_LINES:
@@ -457,6 +457,8 @@ def merge_lines(boxes: list[Box]) -> list[Box]:
 CUT = 0.08
 """Glyphs cut by the image's edge leave ink across more than this share of the rows at it."""
 CUT_ROWS = 3
+EXTREME = 3.0
+"""The percentile of a line crop's grey levels taken as its glyphs' colour (``glyph_ink``)."""
 SOLID = 0.72
 GLYPH_CONFIDENCE = 0.9
 """A lone mark the detector passed over is a digit when read as one with this confidence."""
@@ -494,6 +496,22 @@ def cut_off(pixels: Any, top: bool, bottom: bool) -> bool:
         (top and float(share[:CUT_ROWS].min()) > CUT)
         or (bottom and float(share[-CUT_ROWS:].min()) > CUT)
     )
+
+
+def glyph_ink(pixels: Any) -> Any:
+    """Which pixels of a line crop are its glyphs' ink, for word gaps: those of the crop's
+    extreme grey level farthest from its median (the darkest ``EXTREME`` share for dark
+    text, the brightest for light text), beyond halfway from the median to it and at least
+    ``INK`` from the median. A background of several colours (a map's fields and roads) and
+    a halo around the glyphs are not ink, so the gaps between words show."""
+    import numpy as np
+
+    grey = pixels.mean(axis=2)
+    middle = float(np.median(grey))
+    dark, light = np.percentile(grey, (EXTREME, 100 - EXTREME))
+    if middle - dark >= light - middle:
+        return grey < min(middle - INK, (middle + dark) / 2)
+    return grey > max(middle + INK, (middle + light) / 2)
 
 
 def lone_digit(text: str, confidence: float) -> bool:
