@@ -24,7 +24,12 @@ The path, for one image (one colour all over: no text, nothing run):
    (the model seldom emits a space itself);
 4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
-   with ``LONE_CONFIDENCE``; a word of punctuation only is dropped.
+   with ``LONE_CONFIDENCE``; a word of punctuation only is dropped;
+5. **look again**, in grey and at its own scale, at a window around each of a few detected
+   lines that kept no word or a doubtful one (``retry_windows``): outlined text on a
+   texture is often found only in scraps at the whole image's scale. A line read there with
+   ``RETRY`` confidence replaces the first reading of the lines it covers when it is more
+   confident than they were and holds them whole.
 
 A line crop whose pixels were read before (the same line in an earlier frame: a game's
 score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
@@ -92,6 +97,15 @@ INK = 48
 """A pixel this far (grey levels) from the line's background colour is ink."""
 THREADS = 2
 UNIFORM = 2.0
+RETRY = 0.8
+"""A detected line with a word read with less confidence than this (or none kept) is looked
+at again (``retry_windows``) ..."""
+RETRY_GROW = 2.0
+RETRY_AREA = 1 / 12
+RETRY_WINDOWS = 3
+SAME_LINE = 0.3
+"""... and a line it reads replaces those of the first reading it shares more than this
+share of the smaller's area with."""
 MAX_BOXES = 400
 """Boxes read per image at most (the most text-like first); a screen of noise stays cheap."""
 
@@ -277,11 +291,47 @@ class PpOcrEngine:
     # ---- recognition ----------------------------------------------------------------------
 
     def _words(self, image: Image.Image) -> list[list[Word]]:
+        """Each line's kept words: the whole image read once, then a second look, in grey
+        and at the window's own scale, around each line that read as nothing or as doubtful
+        words (``retry_windows``); what the second look reads replaces the first reading of
+        the lines it overlaps when it is more confident than they were."""
+        found, lines = self._read(image)
+        for window in retry_windows(image.size, found, lines[: len(found)]):
+            grey = image.crop(window).convert("L").convert("RGB")
+            for line in self._read(grey)[1]:
+                if not line:
+                    continue
+                moved = [
+                    Word(w.text, _shift(w.box, window[0], window[1]), w.confidence) for w in line
+                ]
+                box = _union([w.box for w in moved])
+                confidence = min(w.confidence for w in moved)
+                if confidence < RETRY:
+                    continue  # as doubtful as what it would replace
+                near = [
+                    k
+                    for k, old in enumerate(lines)
+                    if old and _meets(_union([w.box for w in old]), box)
+                ]
+                if any(
+                    min(w.confidence for w in lines[k]) >= confidence
+                    or not _inside(_union([w.box for w in lines[k]]), window)
+                    for k in near
+                ):
+                    continue  # read as well the first time, or part of a line the window cuts
+                for k in near:
+                    lines[k] = []
+                lines.append(moved)
+        return lines
+
+    def _read(self, image: Image.Image) -> tuple[list[Box], list[list[Word]]]:
+        """The detected boxes of ``image`` and the kept words of each box (those boxes
+        first, then the lone glyphs' boxes)."""
         np = self._np
         found = self.detect(image)
         boxes = found + glyphs.candidates(image, found)
         if not boxes:
-            return []
+            return found, []
         crops: list[tuple[int, Any, Box, int]] = []  # (box index, pixels, box, left pad)
         for index, box in enumerate(boxes):
             w, h = box[2] - box[0], box[3] - box[1]
@@ -331,7 +381,7 @@ class PpOcrEngine:
                 if len(self._seen) > SEEN_LINES:
                     self._seen.popitem(last=False)
                 lines[index] = self._keep(index >= len(found), pixels, box, pad, words)
-        return lines
+        return found, lines
 
     @staticmethod
     def _keep(
@@ -413,6 +463,64 @@ class PpOcrEngine:
             last = int(min(columns, group[-1][0] + 2) * per_column)
             out.append((text, (first, max(first + 1, last)), confidence))
         return out
+
+
+def retry_windows(size: tuple[int, int], found: list[Box], lines: list[list[Word]]) -> list[Box]:
+    """Where a second look may read what the first did not (``RETRY_WINDOWS`` at most, the
+    most text-like first): around each detected box (``found``) whose words (``lines``) are
+    none or include one read with less than ``RETRY`` confidence, grown by ``RETRY_GROW`` of
+    its height on every side, within the image of ``size`` and at most ``RETRY_AREA`` of it
+    (read at its own scale, the window's text is larger to the detector than in the whole
+    image); a window inside one already taken is not taken again. Outlined text on a
+    texture (a game's white digits with a dark edge over snow or bricks) is found by the
+    detector in pieces or not at all, as a scrap that reads as junk."""
+    width, height = size
+    out: list[Box] = []
+    for box, words in zip(found, lines, strict=False):
+        if words and min(w.confidence for w in words) >= RETRY:
+            continue
+        grow = RETRY_GROW * (box[3] - box[1])
+        window = (
+            max(0, int(box[0] - grow)),
+            max(0, int(box[1] - grow)),
+            min(width, int(box[2] + grow)),
+            min(height, int(box[3] + grow)),
+        )
+        if (window[2] - window[0]) * (window[3] - window[1]) > RETRY_AREA * width * height:
+            continue
+        if any(_inside(window, taken) for taken in out):
+            continue
+        out.append(window)
+        if len(out) >= RETRY_WINDOWS:
+            break
+    return out
+
+
+def _shift(box: Box, x: int, y: int) -> Box:
+    return (box[0] + x, box[1] + y, box[2] + x, box[3] + y)
+
+
+def _union(boxes: list[Box]) -> Box:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def _meets(a: Box, b: Box) -> bool:
+    """Whether boxes ``a`` and ``b`` share more than ``SAME_LINE`` of the smaller's area."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return False
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return width * height > SAME_LINE * smaller
+
+
+def _inside(a: Box, b: Box) -> bool:
+    return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
 
 
 def uniform(image: Image.Image) -> bool:
