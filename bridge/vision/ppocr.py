@@ -298,7 +298,7 @@ class PpOcrEngine:
         found, lines = self._read(image)
         for window in retry_windows(image.size, found, lines[: len(found)]):
             grey = image.crop(window).convert("L").convert("RGB")
-            for line in self._read(grey)[1]:
+            for line in self._read(grey, lone=False)[1]:
                 if not line:
                     continue
                 moved = [
@@ -324,12 +324,13 @@ class PpOcrEngine:
                 lines.append(moved)
         return lines
 
-    def _read(self, image: Image.Image) -> tuple[list[Box], list[list[Word]]]:
+    def _read(self, image: Image.Image, lone: bool = True) -> tuple[list[Box], list[list[Word]]]:
         """The detected boxes of ``image`` and the kept words of each box (those boxes
-        first, then the lone glyphs' boxes)."""
+        first, then the lone glyphs' boxes; ``lone``: look for lone glyphs, which a second
+        look leaves to the first, made on the whole image)."""
         np = self._np
         found = self.detect(image)
-        boxes = found + glyphs.candidates(image, found)
+        boxes = found + (glyphs.candidates(image, found) if lone else [])
         if not boxes:
             return found, []
         crops: list[tuple[int, Any, Box, int]] = []  # (box index, pixels, box, left pad)

@@ -6,7 +6,7 @@ Measured when written (PP-OCRv6 tiny on ONNX Runtime, ``bridge.vision.ppocr``, w
 digits of ``bridge.vision.glyphs``): recall 0.940, precision 0.936 in total (before the lone
 digits and the word boundaries of numbers and units: 0.905 / 0.916; Tesseract as tuned for
 issue 29: 0.487 / 0.697). With lines cut by the screen's edge left out, word gaps read from
-the glyphs' own ink and a second look at doubtful lines: 0.955 / 0.952, 33 of 41 screens
+the glyphs' own ink and a second look at doubtful lines: 0.955 / 0.954, 33 of 41 screens
 on target. The floors leave room for another onnxruntime build, not for a regression. A
 landscape video player's overlay and boards of lone digits are read word for word."""
 
