@@ -22,6 +22,7 @@ from bridge.core.mutation import (
     most_mutating,
     mutation_rank,
 )
+from bridge.core.mutation import _Vocabulary as _Vocabulary  # built at import time
 from bridge.wire.enums import ActionVerb, AppAction, GlobalAction, MutationClass, Role
 
 RO, REV, SIDE, EXT, DESTR = (
@@ -304,3 +305,19 @@ def test_a_destructive_word_always_wins(prefix: str, word: str) -> None:
 @given(_labels)
 def test_clicks_never_rank_below_side_effect(label: str | None) -> None:
     assert mutation_rank(click(label).mutation_class) >= mutation_rank(SIDE)
+
+
+def test_a_vocabulary_splits_phrases_from_cjk_substrings_and_finds_both() -> None:
+    """The vocabularies are built at import time, where a mutation run never rebuilds them;
+    this builds one here, so its construction is checked too."""
+    vocab = _Vocabulary.of(["Delete  Account", "Remove", "削除", "Pay now"])
+    assert vocab.phrases == frozenset({("delete", "account"), ("remove",), ("pay", "now")})
+    assert vocab.longest == 2
+    assert vocab.substrings == ("削除",)
+    text = "please delete account or remove it 削除"
+    words = tuple(text.split())
+    assert vocab.find(text, words) == ["削除", "delete account", "remove"]
+    assert vocab.find("pay", ("pay",)) == []  # a phrase is matched whole
+    empty = _Vocabulary.of([])
+    assert (empty.phrases, empty.longest, empty.substrings) == (frozenset(), 0, ())
+    assert empty.find(text, words) == []
