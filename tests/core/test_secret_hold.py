@@ -75,3 +75,50 @@ def test_a_motion_hold_ends_at_its_cap_and_on_a_new_link() -> None:
     assert hold.holding(link, 4, True, 5_003)
     assert hold.holding(None, None, True, 5_003), "offline: nothing says where things are"
     assert not hold.holding(other, 1, True, 5_004), "the agent reconnected after the motion"
+
+
+def test_a_hold_is_counted_once_however_many_dispatches_it_spans() -> None:
+    hold, link = SecretHold(), object()
+    hold.begin()
+    hold.end(link, received=3)
+    hold.begin()  # while the first hold waits for its capture: the same hold
+    hold.end(link, received=4)
+    assert hold.holds == 1
+    assert not hold.holding(link, 5)
+    hold.begin()  # after it ended: a new one
+    assert hold.holds == 2
+
+
+def test_the_highest_capture_number_on_one_link_is_kept_and_a_new_link_starts_again() -> None:
+    hold, link, other = SecretHold(), object(), object()
+    hold.begin()
+    hold.begin()
+    hold.end(link, received=10)
+    hold.end(link, received=5)  # its reply came later but named an older capture
+    assert hold.holding(link, 8), "capture 8 predates the first end"
+    assert hold.holding(link, None), "no capture yet: nothing says where the secret went"
+    assert not hold.holding(link, 11)
+    hold.begin()
+    hold.end(link, received=20)
+    hold.begin()
+    hold.end(other, received=2)  # the agent reconnected: its numbers start again
+    assert hold.holding(other, 2) and not hold.holding(other, 3)
+
+
+def test_a_motion_hold_keeps_the_highest_capture_number_and_counts_holds_once() -> None:
+    link = object()
+    hold = MotionHold()
+    hold.begin()
+    hold.begin()
+    hold.end(link, 10, 1)
+    hold.end(link, 5, 2)
+    assert hold.holding(link, 8, True, 3), "capture 8 predates the first command's end"
+    assert hold.holding(link, 10, True, 3)
+    hold.begin()  # while that hold waits
+    hold.end(link, 11, 4)
+    assert hold.holds == 1
+    assert not hold.holding(link, 12, True, 5)
+    hold.begin()
+    assert hold.holds == 2
+    hold.end(link, 12, 6)
+    assert hold.holding(link, None, True, 7), "no capture on the link yet"
