@@ -20,6 +20,7 @@ from bridge.core.screendiff import (
     is_empty,
     screen_diff,
 )
+from bridge.core.screendiff import _state_getter as _state_getter  # built at import
 from bridge.wire.base import Bounds
 from bridge.wire.enums import ActionVerb, FocusChange, Orientation, Platform, Role
 from bridge.wire.node import CollectionInfo, NodeState, SemanticNode
@@ -545,3 +546,59 @@ def test_real_screen_transitions_stay_small(shared_dir: Path) -> None:
         assert len(msgspec.json.encode(diff.added)) <= 3_000
         worst = max(worst, len(msgspec.json.encode(diff)))
     assert worst < 5_000
+
+
+# ---- edges a mutation run found unchecked ------------------------------------------------
+
+
+def test_an_added_password_field_never_carries_its_text_or_value() -> None:
+    secret = NodeState(password=True)
+    typed = node("n9", "n1", role=Role.INPUT, text="hunter2", state=secret)
+    valued = node("n10", "n1", role=Role.INPUT, value="hunter3", state=secret)
+    diff = screen_diff(snap(BASE), snap((*BASE, typed, valued)))
+    assert [(n.node_id, n.text, n.value) for n in diff.added] == [
+        ("n9", None, None),
+        ("n10", None, None),
+    ]
+    assert "hunter" not in repr(diff)
+
+
+def test_a_field_that_became_or_stopped_being_a_password_reports_no_text() -> None:
+    plain = replace(BASE, "n2", value="before-secret")
+    hidden = replace(BASE, "n2", value="after-secret", state=NodeState(password=True))
+    for a, b in ((plain, hidden), (hidden, plain)):
+        fields = screen_diff(snap(a), snap(b)).changed[0].fields
+        assert "state.password" in fields
+        assert "value" not in fields and "text" not in fields
+
+
+def test_added_nodes_stop_at_exactly_the_byte_budget() -> None:
+    extra = node("n9", "n1", text="x" * 40)
+    size = len(msgspec.json.encode(extra)) + 1  # each node counts its bytes and a separator
+    after = snap((*BASE, extra))
+    assert [n.node_id for n in screen_diff(snap(BASE), after, max_added_bytes=size).added] == ["n9"]
+    assert screen_diff(snap(BASE), after, max_added_bytes=size - 1).added == ()
+    second = node("n10", "n1", text="y" * 40)
+    both = size + len(msgspec.json.encode(second)) + 1
+    two = snap((*BASE, extra, second))
+    assert len(screen_diff(snap(BASE), two, max_added_bytes=both).added) == 2
+    assert len(screen_diff(snap(BASE), two, max_added_bytes=both - 1).added) == 1
+
+
+def test_a_diff_is_empty_only_when_all_four_lists_are() -> None:
+    base = screen_diff(snap(BASE), snap(BASE))
+    assert is_empty(base)
+    for part in (
+        {"added": (BASE[1],)},
+        {"removed": ("n2",)},
+        {"moved": screen_diff(snap(BASE), snap(replace(BASE, "n5", bounds=(0, 0, 9, 9)))).moved},
+        {"changed": screen_diff(snap(BASE), snap(replace(BASE, "n5", text="x"))).changed},
+    ):
+        assert not is_empty(msgspec.structs.replace(base, **part)), part
+
+
+def test_a_state_getter_reads_the_effective_state() -> None:
+    """The getters are built at import time (a mutation run never rebuilds them)."""
+    get = _state_getter("enabled")
+    assert get(node("a")) is True
+    assert get(node("b", state=NodeState(enabled=False))) is False
