@@ -7,7 +7,9 @@ missed, a target line per measure) and never a timing.
 
 from __future__ import annotations
 
-import functools
+import fcntl
+import json
+import os
 import re
 
 import pytest
@@ -33,16 +35,21 @@ TINY = hub_bench.Sizes(
 )
 
 
-@functools.cache
-def _measured() -> tuple[str, ...]:
-    """One run per worker process: a module fixture alone was set up three times in one
-    full run (25 s each), when the worker tore the module down between its batches."""
-    return tuple(hub_bench.measure(TINY))
-
-
 @pytest.fixture
-def lines() -> list[str]:
-    return list(_measured())
+def lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """One run per test session, shared by every worker through a file beside the workers'
+    temporary folders (taken under a lock): in full runs the measurement was made up to four
+    times (25 s each), though each worker kept it in a cache."""
+    base = tmp_path_factory.getbasetemp()  # under xdist: this session's folder / the worker's
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "hub-bench-smoke"
+    shared.mkdir(exist_ok=True)
+    with (shared / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / "lines.json"
+        if not done.exists():
+            measured = hub_bench.measure(TINY)
+            done.write_text(json.dumps(measured))
+        return list(json.loads(done.read_text()))
 
 
 def _section(lines: list[str], title: str) -> list[str]:
