@@ -15,7 +15,15 @@ from pathlib import Path
 import msgspec
 
 from bridge.core.importers import import_dump
-from bridge.core.keyboard import ANDROID_HIDE_HINT, KEYBOARD_LABEL, find_keyboards
+from bridge.core.keyboard import (
+    ANDROID_HIDE_HINT,
+    KEYBOARD_LABEL,
+    KeyboardRegion,
+    find_keyboards,
+    keyboard_regions,
+    may_start_region,
+    region_members,
+)
 from bridge.core.normalize import Normalized, SnapshotContext, normalize
 from bridge.wire.enums import Platform, Role
 from bridge.wire.raw import RawNode, RawTree, RawWindow
@@ -296,3 +304,96 @@ def test_ios_keyboard_element_without_a_window_is_the_region_root() -> None:
     board = next(n for n in out.compact.nodes if n.label == KEYBOARD_LABEL)
     assert board.bounds == (0, 508, 390, 844)
     assert board.value is None  # iOS dumps do not name the input method
+
+
+# ---- the region finder itself, on trees built here ------------------------------------------
+
+
+def _tree(platform: Platform, *nodes: RawNode, windows: tuple[RawWindow, ...] = (),
+          package: str | None = "com.example.notes") -> RawTree:  # fmt: skip
+    return RawTree(capture=1, platform=platform, nodes=nodes, windows=windows, package=package)
+
+
+def _n(handle: int, parent: int, **fields: object) -> RawNode:
+    return RawNode(handle=handle, parent=parent, **fields)  # type: ignore[arg-type]
+
+
+def test_a_keyboard_at_the_trees_root_holds_every_node_below_it() -> None:
+    raw = _tree(
+        Platform.ANDROID,
+        _n(0, -1, window=7, package=GBOARD),
+        _n(1, 0, window=7, package=GBOARD, label="q"),
+        _n(2, 1, window=7, package=GBOARD, text=" Done "),
+        windows=(RawWindow(id=7, type="input_method", package=GBOARD),),
+    )
+    regions, members = keyboard_regions(raw)
+    assert regions == (
+        KeyboardRegion(root=0, package=GBOARD, hide_keys=(2,), hint=ANDROID_HIDE_HINT),
+    )
+    assert members == [0, 0, 0]
+    assert region_members(raw, regions) == [0, 0, 0]
+    assert region_members(raw, ()) == [-1, -1, -1]  # no keyboard: nobody is a member
+    assert find_keyboards(raw) == regions
+
+
+def test_the_window_names_the_input_method_before_the_nodes_package() -> None:
+    raw = _tree(
+        Platform.ANDROID,
+        _n(0, -1, window=1, package="com.example.notes"),
+        _n(1, 0, window=1, package="com.example.notes", label="Title"),
+        _n(2, -1, window=2, package="com.other.keys"),
+        _n(3, 2, window=2, package="com.other.keys", label="a"),
+        windows=(
+            RawWindow(id=1, type="application", package="com.example.notes"),
+            RawWindow(id=2, type="input_method", package=GBOARD),
+        ),
+    )
+    (region,) = find_keyboards(raw)
+    assert (region.root, region.package, region.hide_keys) == (2, GBOARD, ())
+    assert region_members(raw, (region,)) == [-1, -1, 2, 2]
+    # a window without a package: the node's own package names it
+    bare = msgspec.structs.replace(raw, windows=(RawWindow(id=2, type="input_method"),))
+    assert find_keyboards(bare)[0].package == "com.other.keys"
+
+
+def test_may_start_region_is_true_for_ime_windows_packages_and_ios_keyboards_only() -> None:
+    ime_window = RawWindow(id=2, type="input_method")
+    app_window = RawWindow(id=1, type="application")
+    android = _tree(Platform.ANDROID, _n(0, -1), windows=(app_window, ime_window))
+    assert may_start_region(android, _n(0, -1, window=2, package="com.example.notes"))
+    assert not may_start_region(android, _n(0, -1, window=1, package="com.example.notes"))
+    assert not may_start_region(android, _n(0, -1, window=3, package="com.example.notes"))
+    assert may_start_region(android, _n(0, -1, window=1, package=GBOARD))
+    only_app = _tree(Platform.ANDROID, _n(0, -1), windows=(RawWindow(id=2, type="system"),))
+    assert not may_start_region(only_app, _n(0, -1, window=2, package="com.example.notes"))
+    ios = _tree(Platform.IOS, _n(0, -1))
+    assert may_start_region(ios, _n(0, -1, class_name="XCUIElementTypeKeyboard"))
+    assert may_start_region(ios, _n(0, -1, class_name="UIAWindow"))
+    assert not may_start_region(ios, _n(0, -1, class_name="XCUIElementTypeButton"))
+    assert not may_start_region(ios, _n(0, -1))
+
+
+def test_an_ios_keyboard_names_its_first_hide_key_by_label_else_text() -> None:
+    raw = _tree(
+        Platform.IOS,
+        _n(0, -1, class_name="XCUIElementTypeApplication"),
+        _n(1, 0, class_name="XCUIElementTypeKeyboard"),
+        _n(2, 1, class_name="XCUIElementTypeKey", label="a"),
+        _n(3, 1, class_name="XCUIElementTypeButton", text="  Dismiss keyboard "),
+        _n(4, 1, class_name="XCUIElementTypeButton", label="Done"),
+        package=None,
+    )
+    (region,) = find_keyboards(raw)
+    assert region == KeyboardRegion(
+        root=1, package=None, hide_keys=(3, 4), hint="the 'Dismiss keyboard' key hides the keyboard"
+    )
+    assert region_members(raw, (region,)) == [-1, 1, 1, 1, 1]
+    plain = _tree(
+        Platform.IOS,
+        _n(0, -1, class_name="XCUIElementTypeKeyboard", package="com.apple.keyboard"),
+        _n(1, 0, class_name="XCUIElementTypeKey", label="a"),
+    )
+    assert find_keyboards(plain) == (KeyboardRegion(root=0, package=None, hide_keys=(), hint=None),)
+    # an iOS window that is not an input-method window is no keyboard
+    window = _tree(Platform.IOS, _n(0, -1, class_name="XCUIElementTypeWindow"))
+    assert find_keyboards(window) == ()
