@@ -321,3 +321,26 @@ def test_a_vocabulary_splits_phrases_from_cjk_substrings_and_finds_both() -> Non
     empty = _Vocabulary.of([])
     assert (empty.phrases, empty.longest, empty.substrings) == (frozenset(), 0, ())
     assert empty.find(text, words) == []
+
+
+def test_a_deep_links_scheme_is_what_comes_before_its_first_colon_only() -> None:
+    link = AppAction.APP_DEEP_LINK
+    assert assess_app(link, "tel") == MutationVerdict(MutationClass.SIDE_EFFECT, False)
+    assert assess_app(link, "tel:1:2").mutation_class is MutationClass.EXTERNAL_SIDE_EFFECT
+    assert assess_app(link, "TEL:123").mutation_class is MutationClass.EXTERNAL_SIDE_EFFECT
+    # the words of the link still count: a destructive word outranks the scheme's class
+    assert assess_app(link, "tel:delete-account").mutation_class is MutationClass.DESTRUCTIVE
+    assert assess_app(link, "mailto:pay-now") == MutationVerdict(
+        MutationClass.EXTERNAL_SIDE_EFFECT, True
+    )
+
+
+def test_verdicts_say_financial_false_not_just_falsy() -> None:
+    for verb in (ActionVerb.SET_TEXT, ActionVerb.EXPAND, ActionVerb.COLLAPSE):
+        verdict = assess_action(verb, Role.BUTTON, "Pay now", False)
+        assert verdict.mutation_class is MutationClass.REVERSIBLE
+        assert verdict.financial is False
+    assert assess_action(ActionVerb.CLICK, Role.INPUT, "Pay now", True).financial is False
+    assert classify_action(ActionVerb.CLICK, Role.INPUT, "Delete", False) is (
+        MutationClass.REVERSIBLE
+    )  # a tap into a field only focuses it, whatever it is called
