@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bridge.core.identity import IdAllocator
 from bridge.core.normalize import Normalized, SnapshotContext, normalize
-from bridge.core.patch import PatchMismatch, apply_patch, patch
+from bridge.core.patch import PatchMismatch, apply_patch, patch, unseen_changes
 from bridge.wire.enums import Orientation, Role
 from bridge.wire.node import SemanticNode
 from bridge.wire.raw import RawNode, RawTree
@@ -147,3 +147,47 @@ def test_normalization_is_deterministic_and_compact_is_subset() -> None:
     assert {n.node_id for n in one.compact.nodes} <= full_ids
     assert [n.role for n in one.compact.nodes] == [Role.SCREEN, Role.BUTTON]
     assert one.compact.nodes[1].parent_id == one.compact.nodes[0].node_id
+
+
+# ---- the engine's shortcut (``changed``) and what a compact subscriber cannot see ----------
+
+
+def _n(nid: str, parent: str | None = None, label: str | None = None) -> SemanticNode:
+    return SemanticNode(node_id=nid, parent_id=parent, role=Role.TEXT, label=label)
+
+
+A_NODES = (_n("n1"), _n("n2", "n1", "a"), _n("n3", "n1", "b"), _n("n4", "n3", "c"))
+B_NODES = (_n("n1"), _n("n2", "n1", "a2"), _n("n3", "n1", "b"), _n("n4", "n3", "c2"))
+
+
+def test_a_patch_from_named_changes_holds_exactly_those_nodes_in_bs_order() -> None:
+    a, b = snapshot(A_NODES, "s_1"), snapshot(B_NODES, "s_2")
+    by_name = patch(a, b, ["n4", "n2"])
+    assert by_name.base == "s_1"
+    assert by_name.meta == msgspec.structs.replace(b, nodes=())
+    assert (by_name.remove, by_name.order) == ((), {})
+    assert [n.node_id for n in by_name.upsert] == ["n2", "n4"]  # b's order, from a scan
+    assert by_name.upsert == (B_NODES[1], B_NODES[3])
+    looked_up = patch(a, b, ["n4", "n2"], by_id={n.node_id: n for n in B_NODES})
+    assert looked_up.upsert == (B_NODES[3], B_NODES[1])  # the caller's order, by lookup
+    nothing = patch(a, b, [])
+    assert nothing.empty and nothing.base == "s_1" and nothing.meta.nodes == ()
+    assert apply_patch(a, by_name) == b
+    assert patch(a, b) == by_name  # the same delta as comparing every node
+
+
+def test_unseen_changes_name_what_the_compact_cut_hid() -> None:
+    a, b = snapshot(A_NODES, "s_1"), snapshot(B_NODES, "s_2")
+    assert unseen_changes(a, b, (), ()) == []  # nothing cut: a compact subscriber sees all
+    assert unseen_changes(a, b, (), ("n4",)) == ["n4"]
+    assert unseen_changes(a, b, ("n4",), ()) == []  # n4 was cut before and is not removed
+    assert unseen_changes(a, b, (), ("n2", "n4")) == ["n2", "n4"]
+    assert unseen_changes(a, b, (), ("n3",)) == []  # cut, but unchanged
+    assert unseen_changes(a, b, (), ("n4",), changed=["n2", "n4"]) == ["n4"]
+    assert unseen_changes(a, b, ("n4",), (), changed=["n2", "n4"]) == []
+    # a removal is unseen when the removed node had been cut from a's compact view
+    shrunk = snapshot((_n("n1"), _n("n2", "n1", "a"), _n("n3", "n1", "b")), "s_3")
+    assert unseen_changes(a, shrunk, ("n4",), ()) == ["n4"]
+    assert unseen_changes(a, shrunk, ("n2",), ()) == []
+    grown = snapshot((*A_NODES, _n("n5", "n1", "new")), "s_4")
+    assert unseen_changes(a, grown, ("n4",), ("n5",)) == ["n5"]
