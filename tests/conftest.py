@@ -41,6 +41,43 @@ _SKIPS: Counter[str] = Counter()
 requires_shared = pytest.mark.skipif(not SHARED_DIR.is_dir(), reason=SHARED_ABSENT_REASON)
 
 
+LONGEST_FIRST = (
+    "tests/flows/maestro/test_sim_flows.py",
+    "tests/docs/test_docs_commands.py",
+    "tests/wire/test_roundtrip.py",
+    "tests/bench/test_hub_bench_smoke.py",
+    "tests/flows/test_suite_cli.py",
+    "tests/webdriver/test_appium_client.py",
+    "tests/meta/test_skips_under_ci.py",
+    "tests/flows/maestro/test_sim_options.py",
+    "tests/cli/test_cli_client_commands.py",
+    "tests/webdriver/test_appium_commands.py",
+    "tests/meta/test_broken_code_is_caught.py",
+    "tests/adversarial/test_small_holes_33.py",
+)
+"""Test files that each keep one worker busy longest (30-90 s at 3 workers on a 2-core
+machine; ``--durations`` of full runs, 2026-12-03), started first: pytest-xdist hands whole
+files out in collection order (``--dist loadfile``), and in alphabetical order the longest
+came last, leaving one worker running them while the others had nothing left to do. Only
+the order changes; a file missing from the list (renamed) just keeps its place."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    root = Path(__file__).resolve().parents[1]
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def key(pair: tuple[int, pytest.Item]) -> tuple[int, int]:
+        where, item = pair
+        try:
+            name = Path(str(item.fspath)).resolve().relative_to(root).as_posix()
+        except ValueError:
+            name = ""
+        return rank.get(name, len(rank)), where
+
+    items[:] = [item for _, item in sorted(enumerate(items), key=key)]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     import tempfile
 
