@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgspec
+
 from bridge.core.web_tree import (
+    MAX_DEPTH,
     MAX_FRAMES,
     REMOTE_SHIFT,
     Viewport,
@@ -16,7 +19,7 @@ from bridge.core.web_tree import (
     shifted,
     web_items,
 )
-from bridge.wire.cdp import DomSnapshot, FullAXTree
+from bridge.wire.cdp import DomSnapshot, FullAXTree, SnapshotDocument
 from tests.core.webpage import El, Strings, document, node, snapshot
 
 BOX = (0, 200, 1000, 1200)
@@ -298,3 +301,178 @@ def test_at_most_max_frames_cross_process_frames_are_read() -> None:
     assert [it.bounds for it in got if it.role == "button"] == [
         (0, 200 + 50 * i, 25, 225 + 50 * i) for i in range(MAX_FRAMES)
     ]
+
+
+def test_a_frames_tree_is_walked_in_its_own_nodes_to_any_depth() -> None:
+    ax, snap, _ = framed()
+    named = FullAXTree(nodes=(ax.nodes[0], node("f", "Iframe", name="Ad", bid=2)))
+    # node ids that the top tree also has, meaning other nodes there
+    frame_ax = FullAXTree(
+        nodes=(
+            node("r", "RootWebArea", bid=100, children=("1", "t")),
+            node("1", "generic", children=("f",)),
+            node("f", "list", name="Offers", children=("g",)),
+            node("g", "listitem", name="One", bid=101, children=("h",)),
+            node("h", "generic", children=("k",)),
+            node("k", "link", name="Deep link"),
+            node("t", "StaticText", name="Ad"),  # repeats its frame's name: dropped
+        )
+    )
+    got = web_items(named, snap, VIEW, frames={"F1": frame_ax}).items
+    assert got == (
+        FRAME_ITEMS[0],
+        replace(FRAME_ITEMS[1], name="Ad"),
+        item(1, "list", None, name="Offers"),
+        item(2, "listitem", 101, html_id="inframe", name="One", bounds=(30, 385, 155, 435)),
+        item(3, "link", None, name="Deep link"),
+    )
+
+
+def test_a_frames_document_counts_towards_the_depth_cap() -> None:
+    _, snap, frame_ax = framed()
+
+    def at_depth(depth: int) -> FullAXTree:
+        # the Iframe at ``depth``: its document's elements one deeper
+        chain = [node(f"l{i}", "list", name=f"d{i}", children=(f"l{i + 1}",))
+                 for i in range(1, depth)]  # fmt: skip
+        return FullAXTree(nodes=(node("1", "RootWebArea", name="Top", bid=1, children=("l1",)),
+                                 *chain, node(f"l{depth}", "Iframe", bid=2)))  # fmt: skip
+
+    def roles(depth: int) -> list[str]:
+        got = web_items(at_depth(depth), snap, VIEW, frames={"F1": frame_ax}).items
+        return [it.role for it in got if it.role not in ("list", "RootWebArea")]
+
+    assert roles(MAX_DEPTH - 1) == ["Iframe", "button", "link", "textbox"]
+    assert roles(MAX_DEPTH) == ["Iframe"]
+
+
+def test_frames_past_the_cap_are_not_read_whatever_the_order_of_their_trees() -> None:
+    ax, snap, trees = _many(MAX_FRAMES + 2)
+    backwards = dict(reversed(list(trees.items())))  # F9, F8, ... : the first 8 are read
+    got = web_items(ax, snap, VIEW, frames=backwards).items
+    # F8 and F9 have trees but their documents are past the cap; F0 and F1 have documents
+    # but their trees are past it
+    assert [it.name for it in got if it.role == "button"] == [f"B{i}" for i in range(2, 8)]
+
+
+def _remote_in(owner_client: tuple[float, ...] | None) -> tuple[FullAXTree, DomSnapshot]:
+    """A top page with a cross-process frame owner (bid 3, an IFRAME at (10, 300) CSS px,
+    200 x 100, with ``owner_client`` as its client rect or none)."""
+    s = Strings()
+    top = document(s, [El(1, "#document"),
+                       El(3, "IFRAME", box=(10, 300, 200, 100),
+                          client=owner_client if owner_client is not None else ())])  # fmt: skip
+    ax = FullAXTree(nodes=(node("1", "RootWebArea", bid=1, children=("f",)),
+                           node("f", "Iframe", bid=3)))  # fmt: skip
+    return ax, snapshot(s, top)
+
+
+def _remote_doc(*, scroll_x: float = 0, scroll_y: float = 0,
+                content_height: float = 50) -> tuple[FullAXTree, DomSnapshot]:  # fmt: skip
+    """The frame's page: a button at its (0, 10), another at (100, 10), 50 x 20 each."""
+    r = Strings()
+    doc = document(
+        r,
+        [El(5, "#document"), El(6, "BUTTON", box=(0, 10, 50, 20)),
+         El(7, "BUTTON", (("id", "far"),), box=(100, 10, 50, 20))],
+        scroll_x=scroll_x, scroll_y=scroll_y, content_height=content_height,
+    )  # fmt: skip
+    snap = snapshot(r, doc)
+    # an attribute whose value is past the string table: it reads as ""
+    attrs = (*doc.nodes.attributes[:2], (r("id"), 99))
+    odd = DomSnapshot(documents=(replace_doc_attrs(doc, attrs),), strings=snap.strings)
+    tree = FullAXTree(nodes=(node("a", "RootWebArea", bid=5, children=("b", "c")),
+                             node("b", "button", name="Near", bid=6),
+                             node("c", "button", name="Far", bid=7)))  # fmt: skip
+    return tree, odd
+
+
+def replace_doc_attrs(
+    doc: SnapshotDocument, attrs: tuple[tuple[int, ...], ...]
+) -> SnapshotDocument:
+    return msgspec.structs.replace(doc, nodes=msgspec.structs.replace(doc.nodes, attributes=attrs))
+
+
+def test_a_cross_process_frame_is_clipped_to_its_owners_client_box() -> None:
+    ax, snap = _remote_in((2, 4, 100, 94))
+    tree, other = _remote_doc(scroll_x=6, scroll_y=2)
+    got = web_items(ax, snap, VIEW, remote={3: (tree, other)}).items
+    # the client box: (12, 304) 100 x 94; the page scrolled by (6, 2): "Far" at x 106..156
+    # is just inside it (12 + 100); unscrolled, at 112.., it is not
+    assert got == (
+        item(-1, "RootWebArea", 1, bounds=BOX),
+        item(0, "Iframe", 3, bounds=(25, 850, 525, 1100)),
+        item(1, "button", 6, name="Near", bounds=(15, 880, 140, 930)),
+        item(1, "button", 7, name="Far", bounds=(265, 880, 390, 930)),
+    )
+    tree, other = _remote_doc(scroll_x=0, scroll_y=2)
+    got = web_items(ax, snap, VIEW, remote={3: (tree, other)}).items
+    assert got[3] == item(1, "button", 7, name="Far", bounds=(280, 880, 405, 930), visible=False)
+
+
+def test_a_cross_process_frame_owner_without_a_client_rect_shows_it_in_its_whole_box() -> None:
+    # the whole box is 200 wide: "Far" at 110..160 is inside it
+    ax, snap = _remote_in(None)
+    tree, other = _remote_doc()
+    got = web_items(ax, snap, VIEW, remote={3: (tree, other)}).items
+    assert got[2:] == (
+        item(1, "button", 6, name="Near", bounds=(25, 875, 150, 925)),
+        item(1, "button", 7, name="Far", bounds=(275, 875, 400, 925)),
+    )
+    # the client rects stop before the owner: the same
+    short = msgspec.structs.replace(
+        snap.documents[0],
+        layout=msgspec.structs.replace(snap.documents[0].layout, clientRects=()),
+    )
+    again = web_items(ax, DomSnapshot(documents=(short,), strings=snap.strings), VIEW,
+                      remote={3: (tree, other)}).items  # fmt: skip
+    assert again == got
+
+
+def test_a_cross_process_frame_scrolls_when_taller_than_its_owners_client_box() -> None:
+    ax, snap = _remote_in((2, 4, 196, 94))
+    for height, scrolls in ((95, False), (95.5, True)):
+        tree, other = _remote_doc(content_height=height)
+        got = web_items(ax, snap, VIEW, remote={3: (tree, other)}).items
+        assert got[1].scrollable is scrolls
+
+
+def test_cross_process_frames_that_cannot_be_placed_do_not_stop_the_others() -> None:
+    ax, snap = _remote_in((2, 4, 196, 94))
+    tree, other = _remote_doc()
+    got = web_items(ax, snap, VIEW, remote={9: (tree, other), 3: (tree, other)}).items
+    assert [it.name for it in got] == [None, None, "Near", "Far"]
+
+
+def test_a_cross_process_frame_inside_a_frame_is_placed_and_clipped_by_both() -> None:
+    s = Strings()
+    top = document(s, [El(1, "#document"),
+                       El(2, "IFRAME", box=(10, 100, 200, 100), client=(2, 4, 196, 94),
+                          content_doc=1)])  # fmt: skip
+    # in the frame: the remote frame's owner at the frame's (20, 30), 150 x 100 (taller than
+    # the frame shows: the frame's box cuts it)
+    inner = document(s, [El(100, "#document"),
+                         El(101, "IFRAME", box=(20, 30, 150, 100), client=(2, 2, 140, 90))],
+                     frame="F1", scroll_x=4, scroll_y=6)  # fmt: skip
+    ax = FullAXTree(nodes=(node("1", "RootWebArea", bid=1, children=("f",)),
+                           node("f", "Iframe", bid=2)))  # fmt: skip
+    frame_ax = FullAXTree(nodes=(node("r", "RootWebArea", bid=100, children=("o",)),
+                                 node("o", "Iframe", bid=101)))  # fmt: skip
+    r = Strings()
+    rdoc = document(r, [El(5, "#document"), El(6, "BUTTON", box=(0, 10, 50, 20)),
+                        El(7, "BUTTON", box=(0, 70, 50, 20))])  # fmt: skip
+    tree = FullAXTree(nodes=(node("a", "RootWebArea", bid=5, children=("b", "c")),
+                             node("b", "button", name="Seen", bid=6),
+                             node("c", "button", name="Cut", bid=7)))  # fmt: skip
+    got = web_items(ax, snapshot(s, top, inner), VIEW, frames={"F1": frame_ax},
+                    remote={101: (tree, snapshot(r, rdoc))}).items  # fmt: skip
+    # the frame's document at (12 - 4, 104 - 6); the owner's client box at
+    # (8 + 20 + 2, 98 + 30 + 2) = (30, 130), 140 x 90; clipped by the frame's box
+    # (12, 104) 196 x 94 to (30, 130) 140 x 68: "Cut" at 200 is below it
+    assert got == (
+        item(-1, "RootWebArea", 1, bounds=BOX),
+        item(0, "Iframe", 2, bounds=(25, 350, 525, 600)),
+        item(1, "Iframe", 101, bounds=(70, 420, 445, 670)),
+        item(2, "button", 6, name="Seen", bounds=(75, 450, 200, 500)),
+        item(2, "button", 7, name="Cut", bounds=(75, 600, 200, 650), visible=False),
+    )

@@ -334,3 +334,127 @@ def test_unnamed_boxless_leaves_are_pruned_and_parents_repointed() -> None:
     # nothing to prune: the same items come back
     alone = FullAXTree(nodes=(node("r", "RootWebArea", bid=1),))
     assert web_items(alone, snap, VIEW).items == (item(-1, "RootWebArea", 1, bounds=BOX),)
+
+
+def test_a_box_without_width_or_height_is_no_box() -> None:
+    s = Strings()
+    snap = snapshot(
+        s,
+        document(s, [El(1, "#document"), El(2, "A", box=(0, 40, 0, 10)),
+                     El(3, "A", box=(0, 40, 10, 0)), El(4, "A", box=(0, 40, -1, 10)),
+                     El(5, "A", box=(0, 40, 1, 1))]),
+    )  # fmt: skip
+    ax = FullAXTree(
+        nodes=(
+            node("r", "RootWebArea", bid=1, children=("2", "3", "4", "5", "6")),
+            *(node(str(b), "link", name=f"L{b}", bid=b) for b in (2, 3, 4, 5, 6)),
+        )
+    )
+    # 6 has no layout object at all
+    assert [it.bounds for it in web_items(ax, snap, VIEW).items] == [
+        BOX,
+        None,
+        None,
+        None,
+        (0, 200, 2, 202),
+        None,
+    ]
+
+
+def _links(*boxes: tuple[float, float, float, float]) -> tuple[FullAXTree, DomSnapshot]:
+    s = Strings()
+    els = [El(10 + i, "A", box=b) for i, b in enumerate(boxes)]
+    snap = snapshot(s, document(s, [El(1, "#document"), *els]))
+    ax = FullAXTree(
+        nodes=(
+            node("r", "RootWebArea", bid=1, children=tuple(str(i) for i in range(len(boxes)))),
+            *(node(str(i), "link", name=f"L{i}", bid=10 + i) for i in range(len(boxes))),
+        )
+    )
+    return ax, snap
+
+
+def test_boxes_touching_the_reach_or_the_webview_are_outside_it() -> None:
+    ax, snap = _links(
+        (400, 100, 10, 10),  # device left 1000: touches the WebView's right edge
+        (410, 100, 40, 10),  # right of the WebView (device 1025..1125, below x 1200)
+        (-10, 100, 10, 10),  # device right 0: touches its left edge
+        (-20, 100, 10, 10),  # wholly left of it
+        (0, -170, 10, 10),  # device bottom -300: touches the top of the reach
+        (0, 30, 10, 10),  # device bottom 200: touches the WebView's top, inside the reach
+        (0, 30, 10, 10.4),  # device bottom 201: overlaps the WebView by one pixel
+        (399.6, 100, 10, 10),  # device left 999: overlaps it by one pixel
+    )
+    got = web_items(ax, snap, VIEW).items
+    assert got == (
+        item(-1, "RootWebArea", 1, bounds=BOX),
+        item(0, "link", 15, name="L5", bounds=(0, 175, 25, 200), visible=False),
+        item(0, "link", 16, name="L6", bounds=(0, 175, 25, 201)),
+        item(0, "link", 17, name="L7", bounds=(999, 350, 1024, 375)),
+    )
+
+
+def test_an_odd_webview_height_grows_the_reach_by_whole_pixels() -> None:
+    box = (0, 200, 1000, 1201)  # 1001 high: the margin is 500, not 500.5
+    view = Viewport(box, page_x=0, page_y=40, css_width=400, css_height=400)
+    ax, snap = _links((0, 640.4, 10, 10), (0, 640, 10, 10))  # device tops 1701 and 1700
+    assert [it.name for it in web_items(ax, snap, view).items] == [None, "L1"]
+
+
+def test_a_webview_of_no_size_still_shows_its_pages_root() -> None:
+    ax, snap = _links((0, 40, 10, 10))
+    flat = Viewport((0, 200, 0, 200), page_x=0, page_y=0, css_width=400, css_height=0)
+    assert web_items(ax, snap, flat).items == (item(-1, "RootWebArea", 1, bounds=(0, 200, 0, 200),
+                                                    visible=False),)  # fmt: skip
+
+
+def test_wrappers_count_towards_the_depth_cap() -> None:
+    s = Strings()
+    snap = snapshot(s, document(s, [El(1, "#document")]))
+
+    def wrapped(levels: int) -> FullAXTree:
+        chain = [node(f"g{i}", "generic", children=(f"g{i + 1}",)) for i in range(levels)]
+        return FullAXTree(nodes=(node("r", "RootWebArea", bid=1, children=("g0",)), *chain,
+                                 node(f"g{levels}", "button", name="Deep")))  # fmt: skip
+
+    # the button is at depth levels + 1
+    assert [it.name for it in web_items(wrapped(MAX_DEPTH - 1), snap, VIEW).items] == [None, "Deep"]
+    assert [it.name for it in web_items(wrapped(MAX_DEPTH), snap, VIEW).items] == [None]
+
+
+def test_a_controls_text_is_dropped_through_wrappers_but_not_its_other_content() -> None:
+    s = Strings()
+    snap = snapshot(s, document(s, [El(1, "#document")]))
+    ax = FullAXTree(
+        nodes=(
+            node("r", "RootWebArea", bid=1, children=("b1", "b2", "b3", "b4")),
+            # text under two wrappers, with inline boxes and a line break: all the label's
+            node("b1", "button", name="Buy", children=("g1",)),
+            node("g1", "generic", children=("g2", "lb")),
+            node("g2", "generic", children=("t1", "i1")),
+            node("t1", "StaticText", name="Buy now"),
+            node("i1", "InlineTextBox", name="Buy now"),
+            node("lb", "LineBreak"),
+            # a picture under a wrapper is content of its own
+            node("b2", "button", name="Pic", children=("g3",)),
+            node("g3", "generic", children=("im",)),
+            node("im", "img", name="cart"),
+            # a child without a role is no text: it is walked (and folds)
+            node("b3", "link", name="Odd", children=("nr",)),
+            node("nr", None, children=("t3",)),
+            node("t3", "StaticText", name="odd text"),
+            # an ignored wrapper of text is text too
+            node("b4", "link", name="Hid", children=("ig",)),
+            node("ig", "link", ignored=True, children=("t4",)),
+            node("t4", "StaticText", name="hidden text"),
+        )
+    )
+    assert web_items(ax, snap, VIEW).items == (
+        item(-1, "RootWebArea", 1, bounds=BOX),
+        item(0, "button", None, name="Buy"),
+        item(0, "button", None, name="Pic"),
+        item(2, "img", None, name="cart"),
+        item(0, "link", None, name="Odd"),
+        item(4, "StaticText", None, name="odd text"),
+        item(0, "link", None, name="Hid"),
+    )

@@ -69,7 +69,7 @@ ITEMS = (
     item(0, "textbox", 12, name="Code", value="123", bounds=(40, 500, 960, 600), disabled=True,
          password=True),
     item(0, "button", 13, name="Go", bounds=(40, 650, 290, 750), disabled=True),
-    item(0, "link", 14, name="More", visible=False, selected=True),
+    item(0, "link", 14, name="More", value="https://x/", visible=False, selected=True),
     item(4, "checkbox", 15, name="Keep", checked=False, focusable=True),
     item(4, "radio", 16, name="Yes", checked=True),
     item(0, "heading", 17, name="Title", heading=True),
@@ -324,3 +324,44 @@ def test_a_walked_page_is_cut_by_the_budget() -> None:
     assert (
         by_nodes.truncated == "web content cut at 2 nodes / 52 bytes (caps: 2 nodes, 524288 bytes)"
     )
+
+
+def test_a_webview_at_the_root_with_one_child_and_a_second_window_after_it() -> None:
+    raw = RawTree(
+        capture=1, platform=Platform.ANDROID, screen=ScreenSize(width=1000, height=2000),
+        nodes=(RawNode(handle=1, parent=-1, class_name="WebView", bounds=WEBVIEW),
+               RawNode(handle=2, parent=0, class_name="android.view.View"),
+               RawNode(handle=3, parent=-1, window=1, class_name="android.widget.FrameLayout"),
+               RawNode(handle=4, parent=2, class_name="android.widget.Button")),
+    )  # fmt: skip
+    seen = WebOverlay(WEBVIEW, WebContent(ITEMS[:2]), handle_base=-50).apply(raw)
+    assert [(n.handle, n.parent) for n in seen.nodes] == [
+        (1, -1),
+        (2, 0),
+        (-50, 0),
+        (-51, 2),
+        (3, -1),
+        (4, 4),
+    ]
+
+
+def test_a_walked_page_drops_text_repeating_its_parent_and_reads_small_boxes() -> None:
+    page = walk(
+        WalkNode(p=-1, k=1, r="heading", n="Title", x=0, y=40, w=1, ht=1),
+        WalkNode(p=0, k=2, r="StaticText", n="Title"),
+        WalkNode(p=0, k=3, r="StaticText", n="Sub"),
+        WalkNode(p=-1, k=4, r="link", n="Right", x=410, y=100, w=40, ht=10),
+        WalkNode(p=-1, k=5, r="link", n="Edge", x=400, y=100, w=10, ht=10),
+    )
+    assert walk_items(page, WALK_BOX).items == (
+        item(-1, "RootWebArea", 0, name="My page", bounds=WALK_BOX),
+        item(0, "heading", 1, name="Title", bounds=(0, 200, 2, 202), heading=True),
+        item(1, "StaticText", 3, name="Sub"),
+    )
+
+
+def test_a_walked_page_under_an_odd_webview_grows_by_whole_pixels() -> None:
+    box = (0, 200, 1000, 1201)
+    page = walk(WalkNode(p=-1, k=1, r="link", n="A", x=0, y=640.4, w=10, ht=10),
+                WalkNode(p=-1, k=2, r="link", n="B", x=0, y=640, w=10, ht=10))  # fmt: skip
+    assert [it.name for it in walk_items(page, box).items] == ["My page", "B"]
