@@ -5,7 +5,7 @@ length, a node laid out twice)."""
 
 from __future__ import annotations
 
-from bridge.core.web_tree import _Dom, _dom_facts
+from bridge.core.web_tree import _clip, _Dom, _dom_facts
 from bridge.wire.cdp import (
     DomSnapshot,
     RareInteger,
@@ -164,7 +164,7 @@ def test_attributes_are_read_in_name_value_pairs_and_missing_strings_are_empty()
         nodes=SnapshotNodes(
             backendNodeId=(1, 2),
             nodeName=(),  # no names at all: nobody is a frame owner
-            attributes=((PLACEHOLDER, ID, TYPE, B), (ID, 99, PLACEHOLDER, 99)),
+            attributes=((PLACEHOLDER, ID, TYPE, B), (ID, 99, PLACEHOLDER, len(STRINGS))),
         ),
         layout=SnapshotLayout(nodeIndex=(0,), bounds=((1, 2, 3, 4),)),
     )
@@ -277,3 +277,16 @@ def test_frames_past_the_cap_are_not_read() -> None:
     dom = _dom_facts(DomSnapshot(documents=(top, *frames), strings=STRINGS))
     assert sorted(dom.frames) == list(range(100, 108))
     assert sorted(b for b in dom.boxes if b >= 200) == list(range(200, 208))
+
+
+def test_clips_intersect() -> None:
+    assert _clip(None, (1, 2, 3, 4)) == (1, 2, 3, 4)
+    # a inside b on one side, b inside a on the other, every coordinate different
+    assert _clip((10, 20, 30, 40), (15, 5, 100, 200)) == (15, 20, 25, 40)
+    assert _clip((0, 0, 1000, 1000), (15, 5, 100, 200)) == (15, 5, 100, 200)
+    assert _clip((15, 5, 100, 200), (0, 0, 1000, 1000)) == (15, 5, 100, 200)
+    assert _clip((2, 30, 50, 9), (7, 1, 8, 100)) == (7, 30, 8, 9)
+    # no overlap: an empty box where the later one starts
+    assert _clip((0, 0, 10, 10), (20, 30, 5, 5)) == (20, 30, 0.0, 0.0)
+    assert _clip((0, 0, 10, 10), (5, 30, 5, 5)) == (5, 30, 5, 0.0)
+    assert _clip((0, 0, 10, 10), (30, 5, 5, 5)) == (30, 5, 0.0, 5)

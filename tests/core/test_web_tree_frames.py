@@ -379,7 +379,7 @@ def _remote_doc(*, scroll_x: float = 0, scroll_y: float = 0,
     )  # fmt: skip
     snap = snapshot(r, doc)
     # an attribute whose value is past the string table: it reads as ""
-    attrs = (*doc.nodes.attributes[:2], (r("id"), 99))
+    attrs = (*doc.nodes.attributes[:2], (r("id"), len(r.table)))
     odd = DomSnapshot(documents=(replace_doc_attrs(doc, attrs),), strings=snap.strings)
     tree = FullAXTree(nodes=(node("a", "RootWebArea", bid=5, children=("b", "c")),
                              node("b", "button", name="Near", bid=6),

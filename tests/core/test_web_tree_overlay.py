@@ -17,6 +17,7 @@ from bridge.core.web_tree import (
     WebItem,
     WebOverlay,
     WebOverlays,
+    _descends,
     is_web_node,
     same_shape_changes,
     viewport_of,
@@ -326,23 +327,34 @@ def test_a_walked_page_is_cut_by_the_budget() -> None:
     )
 
 
-def test_a_webview_at_the_root_with_one_child_and_a_second_window_after_it() -> None:
+def test_a_webview_at_the_root_and_a_second_window_after_it() -> None:
     raw = RawTree(
         capture=1, platform=Platform.ANDROID, screen=ScreenSize(width=1000, height=2000),
         nodes=(RawNode(handle=1, parent=-1, class_name="WebView", bounds=WEBVIEW),
-               RawNode(handle=2, parent=0, class_name="android.view.View"),
                RawNode(handle=3, parent=-1, window=1, class_name="android.widget.FrameLayout"),
-               RawNode(handle=4, parent=2, class_name="android.widget.Button")),
+               RawNode(handle=4, parent=1, class_name="android.widget.Button")),
     )  # fmt: skip
     seen = WebOverlay(WEBVIEW, WebContent(ITEMS[:2]), handle_base=-50).apply(raw)
     assert [(n.handle, n.parent) for n in seen.nodes] == [
         (1, -1),
-        (2, 0),
         (-50, 0),
-        (-51, 2),
+        (-51, 1),
         (3, -1),
-        (4, 4),
+        (4, 3),
     ]
+
+
+def test_descent_is_followed_up_to_the_root_and_stops_below_the_ancestor() -> None:
+    nodes = (
+        RawNode(handle=1, parent=-1),
+        RawNode(handle=2, parent=0),
+        RawNode(handle=3, parent=1),
+        RawNode(handle=4, parent=-1),
+        RawNode(handle=5, parent=3),
+        RawNode(handle=6, parent=0),
+    )
+    got = {(i, a): _descends(nodes, i, a) for i in range(1, 6) for a in range(i)}
+    assert {k for k, v in got.items() if v} == {(1, 0), (2, 0), (2, 1), (4, 3), (5, 0)}
 
 
 def test_a_walked_page_drops_text_repeating_its_parent_and_reads_small_boxes() -> None:
