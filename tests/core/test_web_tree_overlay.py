@@ -377,3 +377,22 @@ def test_a_walked_page_under_an_odd_webview_grows_by_whole_pixels() -> None:
     page = walk(WalkNode(p=-1, k=1, r="link", n="A", x=0, y=640.4, w=10, ht=10),
                 WalkNode(p=-1, k=2, r="link", n="B", x=0, y=640, w=10, ht=10))  # fmt: skip
     assert [it.name for it in walk_items(page, box).items] == ["My page", "B"]
+
+
+def test_a_webview_with_one_child_takes_the_nodes_after_that_child() -> None:
+    raw = RawTree(
+        capture=1, platform=Platform.ANDROID, screen=ScreenSize(width=1000, height=2000),
+        nodes=(RawNode(handle=1, parent=-1, class_name="android.widget.FrameLayout"),
+               RawNode(handle=2, parent=0, class_name="android.webkit.WebView", bounds=WEBVIEW),
+               RawNode(handle=3, parent=1, class_name="android.view.View"),
+               RawNode(handle=4, parent=0, class_name="android.widget.Button")),
+    )  # fmt: skip
+    seen = WebOverlay(WEBVIEW, WebContent(ITEMS[:2]), handle_base=-50).apply(raw)
+    assert [(n.handle, n.parent) for n in seen.nodes] == [
+        (1, -1),
+        (2, 0),
+        (3, 1),
+        (-50, 1),
+        (-51, 3),
+        (4, 0),
+    ]
