@@ -9,24 +9,14 @@ from bridge.core.web_tree import (
     MAX_TEXT,
     Viewport,
     WebContent,
-    WebItem,
     web_items,
 )
 from bridge.wire.cdp import DomSnapshot, FullAXTree
-from tests.core.webpage import El, Strings, document, node, snapshot
+from tests.core.webpage import El, Strings, document, item, node, snapshot
 
 BOX = (0, 200, 1000, 1200)
 """The WebView (device px): 1000 wide, so 400 CSS px make 2.5 device px each."""
 VIEW = Viewport(BOX, page_x=0, page_y=40, css_width=400, css_height=400)
-
-
-def item(parent: int, role: str, bid: int | None, **kw: object) -> WebItem:
-    fields: dict[str, object] = {
-        "html_id": None, "name": None, "value": None, "hint": None, "bounds": None,
-        "visible": True,
-    }  # fmt: skip
-    fields.update(kw)
-    return WebItem(parent, role, bid, **fields)  # type: ignore[arg-type]
 
 
 def login_page() -> tuple[FullAXTree, DomSnapshot]:

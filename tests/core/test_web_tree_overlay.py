@@ -14,7 +14,6 @@ from bridge.core.web_tree import (
     WEB_HANDLE_BASE,
     Viewport,
     WebContent,
-    WebItem,
     WebOverlay,
     WebOverlays,
     _descends,
@@ -28,17 +27,9 @@ from bridge.wire.cdp import LayoutMetrics, VisualViewport
 from bridge.wire.enums import Platform
 from bridge.wire.raw import RawNode, RawTree, ScreenSize
 from bridge.wire.web_walk import PageWalk, WalkNode
+from tests.core.webpage import item
 
 WEBVIEW = (0, 200, 1000, 1200)
-
-
-def item(parent: int, role: str, bid: int | None, **kw: object) -> WebItem:
-    fields: dict[str, object] = {
-        "html_id": None, "name": None, "value": None, "hint": None, "bounds": None,
-        "visible": True,
-    }  # fmt: skip
-    fields.update(kw)
-    return WebItem(parent, role, bid, **fields)  # type: ignore[arg-type]
 
 
 def device(*extra: RawNode) -> RawTree:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from bridge.core.web_tree import WebItem
 from bridge.wire.cdp import (
     AXNode,
     AXProperty,
@@ -130,3 +131,13 @@ def document(
 
 def snapshot(strings: Strings, *docs: SnapshotDocument) -> DomSnapshot:
     return DomSnapshot(documents=docs, strings=tuple(strings.table))
+
+
+def item(parent: int, role: str, bid: int | None, **kw: object) -> WebItem:
+    """A ``WebItem`` with every optional field empty unless given (visible by default)."""
+    fields: dict[str, object] = {
+        "html_id": None, "name": None, "value": None, "hint": None, "bounds": None,
+        "visible": True,
+    }  # fmt: skip
+    fields.update(kw)
+    return WebItem(parent, role, bid, **fields)  # type: ignore[arg-type]
