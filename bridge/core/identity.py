@@ -1,9 +1,9 @@
 """Identity: node fingerprints, tree hashes, screen state ids and stable node ids.
 
 - ``fingerprint(node)`` is five fixed-width sub-hashes (role, automation id, name, class,
-  item key), so drift between two fingerprints is a number (``fingerprint_drift``), not a
-  guess. Value, state and bounds are left out on purpose: typing into a field or toggling a
-  switch does not make a reference to it stale.
+  item key), so drift between two fingerprints is the fields that differ (``drifted_fields``,
+  weighed by ``FIELD_WEIGHTS``), not a guess. Value, state and bounds are left out on
+  purpose: typing into a field or toggling a switch does not make a reference to it stale.
 - ``tree_hash`` covers every semantic field of every node and the tree's shape; it leaves
   out bounds (layout, tracked by ``layout_hash``) and nothing else.
 - ``screen_state_id`` is coarse: the displayed screen marker (or app) plus a hash of the
@@ -79,17 +79,6 @@ def fingerprint(node: SemanticNode) -> str:
     item = node.collection.item_key if node.collection else None
     values = (node.role.value, automation(node), node_name(node), node.class_name, item)
     return "".join(short_hash(v, size=8)[:_SEGMENT] for v in values)
-
-
-def fingerprint_drift(old: str, new: str) -> int:
-    """Weighted count of fingerprint fields that differ (0 = identical identity)."""
-    if len(old) != len(new) or len(old) != _SEGMENT * len(FINGERPRINT_FIELDS):
-        return sum(FIELD_WEIGHTS.values())
-    drift = 0
-    for i, name in enumerate(FINGERPRINT_FIELDS):
-        if old[i * _SEGMENT : (i + 1) * _SEGMENT] != new[i * _SEGMENT : (i + 1) * _SEGMENT]:
-            drift += FIELD_WEIGHTS[name]
-    return drift
 
 
 def drifted_fields(old: str, new: str) -> tuple[str, ...]:

@@ -250,6 +250,44 @@ def test_a_one_field_change_is_incremental_and_keeps_every_other_node() -> None:
     assert shared >= len(tree.nodes) - 3
 
 
+def test_reuses_says_beforehand_which_pass_run_will_take_and_reset_forgets() -> None:
+    """``reuses`` is the hub's cheap question before a run (it decides whether the run may
+    happen on the event loop): it must agree with what ``run`` then does, and change
+    nothing itself."""
+    name, tree = max(SOURCES, key=lambda s: len(s[1].nodes))
+    ctx = SnapshotContext("dev", "s_1", 0)
+    engine = NormalizeEngine()
+    i = next(i for i, n in enumerate(tree.nodes) if n.text)
+    nodes = list(tree.nodes)
+    nodes[i] = msgspec.structs.replace(nodes[i], text=(nodes[i].text or "") + " (edited)")
+    edited = msgspec.structs.replace(tree, nodes=tuple(nodes))
+    # nothing seen yet: a full pass
+    assert not engine.reuses(edited, [i])
+    assert isinstance(engine.run(tree, ctx), Normalized)
+    assert engine.reuses(edited, [i]), name
+    assert engine.reuses(edited, []), name
+    # asking twice changes nothing, and the run takes the pass it said
+    assert engine.reuses(edited, [i])
+    assert isinstance(engine.run(edited, ctx, [i]), Normalized)
+    assert (engine.full_runs, engine.incremental_runs) == (1, 1)
+    # indexes outside the tree, or more than a quarter of it changed: a full pass
+    n = len(tree.nodes)
+    assert not engine.reuses(edited, [n])
+    assert not engine.reuses(edited, [-1])
+    assert not engine.reuses(edited, list(range(n // 4 + 2)))
+    assert engine.reuses(edited, list(range(min(n // 4 + 1, n))))
+    # a node moved to another parent: a full pass
+    j = next(k for k, node in enumerate(tree.nodes) if node.parent >= 1)
+    moved = list(edited.nodes)
+    moved[j] = msgspec.structs.replace(moved[j], parent=0)
+    assert not engine.reuses(msgspec.structs.replace(edited, nodes=tuple(moved)), [j])
+    # reset forgets the previous capture: the next run is a full pass
+    engine.reset()
+    assert not engine.reuses(edited, [i])
+    assert isinstance(engine.run(edited, ctx, [i]), Normalized)
+    assert (engine.full_runs, engine.incremental_runs) == (2, 1)
+
+
 def test_sources_cover_real_dumps(shared_dir: Path) -> None:
     assert any(not name.startswith("sim-") for name, _ in SOURCES)
 

@@ -218,7 +218,8 @@ def test_empty_backgrounds_are_unknown_and_left_out_of_compact() -> None:
     for node in empty:
         assert node.role is Role.UNKNOWN
         assert node.node_id not in s.compact_ids
-    # a focusable scrim under a sheet is drawn over: not a canvas (a clickable BUTTON)
+    # a clickable scrim over less than half of the window: a BUTTON, not a canvas (the rule
+    # for a surface drawn over by a later sibling: test_a_surface_drawn_over_by_...)
     assert s.by_id("/scrim").role is Role.BUTTON
     # a clickable leaf covering a small part of the window is a button
     assert s.by_id("/promo").role is Role.BUTTON
@@ -261,6 +262,66 @@ def test_a_drawing_class_with_children_is_not_a_canvas() -> None:
     out = normalize(tree, SnapshotContext("dev", "s_1", 0))
     assert isinstance(out, Normalized)
     assert Role.CANVAS not in {n.role for n in out.full.nodes}
+
+
+def _surface_role(*siblings: RawNode) -> Role:
+    """The role of a focusable, unnamed, full-window leaf (handle 1) with ``siblings`` after
+    it (handles 2, 3 …) in a 1000x2000 window."""
+    nodes = [
+        RawNode(
+            handle=0, parent=-1, class_name="android.widget.FrameLayout", bounds=(0, 0, 1000, 2000)
+        ),
+        RawNode(
+            handle=1,
+            parent=0,
+            class_name="android.view.View",
+            focusable=True,
+            bounds=(0, 0, 1000, 2000),
+        ),
+    ]
+    nodes += [
+        RawNode(
+            handle=2 + i,
+            parent=0,
+            class_name="android.widget.FrameLayout",
+            bounds=s.bounds,
+            visible=s.visible,
+        )
+        for i, s in enumerate(siblings)
+    ]
+    out = normalize(
+        RawTree(capture=1, platform=Platform.ANDROID, nodes=tuple(nodes)),
+        SnapshotContext("dev", "s_1", 0),
+    )
+    assert isinstance(out, Normalized), out
+    return out.full.nodes[1].role
+
+
+def _over(bounds: tuple[int, int, int, int], visible: bool = True) -> RawNode:
+    return RawNode(handle=9, parent=0, bounds=bounds, visible=visible)
+
+
+def test_a_surface_drawn_over_by_a_later_sibling_is_not_a_canvas() -> None:
+    # alone, it is a drawing surface
+    assert _surface_role() is Role.CANVAS
+    # a sheet over exactly half of it (the rule is "at least half"): drawn over, no canvas
+    # (an unnamed focusable leaf: UNKNOWN)
+    assert _surface_role(_over((0, 1000, 1000, 2000))) is Role.UNKNOWN
+    # one pixel row less than half: still a canvas
+    assert _surface_role(_over((0, 1001, 1000, 2000))) is Role.CANVAS
+    # half of it, measured as the overlap: a panel hanging half outside the surface covers
+    # only a quarter of it
+    assert _surface_role(_over((500, 1000, 1500, 3000))) is Role.CANVAS
+    # the overlap is clipped on every side (a sheet larger than the surface covers it all)
+    assert _surface_role(_over((-50, -50, 1050, 2050))) is Role.UNKNOWN
+    # a panel beside it (touching, no overlap) or above it: no cover
+    assert _surface_role(_over((1000, 0, 2000, 2000))) is Role.CANVAS
+    assert _surface_role(_over((0, 2000, 1000, 4000))) is Role.CANVAS
+    # an invisible sheet or one without bounds draws nothing
+    assert _surface_role(_over((0, 0, 1000, 2000), visible=False)) is Role.CANVAS
+    assert _surface_role(RawNode(handle=9, parent=0)) is Role.CANVAS
+    # any later sibling counts, not only the next one
+    assert _surface_role(_over((0, 0, 10, 10)), _over((0, 0, 1000, 1200))) is Role.UNKNOWN
 
 
 # ---- on the real dumps in ../shared (read there, never copied) --------------------------------
