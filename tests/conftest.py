@@ -11,7 +11,7 @@
   failure with its reason; locally, when ``MOBRIDGE_SKIP_REPORT`` names a file, the session
   writes one line per skip reason there (``scripts/test`` prints them last). Skips are
   counted from ``pytest_runtest_logreport``, so a run split over pytest-xdist workers
-  (``scripts/test`` runs ``-n 3``) reports them all, once.
+  (``scripts/test`` runs four per core) reports them all, once.
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ async def test_a_webkit_page_is_read_typed_into_and_tapped() -> None:
             email = by_id["web:#email"].backend_id
             assert email is not None
             assert await page.set_text(email, "demo@example.com") == "demo@example.com"
-            with anyio.fail_after(5):
+            with anyio.fail_after(30):
                 await page.changed.wait()
             again = {it.automation_id: it for it in (await page.read(BOX)).items}
             assert again["web:#email"].value == "demo@example.com"
@@ -109,7 +109,7 @@ async def test_a_webkit_page_is_read_typed_into_and_tapped() -> None:
             assert password is not None
             assert await page.set_text(password, "pw") == "pw"
             await page.click(again["web:#signin"].backend_id or 0)
-            with anyio.fail_after(5):
+            with anyio.fail_after(30):
                 while True:
                     names = {it.name for it in (await page.read(BOX)).items}
                     if "Welcome, demo@example.com" in names:
