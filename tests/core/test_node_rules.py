@@ -11,7 +11,7 @@ import pytest
 
 from bridge.core import node_rules
 from bridge.core.node_rules import RAW_ACTIONS, state_and_actions
-from bridge.wire.enums import ActionVerb, Role
+from bridge.wire.enums import ActionVerb, Role, Source
 from bridge.wire.node import NodeState
 from bridge.wire.raw import RawNode
 
@@ -150,3 +150,105 @@ def test_equal_raw_nodes_share_one_result() -> None:
     a = _raw(clickable=True)
     b = msgspec.structs.replace(a, handle=7, text="other text")  # not inputs of the rules
     assert state_and_actions(a, Role.BUTTON, False) is state_and_actions(b, Role.BUTTON, False)
+
+
+# ---- texts of a subtree: own text, the bottom-up desc, a row's derived label ------------------
+
+
+def _protos(*nodes: RawNode, ios: bool = False) -> list[node_rules.Proto]:
+    protos = [node_rules.Proto(i, n) for i, n in enumerate(nodes)]
+    node_rules.link_children(protos, ios)
+    return protos
+
+
+def _tree(texts: dict[int, tuple[int, str | None]], **root_flags: object) -> list[RawNode]:
+    """A root (handle 0) and nodes ``handle: (parent, text)`` in pre-order."""
+    nodes = [RawNode(handle=0, parent=-1, **root_flags)]  # type: ignore[arg-type]
+    nodes += [RawNode(handle=h, parent=p, text=t) for h, (p, t) in sorted(texts.items())]
+    return nodes
+
+
+def _descs(protos: list[node_rules.Proto]) -> None:
+    for p in reversed(protos):  # children before parents, as the normalizer's bottom-up pass
+        node_rules.fill_desc(p, protos)
+
+
+def test_own_text_by_platform() -> None:
+    raw = RawNode(handle=1, parent=0, text="  ", label=" Save ", value="v")
+    assert node_rules.own_text(raw, ios=False) == "Save"
+    assert node_rules.own_text(RawNode(handle=1, parent=0, value="v"), ios=False) is None
+    assert node_rules.own_text(RawNode(handle=1, parent=0, value=" v "), ios=True) == "v"
+    assert node_rules.own_text(RawNode(handle=1, parent=0, text="t", label="l"), ios=True) == "t"
+
+
+def test_link_children_sets_children_positions_and_own_texts() -> None:
+    protos = _protos(
+        RawNode(handle=0, parent=-1, text="root"),
+        RawNode(handle=1, parent=0, text="a"),
+        RawNode(handle=2, parent=1, text="a1"),
+        RawNode(handle=3, parent=0, text="b"),
+        RawNode(handle=4, parent=-1, text="second root"),
+    )
+    assert [p.children for p in protos] == [[1, 3], [2], [], [], []]
+    assert [p.position for p in protos] == [0, 0, 0, 1, 1]
+    assert [p.own for p in protos] == ["root", "a", "a1", "b", "second root"]
+    # without a platform, own texts are left alone
+    bare = [node_rules.Proto(i, n) for i, n in enumerate([RawNode(handle=0, parent=-1, text="x")])]
+    node_rules.link_children(bare)
+    assert bare[0].own is None
+
+
+def test_desc_is_own_text_then_the_childrens_in_order_at_most_eight() -> None:
+    protos = _protos(*_tree({1: (0, "a"), 2: (1, "a1"), 3: (1, "a2"), 4: (0, "b")}, text="top"))
+    _descs(protos)
+    assert protos[0].desc == ["top", "a", "a1", "a2", "b"]
+    assert protos[1].desc == ["a", "a1", "a2"]
+    # ten children of one text each: the room is for the last eight (the later fill it first),
+    # and the node's own text goes before them
+    many = _protos(*_tree({h: (0, f"t{h}") for h in range(1, 11)}, text="own"))
+    _descs(many)
+    assert many[0].desc == ["own"] + [f"t{h}" for h in range(3, 11)]
+    # exactly eight: all of them
+    eight = _protos(*_tree({h: (0, f"t{h}") for h in range(1, 9)}))
+    _descs(eight)
+    assert eight[0].desc == [f"t{h}" for h in range(1, 9)]
+    # a child's desc (its own text and its last eight children's) is cut to the room left
+    deep = _protos(*_tree({1: (0, "x"), **{h: (1, f"d{h}") for h in range(2, 12)}, 12: (0, "y")}))
+    _descs(deep)
+    assert deep[1].desc == ["x"] + [f"d{h}" for h in range(4, 12)]
+    assert deep[0].desc == ["x", "d4", "d5", "d6", "d7", "d8", "d9", "y"]
+
+
+def test_a_password_fields_own_text_stays_out_of_desc() -> None:
+    protos = _protos(
+        RawNode(handle=0, parent=-1),
+        RawNode(handle=1, parent=0, text="hunter2", password=True),
+        RawNode(handle=2, parent=0, text="Sign in"),
+    )
+    _descs(protos)
+    assert protos[1].desc == [] and protos[1].own == "hunter2"
+    assert protos[0].desc == ["Sign in"]
+
+
+def test_derived_label_one_text_or_a_rows_first_three() -> None:
+    p = node_rules.Proto(0, RawNode(handle=0, parent=-1))
+    assert node_rules.derived_label(p) is None
+    p.desc = ["Only"]
+    p.role = Role.LIST_ITEM
+    assert node_rules.derived_label(p) == "Only"
+    p.desc = ["Inbox", "3 new", "today", "more"]
+    assert node_rules.derived_label(p) == "Inbox 3 new today"
+    p.role = Role.BUTTON  # not a row: the first text alone
+    assert node_rules.derived_label(p) == "Inbox"
+    p.role = Role.LIST_ITEM
+    p.desc = ["x" * 100, "y" * 100]
+    assert node_rules.derived_label(p) == ("x" * 100 + " " + "y" * 100)[: node_rules.ITEM_KEY_MAX]
+    assert len(node_rules.derived_label(p) or "") == node_rules.ITEM_KEY_MAX == 120
+
+
+def test_vision_nodes_are_left_out_of_a_canvas_s_accessible_children() -> None:
+    plain = [RawNode(handle=1, parent=0), RawNode(handle=2, parent=0)]
+    assert node_rules._accessible(plain) is plain
+    read = RawNode(handle=3, parent=0, source=Source.VISION)
+    assert node_rules._accessible([*plain, read]) == plain
+    assert node_rules._accessible([]) == []
