@@ -142,6 +142,7 @@ async def test_many_subscribers_reconstruct_snapshot_from_deltas() -> None:
     subscribers = 50
     async with running_hub(sim_scene="home") as rh:
         latest: dict[int, ScreenSnapshot] = {}
+        moved = [anyio.Event()]  # set when any subscriber's snapshot changes
 
         async def follow(i: int, done: anyio.Event) -> None:
             async with ws_connect(
@@ -155,6 +156,7 @@ async def test_many_subscribers_reconstruct_snapshot_from_deltas() -> None:
                 seq = res["seq"]
                 deltas = 0
                 latest[i] = snap
+                moved[0].set()
                 while True:
                     msg = msgspec.json.decode(await ws.recv())
                     if msg.get("type") == "delta":
@@ -167,6 +169,7 @@ async def test_many_subscribers_reconstruct_snapshot_from_deltas() -> None:
                         ev2 = msgspec.convert(msg, type=SnapshotEvent)
                         snap, seq = ev2.snapshot, ev2.seq
                     latest[i] = snap
+                    moved[0].set()
                     if deltas >= 2:
                         done.set()
 
@@ -179,13 +182,16 @@ async def test_many_subscribers_reconstruct_snapshot_from_deltas() -> None:
                     await d.wait()
                 async with connect(rh.url, token=OBSERVER, name="check") as hub:
                     while True:
+                        # armed before the hub is asked: a subscriber that moves after the
+                        # answer wakes the next try
+                        waiting = moved[0] = anyio.Event()
                         truth = (await hub.device(rh.device_id).snapshot()).snapshot
                         caught_up = [
                             s for s in latest.values() if s.snapshot_id == truth.snapshot_id
                         ]
                         if len(caught_up) == subscribers:
                             break
-                        await anyio.sleep(0.05)
+                        await waiting.wait()
             for snap in caught_up:
                 assert snap.nodes == truth.nodes
             tg.cancel_scope.cancel()
