@@ -609,24 +609,43 @@ class WebOverlay:
     own range)."""
 
     def apply(self, raw: RawTree) -> RawTree:
-        """``raw`` with the web nodes inserted right after the anchor's subtree (``raw``
-        itself when no WebView has those bounds)."""
+        """``raw`` with the web nodes inserted right after the anchor's subtree. The anchor is
+        the WebView with those bounds. Else, when exactly one WebView only moved or only
+        changed size since the page was read (the page not read at the new place yet), that
+        one: moved (same size), the page's nodes move with it; resized with its top-left
+        corner in place (a keyboard shrinking it), they stay where they are. Else none
+        (``raw`` itself)."""
         items = self.content.items
         if not items:
             return raw
         nodes = raw.nodes
         anchor = -1
+        near: list[tuple[int, tuple[int, int]]] = []
         for i, node in enumerate(nodes):
-            if node.bounds == self.anchor and _is_webview(node.class_name):
+            if not _is_webview(node.class_name) or node.bounds is None:
+                continue
+            b = node.bounds
+            if b == self.anchor:
                 anchor = i
+            elif _size(b) == _size(self.anchor) or b[:2] == self.anchor[:2]:
+                near.append((i, (b[0] - self.anchor[0], b[1] - self.anchor[1])))
+        shift = (0, 0)
         if anchor < 0:
-            return raw
+            if len(near) != 1:
+                return raw
+            anchor, shift = near[0]
         end = anchor + 1
         while end < len(nodes) and _descends(nodes, end, anchor):
             end += 1
         base = nodes[anchor]
         added = tuple(
-            _raw(it, self.handle_base - k, end + it.parent if it.parent >= 0 else anchor, base)
+            _raw(
+                it,
+                self.handle_base - k,
+                end + it.parent if it.parent >= 0 else anchor,
+                base,
+                shift,
+            )
             for k, it in enumerate(items)
         )
         n = len(added)
@@ -678,7 +697,18 @@ def _descends(nodes: tuple[RawNode, ...], i: int, ancestor: int) -> bool:
     return False
 
 
-def _raw(item: WebItem, handle: int, parent: int, anchor: RawNode) -> RawNode:
+def _size(bounds: Bounds) -> tuple[int, int]:
+    return bounds[2] - bounds[0], bounds[3] - bounds[1]
+
+
+def _raw(
+    item: WebItem, handle: int, parent: int, anchor: RawNode, shift: tuple[int, int] = (0, 0)
+) -> RawNode:
+    """``item`` as a raw node under the WebView ``anchor``, moved by ``shift``."""
+    bounds = item.bounds
+    if bounds is not None and shift != (0, 0):
+        dx, dy = shift
+        bounds = (bounds[0] + dx, bounds[1] + dy, bounds[2] + dx, bounds[3] + dy)
     editable = item.role in EDITABLE and not item.disabled
     clickable = (
         not item.disabled
@@ -697,7 +727,7 @@ def _raw(item: WebItem, handle: int, parent: int, anchor: RawNode) -> RawNode:
         hint=item.hint,
         automation_id=item.automation_id,
         package=anchor.package,
-        bounds=item.bounds,
+        bounds=bounds,
         clickable=clickable,
         checkable=item.checked is not None,
         checked=bool(item.checked),

@@ -8,6 +8,10 @@ Per device whose driver offers a ``WebSource`` (one ``watch`` task beside its in
   ``MAX_WEBVIEWS``; when the WebViews on screen change they are paired again): a
   ``PageSession`` (``bridge.devices.web.page``: the Chrome DevTools Protocol, or iOS's Web
   Inspector through ``bridge.devices.ios.web_inspector``);
+- a WebView that only moves (as many on screen, each the same node: a screen sliding in, a
+  keyboard resizing it) keeps its page: the page is read again at the new place, and asked
+  for again to check it is still that WebView's (``_moved``). Its content is never dropped
+  and re-attached for a move, so a target found a moment ago does not vanish meanwhile;
 - on attach the session installs its change notifications (CDP: a binding called by a page
   script once per task in which the DOM mutated or the user typed, scrolled or an animation
   ended, and Page events). Each change marks the page dirty: no polling;
@@ -18,7 +22,9 @@ Per device whose driver offers a ``WebSource`` (one ``watch`` task beside its in
   (the device's last push again, ``quiet_ms`` 0). Reads are serialized and coalesced;
 - while the page has requests in flight (at most ``BUSY_CAP_S`` from the first) the
   re-ingested push says ``stable: false``, so ``settled`` and an action's settle wait for
-  the page's network and layout to calm, bounded.
+  the page's network and layout to calm, bounded. A re-ingested push is stable only when
+  the agent's own last push was too (a screen still sliding in is not made stable by its
+  page being calm): ``_Restamp``.
 
 Acting (``act``): CLICK and LONG_CLICK are taps through the native layer at the element's
 mapped centre when it is visible inside the WebView (a native overlay still wins, as for a
@@ -47,7 +53,7 @@ from bridge.devices.web.page import PageClosed, PageError, PageSession, open_pag
 from bridge.devices.web.source import WebPageEndpoint, WebSource
 from bridge.hub.device import DeviceRuntime
 from bridge.net.agent_link import AgentLost
-from bridge.wire.agent_link import GestureCommand, Point, Reply
+from bridge.wire.agent_link import GestureCommand, Point, Reply, TreePush
 from bridge.wire.base import Bounds
 from bridge.wire.enums import ActionMethod, ActionVerb, Role
 from bridge.wire.node import SemanticNode
@@ -84,6 +90,8 @@ class Attachment:
 
     session: PageSession
     endpoint: WebPageEndpoint
+    slot: int = 0
+    """Its WebView's place in the list of WebViews followed (``WebService.followed``)."""
     content: WebContent | None = None
     anchor: Bounds | None = None
     reads_begun: int = 0
@@ -116,8 +124,14 @@ class WebService:
         self.counts = WebCounts()
         self.attached: dict[str, Attachment] = {}
         """Device id -> its first attached page (the one WebView most screens have)."""
-        self.pages: dict[str, dict[Bounds, Attachment]] = {}
-        """Device id -> WebView bounds -> the page attached under that WebView."""
+        self.pages: dict[str, dict[int, Attachment]] = {}
+        """Device id -> slot (the WebView's place in ``followed``) -> the page attached under
+        that WebView."""
+        self.followed: dict[str, list[WebViewOnScreen]] = {}
+        """Device id -> the WebViews followed, in screen order, where they are now (a move
+        updates them in place; anything else ends the following)."""
+        self.restamps: dict[str, _Restamp] = {}
+        """Device id -> the push the web layer last re-ingested, and the agent's stability."""
         self.problems: dict[str, str] = {}
         """Device id -> why its WebView's page cannot be attached (the doctor shows it)."""
 
@@ -169,6 +183,13 @@ class WebService:
         finally:
             self.attached.pop(device.id, None)
             self.pages.pop(device.id, None)
+            self.followed.pop(device.id, None)
+            self.restamps.pop(device.id, None)
+
+    def box_of(self, device_id: str, att: Attachment) -> Bounds | None:
+        """Where ``att``'s WebView is now (None: it is not followed any more)."""
+        followed = self.followed.get(device_id) or []
+        return followed[att.slot].bounds if att.slot < len(followed) else None
 
     async def _follow_all(
         self,
@@ -180,29 +201,62 @@ class WebService:
     ) -> None:
         """Follow every pair until one ends or the WebViews on screen change (or, while a
         WebView has no page, the source offers one: asked again every ``RETRY_S``)."""
+        self.followed[device.id] = _webviews(device)
+        if [v.bounds for v in self.followed[device.id]] != boxes:
+            return  # the screen changed while the pages were asked for: pair them again
         async with anyio.create_task_group() as tg:
 
-            async def one(box: Bounds, page: WebPageEndpoint) -> None:
-                await self._follow(device, reingest, page, box)
+            async def one(slot: int, page: WebPageEndpoint) -> None:
+                await self._follow(device, reingest, page, slot)
                 tg.cancel_scope.cancel()
 
             async def screen() -> None:
                 waiting = len(pairs) < len(boxes)
-                while [v.bounds for v in _webviews(device)] == boxes:
+                while await self._moved(device, source, pairs):
                     if not await _next_change(device, RETRY_S if waiting else None):
                         if len(await source.pages()) > len(pairs):
                             break  # a page for a WebView that had none
                 tg.cancel_scope.cancel()
 
             for box, page in pairs:
-                tg.start_soon(one, box, page)
+                tg.start_soon(one, boxes.index(box), page)
             tg.start_soon(screen)
+        self.followed.pop(device.id, None)
         self._publish(device, reingest)
 
+    async def _moved(
+        self, device: DeviceRuntime, source: WebSource, pairs: list[tuple[Bounds, WebPageEndpoint]]
+    ) -> bool:
+        """Whether the WebViews followed are still on screen, where they were or moved (then
+        ``followed`` says where they are now, each attached page is read again there, and
+        the source is asked which pages they show: a different pairing ends the following).
+        False: WebViews came, went or were replaced; follow them anew."""
+        before = self.followed.get(device.id) or []
+        now = _webviews(device)
+        if [v.bounds for v in now] == [v.bounds for v in before]:
+            return True
+        if [v.node_id for v in now] != [v.node_id for v in before]:
+            return False
+        self.followed[device.id] = now
+        for att in (self.pages.get(device.id) or {}).values():
+            att.session.changed.set()
+        paired = {page.ws_url: box for box, page in pair(now, await source.pages())}
+        boxes = [v.bounds for v in now]
+        kept = all(paired.get(page.ws_url) == boxes[i] for i, (_, page) in enumerate(pairs))
+        if kept and self.log is not None:
+            self.log.debug("web_moved", device=device.id, to=boxes)
+        return kept
+
     def _publish(self, device: DeviceRuntime, reingest: Callable[[], None]) -> bool:
-        """Set the device's overlay from its attached pages; whether it changed."""
+        """Set the device's overlay from its attached pages (each under its WebView where it
+        was read: a page read before a move shows once it is read at the new place); whether
+        it changed."""
         pages = self.pages.get(device.id) or {}
-        shown = [(box, a.content) for box, a in sorted(pages.items()) if a.content is not None]
+        shown = [
+            (a.anchor, a.content)
+            for _, a in sorted(pages.items())
+            if a.content is not None and a.anchor is not None
+        ]
         overlay: WebOverlay | WebOverlays | None
         if not shown:
             overlay = None
@@ -219,6 +273,7 @@ class WebService:
     def _drop(self, device: DeviceRuntime, reingest: Callable[[], None]) -> None:
         self.pages.pop(device.id, None)
         self.attached.pop(device.id, None)
+        self.followed.pop(device.id, None)
         if device.web_overlay is not None:
             device.web_overlay = None
             reingest()
@@ -228,26 +283,26 @@ class WebService:
         device: DeviceRuntime,
         reingest: Callable[[], None],
         page: WebPageEndpoint,
-        box: Bounds,
+        slot: int,
     ) -> None:
-        """Attach to ``page`` and keep its overlay fresh under the WebView at ``box`` until
-        the page or that WebView goes."""
+        """Attach to ``page`` and keep its overlay fresh under the WebView followed at
+        ``slot`` until the page or that WebView goes."""
         try:
             session = await open_page(page)
         except (PageClosed, PageError, OSError, TimeoutError, ValueError) as exc:
             self.counts.failures += 1
             self.problems[device.id] = f"cannot attach to the page: {exc}"[:300]
             return
-        attachment = Attachment(session, page)
+        attachment = Attachment(session, page, slot)
         self.counts.attaches += 1
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(session.serve)
                 try:
                     await session.prepare()
-                    self.pages.setdefault(device.id, {})[box] = attachment
+                    self.pages.setdefault(device.id, {})[slot] = attachment
                     self.attached.setdefault(device.id, attachment)
-                    await self._keep_fresh(device, reingest, attachment, box)
+                    await self._keep_fresh(device, reingest, attachment)
                 except (PageClosed, PageError, TimeoutError) as exc:
                     self.counts.failures += 1
                     self.problems[device.id] = f"the page went away: {exc}"[:300]
@@ -256,8 +311,8 @@ class WebService:
                 tg.cancel_scope.cancel()
         finally:
             mine = self.pages.get(device.id) or {}
-            if mine.get(box) is attachment:
-                del mine[box]
+            if mine.get(slot) is attachment:
+                del mine[slot]
             if self.attached.get(device.id) is attachment:
                 del self.attached[device.id]
                 if mine:
@@ -267,13 +322,14 @@ class WebService:
             self._publish(device, reingest)
 
     async def _keep_fresh(
-        self, device: DeviceRuntime, reingest: Callable[[], None], att: Attachment, box: Bounds
+        self, device: DeviceRuntime, reingest: Callable[[], None], att: Attachment
     ) -> None:
         last_stable = True
         last_read = 0.0
         session = att.session
         while True:
-            if box not in [v.bounds for v in _webviews(device)]:
+            box = self.box_of(device.id, att)
+            if box is None:
                 return
             gap = time.perf_counter() - last_read
             if gap < MIN_READ_GAP_S:  # a page that changes without pause is read 50x/s at most
@@ -294,16 +350,27 @@ class WebService:
                 self.counts.overlays += 1
                 push = device.last_push
                 if push is not None:
-                    device.last_push = msgspec.structs.replace(push, quiet_ms=0, stable=stable)
+                    device.last_push = self._restamp(device.id, push, stable)
                 att.reingested, att.taken_by = number, device.changed
                 reingest()
                 last_stable = stable
             att.reads_done = number
             att.read_done.set()
             att.read_done = anyio.Event()
-            await _dirty_or_moved(device, session, box)
+            await _dirty_or_moved(device, session, box, lambda: self.box_of(device.id, att))
             if session.closed:
                 return
+
+    def _restamp(self, device_id: str, push: TreePush, page_stable: bool) -> TreePush:
+        """``push`` to hand to ingest again: quiet (``quiet_ms`` 0), and stable only when the
+        page is calm and the agent's own last push said stable. ``push`` is the device's last
+        push: the agent's, or the one this layer made last (then the agent's flag is the one
+        remembered with it)."""
+        last = self.restamps.get(device_id)
+        agent_stable = last.agent_stable if last is not None and last.push is push else push.stable
+        made = msgspec.structs.replace(push, quiet_ms=0, stable=page_stable and agent_stable)
+        self.restamps[device_id] = _Restamp(made, agent_stable)
+        return made
 
     def _publish_quietly(self, device: DeviceRuntime) -> bool:
         """``_publish`` without the re-ingest (the caller re-ingests once, with its push)."""
@@ -426,6 +493,14 @@ class WebService:
 class WebViewOnScreen:
     bounds: Bounds
     name: str | None
+    node_id: str = ""
+    """The snapshot's node id (the hub keeps it for the same WebView across snapshots)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Restamp:
+    push: TreePush
+    agent_stable: bool
 
 
 def _webviews(device: DeviceRuntime) -> list[WebViewOnScreen]:
@@ -438,7 +513,7 @@ def _webviews(device: DeviceRuntime) -> list[WebViewOnScreen]:
         if node.role is Role.WEB_VIEW and node.bounds is not None:
             left, top, right, bottom = node.bounds
             if right > left and bottom > top and all(v.bounds != node.bounds for v in out):
-                out.append(WebViewOnScreen(node.bounds, node.label or node.text))
+                out.append(WebViewOnScreen(node.bounds, node.label or node.text, node.node_id))
         if len(out) >= MAX_WEBVIEWS:
             break
     return out
@@ -492,9 +567,12 @@ def _inside(point: tuple[int, int], box: Bounds) -> bool:
     return box[0] <= x < box[2] and box[1] <= y < box[3]
 
 
-async def _dirty_or_moved(device: DeviceRuntime, att: PageSession, box: Bounds) -> None:
-    """Wait until the page is dirty, the WebView moved or went, or the page's network
-    calmed (a busy page is looked at again when its cap runs out)."""
+async def _dirty_or_moved(
+    device: DeviceRuntime, att: PageSession, box: Bounds, where: Callable[[], Bounds | None]
+) -> None:
+    """Wait until the page is dirty, its WebView moved from ``box`` or went (``where()``
+    says where it is now), or the page's network calmed (a busy page is looked at again
+    when its cap runs out)."""
     while True:
         if att.changed.is_set() or att.closed:
             return
@@ -513,7 +591,7 @@ async def _dirty_or_moved(device: DeviceRuntime, att: PageSession, box: Bounds) 
 
                 tg.start_soon(page)
                 tg.start_soon(native)
-        if att.changed.is_set() or att.closed or box not in [v.bounds for v in _webviews(device)]:
+        if att.changed.is_set() or att.closed or where() != box:
             return
         if timeout is not None:
             return

@@ -119,12 +119,56 @@ def test_the_last_webview_with_the_anchors_bounds_takes_the_overlay() -> None:
 def test_no_items_or_no_webview_leaves_the_tree_as_it_is() -> None:
     raw = device()
     assert WebOverlay(WEBVIEW, WebContent(())).apply(raw) is raw
-    assert WebOverlay((0, 200, 1000, 1201), WebContent(ITEMS)).apply(raw) is raw
+    # moved and resized at once: not the WebView the page was read under, as far as is known
+    assert WebOverlay((1, 201, 1000, 1201), WebContent(ITEMS)).apply(raw) is raw
     # the decoy has the bounds but is no WebView; a node without a class is none either
     bare = msgspec.structs.replace(
         raw, nodes=(raw.nodes[0], msgspec.structs.replace(raw.nodes[2], class_name=None))
     )
     assert WebOverlay(WEBVIEW, WebContent(ITEMS)).apply(bare) is bare
+
+
+def _moved_to(raw: RawTree, bounds: tuple[int, int, int, int]) -> RawTree:
+    nodes = list(raw.nodes)
+    nodes[2] = msgspec.structs.replace(nodes[2], bounds=bounds)
+    return msgspec.structs.replace(raw, nodes=tuple(nodes))
+
+
+def test_a_webview_that_only_moved_takes_its_page_along_until_it_is_read_again() -> None:
+    """A screen sliding in, a native list scrolling the WebView: the page read at the old
+    place shows where the WebView is now, every node moved by as much as it moved."""
+    raw = _moved_to(device(), (-300, 150, 700, 1150))
+    seen = WebOverlay(WEBVIEW, WebContent(ITEMS)).apply(raw)
+    added = seen.nodes[5 : 5 + len(ITEMS)]
+    for got, want in zip(added, EXPECTED_WEB, strict=True):
+        if want.bounds is None:
+            assert got.bounds is None
+            continue
+        left, top, right, bottom = want.bounds
+        assert got.bounds == (left - 300, top - 50, right - 300, bottom - 50)
+        assert msgspec.structs.replace(got, bounds=want.bounds) == want
+
+
+def test_a_webview_resized_in_place_keeps_its_page_where_it_was() -> None:
+    """A keyboard shrinking the WebView from below: its top-left corner stays, so does the
+    page (until it is read at the new size)."""
+    raw = _moved_to(device(), (0, 200, 1000, 700))
+    seen = WebOverlay(WEBVIEW, WebContent(ITEMS)).apply(raw)
+    assert seen.nodes[5 : 5 + len(ITEMS)] == EXPECTED_WEB
+
+
+def test_a_move_is_followed_only_when_one_webview_could_be_the_one() -> None:
+    """Two WebViews the page's WebView could have become (each the same size): neither takes
+    it (no guess); the page shows again once read at its WebView's new place."""
+    other = RawNode(handle=8, parent=0, class_name="android.webkit.WebView",
+                    bounds=(0, 1300, 1000, 2300))  # fmt: skip
+    raw = _moved_to(device(other), (0, 100, 1000, 1100))
+    assert WebOverlay(WEBVIEW, WebContent(ITEMS)).apply(raw) is raw
+    # one of them exactly where the page was read: that one, unmoved
+    exact = device(other)
+    assert WebOverlay(WEBVIEW, WebContent(ITEMS)).apply(exact).nodes[5 : 5 + len(ITEMS)] == (
+        EXPECTED_WEB
+    )
 
 
 def test_a_webview_at_the_end_of_the_tree_takes_the_nodes_last() -> None:

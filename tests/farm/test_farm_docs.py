@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +27,23 @@ def walkthrough() -> list[str]:
     return [command for command, _ in blocks[0].commands()]
 
 
+def wait_listening(
+    port: int, background: list[subprocess.Popen[bytes]], logs: list[Path], timeout: float = 90
+) -> None:
+    """Until something listens on ``port``; a background command that exits meanwhile fails
+    the test at once with what it printed (a hub that could not start is not a slow one)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        for proc, log in zip(background, logs, strict=True):
+            if proc.poll() is not None:
+                printed = log.read_text(encoding="utf-8", errors="replace")[-3000:]
+                raise AssertionError(f"{proc.args!r} exited {proc.returncode}:\n{printed}")
+        time.sleep(0.05)
+    raise AssertionError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+
 def test_the_one_machine_walkthrough(tmp_path: Path) -> None:
     commands = walkthrough()
     ports = {"4222": str(free_port())} | {str(p): str(free_port()) for p in (8701, 8702, 8703)}
@@ -38,25 +57,28 @@ def test_the_one_machine_walkthrough(tmp_path: Path) -> None:
     if NATS_SERVER is not None:
         env["PATH"] += f"{os.pathsep}{Path(NATS_SERVER).parent}"
     background: list[subprocess.Popen[bytes]] = []
+    logs: list[Path] = []
     try:
         for command in commands:
             command = local(command)
             if command.endswith("&"):
-                background.append(
-                    subprocess.Popen(
+                log = tmp_path / f"background-{len(background)}.log"
+                with open(log, "wb") as out:
+                    started = subprocess.Popen(
                         shlex.split(command[:-1]),
                         cwd=ROOT,
                         env=env,
-                        stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
                     )
-                )
+                background.append(started)
+                logs.append(log)
                 if command.startswith("nats-server"):
                     wait_port(int(ports["4222"]))
                 continue
             if command.startswith("sleep"):
                 for port in (ports["8701"], ports["8702"], ports["8703"]):
-                    wait_port(int(port), timeout=60)
+                    wait_listening(int(port), background, logs)
                 time.sleep(float(command.split()[1]))
                 continue
             assignments, _, rest = command.rpartition(".venv/bin/mobridge")
@@ -81,10 +103,10 @@ def test_the_one_machine_walkthrough(tmp_path: Path) -> None:
                 time.sleep(0.5)
             assert listed == {"sim-a": "A", "sim-b": "B", "sim-c": "C"}
     finally:
-        for proc in reversed(background):
-            proc.terminate()
+        for started in reversed(background):
+            started.terminate()
             try:
-                proc.wait(timeout=10)
+                started.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                started.kill()
+                started.wait()
