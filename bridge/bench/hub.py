@@ -134,6 +134,10 @@ def _ms(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1e6:.2f}"
 
 
+def _us(ns: float | None) -> str:
+    return "-" if ns is None else f"{ns / 1e3:.2f}"
+
+
 # ---- child processes ----------------------------------------------------------------------
 
 
@@ -711,6 +715,9 @@ class Target:
     value: float | None
     target: float
     unit: str
+    floor: float | None = None
+    """The same figure from the fan-out floor (``fanout_floor``), measured in the same run:
+    what no design of the hub can go under on this machine (None: no floor measured)."""
 
 
 def _targets(
@@ -720,9 +727,15 @@ def _targets(
     offline: dict[int, float],
     sizes: Sizes,
     patch_bytes: dict[int, float | None],
+    floors: dict[int, FloorRow] | None = None,
 ) -> list[Target]:
     def row(tree: int, subs: int) -> Row | None:
         return rows.get((tree, subs))
+
+    def floor(subs: int, name: str) -> float | None:
+        f = (floors or {}).get(subs)
+        value = None if f is None else getattr(f, name)
+        return None if value is None else value / 1e6
 
     def ms(value: float | None) -> float | None:
         return None if value is None else value / 1e6
@@ -761,12 +774,14 @@ def _targets(
         (1000, 500, 30.0),
     ):
         r = row(tree, subs)
+        floored = tree == FLOOR_TREE
         out.append(
             Target(
                 f"fan-out p99, {tree:,} nodes, {subs:,} subscribers (every delivery)",
                 ms(_of(r, "p99_ns")),
                 target,
                 "ms",
+                floor(subs, "p99_ns") if floored else None,
             )
         )
         out.append(
@@ -775,6 +790,7 @@ def _targets(
                 ms(_of(r, "last_p99_ns")),
                 target,
                 "ms",
+                floor(subs, "last_p99_ns") if floored else None,
             )
         )
     most = max((n for n in sizes.subscribers if row(60, n) is not None), default=1)
@@ -785,6 +801,7 @@ def _targets(
             None if (per := _of(r, "per_sub_ns")) is None else per / 1e3,
             10.0,  # issue 41; the kernel's loopback write is ~8 µs (design.md)
             "µs",
+            None if (f := (floors or {}).get(most)) is None else f.per_sub_ns / 1e3,
         )
     )
     out += [
@@ -838,7 +855,7 @@ def _target_lines(
 ) -> list[str]:
     lines = [
         title,
-        f"  {'measure':<62} {'measured':>10} {'target':>8} {'ratio':>7}",
+        f"  {'measure':<62} {'measured':>10} {'target':>8} {'ratio':>7}   floor (÷ floor)",
     ]
     for t in targets:
         if t.value is None:
@@ -846,9 +863,12 @@ def _target_lines(
             continue
         shown = f"{t.value:.0f}" if t.unit in ("B", "KB") else f"{t.value:.2f}"
         ratio = t.value / t.target
+        floor = ""
+        if t.floor:
+            floor = f"   {t.floor:.2f} {t.unit} ({t.value / t.floor:.2f}x)"
         lines.append(
             f"  {t.measure:<62} {shown:>7} {t.unit:<2} {t.target:>6g} {t.unit:<2} "
-            f"{ratio:>5.2f}x{'' if ratio <= 1 else ' !'}"
+            f"{ratio:>5.2f}x{'' if ratio <= 1 else ' !'}{floor}"
         )
     return lines
 
@@ -924,6 +944,7 @@ async def _measure(sizes: Sizes) -> list[str]:
     async with _hub_bench(sizes) as bench:
         agent = bench.agent
         rows: dict[tuple[int, int], Row] = {}
+        floors: dict[int, FloorRow] = {}
         patch_bytes: dict[int, float | None] = {}
         for tree in sizes.trees:
             await bench.switch_tree(tree)
@@ -938,6 +959,17 @@ async def _measure(sizes: Sizes) -> list[str]:
             if tree == sizes.trees[0]:
                 lean = [await bench.series(tree, n, lean=True) for n in sizes.subscribers[-3:]]
                 collected += [*_lean_lines(tree, series, lean), ""]
+            if tree == FLOOR_TREE:
+                async with child("bridge.bench.fanout_floor") as floor:
+                    url = f"ws://127.0.0.1:{(await floor.line(60))['port']}/v1"
+                    for r in series:
+                        size = round(r.delta_bytes or 0)
+                        floors[r.subscribers] = await floor_series(
+                            bench, floor, url, r.subscribers, size
+                        )
+                _floor_per_subscriber(floors)
+                _per_subscriber(series)
+                collected += [*_floor_lines(sizes, series, floors), ""]
             await bench.pool.ensure(1)
             agent.whole_trees = True
             whole = await bench.series(tree, 1)
@@ -979,7 +1011,7 @@ async def _measure(sizes: Sizes) -> list[str]:
         f"{sizes.offline_runs}): "
         + ", ".join(f"{n:,} nodes {v / 1e6:.1f} ms" for n, v in offline.items()),
         "",
-        *_target_lines(_targets(rows, actions, resolve_ns, offline, sizes, patch_bytes)),
+        *_target_lines(_targets(rows, actions, resolve_ns, offline, sizes, patch_bytes, floors)),
     ]
     if "uvloop" in loops:
         title = "uvloop hub: the targets its rows measure (the loop comparison above)"
@@ -1063,6 +1095,119 @@ def _lean_lines(tree: int, default: list[Row], lean: list[Row]) -> list[str]:
                 f"{_ms(row.last_p99_ns):>12} {row.cpu_per_change_ns / 1e6:>18.2f} "
                 f"{_ms(row.subscribers_cpu_per_change_ns):>19} {row.deflate:>8}"
             )
+    return lines
+
+
+FLOOR_TREE = 60
+"""The tree whose fan-out rows get a floor (the issue's fan-out targets are on 60 nodes)."""
+
+
+@dataclass
+class FloorRow:
+    """The same subscribers fed by ``bridge.bench.fanout_floor`` (one prebuilt frame written
+    to every transport per change, nothing else)."""
+
+    subscribers: int
+    size: int
+    p50_ns: float | None
+    p99_ns: float | None
+    last_p99_ns: float | None
+    cpu_per_change_ns: float
+    """The floor process's CPU per change (building the frame, writing it to every one)."""
+    missed: int
+    per_sub_ns: float = 0.0
+    """CPU per change per subscriber: the growth over the first floor row, as the hub's
+    ``Row.per_sub_ns`` (the first row: its CPU per change over its subscribers)."""
+
+
+async def floor_series(bench: Bench, floor: Child, url: str, subs: int, size: int) -> FloorRow:
+    """``subs`` of the bench's subscribers (its worker processes) subscribed to the floor
+    server instead of the hub, ``sizes.changes`` deltas of ``size`` bytes at the bench's
+    rate; the pool is given back to the hub, empty."""
+    sizes, pool = bench.sizes, bench.pool
+    hub_url = pool.url
+    await pool.ensure(0)
+    pool.url = url
+    try:
+        await pool.ensure(subs)
+        send = {"op": "send", "rate_hz": sizes.rate_hz, "size": size}
+        await floor.call({**send, "count": sizes.warmup}, 600)
+        await _deliveries(pool, sizes.warmup * subs)
+        answer = await floor.call({**send, "count": sizes.changes}, 600)
+        got = await _deliveries(pool, sizes.changes * subs)
+    finally:
+        await pool.ensure(0)
+        pool.url = hub_url
+    sent = {g: t for g, t in answer["sent"]}
+    lat: list[float] = []
+    last_of: dict[int, float] = {}
+    for gen, t in zip(got.generation, got.t_ns, strict=True):
+        at = sent.get(gen)
+        if at is None:
+            continue
+        lat.append(t - at)
+        last_of[gen] = max(last_of.get(gen, 0.0), t - at)
+    return FloorRow(
+        subscribers=subs,
+        size=size,
+        p50_ns=statistics.median(lat) if lat else None,
+        p99_ns=percentile(lat, 99) if lat else None,
+        last_p99_ns=percentile(list(last_of.values()), 99) if last_of else None,
+        cpu_per_change_ns=answer["cpu_ns"] / max(1, sizes.changes),
+        missed=max(0, sizes.changes * subs - len(lat)),
+    )
+
+
+def _floor_per_subscriber(floors: dict[int, FloorRow]) -> None:
+    ordered = [floors[n] for n in sorted(floors)]
+    if not ordered:
+        return
+    base = ordered[0]
+    base.per_sub_ns = base.cpu_per_change_ns / max(1, base.subscribers)
+    for f in ordered[1:]:
+        f.per_sub_ns = (f.cpu_per_change_ns - base.cpu_per_change_ns) / (
+            f.subscribers - base.subscribers
+        )
+
+
+async def _deliveries(pool: Pool, expected: int) -> Deliveries:
+    """The pool's deliveries until ``expected`` arrived (or ``SETTLE_S`` passed)."""
+    out = Deliveries()
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        got = await pool.report()
+        out.generation += got.generation
+        out.t_ns += got.t_ns
+        if len(out.generation) >= expected or time.monotonic() > deadline:
+            return out
+        await anyio.sleep(0.1)
+
+
+def _floor_lines(sizes: Sizes, series: list[Row], floors: dict[int, FloorRow]) -> list[str]:
+    lines = [
+        f"fan-out floor, {FLOOR_TREE}-node deltas: the same subscriber processes fed by a "
+        "server that writes one prebuilt frame of the hub's delta size to every subscriber "
+        f"per change and does nothing else (bridge.bench.fanout_floor), {sizes.changes} "
+        f"changes at {sizes.rate_hz:g}/s, in this run",
+        f"  {'subs':>5} {'bytes':>6} {'floor p50':>10} {'floor p99':>10} {'floor last':>11} "
+        f"{'hub p99':>8} {'hub last':>9} {'÷ floor':>8} {'floor µs/sub':>13} "
+        f"{'hub µs/sub':>11} {'missed':>7}",
+    ]
+    for r in series:
+        f = floors.get(r.subscribers)
+        if f is None:
+            continue
+        ratio = f"{r.last_p99_ns / f.last_p99_ns:.2f}x" if r.last_p99_ns and f.last_p99_ns else "-"
+        lines.append(
+            f"  {f.subscribers:>5} {f.size:>6} {_ms(f.p50_ns):>10} {_ms(f.p99_ns):>10} "
+            f"{_ms(f.last_p99_ns):>11} {_ms(r.p99_ns):>8} {_ms(r.last_p99_ns):>9} {ratio:>8} "
+            f"{f.per_sub_ns / 1e3:>13.2f} {_us(r.per_sub_ns):>11} {f.missed:>7}"
+        )
+    lines.append(
+        "  (÷ floor: the hub's last-subscriber p99 over the floor's; the hub's latency starts "
+        "at the agent's send, the floor's at its first write; µs/sub: CPU per change per "
+        "subscriber, the growth over the first row)"
+    )
     return lines
 
 

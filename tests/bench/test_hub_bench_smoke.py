@@ -147,3 +147,21 @@ def test_a_full_collection_is_timed_with_the_most_subscribers_and_with_one(
 def test_whole_trees_are_compared_before_and_after_side_by_side(lines: list[str]) -> None:
     body = _section(lines, "whole trees, 1 subscriber, hub CPU per change")
     assert re.fullmatch(rf"\s+60 nodes:\s+{NUM} ->\s+{NUM} ms \({NUM}x\)", body[0]), body
+
+
+def test_the_fanout_floor_feeds_the_same_subscribers_and_misses_nothing(lines: list[str]) -> None:
+    """The floor (``bridge.bench.fanout_floor``) is measured in the same run with the same
+    subscriber processes: a row per subscriber count, each delivery timed, nothing missed, and
+    its figures beside the hub's in the targets."""
+    body = _section(lines, "fan-out floor, 60-node deltas")
+    rows = [r.split() for r in body[1:] if not r.strip().startswith("(")]
+    assert [r[0] for r in rows] == [*map(str, TINY.subscribers)]
+    for r in rows:
+        assert int(r[1]) > 100, "a delta of the hub's size"
+        p50, p99, last = float(r[2]), float(r[3]), float(r[4])
+        assert 0 < p50 <= p99 <= last
+        assert re.fullmatch(NUM, r[8]), "the floor's CPU per subscriber"
+        assert int(r[10]) == 0, "every subscriber received every floor delta"
+    assert float(rows[0][8]) > 0, "one subscriber: the floor's CPU per change, all of it"
+    per_sub = [line for line in lines if "hub CPU per delta per subscriber (60 nodes" in line]
+    assert len(per_sub) == 1 and re.search(r"µs \(-?\d+\.\d\dx\)$", per_sub[0]), per_sub
