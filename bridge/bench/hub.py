@@ -716,8 +716,9 @@ class Target:
     target: float
     unit: str
     floor: float | None = None
-    """The same figure from the fan-out floor (``fanout_floor``), measured in the same run:
-    what no design of the hub can go under on this machine (None: no floor measured)."""
+    """What no design of the hub goes under on this machine, measured in the same run (None:
+    none measured): for fan-out, the same subscribers fed by ``fanout_floor``; for an
+    action, its two round trips through the websocket stacks (``ping``)."""
 
 
 def _targets(
@@ -810,6 +811,7 @@ def _targets(
             ms(statistics.median(figures.overhead_ns)) if figures.total_ns else None,
             1.0,
             "ms",
+            ms(2 * statistics.median(figures.ping_ns)) if figures.ping_ns else None,
         )
         for figures in actions
     ]

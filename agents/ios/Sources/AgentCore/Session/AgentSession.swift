@@ -472,10 +472,12 @@ final class AgentSession: @unchecked Sendable {
         }
     }
 
-    /// A newer hub connection took over.
+    /// A newer hub connection took over. The close frame goes first: once `running` is
+    /// false the session's own thread may end and close the link itself (1000), and the
+    /// hub must be told it was superseded (1001), not that the link simply ended.
     func supersede() {
-        running = false
         conn?.close(code: CloseCode.goingAway, reason: "superseded by a newer hub connection")
+        running = false
         closeTransport()
     }
 

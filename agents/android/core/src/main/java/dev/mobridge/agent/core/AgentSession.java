@@ -510,12 +510,16 @@ final class AgentSession implements UiEventListener {
         }
     }
 
-    /** A newer hub connection took over. */
+    /**
+     * A newer hub connection took over. The close frame goes first: once {@code running} is
+     * false the session's own thread may end and close the link itself (1000), and the hub
+     * must be told it was superseded (1001), not that the link simply ended.
+     */
     void supersede() {
-        running = false;
         if (conn != null) {
             conn.close(CloseCode.GOING_AWAY, "superseded by a newer hub connection");
         }
+        running = false;
         closeTransport();
     }
 
