@@ -110,10 +110,12 @@ def test_every_target_has_a_line_with_a_ratio_where_measured(lines: list[str]) -
     body = _section(lines, "targets (issues 28 and 41)")
     measures = [r for r in body[1:] if r.strip()]
     assert len(measures) == 22 + len(TINY.action_trees)
-    measured = [r for r in measures if re.search(rf"{NUM}x( !)?$", r)]
+    measured = [r for r in measures if re.search(rf"{NUM}x( !)?(   {NUM} \S+ \({NUM}x\))?$", r)]
     names = " ".join(measured)
     for what in ("overhead per action", "resolve a NodeRef", "delta for a one-field change"):
         assert what in names, what
+    (overhead,) = [r for r in measured if "overhead per action" in r]
+    assert re.search(rf"   {NUM} ms \({NUM}x\)$", overhead), "an action's floor: two pings"
 
 
 def test_loop_section_runs_a_uvloop_hub_beside_an_asyncio_one(lines: list[str]) -> None:
