@@ -125,6 +125,13 @@ async def _latency(changes: int) -> list[float]:
 def run(quick: bool) -> list[str]:
     import anyio
 
+    try:
+        import mcp  # noqa: F401  (the MCP SDK: `mobridge mcp` and the bench's client)
+    except ImportError:
+        return [
+            "mcp: skipped (needs the MCP SDK, the mcp extra: "
+            "MOBRIDGE_EXTRAS=mcp scripts/bench --only mcp)"
+        ]
     from bridge.bench.mcp_session import run_sessions
     from bridge.hub.logs import configure
 
