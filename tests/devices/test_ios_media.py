@@ -159,6 +159,7 @@ def fake_calls(calls: list[str]) -> MediaCalls:
 
         async def get_screenshot(self) -> bytes:
             Shot.taken += 1
+            calls.append("screenshot")
             return _png(Shot.taken * 20 % 255)
 
     class Proxy:
@@ -247,7 +248,19 @@ async def test_syslog_crashes_and_a_dvt_recording() -> None:
     assert [c.name for c in await media.crashes("com.example.Shop")] == [
         "Shop-2026-12-02-101010.ips"
     ]
-    made = await media.recorder(5).record(1, anyio.Event(), 1 << 20)
+    # stopped once a third screenshot was asked for (two frames encoded by then), not after a
+    # fixed second: under load the encoder's start alone can take that second
+    stop = anyio.Event()
+
+    async def stop_at_the_third_screenshot() -> None:
+        while calls.count("screenshot") < 3:
+            await anyio.sleep(0.01)
+        stop.set()
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stop_at_the_third_screenshot)
+            made = await media.recorder(5).record(60, stop, 1 << 20)
     assert made.frames >= 2 and (made.width, made.height) == (60, 130)
     with av.open(io.BytesIO(made.data), mode="r") as container:
         assert sum(1 for _ in container.decode(video=0)) == made.frames
