@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Final
 
 INTERVAL_S: Final = 10.0
@@ -19,16 +20,23 @@ MAX_KEYS: Final = 256
 
 
 class RepeatFilter(logging.Filter):
-    """Pass the first record of a kind per interval; count the others."""
+    """Pass the first record of a kind per interval; count the others.
 
-    def __init__(self, interval_s: float = INTERVAL_S) -> None:
+    ``clock`` returns seconds (monotonic); tests pass their own so that the interval does not
+    depend on how fast the machine logs.
+    """
+
+    def __init__(
+        self, interval_s: float = INTERVAL_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__()
         self.interval_s = interval_s
+        self._clock = clock
         self._last: dict[tuple[str, str], tuple[float, int]] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
         key = (record.name, str(record.msg)[:200])
-        now = time.monotonic()
+        now = self._clock()
         seen = self._last.get(key)
         if seen is not None and now - seen[0] < self.interval_s:
             self._last[key] = (seen[0], seen[1] + 1)
