@@ -3,7 +3,11 @@
 Frames carry their own time (ms since the recording began), so the file plays at the pace the
 screen was captured even when the device delivered fewer frames than asked. Frames are
 scaled so the longer side is at most ``MAX_SIDE`` pixels and both sides are even (H.264's
-4:2:0 needs them so). Not thread-safe: one encoder is fed from one worker thread at a time.
+4:2:0 needs them so). No B-frames: each frame is stored in the order it is shown (decode time
+equals show time), so no reordering delay or edit list can hide a frame from a player of a
+file whose frame gaps vary (a loaded run once decoded 5 frames of a recording that counted 6);
+on screen content the file is no larger. Not thread-safe: one encoder is fed from one worker
+thread at a time.
 ``size`` is what the file holds so far; the caller stops feeding when it passes its cap.
 Every encoder must end in ``finish`` or ``close`` (both idempotent): the H.264 encoder holds
 worker threads and frame buffers that a dropped reference does not free at once.
@@ -62,7 +66,7 @@ class Mp4Encoder:
             stream.pix_fmt = "yuv420p"
             stream.time_base = Fraction(1, 1000)
             stream.codec_context.time_base = Fraction(1, 1000)
-            stream.options = {"preset": "veryfast", "crf": CRF, "tune": "stillimage"}
+            stream.options = {"preset": "veryfast", "crf": CRF, "tune": "stillimage", "bf": "0"}
             self._stream = stream
         pts = max(at_ms, self._last_pts + 1)
         self._last_pts = pts

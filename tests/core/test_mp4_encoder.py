@@ -86,3 +86,23 @@ def test_the_file_plays_at_the_pace_the_frames_were_captured() -> None:
     for at_ms in (100, 100, 40):
         late.add_png(_png(32, 32), at_ms)
     assert _frame_times_ms(late.finish()) == [100.0, 101.0, 102.0]
+
+
+def test_frames_are_stored_in_the_order_they_are_shown_so_a_player_finds_each_one() -> None:
+    """No B-frames: every packet's decode time is its show time, so no edit list or
+    reordering delay can hide a frame from a player (a loaded CI run once decoded 5 frames of
+    a recording that said 6)."""
+    import av
+
+    encoder = Mp4Encoder(10)
+    at_ms = 350  # the first screenshot comes late, and the gaps between them vary
+    for i, gap in enumerate((330, 99, 1, 340, 600, 101, 2, 330, 330)):
+        encoder.add_png(_png(64, 128, shade=i * 25), at_ms)
+        at_ms += gap
+    data = encoder.finish()
+    with av.open(io.BytesIO(data)) as container:
+        packets = [p for p in container.demux(video=0) if p.size]
+    assert len(packets) == encoder.frames == 9
+    assert all(p.pts == p.dts for p in packets)
+    with av.open(io.BytesIO(data)) as container:
+        assert sum(1 for _ in container.decode(video=0)) == 9
