@@ -14,6 +14,7 @@ import anyio
 import pytest
 
 from bridge.client import ProtocolFailure, build_query, connect
+from bridge.hub.screenshot_cache import FRESH_BURST
 from bridge.wire.action import ActionRequest
 from bridge.wire.enums import ActionVerb, ProtocolErrorCode
 from tests.hub.hubfixture import CONTROLLER, OBSERVER, RunningHub, running_hub
@@ -95,6 +96,9 @@ async def test_fresh_is_bounded_per_session_and_a_new_screen_takes_a_new_picture
         connect(rh.url, token=OBSERVER, name="two") as other,
     ):
         dev = hub.device(rh.device_id)
+        # the burst is what is tested: a refill of one a second would let a loaded machine
+        # (a screenshot taking a second) take all ten
+        rh.hub.service.screenshots.fresh_per_s = 0.001
         refused = None
         for _ in range(10):
             try:
@@ -103,6 +107,7 @@ async def test_fresh_is_bounded_per_session_and_a_new_screen_takes_a_new_picture
                 refused = exc
                 break
         assert refused is not None and refused.code is ProtocolErrorCode.RATE_LIMITED
+        assert rh.hub.service.screenshots.counts.fresh == FRESH_BURST  # then the refusal
         await other.device(rh.device_id).screenshot(fresh=True)  # another session is not bounded
         first = await dev.screenshot()
         user = await dev.find(build_query(resource_id="username"))
