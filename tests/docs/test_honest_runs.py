@@ -14,17 +14,47 @@ from pathlib import Path
 from tests.docs.docblocks import ROOT
 
 FAKE_PYTHON = """#!/bin/sh
-# stands in for .venv/bin/python: records pip installs, answers version checks
+# stands in for .venv/bin/python: records pip installs, answers version checks, and fetches a
+# fake uv (below) into pip's --target folder when the checkout has a file uv-available
 if [ "$1" = "-c" ]; then exit 0; fi
-echo "$*" >> "$(dirname "$0")/../pip-calls.log"
+venv="$(dirname "$0")/.."
+echo "$*" >> "$venv/pip-calls.log"
+target=""
+previous=""
+for arg in "$@"; do
+    [ "$previous" = "--target" ] && target=$arg
+    previous=$arg
+done
+if [ -n "$target" ]; then
+    [ -e "$venv/uv-available" ] || { echo "ERROR: No matching distribution found for uv"; exit 1; }
+    mkdir -p "$target/bin"
+    sed "s|VENV|$venv|" "$venv/fake-uv" > "$target/bin/uv"
+    chmod +x "$target/bin/uv"
+    exit 0
+fi
 echo "Collecting websockets>=13 (from mobridge==0.1.0)"
 echo "  Downloading websockets-15.0-cp311-cp311-manylinux.whl (180 kB)"
 echo "Successfully installed mobridge-0.1.0 websockets-15.0"
 exit 0
 """
 
+FAKE_UV = """#!/bin/sh
+# stands in for uv: records its installs; fails when the checkout has a file uv-fails
+echo "uv $*" >> "VENV/pip-calls.log"
+if [ -e "VENV/uv-fails" ]; then
+    echo "error: Failed to fetch: https://pypi.org/simple/websockets/"
+    exit 2
+fi
+echo "Resolved 2 packages in 12ms"
+echo "Prepared 1 package in 30ms"
+echo "Installed 2 packages in 3ms"
+echo " + mobridge==0.1.0 (from file:///checkout)"
+echo " + websockets==15.0"
+exit 0
+"""
 
-def _fake_checkout(tmp_path: Path) -> Path:
+
+def _fake_checkout(tmp_path: Path, uv: bool = True) -> Path:
     checkout = tmp_path / "checkout"
     (checkout / "scripts").mkdir(parents=True)
     (checkout / "scripts" / "_venv").write_text((ROOT / "scripts" / "_venv").read_text())
@@ -33,11 +63,17 @@ def _fake_checkout(tmp_path: Path) -> Path:
     python.parent.mkdir(parents=True)
     python.write_text(FAKE_PYTHON)
     python.chmod(python.stat().st_mode | stat.S_IEXEC)
+    (checkout / ".venv" / "fake-uv").write_text(FAKE_UV)
+    if uv:
+        (checkout / ".venv" / "uv-available").touch()
     return checkout
 
 
-def _source_venv(checkout: Path, needs: str, extras: str = "") -> subprocess.CompletedProcess[str]:
+def _source_venv(
+    checkout: Path, needs: str, extras: str = "", **more: str
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MOBRIDGE_")}
+    env.update(more)
     if extras:
         env["MOBRIDGE_EXTRAS"] = extras
     return subprocess.run(
@@ -51,30 +87,69 @@ def _source_venv(checkout: Path, needs: str, extras: str = "") -> subprocess.Com
     )
 
 
+def _installs(checkout: Path) -> list[str]:
+    """The install commands run (not the fetching of uv itself)."""
+    lines = (checkout / ".venv" / "pip-calls.log").read_text().splitlines()
+    return [line for line in lines if "--target" not in line]
+
+
 def test_run_installs_serving_only_test_adds_dev_and_ios_only_when_asked(tmp_path: Path) -> None:
     checkout = _fake_checkout(tmp_path)
-    calls = checkout / ".venv" / "pip-calls.log"
-    served = _source_venv(checkout, "")
+    served = _source_venv(checkout, "", TMPDIR=str(tmp_path))
     assert served.returncode == 0, served.stderr
-    assert calls.read_text().split()[-1] == "."  # pip install ... -e .
-    # progress people can see: one line per package pip fetches, and the result
-    assert "  Collecting websockets>=13" in served.stderr
-    assert "  Successfully installed mobridge-0.1.0" in served.stderr
-    assert "Downloading" not in served.stderr
+    assert _installs(checkout)[-1].startswith("uv pip install --python .venv/bin/python")
+    assert _installs(checkout)[-1].split()[-1] == "."  # uv pip install ... -e .
+    # progress people can see: one line per package installed, and the counts
+    assert "  Resolved 2 packages" in served.stderr
+    assert "   + websockets==15.0" in served.stderr
+    assert "Prepared" not in served.stderr and "pip" not in served.stderr
+    assert not list(tmp_path.glob("mobridge-uv.*"))  # the installer is not kept
     again = _source_venv(checkout, "")
     assert again.returncode == 0 and again.stderr == ""  # installed once, not per start
     tested = _source_venv(checkout, "dev")
-    assert calls.read_text().splitlines()[-1].split()[-1] == ".[dev]"
+    assert _installs(checkout)[-1].split()[-1] == ".[dev]"
     assert "installing .[dev]" in tested.stderr
     asked = _source_venv(checkout, "dev", extras="ios")
     assert asked.returncode == 0
-    assert calls.read_text().splitlines()[-1].split()[-1] == ".[ios]"
-    assert len(calls.read_text().splitlines()) == 3
+    assert _installs(checkout)[-1].split()[-1] == ".[ios]"
+    assert len(_installs(checkout)) == 3
     assert 'MOBRIDGE_NEEDS=""' in (ROOT / "scripts" / "run").read_text()
     # the bench needs uvloop (the fast extra) to run its hub on both event loops
     assert 'MOBRIDGE_NEEDS="fast"' in (ROOT / "scripts" / "bench").read_text()
     for script in ("test", "check", "smoke-wheel"):
         assert "MOBRIDGE_NEEDS=dev" in (ROOT / "scripts" / script).read_text()
+
+
+def test_pip_installs_when_uv_cannot_be_fetched_fails_or_is_declined(tmp_path: Path) -> None:
+    """Each way to pip says which way it went; pip's own progress lines follow."""
+    tmp = {"TMPDIR": str(tmp_path)}
+    unfetched = _fake_checkout(tmp_path / "a", uv=False)
+    done = _source_venv(unfetched, "", **tmp)
+    assert done.returncode == 0, done.stderr
+    assert "could not fetch the uv installer" in done.stderr
+    assert "  Collecting websockets>=13" in done.stderr
+    assert _installs(unfetched)[-1].endswith("pip install --disable-pip-version-check"
+                                             " --progress-bar off -e .")  # fmt: skip
+
+    failing = _fake_checkout(tmp_path / "b")
+    (failing / ".venv" / "uv-fails").touch()
+    done = _source_venv(failing, "", **tmp)
+    assert done.returncode == 0, done.stderr
+    assert "Failed to fetch" in done.stderr  # uv's own reason, then the way out
+    assert "uv could not install . (above); installing with pip" in done.stderr
+    assert [line.split()[0] for line in _installs(failing)] == ["uv", "-m"]
+    assert "  Successfully installed mobridge-0.1.0" in done.stderr
+
+    declined = _fake_checkout(tmp_path / "c")
+    done = _source_venv(declined, "", MOBRIDGE_INSTALLER="pip", **tmp)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[1:] == [
+        "  Collecting websockets>=13 (from mobridge==0.1.0)",
+        "  Successfully installed mobridge-0.1.0 websockets-15.0",
+    ]
+    calls = (declined / ".venv" / "pip-calls.log").read_text().splitlines()
+    assert len(calls) == 1 and "--target" not in calls[0]  # uv not even fetched
+    assert not list(tmp_path.glob("mobridge-uv.*"))
 
 
 def test_the_wheel_holds_the_package_and_the_dashboard_and_needs_only_serving_deps(
