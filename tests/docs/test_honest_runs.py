@@ -126,7 +126,8 @@ def test_pip_installs_when_uv_cannot_be_fetched_fails_or_is_declined(tmp_path: P
     unfetched = _fake_checkout(tmp_path / "a", uv=False)
     done = _source_venv(unfetched, "", **tmp)
     assert done.returncode == 0, done.stderr
-    assert "could not fetch the uv installer" in done.stderr
+    assert "could not fetch the uv installer (pip's log: .venv/uv-fetch.log)" in done.stderr
+    assert "No matching distribution found for uv" in (unfetched / ".venv/uv-fetch.log").read_text()
     assert "  Collecting websockets>=13" in done.stderr
     assert _installs(unfetched)[-1].endswith("pip install --disable-pip-version-check"
                                              " --progress-bar off -e .")  # fmt: skip
