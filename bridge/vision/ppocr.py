@@ -50,10 +50,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageStat
+from PIL import Image
 
 from bridge.vision import glyphs
 from bridge.vision.boxes import Box, TextBox
+from bridge.vision.shapes import stats
 
 DETECT_SIDE = 960
 """The detector sees the image scaled so its longer side is at most this."""
@@ -527,9 +528,9 @@ def _inside(a: Box, b: Box) -> bool:
 def uniform(image: Image.Image) -> bool:
     """Whether ``image`` is one colour (every channel's spread, on a copy at most 64 pixels
     on a side, under ``UNIFORM``): nothing could be written on it."""
-    small = image.convert("RGB")
-    small.thumbnail((64, 64))
-    return max(ImageStat.Stat(small).stddev) < UNIFORM
+    factor = max(1, -(-max(image.size) // 64))
+    small = image.reduce(factor) if factor > 1 else image  # box means: no full-size copy
+    return float(stats(small.convert("RGB"))[0].max()) < UNIFORM
 
 
 def merge_lines(boxes: list[Box]) -> list[Box]:
