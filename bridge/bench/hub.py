@@ -51,7 +51,7 @@ from websockets.typing import Subprotocol
 from bridge.bench.hub_agent import AGENT_TOKEN, DEVICE_ID, BenchAgent
 from bridge.bench.hub_screens import INCREMENT_ID, OPEN_ID, count_text
 from bridge.hub.event_loop import INSTALL_HINT, LOOPS, uvloop_installed
-from bridge.wire.action import ActionRequest, Verify
+from bridge.wire.action import ActionRequest, ObserveMode, Verify
 from bridge.wire.client_protocol import (
     SUBPROTOCOL_JSON,
     Act,
@@ -612,6 +612,8 @@ async def frame_bytes(bench: Bench, tree: int) -> tuple[list[str], float | None]
 @dataclass
 class ActionFigures:
     tree: int
+    verified: bool
+    """EXPLICIT_CONDITION (the post-action tree ingested and checked) or DISPATCH_ONLY."""
     total_ns: list[int]
     agent_ns: list[int]
     ingest_ns: float | None
@@ -625,7 +627,10 @@ class ActionFigures:
         return [t - a for t, a in zip(self.total_ns, self.agent_ns, strict=True)]
 
 
-async def action_overhead(bench: Bench, tree: int) -> ActionFigures:
+async def action_overhead(bench: Bench, tree: int, verified: bool = True) -> ActionFigures:
+    """Acts one at a time on the tree's increment button: ``verified``, each action waits
+    for the post-action tree to show the new count (EXPLICIT_CONDITION); else the hub
+    answers once the agent has replied (DISPATCH_ONLY: issue 41's row)."""
     sizes = bench.sizes
     total: list[int] = []
     async with open_client(bench.hub.url, "bench-actor") as actor:
@@ -646,28 +651,33 @@ async def action_overhead(bench: Bench, tree: int) -> ActionFigures:
             expected = Present(
                 query=SemanticQuery(text=TextMatch(value=count_text(bench.agent.count + 1)))
             )
-            request = ActionRequest(
-                action=ActionVerb.CLICK,
-                target=target,
-                verify=Verify(
+            verify = (
+                Verify(
                     policy=VerificationPolicy.EXPLICIT_CONDITION,
                     expected=expected,
                     timeout_ms=5000,
                     stable_for_ms=0,
-                ),
+                )
+                if verified
+                else Verify(policy=VerificationPolicy.DISPATCH_ONLY)
             )
+            request = ActionRequest(action=ActionVerb.CLICK, target=target, verify=verify)
             t0 = time.monotonic_ns()
+            observe: ObserveMode = "settle" if verified else "none"
             result, t1 = await actor.request(
-                lambda i, r=request: Act(id=i, device=DEVICE_ID, request=r)
+                lambda i, r=request, o=observe: Act(id=i, device=DEVICE_ID, request=r, observe=o)
             )
             verification = result.get("verification") or {}
-            if verification.get("result") != "CONDITION_MET":
+            if verified and verification.get("result") != "CONDITION_MET":
                 raise RuntimeError(f"bench action not verified: {str(result)[:400]}")
+            if not verified and (result.get("dispatch") or {}).get("status") != "DISPATCHED":
+                raise RuntimeError(f"bench action not dispatched: {str(result)[:400]}")
             total.append(t1 - t0)
     stats = await bench.hub.window()
     ingest = [p + c for _, _, p, c in stats.commits]
     return ActionFigures(
         tree,
+        verified,
         total,
         list(bench.agent.agent_ns),
         statistics.median(ingest) if ingest else None,
@@ -807,7 +817,8 @@ def _targets(
     )
     out += [
         Target(
-            f"hub overhead per action p50, {figures.tree:,} nodes",
+            f"hub overhead per action p50, {figures.tree:,} nodes, "
+            + ("verified (post-action tree)" if figures.verified else "dispatch-only"),
             ms(statistics.median(figures.overhead_ns)) if figures.total_ns else None,
             1.0,
             "ms",
@@ -989,6 +1000,7 @@ async def _measure(sizes: Sizes) -> list[str]:
         actions = []
         for tree in sizes.action_trees:
             await bench.switch_tree(tree)
+            actions.append(await action_overhead(bench, tree, verified=False))
             actions.append(await action_overhead(bench, tree))
         lines += _action_lines(actions)
         await bench.switch_tree(sizes.resolve_tree)
@@ -1299,11 +1311,14 @@ def _loop_targets(series: list[Row]) -> list[Target]:
 
 def _action_lines(actions: list[ActionFigures]) -> list[str]:
     lines = [
-        "act round trip: CLICK + EXPLICIT_CONDITION(present 'Count N'), stableForMs 0, one at a "
-        "time; overhead = total - agent (command read -> post-action tree and reply sent)",
+        "act round trip, one at a time: CLICK dispatch-only (DISPATCH_ONLY, observe none: "
+        "answered once the agent replied), then verified (EXPLICIT_CONDITION present "
+        "'Count N', stableForMs 0: the post-action tree ingested and checked); "
+        "overhead = total - agent (command read -> post-action tree and reply sent)",
         f"  {'tree':>6} {'':<14} {'p50 ms':>8} {'p99 ms':>8}",
     ]
     for a in actions:
+        lines.append(f"  {a.tree:>6} {'verified' if a.verified else 'dispatch-only'}")
         for name, xs in (
             ("total", a.total_ns),
             ("agent", a.agent_ns),

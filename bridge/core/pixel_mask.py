@@ -17,6 +17,8 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
 from typing import Any, Final
 
 from bridge.core.secret_mask import MASK
@@ -41,6 +43,53 @@ def secret_regions(nodes: Iterable[SemanticNode]) -> tuple[Bounds, ...]:
         and node.bounds[2] > node.bounds[0]
         and node.bounds[3] > node.bounds[1]
         and holds_secret(node)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SecretScan:
+    """Which nodes of one snapshot's node list hold a secret (``scan_secrets``): ``nodes``
+    the list scanned, ``held`` the indexes, ascending, of those that hold a secret and have
+    bounds. Keep it to scan the next snapshot of the same screen against it."""
+
+    nodes: tuple[SemanticNode, ...]
+    held: tuple[int, ...]
+
+    @property
+    def regions(self) -> tuple[Bounds, ...]:
+        """``secret_regions`` of ``nodes``: the held nodes' bounds that enclose an area."""
+        out: list[Bounds] = []
+        for i in self.held:
+            bounds = self.nodes[i].bounds
+            if bounds is not None and bounds[2] > bounds[0] and bounds[3] > bounds[1]:
+                out.append(bounds)
+        return tuple(out)
+
+    @property
+    def filled(self) -> bool:
+        """``holds_a_value`` of ``nodes``."""
+        return holds_a_value(self.nodes[i] for i in self.held)
+
+
+def scan_secrets(nodes: Sequence[SemanticNode], previous: SecretScan | None = None) -> SecretScan:
+    """The nodes of ``nodes`` that hold a secret. With ``previous`` (the scan of the last
+    snapshot of the same device), only the nodes that are not the very object at the same
+    place of ``previous.nodes`` are looked at: a node is immutable, so one reused by the
+    normalizer holds what it held (a one-field change of a 1,000-node screen looks at one
+    node instead of 1,000). Lists of another length are scanned whole."""
+    current = tuple(nodes)
+    if previous is not None and len(previous.nodes) == len(current):
+        held = set(previous.held)
+        for i in compress(range(len(current)), map(is_not, current, previous.nodes)):
+            node = current[i]
+            if node.bounds is not None and holds_secret(node):
+                held.add(i)
+            else:
+                held.discard(i)
+        return SecretScan(current, tuple(sorted(held)))
+    return SecretScan(
+        current,
+        tuple(i for i, n in enumerate(current) if n.bounds is not None and holds_secret(n)),
     )
 
 

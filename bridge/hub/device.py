@@ -41,7 +41,7 @@ from bridge.core.identity import IdAllocator
 from bridge.core.leases import LeaseBook
 from bridge.core.normalize import Normalized, NormalizeEngine, NormalizeFailure, SnapshotContext
 from bridge.core.patch import patch, unseen_changes
-from bridge.core.pixel_mask import MaskPlan
+from bridge.core.pixel_mask import MaskPlan, SecretScan
 from bridge.core.raw_limits import (
     MAX_CAPTURE_BYTES,
     MAX_CAPTURE_NODES,
@@ -209,10 +209,13 @@ class DeviceRuntime:
         self.secret_filled = False
         """The newest capture's ``mask_memo`` has such a field."""
         self.received_capture = 0
-        self.mask_memo: tuple[Capture, MaskPlan] | None = None
-        """The newest capture's ``MaskPlan`` (``pixel_secrets.mask_plan``)."""
         """The agent's number of the newest tree received on the current link (not yet
         necessarily ingested)."""
+        self.mask_memo: tuple[Capture, MaskPlan] | None = None
+        """The newest capture's ``MaskPlan`` (``pixel_secrets.mask_plan``)."""
+        self.secret_scan: SecretScan | None = None
+        """The secret-holding nodes of the capture ``mask_memo`` was made for; the next
+        capture's scan looks again only at the nodes that are not the same objects."""
         self.faults: dict[str, str] = {}
         self.capture_warnings: tuple[str, ...] = ()
         """The agent's capture health from its latest tree (``RawTree.warnings``)."""

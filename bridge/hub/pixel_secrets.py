@@ -32,8 +32,7 @@ from bridge.core.pixel_mask import (
     HOLD,
     MaskPlan,
     black_out,
-    holds_a_value,
-    secret_regions,
+    scan_secrets,
 )
 from bridge.core.png_check import PngRefused, check_png
 from bridge.core.secret_hold import SECRET_MEMORY_MS
@@ -148,10 +147,12 @@ def mask_plan(device: DeviceRuntime) -> MaskPlan:
         plan = memo[1]
     else:
         snapshot = cap.normalized.full
-        regions = secret_regions(snapshot.nodes)
+        scan = scan_secrets(snapshot.nodes, device.secret_scan)
+        device.secret_scan = scan
+        regions = scan.regions
         plan = MaskPlan(False, regions, screen_rect(snapshot)) if regions else CLEAR
         device.mask_memo = (cap, plan)
-        device.secret_filled = bool(regions) and holds_a_value(snapshot.nodes)
+        device.secret_filled = bool(regions) and scan.filled
     if device.secret_filled:
         device.secret_seen_ms = device.clock_ms()
     return plan

@@ -96,26 +96,33 @@ def test_bytes_table_covers_both_formats_and_views(lines: list[str]) -> None:
 
 
 def test_action_section_reports_total_agent_and_overhead(lines: list[str]) -> None:
+    """Dispatch-only actions (issue 41's row), then verified ones, each with its figures."""
     body = _section(lines, "act round trip")
-    values = {}
+    values: dict[str, dict[str, float]] = {}
+    kind = ""
     for row in body:
-        m = re.match(rf"^\s+60\s+(total|agent|hub overhead)\s+{NUM}\s+{NUM}$", row)
-        if m:
-            values[m.group(1)] = float(m.group(2))
-    assert set(values) == {"total", "agent", "hub overhead"}
-    assert values["total"] > 0 and values["agent"] > 0
+        if m := re.match(r"^\s+60\s+(dispatch-only|verified)$", row):
+            kind = m.group(1)
+        elif m := re.match(rf"^\s+60\s+(total|agent|hub overhead)\s+{NUM}\s+{NUM}$", row):
+            values.setdefault(kind, {})[m.group(1)] = float(m.group(2))
+    assert list(values) == ["dispatch-only", "verified"]
+    for figures in values.values():
+        assert set(figures) == {"total", "agent", "hub overhead"}
+        assert figures["total"] > 0 and figures["agent"] > 0
 
 
 def test_every_target_has_a_line_with_a_ratio_where_measured(lines: list[str]) -> None:
     body = _section(lines, "targets (issues 28 and 41)")
     measures = [r for r in body[1:] if r.strip()]
-    assert len(measures) == 22 + len(TINY.action_trees)
+    assert len(measures) == 22 + 2 * len(TINY.action_trees)
     measured = [r for r in measures if re.search(rf"{NUM}x( !)?(   {NUM} \S+ \({NUM}x\))?$", r)]
     names = " ".join(measured)
     for what in ("overhead per action", "resolve a NodeRef", "delta for a one-field change"):
         assert what in names, what
-    (overhead,) = [r for r in measured if "overhead per action" in r]
-    assert re.search(rf"   {NUM} ms \({NUM}x\)$", overhead), "an action's floor: two pings"
+    overheads = [r for r in measured if "overhead per action" in r]
+    assert ["dispatch-only" in r for r in overheads] == [True, False]
+    for overhead in overheads:
+        assert re.search(rf"   {NUM} ms \({NUM}x\)$", overhead), "an action's floor: two pings"
 
 
 def test_loop_section_runs_a_uvloop_hub_beside_an_asyncio_one(lines: list[str]) -> None:

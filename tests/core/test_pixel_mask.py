@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from PIL import Image, ImageStat
 
 from bridge.core.pixel_mask import (
@@ -175,3 +176,56 @@ def test_mask_plans_unite_holds_and_regions_without_repeats() -> None:
     assert both.regions == ((0, 0, 1, 1), (2, 2, 3, 3))
     assert both.screen == (0, 0, 10, 10) and not both.hold
     assert MaskPlan(regions=((0, 0, 1, 1),)).union(two).screen == (0, 0, 20, 20)
+
+
+def test_a_scan_against_the_last_looks_again_only_at_replaced_nodes_and_agrees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``scan_secrets`` with the previous scan gives what a whole scan gives, whatever was
+    replaced, added or removed; an unchanged node object is not looked at again."""
+    import random
+
+    from bridge.core import pixel_mask
+    from bridge.core.pixel_mask import scan_secrets
+
+    rng = random.Random(7)
+
+    def node(i: int) -> SemanticNode:
+        kind = rng.randrange(6)
+        bounds = None if kind == 5 else (0, i, rng.choice([0, 50]), i + 10)
+        return SemanticNode(
+            node_id=f"n{i}",
+            role=Role.INPUT,
+            bounds=bounds,
+            text=MASK if kind == 1 else rng.choice(["", "hi", None]),
+            value=MASK if kind == 2 else None,
+            state=NodeState(password=True) if kind == 3 else None,
+        )
+
+    nodes = [node(i) for i in range(60)]
+    scan = scan_secrets(nodes)
+    for _ in range(200):
+        nodes = list(nodes)
+        for _ in range(rng.randrange(4)):
+            i = rng.randrange(len(nodes))
+            nodes[i] = node(i)
+        if rng.random() < 0.1:
+            nodes.append(node(len(nodes)))
+        scan = scan_secrets(nodes, scan)
+        assert scan.regions == secret_regions(nodes)
+        assert scan.filled == holds_a_value(nodes)
+        assert scan.held == scan_secrets(nodes).held
+
+    looked: list[str] = []
+    real = pixel_mask.holds_secret
+
+    def counting(n: SemanticNode) -> bool:
+        looked.append(n.node_id)
+        return real(n)
+
+    monkeypatch.setattr(pixel_mask, "holds_secret", counting)
+    same = scan_secrets(nodes, scan)
+    assert same.held == scan.held and looked == [], "unchanged objects are not looked at"
+    changed = list(nodes)
+    changed[3] = SemanticNode(node_id="x", role=Role.INPUT, bounds=(0, 0, 9, 9), text=MASK)
+    assert 3 in scan_secrets(changed, scan).held and looked == ["x"]
