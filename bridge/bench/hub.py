@@ -630,7 +630,9 @@ class ActionFigures:
 async def action_overhead(bench: Bench, tree: int, verified: bool = True) -> ActionFigures:
     """Acts one at a time on the tree's increment button: ``verified``, each action waits
     for the post-action tree to show the new count (EXPLICIT_CONDITION); else the hub
-    answers once the agent has replied (DISPATCH_ONLY: issue 41's row)."""
+    answers once the agent has replied (DISPATCH_ONLY with ``observe: none``, answered at
+    dispatch: issue 41's row), and the agent replies before it pushes the new tree, as the
+    Android agent and the simulated device do (the tree's ingest is not the action's)."""
     sizes = bench.sizes
     total: list[int] = []
     async with open_client(bench.hub.url, "bench-actor") as actor:
@@ -642,6 +644,7 @@ async def action_overhead(bench: Bench, tree: int, verified: bool = True) -> Act
             t0 = time.monotonic_ns()
             _, t1 = await actor.request(lambda i: Ping(id=i))
             pings.append(t1 - t0)
+        bench.agent.reply_first = not verified
         warmup = max(1, sizes.warmup)
         for i in range(warmup + sizes.actions):
             if i == warmup:
@@ -673,6 +676,7 @@ async def action_overhead(bench: Bench, tree: int, verified: bool = True) -> Act
             if not verified and (result.get("dispatch") or {}).get("status") != "DISPATCHED":
                 raise RuntimeError(f"bench action not dispatched: {str(result)[:400]}")
             total.append(t1 - t0)
+    bench.agent.reply_first = False
     stats = await bench.hub.window()
     ingest = [p + c for _, _, p, c in stats.commits]
     return ActionFigures(
@@ -1312,9 +1316,10 @@ def _loop_targets(series: list[Row]) -> list[Target]:
 def _action_lines(actions: list[ActionFigures]) -> list[str]:
     lines = [
         "act round trip, one at a time: CLICK dispatch-only (DISPATCH_ONLY, observe none: "
-        "answered once the agent replied), then verified (EXPLICIT_CONDITION present "
-        "'Count N', stableForMs 0: the post-action tree ingested and checked); "
-        "overhead = total - agent (command read -> post-action tree and reply sent)",
+        "answered once the agent replied; it replies, then pushes the new tree), then "
+        "verified (EXPLICIT_CONDITION present 'Count N', stableForMs 0: the post-action tree "
+        "ingested and checked; the agent pushes it, then replies); overhead = total - agent "
+        "(command read -> reply sent)",
         f"  {'tree':>6} {'':<14} {'p50 ms':>8} {'p99 ms':>8}",
     ]
     for a in actions:

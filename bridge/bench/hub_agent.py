@@ -3,13 +3,15 @@
 It speaks the agent link like the simulated device: Bearer token in the upgrade, ``hello``
 both ways, an ``initial`` push, then one push per ``push_change`` (the ``Count N`` text
 changes: a one-field change) and exactly one reply per command (``node_action`` changes the
-count too and pushes the new tree before replying, as a real agent's post-action capture
-does). It announces ``tree_delta``: once the hub asks, a change of the count goes as a delta
-of that one node (what an agent that tracks its handles sends), a new screen whole; with
-``whole_trees`` set every push is a whole tree. ``sent`` records, per capture number, when
-its frame was handed to the socket (``time.monotonic_ns``, the clock every process of this
-machine shares), so a subscriber in another process can time change -> delta; ``agent_ns``
-the agent's own time per node action (command frame read -> reply sent).
+count too and pushes the new tree before replying, so the reply finds its tree there; with
+``reply_first`` it replies first and pushes after, as the Android agent and the simulated
+device do, whose pushes come from their tree watchers). It announces ``tree_delta``: once
+the hub asks, a change of the count goes as a delta of that one node (what an agent that
+tracks its handles sends), a new screen whole; with ``whole_trees`` set every push is a
+whole tree. ``sent`` records, per capture number, when its frame was handed to the socket
+(``time.monotonic_ns``, the clock every process of this machine shares), so a subscriber in
+another process can time change -> delta; ``agent_ns`` the agent's own time per node action
+(command frame read -> reply sent, and the tree when it goes first).
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ class BenchAgent:
         self.sent: dict[int, int] = {}
         """Capture number -> monotonic ns just before its frame was sent."""
         self.agent_ns: list[int] = []
+        self.reply_first = False
+        """Reply to a node action before pushing its tree (as the Android agent and the
+        simulated device do: the push follows from the watcher); else the tree first."""
         self.linked = anyio.Event()
         self.deltas = False
         """The hub asked for tree deltas."""
@@ -160,10 +165,15 @@ class BenchAgent:
                 match command:
                     case NodeActionCommand(id=cid):
                         self.count += 1
-                        await self._send_tree(ws, "event")
                         reply = Reply(id=cid, ok=True, method=ActionMethod.ACCESSIBILITY_ACTION)
-                        await self._send(ws, encode(reply))
-                        self.agent_ns.append(time.monotonic_ns() - t_in)
+                        if self.reply_first:
+                            await self._send(ws, encode(reply))
+                            self.agent_ns.append(time.monotonic_ns() - t_in)
+                            await self._send_tree(ws, "event")
+                        else:
+                            await self._send_tree(ws, "event")
+                            await self._send(ws, encode(reply))
+                            self.agent_ns.append(time.monotonic_ns() - t_in)
                     case CaptureCommand(id=cid):
                         async with self._send_lock:
                             tree = self._tree()
