@@ -922,11 +922,17 @@ def pyspy_top(path: str, n: int = 10) -> list[str]:
 
 @asynccontextmanager
 async def _hub_bench(
-    sizes: Sizes, loop: str = "asyncio", journal: str | None = None, frames: str = "reused"
+    sizes: Sizes,
+    loop: str = "asyncio",
+    journal: str | None = None,
+    frames: str = "reused",
+    frozen: bool = True,
 ) -> AsyncIterator[Bench]:
     """A bench agent, a hub process on ``loop`` linked to it, and ``sizes.workers``
     subscriber worker processes; everything is stopped on exit. ``frames`` "whole": the
-    hub decodes agent frames as before issue 41 (``hub_proc.WholeFrames``)."""
+    hub decodes agent frames as before issue 41 (``hub_proc.WholeFrames``); ``frozen``
+    False: the hub leaves its startup objects to the collector (``mobridge serve`` freezes
+    them, ``bridge.hub.collector``)."""
     agent = BenchAgent(sizes.trees[0])
     async with anyio.create_task_group() as tg:
         agent_port = await tg.start(agent.serve)
@@ -937,6 +943,7 @@ async def _hub_bench(
             "loop": loop,
             "journal": journal,
             "frames": frames,
+            "unfrozen": not frozen,
         }
         async with child("bridge.bench.hub_proc", json.dumps(config)) as hub_child:
             ready = await hub_child.line(60)

@@ -40,6 +40,7 @@ import anyio
 
 from bridge.hub import service as service_module
 from bridge.hub.app import AgentTarget, Hub, HubConfig
+from bridge.hub.collector import freeze_startup
 from bridge.hub.device import DeviceRuntime
 from bridge.hub.event_loop import backend_options
 from bridge.hub.logs import configure as configure_logs
@@ -179,6 +180,8 @@ async def _main(config: dict[str, Any]) -> None:
         if not devices or not devices[0].online:
             raise SystemExit("the hub did not link the bench agent")
         recorder.instrument(devices[0])
+        if not config.get("unfrozen"):
+            freeze_startup()  # as ``mobridge serve`` does once it listens
         print(json.dumps({"port": port, "pid": os.getpid()}), flush=True)
         while True:
             line = await anyio.to_thread.run_sync(sys.stdin.readline)

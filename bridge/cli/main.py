@@ -682,6 +682,7 @@ def _serve(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"mobridge serve: {problem}", file=sys.stderr)
             return EXIT_USAGE
+    from bridge.hub.collector import freeze_startup
     from bridge.journal.lock import JournalBusy
 
     try:
@@ -697,6 +698,7 @@ def _serve(args: argparse.Namespace) -> int:
 
         async with anyio.create_task_group() as tg:
             port = await tg.start(hub.run)
+            freeze_startup()  # the process's objects so far live as long as it does
             print(f"mobridge hub listening on ws://{args.host}:{port}/v1", flush=True)
             print(f"health: http://{args.host}:{port}/healthz", flush=True)
             fragment = f"#token={token}" if generated else ""

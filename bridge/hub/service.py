@@ -24,6 +24,7 @@ from bridge.core.pixel_mask import MaskPlan
 from bridge.core.query import QueryRejected, run_query
 from bridge.core.secret_mask import SecretMasker
 from bridge.devices.web.source import WebSource
+from bridge.hub import collector
 from bridge.hub.actions import run_act, run_global_or_app
 from bridge.hub.alert_autoanswer import AlertPolicy
 from bridge.hub.allocation import Allocator
@@ -380,6 +381,7 @@ class HubService:
             },
             "mirror": self.mirrors.statistics(),
             "event_loop": self.loop_lag.statistics(),
+            "collector": collector.statistics(),
             "resources": self.resources.statistics(),
             "media": {
                 "logs": self.log_streams.statistics(),
