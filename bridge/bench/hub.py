@@ -665,8 +665,8 @@ async def action_overhead(bench: Bench, tree: int, verified: bool = True) -> Act
                 else Verify(policy=VerificationPolicy.DISPATCH_ONLY)
             )
             request = ActionRequest(action=ActionVerb.CLICK, target=target, verify=verify)
-            t0 = time.monotonic_ns()
             observe: ObserveMode = "settle" if verified else "none"
+            t0 = time.monotonic_ns()
             result, t1 = await actor.request(
                 lambda i, r=request, o=observe: Act(id=i, device=DEVICE_ID, request=r, observe=o)
             )

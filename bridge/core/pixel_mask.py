@@ -36,14 +36,7 @@ def holds_secret(node: SemanticNode) -> bool:
 
 def secret_regions(nodes: Iterable[SemanticNode]) -> tuple[Bounds, ...]:
     """The bounds of every node that holds a secret (see the module docstring)."""
-    return tuple(
-        node.bounds
-        for node in nodes
-        if node.bounds is not None
-        and node.bounds[2] > node.bounds[0]
-        and node.bounds[3] > node.bounds[1]
-        and holds_secret(node)
-    )
+    return scan_secrets(tuple(nodes)).regions
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,10 +38,6 @@ def stats(image: Image.Image) -> tuple[Any, tuple[int, ...]]:
     return spread, tuple(int(v) for v in median)
 
 
-def _median(image: Image.Image) -> tuple[int, ...]:
-    return stats(image)[1]
-
-
 def _distance(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     return sum(abs(x - y) for x, y in zip(a, b, strict=False))
 
@@ -80,7 +76,7 @@ def looks_like_button(region: Image.Image, box: Box, background: tuple[int, ...]
 
 
 def background_of(region: Image.Image) -> tuple[int, ...]:
-    return _median(_rgb(region))
+    return stats(_rgb(region))[1]
 
 
 def _rgb(image: Image.Image) -> Image.Image:
