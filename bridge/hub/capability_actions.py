@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from bridge.core import device_control as rules
+from bridge.core.alert_screen import alert_answered, alert_shown
 from bridge.core.mutation import MutationVerdict
 from bridge.core.noderef import Resolved
 from bridge.core.secret_mask import MASK
@@ -48,7 +49,7 @@ from bridge.hub.policy import action_subject
 from bridge.hub.targeting import describe_query, resolve_query
 from bridge.net.agent_link import AgentLost
 from bridge.net.client_server import Session
-from bridge.wire.action import ActionResult
+from bridge.wire.action import ActionResult, Evidence, Predicate, Verification
 from bridge.wire.agent_link import (
     AlertCommand,
     ClipboardCommand,
@@ -76,7 +77,14 @@ from bridge.wire.device_capabilities import (
     Pinch,
     TwoFingerTap,
 )
-from bridge.wire.enums import ErrorCode, MutationClass, Platform, ProtocolErrorCode
+from bridge.wire.enums import (
+    ErrorCode,
+    MutationClass,
+    Platform,
+    PredicateSource,
+    ProtocolErrorCode,
+    VerificationResult,
+)
 
 if TYPE_CHECKING:
     from bridge.hub.handler_context import HandlerContext
@@ -145,6 +153,7 @@ def plan(
                 verdict,
                 action_subject(device, f"alert:{what}", button or "-", False),
                 lambda cid: AlertCommand(id=cid, action=what, button=button),
+                intrinsic=_answered(before),
             )(verb, action)
         case PermissionSet():
             act, perm, app_id = msg.action.value, msg.permission.value, msg.app_id
@@ -222,6 +231,35 @@ def plan(
                 action_subject(device, "keyboard.hide", "-", False),
                 lambda cid: KeyboardCommand(id=cid),
             )(verb, action)
+
+
+def _answered(before: Capture) -> Callable[[Capture], Verification | None] | None:
+    """The intrinsic check of an alert's answer when ``before`` shows the alert in its tree
+    (``bridge.core.alert_screen``): the action settles once it is gone, however late the
+    agent's next capture comes; None (the agent's word) when the tree shows no alert."""
+    shown = before.normalized.full
+    if not alert_shown(shown):
+        return None
+
+    def gone(cap: Capture) -> Verification:
+        after = cap.normalized.full
+        answered = alert_answered(shown, after)
+        return Verification(
+            predicate=Predicate(source=PredicateSource.INTRINSIC),
+            result=VerificationResult.CONDITION_MET
+            if answered
+            else VerificationResult.CONDITION_NOT_MET,
+            evidence=(
+                Evidence(
+                    what="alert",
+                    snapshot_id=after.snapshot_id,
+                    observed="gone" if answered else "shown",
+                    expected="gone",
+                ),
+            ),
+        )
+
+    return gone
 
 
 def _touch_point(

@@ -26,6 +26,9 @@ async def test_alert_accept_on_the_permission_dialog_of_the_java_agent() -> None
                 assert [a.buttons for a in listed.alerts] == [("Allow", "Don't allow")]
                 assert listed.alerts[0].system
                 result = await dev.answer_alert("accept")
+                # settled once the dialog left the tree, however late the agent pushed it
+                assert result.verification is not None
+                assert result.verification.result.value == "CONDITION_MET", result
                 assert result.observation.window_changed
                 allowed = Present(query=build_query(text="Location allowed"))
                 assert (await dev.wait(allowed, 5000)).result.value == "CONDITION_MET"

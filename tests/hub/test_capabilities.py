@@ -47,6 +47,10 @@ async def test_alert_accept_on_the_permission_dialog_grants_the_camera() -> None
         assert "Camera: not asked" in await _texts(dev)
         result = await dev.answer_alert("accept")
         assert result.observation.window_changed
+        # the dialog was in the tree: the hub waited until it was gone, and says so
+        assert result.verification is not None
+        assert result.verification.result.value == "CONDITION_MET"
+        assert [(e.what, e.observed) for e in result.verification.evidence] == [("alert", "gone")]
         done = await next_action(events)
         assert (done.verb, done.action, done.message) == ("alert", "ACCEPT", "alert accept")
         assert (await dev.alerts()).alerts == ()
