@@ -122,6 +122,7 @@ hold the exit for websockets' default 10 s."""
 MAX_PER_PEER = 4096
 MAX_UNAUTHENTICATED_PER_PEER = 64
 MAX_INFLIGHT = 64
+_OPEN = State.OPEN
 
 
 CaptureView = Callable[[str, int, Any], Awaitable[bytes | None]]
@@ -266,20 +267,33 @@ class Session:
     def push_event(self, stream: str | None, event: bytes | Outgoing) -> None:
         """Send or queue an event: bytes already encoded in this session's format, or an
         ``Outgoing`` shared by many sessions (its frame is written as is). On overflow every
-        pending event is dropped and each subscribed stream is marked for resync."""
+        pending event is dropped and each subscribed stream is marked for resync.
+
+        The common case — an open connection with nothing queued and a transport not pushing
+        back — is written inline (``_idle`` and ``DirectWriter.ready`` spelled out, the frame
+        looked up by the writer's key): it runs once per subscriber per change."""
         if self.closed:
             return
-        if stream is not None and stream in self._resync:
+        resync = self._resync
+        if resync and stream is not None and stream in resync:
             self.stats.events_dropped += 1
             return
         direct = self.direct
-        if direct is not None and self._idle() and direct.ready():
-            if isinstance(event, Outgoing):
-                direct.write(event.frame(self.format, direct.text, direct.bits))
-            else:
-                direct.write(message_frame(event, direct.text, direct.bits))
-            self.stats.events_sent += 1
-            return
+        if direct is not None and not (self._responses or self._events or resync):
+            ws = direct.ws
+            transport = ws.transport
+            if (
+                ws.protocol.state is _OPEN
+                and not ws.paused
+                and transport is not None
+                and not transport.is_closing()
+            ):
+                if event.__class__ is Outgoing:
+                    transport.write(event.frame_for(direct.key))
+                else:
+                    transport.write(message_frame(event, direct.text, direct.bits))  # type: ignore[arg-type]
+                self.stats.events_sent += 1
+                return
         data = event.payload(self.format) if isinstance(event, Outgoing) else event
         if (
             len(self._events) >= self.event_limit
@@ -312,13 +326,15 @@ class DirectWriter:
     """Writes whole frames straight to a connection's transport, in order with everything
     websockets itself writes there (it too writes whole frames)."""
 
-    __slots__ = ("bits", "text", "ws")
+    __slots__ = ("bits", "key", "text", "ws")
 
-    def __init__(self, ws: ServerConnection, text: bool) -> None:
+    def __init__(self, ws: ServerConnection, fmt: WireFormat) -> None:
         self.ws = ws
-        self.text = text
+        self.text = fmt is WireFormat.JSON
         self.bits = negotiated_bits(list(ws.protocol.extensions))
         """Deflate window bits when the connection negotiated compression (else None)."""
+        self.key = (fmt, self.text, self.bits)
+        """What ``Outgoing.frame_for`` builds this connection's frame from."""
 
     def ready(self) -> bool:
         """Open, and the transport is not pushing back (its buffer is under the limit)."""
@@ -544,7 +560,7 @@ class ClientServer:
             soft_limit=self.outbound_soft_limit,
             peer=peer,
         )
-        session.direct = DirectWriter(ws, text=fmt is WireFormat.JSON)
+        session.direct = DirectWriter(ws, fmt)
         header_token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
         if header_token is not None:
             session.principal = self.auth.check(header_token)

@@ -114,3 +114,11 @@ class Outgoing:
         if found is None:
             found = self._frames[key] = message_frame(data, text, bits)
         return found
+
+    def frame_for(self, key: tuple[Any, bool, int | None]) -> bytes:
+        """``frame(*key)``, remembered under ``key`` as given (a connection's writer key: the
+        same key every change, so after the first connection it is one lookup)."""
+        found = self._frames.get(key)
+        if found is None:
+            found = self._frames[key] = self.frame(*key)
+        return found
