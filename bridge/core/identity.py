@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from bridge.core.node_ids import IdAllocator
 from bridge.core.tree import NodeTree
 from bridge.wire.enums import Role
-from bridge.wire.node import SemanticNode
+from bridge.wire.node import NodeState, SemanticNode
 
 __all__ = [
     "FAR_DRIFT",
@@ -136,7 +136,9 @@ def _row_text(node: SemanticNode, depth: int) -> str:
     """``repr(_semantic_row(node, depth))``, written field by field (a tuple's repr is its
     items' reprs joined by ``", "`` in parentheses): no row tuple is built, and the state
     and actions fields, shared by most nodes, come from a bounded memo."""
-    state = node.effective_state
+    state = node.state
+    if state is None:
+        state = NodeState.DEFAULT  # ``effective_state``, without the property's call
     actions = node.actions
     memo = (state, actions)
     tail = _ROW_TAIL.get(memo)
@@ -160,10 +162,10 @@ def _row_text(node: SemanticNode, depth: int) -> str:
         _ROW_TAIL[memo] = tail
     coll = node.collection
     return (
-        f"({depth!r}, {node.role.value!r}, {node.label!r}, {node.text!r}, {node.value!r}, "
+        f"({depth!r}, {node.role._value_!r}, {node.label!r}, {node.text!r}, {node.value!r}, "
         f"{node.hint!r}, {node.resource_id!r}, {node.automation_id!r}, {node.class_name!r}, "
         f"{tail}, {(coll.index, coll.item_key, coll.row_count) if coll else None!r}, "
-        f"{node.source.value!r})"
+        f"{node.source._value_!r})"
     )
 
 

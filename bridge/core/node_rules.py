@@ -217,6 +217,16 @@ def tab_row_of(
     return frozenset(kids[i] for i in role_rules.tab_row(raws))
 
 
+_CONTEXT_ORDER = (
+    "is_root", "parent_role", "parent_class", "window_type", "window_extent", "children",
+    "has_text_descendant", "in_tab_row", "siblings", "position",
+)  # fmt: skip
+"""``RoleContext``'s fields in order: ``fill_role`` passes them by position (checked at
+import: a reordered tuple fails here, not silently)."""
+if role_rules.RoleContext._fields != _CONTEXT_ORDER:  # pragma: no cover
+    raise ImportError("RoleContext's fields moved: update node_rules._CONTEXT_ORDER")
+
+
 def fill_role(
     p: Proto,
     protos: Sequence[Proto],
@@ -239,17 +249,17 @@ def fill_role(
         siblings = []
     p.role = role_rules.infer_role(
         p.raw,
-        role_rules.RoleContext(
-            is_root=parent is None,
-            parent_role=parent.role if parent is not None else None,
-            parent_class=parent.raw.class_name if parent is not None else None,
-            window_type=p.wtype,
-            window_extent=extent,
-            children=_accessible(children),
-            has_text_descendant=len(p.desc) > (1 if p.own else 0),
-            in_tab_row=parent is not None and p.index in parent.tab_row,
-            siblings=siblings,
-            position=p.position,
+        role_rules.RoleContext(  # by position (a keyword call costs twice as much)
+            parent is None,  # is_root
+            parent.role if parent is not None else None,  # parent_role
+            parent.raw.class_name if parent is not None else None,  # parent_class
+            p.wtype,  # window_type
+            extent,  # window_extent
+            _accessible(children),  # children
+            len(p.desc) > (1 if p.own else 0),  # has_text_descendant
+            parent is not None and p.index in parent.tab_row,  # in_tab_row
+            siblings,
+            p.position,
         ),
     )
     fill_texts(p, ios)

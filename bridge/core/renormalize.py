@@ -662,6 +662,17 @@ def _keep(keyboards: Sequence[KeyboardRegion], protos: Sequence[rules.Proto]) ->
     return {protos[i].nid for k in keyboards for i in k.hide_keys}
 
 
+_NODE_ORDER = (
+    "node_id", "role", "parent_id", "label", "text", "value", "hint", "resource_id",
+    "class_name", "automation_id", "native_type", "state", "actions", "bounds", "collection",
+    "source", "confidence",
+)  # fmt: skip
+"""``SemanticNode``'s fields in declaration order: ``_build_node`` passes them by position
+(checked at import: a reordered struct fails here, not silently)."""
+if SemanticNode.__struct_fields__ != _NODE_ORDER:  # pragma: no cover
+    raise ImportError("SemanticNode's fields moved: update renormalize._NODE_ORDER")
+
+
 def _build_node(p: rules.Proto, protos: Sequence[rules.Proto], ios: bool) -> SemanticNode:
     if p.summary is None:  # the final fields are the computed ones (read without properties)
         coll, role, label, value, hint = p.collection, p.role, p.label, p.value, p.hint
@@ -672,24 +683,24 @@ def _build_node(p: rules.Proto, protos: Sequence[rules.Proto], ios: bool) -> Sem
     if coll is not None and parent_id is not None:
         coll = msgspec.structs.replace(coll, scroll_container_id=parent_id)
     raw = p.raw
-    return SemanticNode(
-        node_id=p.nid,
-        parent_id=parent_id,
-        role=role,
-        label=label,
-        text=p.text,
-        value=value,
-        hint=hint,
-        resource_id=None if ios else raw.automation_id,
-        automation_id=raw.automation_id,
-        class_name=None if ios else raw.class_name,
-        native_type=raw.class_name if ios else None,
-        state=p.state,
-        actions=p.actions,
-        bounds=raw.bounds,
-        collection=coll,
-        source=raw.source or Source.ACCESSIBILITY,
-        confidence=_SURE if raw.confidence is None else raw.confidence,
+    return SemanticNode(  # by position, in _NODE_ORDER (a keyword call costs 6x as much)
+        p.nid,
+        role,
+        parent_id,
+        label,
+        p.text,
+        value,
+        hint,
+        None if ios else raw.automation_id,  # resource_id
+        None if ios else raw.class_name,  # class_name
+        raw.automation_id,
+        raw.class_name if ios else None,  # native_type
+        p.state,
+        p.actions,
+        raw.bounds,
+        coll,
+        raw.source or Source.ACCESSIBILITY,
+        _SURE if raw.confidence is None else raw.confidence,
     )
 
 

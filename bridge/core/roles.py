@@ -362,6 +362,8 @@ def tab_row(siblings: Sequence[RawNode]) -> frozenset[int]:
     tab bars look in a dump that carries no role description. Members with identical bounds
     count as one slot (a tab reported twice is still one tab). The caller leaves lists and
     menus out (their selected row is a selection, not a tab)."""
+    if not any(s.selected for s in siblings):
+        return frozenset()  # what the count of selected slots below decides, found sooner
     members = [i for i, s in enumerate(siblings) if _tab_candidate(s)]
     if len(members) < 2:
         return frozenset()  # what the slots below decide for fewer than two members

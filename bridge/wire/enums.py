@@ -10,7 +10,16 @@ from __future__ import annotations
 import enum
 
 
-class Role(enum.Enum):
+class WireEnum(enum.Enum):
+    """The base of the wire's enums: a member hashes by identity, as it compares (``Enum``
+    compares by identity but hashes its name in Python code, and the normalizer looks members
+    up in sets and dicts several times a node). A set of members iterates in no fixed order
+    either way (string hashes are salted per process): sort where order shows."""
+
+    __hash__ = object.__hash__
+
+
+class Role(WireEnum):
     """Normalized role of a node. Raw platform class names are never roles."""
 
     SCREEN = "SCREEN"
@@ -34,7 +43,7 @@ class Role(enum.Enum):
     UNKNOWN = "UNKNOWN"
 
 
-class Source(enum.Enum):
+class Source(WireEnum):
     """Where a node's data came from."""
 
     ACCESSIBILITY = "ACCESSIBILITY"
@@ -42,17 +51,17 @@ class Source(enum.Enum):
     VISION = "VISION"
 
 
-class Platform(enum.Enum):
+class Platform(WireEnum):
     ANDROID = "ANDROID"
     IOS = "IOS"
 
 
-class Orientation(enum.Enum):
+class Orientation(WireEnum):
     PORTRAIT = "portrait"
     LANDSCAPE = "landscape"
 
 
-class ActionVerb(enum.Enum):
+class ActionVerb(WireEnum):
     """Primitive actions on a node."""
 
     CLICK = "CLICK"
@@ -70,14 +79,14 @@ class ActionVerb(enum.Enum):
     PASTE = "PASTE"
 
 
-class GlobalAction(enum.Enum):
+class GlobalAction(WireEnum):
     BACK = "BACK"
     HOME = "HOME"
     RECENTS = "RECENTS"
     NOTIFICATION_SHADE = "NOTIFICATION_SHADE"
 
 
-class AppAction(enum.Enum):
+class AppAction(WireEnum):
     """APP_CLOSE_UI is Back/Home: it never guarantees process death."""
 
     APP_OPEN = "APP_OPEN"
@@ -86,7 +95,7 @@ class AppAction(enum.Enum):
     APP_CLOSE_UI = "APP_CLOSE_UI"
 
 
-class VerificationPolicy(enum.Enum):
+class VerificationPolicy(WireEnum):
     NODE_STATE_CHANGED = "NODE_STATE_CHANGED"
     NODE_VALUE_EQUALS = "NODE_VALUE_EQUALS"
     NODE_DISAPPEARED = "NODE_DISAPPEARED"
@@ -99,7 +108,7 @@ class VerificationPolicy(enum.Enum):
     DISPATCH_ONLY = "DISPATCH_ONLY"
 
 
-class DispatchStatus(enum.Enum):
+class DispatchStatus(WireEnum):
     """Whether the native action was sent; never business success."""
 
     DISPATCHED = "DISPATCHED"
@@ -107,30 +116,30 @@ class DispatchStatus(enum.Enum):
     FAILED = "FAILED"
 
 
-class VerificationResult(enum.Enum):
+class VerificationResult(WireEnum):
     CONDITION_MET = "CONDITION_MET"
     CONDITION_NOT_MET = "CONDITION_NOT_MET"
     CONDITION_UNKNOWN = "CONDITION_UNKNOWN"
 
 
-class Stability(enum.Enum):
+class Stability(WireEnum):
     STABLE = "STABLE"
     TRANSITIONING = "TRANSITIONING"
     UNKNOWN = "UNKNOWN"
 
 
-class ActionMethod(enum.Enum):
+class ActionMethod(WireEnum):
     ACCESSIBILITY_ACTION = "ACCESSIBILITY_ACTION"
     ACCESSIBILITY_ACTION_ANCESTOR = "ACCESSIBILITY_ACTION_ANCESTOR"
     GESTURE_FALLBACK = "GESTURE_FALLBACK"
 
 
-class FallbackType(enum.Enum):
+class FallbackType(WireEnum):
     VISION_COORDINATE = "VISION_COORDINATE"
     GESTURE = "GESTURE"
 
 
-class MutationClass(enum.Enum):
+class MutationClass(WireEnum):
     """Ordered from least to most mutating."""
 
     READ_ONLY = "READ_ONLY"
@@ -140,24 +149,24 @@ class MutationClass(enum.Enum):
     DESTRUCTIVE = "DESTRUCTIVE"
 
 
-class PredicateSource(enum.Enum):
+class PredicateSource(WireEnum):
     CALLER = "CALLER"
     INTRINSIC = "INTRINSIC"
 
 
-class FocusChange(enum.Enum):
+class FocusChange(WireEnum):
     UNCHANGED = "UNCHANGED"
     CHANGED = "CHANGED"
     UNKNOWN = "UNKNOWN"
 
 
-class NodeRefSource(enum.Enum):
+class NodeRefSource(WireEnum):
     SEMANTIC = "SEMANTIC"
     VISION = "VISION"
     COORDINATE = "COORDINATE"
 
 
-class MatchMode(enum.Enum):
+class MatchMode(WireEnum):
     EXACT = "EXACT"
     NORMALIZED_EXACT = "NORMALIZED_EXACT"
     CONTAINS = "CONTAINS"
@@ -165,7 +174,7 @@ class MatchMode(enum.Enum):
     SEMANTIC_SYNONYM = "SEMANTIC_SYNONYM"
 
 
-class ErrorCode(enum.Enum):
+class ErrorCode(WireEnum):
     """Domain error codes of the reference error envelope."""
 
     DEVICE_OFFLINE = "DEVICE_OFFLINE"
@@ -186,7 +195,7 @@ class ErrorCode(enum.Enum):
     USER_CONFIRMATION_REQUIRED = "USER_CONFIRMATION_REQUIRED"
 
 
-class ProtocolErrorCode(enum.Enum):
+class ProtocolErrorCode(WireEnum):
     """Transport-level failures the reference vocabulary has no code for.
 
     These travel in a ``protocol_error`` message, never in the reference envelope.
@@ -206,7 +215,7 @@ class ProtocolErrorCode(enum.Enum):
     INTERNAL = "INTERNAL"
 
 
-class GestureKind(enum.Enum):
+class GestureKind(WireEnum):
     """A gesture at screen points (``gesture`` request, agent-link ``gesture`` command)."""
 
     TAP = "tap"
@@ -215,7 +224,7 @@ class GestureKind(enum.Enum):
     SWIPE = "swipe"
 
 
-class KeyName(enum.Enum):
+class KeyName(WireEnum):
     """Keys a ``key`` request may press (Android ``KeyEvent`` names without ``KEYCODE_``).
     A device that cannot press one refuses it ACTION_UNSUPPORTED (iOS has no DPAD or MENU)."""
 

@@ -34,14 +34,14 @@ from bridge.core.importers.android_rules import (
 )
 from bridge.core.importers.failure import DumpError, shown
 from bridge.core.importers.limits import cap_text, opt_text
-from bridge.core.importers.safe_xml import XmlElement
+from bridge.core.importers.limits import MAX_RAW_NODES, MAX_TREE_DEPTH
+from bridge.core.importers.safe_xml import XmlReader
 from bridge.core.importers.values import (
     android_bounds_or_none,
     read_android_bounds,
     read_bool,
     read_int,
 )
-from bridge.core.importers.walk import preorder
 from bridge.wire.enums import Platform
 from bridge.wire.raw import RawNode, RawTree, RawWindow, ScreenSize
 
@@ -74,18 +74,18 @@ _PLAIN_BOOL = {"true": True, "false": False}
 anything else still goes through it and its error)."""
 
 
-def _where(element: XmlElement, index: int) -> str:
-    return f"node {index} (line {element.line})"
+def _where(line: int, index: int) -> str:
+    return f"node {index} (line {line})"
 
 
-def _flag(value: str | None, default: bool, element: XmlElement, index: int, name: str) -> bool:
+def _flag(value: str | None, default: bool, line: int, index: int, name: str) -> bool:
     """``read_bool`` with its error's place built only when it is needed."""
     if value is None:
         return default
     plain = _PLAIN_BOOL.get(value)
     if plain is not None:
         return plain
-    return read_bool(value, default, _where(element, index), name)
+    return read_bool(value, default, _where(line, index), name)
 
 
 _FLAGS: tuple[tuple[str, bool], ...] = (
@@ -109,13 +109,13 @@ _FLAG_MEMO: dict[tuple[str | None, ...], tuple[bool, ...]] = {}
 Only texts that read without an error are remembered; bounded (cleared when full)."""
 
 
-def _read_flags(texts: tuple[str | None, ...], element: XmlElement, index: int) -> tuple[bool, ...]:
+def _read_flags(texts: tuple[str | None, ...], line: int, index: int) -> tuple[bool, ...]:
     """The values of ``_FLAGS`` from their attribute texts (``_flag`` each: an unreadable one
     raises naming this node)."""
     found = _FLAG_MEMO.get(texts)
     if found is None:
         found = tuple(
-            _flag(text, default, element, index, name)
+            _flag(text, default, line, index, name)
             for text, (name, default) in zip(texts, _FLAGS, strict=True)
         )
         if len(_FLAG_MEMO) >= _FLAG_MEMO_MAX:
@@ -124,17 +124,31 @@ def _read_flags(texts: tuple[str | None, ...], element: XmlElement, index: int) 
     return found
 
 
-def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -> RawNode:
-    """One node (profiled hot path: ``where`` is built only for an error)."""
-    a = element.attrib
+_RAW_ORDER = (
+    "handle", "parent", "window", "class_name", "text", "label", "value", "hint",
+    "automation_id", "package", "bounds", "clickable", "long_clickable", "checkable", "checked",
+    "enabled", "focusable", "focused", "selected", "scrollable", "editable", "password",
+    "visible", "hittable", "heading", "actions",
+)  # fmt: skip
+"""The leading fields of ``RawNode`` in declaration order: ``_node`` passes them by position
+(checked at import: a reordered struct fails here, not silently)."""
+if RawNode.__struct_fields__[: len(_RAW_ORDER)] != _RAW_ORDER:  # pragma: no cover
+    raise ImportError("RawNode's fields moved: update android_xml._RAW_ORDER and _node")
+
+
+def _node(
+    a: dict[str, str], tag: str, line: int, index: int, parent: int, window: int, fmt: str
+) -> RawNode:
+    """One node from its element's attributes (profiled hot path: ``where`` is built only
+    for an error)."""
     get = a.get
-    class_name = opt_text(get("class")) or (element.tag if fmt == APPIUM else None)
+    class_name = opt_text(get("class")) or (tag if fmt == APPIUM else None)
     bounds_text = get("bounds")
     bounds = None
     if bounds_text:
         bounds = android_bounds_or_none(bounds_text)
         if bounds is None:
-            bounds = read_android_bounds(bounds_text, _where(element, index))
+            bounds = read_android_bounds(bounds_text, _where(line, index))
     raw = get("raw", "") if fmt == A11YNODE else ""
     (
         clickable,
@@ -164,7 +178,7 @@ def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -
             get("visible-to-user") or get("displayed") or get("visible"),
             get("heading"),
         ),
-        element,
+        line,
         index,
     )
     raw_actions = _RAW_ACTIONS.findall(raw) if raw else None
@@ -181,88 +195,139 @@ def _node(element: XmlElement, index: int, parent: int, window: int, fmt: str) -
             scrollable=scrollable,
             editable=editable,
         )
-    return RawNode(
-        handle=index,
-        parent=parent,
-        window=window,
-        class_name=cap_text(class_name) if class_name else None,
-        text=opt_text(get("text")),
-        label=opt_text(get("content-desc")),
-        hint=opt_text(get("hint")),
-        automation_id=opt_text(get("resource-id")),
-        package=opt_text(get("package")),
-        bounds=bounds,
-        clickable=clickable,
-        long_clickable=long_clickable,
-        checkable=checkable,
-        checked=checked,
-        enabled=enabled,
-        focusable=focusable,
-        focused=focused,
-        selected=selected,
-        scrollable=scrollable,
-        editable=editable,
-        password=password,
-        visible=visible,
-        heading=heading,
-        actions=actions,
+    return RawNode(  # by position, in _RAW_ORDER (a keyword call costs 6x as much)
+        index,
+        parent,
+        window,
+        cap_text(class_name) if class_name else None,
+        opt_text(get("text")),
+        opt_text(get("content-desc")),
+        None,  # value
+        opt_text(get("hint")),
+        opt_text(get("resource-id")),
+        opt_text(get("package")),
+        bounds,
+        clickable,
+        long_clickable,
+        checkable,
+        checked,
+        enabled,
+        focusable,
+        focused,
+        selected,
+        scrollable,
+        editable,
+        password,
+        visible,
+        None,  # hittable
+        heading,
+        actions,
     )
 
 
-def import_android_xml(root: XmlElement, fmt: str) -> RawTree:
-    if root.tag == "hierarchy":
-        top = root.children
-        rotation = read_rotation(root.attrib.get("rotation"), "<hierarchy>")
-    else:
-        top = [root]
-        rotation = 0
-    screen = None
-    if fmt == APPIUM and "width" in root.attrib and "height" in root.attrib:
-        screen = ScreenSize(
-            width=read_int(root.attrib["width"], "<hierarchy>", "width"),
-            height=read_int(root.attrib["height"], "<hierarchy>", "height"),
+class NotAndroid(Exception):
+    """The document's root is no Android dump's: the caller reads it another way."""
+
+
+class AndroidReader(XmlReader):
+    """Reads an Android dump as its elements open (module rules): each node is built when
+    expat reports it, with no element tree and no second walk. The format is decided by the
+    root and, under ``<hierarchy>``, its first child, as ``entry.detect_xml`` decides it;
+    a root of another kind raises ``NotAndroid`` at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.format: str | None = None
+        self.nodes: list[RawNode] = []
+        self.root_attrib: dict[str, str] = {}
+        self.rotation = 0
+        self._open: list[tuple[int, int, int]] = []
+        """Per open element: (its node index, -1 for the ``<hierarchy>`` wrapper; its line;
+        the window its node belongs to)."""
+        self._wrapped = 0
+        self._roots = 0
+
+    def _start(self, tag: str, attrib: dict[str, str]) -> None:
+        opened = self._open
+        self._admit(len(opened))
+        line = self.parser.CurrentLineNumber
+        if opened:
+            parent, parent_line, window = opened[-1]
+            fmt = self.format
+            if fmt is None:  # the first child of <hierarchy> decides
+                fmt = self.format = APPIUM if tag != "node" and "class" in attrib else UIAUTOMATOR
+            if tag != "node" and fmt != APPIUM:
+                if parent < 0:
+                    raise DumpError(f"<hierarchy> has a child <{tag}>, expected <node>")
+                raise DumpError(
+                    f"node {parent} (line {parent_line}) has a child <{tag}> "
+                    f"at line {line}, expected <node>"
+                )
+        elif tag == "hierarchy":
+            self._wrapped = 1
+            self.root_attrib = attrib
+            self.rotation = read_rotation(attrib.get("rotation"), "<hierarchy>")
+            if attrib.get("class") == "hierarchy":
+                self.format = APPIUM
+            opened.append((-1, line, -1))
+            return
+        elif tag == "node":
+            self.format = fmt = (
+                A11YNODE if "raw" in attrib or "child-count" in attrib else UIAUTOMATOR
+            )
+            parent, window = -1, -1
+        else:
+            raise NotAndroid(tag)
+        nodes = self.nodes
+        index = len(nodes)
+        if index >= MAX_RAW_NODES:
+            raise DumpError(f"more than {MAX_RAW_NODES} nodes")
+        if len(opened) - self._wrapped > MAX_TREE_DEPTH:
+            raise DumpError(f"node {index} is nested deeper than {MAX_TREE_DEPTH} levels")
+        if parent < 0:
+            window = self._roots
+            self._roots += 1
+        nodes.append(_node(attrib, tag, line, index, parent, window, fmt))
+        opened.append((index, line, window))
+
+    def _end(self, tag: str) -> None:
+        self._open.pop()
+
+    def release(self) -> None:
+        self._open = []
+
+    def tree(self) -> RawTree:
+        """The tree read (call after the parse succeeded)."""
+        fmt = self.format or UIAUTOMATOR
+        root = self.root_attrib
+        screen = None
+        if fmt == APPIUM and "width" in root and "height" in root:
+            screen = ScreenSize(
+                width=read_int(root["width"], "<hierarchy>", "width"),
+                height=read_int(root["height"], "<hierarchy>", "height"),
+            )
+        nodes = self.nodes
+        roots = [n for n in nodes if n.parent == -1]
+        windows = [
+            RawWindow(
+                id=ordinal,
+                type=window_type_for_package(node.package),
+                layer=len(roots) - 1 - ordinal,
+                package=node.package,
+                bounds=node.bounds,
+            )
+            for ordinal, node in enumerate(roots)
+        ]
+        app = [w for w in windows if w.type == "application" and w.package]
+        package = app[0].package if app else next((w.package for w in windows if w.package), None)
+        focus = next((n.handle for n in nodes if n.focused), None)
+        return RawTree(
+            capture=0,
+            platform=Platform.ANDROID,
+            nodes=tuple(nodes),
+            windows=tuple(windows),
+            package=package,
+            focus=focus,
+            rotation=self.rotation,
+            screen=screen,
         )
-
-    def children(element: XmlElement, index: int) -> list[XmlElement]:
-        if fmt != APPIUM:
-            for child in element.children:
-                if child.tag != "node":
-                    raise DumpError(
-                        f"node {index} (line {element.line}) has a child <{child.tag}> "
-                        f"at line {child.line}, expected <node>"
-                    )
-        return element.children
-
-    if fmt != APPIUM and root.tag == "hierarchy":
-        for element in top:
-            if element.tag != "node":
-                raise DumpError(f"<hierarchy> has a child <{element.tag}>, expected <node>")
-
-    nodes = [
-        _node(visit.item, visit.index, visit.parent, visit.root, fmt)
-        for visit in preorder(top, children)
-    ]
-    roots = [n for n in nodes if n.parent == -1]
-    windows = [
-        RawWindow(
-            id=ordinal,
-            type=window_type_for_package(node.package),
-            layer=len(roots) - 1 - ordinal,
-            package=node.package,
-            bounds=node.bounds,
-        )
-        for ordinal, node in enumerate(roots)
-    ]
-    app = [w for w in windows if w.type == "application" and w.package]
-    package = app[0].package if app else next((w.package for w in windows if w.package), None)
-    focus = next((n.handle for n in nodes if n.focused), None)
-    return RawTree(
-        capture=0,
-        platform=Platform.ANDROID,
-        nodes=tuple(nodes),
-        windows=tuple(windows),
-        package=package,
-        focus=focus,
-        rotation=rotation,
-        screen=screen,
-    )

@@ -29,7 +29,7 @@ from bridge.core.importers.agent import (
 from bridge.core.importers.failure import DumpError, ImportFailure, make_failure, shown
 from bridge.core.importers.limits import MAX_INPUT_BYTES
 from bridge.core.importers.safe_json import decode_json
-from bridge.core.importers.safe_xml import XmlElement, parse_xml
+from bridge.core.importers.safe_xml import XmlElement, XmlError, parse_xml, run_reader
 from bridge.wire.raw import RawTree
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -105,13 +105,25 @@ class _Import:
     def run(self, data: object) -> RawTree:
         body = _body(data)
         if body[:1] == b"<":
+            reader = android_xml.AndroidReader()
+            try:
+                run_reader(reader, body)
+            except android_xml.NotAndroid:
+                pass  # another root: read the tree, then its dialect
+            except XmlError:
+                raise  # not a document of any format
+            except DumpError:
+                self.format = reader.format
+                raise
+            else:
+                self.format = reader.format or android_xml.UIAUTOMATOR
+                return reader.tree()
             root = parse_xml(body)
             self.format = detect_xml(root)
             if self.format is None:
                 raise DumpError(f"XML root element <{root.tag}> is not a known dump format")
-            if self.format == ios_xml.WDA_XML:
-                return ios_xml.import_ios_xml(root)
-            return android_xml.import_android_xml(root, self.format)
+            assert self.format == ios_xml.WDA_XML, self.format  # Android roots were read above
+            return ios_xml.import_ios_xml(root)
         if body[:1] in (b"{", b"["):
             doc = decode_json(body)
             self.format = detect_json(doc)

@@ -31,13 +31,21 @@ class XmlElement:
     children: list[XmlElement] = field(default_factory=list)
 
 
+class XmlError(DumpError):
+    """The document is not XML a dump may be (not well-formed, over a limit, a DTD): no
+    format is known from it."""
+
+
 class _Refused(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
 
-class _Reader:
+class XmlReader:
+    """Reads one document into an ``XmlElement`` tree; a subclass may read the elements as
+    they open instead (``_start`` calling ``_admit`` first) and ``release`` what it built."""
+
     def __init__(self) -> None:
         self.parser = expat.ParserCreate()
         self.root: XmlElement | None = None
@@ -54,12 +62,16 @@ class _Reader:
     def _where(self) -> str:
         return f"line {self.parser.CurrentLineNumber}, column {self.parser.CurrentColumnNumber + 1}"
 
-    def _start(self, tag: str, attrib: dict[str, str]) -> None:
+    def _admit(self, depth: int) -> None:
+        """Count one more element opened ``depth`` elements deep; past a limit, refuse."""
         self.count += 1
         if self.count > MAX_XML_ELEMENTS:
             raise _Refused(f"more than {MAX_XML_ELEMENTS} XML elements (at {self._where()})")
-        if len(self.stack) >= MAX_XML_DEPTH:
+        if depth >= MAX_XML_DEPTH:
             raise _Refused(f"XML nested deeper than {MAX_XML_DEPTH} elements at {self._where()}")
+
+    def _start(self, tag: str, attrib: dict[str, str]) -> None:
+        self._admit(len(self.stack))
         element = XmlElement(tag, attrib, self.parser.CurrentLineNumber, [])
         stack = self.stack
         if stack:
@@ -71,6 +83,12 @@ class _Reader:
     def _end(self, tag: str) -> None:
         self.stack.pop()
 
+    def release(self) -> None:
+        """Drop the element stack. The parser's handlers are the reader's methods: a cycle
+        only the collector frees, so a reader cuts what it holds once the parse ended (a
+        subclass keeps its result elsewhere, or reads it first)."""
+        self.stack = []
+
     def _doctype(self, *args: object) -> None:
         raise _Refused(f"XML document type declaration refused at {self._where()}")
 
@@ -81,23 +99,32 @@ class _Reader:
         raise _Refused(f"XML external entity reference refused at {self._where()}")
 
 
-def parse_xml(data: bytes) -> XmlElement:
-    """Parse ``data`` into an ``XmlElement`` tree or raise ``DumpError``."""
-    reader = _Reader()
+def run_reader(reader: XmlReader, data: bytes) -> None:
+    """Feed ``data`` to ``reader`` (an ``XmlReader`` or a subclass whose handlers read the
+    elements as they open: ``_admit`` first, then ``DumpError`` for what they refuse); a
+    failure of the document itself (not well-formed, over a limit, a DTD) becomes an
+    ``XmlError`` naming its position. The caller reads the result from its
+    reader."""
     try:
         reader.parser.Parse(data, True)
-        root = reader.root
     except _Refused as refused:
-        raise DumpError(refused.message) from None
+        raise XmlError(refused.message) from None
     except expat.ExpatError as error:
         text = expat.ErrorString(error.code) if error.code is not None else str(error)
-        raise DumpError(
+        raise XmlError(
             f"XML not well-formed at line {error.lineno}, column {error.offset + 1}: {text}"
         ) from None
     finally:
-        # The parser's handlers are the reader's methods: a cycle only the collector frees.
-        # Cut what it holds, so the parsed tree goes when the caller drops it.
-        reader.root, reader.stack = None, []
+        reader.release()
+
+
+def parse_xml(data: bytes) -> XmlElement:
+    """Parse ``data`` into an ``XmlElement`` tree or raise ``DumpError``."""
+    reader = XmlReader()
+    try:
+        run_reader(reader, data)
+    finally:
+        root, reader.root = reader.root, None  # the tree goes when the caller drops it
     if root is None:  # pragma: no cover - expat reports "no element found" first
         raise DumpError("XML has no root element")
     return root
