@@ -33,8 +33,7 @@ from bridge.core.importers.android_rules import (
     window_type_for_package,
 )
 from bridge.core.importers.failure import DumpError, shown
-from bridge.core.importers.limits import cap_text, opt_text
-from bridge.core.importers.limits import MAX_RAW_NODES, MAX_TREE_DEPTH
+from bridge.core.importers.limits import MAX_RAW_NODES, MAX_TREE_DEPTH, cap_text, opt_text
 from bridge.core.importers.safe_xml import XmlReader
 from bridge.core.importers.values import (
     android_bounds_or_none,
