@@ -200,8 +200,12 @@ def tree_hash(nodes: Sequence[SemanticNode]) -> str:
 
 
 def layout_row(node: SemanticNode) -> bytes:
-    """One node's share of ``layout_hash``."""
-    return f"{node.bounds!r}\x1f".encode("utf-8", "surrogatepass")
+    """One node's share of ``layout_hash``: ``repr(bounds)`` and a separator, as bytes
+    (four integers, formatted straight to bytes: the same text as their tuple's repr)."""
+    bounds = node.bounds
+    if bounds is None:
+        return b"None\x1f"
+    return b"(%d, %d, %d, %d)\x1f" % bounds
 
 
 def digest_layout_rows(rows: Iterable[bytes]) -> str:

@@ -217,3 +217,35 @@ def test_the_row_written_field_by_field_is_the_rows_repr(
     # twice: the second comes from the state-and-actions memo
     for _ in range(2):
         assert identity._row_text(node, depth) == repr(identity._semantic_row(node, depth))
+
+
+@given(st.one_of(st.none(), st.tuples(*[st.integers(-(2**31), 2**31 - 1)] * 4)))
+def test_a_layout_row_is_the_repr_of_its_bounds(bounds: tuple[int, int, int, int] | None) -> None:
+    """``layout_row`` formats four integers straight to bytes: the text ``repr`` gives."""
+    node = SemanticNode(node_id="n1", role=Role.TEXT, bounds=bounds)
+    assert identity.layout_row(node) == f"{bounds!r}\x1f".encode()
+
+
+def test_a_row_text_is_the_repr_of_its_semantic_row() -> None:
+    """``_row_text`` writes the row field by field: the text ``repr`` of the row gives."""
+    nodes = [
+        SemanticNode(node_id="n1", role=Role.TEXT),
+        SemanticNode(
+            node_id="n2",
+            role=Role.LIST_ITEM,
+            parent_id="n1",
+            label='it\'s "quoted"',
+            text="\u00e9\n",
+            value="3",
+            hint="h",
+            resource_id="a:id/b",
+            automation_id="a:id/b",
+            class_name="android.widget.Button",
+            state=NodeState(enabled=False, checked=True),
+            actions=(ActionVerb.CLICK, ActionVerb.LONG_CLICK),
+            collection=CollectionInfo(index=2, item_key="k", row_count=9),
+            source=Source.VISION,
+        ),
+    ]
+    for depth, node in enumerate(nodes):
+        assert identity._row_text(node, depth) == repr(identity._semantic_row(node, depth))
