@@ -73,7 +73,10 @@ def test_every_result_and_enum_type_is_importable_from_bridge_client() -> None:
     wanted = returned | {
         v
         for v in vars(enums).values()
-        if inspect.isclass(v) and issubclass(v, enum.Enum) and v.__module__ == enums.__name__
+        if inspect.isclass(v)
+        and issubclass(v, enum.Enum)
+        and v.__module__ == enums.__name__
+        and len(v) > 0  # the members' base (``WireEnum``) is no vocabulary
     }
     assert len(wanted) > 40
     missing = sorted(
