@@ -293,6 +293,7 @@ class AndroidReader(XmlReader):
         self._open.pop()
 
     def release(self) -> None:
+        super().release()
         self._open = []
 
     def tree(self) -> RawTree:

@@ -84,9 +84,13 @@ class XmlReader:
         self.stack.pop()
 
     def release(self) -> None:
-        """Drop the element stack. The parser's handlers are the reader's methods: a cycle
-        only the collector frees, so a reader cuts what it holds once the parse ended (a
-        subclass keeps its result elsewhere, or reads it first)."""
+        """Cut the parser's handlers and drop the element stack once the parse ended. The
+        handlers are the reader's own methods: left in place, reader and parser form a cycle
+        only the collector frees, with all the reader holds (a subclass drops its own stack
+        and keeps its result until the caller has read it)."""
+        p = self.parser
+        p.StartElementHandler = p.EndElementHandler = None
+        p.StartDoctypeDeclHandler = p.EntityDeclHandler = p.ExternalEntityRefHandler = None
         self.stack = []
 
     def _doctype(self, *args: object) -> None:
