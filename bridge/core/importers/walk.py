@@ -1,4 +1,5 @@
-"""Iterative pre-order traversal shared by every importer.
+"""Iterative pre-order traversal shared by the importers that read a whole document first (JSON
+formats, iOS XML; Android XML is read as it streams: ``android_xml.AndroidReader``).
 
 Invariants: items are yielded in pre-order (a node before its descendants, siblings in source
 order); ``index`` counts yields from 0, so it is the node's position in ``RawTree.nodes`` and
