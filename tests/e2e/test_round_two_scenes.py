@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.client import Device, build_query
+from bridge.client import ActionResult, Device, build_query
 from bridge.wire.conditions import Present
 from tests.devices.test_ios_swift_pathologies import scene as swift_scene
 from tests.e2e.test_java_pathologies import scene as java_scene
 from tests.skips import need_jdk
 
 pytestmark = pytest.mark.anyio
+
+
+def _gone(answered: ActionResult) -> None:
+    """The alert was in the tree: the answer settled once it had left (intrinsic check)."""
+    got = answered.verification
+    assert got is not None, answered
+    assert got.result.value == "CONDITION_MET", got
+    assert [(e.what, e.observed) for e in got.evidence] == [("alert", "gone")]
 
 
 async def _shows(dev: Device, text: str) -> None:
@@ -36,7 +44,8 @@ async def test_swift_localized_alert(name: str, action: str, status: str) -> Non
     async with swift_scene(name) as (_hub, dev):
         listed = await dev.alerts()
         assert listed.alerts and listed.alerts[0].system
-        await dev.answer_alert(action)
+        answered = await dev.answer_alert(action)
+        _gone(answered)
         await _shows(dev, status)
 
 
@@ -50,7 +59,7 @@ async def test_swift_localized_alert(name: str, action: str, status: str) -> Non
 )
 async def test_java_localized_photo_prompt(name: str, action: str, status: str) -> None:
     async with java_scene(name) as (_hub, dev):
-        await dev.answer_alert(action)
+        _gone(await dev.answer_alert(action))
         await _shows(dev, status)
 
 
