@@ -98,6 +98,22 @@ async def test_permissions_grant_needs_the_users_word_revoke_and_reset_do_not() 
             await dev.permission("grant", DEMO, "teleport")  # type: ignore[arg-type]
 
 
+async def test_an_action_with_nothing_to_verify_reports_a_screen_captured_after_it() -> None:
+    """A device whose agent pushes late (1.5 s of quiet before each push, as a loaded machine
+    makes any agent look): a revoke settles on quiet before the push comes, and the hub then
+    asks the agent for a capture, so the result says what the screen shows after it."""
+    slow = {**FAST, "quiet_ms": 1500.0, "cap_ms": 3000.0}
+    async with running_hub(sim_options=slow) as rh, watched(rh) as (actor, _, _events):
+        dev = actor.device(rh.device_id)
+        await _open_camera(dev)
+        await dev.permission("reset", DEMO, "camera")
+        assert "Camera: not asked" in await _texts(dev)
+        revoked = await dev.permission("revoke", DEMO, "camera")
+        assert revoked.observation.screen_changed, revoked.observation
+        assert revoked.observation.after_snapshot_id != revoked.observation.before_snapshot_id
+        assert "Camera: denied" in await _texts(dev)  # the newest capture, no wait
+
+
 async def test_location_is_shown_and_out_of_range_is_refused_before_the_device() -> None:
     async with running_hub(sim_options=FAST) as rh, watched(rh) as (actor, _, events):
         dev = actor.device(rh.device_id)
