@@ -52,9 +52,8 @@ from bridge.hub.actions import _trouble_reason as trouble_reason
 from bridge.hub.app_processes import device_processes, hub_processes, terminate_on_hub
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
-from bridge.hub.fresh_capture import fresh_capture
 from bridge.hub.media_sources import AppManager
-from bridge.hub.observation import observation, observe, observed
+from bridge.hub.observation import confirmed_unchanged, observation, observe, observed
 from bridge.hub.packages import Package, find_package
 from bridge.hub.pixel_secrets import secret_sent, secret_typed
 from bridge.hub.policy import (
@@ -144,9 +143,6 @@ DEFAULT_SWIPE_MS = 300
 INSTALL_TIMEOUT_S = 120.0
 """How long the agent may take to install a package (pm install of a large APK)."""
 APPS_TIMEOUT_S = 15.0
-CONFIRM_CAPTURE_S = 3.0
-"""How long an action with nothing to verify waits for the capture that confirms its screen
-did not change (``_confirmed_unchanged``)."""
 
 Command = Callable[[int], HubToAgent]
 
@@ -711,8 +707,8 @@ async def _observe_and_report(
         stable_for_ms=caller.stable_for_ms if wants and caller is not None else DEFAULT_STABLE_MS,
         met=holds if checking else None,
     )
-    if not checking and after.generation == before.generation:
-        after = await _confirmed_unchanged(device, after)
+    if not checking:
+        after = await confirmed_unchanged(device, before, after)
     verification = with_concurrent(verdict(after), device.dispatch_log, mark, session.id)
     if plan.installed is not None or isinstance(msg, AppInstall):
         verification = await _installed_check(device, plan, reply)
@@ -739,19 +735,6 @@ async def _observe_and_report(
     emit(svc, session, device, msg.id, plan.verb, plan.action, None, result, None, started,
          message=message)  # fmt: skip
     return result
-
-
-async def _confirmed_unchanged(device: DeviceRuntime, after: Capture) -> Capture:
-    """An action with nothing to verify settled on quiet, and no capture came after it: the
-    screen may not have changed, or the agent's next capture is late (a loaded machine). One
-    capture the agent makes now (``fresh_capture``, at most ``CONFIRM_CAPTURE_S``) decides,
-    so "unchanged" is said of a screen captured after the action. A device that cannot
-    capture now keeps the answer it had."""
-    try:
-        await fresh_capture(device, timeout_s=CONFIRM_CAPTURE_S)
-    except Refusal:
-        return after
-    return device.current or after
 
 
 async def _installed_check(device: DeviceRuntime, plan: Plan, reply: Reply) -> Verification | None:

@@ -12,6 +12,8 @@ from bridge.core.screendiff import screen_diff
 from bridge.core.settle import settle_window_ms
 from bridge.core.verification import Observed
 from bridge.hub.device import Capture, DeviceRuntime
+from bridge.hub.errors import Refusal
+from bridge.hub.fresh_capture import fresh_capture
 from bridge.wire.action import Dispatch, Observation
 from bridge.wire.agent_link import Reply
 from bridge.wire.enums import ActionMethod, DispatchStatus, ErrorCode, FallbackType, Stability
@@ -21,6 +23,9 @@ if TYPE_CHECKING:
     from bridge.hub.handler_context import HandlerContext
 
 TICK_S = 0.05
+CONFIRM_CAPTURE_S = 3.0
+"""How long an action with nothing to verify waits for the capture that confirms its screen
+did not change (``confirmed_unchanged``)."""
 
 
 async def wait_change(device: DeviceRuntime, timeout_s: float) -> None:
@@ -66,6 +71,23 @@ async def observe(
         due = since + window  # settled then if nothing changes (and the agent says stable)
         wake = due if device.agent_stable and now < due < deadline else deadline
         await wait_change(device, min(TICK_S, (wake - now) / 1000))
+
+
+async def confirmed_unchanged(device: DeviceRuntime, before: Capture, after: Capture) -> Capture:
+    """``after``, or a capture the agent makes now when ``after`` is still ``before``'s
+    generation. An action with nothing to verify settles on quiet; when no capture came after
+    it the screen may not have changed, or the agent's next capture is late (a loaded
+    machine): one capture made now (``fresh_capture``, at most ``CONFIRM_CAPTURE_S``)
+    decides, so "unchanged" is said of a screen captured after the action. A device that
+    cannot capture now keeps the answer it had. The caller calls this only for an action it
+    has no check for (a check waits for its own condition)."""
+    if after.generation != before.generation:
+        return after
+    try:
+        await fresh_capture(device, timeout_s=CONFIRM_CAPTURE_S)
+    except Refusal:
+        return after
+    return device.current or after
 
 
 def dispatch_from_reply(reply: Reply) -> tuple[Dispatch, ErrorEnvelope | None]:
