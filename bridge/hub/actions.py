@@ -39,7 +39,6 @@ from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.handler_context import Pending
 from bridge.hub.journal_service import KeyNotRecorded, keyed_end, keyed_start, recorded_outcome
 from bridge.hub.observation import (
-    confirmed_unchanged,
     dispatch_from_reply,
     observation,
     observe,
@@ -533,8 +532,6 @@ async def _act_locked(
                     met=holds if wants else None,
                     dispatched_ms=dispatched_ms,
                 )
-                if not wants:
-                    after = await confirmed_unchanged(device, before, after)
             else:
                 after, stability = device.current or before, Stability.UNKNOWN
             checked = with_concurrent(verdict_on(after), device.dispatch_log, mark, session.id)
@@ -715,8 +712,6 @@ async def _global_or_app_locked(
                 stable_for_ms=DEFAULT_STABLE_MS,
                 met=holds if foreground is not None else None,
             )
-            if foreground is None:
-                after = await confirmed_unchanged(device, before, after)
         else:
             after, stability = device.current or before, Stability.UNKNOWN
         result = ActionResult(

@@ -53,7 +53,7 @@ from bridge.hub.app_processes import device_processes, hub_processes, terminate_
 from bridge.hub.device import Capture, DeviceRuntime
 from bridge.hub.errors import BadRequest, Refusal, offline, refusal
 from bridge.hub.media_sources import AppManager
-from bridge.hub.observation import confirmed_unchanged, observation, observe, observed
+from bridge.hub.observation import observation, observe, observed
 from bridge.hub.packages import Package, find_package
 from bridge.hub.pixel_secrets import secret_sent, secret_typed
 from bridge.hub.policy import (
@@ -707,8 +707,6 @@ async def _observe_and_report(
         stable_for_ms=caller.stable_for_ms if wants and caller is not None else DEFAULT_STABLE_MS,
         met=holds if checking else None,
     )
-    if not checking:
-        after = await confirmed_unchanged(device, before, after)
     verification = with_concurrent(verdict(after), device.dispatch_log, mark, session.id)
     if plan.installed is not None or isinstance(msg, AppInstall):
         verification = await _installed_check(device, plan, reply)

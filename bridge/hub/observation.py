@@ -48,7 +48,12 @@ async def observe(
     verification predicate), else a new generation received at or after ``dispatched_ms``
     (when the command was sent) — a quiet window derived from the device's push cadence;
     before that, ``stable_for_ms`` of quiet (and ``met`` holding, when given). At the
-    deadline the newest capture is returned as it is, TRANSITIONING when it was not quiet."""
+    deadline the newest capture is returned as it is, TRANSITIONING when it was not quiet.
+
+    Without ``met`` (an action with nothing to verify), a screen that settles with no capture
+    after ``before`` is confirmed by one capture the agent makes then (``confirmed_unchanged``):
+    "unchanged" is said of a screen captured after the action, however late the agent's own
+    next capture would have come."""
     start = svc.clock_ms()
     deadline = start + timeout_ms
     sent = start if dispatched_ms is None else dispatched_ms
@@ -62,7 +67,9 @@ async def observe(
         since = max(device.quiet_since_ms, start)
         window = settle_window_ms(stable_for_ms, device.cadence.quiet_ms, seen)
         quiet = device.agent_stable and now - since >= window
-        if quiet and (met is None or seen):
+        if quiet and met is None:
+            return await confirmed_unchanged(device, before, cur), Stability.STABLE
+        if quiet and seen:
             return cur, Stability.STABLE
         if now >= deadline:
             return cur, Stability.STABLE if quiet else Stability.TRANSITIONING
@@ -78,9 +85,8 @@ async def confirmed_unchanged(device: DeviceRuntime, before: Capture, after: Cap
     generation. An action with nothing to verify settles on quiet; when no capture came after
     it the screen may not have changed, or the agent's next capture is late (a loaded
     machine): one capture made now (``fresh_capture``, at most ``CONFIRM_CAPTURE_S``)
-    decides, so "unchanged" is said of a screen captured after the action. A device that
-    cannot capture now keeps the answer it had. The caller calls this only for an action it
-    has no check for (a check waits for its own condition)."""
+    decides. A device that cannot capture now keeps the answer it had. ``observe`` calls this
+    when it settles without ``met`` (a check waits for its own condition)."""
     if after.generation != before.generation:
         return after
     try:
