@@ -28,6 +28,8 @@ PERMISSION_PACKAGES = (
 )
 _PERMISSION_IDS = tuple(f"{p}:id/" for p in PERMISSION_PACKAGES)
 DIALOG_ID_ENDS = (":id/alertTitle", ":id/button1", ":id/parentPanel")
+"""Resource-id ends of a platform dialog's parts (an ``AlertDialog``'s title, first button,
+panel); the normalizer's dialog test uses them too."""
 
 
 def alert_words(snapshot: ScreenSnapshot) -> tuple[str, ...] | None:
@@ -44,8 +46,8 @@ def alert_words(snapshot: ScreenSnapshot) -> tuple[str, ...] | None:
         rid = node.resource_id
         if rid is not None and (rid.endswith(DIALOG_ID_ENDS) or rid.startswith(_PERMISSION_IDS)):
             marked.add(root_of[nid])
-    whole = not in_dialog and not marked and snapshot.package_name in PERMISSION_PACKAGES
-    if not in_dialog and not marked and not whole:
+    whole = not in_dialog and not marked
+    if whole and snapshot.package_name not in PERMISSION_PACKAGES:
         return None
     words: list[str] = []
     for node in nodes:
@@ -59,8 +61,8 @@ def alert_shown(snapshot: ScreenSnapshot) -> bool:
     return alert_words(snapshot) is not None
 
 
-def alert_answered(before: ScreenSnapshot, after: ScreenSnapshot) -> bool:
-    """Whether the alert ``before`` showed is gone in ``after`` (module rules); the caller
-    asks only when ``alert_shown(before)``."""
+def alert_answered(shown: tuple[str, ...], after: ScreenSnapshot) -> bool:
+    """Whether the alert whose words were ``shown`` (``alert_words`` of the screen before,
+    taken once) is gone in ``after`` (module rules)."""
     now = alert_words(after)
-    return now is None or now != alert_words(before)
+    return now is None or now != shown

@@ -29,6 +29,7 @@ import msgspec
 
 from bridge.core import node_rules as rules
 from bridge.core import roles as role_rules
+from bridge.core.alert_screen import DIALOG_ID_ENDS
 from bridge.core.compact import CompactView, build_compact
 from bridge.core.gc_pause import gc_paused
 from bridge.core.identity import (
@@ -61,7 +62,6 @@ _SURE = next(f.default for f in msgspec.structs.fields(SemanticNode) if f.name =
 """The default confidence object itself: msgspec omits a default it finds by identity."""
 INCREMENTAL_SHARE = 0.25
 """Above this share of changed nodes the full pass is cheaper than tracking changes."""
-_DIALOG_PARTS = (":id/alertTitle", ":id/parentPanel", ":id/button1")
 _DIALOG_SCAN = 64
 
 
@@ -567,7 +567,7 @@ def _looks_like_dialog(root: rules.Proto, protos: Sequence[rules.Proto]) -> bool
         idx = stack.pop()
         seen += 1
         aid = protos[idx].raw.automation_id or ""
-        if aid.endswith(_DIALOG_PARTS):
+        if aid.endswith(DIALOG_ID_ENDS):
             return True
         stack.extend(protos[idx].children)
     return False

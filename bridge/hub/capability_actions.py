@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from bridge.core import device_control as rules
-from bridge.core.alert_screen import alert_answered, alert_shown
+from bridge.core.alert_screen import alert_answered, alert_words
 from bridge.core.mutation import MutationVerdict
 from bridge.core.noderef import Resolved
 from bridge.core.secret_mask import MASK
@@ -237,8 +237,8 @@ def _answered(before: Capture) -> Callable[[Capture], Verification | None] | Non
     """The intrinsic check of an alert's answer when ``before`` shows the alert in its tree
     (``bridge.core.alert_screen``): the action settles once it is gone, however late the
     agent's next capture comes; None (the agent's word) when the tree shows no alert."""
-    shown = before.normalized.full
-    if not alert_shown(shown):
+    shown = alert_words(before.normalized.full)
+    if shown is None:
         return None
 
     def gone(cap: Capture) -> Verification:

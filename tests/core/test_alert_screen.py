@@ -3,7 +3,7 @@ it away — through the real importer and normalizer, from uiautomator XML."""
 
 from __future__ import annotations
 
-from bridge.core.alert_screen import alert_answered, alert_shown
+from bridge.core.alert_screen import alert_answered, alert_shown, alert_words
 from bridge.core.importers import ImportFailure, import_dump
 from bridge.core.normalize import NormalizeFailure, SnapshotContext, normalize
 from bridge.wire.snapshot import ScreenSnapshot
@@ -30,6 +30,12 @@ def _screen(*windows: tuple[str, list[str]]) -> ScreenSnapshot:
     done = normalize(raw, SnapshotContext("d", "s_1", 0))
     assert not isinstance(done, NormalizeFailure), done
     return done.full
+
+
+def _words(screen: ScreenSnapshot) -> tuple[str, ...]:
+    words = alert_words(screen)
+    assert words is not None
+    return words
 
 
 def test_an_app_screen_shows_no_alert() -> None:
@@ -60,8 +66,8 @@ def test_an_app_ticking_beneath_a_prompt_does_not_answer_it() -> None:
     prompt = [_node("Allow?", f"{pc}:id/permission_message", pc)]
     before = _screen((APP, [_node("Tick 1")]), (pc, prompt))
     ticked = _screen((APP, [_node("Tick 2")]), (pc, prompt))
-    assert alert_shown(before) and not alert_answered(before, ticked)
-    assert alert_answered(before, _screen((APP, [_node("Tick 3")])))
+    assert alert_shown(before) and not alert_answered(_words(before), ticked)
+    assert alert_answered(_words(before), _screen((APP, [_node("Tick 3")])))
 
 
 def test_answered_when_the_alert_is_gone_or_another_screen_shows() -> None:
@@ -71,6 +77,6 @@ def test_answered_when_the_alert_is_gone_or_another_screen_shows() -> None:
     chained = _screen(
         (APP, [_node("Allow notifications?", "android:id/alertTitle"), _node("Later")])
     )
-    assert alert_answered(first, gone)
-    assert not alert_answered(first, same)
-    assert alert_answered(first, chained)
+    assert alert_answered(_words(first), gone)
+    assert not alert_answered(_words(first), same)
+    assert alert_answered(_words(first), chained)
