@@ -288,10 +288,10 @@ class Session:
                 and transport is not None
                 and not transport.is_closing()
             ):
-                if event.__class__ is Outgoing:
+                if isinstance(event, Outgoing):
                     transport.write(event.frame_for(direct.key))
                 else:
-                    transport.write(message_frame(event, direct.text, direct.bits))  # type: ignore[arg-type]
+                    transport.write(message_frame(event, direct.text, direct.bits))
                 self.stats.events_sent += 1
                 return
         data = event.payload(self.format) if isinstance(event, Outgoing) else event
