@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 
 from bridge.devices.web.source import WebSource
 from bridge.hub.alert_autoanswer import AutoAnswer
@@ -154,6 +155,10 @@ class _Mailbox:
                 changed = None
         self._push, self._changed = push, changed
         self._event.set()
+
+    def waiting(self) -> bool:
+        """A push is here, not yet taken."""
+        return self._push is not None
 
     def offer(self, push: TreePush) -> None:
         """``push`` again, unless a newer one already waits (vision's overlay changed)."""
@@ -586,7 +591,11 @@ class Hub:
                     # Ingest is CPU work on the event loop: after an expensive one, leave as
                     # much time to everyone else before the next (coalesced) tree.
                     spent = time.monotonic() - started
-                    await anyio.sleep(min(0.2, spent) if spent > 0.02 else 0)
+                    if spent > 0.02:
+                        await anyio.sleep(min(0.2, spent))
+                    elif mailbox.waiting():
+                        await anyio.lowlevel.checkpoint()  # a push waits: others go first
+                    # else ``take`` waits, which lets everyone else run
 
             def reingest(dev: DeviceRuntime = device) -> None:
                 if dev.last_push is not None:

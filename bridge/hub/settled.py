@@ -81,8 +81,11 @@ class SettledFeed:
     # ---- timing ---------------------------------------------------------------------------
 
     def poke(self) -> None:
-        """A capture arrived (or a member joined): look again."""
-        self._wake.set()
+        """A capture arrived (or a member joined): look again. Without a member nothing can
+        be due, so the feed's task is not woken (a capture costs no task switch then); a
+        member's ``join`` pokes after it joined."""
+        if any(s.members for s in self.device.settled_streams.values()):
+            self._wake.set()
 
     def _behind(self) -> list[Stream]:
         current = self.device.current

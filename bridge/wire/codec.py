@@ -15,7 +15,6 @@ that limit; raw trees are flat (parent indexes), and the hub caps their depth an
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -23,7 +22,7 @@ import msgspec
 
 from bridge.wire.agent_link import AgentToHub, HubToAgent
 from bridge.wire.client_protocol import ClientToHub, HubToClient, RequestId
-from bridge.wire.enums import ProtocolErrorCode
+from bridge.wire.enums import ProtocolErrorCode, WireEnum
 
 T = TypeVar("T")
 
@@ -33,7 +32,7 @@ MAX_AGENT_FRAME = 32 << 20
 """Largest agent -> hub frame accepted (32 MiB: a screenshot or a huge tree)."""
 
 
-class WireFormat(enum.Enum):
+class WireFormat(WireEnum):
     JSON = "json"
     MSGPACK = "msgpack"
 
