@@ -187,3 +187,20 @@ def test_no_member_means_nothing_held() -> None:
     feed = SettledFeed(device)
     device.ingest(_push(2, "next", True))
     assert feed.due_at() is None
+
+
+def test_a_capture_wakes_the_feed_only_while_it_has_a_member() -> None:
+    clock = Clock()
+    device = _runtime(clock)
+    feed = SettledFeed(device)
+    feed.poke()
+    assert not feed._wake.is_set(), "no member: a capture costs the feed no task switch"
+    session = _member(device, feed)
+    assert feed._wake.is_set(), "joining wakes the feed"
+    feed._wake = anyio.Event()
+    feed.poke()
+    assert feed._wake.is_set()
+    device.settled_streams[False].leave(session)
+    feed._wake = anyio.Event()
+    feed.poke()
+    assert not feed._wake.is_set()
