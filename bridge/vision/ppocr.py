@@ -21,10 +21,12 @@ The path, for one image (one colour all over: no text, nothing run):
    (the recognizer also knows 6000 Chinese characters) masked out, so a texture never reads as
    a Chinese glyph; the columns each character was read at are kept, and a gap between two
    characters wider than ``SPACE_GAP`` times the line's character pitch is a word boundary
-   (the model seldom emits a space itself);
+   (the model seldom emits a space itself), and so is a wide gap between two digits
+   (``WIDE_SPACE``: a board's row of digits a cell apart);
 4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
-   with ``LONE_CONFIDENCE``; a word of punctuation only is dropped;
+   with ``LONE_CONFIDENCE`` (an upright stroke, ``1``, read from ink lying flat is a minus
+   sign: ``lying_stroke``); a word of punctuation only is dropped;
 5. **look again**, in grey and at its own scale, at a window around each of a few detected
    lines that kept no word or a doubtful one (``retry_windows``): outlined text on a
    texture is often found only in scraps at the whole image's scale. A line read there with
@@ -93,6 +95,13 @@ word boundary (a number and its unit: ``100 Hz``, ``20 m``; ``3rd`` is set tight
 DASH_SPACE = 0.15
 """A dash with runs of blank columns at least this share of REC_HEIGHT (and the line's
 median run) on both sides, between letters or digits, separates words (``9x15 - 24``)."""
+WIDE_SPACE = 0.45
+"""Between two digits, a run of blank columns wider than this share of REC_HEIGHT is a word
+boundary whatever the line's median run: a row of a board's digits or pencil marks spaced a
+cell apart (every run wide, so the median is too) is several numbers; the digits of one
+number are never set that far apart."""
+UPRIGHT = frozenset("1lI|")
+"""Lone characters that are one upright stroke (``lying_stroke``)."""
 DASHES = frozenset("-\u2013\u2014")
 INK = 48
 """A pixel this far (grey levels) from the line's background colour is ink."""
@@ -395,12 +404,13 @@ class PpOcrEngine:
         ink = ink_mask(pixels)
         if lone:
             words = [w for w in words if lone_digit(w[0], w[2])][:1]
-        return [
+        kept = [
             Word(text, _tight(ink, span, box, pad), confidence)
             for text, span, confidence in words
             if len(text) > 1
             or not ((not text.isdigit() and solid(ink, span)) or round_glyph(text, ink, span))
         ]
+        return [w for w in kept if not lying_stroke(w)]
 
     def _decode(
         self, prob: Any, columns: float, blank: Any
@@ -449,6 +459,8 @@ class PpOcrEngine:
                 space = typical + UNIT_SPACE * REC_HEIGHT
             else:
                 space = max(space, 2 * typical)
+            if before[1].isdigit() and ch[1].isdigit():
+                space = min(space, WIDE_SPACE * REC_HEIGHT)
             if ch[1] == " " or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
             if ch[1] != " ":
@@ -629,6 +641,14 @@ def lone_digit(text: str, confidence: float) -> bool:
     one or two digits read with ``GLYPH_CONFIDENCE``; anything else a mark can look like (a
     letter, a sign) is far more often a texture or an icon there."""
     return text.isdigit() and len(text) <= 2 and confidence >= GLYPH_CONFIDENCE
+
+
+def lying_stroke(word: Word) -> bool:
+    """Whether a lone upright stroke (``1``, ``l``, ``I``, ``|``) was read from ink wider
+    than it is tall: a minus sign, a dash or a bar, never the glyph, which stands upright in
+    every font."""
+    left, top, right, bottom = word.box
+    return word.text in UPRIGHT and right - left > bottom - top
 
 
 def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:

@@ -1,0 +1,41 @@
+"""Word boundaries the recognizer's columns leave out (``bridge.vision.ppocr``): a row of
+digits a cell apart is several numbers, and an upright stroke read from a flat bar is no
+``1``. Drawn here with the font Pillow ships, read by the hub's own path."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from bridge.vision.ppocr import Word, lying_stroke
+from tests.skips import need_vision
+
+
+def _board_row(gap: int) -> Image.Image:
+    image = Image.new("RGB", (720, 400), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=40)
+    draw.text((100, 60), "Board", fill="black", font=font)
+    for k, digit in enumerate("3759"):
+        draw.text((100 + k * gap, 150), digit, fill="black", font=font)
+    return image
+
+
+@need_vision
+@pytest.mark.parametrize("gap", [100, 110])
+def test_digits_a_cell_apart_are_read_as_separate_numbers(gap: int) -> None:
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    words = [w for line, _ in read_lines(engine, _board_row(gap)) for w in line.text.split()]
+    # before WIDE_SPACE: "375 9" and "37 9 5", numbers the board does not show
+    assert sorted(words) == ["3", "5", "7", "9", "Board"], words
+
+
+def test_an_upright_stroke_read_from_a_flat_bar_is_not_kept() -> None:
+    assert lying_stroke(Word("1", (188, 1025, 249, 1044), 0.8))  # a minus sign, 61 x 19
+    assert not lying_stroke(Word("1", (839, 738, 871, 809), 0.98))  # a digit 1, 32 x 71
+    assert not lying_stroke(Word("-", (0, 0, 60, 10), 0.9))
+    assert not lying_stroke(Word("11", (0, 0, 60, 40), 0.9))
