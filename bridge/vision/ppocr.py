@@ -91,7 +91,9 @@ NARROW_SPACE = 0.06
 NARROW = frozenset("1iIl:;.,'!|\u00d7")
 UNIT_SPACE = 0.06
 """... but between a digit and a letter, a run wider than the median plus this share is a
-word boundary (a number and its unit: ``100 Hz``, ``20 m``; ``3rd`` is set tight)."""
+word boundary (a number and its unit: ``100 Hz``, ``20 m``; ``3rd`` is set tight), and so it
+is between a small letter and a capital (``The State`` on a map, where the halo around the
+letters leaves narrow gaps; ``iPhone`` and ``McDonald`` are set tight)."""
 DASH_SPACE = 0.15
 """A dash with runs of blank columns at least this share of REC_HEIGHT (and the line's
 median run) on both sides, between letters or digits, separates words (``9x15 - 24``)."""
@@ -455,7 +457,9 @@ class PpOcrEngine:
             space = typical + SPACE * REC_HEIGHT
             if before[1] in NARROW or ch[1] in NARROW:
                 space += NARROW_SPACE * REC_HEIGHT
-            if before[1].isdigit() and ch[1].isalpha():  # a number and its unit (``100 Hz``)
+            if (before[1].isdigit() and ch[1].isalpha()) or (
+                before[1].islower() and ch[1].isupper()
+            ):  # a number and its unit (``100 Hz``), a word and the next (``The State``)
                 space = typical + UNIT_SPACE * REC_HEIGHT
             else:
                 space = max(space, 2 * typical)

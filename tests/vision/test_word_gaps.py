@@ -39,3 +39,21 @@ def test_an_upright_stroke_read_from_a_flat_bar_is_not_kept() -> None:
     assert not lying_stroke(Word("1", (839, 738, 871, 809), 0.98))  # a digit 1, 32 x 71
     assert not lying_stroke(Word("-", (0, 0, 60, 10), 0.9))
     assert not lying_stroke(Word("11", (0, 0, 60, 40), 0.9))
+
+
+@need_vision
+def test_a_small_letter_then_a_capital_a_little_apart_are_two_words() -> None:
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    image = Image.new("RGB", (720, 300), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=32)
+    draw.text((100, 100), "The", fill="black", font=font)
+    # 2 px past the advance: a map label's narrow space (before: "TheState")
+    draw.text((100 + draw.textlength("The", font=font) + 2, 100), "State", fill="black", font=font)
+    draw.text((100, 180), "iPhone McDonald YouTube", fill="black", font=font)
+    lines = [line.text for line, _ in read_lines(engine, image)]
+    assert lines == ["The State", "iPhone McDonald YouTube"], lines
