@@ -27,7 +27,13 @@ The path, for one image (one colour all over: no text, nothing run):
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
    with ``LONE_CONFIDENCE`` (an upright stroke, ``1``, read from ink lying flat is a minus
    sign: ``lying_stroke``); a word of punctuation only is dropped;
-5. **look again**, in grey and at its own scale, at a window around each of a few detected
+5. **read doubtful lines again** with a larger recognizer (``SECOND``: PP-OCRv6 small, from
+   the same wheel): a detected line with a word under ``SECOND_BELOW`` (and not junk as a
+   whole, ``SECOND_FLOOR``) is recognised again, in batches like the first pass, and the
+   second reading replaces the first when it splits the line into as many words and its
+   characters are more probable (``merae`` -> ``merge``, an outlined ``aP 1/3`` -> ``Lap
+   1/3``, ``1100 ft`` -> ``100 ft``); about three lines of a real screen;
+6. **look again**, in grey and at its own scale, at a window around each of a few detected
    lines that kept no word or a doubtful one (``retry_windows``): outlined text on a
    texture is often found only in scraps at the whole image's scale. A line read there with
    ``RETRY`` confidence replaces the first reading of the lines it covers when it is more
@@ -109,6 +115,12 @@ INK = 48
 """A pixel this far (grey levels) from the line's background colour is ink."""
 THREADS = 2
 UNIFORM = 2.0
+SECOND_BELOW = 0.95
+"""A detected line with a word read with less than this is read again by the second
+recognizer (``SECOND``) ..."""
+SECOND_FLOOR = 0.7
+"""... unless its words' mean character probability is under this: a texture or an icon
+read as a word (the larger model reads such junk with more confidence, not less)."""
 RETRY = 0.8
 """A detected line with a word read with less confidence than this (or none kept) is looked
 at again (``retry_windows``) ..."""
@@ -140,6 +152,10 @@ class Models:
     rec: str
     characters: str | None
 
+
+SECOND = {"ppocr": "ppocr-v6-small"}
+"""Model sets whose doubtful lines are read again with another set's recognizer (its
+detector is not used), from the same package."""
 
 MODELS = {
     "ppocr": Models(
@@ -196,36 +212,66 @@ def model_paths(name: str = "ppocr") -> tuple[Path, Path, Path | None] | None:
     return det, rec, chars
 
 
+def _session(path: Path) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = THREADS
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 4
+    # Idle threads sleep instead of spinning: on a shared 2-core machine a spinning
+    # worker burns the CPU another process (or the hub's own event loop) needs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+class Recognizer:
+    """One recognizer model: its session, input name, classes (CTC blank first, space last)
+    and which of them may be read (``ALLOWED``)."""
+
+    def __init__(self, path: Path, characters: list[str] | None) -> None:
+        import numpy as np
+
+        self.session = _session(path)
+        self.input = self.session.get_inputs()[0].name
+        if characters is None:
+            meta = self.session.get_modelmeta().custom_metadata_map
+            characters = meta["character"].splitlines()
+        self.chars = ["", *characters, " "]
+        self.allowed = np.array(
+            [i == 0 or c in ALLOWED or c == " " for i, c in enumerate(self.chars)], dtype=bool
+        )
+
+    def run(self, x: Any) -> Any:
+        """(batch, columns, classes) probabilities for a (batch, 3, REC_HEIGHT, width) input."""
+        return self.session.run(None, {self.input: x})[0]
+
+
 class PpOcrEngine:
     name: str = "ppocr"
 
-    def __init__(self, det: Path, rec: Path, characters: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        det: Path,
+        rec: Path,
+        characters: list[str] | None = None,
+        second: tuple[Path, list[str] | None] | None = None,
+    ) -> None:
         """``det`` and ``rec`` the two ONNX models; ``characters`` the recognizer's classes
-        after the CTC blank (None: the list stored in the recognizer's metadata)."""
+        after the CTC blank (None: the list stored in the recognizer's metadata); ``second``:
+        a larger recognizer and its classes, which reads doubtful lines again
+        (``SECOND_BELOW``), or None."""
         import numpy as np
-        import onnxruntime as ort
 
         self._np = np
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = THREADS
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 4
-        # Idle threads sleep instead of spinning: on a shared 2-core machine a spinning
-        # worker burns the CPU another process (or the hub's own event loop) needs.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        providers = ["CPUExecutionProvider"]
-        self._det = ort.InferenceSession(str(det), sess_options=options, providers=providers)
-        self._rec = ort.InferenceSession(str(rec), sess_options=options, providers=providers)
+        self._det = _session(det)
         self._det_input = self._det.get_inputs()[0].name
-        self._rec_input = self._rec.get_inputs()[0].name
-        if characters is None:
-            characters = self._rec.get_modelmeta().custom_metadata_map["character"].splitlines()
-        chars = ["", *characters, " "]  # CTC blank first, space last
-        self._chars = chars
-        allowed = np.zeros(len(chars), dtype=bool)
-        for i, c in enumerate(chars):
-            allowed[i] = i == 0 or c in ALLOWED or c == " "
-        self._allowed = allowed
+        self._main = Recognizer(rec, characters)
+        self._second = Recognizer(*second) if second is not None else None
+        self.second_reads = 0
+        """Lines read again by the second recognizer (the bench reports it)."""
+        self.second_taken = 0
+        """... and how many of those readings replaced the first."""
         self._lock = threading.Lock()
         self._seen: OrderedDict[bytes, list[tuple[str, tuple[int, int], float]]] = OrderedDict()
         """Decoded words by the hash of a line crop's pixels (the ``SEEN_LINES`` most recent):
@@ -362,6 +408,9 @@ class PpOcrEngine:
             crops.append((index, pixels, box, pad // 2))
         lines: list[list[Word]] = [[] for _ in boxes]
         todo: list[tuple[int, Any, Box, int]] = []
+        doubts: list[tuple[int, Any, int, Any, Box, int, Any, Any]] = []
+        """Lines to read again with the second recognizer: (padded width, model input, box
+        index, pixels, box, pad, blank columns, first reading)."""
         keys: dict[int, bytes] = {}
         for index, pixels, box, pad in crops:  # a line seen before: its words, no model run
             key = hashlib.blake2b(pixels.tobytes(), digest_size=16).digest()
@@ -385,16 +434,38 @@ class PpOcrEngine:
             for k, (_, pixels, _, _) in enumerate(batch):
                 grown = np.pad(pixels, ((0, 0), (0, widest - pixels.shape[1]), (0, 0)), "edge")
                 x[k] = ((grown[:, :, ::-1] / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
-            probs = self._rec.run(None, {self._rec_input: x})[0]
+            probs = self._main.run(x)
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
                 blank = ~glyph_ink(pixels)[MIDDLE].any(axis=0)
-                words = self._decode(probs[k], columns, blank)
-                self._seen[keys[index]] = words
-                if len(self._seen) > SEEN_LINES:
-                    self._seen.popitem(last=False)
+                words = self._decode(probs[k], columns, blank, self._main)
+                if self._second is not None and index < len(found) and _doubtful(words):
+                    doubts.append((widest, x[k], index, pixels, box, pad, blank, words))
+                    continue
+                self._remember(keys[index], words)
                 lines[index] = self._keep(index >= len(found), pixels, box, pad, words)
+        doubts.sort(key=lambda d: d[0])
+        for widest, same_width in itertools.groupby(doubts, key=lambda d: d[0]):
+            queued = list(same_width)
+            for start in range(0, len(queued), BATCH):
+                again_batch = queued[start : start + BATCH]
+                assert self._second is not None
+                probs = self._second.run(np.stack([d[1] for d in again_batch]))
+                for k, (_, _, index, pixels, box, pad, blank, words) in enumerate(again_batch):
+                    columns = probs.shape[1] * pixels.shape[1] / widest
+                    again = self._decode(probs[k], columns, blank, self._second)
+                    self.second_reads += 1
+                    if len(again) == len(words) and _mean(again) > _mean(words):
+                        self.second_taken += 1
+                        words = again
+                    self._remember(keys[index], words)
+                    lines[index] = self._keep(False, pixels, box, pad, words)
         return found, lines
+
+    def _remember(self, key: bytes, words: list[tuple[str, tuple[int, int], float]]) -> None:
+        self._seen[key] = words
+        if len(self._seen) > SEEN_LINES:
+            self._seen.popitem(last=False)
 
     @staticmethod
     def _keep(
@@ -415,14 +486,14 @@ class PpOcrEngine:
         return [w for w in kept if not lying_stroke(w)]
 
     def _decode(
-        self, prob: Any, columns: float, blank: Any
+        self, prob: Any, columns: float, blank: Any, model: Recognizer
     ) -> list[tuple[str, tuple[int, int], float]]:
         """Words of one line as (text, (first, last) pixel column of the crop, confidence):
         ``prob`` the recognizer's (columns, classes) output, of which the first ``columns``
         cover the crop (the rest is batch padding); ``blank`` says which pixel columns of the
         crop hold no ink."""
         np = self._np
-        masked = np.where(self._allowed, prob, 0.0)
+        masked = np.where(model.allowed, prob, 0.0)
         index = masked.argmax(axis=1)
         best = masked.max(axis=1)
         used = max(1, round(columns))
@@ -431,7 +502,7 @@ class PpOcrEngine:
         for col in range(min(used, len(index))):
             k = int(index[col])
             if k != 0 and k != previous:
-                chars.append((col, self._chars[k], float(best[col])))
+                chars.append((col, model.chars[k], float(best[col])))
             previous = k
         if not chars:
             return []
@@ -745,6 +816,19 @@ def letters_not_digits(word: str) -> str:
     return word
 
 
+def _mean(words: list[tuple[str, tuple[int, int], float]]) -> float:
+    """The mean probability of the characters of ``words`` (each word's mean, by length)."""
+    total = sum(len(w[0]) for w in words)
+    return sum(w[2] * len(w[0]) for w in words) / total if total else 0.0
+
+
+def _doubtful(words: list[tuple[str, tuple[int, int], float]]) -> bool:
+    """Whether a line's first reading is worth a second (``SECOND_BELOW``, ``SECOND_FLOOR``):
+    a word of it doubtful, the line as a whole not junk. The second reading replaces the
+    first when it splits the line into as many words and is more confident."""
+    return bool(words) and min(w[2] for w in words) < SECOND_BELOW and _mean(words) >= SECOND_FLOOR
+
+
 def plausible(text: str, confidence: float) -> bool:
     """Whether a word read with ``confidence`` is text rather than a texture or an icon."""
     if confidence < MIN_CONFIDENCE or not any(c.isalnum() for c in text):
@@ -768,7 +852,16 @@ def load(name: str = "ppocr") -> PpOcrEngine | str:
     if paths is None:
         return f"{ENABLE_HINT} (the {name} models come with {MODELS[name].package})"
     det, rec, chars = paths
-    characters = chars.read_text(encoding="utf-8").splitlines() if chars is not None else None
-    engine = PpOcrEngine(det, rec, characters)
+    second: tuple[Path, list[str] | None] | None = None
+    if name in SECOND:
+        more = model_paths(SECOND[name])
+        if more is None:
+            return f"{ENABLE_HINT} (the {SECOND[name]} models come with {MODELS[name].package})"
+        second = (more[1], _characters(more[2]))
+    engine = PpOcrEngine(det, rec, _characters(chars), second)
     engine.name = name
     return engine
+
+
+def _characters(path: Path | None) -> list[str] | None:
+    return path.read_text(encoding="utf-8").splitlines() if path is not None else None
