@@ -7,8 +7,10 @@ digits of ``bridge.vision.glyphs``): recall 0.940, precision 0.936 in total (bef
 digits and the word boundaries of numbers and units: 0.905 / 0.916; Tesseract as tuned for
 issue 29: 0.487 / 0.697). With lines cut by the screen's edge left out, word gaps read from
 the glyphs' own ink and a second look at doubtful lines: 0.955 / 0.954, 33 of 41 screens
-on target. The floors leave room for another onnxruntime build, not for a regression. A
-landscape video player's overlay and boards of lone digits are read word for word."""
+on target; with wide gaps between digits, small-then-capital gaps and doubtful lines read
+again by the larger recognizer: 0.965 / 0.963, 35 of 41. The floors leave room for another
+onnxruntime build, not for a regression. A landscape video player's overlay and boards of
+lone digits are read word for word."""
 
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ from bridge.vision.engine import load_engine
 from tests.skips import need_vision
 from tests.vision.real.score import hub_reader, load, score_lines, screens, total
 
-RECALL_FLOOR = 0.94
-PRECISION_FLOOR = 0.935
+RECALL_FLOOR = 0.95
+PRECISION_FLOOR = 0.95
+ON_TARGET_FLOOR = 34
+"""Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
 @need_vision
@@ -64,6 +68,8 @@ def test_recall_and_precision_on_real_screens_stay_above_their_floors() -> None:
     )
     assert recall >= RECALL_FLOOR, (recall, precision, report)
     assert precision >= PRECISION_FLOOR, (recall, precision, report)
+    on_target = sum(1 for s in scores if s.recall >= 0.85 and s.precision >= 0.90)
+    assert on_target >= ON_TARGET_FLOOR, (on_target, report)
 
 
 @need_vision
