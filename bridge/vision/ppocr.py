@@ -437,7 +437,7 @@ class PpOcrEngine:
             probs = self._main.run(x)
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
-                blank = ~glyph_ink(pixels)[MIDDLE].any(axis=0)
+                blank = blank_columns(pixels)
                 words = self._decode(probs[k], columns, blank, self._main)
                 if self._second is not None and index < len(found) and _doubtful(words):
                     doubts.append((widest, x[k], index, pixels, box, pad, blank, words))
@@ -663,6 +663,11 @@ ROUND = 0.9
 """A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
 EDGE = 2
 """Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
+RULED = 0.6
+"""A row of a line crop whose longest run of ink covers this share of the crop's width ..."""
+RULE_LENGTH = 1.5
+"""... and this many times REC_HEIGHT (longer than a glyph's own bar) is a rule, not glyphs
+(``blank_columns``)."""
 MIDDLE = slice(REC_HEIGHT // 8, REC_HEIGHT - REC_HEIGHT // 8)
 """The rows of a line crop whose ink decides word gaps (the edges may hold a neighbour's)."""
 
@@ -709,6 +714,29 @@ def glyph_ink(pixels: Any) -> Any:
     if middle - dark >= light - middle:
         return grey < min(middle - INK, (middle + dark) / 2)
     return grey > max(middle + INK, (middle + light) / 2)
+
+
+def blank_columns(pixels: Any) -> Any:
+    """Which pixel columns of a line crop hold no glyph ink in its ``MIDDLE`` rows, rows that
+    are one run of ink across ``RULED`` of the width (and ``RULE_LENGTH``) left out: a rule,
+    a scale bar or a table's border crossing the crop is no glyph, and would leave no gap
+    between words (a map's ``20 m`` above its scale bar read as ``20m``)."""
+    import numpy as np
+
+    ink = glyph_ink(pixels)[MIDDLE]
+    reach = max(RULED * ink.shape[1], RULE_LENGTH * REC_HEIGHT)
+    ruled = np.array([_longest_true(row) >= reach for row in ink], dtype=bool)
+    if ruled.any() and not ruled.all():
+        ink = ink[~ruled]
+    return ~ink.any(axis=0)
+
+
+def _longest_true(row: Any) -> int:
+    """The longest run of True in a boolean row."""
+    import numpy as np
+
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], row.view(np.int8), [0]))))
+    return int((edges[1::2] - edges[::2]).max()) if len(edges) else 0
 
 
 def lone_digit(text: str, confidence: float) -> bool:

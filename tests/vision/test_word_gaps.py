@@ -57,3 +57,38 @@ def test_a_small_letter_then_a_capital_a_little_apart_are_two_words() -> None:
     draw.text((100, 180), "iPhone McDonald YouTube", fill="black", font=font)
     lines = [line.text for line, _ in read_lines(engine, image)]
     assert lines == ["The State", "iPhone McDonald YouTube"], lines
+
+
+def test_a_rule_across_the_line_leaves_the_gaps_between_its_words() -> None:
+    import numpy as np
+
+    from bridge.vision.ppocr import REC_HEIGHT, blank_columns
+
+    pixels = np.full((REC_HEIGHT, 200, 3), 230.0, dtype=np.float32)
+    pixels[10:38, 10:40] = 20.0  # a glyph
+    pixels[10:38, 60:90] = 20.0  # another, a word space away
+    before = blank_columns(pixels)
+    assert before[45:55].all() and not before[10:40].any()
+    pixels[30:34, 0:200] = 20.0  # a scale bar drawn across the crop
+    after = blank_columns(pixels)
+    assert (after == before).all(), "the rule is not read as ink between the words"
+    glyph = np.full((REC_HEIGHT, 60, 3), 230.0, dtype=np.float32)
+    glyph[10:38, 20:24] = 20.0
+    glyph[34:38, 5:55] = 20.0  # a 2's foot: one glyph wide, no rule
+    assert not blank_columns(glyph)[5:55].any()
+
+
+@need_vision
+def test_a_number_and_its_unit_over_a_scale_bar_are_two_words() -> None:
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    image = Image.new("RGB", (600, 300), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=40)
+    draw.text((100, 100), "20 m", fill="black", font=font)
+    draw.text((100, 200), "Scale", fill="black", font=font)
+    draw.rectangle((90, 122, 220, 126), fill="black")  # a bar through the line (was "20m")
+    assert [line.text for line, _ in read_lines(engine, image)] == ["20 m", "Scale"]
