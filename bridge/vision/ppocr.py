@@ -28,11 +28,12 @@ The path, for one image (one colour all over: no text, nothing run):
    with ``LONE_CONFIDENCE`` (an upright stroke, ``1``, read from ink lying flat is a minus
    sign: ``lying_stroke``); a word of punctuation only is dropped;
 5. **read doubtful lines again** with a larger recognizer (``SECOND``: PP-OCRv6 small, from
-   the same wheel): a detected line with a word under ``SECOND_BELOW`` (and not junk as a
-   whole, ``SECOND_FLOOR``) is recognised again, in batches like the first pass, and the
-   second reading replaces the first when it splits the line into as many words and its
-   characters are more probable (``merae`` -> ``merge``, an outlined ``aP 1/3`` -> ``Lap
-   1/3``, ``1100 ft`` -> ``100 ft``); about three lines of a real screen;
+   the same wheel): a detected line with a word under ``SECOND_BELOW`` or an accented
+   letter (and not junk as a whole, ``SECOND_FLOOR``) is recognised again, in batches like
+   the first pass, and the second reading replaces the first when it splits the line into
+   as many words and its characters are more probable (``merae`` -> ``merge``, an outlined
+   ``aP 1/3`` -> ``Lap 1/3``, ``1100 ft`` -> ``100 ft``, ``Waldkraibúrg`` -> ``Waldkraiburg``);
+   about three lines of a real screen;
 6. **look again**, in grey and at its own scale, at a window around each of a few detected
    lines that kept no word or a doubtful one (``retry_windows``): outlined text on a
    texture is often found only in scraps at the whole image's scale. A line read there with
@@ -852,9 +853,14 @@ def _mean(words: list[tuple[str, tuple[int, int], float]]) -> float:
 
 def _doubtful(words: list[tuple[str, tuple[int, int], float]]) -> bool:
     """Whether a line's first reading is worth a second (``SECOND_BELOW``, ``SECOND_FLOOR``):
-    a word of it doubtful, the line as a whole not junk. The second reading replaces the
-    first when it splits the line into as many words and is more confident."""
-    return bool(words) and min(w[2] for w in words) < SECOND_BELOW and _mean(words) >= SECOND_FLOOR
+    a word of it doubtful or a letter of it accented, the line as a whole not junk. The
+    second reading replaces the first when it splits the line into as many words and is
+    more confident."""
+    if not words or _mean(words) < SECOND_FLOOR:
+        return False
+    if any(not c.isascii() and c.isalpha() for w in words for c in w[0]):
+        return True  # an accent is a small mark a halo or a texture fakes (``Waldkraibúrg``)
+    return min(w[2] for w in words) < SECOND_BELOW
 
 
 def plausible(text: str, confidence: float) -> bool:

@@ -20,6 +20,8 @@ def test_only_a_doubtful_line_that_is_not_junk_is_read_again() -> None:
     assert not _doubtful([_word("Score", 0.99), _word("12", SECOND_BELOW)])
     assert _doubtful([_word("two", 0.99), _word("numher", SECOND_BELOW - 0.01)])
     assert not _doubtful([_word("11", SECOND_FLOOR - 0.01)])  # a pause icon read as 11
+    assert _doubtful([_word("Waldkraibúrg", 0.99)])  # an accent: what a map label's halo fakes
+    assert not _doubtful([_word("Waldkraiburg", 0.99)])
     assert _mean([_word("ab", 1.0), _word("cdef", 0.7)]) == pytest.approx(0.8)  # by characters
 
 
