@@ -38,7 +38,8 @@ The path, for one image (one colour all over: no text, nothing run):
    lines that kept no word or a doubtful one (``retry_windows``): outlined text on a
    texture is often found only in scraps at the whole image's scale. A line read there with
    ``RETRY`` confidence replaces the first reading of the lines it covers when it is more
-   confident than they were and holds them whole.
+   confident than they were and holds them whole, unless one of them is a line above or
+   below it (``_same_row``: a scale bar's ``100 ft`` under its ``20 m`` is not lost).
 
 A line crop whose pixels were read before (the same line in an earlier frame: a game's
 score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
@@ -375,9 +376,11 @@ class PpOcrEngine:
                 if any(
                     min(w.confidence for w in lines[k]) >= confidence
                     or not _inside(_union([w.box for w in lines[k]]), window)
+                    or not _same_row(_union([w.box for w in lines[k]]), box)
                     for k in near
                 ):
-                    continue  # read as well the first time, or part of a line the window cuts
+                    continue  # read as well the first time, part of a line the window cuts,
+                    # or a line beside this one (a scale bar's `100 ft` under its `20 m`)
                 for k in near:
                     lines[k] = []
                 lines.append(moved)
@@ -456,7 +459,7 @@ class PpOcrEngine:
                     columns = probs.shape[1] * pixels.shape[1] / widest
                     again = self._decode(probs[k], columns, blank, self._second)
                     self.second_reads += 1
-                    if len(again) == len(words) and _mean(again) > _mean(words):
+                    if _agrees(again, words) and _mean(again) > _mean(words):
                         self.second_taken += 1
                         words = again
                     self._remember(keys[index], words)
@@ -607,6 +610,12 @@ def _meets(a: Box, b: Box) -> bool:
         return False
     smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
     return width * height > SAME_LINE * smaller
+
+
+def _same_row(a: Box, b: Box) -> bool:
+    """Whether the vertical centre of box ``a`` lies within box ``b``'s rows: the same line
+    of text, not the one above or below it."""
+    return b[1] <= (a[1] + a[3]) / 2 <= b[3]
 
 
 def _inside(a: Box, b: Box) -> bool:
@@ -849,6 +858,19 @@ def _mean(words: list[tuple[str, tuple[int, int], float]]) -> float:
     """The mean probability of the characters of ``words`` (each word's mean, by length)."""
     total = sum(len(w[0]) for w in words)
     return sum(w[2] * len(w[0]) for w in words) / total if total else 0.0
+
+
+def _agrees(
+    again: list[tuple[str, tuple[int, int], float]], first: list[tuple[str, tuple[int, int], float]]
+) -> bool:
+    """Whether the second reading of a line may replace the first (when more confident): it
+    splits the line into as many words, or it reads the very same characters split into more
+    (``100ft`` -> ``100 ft``). A reading that joins words (``ap1/3``) or adds one (a speck
+    read as ``u``) is the larger model's own junk."""
+    if len(again) == len(first):
+        return True
+    same = "".join(w[0] for w in again) == "".join(w[0] for w in first)
+    return same and len(again) > len(first)
 
 
 def _doubtful(words: list[tuple[str, tuple[int, int], float]]) -> bool:

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.vision.ppocr import SECOND_BELOW, SECOND_FLOOR, PpOcrEngine, _doubtful, _mean
+from bridge.vision.ppocr import (
+    SECOND_BELOW,
+    SECOND_FLOOR,
+    PpOcrEngine,
+    _agrees,
+    _doubtful,
+    _mean,
+    _same_row,
+)
 from tests.skips import need_vision
 from tests.vision.real.score import load
 
@@ -43,3 +51,17 @@ def test_a_misread_paragraph_is_read_right_by_the_second_recognizer() -> None:
         engine._second = second
         engine.forget_lines()
     assert "numher" in alone and "number" not in alone, alone
+
+
+def test_the_second_reading_may_split_the_same_characters_but_not_join_or_add() -> None:
+    first = [_word("100ft", 0.86)]
+    assert _agrees([_word("100", 0.99), _word("ft", 0.93)], first)  # the same characters
+    assert _agrees([_word("1O0ft", 0.99)], first)  # as many words
+    assert not _agrees([_word("ap1/3", 0.93)], [_word("aP", 0.61), _word("1/3", 0.98)])
+    assert not _agrees([_word("Epidavro", 0.79), _word("u", 0.92)], [_word("Epidavro", 0.72)])
+
+
+def test_a_second_look_does_not_replace_the_line_below_it() -> None:
+    twenty_m = (39, 18, 114, 53)  # the second look's `20 m` over a scale bar
+    assert _same_row((27, 17, 122, 61), twenty_m)  # the first reading of `20 m`
+    assert not _same_row((22, 38, 137, 102), twenty_m)  # `100 ft`, under the bar
