@@ -229,24 +229,37 @@ def _session(path: Path) -> Any:
 
 class Recognizer:
     """One recognizer model: its session, input name, classes (CTC blank first, space last)
-    and which of them may be read (``ALLOWED``)."""
+    and which of them may be read (``ALLOWED``). With its classes given, the session is made
+    at the first ``run`` (the second recognizer: about 80 MB a hub whose lines are all read
+    with confidence never loads); without, at once (the classes are in its metadata)."""
 
     def __init__(self, path: Path, characters: list[str] | None) -> None:
         import numpy as np
 
-        self.session = _session(path)
-        self.input = self.session.get_inputs()[0].name
+        self.path = path
+        self._session: Any = None
+        self.input = ""
         if characters is None:
-            meta = self.session.get_modelmeta().custom_metadata_map
+            meta = self._open().get_modelmeta().custom_metadata_map
             characters = meta["character"].splitlines()
         self.chars = ["", *characters, " "]
         self.allowed = np.array(
             [i == 0 or c in ALLOWED or c == " " for i, c in enumerate(self.chars)], dtype=bool
         )
 
+    @property
+    def loaded(self) -> bool:
+        return self._session is not None
+
+    def _open(self) -> Any:
+        if self._session is None:
+            self._session = _session(self.path)
+            self.input = self._session.get_inputs()[0].name
+        return self._session
+
     def run(self, x: Any) -> Any:
         """(batch, columns, classes) probabilities for a (batch, 3, REC_HEIGHT, width) input."""
-        return self.session.run(None, {self.input: x})[0]
+        return self._open().run(None, {self.input: x})[0]
 
 
 class PpOcrEngine:

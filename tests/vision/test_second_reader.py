@@ -65,3 +65,21 @@ def test_a_second_look_does_not_replace_the_line_below_it() -> None:
     twenty_m = (39, 18, 114, 53)  # the second look's `20 m` over a scale bar
     assert _same_row((27, 17, 122, 61), twenty_m)  # the first reading of `20 m`
     assert not _same_row((22, 38, 137, 102), twenty_m)  # `100 ft`, under the bar
+
+
+@need_vision
+def test_the_second_recognizer_is_loaded_only_when_a_line_needs_it() -> None:
+    from PIL import Image, ImageDraw, ImageFont
+
+    from bridge.vision.ppocr import load as load_ppocr
+
+    engine = load_ppocr("ppocr")
+    assert isinstance(engine, PpOcrEngine) and engine._second is not None, engine
+    clean = Image.new("RGB", (600, 300), "white")
+    ImageDraw.Draw(clean).text(
+        (50, 50), "Score 120", fill="black", font=ImageFont.load_default(size=40)
+    )
+    assert [b.text for b in engine.read(clean)] == ["Score 120"]
+    assert not engine._second.loaded and engine.second_reads == 0
+    engine.read(load("2048-tablet"))
+    assert engine._second.loaded and engine.second_reads > 0
