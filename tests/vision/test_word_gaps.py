@@ -59,6 +59,7 @@ def test_a_small_letter_then_a_capital_a_little_apart_are_two_words() -> None:
     assert lines == ["The State", "iPhone McDonald YouTube"], lines
 
 
+@need_vision  # numpy comes with the vision extra
 def test_a_rule_across_the_line_leaves_the_gaps_between_its_words() -> None:
     import numpy as np
 
