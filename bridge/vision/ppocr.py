@@ -30,10 +30,10 @@ The path, for one image (one colour all over: no text, nothing run):
 5. **read doubtful lines again** with a larger recognizer (``SECOND``: PP-OCRv6 small, from
    the same wheel): a detected line with a word under ``SECOND_BELOW`` or an accented
    letter (and not junk as a whole, ``SECOND_FLOOR``) is recognised again, in batches like
-   the first pass, and the second reading replaces the first when it splits the line into
-   as many words and its characters are more probable (``merae`` -> ``merge``, an outlined
-   ``aP 1/3`` -> ``Lap 1/3``, ``1100 ft`` -> ``100 ft``, ``Waldkraibúrg`` -> ``Waldkraiburg``);
-   about three lines of a real screen;
+   the first pass, and the second reading replaces the first when its characters are more
+   probable and it splits the line alike or only splits the same characters more
+   (``_agrees``): ``merae`` -> ``merge``, an outlined ``aP 1/3`` -> ``Lap 1/3``, ``100ft`` ->
+   ``100 ft``, ``Waldkraibúrg`` -> ``Waldkraiburg``; about three lines of a real screen;
 6. **look again**, in grey and at its own scale, at a window around each of a few detected
    lines that kept no word or a doubtful one (``retry_windows``): outlined text on a
    texture is often found only in scraps at the whole image's scale. A line read there with
@@ -284,7 +284,7 @@ class PpOcrEngine:
         self._main = Recognizer(rec, characters)
         self._second = Recognizer(*second) if second is not None else None
         self.second_reads = 0
-        """Lines read again by the second recognizer (the bench reports it)."""
+        """Lines read again by the second recognizer (counted for tests and measurements)."""
         self.second_taken = 0
         """... and how many of those readings replaced the first."""
         self._lock = threading.Lock()
@@ -748,7 +748,9 @@ def blank_columns(pixels: Any) -> Any:
 
     ink = glyph_ink(pixels)[MIDDLE]
     reach = max(RULED * ink.shape[1], RULE_LENGTH * REC_HEIGHT)
-    ruled = np.array([_longest_true(row) >= reach for row in ink], dtype=bool)
+    ruled = np.zeros(len(ink), dtype=bool)
+    for row in np.flatnonzero(ink.sum(axis=1) >= reach):  # only rows with that much ink
+        ruled[row] = _longest_true(ink[row]) >= reach
     if ruled.any() and not ruled.all():
         ink = ink[~ruled]
     return ~ink.any(axis=0)
@@ -888,9 +890,8 @@ def _agrees(
 
 def _doubtful(words: list[tuple[str, tuple[int, int], float]]) -> bool:
     """Whether a line's first reading is worth a second (``SECOND_BELOW``, ``SECOND_FLOOR``):
-    a word of it doubtful or a letter of it accented, the line as a whole not junk. The
-    second reading replaces the first when it splits the line into as many words and is
-    more confident."""
+    a word of it doubtful or a letter of it accented, the line as a whole not junk. Whether
+    the second reading replaces the first is ``_agrees`` and its confidence."""
     if not words or _mean(words) < SECOND_FLOOR:
         return False
     if any(not c.isascii() and c.isalpha() for w in words for c in w[0]):

@@ -11,6 +11,16 @@ from bridge.vision.ppocr import Word, lying_stroke
 from tests.skips import need_vision
 
 
+def _lines(image: Image.Image) -> list[str]:
+    """The hub's own reading of ``image``: its lines of text, top to bottom."""
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    return [line.text for line, _ in read_lines(engine, image)]
+
+
 def _board_row(gap: int) -> Image.Image:
     image = Image.new("RGB", (720, 400), "white")
     draw = ImageDraw.Draw(image)
@@ -24,12 +34,7 @@ def _board_row(gap: int) -> Image.Image:
 @need_vision
 @pytest.mark.parametrize("gap", [100, 110])
 def test_digits_a_cell_apart_are_read_as_separate_numbers(gap: int) -> None:
-    from bridge.vision.engine import load_engine
-    from bridge.vision.reader import read_lines
-
-    engine = load_engine()
-    assert not isinstance(engine, str), engine
-    words = [w for line, _ in read_lines(engine, _board_row(gap)) for w in line.text.split()]
+    words = [w for line in _lines(_board_row(gap)) for w in line.split()]
     # before WIDE_SPACE: "375 9" and "37 9 5", numbers the board does not show
     assert sorted(words) == ["3", "5", "7", "9", "Board"], words
 
@@ -43,11 +48,6 @@ def test_an_upright_stroke_read_from_a_flat_bar_is_not_kept() -> None:
 
 @need_vision
 def test_a_small_letter_then_a_capital_a_little_apart_are_two_words() -> None:
-    from bridge.vision.engine import load_engine
-    from bridge.vision.reader import read_lines
-
-    engine = load_engine()
-    assert not isinstance(engine, str), engine
     image = Image.new("RGB", (720, 300), "white")
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default(size=32)
@@ -55,7 +55,7 @@ def test_a_small_letter_then_a_capital_a_little_apart_are_two_words() -> None:
     # 2 px past the advance: a map label's narrow space (before: "TheState")
     draw.text((100 + draw.textlength("The", font=font) + 2, 100), "State", fill="black", font=font)
     draw.text((100, 180), "iPhone McDonald YouTube", fill="black", font=font)
-    lines = [line.text for line, _ in read_lines(engine, image)]
+    lines = _lines(image)
     assert lines == ["The State", "iPhone McDonald YouTube"], lines
 
 
@@ -81,15 +81,10 @@ def test_a_rule_across_the_line_leaves_the_gaps_between_its_words() -> None:
 
 @need_vision
 def test_a_number_and_its_unit_over_a_scale_bar_are_two_words() -> None:
-    from bridge.vision.engine import load_engine
-    from bridge.vision.reader import read_lines
-
-    engine = load_engine()
-    assert not isinstance(engine, str), engine
     image = Image.new("RGB", (600, 300), "white")
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default(size=40)
     draw.text((100, 100), "20 m", fill="black", font=font)
     draw.text((100, 200), "Scale", fill="black", font=font)
     draw.rectangle((90, 122, 220, 126), fill="black")  # a bar through the line (was "20m")
-    assert [line.text for line, _ in read_lines(engine, image)] == ["20 m", "Scale"]
+    assert _lines(image) == ["20 m", "Scale"]
