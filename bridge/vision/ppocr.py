@@ -21,8 +21,8 @@ The path, for one image (one colour all over: no text, nothing run):
    (the recognizer also knows 6000 Chinese characters) masked out, so a texture never reads as
    a Chinese glyph; the columns each character was read at are kept, and a gap between two
    characters wider than ``SPACE_GAP`` times the line's character pitch is a word boundary
-   (the model seldom emits a space itself), and so is a wide gap between two digits
-   (``WIDE_SPACE``: a board's row of digits a cell apart);
+   (the model seldom emits a space itself), and so is a wide gap after a digit
+   (``WIDE_SPACE``: a board's row of digits a cell apart, a count beside an icon);
 4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
    with ``LONE_CONFIDENCE`` (an upright stroke, ``1``, read from ink lying flat is a minus
@@ -106,10 +106,12 @@ DASH_SPACE = 0.15
 """A dash with runs of blank columns at least this share of REC_HEIGHT (and the line's
 median run) on both sides, between letters or digits, separates words (``9x15 - 24``)."""
 WIDE_SPACE = 0.45
-"""Between two digits, a run of blank columns wider than this share of REC_HEIGHT is a word
-boundary whatever the line's median run: a row of a board's digits or pencil marks spaced a
-cell apart (every run wide, so the median is too) is several numbers; the digits of one
-number are never set that far apart."""
+"""After a digit, a run of blank columns wider than this share of REC_HEIGHT before another
+digit or a letter is a word boundary whatever the line's median run: a row of a board's
+digits or pencil marks spaced a cell apart (every run wide, so the median is too) is several
+numbers, and a count beside an icon read as a letter (a hint's bulb: ``5g``, where two
+characters give no median to compare with) is two words; the digits of one number, and a
+number and its unit, are never set that far apart."""
 UPRIGHT = frozenset("1lI|")
 """Lone characters that are one upright stroke (``lying_stroke``)."""
 DASHES = frozenset("-\u2013\u2014")
@@ -551,7 +553,7 @@ class PpOcrEngine:
                 space = typical + UNIT_SPACE * REC_HEIGHT
             else:
                 space = max(space, 2 * typical)
-            if before[1].isdigit() and ch[1].isdigit():
+            if before[1].isdigit() and ch[1].isalnum():
                 space = min(space, WIDE_SPACE * REC_HEIGHT)
             if ch[1] == " " or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])

@@ -88,3 +88,18 @@ def test_a_number_and_its_unit_over_a_scale_bar_are_two_words() -> None:
     draw.text((100, 200), "Scale", fill="black", font=font)
     draw.rectangle((90, 122, 220, 126), fill="black")  # a bar through the line (was "20m")
     assert _lines(image) == ["20 m", "Scale"]
+
+
+@need_vision
+@pytest.mark.parametrize("gap", [0.6, 0.65])
+def test_a_digit_and_a_letter_far_apart_are_two_words(gap: float) -> None:
+    # a count beside an icon the recognizer reads as a letter (a Minesweeper hint's bulb:
+    # "5g"); two characters give no usual gap to compare with, so the line height does
+    image = Image.new("RGB", (720, 300), (30, 30, 30))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=40)
+    draw.text((100, 100), "Score", fill="white", font=font)
+    draw.text((100, 180), "5", fill="white", font=font)
+    draw.text((100 + draw.textlength("5", font=font) + gap * 40, 180), "Y", fill="white", font=font)
+    lines = _lines(image)
+    assert sorted(lines) == ["5 Y", "Score"], lines
