@@ -13,11 +13,13 @@ own, measured in the same run as the hub's rows.
 It prints ``{"port": P, "pid": N}`` once listening; then commands arrive as JSON lines on
 stdin, each answered by one JSON line on stdout:
 
-- ``{"op": "send", "count", "rate_hz", "size"}``: ``count`` changes, ``rate_hz`` apart, each a
-  ``delta`` of ``size`` bytes (JSON text) to every subscriber; answers ``{"sent": [[generation,
-  t_ns], ...], "cpu_ns", "subscribers"}`` (``t_ns``: ``time.monotonic_ns`` just before the
-  first write, the clock the workers stamp receipts with; ``cpu_ns``: this process's CPU time
-  over the sends);
+- ``{"op": "send", "count", "rate_hz", "size", "template"?}``: ``count`` changes, ``rate_hz``
+  apart, each a ``delta`` to every subscriber: ``template`` (a delta frame the hub sent, JSON
+  text) with its ``generation`` replaced by the floor's, so that the subscribers decode the
+  very shape they decode from the hub, else ``size`` bytes of padding; answers
+  ``{"sent": [[generation, t_ns], ...], "cpu_ns", "subscribers"}`` (``t_ns``:
+  ``time.monotonic_ns`` just before the first write, the clock the workers stamp receipts
+  with; ``cpu_ns``: this process's CPU time over the sends);
 - ``{"op": "quit"}`` (or end of input).
 
 Bounds: ``count`` at most 10,000, ``size`` at most 1 MiB, ``rate_hz`` 0.1..1,000.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from typing import Any
@@ -41,6 +44,7 @@ from bridge.wire.client_protocol import SUBPROTOCOL_JSON
 
 MAX_COUNT = 10_000
 MAX_SIZE = 1 << 20
+GENERATION = re.compile(r'"generation":\d+')
 
 
 class Floor:
@@ -61,23 +65,28 @@ class Floor:
             if ws in self.subscribers:
                 self.subscribers.remove(ws)
 
-    def payload(self, size: int) -> bytes:
+    def payload(self, size: int, template: str | None = None) -> bytes:
         self.generation += 1
+        if template is not None:
+            return GENERATION.sub(f'"generation":{self.generation}', template, count=1).encode()
         head = f'{{"type":"delta","generation":{self.generation},"pad":"'
         tail = '"}'
         pad = max(0, size - len(head) - len(tail))
         return (head + "x" * pad + tail).encode()
 
-    async def send(self, count: int, rate_hz: float, size: int) -> dict[str, Any]:
+    async def send(
+        self, count: int, rate_hz: float, size: int, template: str | None = None
+    ) -> dict[str, Any]:
         count = max(0, min(count, MAX_COUNT))
         size = max(0, min(size, MAX_SIZE))
+        template = usable(template)
         period = 1.0 / max(0.1, min(rate_hz, 1000.0))
         sent: list[list[int]] = []
         cpu = time.process_time_ns()
         next_at = time.monotonic()
         for _ in range(count):
             await anyio.sleep(max(0.0, next_at - time.monotonic()))
-            data = frame(self.payload(size), text=True)  # one frame, built once
+            data = frame(self.payload(size, template), text=True)  # one frame, built once
             t = time.monotonic_ns()
             for ws in self.subscribers:
                 transport = ws.transport
@@ -90,6 +99,14 @@ class Floor:
             "cpu_ns": time.process_time_ns() - cpu,
             "subscribers": len(self.subscribers),
         }
+
+
+def usable(template: str | None) -> str | None:
+    """``template`` when it can stand for a hub's delta frame (a ``generation`` field, at
+    most ``MAX_SIZE``), else None: the floor pads to the size asked for instead."""
+    if template is None or len(template) > MAX_SIZE or GENERATION.search(template) is None:
+        return None
+    return template
 
 
 def _answer(body: dict[str, Any]) -> None:
@@ -122,6 +139,9 @@ async def _main() -> None:
                         int(command.get("count", 0)),
                         float(command.get("rate_hz", 5.0)),
                         int(command.get("size", 0)),
+                        command.get("template")
+                        if isinstance(command.get("template"), str)
+                        else None,
                     )
                 )
             elif command.get("op") == "quit":

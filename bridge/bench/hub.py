@@ -48,6 +48,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
+from bridge.bench.fanout_floor import usable
 from bridge.bench.hub_agent import AGENT_TOKEN, DEVICE_ID, BenchAgent
 from bridge.bench.hub_screens import INCREMENT_ID, OPEN_ID, count_text
 from bridge.hub.event_loop import INSTALL_HINT, LOOPS, uvloop_installed
@@ -254,6 +255,8 @@ class Deliveries:
     """The workers' CPU time since the previous report, summed."""
     deflate: int = 0
     """How many open subscriber connections negotiated permessage-deflate."""
+    sample: str | None = None
+    """A delta or patch frame one of the workers received last (JSON text), if any."""
 
 
 class Pool:
@@ -330,6 +333,7 @@ class Pool:
             out.errors += got["errors"]
             out.cpu_ns += got["cpu_ns"] - self._cpu_ns[w]
             out.deflate += got.get("deflate", 0)
+            out.sample = got.get("sample") or out.sample
             self._cpu_ns[w] = got["cpu_ns"]
         return out
 
@@ -364,6 +368,9 @@ class Row:
     """Subscribers that negotiated permessage-deflate (of ``subscribers``)."""
     label: str = ""
     """How the row differs from the others (``whole``: the agent sent whole trees)."""
+    sample: str | None = None
+    """One delta frame of the series as a subscriber received it (JSON text): the floor
+    sends this shape."""
 
 
 @dataclass
@@ -458,6 +465,7 @@ class Bench:
             delta_bytes=statistics.median(sizes_seen) if sizes_seen else None,
             last_p99_ns=percentile(list(last_of.values()), 99) if last_of else None,
             deflate=got.deflate,
+            sample=got.sample,
         )
 
     async def _start_profile(self, out: str | None) -> anyio.abc.Process | None:
@@ -1007,7 +1015,7 @@ async def _measure(sizes: Sizes) -> list[str]:
                     for r in series:
                         size = round(r.delta_bytes or 0)
                         floors[r.subscribers] = await floor_series(
-                            bench, floor, url, r.subscribers, size
+                            bench, floor, url, r.subscribers, size, r.sample
                         )
                 _floor_per_subscriber(floors)
                 _per_subscriber(series)
@@ -1159,26 +1167,34 @@ class FloorRow:
     cpu_per_change_ns: float
     """The floor process's CPU per change (building the frame, writing it to every one)."""
     missed: int
+    subscribers_cpu_per_change_ns: float = 0.0
+    """The subscriber workers' CPU per change, as the hub's rows measure it."""
     per_sub_ns: float = 0.0
     """CPU per change per subscriber: the growth over the first floor row, as the hub's
     ``Row.per_sub_ns`` (the first row: its CPU per change over its subscribers)."""
 
 
-async def floor_series(bench: Bench, floor: Child, url: str, subs: int, size: int) -> FloorRow:
+async def floor_series(
+    bench: Bench, floor: Child, url: str, subs: int, size: int, sample: str | None = None
+) -> FloorRow:
     """``subs`` of the bench's subscribers (its worker processes) subscribed to the floor
-    server instead of the hub, ``sizes.changes`` deltas of ``size`` bytes at the bench's
-    rate; the pool is given back to the hub, empty."""
+    server instead of the hub, ``sizes.changes`` deltas at the bench's rate: ``sample`` (a
+    delta frame of the hub's series, JSON text: the subscribers decode the same shape) with
+    the floor's generations, else ``size`` bytes of padding; the pool is given back to the
+    hub, empty."""
     sizes, pool = bench.sizes, bench.pool
     hub_url = pool.url
     await pool.ensure(0)
     pool.url = url
     try:
         await pool.ensure(subs)
-        send = {"op": "send", "rate_hz": sizes.rate_hz, "size": size}
+        send = {"op": "send", "rate_hz": sizes.rate_hz, "size": size, "template": sample}
         await floor.call({**send, "count": sizes.warmup}, 600)
         await _deliveries(pool, sizes.warmup * subs)
         answer = await floor.call({**send, "count": sizes.changes}, 600)
         got = await _deliveries(pool, sizes.changes * subs)
+        await anyio.sleep(0.5)  # as a hub series settles: the last frames decoded
+        got.cpu_ns += (await pool.report()).cpu_ns
     finally:
         await pool.ensure(0)
         pool.url = hub_url
@@ -1193,12 +1209,13 @@ async def floor_series(bench: Bench, floor: Child, url: str, subs: int, size: in
         last_of[gen] = max(last_of.get(gen, 0.0), t - at)
     return FloorRow(
         subscribers=subs,
-        size=size,
+        size=len(usable(sample) or "") or size,
         p50_ns=statistics.median(lat) if lat else None,
         p99_ns=percentile(lat, 99) if lat else None,
         last_p99_ns=percentile(list(last_of.values()), 99) if last_of else None,
         cpu_per_change_ns=answer["cpu_ns"] / max(1, sizes.changes),
         missed=max(0, sizes.changes * subs - len(lat)),
+        subscribers_cpu_per_change_ns=got.cpu_ns / max(1, sizes.changes),
     )
 
 
@@ -1222,6 +1239,7 @@ async def _deliveries(pool: Pool, expected: int) -> Deliveries:
         got = await pool.report()
         out.generation += got.generation
         out.t_ns += got.t_ns
+        out.cpu_ns += got.cpu_ns
         if len(out.generation) >= expected or time.monotonic() > deadline:
             return out
         await anyio.sleep(0.1)
@@ -1230,12 +1248,13 @@ async def _deliveries(pool: Pool, expected: int) -> Deliveries:
 def _floor_lines(sizes: Sizes, series: list[Row], floors: dict[int, FloorRow]) -> list[str]:
     lines = [
         f"fan-out floor, {FLOOR_TREE}-node deltas: the same subscriber processes fed by a "
-        "server that writes one prebuilt frame of the hub's delta size to every subscriber "
-        f"per change and does nothing else (bridge.bench.fanout_floor), {sizes.changes} "
-        f"changes at {sizes.rate_hz:g}/s, in this run",
+        "server that writes one prebuilt frame to every subscriber per change, a delta frame "
+        "the hub sent in its series with the generation renumbered, and does nothing else "
+        f"(bridge.bench.fanout_floor), {sizes.changes} changes at {sizes.rate_hz:g}/s, in "
+        "this run",
         f"  {'subs':>5} {'bytes':>6} {'floor p50':>10} {'floor p99':>10} {'floor last':>11} "
         f"{'hub p99':>8} {'hub last':>9} {'÷ floor':>8} {'floor µs/sub':>13} "
-        f"{'hub µs/sub':>11} {'missed':>7}",
+        f"{'hub µs/sub':>11} {'missed':>7} {'subs CPU floor':>15} {'subs CPU hub':>13}",
     ]
     for r in series:
         f = floors.get(r.subscribers)
@@ -1245,12 +1264,15 @@ def _floor_lines(sizes: Sizes, series: list[Row], floors: dict[int, FloorRow]) -
         lines.append(
             f"  {f.subscribers:>5} {f.size:>6} {_ms(f.p50_ns):>10} {_ms(f.p99_ns):>10} "
             f"{_ms(f.last_p99_ns):>11} {_ms(r.p99_ns):>8} {_ms(r.last_p99_ns):>9} {ratio:>8} "
-            f"{f.per_sub_ns / 1e3:>13.2f} {_us(r.per_sub_ns):>11} {f.missed:>7}"
+            f"{f.per_sub_ns / 1e3:>13.2f} {_us(r.per_sub_ns):>11} {f.missed:>7} "
+            f"{_ms(f.subscribers_cpu_per_change_ns):>15} "
+            f"{_ms(r.subscribers_cpu_per_change_ns):>13}"
         )
     lines.append(
         "  (÷ floor: the hub's last-subscriber p99 over the floor's; the hub's latency starts "
         "at the agent's send, the floor's at its first write; µs/sub: CPU per change per "
-        "subscriber, the growth over the first row)"
+        "subscriber, the growth over the first row; subs CPU: the subscriber processes' CPU "
+        "per change, ms, fed by the floor and by the hub)"
     )
     return lines
 

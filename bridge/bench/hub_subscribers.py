@@ -13,8 +13,9 @@ answered by one JSON line on stdout:
 - ``{"op": "report"}``: everything received since the last report — four parallel lists
   ``conn``, ``generation``, ``t_ns`` (``time.monotonic_ns`` at receipt: the clock the bench
   agent stamps its sends with) and ``size`` (frame bytes) per delta or patch event — plus
-  ``resyncs``, ``errors``, this process's CPU time and ``deflate``: how many of its open
-  connections negotiated permessage-deflate;
+  ``resyncs``, ``errors``, this process's CPU time, ``deflate``: how many of its open
+  connections negotiated permessage-deflate, and ``sample``: the last delta or patch frame
+  it received (text; null before the first);
 - ``{"op": "quit"}``.
 
 A receipt time includes this process's own scheduling: with hundreds of connections per
@@ -65,6 +66,8 @@ class Worker:
         self.size: list[int] = []
         self.resyncs = 0
         self.errors = 0
+        self.sample: bytes | None = None
+        """The last delta or patch frame received (the floor sends its very shape)."""
         self._serial = 0
 
     async def _request(self, ws: ClientConnection, msgpack: bool, body: dict[str, Any]) -> None:
@@ -128,6 +131,7 @@ class Worker:
                         self.generation.append(head.generation)
                         self.t_ns.append(t)
                         self.size.append(len(data))
+                        self.sample = data
                     elif head.type == "snapshot":
                         self.resyncs += 1
             except (ConnectionClosed, WebSocketException, OSError):
@@ -162,6 +166,7 @@ class Worker:
             "errors": self.errors,
             "cpu_ns": time.process_time_ns(),
             "deflate": sum(1 for ws, _ in self.conns if _deflate(ws)),
+            "sample": self.sample.decode("utf-8", "replace") if self.sample else None,
         }
         self.conn, self.generation, self.t_ns, self.size = [], [], [], []
         self.resyncs = self.errors = 0

@@ -171,6 +171,7 @@ def test_the_fanout_floor_feeds_the_same_subscribers_and_misses_nothing(lines: l
         assert 0 < p50 <= p99 <= last
         assert re.fullmatch(NUM, r[8]), "the floor's CPU per subscriber"
         assert int(r[10]) == 0, "every subscriber received every floor delta"
+        assert float(r[11]) > 0 and float(r[12]) > 0, "the subscribers' CPU, fed by each"
     assert float(rows[0][8]) > 0, "one subscriber: the floor's CPU per change, all of it"
     per_sub = [line for line in lines if "hub CPU per delta per subscriber (60 nodes" in line]
     assert len(per_sub) == 1 and re.search(r"µs \(-?\d+\.\d\dx\)$", per_sub[0]), per_sub
