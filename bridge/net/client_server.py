@@ -119,6 +119,18 @@ every connection is closed at once, and a flood of clients that never read would
 hold the exit for websockets' default 10 s."""
 """How long a connection the hub closes may take to read what is queued and the close frame
 (its buffers stay bounded meanwhile); then the socket is aborted."""
+PING_INTERVAL_S = 20.0
+PING_TIMEOUT_S = 20.0
+"""Keepalive: the hub pings each connection every ``PING_INTERVAL_S`` and closes it (1011)
+when a pong is ``PING_TIMEOUT_S`` late. Each connection's first ping comes after 0.5-1.5
+intervals, a phase that differs from one connection to the next (``keepalive_phase``):
+connections opened together (a bench's subscribers, clients reconnecting after a restart)
+are not pinged together forever after. websockets' own keepalive pings every connection
+exactly one interval after it opened; a thousand subscribers opened in a second then cost the
+hub 60-70 ms of CPU in that second every 20 s, and a change fanned out then waits for it."""
+KEEPALIVE_CLOSE_S = 1.0
+"""How long the close of a connection whose pong is late may take before its socket is
+aborted."""
 MAX_PER_PEER = 4096
 MAX_UNAUTHENTICATED_PER_PEER = 64
 MAX_INFLIGHT = 64
@@ -351,6 +363,16 @@ class DirectWriter:
         self.ws.transport.write(frame)
 
 
+GOLDEN = (5**0.5 - 1) / 2
+
+
+def keepalive_phase(n: int) -> float:
+    """When the ``n``-th connection's first ping comes, in ping intervals after it opened:
+    in [0.5, 1.5), and any run of consecutive connections spread evenly over that range (the
+    golden-ratio sequence), so that no two connections opened together ping together."""
+    return 0.5 + (n * GOLDEN) % 1.0
+
+
 class ClientServer:
     def __init__(
         self,
@@ -375,7 +397,13 @@ class ClientServer:
         socket_send_buffer: int = SOCKET_SEND_BUFFER,
         capture_view: CaptureView | None = None,
         sockets: dict[str, SocketHandler] | None = None,
+        ping_interval_s: float = PING_INTERVAL_S,
+        ping_timeout_s: float = PING_TIMEOUT_S,
     ) -> None:
+        self.ping_interval_s = ping_interval_s
+        self.ping_timeout_s = ping_timeout_s
+        self.pings = 0
+        """Keepalive pings sent (all connections)."""
         self.capture_view = capture_view
         self.sockets = dict(sockets or {})
         """Websocket paths besides ``/v1`` and their handlers (module docstring)."""
@@ -406,6 +434,7 @@ class ClientServer:
         self.burst = burst
         self.sessions: dict[str, Session] = {}
         self._ids = itertools.count(1)
+        self._pings = itertools.count(1)
         self._server: Server | None = None
         self._log = log or (lambda *a, **k: None)
         self.bound_port: int | None = None
@@ -527,8 +556,7 @@ class ClientServer:
             write_limit=self.write_limit,
             compression=None,
             extensions=deflate_extension(),
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=None,  # the hub's own keepalive, phased (PING_INTERVAL_S)
             open_timeout=max(HANDSHAKE_S, self.auth_deadline_s),
             backlog=ACCEPT_BACKLOG,
             close_timeout=SHUTDOWN_CLOSE_S,
@@ -573,6 +601,7 @@ class ClientServer:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._writer, ws, session)
                 tg.start_soon(self._guard, ws, session, tg.cancel_scope)
+                tg.start_soon(self._keepalive, ws)
                 try:
                     await self._reader(ws, session, fmt, tg)
                 except ConnectionClosed:
@@ -618,13 +647,46 @@ class ClientServer:
                 await ws.close(1008, 'not authenticated: send {"token": ...} first')
                 return
             params = {k: v[-1] for k, v in parse_qs(query).items()}
-            await handler(ws, principal, params)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._keepalive, ws)
+                try:
+                    await handler(ws, principal, params)
+                except ConnectionClosed:
+                    pass
+                finally:
+                    tg.cancel_scope.cancel()
         except ConnectionClosed:
             pass
         finally:
             if waiting:
                 _decrement(self._unauthenticated, peer)
             _decrement(self._peers, peer)
+
+    async def _keepalive(self, ws: ServerConnection) -> None:
+        """Ping ``ws`` every ``ping_interval_s``, the first after its phase
+        (``keepalive_phase``); a pong more than ``ping_timeout_s`` late closes the connection
+        with 1011, as websockets' own keepalive does. Ends when the connection closes; the
+        caller cancels it when its handler ends."""
+        await anyio.sleep(self.ping_interval_s * keepalive_phase(next(self._pings)))
+        while True:
+            try:
+                pong = await ws.ping()
+            except ConnectionClosed:
+                return
+            self.pings += 1
+            with anyio.move_on_after(self.ping_timeout_s) as waited:
+                try:
+                    await pong
+                except ConnectionClosed:
+                    return
+            if waited.cancelled_caught:
+                self._log("keepalive_timeout", peer=_peer_of(ws))
+                with anyio.move_on_after(KEEPALIVE_CLOSE_S):  # a silent peer: no long wait
+                    await ws.close(1011, "keepalive ping timeout")
+                if ws.transport is not None:
+                    ws.transport.abort()
+                return
+            await anyio.sleep(self.ping_interval_s)
 
     def _stop_counting(self, session: Session) -> None:
         if session.counted_unauthenticated:
