@@ -7,7 +7,10 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
 1. **ink**: on a grey copy at most ``WORK_SIDE`` pixels on its longer side, a pixel is ink
    when it differs by more than ``INK`` grey levels from its surroundings (a median over about
    ``SURROUND`` of the shorter side, computed on a smaller copy): the colour of a cell, a
-   board or a page, whichever is under the glyph;
+   board or a page, whichever is under the glyph. Each of ``GROUNDS`` is such a width, and
+   the steps below run once per width (a board of small pale cells between dark ones, where
+   the wider median is the dark colour and a whole pale cell is ink, needs the narrower),
+   a candidate of a later width kept where no earlier one holds its centre;
 2. **parts**: the ink's 8-connected parts whose box is glyph-shaped: between ``MIN_HEIGHT``
    and ``MAX_HEIGHT`` (shares of the shorter side) tall, ``MIN_ASPECT``..``MAX_ASPECT`` wide
    for its height, its ink covering ``MIN_FILL``..``MAX_FILL`` of its box (a stroke, not a
@@ -47,6 +50,8 @@ PLAIN = 16.0
 """The ground around a lone glyph (its ``ALONE`` margin, ink left out) varies by at most this
 (grey levels, standard deviation): a cell or a board is plain; grass in a video is not."""
 MAX_CANDIDATES = 120
+GROUNDS = (SURROUND, 1 / 25)
+"""The widths of surroundings a glyph's ink is told from (shares of the shorter side)."""
 """Candidates returned at most (a screen of texture stays cheap)."""
 
 
@@ -75,10 +80,22 @@ def ink_of(image: Image.Image, surround: float = SURROUND) -> tuple[Any, Any, fl
 def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
     """Boxes (``image`` pixels, grown by ``PAD``) of lone glyph-shaped marks outside every
     box of ``found``, top to bottom."""
+    out: list[Box] = []
+    for surround in GROUNDS:
+        for box in _candidates(image, found, surround):
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            if not any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in out):
+                out.append(box)
+    out = out[:MAX_CANDIDATES]
+    out.sort(key=lambda b: (b[1], b[0]))
+    return out
+
+
+def _candidates(image: Image.Image, found: list[Box], surround: float) -> list[Box]:
     import cv2
     import numpy as np
 
-    grey, ink, scale = ink_of(image)
+    grey, ink, scale = ink_of(image, surround)
     h, w = ink.shape
     side = min(h, w)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)

@@ -22,7 +22,8 @@ The path, for one image (one colour all over: no text, nothing run):
    a Chinese glyph; the columns each character was read at are kept, and a gap between two
    characters wider than ``SPACE_GAP`` times the line's character pitch is a word boundary
    (the model seldom emits a space itself), and so is a wide gap after a digit
-   (``WIDE_SPACE``: a board's row of digits a cell apart, a count beside an icon);
+   (``WIDE_SPACE``: a board's row of digits a cell apart, a count beside an icon) and a
+   wider one anywhere (``GRID_SPACE``: a board's row of letters);
 4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
    with ``LONE_CONFIDENCE`` (an upright stroke, ``1``, read from ink lying flat is a minus
@@ -112,6 +113,11 @@ digits or pencil marks spaced a cell apart (every run wide, so the median is too
 numbers, and a count beside an icon read as a letter (a hint's bulb: ``5g``, where two
 characters give no median to compare with) is two words; the digits of one number, and a
 number and its unit, are never set that far apart."""
+GRID_SPACE = 0.6
+"""Between any two characters, a run of blank columns wider than this share of REC_HEIGHT is
+a word boundary whatever the line's median run: the letters of a word are never set that far
+apart, and a row of a board's letters a cell apart (a word game's ``S I U T``: every run
+wide, so the median is too) is several words."""
 UPRIGHT = frozenset("1lI|")
 """Lone characters that are one upright stroke (``lying_stroke``)."""
 DASHES = frozenset("-\u2013\u2014")
@@ -555,6 +561,7 @@ class PpOcrEngine:
                 space = max(space, 2 * typical)
             if before[1].isdigit() and ch[1].isalnum():
                 space = min(space, WIDE_SPACE * REC_HEIGHT)
+            space = min(space, GRID_SPACE * REC_HEIGHT)
             if ch[1] == " " or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
             if ch[1] != " ":

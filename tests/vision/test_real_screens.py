@@ -1,4 +1,4 @@
-"""Vision on real screens: 41 screenshots of open-source apps no one here made (games with
+"""Vision on real screens: 53 screenshots of open-source apps no one here made (games with
 stylised fonts and boards of lone digits, a tuner, charts, maps, a video player in portrait
 and landscape; tests/vision/real/README.md), labelled by hand.
 
@@ -10,7 +10,12 @@ the glyphs' own ink and a second look at doubtful lines: 0.955 / 0.954, 33 of 41
 on target; with wide gaps between digits, small-then-capital gaps and doubtful lines read
 again by the larger recognizer: 0.965 / 0.963, 35 of 41; with rules crossing a line left
 out of its word gaps, accented lines read twice and no second look replacing the line below
-it: 0.973 / 0.966, 36 of 41. The floors leave room for another
+it: 0.973 / 0.966, 36 of 41. Then 12 more screens of 11 other apps (a word game, killer
+sudoku, 2048, Mill, a nonogram, Blokus, a Wi-Fi channel chart, a compass, a hiking map and
+pressure chart, a radio waterfall, a weather radar) joined the set: they read 0.825 / 0.864
+as they came, 6 of 12 on target (the 41: 0.976 / 0.968); with a gap of 0.6 line heights a
+boundary anywhere (a word game's grid of letters) 0.853 / 0.873, and the 53 together 0.940 /
+0.940, 42 of 53. The floors leave room for another
 onnxruntime build, not for a regression. A landscape video player's overlay and boards of
 lone digits are read word for word."""
 
@@ -22,9 +27,9 @@ from bridge.vision.engine import load_engine
 from tests.skips import need_vision
 from tests.vision.real.score import hub_reader, load, score_lines, screens, total
 
-RECALL_FLOOR = 0.95
-PRECISION_FLOOR = 0.95
-ON_TARGET_FLOOR = 34
+RECALL_FLOOR = 0.93
+PRECISION_FLOOR = 0.93
+ON_TARGET_FLOOR = 40
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
@@ -56,7 +61,7 @@ def test_the_held_out_set_names_its_sources_and_was_labelled() -> None:
 
 
 @need_vision
-@pytest.mark.timeout(900)  # 41 screens; minutes on a loaded 2-core machine
+@pytest.mark.timeout(900)  # 53 screens; minutes on a loaded 2-core machine
 def test_recall_and_precision_on_real_screens_stay_above_their_floors() -> None:
     engine = load_engine()
     assert not isinstance(engine, str) and engine.name == "ppocr", engine

@@ -103,3 +103,20 @@ def test_a_digit_and_a_letter_far_apart_are_two_words(gap: float) -> None:
     draw.text((100 + draw.textlength("5", font=font) + gap * 40, 180), "Y", fill="white", font=font)
     lines = _lines(image)
     assert sorted(lines) == ["5 Y", "Score"], lines
+
+
+@need_vision
+def test_letters_of_a_board_a_cell_apart_are_separate_words() -> None:
+    # a word game's grid: every gap in a row is wide, so the line's median gap is too; the
+    # letters of one word are never set more than GRID_SPACE line heights apart
+    image = Image.new("RGB", (720, 560), (250, 248, 225))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=64)
+    for r, row in enumerate(("SIUT", "EVRS", "NAAO")):
+        for c, letter in enumerate(row):
+            x, y = 40 + c * 130, 60 + r * 130
+            draw.rectangle((x, y, x + 130, y + 130), outline=(215, 213, 190), width=2)
+            draw.text((x + 65, y + 65), letter, fill=(50, 50, 50), font=font, anchor="mm")
+    words = [w for line in _lines(image) for w in line.split()]
+    assert words.count("A") == 2, words  # before GRID_SPACE: "AA"
+    assert all(len(w) == 1 for w in words), words
