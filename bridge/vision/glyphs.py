@@ -18,7 +18,8 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
 3. **alone**: no other glyph-sized mark (``SIBLING``) within ``ALONE`` of its height around
    it (a glyph of a word has neighbours and the detector reads the word; a cell's frame is
    larger), on a plain ground (``PLAIN``: a cell, a board, a page; not a photo or a
-   texture), and not inside a box the detector found.
+   texture), and not inside a box of ``found`` (the caller passes the detected boxes that
+   read as words: a box that read as nothing hides no glyph).
 
 Each candidate comes back as a box grown by ``PAD`` of its height on every side (the
 recognizer reads a glyph on its own background). What the recognizer makes of it is the

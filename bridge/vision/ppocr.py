@@ -16,7 +16,9 @@ The path, for one image (one colour all over: no text, nothing run):
    height (``REC_HEIGHT``): the scale follows the height of the text, not the width of the
    image, so a landscape screen and a lone 200-pixel digit read like a phone's body text;
    boxes go in batches of one padded width (``STEP``), so a line reads the same whatever
-   else is on the screen;
+   else is on the screen; then the lone glyphs the detector passed over
+   (``bridge.vision.glyphs``), looked for outside the boxes that read as words, each read
+   alone and kept only as a digit (``lone_digit``);
 3. **decode** the recognizer's per-column classes with characters outside ``ALLOWED``
    (the recognizer also knows 6000 Chinese characters) masked out, so a texture never reads as
    a Chinese glyph; the columns each character was read at are kept, and a gap between two
@@ -410,12 +412,23 @@ class PpOcrEngine:
     def _read(self, image: Image.Image, lone: bool = True) -> tuple[list[Box], list[list[Word]]]:
         """The detected boxes of ``image`` and the kept words of each box (those boxes
         first, then the lone glyphs' boxes; ``lone``: look for lone glyphs, which a second
-        look leaves to the first, made on the whole image)."""
-        np = self._np
+        look leaves to the first, made on the whole image). Lone glyphs are looked for
+        outside the detected boxes that read as words only: a box that read as nothing (a
+        game board the detector took for one block of text, a glyph's own box too tight to
+        read) hides none."""
         found = self.detect(image)
-        boxes = found + (glyphs.candidates(image, found) if lone else [])
+        lines = self._recognize(image, found, len(found))
+        if lone:
+            read = [box for box, words in zip(found, lines, strict=True) if words]
+            lines += self._recognize(image, glyphs.candidates(image, read), 0)
+        return found, lines
+
+    def _recognize(self, image: Image.Image, boxes: list[Box], lone_from: int) -> list[list[Word]]:
+        """The kept words of each of ``boxes`` (``image`` pixels): detected lines before
+        ``lone_from``, lone glyph candidates from there on."""
+        np = self._np
         if not boxes:
-            return found, []
+            return []
         crops: list[tuple[int, Any, Box, int]] = []  # (box index, pixels, box, left pad)
         for index, box in enumerate(boxes):
             w, h = box[2] - box[0], box[3] - box[1]
@@ -428,7 +441,7 @@ class PpOcrEngine:
             if width < REC_HEIGHT:  # a lone glyph: centred on its own background, square
                 pad = REC_HEIGHT - width
                 pixels = np.pad(pixels, ((0, 0), (pad // 2, pad - pad // 2), (0, 0)), "edge")
-            if index < len(found) and cut_off(pixels, box[1] == 0, box[3] == image.height):
+            if index < lone_from and cut_off(pixels, box[1] == 0, box[3] == image.height):
                 continue
             crops.append((index, pixels, box, pad // 2))
         lines: list[list[Word]] = [[] for _ in boxes]
@@ -445,7 +458,7 @@ class PpOcrEngine:
                 todo.append((index, pixels, box, pad))
             else:
                 self._seen.move_to_end(key)
-                lines[index] = self._keep(index >= len(found), pixels, box, pad, known)
+                lines[index] = self._keep(index >= lone_from, pixels, box, pad, known)
         todo.sort(key=lambda c: c[1].shape[1])
         batches: list[tuple[int, list[tuple[int, Any, Box, int]]]] = []
         for bucket, same in itertools.groupby(todo, key=lambda c: -(-c[1].shape[1] // STEP)):
@@ -464,11 +477,11 @@ class PpOcrEngine:
                 columns = probs.shape[1] * pixels.shape[1] / widest
                 blank = blank_columns(pixels)
                 words = self._decode(probs[k], columns, blank, self._main)
-                if self._second is not None and index < len(found) and _doubtful(words):
+                if self._second is not None and index < lone_from and _doubtful(words):
                     doubts.append((widest, x[k], index, pixels, box, pad, blank, words))
                     continue
                 self._remember(keys[index], words)
-                lines[index] = self._keep(index >= len(found), pixels, box, pad, words)
+                lines[index] = self._keep(index >= lone_from, pixels, box, pad, words)
         doubts.sort(key=lambda d: d[0])
         for widest, same_width in itertools.groupby(doubts, key=lambda d: d[0]):
             queued = list(same_width)
@@ -485,7 +498,7 @@ class PpOcrEngine:
                         words = again
                     self._remember(keys[index], words)
                     lines[index] = self._keep(False, pixels, box, pad, words)
-        return found, lines
+        return lines
 
     def _remember(self, key: bytes, words: list[tuple[str, tuple[int, int], float]]) -> None:
         self._seen[key] = words

@@ -49,3 +49,26 @@ def test_a_candidate_found_at_both_widths_comes_back_once() -> None:
     centres = {((b[0] + b[2]) // 2 // 4, (b[1] + b[3]) // 2 // 4) for b in boxes}
     assert len(centres) == len(boxes) == shown
     assert boxes == sorted(boxes, key=lambda b: (b[1], b[0]))
+
+
+@need_vision
+def test_a_detected_box_that_reads_as_nothing_hides_no_lone_digit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a Mill board's coordinates beside its lines: the detector took the whole board for
+    # one block of text, which reads as nothing; the digits inside it are still looked for
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    image = Image.new("RGB", (720, 1000), (220, 190, 140))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=36)
+    draw.rectangle((120, 200, 600, 680), outline=(140, 80, 40), width=4)
+    draw.line((360, 200, 360, 680), fill=(140, 80, 40), width=4)
+    draw.text((60, 300), "6", fill=(140, 80, 40), font=font)
+    draw.text((60, 560), "5", fill=(140, 80, 40), font=font)
+    board = (20, 150, 700, 720)
+    monkeypatch.setattr(type(engine), "detect", lambda self, image: [board])
+    engine.forget_lines()
+    assert sorted(line.text for line in engine.read(image)) == ["5", "6"]
