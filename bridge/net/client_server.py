@@ -685,6 +685,12 @@ class ClientServer:
                     pong: Any = await ws.ping()  # an asyncio future (typed as an awaitable)
                 except ConnectionClosed:
                     continue
+                except Exception as exc:  # one connection's fault ends no one else's keepalive
+                    self._log("keepalive_failed", peer=_peer_of(ws), error=repr(exc)[:200])
+                    slot.pop(ws, None)
+                    if ws.transport is not None:
+                        ws.transport.abort()
+                    continue
                 slot[ws] = pong
                 pong.add_done_callback(_settled)  # a closed connection fails it: not an error
                 self.pings += 1

@@ -27,6 +27,7 @@ def _open(port: int) -> Any:
         f"ws://127.0.0.1:{port}/v1",
         additional_headers={"Authorization": f"Bearer {TOKEN}"},
         ping_interval=None,
+        close_timeout=1,  # a client that stopped reading does not hold the test's exit
     )
 
 
@@ -80,6 +81,30 @@ async def test_a_client_whose_pong_never_comes_is_dropped() -> None:
             await _wait(lambda: not server.sessions)
             assert "keepalive_timeout" in events
             assert server.pings >= 1
+    finally:
+        tg.cancel_scope.cancel()
+        await tg.__aexit__(None, None, None)
+
+
+async def test_a_connection_whose_ping_fails_is_dropped_and_the_others_kept() -> None:
+    events: list[str] = []
+    server, tg, port = await _serve(
+        EchoHandler(), ping_interval_s=0.2, log=lambda event, **kw: events.append(event)
+    )
+    try:
+        async with _open(port), _open(port):
+            await _wait(lambda: len(server.sessions) == 2)
+            faulty = next(ws for slot in server._slots for ws in slot)
+
+            async def broken(*args: Any) -> Any:
+                raise RuntimeError("a fault in this connection only")
+
+            setattr(faulty, "ping", broken)  # noqa: B010 (an instance attribute, on purpose)
+            await _wait(lambda: len(server.sessions) == 1)
+            before = server.pings
+            await _wait(lambda: server.pings >= before + 2)  # the sweep goes on
+            assert len(server.sessions) == 1
+            assert "keepalive_failed" in events
     finally:
         tg.cancel_scope.cancel()
         await tg.__aexit__(None, None, None)
