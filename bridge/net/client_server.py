@@ -28,6 +28,9 @@ Bounds (every one is per connection unless named otherwise):
   that has not finished its HTTP opening handshake within ``HANDSHAKE_S`` is dropped;
 - at most ``max_per_peer`` connections per peer address and ``max_unauthenticated_per_peer``
   of them not yet authenticated (HTTP 503 beyond);
+- keepalive: each connection is pinged once every ``PING_INTERVAL_S``, in one of
+  ``KEEPALIVE_SLOTS`` turns (one task, a slot a second: connections opened together are not
+  pinged together); one whose pong has not come by its next turn is dropped;
 - repeated accept failures (out of descriptors) are logged once per interval
   (``bridge.net.log_limits``), never once per attempt.
 
