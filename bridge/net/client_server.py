@@ -586,8 +586,6 @@ class ClientServer:
             peer=peer,
         )
         session.direct = DirectWriter(ws, fmt)
-        slot = self._slots[next(self._dealt) % KEEPALIVE_SLOTS]
-        slot[ws] = None
         header_token = bearer(ws.request.headers.get("Authorization")) if ws.request else None
         if header_token is not None:
             session.principal = self.auth.check(header_token)
@@ -596,6 +594,8 @@ class ClientServer:
         if session.principal is None:
             session.counted_unauthenticated = True
             self._unauthenticated[peer] = self._unauthenticated.get(peer, 0) + 1
+        slot = self._slots[next(self._dealt) % KEEPALIVE_SLOTS]
+        slot[ws] = None  # left in the finally below
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._writer, ws, session)
@@ -681,6 +681,9 @@ class ClientServer:
                     slot.pop(ws, None)
                     if ws.transport is not None:
                         ws.transport.abort()
+                    continue
+                if ws.protocol.state is State.CLOSED:
+                    slot.pop(ws, None)  # its handler leaves the slot too; never pinged again
                     continue
                 if ws.paused or ws.protocol.state is not _OPEN:
                     continue
