@@ -51,16 +51,22 @@ PLAIN = 16.0
 """The ground around a lone glyph (its ``ALONE`` margin, ink left out) varies by at most this
 (grey levels, standard deviation): a cell or a board is plain; grass in a video is not."""
 MAX_CANDIDATES = 120
+"""Candidates returned at most (a screen of texture stays cheap)."""
 GROUNDS = (SURROUND, 1 / 25)
 """The widths of surroundings a glyph's ink is told from (shares of the shorter side)."""
-"""Candidates returned at most (a screen of texture stays cheap)."""
 
 
 def ink_of(image: Image.Image, surround: float = SURROUND) -> tuple[Any, Any, float]:
     """(grey, ink, scale): ``image`` in grey at ``scale`` (its longer side at most
     ``WORK_SIDE``), and which of those pixels are ink (1) by step 1 of the module doc, the
     surroundings ``surround`` of the shorter side wide (a mark much wider is hollowed)."""
-    import cv2
+    grey, scale = grey_of(image)
+    return grey, ink_in(grey, surround), scale
+
+
+def grey_of(image: Image.Image) -> tuple[Any, float]:
+    """(grey, scale): ``image`` in grey (uint8) at ``scale``, its longer side at most
+    ``WORK_SIDE``."""
     import numpy as np
 
     scale = min(1.0, WORK_SIDE / max(image.width, image.height))
@@ -70,20 +76,29 @@ def ink_of(image: Image.Image, surround: float = SURROUND) -> tuple[Any, Any, fl
             (max(1, round(image.width * scale)), max(1, round(image.height * scale))),
             Image.Resampling.BILINEAR,
         )
-    grey: Any = np.asarray(grey_image, dtype=np.uint8)
+    return np.asarray(grey_image, dtype=np.uint8), scale
+
+
+def ink_in(grey: Any, surround: float) -> Any:
+    """Which pixels of ``grey`` are ink (1) by step 1 of the module doc, the surroundings
+    ``surround`` of the shorter side wide."""
+    import cv2
+    import numpy as np
+
     h, w = grey.shape
     step = max(1, round(min(h, w) * surround / 9))
     small = cv2.resize(grey, (max(1, w // step), max(1, h // step)), interpolation=cv2.INTER_AREA)
     background = cv2.resize(cv2.medianBlur(small, 9), (w, h), interpolation=cv2.INTER_LINEAR)
-    return grey, (cv2.absdiff(grey, background) > INK).astype(np.uint8), scale
+    return (cv2.absdiff(grey, background) > INK).astype(np.uint8)
 
 
 def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
     """Boxes (``image`` pixels, grown by ``PAD``) of lone glyph-shaped marks outside every
     box of ``found``, top to bottom."""
+    grey, scale = grey_of(image)  # once: each width of surroundings reads the same copy
     out: list[Box] = []
     for surround in GROUNDS:
-        for box in _candidates(image, found, surround):
+        for box in _candidates(image, found, grey, ink_in(grey, surround), scale):
             cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
             if not any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in out):
                 out.append(box)
@@ -92,11 +107,13 @@ def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
     return out
 
 
-def _candidates(image: Image.Image, found: list[Box], surround: float) -> list[Box]:
+def _candidates(
+    image: Image.Image, found: list[Box], grey: Any, ink: Any, scale: float
+) -> list[Box]:
+    """Steps 2 and 3 of the module doc on one ink mask (``grey`` and ``ink`` at ``scale``)."""
     import cv2
     import numpy as np
 
-    grey, ink, scale = ink_of(image, surround)
     h, w = ink.shape
     side = min(h, w)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
