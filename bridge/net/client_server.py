@@ -594,21 +594,19 @@ class ClientServer:
         if session.principal is None:
             session.counted_unauthenticated = True
             self._unauthenticated[peer] = self._unauthenticated.get(peer, 0) + 1
-        slot = self._slots[next(self._dealt) % KEEPALIVE_SLOTS]
-        slot[ws] = None  # left in the finally below
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(self._writer, ws, session)
-                tg.start_soon(self._guard, ws, session, tg.cancel_scope)
-                try:
-                    await self._reader(ws, session, fmt, tg)
-                except ConnectionClosed:
-                    pass
-                if session.kill_reason is None:
-                    tg.cancel_scope.cancel()
-                # else the guard sends the close frame with its reason, then ends the group
+            with self._kept_alive(ws):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self._writer, ws, session)
+                    tg.start_soon(self._guard, ws, session, tg.cancel_scope)
+                    try:
+                        await self._reader(ws, session, fmt, tg)
+                    except ConnectionClosed:
+                        pass
+                    if session.kill_reason is None:
+                        tg.cancel_scope.cancel()
+                    # else the guard sends the close frame with its reason, then ends the group
         finally:
-            slot.pop(ws, None)
             session.closed = True
             session.direct = None
             self.sessions.pop(session.id, None)
@@ -681,9 +679,6 @@ class ClientServer:
                     slot.pop(ws, None)
                     if ws.transport is not None:
                         ws.transport.abort()
-                    continue
-                if ws.protocol.state is State.CLOSED:
-                    slot.pop(ws, None)  # its handler leaves the slot too; never pinged again
                     continue
                 if ws.paused or ws.protocol.state is not _OPEN:
                     continue
