@@ -4,6 +4,8 @@ digits a cell apart is several numbers, and an upright stroke read from a flat b
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
@@ -21,10 +23,16 @@ def _lines(image: Image.Image) -> list[str]:
     return [line.text for line, _ in read_lines(engine, image)]
 
 
+def _page(
+    size: tuple[int, int], background: Any, font_size: int
+) -> tuple[Image.Image, ImageDraw.ImageDraw, ImageFont.FreeTypeFont | ImageFont.ImageFont]:
+    """A blank image to draw text on, with the font Pillow ships at ``font_size``."""
+    image = Image.new("RGB", size, background)
+    return image, ImageDraw.Draw(image), ImageFont.load_default(size=font_size)
+
+
 def _board_row(gap: int) -> Image.Image:
-    image = Image.new("RGB", (720, 400), "white")
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=40)
+    image, draw, font = _page((720, 400), "white", 40)
     draw.text((100, 60), "Board", fill="black", font=font)
     for k, digit in enumerate("3759"):
         draw.text((100 + k * gap, 150), digit, fill="black", font=font)
@@ -48,9 +56,7 @@ def test_an_upright_stroke_read_from_a_flat_bar_is_not_kept() -> None:
 
 @need_vision
 def test_a_small_letter_then_a_capital_a_little_apart_are_two_words() -> None:
-    image = Image.new("RGB", (720, 300), "white")
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=32)
+    image, draw, font = _page((720, 300), "white", 32)
     draw.text((100, 100), "The", fill="black", font=font)
     # 2 px past the advance: a map label's narrow space (before: "TheState")
     draw.text((100 + draw.textlength("The", font=font) + 2, 100), "State", fill="black", font=font)
@@ -81,9 +87,7 @@ def test_a_rule_across_the_line_leaves_the_gaps_between_its_words() -> None:
 
 @need_vision
 def test_a_number_and_its_unit_over_a_scale_bar_are_two_words() -> None:
-    image = Image.new("RGB", (600, 300), "white")
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=40)
+    image, draw, font = _page((600, 300), "white", 40)
     draw.text((100, 100), "20 m", fill="black", font=font)
     draw.text((100, 200), "Scale", fill="black", font=font)
     draw.rectangle((90, 122, 220, 126), fill="black")  # a bar through the line (was "20m")
@@ -95,9 +99,7 @@ def test_a_number_and_its_unit_over_a_scale_bar_are_two_words() -> None:
 def test_a_digit_and_a_letter_far_apart_are_two_words(gap: float) -> None:
     # a count beside an icon the recognizer reads as a letter (a Minesweeper hint's bulb:
     # "5g"); two characters give no usual gap to compare with, so the line height does
-    image = Image.new("RGB", (720, 300), (30, 30, 30))
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=40)
+    image, draw, font = _page((720, 300), (30, 30, 30), 40)
     draw.text((100, 100), "Score", fill="white", font=font)
     draw.text((100, 180), "5", fill="white", font=font)
     draw.text((100 + draw.textlength("5", font=font) + gap * 40, 180), "Y", fill="white", font=font)
@@ -109,9 +111,7 @@ def test_a_digit_and_a_letter_far_apart_are_two_words(gap: float) -> None:
 def test_letters_of_a_board_a_cell_apart_are_separate_words() -> None:
     # a word game's grid: every gap in a row is wide, so the line's median gap is too; the
     # letters of one word are never set more than GRID_SPACE line heights apart
-    image = Image.new("RGB", (720, 560), (250, 248, 225))
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=64)
+    image, draw, font = _page((720, 560), (250, 248, 225), 64)
     for r, row in enumerate(("SIUT", "EVRS", "NAAO")):
         for c, letter in enumerate(row):
             x, y = 40 + c * 130, 60 + r * 130
