@@ -32,6 +32,7 @@ TINY = hub_bench.Sizes(
     offline=(200,),
     offline_runs=1,
     comparison_rounds=1,
+    fanout_changes=10,
 )
 
 
@@ -64,9 +65,34 @@ def _section(lines: list[str], title: str) -> list[str]:
     return body
 
 
+def _rows(body: list[str]) -> list[str]:
+    """A table's rows: the lines after its header, up to its note in brackets."""
+    rows: list[str] = []
+    for line in body[1:]:
+        if line.strip().startswith("("):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_the_fanout_table_runs_longer_series_and_gives_each_blocks_p99(lines: list[str]) -> None:
+    """``fanout_changes`` (10) for the 60-node table and its floor, ``changes`` (5) for its
+    whole-tree row; a p99 per block of 5 changes, the series' p99 between their extremes."""
+    title = [line for line in lines if line.startswith("hub, 60-node tree")]
+    assert title and title[0].startswith("hub, 60-node tree: 10 changes (5 for the * row)")
+    assert any(line.startswith("fan-out floor") and " 10 changes " in line for line in lines)
+    body = _section(lines, "hub, 60-node tree")
+    p99 = {r.split()[0]: float(r.split()[2]) for r in _rows(body)}
+    at = body.index("  p99 ms of each block of 5 changes in these series:")
+    blocks = {b.split()[0]: [float(v) for v in b.split()[1:]] for b in body[at + 1 :]}
+    assert sorted(blocks) == sorted(map(str, TINY.subscribers)), "one line per series, not *"
+    for subs, values in blocks.items():
+        assert len(values) == 2 and min(values) <= p99[subs] <= max(values), (subs, values)
+
+
 def test_series_has_a_row_per_subscriber_count_and_loses_nothing(lines: list[str]) -> None:
     body = _section(lines, "hub, 60-node tree")
-    rows = [r.split() for r in body[1:] if not r.strip().startswith("(")]
+    rows = [r.split() for r in _rows(body)]
     assert [r[0] for r in rows] == [*map(str, TINY.subscribers), "1*"], "and whole trees"
     for r in rows:
         p50, p99, slowest = float(r[1]), float(r[2]), float(r[3])
