@@ -115,6 +115,11 @@ digits or pencil marks spaced a cell apart (every run wide, so the median is too
 numbers, and a count beside an icon read as a letter (a hint's bulb: ``5g``, where two
 characters give no median to compare with) is two words; the digits of one number, and a
 number and its unit, are never set that far apart."""
+UNIT_GAP = 0.3
+"""A blank run wider than this share of the glyphs' ink height between a digit and a letter
+is a word boundary (``10 m`` on a chart's axis), needed where two or three characters give
+no median gap to compare with. On the 72 real screens, a number set tight to its letters
+leaves 0.15-0.25 of the height (``6th``, ``4th``, ``2462MHz``), a space 0.27 or more."""
 GRID_SPACE = 0.6
 """Between any two characters, a run of blank columns wider than this share of REC_HEIGHT is
 a word boundary whatever the line's median run: the letters of a word are never set that far
@@ -446,9 +451,9 @@ class PpOcrEngine:
             crops.append((index, pixels, box, pad // 2))
         lines: list[list[Word]] = [[] for _ in boxes]
         todo: list[tuple[int, Any, Box, int]] = []
-        doubts: list[tuple[int, Any, int, Any, Box, int, Any, Any]] = []
+        doubts: list[tuple[int, Any, int, Any, Box, int, Any, int, Any]] = []
         """Lines to read again with the second recognizer: (padded width, model input, box
-        index, pixels, box, pad, blank columns, first reading)."""
+        index, pixels, box, pad, blank columns, glyph height, first reading)."""
         keys: dict[int, bytes] = {}
         for index, pixels, box, pad in crops:  # a line seen before: its words, no model run
             key = hashlib.blake2b(pixels.tobytes(), digest_size=16).digest()
@@ -476,9 +481,10 @@ class PpOcrEngine:
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
                 blank = blank_columns(pixels)
-                words = self._decode(probs[k], columns, blank, self._main)
+                height = glyph_height(pixels)
+                words = self._decode(probs[k], columns, blank, height, self._main)
                 if self._second is not None and index < lone_from and _doubtful(words):
-                    doubts.append((widest, x[k], index, pixels, box, pad, blank, words))
+                    doubts.append((widest, x[k], index, pixels, box, pad, blank, height, words))
                     continue
                 self._remember(keys[index], words)
                 lines[index] = self._keep(index >= lone_from, pixels, box, pad, words)
@@ -489,9 +495,10 @@ class PpOcrEngine:
                 again_batch = queued[start : start + BATCH]
                 assert self._second is not None
                 probs = self._second.run(np.stack([d[1] for d in again_batch]))
-                for k, (_, _, index, pixels, box, pad, blank, words) in enumerate(again_batch):
+                for k, doubt in enumerate(again_batch):
+                    _, _, index, pixels, box, pad, blank, height, words = doubt
                     columns = probs.shape[1] * pixels.shape[1] / widest
-                    again = self._decode(probs[k], columns, blank, self._second)
+                    again = self._decode(probs[k], columns, blank, height, self._second)
                     self.second_reads += 1
                     if _agrees(again, words) and _mean(again) > _mean(words):
                         self.second_taken += 1
@@ -518,18 +525,18 @@ class PpOcrEngine:
         kept = [
             Word(text, _tight(ink, span, box, pad), confidence)
             for text, span, confidence in words
-            if len(text) > 1
-            or not ((not text.isdigit() and solid(ink, span)) or round_glyph(text, ink, span))
+            if not round_glyph(text, ink, span)
+            and (len(text) > 1 or text.isdigit() or not solid(ink, span))
         ]
         return [w for w in kept if not lying_stroke(w)]
 
     def _decode(
-        self, prob: Any, columns: float, blank: Any, model: Recognizer
+        self, prob: Any, columns: float, blank: Any, height: int, model: Recognizer
     ) -> list[tuple[str, tuple[int, int], float]]:
         """Words of one line as (text, (first, last) pixel column of the crop, confidence):
         ``prob`` the recognizer's (columns, classes) output, of which the first ``columns``
         cover the crop (the rest is batch padding); ``blank`` says which pixel columns of the
-        crop hold no ink."""
+        crop hold no ink, ``height`` how many rows its glyphs' ink spans."""
         np = self._np
         masked = np.where(model.allowed, prob, 0.0)
         index = masked.argmax(axis=1)
@@ -574,6 +581,8 @@ class PpOcrEngine:
                 space = max(space, 2 * typical)
             if before[1].isdigit() and ch[1].isalnum():
                 space = min(space, WIDE_SPACE * REC_HEIGHT)
+            if before[1].isdigit() and ch[1].isalpha():
+                space = min(space, UNIT_GAP * height)
             space = min(space, GRID_SPACE * REC_HEIGHT)
             if ch[1] == " " or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
@@ -778,6 +787,16 @@ def blank_columns(pixels: Any) -> Any:
     return ~ink.any(axis=0)
 
 
+def glyph_height(pixels: Any) -> int:
+    """How many rows of a line crop its glyphs' ink spans (``glyph_ink``), top of the highest
+    to bottom of the lowest; rows with a single pixel of ink (a speck, a neighbour's edge)
+    are left out; REC_HEIGHT when no row holds more."""
+    import numpy as np
+
+    rows = np.flatnonzero(glyph_ink(pixels).sum(axis=1) >= 2)
+    return int(rows[-1] - rows[0] + 1) if len(rows) else REC_HEIGHT
+
+
 def _longest_true(row: Any) -> int:
     """The longest run of True in a boolean row."""
     import numpy as np
@@ -802,9 +821,11 @@ def lying_stroke(word: Word) -> bool:
 
 
 def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
-    """Whether a lone ``0`` / ``o`` / ``O`` is as wide as it is tall (``ROUND`` or more):
-    a ring or a node of a graph; a digit or letter O is narrower than its height."""
-    if text not in ("0", "o", "O"):
+    """Whether ``0`` / ``o`` / ``O``, alone or repeated, take ``ROUND`` of their height in
+    width each or more: a ring, a node of a graph, or a row of a line chart's markers joined
+    by its line (``000000000``); a digit or letter O is narrower than its height, and
+    ``000`` set as a number is about twice its height wide."""
+    if not text or any(c not in "0oO" for c in text):
         return False
     first, last = _whole(ink, span)
     part = ink[:, first:last]
@@ -812,7 +833,7 @@ def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
     cols = part.any(axis=0).nonzero()[0]
     if not len(rows) or not len(cols):
         return False
-    return bool(cols[-1] - cols[0] + 1 >= ROUND * (rows[-1] - rows[0] + 1))
+    return bool(cols[-1] - cols[0] + 1 >= ROUND * len(text) * (rows[-1] - rows[0] + 1))
 
 
 def solid(ink: Any, span: tuple[int, int]) -> bool:

@@ -1,4 +1,4 @@
-"""Vision on real screens: 53 screenshots of open-source apps no one here made (games with
+"""Vision on real screens: 65 screenshots of open-source apps no one here made (games with
 stylised fonts and boards of lone digits, a tuner, charts, maps, a video player in portrait
 and landscape; tests/vision/real/README.md), labelled by hand.
 
@@ -16,7 +16,11 @@ pressure chart, a radio waterfall, a weather radar) joined the set: they read 0.
 as they came, 6 of 12 on target (the 41: 0.976 / 0.968); with a gap of 0.6 line heights a
 boundary anywhere (a word game's grid of letters) and lone glyphs looked for inside detected
 boxes that read as nothing (a board taken for text) 0.859 / 0.874, 8 of 12, and the 53
-together 0.942 / 0.940, 43 of 53. The floors leave room for another
+together 0.942 / 0.940, 43 of 53. Then 12 more of 11 other apps (six charts, a sky plot,
+a map, two players in landscape, pinball, a ruler) read 0.954 / 0.946 as they came, 9 of 12;
+with a digit and a letter 0.3 of the glyphs' height apart two words (``10 m``) and a row of
+a line chart's ring markers no zeros, 0.971 / 0.957, 10 of 12, and the 65 together 0.948 /
+0.944, 53 of 65. The floors leave room for another
 onnxruntime build, not for a regression. A landscape video player's overlay and boards of
 lone digits are read word for word."""
 
@@ -30,7 +34,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.93
 PRECISION_FLOOR = 0.93
-ON_TARGET_FLOOR = 40
+ON_TARGET_FLOOR = 50
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 

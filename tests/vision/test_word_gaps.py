@@ -120,3 +120,46 @@ def test_letters_of_a_board_a_cell_apart_are_separate_words() -> None:
     words = [w for line in _lines(image) for w in line.split()]
     assert words.count("A") == 2, words  # before GRID_SPACE: "AA"
     assert all(len(w) == 1 for w in words), words
+
+
+def _axis(labels: list[str], gap: float, size: int = 22) -> Image.Image:
+    """A chart's y axis: each label a number, then its unit ``gap`` cap heights further."""
+    image, draw, font = _page((400, 80 + 60 * len(labels)), "white", size)
+    cap = draw.textbbox((0, 0), "0", font=font)
+    height = cap[3] - cap[1]
+    for k, label in enumerate(labels):
+        number, unit = label.split()
+        y = 40 + 60 * k
+        draw.text((40, y), number, fill=(90, 90, 90), font=font)
+        x = 40 + draw.textlength(number, font=font) + gap * height
+        draw.text((x, y), unit, fill=(90, 90, 90), font=font)
+        draw.line((120, y + size // 2, 380, y + size // 2), fill=(220, 220, 220), width=1)
+    return image
+
+
+@need_vision
+def test_a_number_and_its_unit_a_third_of_its_height_apart_are_two_words() -> None:
+    # a chart's axis (GPSTest's "10 m"): two or three characters give no usual gap to
+    # compare with; the glyphs' height does (UNIT_GAP)
+    lines = _lines(_axis(["30 m", "15 m", "10 m", "5 m"], 0.4))
+    assert lines == ["30 m", "15 m", "10 m", "5 m"], lines
+
+
+@need_vision
+def test_a_number_set_tight_to_its_letters_stays_one_word() -> None:
+    lines = _lines(_axis(["2462 MHz", "4 th", "1.0 m"], 0.0))
+    assert lines == ["2462MHz", "4th", "1.0m"], lines
+
+
+@need_vision
+def test_a_row_of_a_line_charts_markers_is_not_read_as_zeros() -> None:
+    # MPAndroidChart's default: a ring on every point, joined by the line (GPSTest's chart
+    # read "00000000000")
+    image, draw, font = _page((720, 400), "white", 24)
+    draw.text((40, 40), "Horizontal Error", fill="black", font=font)
+    draw.line((60, 200, 60 + 17 * 35, 200), fill=(200, 40, 40), width=2)
+    for k in range(36):  # rings 12 px wide, 5 px apart
+        x = 60 + 17 * k
+        draw.ellipse((x - 6, 194, x + 6, 206), fill="white", outline=(40, 40, 40), width=2)
+    lines = _lines(image)
+    assert lines == ["Horizontal Error"], lines
