@@ -584,9 +584,12 @@ class PpOcrEngine:
             if before[1].isdigit() and ch[1].isalpha():
                 space = min(space, UNIT_GAP * height)
             space = min(space, GRID_SPACE * REC_HEIGHT)
-            if ch[1] == " " or run > space or k in dashes or k + 1 in dashes:
+            line = ch[1] == "|" and bool(
+                blank[min(len(blank) - 1, int((ch[0] + 0.5) * per_column))]
+            )
+            if ch[1] == " " or line or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
-            if ch[1] != " ":
+            if ch[1] != " " and not line:
                 groups[-1].append(ch)
         out: list[tuple[str, tuple[int, int], float]] = []
         for group in groups:
@@ -719,6 +722,8 @@ EDGE = 2
 """Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
 RULED = 0.6
 """A row of a line crop whose longest run of ink covers this share of the crop's width ..."""
+STANDING = 0.9
+"""A column of a line crop inked in this share of its rows stands across it: a grid line."""
 RULE_LENGTH = 1.5
 """... and this many times REC_HEIGHT (longer than a glyph's own bar) is a rule, not glyphs
 (``blank_columns``)."""
@@ -774,17 +779,22 @@ def blank_columns(pixels: Any) -> Any:
     """Which pixel columns of a line crop hold no glyph ink in its ``MIDDLE`` rows, rows that
     are one run of ink across ``RULED`` of the width (and ``RULE_LENGTH``) left out: a rule,
     a scale bar or a table's border crossing the crop is no glyph, and would leave no gap
-    between words (a map's ``20 m`` above its scale bar read as ``20m``)."""
+    between words (a map's ``20 m`` above its scale bar read as ``20m``). A column inked in
+    ``STANDING`` of all the crop's rows is blank too: a board's grid line or a black cell
+    between two letters, which no glyph does (the crop has the detector's margin above and
+    below its glyphs)."""
     import numpy as np
 
-    ink = glyph_ink(pixels)[MIDDLE]
+    whole = glyph_ink(pixels)
+    standing = whole.mean(axis=0) >= STANDING
+    ink = whole[MIDDLE]
     reach = max(RULED * ink.shape[1], RULE_LENGTH * REC_HEIGHT)
     ruled = np.zeros(len(ink), dtype=bool)
     for row in np.flatnonzero(ink.sum(axis=1) >= reach):  # only rows with that much ink
         ruled[row] = _longest_true(ink[row]) >= reach
     if ruled.any() and not ruled.all():
         ink = ink[~ruled]
-    return ~ink.any(axis=0)
+    return ~ink.any(axis=0) | standing
 
 
 def glyph_height(pixels: Any) -> int:

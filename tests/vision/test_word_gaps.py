@@ -163,3 +163,30 @@ def test_a_row_of_a_line_charts_markers_is_not_read_as_zeros() -> None:
         draw.ellipse((x - 6, 194, x + 6, 206), fill="white", outline=(40, 40, 40), width=2)
     lines = _lines(image)
     assert lines == ["Horizontal Error"], lines
+
+
+def _grid_row(text: str, cell: int, line: int, font_size: int) -> Image.Image:
+    """A board's row: each character centred in its own cell, the cells' borders drawn
+    ``line`` px wide in the glyphs' own black."""
+    image, draw, font = _page((80 + cell * len(text), 200 + cell), "white", font_size)
+    draw.text((40, 40), "Board", fill="black", font=font)
+    for k, ch in enumerate(text):
+        x, y = 40 + k * cell, 140
+        draw.rectangle((x, y, x + cell, y + cell), outline="black", width=line)
+        draw.text((x + cell / 2, y + cell / 2), ch, fill="black", font=font, anchor="mm")
+    return image
+
+
+@need_vision
+def test_letters_of_a_crossword_between_grid_lines_are_separate_words() -> None:
+    # Forkyz's grid read "AGENT", "MRSLATE": the cells' borders left no blank run between
+    # the letters, so no gap was wide enough (STANDING)
+    words = [w for line in _lines(_grid_row("AGENT", 44, 2, 30)) for w in line.split()]
+    assert sorted(words) == ["A", "Board", "E", "G", "N", "T"], words
+
+
+@need_vision
+def test_digits_of_a_sudoku_row_between_grid_lines_are_read_without_the_lines() -> None:
+    # OpenSudoku's board read "1|5", "9|8": a grid line read as a bar between two digits
+    words = [w for line in _lines(_grid_row("915827", 64, 3, 44)) for w in line.split()]
+    assert sorted(words) == ["1", "2", "5", "7", "8", "9", "Board"], words
