@@ -18,7 +18,8 @@ The path, for one image (one colour all over: no text, nothing run):
    boxes go in batches of one padded width (``STEP``), so a line reads the same whatever
    else is on the screen; then the lone glyphs the detector passed over
    (``bridge.vision.glyphs``), looked for outside the boxes that read as words, each read
-   alone and kept only as a digit (``lone_digit``);
+   alone and kept as a digit, or as a letter in a row of such glyphs (``lone_digit``,
+   ``in_rows``; a ``0`` among one-letter words is an ``O``: ``letters_in_rows``);
 3. **decode** the recognizer's per-column classes with characters outside ``ALLOWED``
    (the recognizer also knows 6000 Chinese characters) masked out, so a texture never reads as
    a Chinese glyph; the columns each character was read at are kept, and a gap between two
@@ -425,8 +426,8 @@ class PpOcrEngine:
         lines = self._recognize(image, found, len(found))
         if lone:
             read = [box for box, words in zip(found, lines, strict=True) if words]
-            lines += self._recognize(image, glyphs.candidates(image, read), 0)
-        return found, lines
+            lines += in_rows(self._recognize(image, glyphs.candidates(image, read), 0))
+        return found, letters_in_rows(lines)
 
     def _recognize(self, image: Image.Image, boxes: list[Box], lone_from: int) -> list[list[Word]]:
         """The kept words of each of ``boxes`` (``image`` pixels): detected lines before
@@ -518,7 +519,8 @@ class PpOcrEngine:
     ) -> list[Word]:
         """The words of one line crop (``pixels``, from ``box``, ``pad`` columns of padding on
         the left) that are kept, with their image boxes; ``lone``: a mark the detector passed
-        over (kept only as a digit, ``lone_digit``)."""
+        over (kept only as a digit or a letter, ``lone_digit``; the caller keeps a letter only
+        in a row, ``in_rows``)."""
         ink = ink_mask(pixels)
         if lone:
             words = [w for w in words if lone_digit(w[0], w[2])][:1]
@@ -716,6 +718,8 @@ EXTREME = 3.0
 SOLID = 0.72
 GLYPH_CONFIDENCE = 0.9
 """A lone mark the detector passed over is a digit when read as one with this confidence."""
+ROW = 3
+"""Lone glyphs in a row, the glyph itself counted, that make a letter among them a word."""
 ROUND = 0.9
 """A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
 EDGE = 2
@@ -817,9 +821,54 @@ def _longest_true(row: Any) -> int:
 
 def lone_digit(text: str, confidence: float) -> bool:
     """Whether what the recognizer read on a lone mark (``bridge.vision.glyphs``) is kept:
-    one or two digits read with ``GLYPH_CONFIDENCE``; anything else a mark can look like (a
-    letter, a sign) is far more often a texture or an icon there."""
-    return text.isdigit() and len(text) <= 2 and confidence >= GLYPH_CONFIDENCE
+    one or two digits read with ``GLYPH_CONFIDENCE``, or one letter (kept only in a row of
+    lone glyphs, ``in_rows``); anything else a mark can look like (a sign) is far more
+    often a texture or an icon there."""
+    if confidence < GLYPH_CONFIDENCE:
+        return False
+    return (text.isdigit() and len(text) <= 2) or (
+        len(text) == 1 and text.isascii() and text.isalpha()
+    )
+
+
+def in_rows(lines: list[list[Word]]) -> list[list[Word]]:
+    """The lone glyphs' words (one per candidate at most) with a letter kept only where at
+    least ``ROW`` lone glyphs stand in a row with it (about as tall, their middles within
+    half a height): a word game's tiles or a keyboard's keys, where a letter alone beside
+    nothing is an icon's stroke read as one."""
+    glyphs = [(k, line[0]) for k, line in enumerate(lines) if line]
+    out: list[list[Word]] = [[] for _ in lines]
+    for k, word in glyphs:
+        if word.text.isdigit() or sum(1 for _, w in glyphs if _in_row(word.box, w.box)) >= ROW:
+            out[k] = [word]
+    return out
+
+
+def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
+    """``lines`` with a one-character ``0`` read as the letter ``O`` where it stands in a row
+    of at least ``ROW`` one-character words (``_in_row``), most of the others letters: a word
+    game's tiles or a keyboard's keys, where the recognizer took a round ``O`` for a zero."""
+    singles = [w for line in lines for w in line if len(w.text) == 1]
+    out: list[list[Word]] = []
+    for line in lines:
+        kept: list[Word] = []
+        for w in line:
+            if w.text == "0" and len(line) == 1:
+                row = [o for o in singles if o is not w and _in_row(w.box, o.box)]
+                if len(row) + 1 >= ROW and 2 * sum(1 for o in row if o.text.isalpha()) > len(row):
+                    w = Word("O", w.box, w.confidence)
+            kept.append(w)
+        out.append(kept)
+    return out
+
+
+def _in_row(a: Box, b: Box) -> bool:
+    """Whether two glyph boxes stand in one row: about as tall (1.5x either way), their
+    vertical middles within half the taller's height."""
+    ha, hb = a[3] - a[1], b[3] - b[1]
+    if not (ha <= 1.5 * hb and hb <= 1.5 * ha):
+        return False
+    return abs((a[1] + a[3]) - (b[1] + b[3])) <= max(ha, hb)
 
 
 def lying_stroke(word: Word) -> bool:
