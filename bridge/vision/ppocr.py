@@ -55,6 +55,7 @@ thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per cal
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import importlib.util
 import itertools
@@ -837,9 +838,10 @@ def in_rows(lines: list[list[Word]]) -> list[list[Word]]:
     half a height): a word game's tiles or a keyboard's keys, where a letter alone beside
     nothing is an icon's stroke read as one."""
     glyphs = [(k, line[0]) for k, line in enumerate(lines) if line]
+    rows = _Rows([w for _, w in glyphs])
     out: list[list[Word]] = [[] for _ in lines]
     for k, word in glyphs:
-        if word.text.isdigit() or sum(1 for _, w in glyphs if _in_row(word.box, w.box)) >= ROW:
+        if word.text.isdigit() or len(rows.of(word)) + 1 >= ROW:
             out[k] = [word]
     return out
 
@@ -848,18 +850,35 @@ def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
     """``lines`` with a one-character ``0`` read as the letter ``O`` where it stands in a row
     of at least ``ROW`` one-character words (``_in_row``), most of the others letters: a word
     game's tiles or a keyboard's keys, where the recognizer took a round ``O`` for a zero."""
-    singles = [w for line in lines for w in line if len(w.text) == 1]
+    if not any(len(line) == 1 and line[0].text == "0" for line in lines):
+        return lines
+    rows = _Rows([w for line in lines for w in line if len(w.text) == 1])
     out: list[list[Word]] = []
     for line in lines:
-        kept: list[Word] = []
-        for w in line:
-            if w.text == "0" and len(line) == 1:
-                row = [o for o in singles if o is not w and _in_row(w.box, o.box)]
-                if len(row) + 1 >= ROW and 2 * sum(1 for o in row if o.text.isalpha()) > len(row):
-                    w = Word("O", w.box, w.confidence)
-            kept.append(w)
-        out.append(kept)
+        if len(line) == 1 and line[0].text == "0":
+            w = line[0]
+            row = rows.of(w)
+            if len(row) + 1 >= ROW and 2 * sum(1 for o in row if o.text.isalpha()) > len(row):
+                line = [Word("O", w.box, w.confidence)]
+        out.append(line)
     return out
+
+
+class _Rows:
+    """Words by their boxes' vertical middles, for the others in a word's row (``_in_row``)
+    without comparing every pair: a row's middles lie within 0.75 of the word's height."""
+
+    def __init__(self, words: list[Word]) -> None:
+        self._words = sorted(words, key=lambda w: w.box[1] + w.box[3])
+        self._keys = [w.box[1] + w.box[3] for w in self._words]
+
+    def of(self, word: Word) -> list[Word]:
+        """The other words in ``word``'s row."""
+        twice = word.box[1] + word.box[3]
+        reach = 1.5 * (word.box[3] - word.box[1])  # twice 0.75 of its height
+        first = bisect.bisect_left(self._keys, twice - reach)
+        last = bisect.bisect_right(self._keys, twice + reach)
+        return [o for o in self._words[first:last] if o is not word and _in_row(word.box, o.box)]
 
 
 def _in_row(a: Box, b: Box) -> bool:
