@@ -24,9 +24,9 @@ a line chart's ring markers no zeros, 0.971 / 0.957, 10 of 12, and the 65 togeth
 games, arcade HUDs, a quiz) read 0.583 / 0.813 as they came, 6 of 12; with a board's grid
 lines no longer closing the gaps between its cells' glyphs, 0.759 / 0.907, 7 of 12, and the
 77 together 0.914 / 0.940, 60 of 77 (the recall floor went down with the crossword's 140
-letters, not with a change); with letters kept in rows of lone glyphs, 0.917 / 0.941. The floors leave room for another
-onnxruntime build, not for a regression. A landscape video player's overlay and boards of
-lone digits are read word for word."""
+letters, not with a change); with letters kept in rows of lone glyphs, 0.917 / 0.941. The
+floors leave room for another onnxruntime build, not for a regression. A landscape video
+player's overlay and boards of lone digits are read word for word."""
 
 from __future__ import annotations
 
