@@ -23,7 +23,8 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
 
 Each candidate comes back as a box grown by ``PAD`` of its height on every side (the
 recognizer reads a glyph on its own background). What the recognizer makes of it is the
-caller's judgement (``bridge.vision.ppocr`` keeps a digit read with high confidence only).
+caller's judgement (``bridge.vision.ppocr`` keeps a digit read with high confidence, and a
+letter only in a row of such glyphs).
 Pure: numpy and OpenCV on pixels, no models.
 """
 

@@ -901,8 +901,8 @@ def lying_stroke(word: Word) -> bool:
 def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
     """Whether ``0`` / ``o`` / ``O``, alone or repeated, take ``ROUND`` of their height in
     width each or more: a ring, a node of a graph, or a row of a line chart's markers joined
-    by its line (``000000000``); a digit or letter O is narrower than its height, and
-    ``000`` set as a number is about twice its height wide."""
+    by its line (``000000000``); a digit or letter O is narrower than its height, each of
+    a number's zeros too."""
     if not text or any(c not in "0oO" for c in text):
         return False
     first, last = _whole(ink, span)
