@@ -676,9 +676,7 @@ class ClientServer:
             for ws, awaited in list(slot.items()):
                 if awaited is not None and not awaited.done():
                     self._log("keepalive_timeout", peer=_peer_of(ws))
-                    slot.pop(ws, None)
-                    if ws.transport is not None:
-                        ws.transport.abort()
+                    _drop(slot, ws)
                     continue
                 if ws.paused or ws.protocol.state is not _OPEN:
                     continue
@@ -688,9 +686,7 @@ class ClientServer:
                     continue
                 except Exception as exc:  # one connection's fault ends no one else's keepalive
                     self._log("keepalive_failed", peer=_peer_of(ws), error=repr(exc)[:200])
-                    slot.pop(ws, None)
-                    if ws.transport is not None:
-                        ws.transport.abort()
+                    _drop(slot, ws)
                     continue
                 slot[ws] = pong
                 pong.add_done_callback(_settled)  # a closed connection fails it: not an error
@@ -925,6 +921,14 @@ class ClientServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+
+
+def _drop(slot: dict[ServerConnection, Any], ws: ServerConnection) -> None:
+    """Take ``ws`` out of its keepalive slot and abort its socket (its handler then ends and
+    cleans up as for any closed connection)."""
+    slot.pop(ws, None)
+    if ws.transport is not None:
+        ws.transport.abort()
 
 
 def _settled(pong: Any) -> None:

@@ -100,8 +100,7 @@ def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
     out: list[Box] = []
     for surround in GROUNDS:
         for box in _candidates(image, found, grey, ink_in(grey, surround), scale):
-            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-            if not any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in out):
+            if not _centre_in(box, out):
                 out.append(box)
     out = out[:MAX_CANDIDATES]
     out.sort(key=lambda b: (b[1], b[0]))
@@ -148,14 +147,19 @@ def _candidates(
             min(image.width, int((left + pw + pad) / scale + 0.999)),
             min(image.height, int((top + ph + pad) / scale + 0.999)),
         )
-        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in found):
+        if _centre_in(box, found):
             continue
         out.append(box)
         if len(out) >= MAX_CANDIDATES:
             break
     out.sort(key=lambda b: (b[1], b[0]))
     return out
+
+
+def _centre_in(box: Box, boxes: list[Box]) -> bool:
+    """Whether the centre of ``box`` lies inside any of ``boxes``."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes)
 
 
 def _sibling(stat: Any, height: int) -> bool:

@@ -482,8 +482,9 @@ class PpOcrEngine:
             probs = self._main.run(x)
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
-                blank = blank_columns(pixels)
-                height = glyph_height(pixels)
+                ink = glyph_ink(pixels)  # once, for the gaps and the height
+                blank = blank_columns(ink)
+                height = glyph_height(ink)
                 words = self._decode(probs[k], columns, blank, height, self._main)
                 if self._second is not None and index < lone_from and _doubtful(words):
                     doubts.append((widest, x[k], index, pixels, box, pad, blank, height, words))
@@ -780,8 +781,9 @@ def glyph_ink(pixels: Any) -> Any:
     return grey > max(middle + INK, (middle + light) / 2)
 
 
-def blank_columns(pixels: Any) -> Any:
-    """Which pixel columns of a line crop hold no glyph ink in its ``MIDDLE`` rows, rows that
+def blank_columns(whole: Any) -> Any:
+    """Which pixel columns of a line crop (``whole``: its ``glyph_ink``) hold no glyph ink
+    in its ``MIDDLE`` rows, rows that
     are one run of ink across ``RULED`` of the width (and ``RULE_LENGTH``) left out: a rule,
     a scale bar or a table's border crossing the crop is no glyph, and would leave no gap
     between words (a map's ``20 m`` above its scale bar read as ``20m``). A column inked in
@@ -790,7 +792,6 @@ def blank_columns(pixels: Any) -> Any:
     below its glyphs)."""
     import numpy as np
 
-    whole = glyph_ink(pixels)
     standing = whole.mean(axis=0) >= STANDING
     ink = whole[MIDDLE]
     reach = max(RULED * ink.shape[1], RULE_LENGTH * REC_HEIGHT)
@@ -802,13 +803,13 @@ def blank_columns(pixels: Any) -> Any:
     return ~ink.any(axis=0) | standing
 
 
-def glyph_height(pixels: Any) -> int:
-    """How many rows of a line crop its glyphs' ink spans (``glyph_ink``), top of the highest
-    to bottom of the lowest; rows with a single pixel of ink (a speck, a neighbour's edge)
-    are left out; REC_HEIGHT when no row holds more."""
+def glyph_height(ink: Any) -> int:
+    """How many rows of a line crop its glyphs' ink (``ink``: its ``glyph_ink``) spans, top
+    of the highest to bottom of the lowest; rows with a single pixel of ink (a speck, a
+    neighbour's edge) are left out; REC_HEIGHT when no row holds more."""
     import numpy as np
 
-    rows = np.flatnonzero(glyph_ink(pixels).sum(axis=1) >= 2)
+    rows = np.flatnonzero(ink.sum(axis=1) >= 2)
     return int(rows[-1] - rows[0] + 1) if len(rows) else REC_HEIGHT
 
 
@@ -882,12 +883,12 @@ class _Rows:
 
 
 def _in_row(a: Box, b: Box) -> bool:
-    """Whether two glyph boxes stand in one row: about as tall (1.5x either way), their
-    vertical middles within half the taller's height."""
+    """Whether two glyph boxes stand in one row: about as tall (1.5x either way), the middle
+    of one within the other's rows (``_same_row``, either way round)."""
     ha, hb = a[3] - a[1], b[3] - b[1]
     if not (ha <= 1.5 * hb and hb <= 1.5 * ha):
         return False
-    return abs((a[1] + a[3]) - (b[1] + b[3])) <= max(ha, hb)
+    return _same_row(a, b) or _same_row(b, a)
 
 
 def lying_stroke(word: Word) -> bool:

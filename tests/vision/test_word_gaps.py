@@ -69,20 +69,20 @@ def test_a_small_letter_then_a_capital_a_little_apart_are_two_words() -> None:
 def test_a_rule_across_the_line_leaves_the_gaps_between_its_words() -> None:
     import numpy as np
 
-    from bridge.vision.ppocr import REC_HEIGHT, blank_columns
+    from bridge.vision.ppocr import REC_HEIGHT, blank_columns, glyph_ink
 
     pixels = np.full((REC_HEIGHT, 200, 3), 230.0, dtype=np.float32)
     pixels[10:38, 10:40] = 20.0  # a glyph
     pixels[10:38, 60:90] = 20.0  # another, a word space away
-    before = blank_columns(pixels)
+    before = blank_columns(glyph_ink(pixels))
     assert before[45:55].all() and not before[10:40].any()
     pixels[30:34, 0:200] = 20.0  # a scale bar drawn across the crop
-    after = blank_columns(pixels)
+    after = blank_columns(glyph_ink(pixels))
     assert (after == before).all(), "the rule is not read as ink between the words"
     glyph = np.full((REC_HEIGHT, 60, 3), 230.0, dtype=np.float32)
     glyph[10:38, 20:24] = 20.0
     glyph[34:38, 5:55] = 20.0  # a 2's foot: one glyph wide, no rule
-    assert not blank_columns(glyph)[5:55].any()
+    assert not blank_columns(glyph_ink(glyph))[5:55].any()
 
 
 @need_vision
