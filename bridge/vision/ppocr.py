@@ -384,8 +384,11 @@ class PpOcrEngine:
         """Each line's kept words: the whole image read once, then a second look, in grey
         and at the window's own scale, around each line that read as nothing or as doubtful
         words (``retry_windows``); what the second look reads replaces the first reading of
-        the lines it overlaps when it is more confident than they were."""
+        the lines it overlaps when it is more confident than they were. Last, a short
+        reading alone among detected marks that read as nothing is dropped
+        (``among_marks``)."""
         found, lines = self._read(image)
+        silent = [box for box, words in zip(found, lines, strict=False) if not words]
         for window in retry_windows(image.size, found, lines[: len(found)]):
             grey = image.crop(window).convert("L").convert("RGB")
             for line in self._read(grey, lone=False)[1]:
@@ -414,7 +417,7 @@ class PpOcrEngine:
                 for k in near:
                     lines[k] = []
                 lines.append(moved)
-        return lines
+        return among_marks(lines, silent)
 
     def _read(self, image: Image.Image, lone: bool = True) -> tuple[list[Box], list[list[Word]]]:
         """The detected boxes of ``image`` and the kept words of each box (those boxes
@@ -889,6 +892,53 @@ def _in_row(a: Box, b: Box) -> bool:
     if not (ha <= 1.5 * hb and hb <= 1.5 * ha):
         return False
     return _same_row(a, b) or _same_row(b, a)
+
+
+MARK_ALIGN = 0.15
+"""Marks of one toolbar are centred on one line: their vertical middles differ by at most
+this share of the reading's height (numbers beside a chart's markers sit above or below
+them)."""
+MARK_HEIGHT = (0.7, 2.0)
+"""A mark's detected box is this many times the reading's ink height (a detected box is
+grown around its ink, a reading's box is tight on it)."""
+MARK_GAP = 3.0
+"""A lone neighbour mark counts when it is at most this many reading heights away."""
+MARK_SHORT = 2
+
+
+def among_marks(lines: list[list[Word]], silent: list[Box]) -> list[list[Word]]:
+    """``lines`` without the short readings that are one mark of a toolbar: a line of one
+    word of at most ``MARK_SHORT`` characters, with no other line read in its row, centred
+    on one line (``MARK_ALIGN``) with detected boxes that read as nothing (``silent``) of
+    about its size (``MARK_HEIGHT``), at least two of them or one within ``MARK_GAP``
+    heights. A toolbar's arrows and a player's buttons are drawn alike and read as
+    nothing, but one of them reads as a glyph (an undo arrow as ``5``, a diagonal arrow as
+    ``7``, a repeat sign as ``22``); on a board, digits beside unread marks have other
+    readings in their row."""
+    boxes = [_union([w.box for w in line]) if line else None for line in lines]
+    out: list[list[Word]] = []
+    for k, line in enumerate(lines):
+        box = boxes[k]
+        if box is None or len(line) != 1 or len(line[0].text) > MARK_SHORT:
+            out.append(line)
+            continue
+        height = max(1, box[3] - box[1])
+        middle = box[1] + box[3]
+        marks = [
+            b
+            for b in silent
+            if not _meets(b, box)
+            and abs(b[1] + b[3] - middle) <= 2 * MARK_ALIGN * height
+            and MARK_HEIGHT[0] <= (b[3] - b[1]) / height <= MARK_HEIGHT[1]
+        ]
+        near = min((max(b[0] - box[2], box[0] - b[2]) for b in marks), default=None)
+        toolbar = len(marks) >= 2 or (near is not None and near <= MARK_GAP * height)
+        alone = toolbar and not any(
+            other is not None and j != k and (_same_row(other, box) or _same_row(box, other))
+            for j, other in enumerate(boxes)
+        )
+        out.append([] if alone else line)
+    return out
 
 
 def lying_stroke(word: Word) -> bool:
