@@ -60,6 +60,7 @@ import hashlib
 import importlib.util
 import itertools
 import threading
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,6 +162,18 @@ ALLOWED = frozenset(
 """Characters the decoder may produce (Latin script, digits, punctuation, common signs)."""
 
 
+def compatible(char: str) -> str:
+    """A recognizer class as the text it stands for: its Unicode compatibility form (NFKC)
+    where that is made of ``ALLOWED`` characters only (the degree-Fahrenheit sign ``℉`` is
+    ``°F``, a full-width colon (U+FF1A) is ``:``, a circled ``⑫`` is ``12``), else itself. The
+    recognizer was trained on text that mixes both forms and reads an app's ``°F`` as the one
+    sign ``℉``; masked away, its place went to the next class, read at 2 %."""
+    if char in ALLOWED or len(char) != 1:
+        return char
+    form = unicodedata.normalize("NFKC", char)
+    return form if form and all(c in ALLOWED for c in form) else char
+
+
 @dataclass(frozen=True, slots=True)
 class Models:
     """Where one set of models lives inside an installed package: the detector, the
@@ -259,9 +272,13 @@ class Recognizer:
         if characters is None:
             meta = self._open().get_modelmeta().custom_metadata_map
             characters = meta["character"].splitlines()
-        self.chars = ["", *characters, " "]
+        self.chars = ["", *(compatible(c) for c in characters), " "]
         self.allowed = np.array(
-            [i == 0 or c in ALLOWED or c == " " for i, c in enumerate(self.chars)], dtype=bool
+            [
+                i == 0 or c == " " or (bool(c) and all(x in ALLOWED for x in c))
+                for i, c in enumerate(self.chars)
+            ],
+            dtype=bool,
         )
 
     @property
@@ -554,7 +571,10 @@ class PpOcrEngine:
         for col in range(min(used, len(index))):
             k = int(index[col])
             if k != 0 and k != previous:
-                chars.append((col, model.chars[k], float(best[col])))
+                char = model.chars[k]
+                if len(char) > 1 and chars and chars[-1][1] == char[0]:
+                    chars.pop()  # ``°`` then ``℉`` (``°F``): one sign read twice
+                chars.append((col, char, float(best[col])))
             previous = k
         if not chars:
             return []

@@ -1,0 +1,38 @@
+"""Recognizer classes read as the text they stand for (``bridge.vision.ppocr.compatible``):
+the recognizer reads an app's ``°F`` as the one sign ``℉``, which is kept as ``°F`` rather
+than masked away (its place went to the next class, ``F`` at 2 %, and the word was lost)."""
+
+from __future__ import annotations
+
+from bridge.vision.ppocr import ALLOWED, compatible
+from tests.skips import need_vision
+from tests.vision.real import score
+
+
+def test_signs_and_wide_forms_become_their_latin_text() -> None:
+    assert compatible("\u2109") == "\u00b0F"  # ℉
+    assert compatible("\u2103") == "\u00b0C"  # ℃
+    assert compatible("\uff1a") == ":"  # a full-width colon
+    assert compatible("\u246b") == "12"  # a circled twelve
+
+
+def test_allowed_characters_and_other_scripts_stay_as_they_are() -> None:
+    assert compatible("F") == "F"
+    assert compatible("\u00b0") == "\u00b0"
+    assert compatible("\u4e2d") == "\u4e2d"  # a Chinese character: still not Latin, masked
+    assert "\u4e2d" not in ALLOWED
+    assert compatible("\u3000") == "\u3000"  # the ideographic space is no ALLOWED text
+
+
+@need_vision
+def test_degrees_fahrenheit_on_a_real_screen_are_read() -> None:
+    """Trail Sense's `74 °F` and `82 °F / 63 °F` (tests/vision/real): before, `74`, `82`
+    and `63` alone."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    lines = [line.text for line in engine.read(score.load("trailsense-pressure"))]
+    assert "74 \u00b0F" in lines, lines
+    assert any(line.startswith("82 \u00b0F") and line.endswith("63 \u00b0F") for line in lines)
+    assert not any("\u2109" in line or "\u00b0\u00b0" in line for line in lines)
