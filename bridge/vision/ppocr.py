@@ -393,7 +393,9 @@ class PpOcrEngine:
             )
             found.append((score * area, box))
         found.sort(key=lambda f: -f[0])
-        return merge_lines([box for _, box in found[:MAX_BOXES]])
+        merged = merge_lines([box for _, box in found[:MAX_BOXES]])
+        grey = np.asarray(image.convert("L"), dtype=np.int16)
+        return [part for box in merged for part in two_lines(grey, box)]
 
     # ---- recognition ----------------------------------------------------------------------
 
@@ -733,6 +735,44 @@ def merge_lines(boxes: list[Box]) -> list[Box]:
             if merged:
                 break
     return out
+
+
+SPLIT_ROWS = 0.05
+"""A row of a detected box holding ink across less than this share of its width is blank
+between two lines (an icon beside both lines inks a little of every row)."""
+SPLIT_BAND = 0.15
+SPLIT_GAP = 3
+SPLIT_ALIKE = 0.6
+
+
+def two_lines(grey: Any, box: Box) -> list[Box]:
+    """``box`` (in ``grey``, the image's grey levels) as two boxes where it holds two lines
+    of text one above the other: exactly two bands of inked rows, each at least
+    ``SPLIT_BAND`` of its height, ``SPLIT_GAP`` blank rows (``SPLIT_ROWS``) or more apart,
+    the shorter at least ``SPLIT_ALIKE`` of the taller (a title over its subtitle, which the
+    detector's map joined; squeezed into one line crop, both read as junk: ``Weather
+    monitor`` over ``On - 15m`` as ``Wn-ther``). Ink is what differs from the box's border
+    by more than ``INK``. Else ``[box]``. A box under 24 pixels tall or narrower than twice
+    its height is left whole."""
+    import numpy as np
+
+    left, top, right, bottom = box
+    height = bottom - top
+    if height < 24 or right - left < 2 * height:
+        return [box]
+    crop = grey[top:bottom, left:right]
+    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
+    inked = (np.abs(crop - np.median(border)) > INK).mean(axis=1) > SPLIT_ROWS
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], inked.astype(np.int8), [0]])))
+    bands = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+    bands = [(a, b) for a, b in bands if b - a >= SPLIT_BAND * height]
+    if len(bands) != 2:
+        return [box]
+    (a0, a1), (b0, b1) = bands
+    if b0 - a1 < SPLIT_GAP or min(a1 - a0, b1 - b0) < SPLIT_ALIKE * max(a1 - a0, b1 - b0):
+        return [box]
+    cut = top + (a1 + b0) // 2
+    return [(left, top, right, cut), (left, cut, right, bottom)]
 
 
 CUT = 0.08

@@ -1,0 +1,59 @@
+"""Two lines in one detected box (``bridge.vision.ppocr.two_lines``): a title over its
+subtitle, joined by the detector's map, is read as two lines, not squeezed into one crop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from bridge.vision.boxes import Box
+from bridge.vision.ppocr import two_lines
+from tests.skips import need_vision
+from tests.vision.real import score
+
+
+def _grey(lines: list[tuple[str, int]], icon: bool = False) -> tuple[Any, Box]:
+    image = Image.new("L", (400, 120), 20)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=32)
+    for text, y in lines:
+        draw.text((70, y), text, fill=230, font=font)
+    if icon:  # a mark beside both lines, inking a little of every row between them
+        draw.rectangle((10, 10, 40, 110), outline=230, width=2)
+    return np.asarray(image, dtype=np.int16), (0, 0, 400, 120)
+
+
+def test_a_title_over_a_subtitle_is_cut_between_them() -> None:
+    grey, box = _grey([("Weather monitor", 14), ("On - 15m", 70)], icon=True)
+    top, bottom = two_lines(grey, box)
+    assert top[3] == bottom[1] and 45 <= top[3] <= 72, (top, bottom)
+    assert (top[0], top[1], bottom[2], bottom[3]) == box
+
+
+def test_one_line_or_lines_of_unlike_heights_stay_whole() -> None:
+    grey, box = _grey([("Weather monitor", 40)])
+    assert two_lines(grey, box) == [box]
+    small = Image.new("L", (400, 120), 20)
+    draw = ImageDraw.Draw(small)
+    draw.text((70, 10), "Title", fill=230, font=ImageFont.load_default(size=60))
+    draw.text((70, 95), "tiny", fill=230, font=ImageFont.load_default(size=12))
+    assert two_lines(np.asarray(small, dtype=np.int16), box) == [box]
+
+
+def test_a_short_or_narrow_box_is_left_whole() -> None:
+    grey, _ = _grey([("Weather monitor", 14), ("On - 15m", 70)])
+    assert two_lines(grey, (0, 0, 400, 20)) == [(0, 0, 400, 20)]
+    assert two_lines(grey, (0, 0, 200, 120)) == [(0, 0, 200, 120)]
+
+
+@need_vision
+def test_trail_senses_two_line_row_is_read_as_two_lines() -> None:
+    """Before, the detector's one box read as `Wn-ther monitor` (tests/vision/real)."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    lines = [line.text for line in engine.read(score.load("trailsense-pressure"))]
+    assert "Weather monitor" in lines and "On 15m" in lines, lines  # a lone dash is no word
