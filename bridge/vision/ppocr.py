@@ -465,7 +465,7 @@ class PpOcrEngine:
                 continue
             width = min(REC_MAX_WIDTH, max(8, round(w * REC_HEIGHT / h)))
             crop = image.crop(box).resize((width, REC_HEIGHT), Image.Resampling.BILINEAR)
-            pixels = np.asarray(crop, dtype=np.float32)
+            pixels = without_grid(np.asarray(crop, dtype=np.float32))
             pad = 0
             if width < REC_HEIGHT:  # a lone glyph: centred on its own background, square
                 pad = REC_HEIGHT - width
@@ -864,6 +864,37 @@ def blank_columns(whole: Any) -> Any:
     if ruled.any() and not ruled.all():
         ink = ink[~ruled]
     return ~ink.any(axis=0) | standing
+
+
+GRID_LINE = 3
+"""A grid line is at most this many columns wide in a line crop (a glyph's stem is wider,
+and never spans ``STANDING`` of the crop's rows)."""
+GRID_LINES = 2
+
+
+def without_grid(pixels: Any) -> Any:
+    """A line crop (REC_HEIGHT x width x RGB) with the lines of a grid painted over in its
+    median colour: at least ``GRID_LINES`` runs of columns, each at most ``GRID_LINE`` wide,
+    inked (``glyph_ink``) in ``STANDING`` of the rows. A crossword's or a sudoku's row
+    crossed by its cells' borders read as junk or as nothing (``U S E R F E E`` as ``'U``);
+    without them, as its letters. One upright line alone (a table's edge, a cursor) is
+    left: it may be a glyph the crop cuts. Returns ``pixels`` itself when nothing is
+    painted."""
+    import numpy as np
+
+    standing = glyph_ink(pixels).mean(axis=0) >= STANDING
+    if not standing.any():
+        return pixels
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], standing.astype(np.int8), [0]])))
+    lines = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+    lines = [(a, b) for a, b in lines if b - a <= GRID_LINE]
+    if len(lines) < GRID_LINES:
+        return pixels
+    out = pixels.copy()
+    fill = np.median(pixels.reshape(-1, pixels.shape[2]), axis=0)
+    for a, b in lines:
+        out[:, max(0, a - 1) : b + 1] = fill  # and the anti-aliased column beside it
+    return out
 
 
 def glyph_height(ink: Any) -> int:
