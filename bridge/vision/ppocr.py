@@ -103,6 +103,9 @@ share of REC_HEIGHT (and at least twice that median) is a word boundary ..."""
 NARROW_SPACE = 0.06
 """... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``)."""
 NARROW = frozenset("1iIl:;.,'!|\u00d7")
+STOPS = frozenset(".,:;!")
+"""... but a stop before a capital gets no such room: a sentence's or a numbered list's
+next word follows it a space apart (a chess move list's ``37. Ke1`` was ``37.Ke1``)."""
 UNIT_SPACE = 0.06
 """... but between a digit and a letter, a run wider than the median plus this share is a
 word boundary (a number and its unit: ``100 Hz``, ``20 m``; ``3rd`` is set tight), and so it
@@ -600,7 +603,8 @@ class PpOcrEngine:
         groups: list[list[tuple[int, str, float]]] = [[chars[0]]]
         for k, ((before, ch), run) in enumerate(zip(pairs, runs, strict=True)):
             space = typical + SPACE * REC_HEIGHT
-            if before[1] in NARROW or ch[1] in NARROW:
+            stop = before[1] in STOPS and ch[1].isupper()
+            if (before[1] in NARROW and not stop) or ch[1] in NARROW:
                 space += NARROW_SPACE * REC_HEIGHT
             if (before[1].isdigit() and ch[1].isalpha()) or (
                 before[1].islower() and ch[1].isupper()

@@ -190,3 +190,15 @@ def test_digits_of_a_sudoku_row_between_grid_lines_are_read_without_the_lines() 
     # OpenSudoku's board read "1|5", "9|8": a grid line read as a bar between two digits
     words = [w for line in _lines(_grid_row("915827", 64, 3, 44)) for w in line.split()]
     assert sorted(words) == ["1", "2", "5", "7", "8", "9", "Board"], words
+
+
+@need_vision
+def test_a_full_stop_then_a_capital_a_space_apart_are_two_words() -> None:
+    """A chess game's move list (tests/vision/real, chess-tablet): `37. Ke1` read as `37.Ke1`
+    while a full stop was given the extra room of a narrow glyph before any letter."""
+    from tests.vision.real import score
+
+    words = [w for line in _lines(score.load("chess-tablet")) for w in line.split()]
+    for number, move in [("37.", "Ke1"), ("38.", "Kd1"), ("39.", "Kc1"), ("40.", "Kb1")]:
+        assert number in words and move in words, words
+        assert number + move not in words, words
