@@ -15,8 +15,9 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
    and ``MAX_HEIGHT`` (shares of the shorter side) tall, ``MIN_ASPECT``..``MAX_ASPECT`` wide
    for its height, its ink covering ``MIN_FILL``..``MAX_FILL`` of its box (a stroke, not a
    dot, disc or frame);
-3. **alone**: no other glyph-sized mark (``SIBLING``) within ``ALONE`` of its height around
-   it (a glyph of a word has neighbours and the detector reads the word; a cell's frame is
+3. **alone**: no other glyph-sized mark (``SIBLING``) beside it (``BESIDE``: in its rows, not
+   above or below it like a card's suit under its rank) within ``ALONE`` of its height (a
+   glyph of a word has neighbours and the detector reads the word; a cell's frame is
    larger), on a plain ground (``PLAIN``: a cell, a board, a page; not a photo or a
    texture), and not inside a box of ``found`` (the caller passes the detected boxes that
    read as words: a box that read as nothing hides no glyph).
@@ -48,6 +49,7 @@ MAX_FILL = 0.75
 ALONE = 0.35
 PAD = 0.3
 SIBLING = 2.5
+BESIDE = 0.5
 PLAIN = 16.0
 """The ground around a lone glyph (its ``ALONE`` margin, ink left out) varies by at most this
 (grey levels, standard deviation): a cell or a board is plain; grass in a video is not."""
@@ -135,7 +137,7 @@ def _candidates(
         x1, y1 = min(w, left + pw + margin), min(h, top + ph + margin)
         around = labels[y0:y1, x0:x1]
         near = set(np.unique(around).tolist()) - {0, i}
-        if any(_sibling(stats[j], ph) for j in near):
+        if any(_sibling(stats[j], ph) and _beside(stats[j], top, ph) for j in near):
             continue  # a glyph-sized mark beside it: part of a word, a drawing, a texture
         plain = grey[y0:y1, x0:x1][around == 0]
         if plain.size and float(plain.std()) > PLAIN:
@@ -160,6 +162,16 @@ def _centre_in(box: Box, boxes: list[Box]) -> bool:
     """Whether the centre of ``box`` lies inside any of ``boxes``."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     return any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes)
+
+
+def _beside(stat: Any, top: int, height: int) -> bool:
+    """Whether a mark (its ``connectedComponentsWithStats`` row) stands beside a glyph whose
+    rows start at ``top``, ``height`` tall: their rows overlap by ``BESIDE`` of the shorter.
+    A word's glyphs stand side by side; a mark above or below (a card's suit under its rank,
+    a cell's other content) makes no word with it."""
+    t, h = int(stat[1]), int(stat[3])
+    overlap = min(t + h, top + height) - max(t, top)
+    return overlap >= BESIDE * min(h, height)
 
 
 def _sibling(stat: Any, height: int) -> bool:

@@ -72,3 +72,28 @@ def test_a_detected_box_that_reads_as_nothing_hides_no_lone_digit(
     monkeypatch.setattr(type(engine), "detect", lambda self, image: [board])
     engine.forget_lines()
     assert sorted(line.text for line in engine.read(image)) == ["5", "6"]
+
+
+def _card(mark_beside: bool) -> Image.Image:
+    """A white card on green with a rank in its corner and a mark under it (a suit), or
+    beside it too (another glyph of a word)."""
+    image = Image.new("RGB", (720, 1280), (150, 190, 150))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((200, 400, 400, 700), fill="white")
+    font = ImageFont.load_default(size=40)
+    draw.text((215, 410), "9", fill=(200, 20, 20), font=font)
+    draw.ellipse((218, 455, 234, 471), fill=(200, 20, 20))  # the suit under the rank
+    if mark_beside:
+        draw.text((238, 410), "7", fill=(200, 20, 20), font=font)
+    return image
+
+
+@need_vision
+def test_a_cards_rank_above_its_suit_is_a_candidate_and_a_glyph_of_a_word_is_not() -> None:
+    from bridge.vision import glyphs
+
+    def ranks(image: Image.Image) -> list[tuple[int, int, int, int]]:
+        return [b for b in glyphs.candidates(image, []) if b[0] < 240 and b[1] < 440]
+
+    assert len(ranks(_card(False))) == 1
+    assert ranks(_card(True)) == []
