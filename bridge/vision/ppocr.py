@@ -161,8 +161,15 @@ ALLOWED = frozenset(
     + list("\u00b0\u00d7\u00b7\u20ac\u00a3\u00a5\u00a2\u00a7\u00a9\u00ae\u00b1\u00b5")
     + list("\u00b2\u00b3\u00b9\u00bd\u00bc\u00be\u266f\u266d\u2026\u2013\u2014")
     + list("àáâäãåæçèéêëìíîïñòóôöõøœùúûüýÿßÀÁÂÄÃÅÆÇÈÉÊËÌÍÎÏÑÒÓÔÖÕØŒÙÚÛÜÝ")
+    + list("\u2190\u2191\u2192\u2193\u2196\u2197\u2198\u2199\u2194\u2195")  # arrows
+    + list("\u21d0\u21d2\u21d1\u21d3\u25b2\u25bc\u25b3\u25bd\u25b6\u25c0")
+    + list("\u25c6\u25c7\u25cb\u25cf\u25a1\u25a0\u2605\u2606")  # shapes, stars
+    + list("\u2713\u2714\u2715\u2716\u2718\u2660\u2663\u2665\u2666\u2661\u2664")
 )
-"""Characters the decoder may produce (Latin script, digits, punctuation, common signs)."""
+"""Characters the decoder may produce (Latin script, digits, punctuation, common signs, and
+arrows, shapes, ticks and card suits: the recognizer knows them, and masked away, its place
+went to the next class, a letter: a trend arrow after ``ft`` read as ``t``). A word of signs
+alone is no word (``plausible``)."""
 
 
 def compatible(char: str) -> str:

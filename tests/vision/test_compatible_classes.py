@@ -1,6 +1,7 @@
-"""Recognizer classes read as the text they stand for (``bridge.vision.ppocr.compatible``):
-the recognizer reads an app's ``°F`` as the one sign ``℉``, which is kept as ``°F`` rather
-than masked away (its place went to the next class, ``F`` at 2 %, and the word was lost)."""
+"""Recognizer classes read as the text they stand for (``bridge.vision.ppocr.compatible``)
+and signs read as signs (``ALLOWED``): the recognizer reads an app's ``°F`` as the one sign
+``℉``, which is kept as ``°F`` rather than masked away (its place went to the next class,
+``F`` at 2 %, and the word was lost), and a trend arrow as an arrow, not a ``t``."""
 
 from __future__ import annotations
 
@@ -36,3 +37,18 @@ def test_degrees_fahrenheit_on_a_real_screen_are_read() -> None:
     assert "74 \u00b0F" in lines, lines
     assert any(line.startswith("82 \u00b0F") and line.endswith("63 \u00b0F") for line in lines)
     assert not any("\u2109" in line or "\u00b0\u00b0" in line for line in lines)
+
+
+@need_vision
+def test_a_trend_arrow_is_read_as_an_arrow_not_a_letter() -> None:
+    """GPS Cockpit's `0 ft↑` and `0 ft↓` (tests/vision/real): with arrows masked away, the
+    next class won and `ft↑` read as `ftt`."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    words = [
+        w for line in engine.read(score.load("gpscockpit-landscape")) for w in line.text.split()
+    ]
+    assert "ft\u2191" in words and "ft\u2193" in words, words
+    assert "ftt" not in words, words
