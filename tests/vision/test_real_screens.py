@@ -1,4 +1,4 @@
-"""Vision on real screens: 77 screenshots of open-source apps no one here made (games with
+"""Vision on real screens: 91 screenshots of open-source apps no one here made (games with
 stylised fonts and boards of lone digits, a tuner, charts, maps, a video player in portrait
 and landscape; tests/vision/real/README.md), labelled by hand.
 
@@ -24,7 +24,14 @@ a line chart's ring markers no zeros, 0.971 / 0.957, 10 of 12, and the 65 togeth
 games, arcade HUDs, a quiz) read 0.583 / 0.813 as they came, 6 of 12; with a board's grid
 lines no longer closing the gaps between its cells' glyphs, 0.759 / 0.907, 7 of 12, and the
 77 together 0.914 / 0.940, 60 of 77 (the recall floor went down with the crossword's 140
-letters, not with a change); with letters kept in rows of lone glyphs, 0.917 / 0.941. The
+letters, not with a change); with letters kept in rows of lone glyphs, 0.917 / 0.941; with
+a toolbar's unread marks, °F read as such, a title over its subtitle as two lines and a
+crossword's grid lines painted over before its rows are read, 0.932 / 0.944, 64 of 77. Then
+14 screens of 14 other apps (chess, cards, a sudoku, 2048 and a pixel-font puzzle, a dungeon
+game's menu, a sky map, a run's map, a pedometer's chart, a speedometer, a GPS sky plot, a
+metronome, an interval timer, a weather chart) read 0.818 / 0.894 as they came, 7 of 14;
+with a stop before a capital a word boundary (``37. Ke1``), a card's rank above its suit a
+lone glyph and arrows read as arrows, the 91 together 0.916 / 0.938, 72 of 91. The
 floors leave room for another onnxruntime build, not for a regression. A landscape video
 player's overlay and boards of lone digits are read word for word."""
 
@@ -38,7 +45,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.93
-ON_TARGET_FLOOR = 57
+ON_TARGET_FLOOR = 69
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
@@ -70,7 +77,7 @@ def test_the_held_out_set_names_its_sources_and_was_labelled() -> None:
 
 
 @need_vision
-@pytest.mark.timeout(900)  # 53 screens; minutes on a loaded 2-core machine
+@pytest.mark.timeout(900)  # 91 screens; minutes on a loaded 2-core machine
 def test_recall_and_precision_on_real_screens_stay_above_their_floors() -> None:
     engine = load_engine()
     assert not isinstance(engine, str) and engine.name == "ppocr", engine
