@@ -59,6 +59,7 @@ import bisect
 import hashlib
 import importlib.util
 import itertools
+import re
 import threading
 import unicodedata
 from collections import OrderedDict
@@ -558,6 +559,8 @@ class PpOcrEngine:
         ink = ink_mask(pixels)
         if lone:
             words = [w for w in words if lone_digit(w[0], w[2])][:1]
+        else:
+            words = beside_clock(words)
         kept = [
             Word(text, _tight(ink, span, box, pad), confidence)
             for text, span, confidence in words
@@ -1041,6 +1044,23 @@ def among_marks(lines: list[list[Word]], silent: list[Box]) -> list[list[Word]]:
         )
         out.append([] if alone else line)
     return out
+
+
+CLOCK = re.compile(r"\d{1,2}:\d{2}")
+CLOCK_ICON = 0.95
+"""A one-digit word read with less confidence than this beside a clock is a status icon."""
+
+
+def beside_clock(
+    words: list[tuple[str, tuple[int, int], float]],
+) -> list[tuple[str, tuple[int, int], float]]:
+    """One line's words without the status icons read as digits: where the line holds a
+    clock (``CLOCK``, ``9:55``), a word of one digit read with less than ``CLOCK_ICON`` is
+    the battery, an alarm or a signal icon beside it (``3 9:55``, ``4:42 0``); a status bar
+    shows no digit alone."""
+    if not any(CLOCK.fullmatch(w[0]) for w in words):
+        return words
+    return [w for w in words if not (len(w[0]) == 1 and w[0].isdigit() and w[2] < CLOCK_ICON)]
 
 
 def lying_stroke(word: Word) -> bool:
