@@ -447,7 +447,8 @@ class PpOcrEngine:
                 for k in near:
                     lines[k] = []
                 lines.append(moved)
-        return among_marks(lines, silent)
+        detected: list[Box | None] = [*found, *([None] * (len(lines) - len(found)))]
+        return among_marks(lines, silent, detected)
 
     def _read(self, image: Image.Image, lone: bool = True) -> tuple[list[Box], list[list[Word]]]:
         """The detected boxes of ``image`` and the kept words of each box (those boxes
@@ -1009,17 +1010,25 @@ grown around its ink, a reading's box is tight on it)."""
 MARK_GAP = 3.0
 """A lone neighbour mark counts when it is at most this many reading heights away."""
 MARK_SHORT = 2
+MARK_TWIN = 1.18
+"""A mark whose detected box is the reading's own detected box in size (width and height
+within this factor either way) is its twin at any distance (a player's skip-back and
+skip-forward buttons at both ends of a row)."""
 
 
-def among_marks(lines: list[list[Word]], silent: list[Box]) -> list[list[Word]]:
+def among_marks(
+    lines: list[list[Word]], silent: list[Box], detected: list[Box | None] | None = None
+) -> list[list[Word]]:
     """``lines`` without the short readings that are one mark of a toolbar: a line of one
     word of at most ``MARK_SHORT`` characters, with no other line read in its row, centred
     on one line (``MARK_ALIGN``) with detected boxes that read as nothing (``silent``) of
-    about its size (``MARK_HEIGHT``), at least two of them or one within ``MARK_GAP``
-    heights. A toolbar's arrows and a player's buttons are drawn alike and read as
-    nothing, but one of them reads as a glyph (an undo arrow as ``5``, a diagonal arrow as
-    ``7``, a repeat sign as ``22``); on a board, digits beside unread marks have other
-    readings in their row."""
+    about its size (``MARK_HEIGHT``), at least two of them, or one within ``MARK_GAP``
+    heights, or one the twin of the box the line was detected in (``detected``, one per
+    line, None for a line found otherwise; ``MARK_TWIN``). A toolbar's arrows and a
+    player's buttons are drawn alike and read as nothing, but one of them reads as a glyph
+    (an undo arrow as ``5``, a diagonal arrow as ``7``, a repeat sign as ``22``, a skip-back
+    button as ``K``); on a board, digits beside unread marks have other readings in their
+    row."""
     boxes = [_union([w.box for w in line]) if line else None for line in lines]
     out: list[list[Word]] = []
     for k, line in enumerate(lines):
@@ -1037,7 +1046,12 @@ def among_marks(lines: list[list[Word]], silent: list[Box]) -> list[list[Word]]:
             and MARK_HEIGHT[0] <= (b[3] - b[1]) / height <= MARK_HEIGHT[1]
         ]
         near = min((max(b[0] - box[2], box[0] - b[2]) for b in marks), default=None)
-        toolbar = len(marks) >= 2 or (near is not None and near <= MARK_GAP * height)
+        own = detected[k] if detected is not None and k < len(detected) else None
+        toolbar = (
+            len(marks) >= 2
+            or (near is not None and near <= MARK_GAP * height)
+            or (own is not None and any(_twin(own, b) for b in silent if b != own))
+        )
         alone = toolbar and not any(
             other is not None and j != k and (_same_row(other, box) or _same_row(box, other))
             for j, other in enumerate(boxes)
@@ -1061,6 +1075,14 @@ def beside_clock(
     if not any(CLOCK.fullmatch(w[0]) for w in words):
         return words
     return [w for w in words if not (len(w[0]) == 1 and w[0].isdigit() and w[2] < CLOCK_ICON)]
+
+
+def _twin(a: Box, b: Box) -> bool:
+    """Whether detected boxes ``a`` and ``b`` are alike in size (``MARK_TWIN``) and centred
+    on one line (``MARK_ALIGN`` of ``a``'s height)."""
+    wa, ha, wb, hb = a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1]
+    alike = all(1 / MARK_TWIN <= y / x <= MARK_TWIN for x, y in ((wa, wb), (ha, hb)) if x > 0)
+    return alike and abs(a[1] + a[3] - b[1] - b[3]) <= 2 * MARK_ALIGN * ha
 
 
 def lying_stroke(word: Word) -> bool:

@@ -45,3 +45,16 @@ def test_longer_words_and_lines_of_several_words_are_left_alone() -> None:
     marks = [_mark(200), _mark(350)]
     assert among_marks(word, marks) == word
     assert among_marks(two, marks) == two
+
+
+def test_a_twin_of_its_own_detected_box_counts_at_any_distance() -> None:
+    """A timer's skip-back button read as `K`, its skip-forward twin across the screen."""
+    lines = [_line("K", 30)]
+    own = (20, 990, 80, 1050)
+    twin = (900, 991, 961, 1049)
+    assert among_marks(lines, [twin], [own]) == [[]]
+    assert among_marks(lines, [twin]) == lines, "without its detected box: no twin"
+    unlike = (900, 985, 1000, 1055)  # wider by two thirds
+    assert among_marks(lines, [unlike], [own]) == lines
+    lower = (900, 1020, 961, 1078)  # half a height lower
+    assert among_marks(lines, [lower], [own]) == lines
