@@ -516,10 +516,14 @@ class PpOcrEngine:
             probs = self._main.run(x)
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
+                chars = self._chars(probs[k], columns, self._main)
                 ink = glyph_ink(pixels)  # once, for the gaps and the height
                 blank = blank_columns(ink)
+                if off_ink(chars, blank, columns):
+                    ink = colour_ink(pixels)
+                    blank = blank_columns(ink)
                 height = glyph_height(ink)
-                words = self._decode(probs[k], columns, blank, height, self._main)
+                words = self._group(chars, columns, blank, height)
                 if self._second is not None and index < lone_from and _doubtful(words):
                     doubts.append((widest, x[k], index, pixels, box, pad, blank, height, words))
                     continue
@@ -577,6 +581,11 @@ class PpOcrEngine:
         ``prob`` the recognizer's (columns, classes) output, of which the first ``columns``
         cover the crop (the rest is batch padding); ``blank`` says which pixel columns of the
         crop hold no ink, ``height`` how many rows its glyphs' ink spans."""
+        return self._group(self._chars(prob, columns, model), columns, blank, height)
+
+    def _chars(self, prob: Any, columns: float, model: Recognizer) -> list[tuple[int, str, float]]:
+        """The characters of one line as (output column, character, probability), CTC
+        repeats and blanks collapsed (``_decode``'s first half)."""
         np = self._np
         masked = np.where(model.allowed, prob, 0.0)
         index = masked.argmax(axis=1)
@@ -592,6 +601,14 @@ class PpOcrEngine:
                     chars.pop()  # ``°`` then ``℉`` (``°F``): one sign read twice
                 chars.append((col, char, float(best[col])))
             previous = k
+        return chars
+
+    def _group(
+        self, chars: list[tuple[int, str, float]], columns: float, blank: Any, height: int
+    ) -> list[tuple[str, tuple[int, int], float]]:
+        """``chars`` (``_chars``) grouped into words by the runs of ``blank`` columns between
+        them (``_decode``'s second half)."""
+        np = self._np
         if not chars:
             return []
         per_column = len(blank) / columns  # crop pixels per output column
@@ -857,6 +874,43 @@ def glyph_ink(pixels: Any) -> Any:
     if middle - dark >= light - middle:
         return grey < min(middle - INK, (middle + dark) / 2)
     return grey > max(middle + INK, (middle + light) / 2)
+
+
+OFF_INK = 1 / 3
+"""A line whose characters lie on blank columns this often or more has glyphs its
+``glyph_ink`` missed."""
+
+
+def off_ink(chars: list[tuple[int, str, float]], blank: Any, columns: float) -> bool:
+    """Whether at least ``OFF_INK`` of a line's characters (``PpOcrEngine._chars``: output
+    column first; spaces left out; two at least) were read where ``blank`` (the crop's
+    blank columns, ``columns`` output columns wide) holds no ink within a column of them:
+    a line of several colours (a green ``-40dBm``, a grey ``CH``, a cyan ``11``), of which
+    ``glyph_ink`` keeps the one farthest from the background, and the others' gaps run
+    together."""
+    placed = [c[0] for c in chars if c[1] != " "]
+    if len(placed) < 2:
+        return False
+    per_column = len(blank) / columns
+    last = len(blank)
+    off = sum(
+        1
+        for col in placed
+        if blank[
+            max(0, int(col * per_column) - 1) : min(last, int((col + 1) * per_column) + 2)
+        ].all()
+    )
+    return off >= OFF_INK * len(placed)
+
+
+def colour_ink(pixels: Any) -> Any:
+    """Which pixels of a line crop differ from its median colour by more than ``INK`` in some
+    channel: the ink of glyphs of every colour, a green one on a grey of its own lightness
+    too (``glyph_ink`` judges grey levels, and keeps one extreme)."""
+    import numpy as np
+
+    ground = np.median(pixels.reshape(-1, pixels.shape[2]), axis=0)
+    return np.abs(pixels - ground).max(axis=2) > INK
 
 
 def blank_columns(whole: Any) -> Any:

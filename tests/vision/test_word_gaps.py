@@ -202,3 +202,32 @@ def test_a_full_stop_then_a_capital_a_space_apart_are_two_words() -> None:
     for number, move in [("37.", "Ke1"), ("38.", "Kd1"), ("39.", "Kc1"), ("40.", "Kb1")]:
         assert number in words and move in words, words
         assert number + move not in words, words
+
+
+def test_characters_on_blank_columns_mean_the_line_has_ink_of_other_colours() -> None:
+    import numpy as np
+
+    from bridge.vision.ppocr import colour_ink, off_ink
+
+    blank = np.array([True] * 40 + [False] * 20 + [True] * 40)  # ink only at 40-59
+    on = [(10, "C", 0.9), (12, "H", 0.9)]  # output columns 10-12: pixels 40-52
+    off = [(2, "-", 0.9), (3, "4", 0.9), (4, "0", 0.9), (10, "C", 0.9), (12, "H", 0.9)]
+    assert not off_ink(on, blank, 25.0)  # 4 pixels per output column
+    assert off_ink(off, blank, 25.0)
+    assert not off_ink([(2, "4", 0.9)], blank, 25.0), "one character alone says nothing"
+    pixels = np.full((48, 100, 3), 97.0, dtype=np.float32)
+    pixels[10:30, 5:15] = (76.0, 175.0, 80.0)  # green, about the grey's own lightness
+    ink = colour_ink(pixels)
+    assert ink[10:30, 5:15].all() and not ink[:, 20:].any()
+
+
+@need_vision
+def test_a_line_of_several_colours_keeps_its_word_gaps() -> None:
+    """WiFi Analyzer (tests/vision/real): `-40dBm` in green, `CH` in grey, `11` in cyan on
+    one dark grey line; the brightest colour alone was ink, the others' gaps ran together
+    (`-40`, `d`, `Bm`) and `192.168.1.1` broke in pieces."""
+    from tests.vision.real import score
+
+    words = [w for line in _lines(score.load("wifianalyzer-channel-graph")) for w in line.split()]
+    for word in ("-40dBm", "2462MHz", "1.0m", "72Mbps", "192.168.1.1"):
+        assert word in words, (word, words)
