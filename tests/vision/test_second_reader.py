@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from bridge.vision.boxes import same_row
 from bridge.vision.ppocr import (
     SECOND_BELOW,
     SECOND_FLOOR,
@@ -13,7 +14,6 @@ from bridge.vision.ppocr import (
     _agrees,
     _doubtful,
     _mean,
-    _same_row,
 )
 from tests.skips import need_vision
 from tests.vision.real.score import load
@@ -63,8 +63,8 @@ def test_the_second_reading_may_split_the_same_characters_but_not_join_or_add() 
 
 def test_a_second_look_does_not_replace_the_line_below_it() -> None:
     twenty_m = (39, 18, 114, 53)  # the second look's `20 m` over a scale bar
-    assert _same_row((27, 17, 122, 61), twenty_m)  # the first reading of `20 m`
-    assert not _same_row((22, 38, 137, 102), twenty_m)  # `100 ft`, under the bar
+    assert same_row((27, 17, 122, 61), twenty_m)  # the first reading of `20 m`
+    assert not same_row((22, 38, 137, 102), twenty_m)  # `100 ft`, under the bar
 
 
 @need_vision

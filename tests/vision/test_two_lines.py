@@ -1,4 +1,4 @@
-"""Two lines in one detected box (``bridge.vision.ppocr.two_lines``): a title over its
+"""Two lines in one detected box (``bridge.vision.inks.two_lines``): a title over its
 subtitle, joined by the detector's map, is read as two lines, not squeezed into one crop."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from bridge.vision.boxes import Box
-from bridge.vision.ppocr import two_lines
+from bridge.vision.inks import two_lines
 from tests.skips import need_vision
 from tests.vision.real import score
 

@@ -1,4 +1,4 @@
-"""A grid's lines painted over before a line is read (``bridge.vision.ppocr.without_grid``):
+"""A grid's lines painted over before a line is read (``bridge.vision.inks.without_grid``):
 a crossword's row crossed by its cells' borders is read as its letters."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from bridge.vision.ppocr import REC_HEIGHT, without_grid
+from bridge.vision.inks import REC_HEIGHT, without_grid
 from tests.skips import need_vision
 from tests.vision.real import score
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from bridge.vision.ppocr import Word, lying_stroke
+from bridge.vision.words import Word, lying_stroke
 from tests.skips import need_vision
 
 
@@ -69,7 +69,7 @@ def test_a_small_letter_then_a_capital_a_little_apart_are_two_words() -> None:
 def test_a_rule_across_the_line_leaves_the_gaps_between_its_words() -> None:
     import numpy as np
 
-    from bridge.vision.ppocr import REC_HEIGHT, blank_columns, glyph_ink
+    from bridge.vision.inks import REC_HEIGHT, blank_columns, glyph_ink
 
     pixels = np.full((REC_HEIGHT, 200, 3), 230.0, dtype=np.float32)
     pixels[10:38, 10:40] = 20.0  # a glyph
@@ -207,7 +207,7 @@ def test_a_full_stop_then_a_capital_a_space_apart_are_two_words() -> None:
 def test_characters_on_blank_columns_mean_the_line_has_ink_of_other_colours() -> None:
     import numpy as np
 
-    from bridge.vision.ppocr import colour_ink, off_ink
+    from bridge.vision.inks import colour_ink, off_ink
 
     blank = np.array([True] * 40 + [False] * 20 + [True] * 40)  # ink only at 40-59
     on = [(10, "C", 0.9), (12, "H", 0.9)]  # output columns 10-12: pixels 40-52

@@ -1,0 +1,311 @@
+"""Which pixels of a line crop are its glyphs' ink, and what that ink says.
+
+A line crop is a detected line cut from the image and scaled to ``REC_HEIGHT`` rows (the
+recognizer's input, RGB floats). From its pixels come: the columns that hold no glyph
+(``blank_columns``: the word gaps ``bridge.vision.ppocr`` compares, from ``glyph_ink`` or,
+for a line of several colours, ``colour_ink``), the glyphs' height (``glyph_height``), a
+grid's lines painted over before the crop is read (``without_grid``), a detected box that
+holds two lines (``two_lines``, on the image's grey levels), a line cut by the screen's
+edge (``cut_off``), marks that are no glyphs (``round_glyph``, ``solid``) and each word's
+box in the image (``word_box``). Pure: numpy on pixels, no models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.vision.boxes import Box
+
+REC_HEIGHT = 48
+INK = 48
+"""A pixel this far (grey levels) from the line's background colour is ink."""
+SPLIT_ROWS = 0.05
+"""A row of a detected box holding ink across less than this share of its width is blank
+between two lines (an icon beside both lines inks a little of every row)."""
+SPLIT_BAND = 0.15
+SPLIT_GAP = 3
+SPLIT_ALIKE = 0.6
+
+
+def two_lines(grey: Any, box: Box) -> list[Box]:
+    """``box`` (in ``grey``, the image's grey levels) as two boxes where it holds two lines
+    of text one above the other: exactly two bands of inked rows, each at least
+    ``SPLIT_BAND`` of its height, ``SPLIT_GAP`` blank rows (``SPLIT_ROWS``) or more apart,
+    the shorter at least ``SPLIT_ALIKE`` of the taller (a title over its subtitle, which the
+    detector's map joined; squeezed into one line crop, both read as junk: ``Weather
+    monitor`` over ``On - 15m`` as ``Wn-ther``). Ink is what differs from the box's border
+    by more than ``INK``. Else ``[box]``. A box under 24 pixels tall or narrower than twice
+    its height is left whole."""
+    import numpy as np
+
+    left, top, right, bottom = box
+    height = bottom - top
+    if height < 24 or right - left < 2 * height:
+        return [box]
+    crop = grey[top:bottom, left:right]
+    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
+    inked = (np.abs(crop - np.median(border)) > INK).mean(axis=1) > SPLIT_ROWS
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], inked.astype(np.int8), [0]])))
+    bands = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+    bands = [(a, b) for a, b in bands if b - a >= SPLIT_BAND * height]
+    if len(bands) != 2:
+        return [box]
+    (a0, a1), (b0, b1) = bands
+    if b0 - a1 < SPLIT_GAP or min(a1 - a0, b1 - b0) < SPLIT_ALIKE * max(a1 - a0, b1 - b0):
+        return [box]
+    cut = top + (a1 + b0) // 2
+    return [(left, top, right, cut), (left, cut, right, bottom)]
+
+
+CUT = 0.08
+"""Glyphs cut by the image's edge leave ink across more than this share of the rows at it."""
+CUT_ROWS = 3
+EXTREME = 3.0
+"""The percentile of a line crop's grey levels taken as its glyphs' colour (``glyph_ink``)."""
+SOLID = 0.72
+ROUND = 0.9
+"""A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
+EDGE = 2
+"""Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
+RULED = 0.6
+"""A row of a line crop whose longest run of ink covers this share of the crop's width ..."""
+STANDING = 0.9
+"""A column of a line crop inked in this share of its rows stands across it: a grid line."""
+RULE_LENGTH = 1.5
+"""... and this many times REC_HEIGHT (longer than a glyph's own bar) is a rule, not glyphs
+(``blank_columns``)."""
+MIDDLE = slice(REC_HEIGHT // 8, REC_HEIGHT - REC_HEIGHT // 8)
+"""The rows of a line crop whose ink decides word gaps (the edges may hold a neighbour's)."""
+
+
+def ink_mask(pixels: Any) -> Any:
+    """Which pixels of a line crop (REC_HEIGHT x width x RGB) are ink: they differ from the
+    crop's background (its border's median grey) by more than INK."""
+    import numpy as np
+
+    grey = pixels.mean(axis=2)
+    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+    return np.abs(grey - float(np.median(border))) > INK
+
+
+def cut_off(pixels: Any, top: bool, bottom: bool) -> bool:
+    """Whether a detected line crop (REC_HEIGHT x width x RGB) whose box meets the image's
+    top or bottom edge (``top`` / ``bottom``) shows text cut across by that edge: glyph ink
+    (``INK`` from the crop's median grey, its background) across more than ``CUT`` of each
+    of the ``CUT_ROWS`` rows at that edge. Its lower or upper half hidden, such a line reads
+    as plausible junk (``HOwW TO RL AY``); a person reads it as partly hidden."""
+    import numpy as np
+
+    if not (top or bottom):
+        return False
+    grey = pixels.mean(axis=2)
+    share = (np.abs(grey - float(np.median(grey))) > INK).mean(axis=1)
+    return bool(
+        (top and float(share[:CUT_ROWS].min()) > CUT)
+        or (bottom and float(share[-CUT_ROWS:].min()) > CUT)
+    )
+
+
+def glyph_ink(pixels: Any) -> Any:
+    """Which pixels of a line crop are its glyphs' ink, for word gaps: those of the crop's
+    extreme grey level farthest from its median (the darkest ``EXTREME`` share for dark
+    text, the brightest for light text), beyond halfway from the median to it and at least
+    ``INK`` from the median. A background of several colours (a map's fields and roads) and
+    a halo around the glyphs are not ink, so the gaps between words show."""
+    import numpy as np
+
+    grey = pixels.mean(axis=2)
+    middle = float(np.median(grey))
+    dark, light = np.percentile(grey, (EXTREME, 100 - EXTREME))
+    if middle - dark >= light - middle:
+        return grey < min(middle - INK, (middle + dark) / 2)
+    return grey > max(middle + INK, (middle + light) / 2)
+
+
+OFF_INK = 1 / 3
+"""A line whose characters lie on blank columns this often or more has glyphs its
+``glyph_ink`` missed."""
+
+
+def off_ink(chars: list[tuple[int, str, float]], blank: Any, columns: float) -> bool:
+    """Whether at least ``OFF_INK`` of a line's characters (``PpOcrEngine._chars``: output
+    column first; spaces left out; two at least) were read where ``blank`` (the crop's
+    blank columns, ``columns`` output columns wide) holds no ink within a column of them:
+    a line of several colours (a green ``-40dBm``, a grey ``CH``, a cyan ``11``), of which
+    ``glyph_ink`` keeps the one farthest from the background, and the others' gaps run
+    together."""
+    placed = [c[0] for c in chars if c[1] != " "]
+    if len(placed) < 2:
+        return False
+    per_column = len(blank) / columns
+    last = len(blank)
+    off = sum(
+        1
+        for col in placed
+        if blank[
+            max(0, int(col * per_column) - 1) : min(last, int((col + 1) * per_column) + 2)
+        ].all()
+    )
+    return off >= OFF_INK * len(placed)
+
+
+def colour_ink(pixels: Any) -> Any:
+    """Which pixels of a line crop differ from its median colour by more than ``INK`` in some
+    channel: the ink of glyphs of every colour, a green one on a grey of its own lightness
+    too (``glyph_ink`` judges grey levels, and keeps one extreme)."""
+    import numpy as np
+
+    ground = np.median(pixels.reshape(-1, pixels.shape[2]), axis=0)
+    return np.abs(pixels - ground).max(axis=2) > INK
+
+
+def blank_columns(whole: Any) -> Any:
+    """Which pixel columns of a line crop (``whole``: its ``glyph_ink``) hold no glyph ink
+    in its ``MIDDLE`` rows, rows that
+    are one run of ink across ``RULED`` of the width (and ``RULE_LENGTH``) left out: a rule,
+    a scale bar or a table's border crossing the crop is no glyph, and would leave no gap
+    between words (a map's ``20 m`` above its scale bar read as ``20m``). A column inked in
+    ``STANDING`` of all the crop's rows is blank too: a board's grid line or a black cell
+    between two letters, which no glyph does (the crop has the detector's margin above and
+    below its glyphs)."""
+    import numpy as np
+
+    standing = whole.mean(axis=0) >= STANDING
+    ink = whole[MIDDLE]
+    reach = max(RULED * ink.shape[1], RULE_LENGTH * REC_HEIGHT)
+    ruled = np.zeros(len(ink), dtype=bool)
+    for row in np.flatnonzero(ink.sum(axis=1) >= reach):  # only rows with that much ink
+        ruled[row] = _longest_true(ink[row]) >= reach
+    if ruled.any() and not ruled.all():
+        ink = ink[~ruled]
+    return ~ink.any(axis=0) | standing
+
+
+GRID_LINE = 3
+"""A grid line is at most this many columns wide in a line crop (a glyph's stem is wider,
+and never spans ``STANDING`` of the crop's rows)."""
+GRID_LINES = 2
+
+
+def without_grid(pixels: Any) -> Any:
+    """A line crop (REC_HEIGHT x width x RGB) with the lines of a grid painted over in its
+    median colour: at least ``GRID_LINES`` runs of columns, each at most ``GRID_LINE`` wide,
+    inked (``glyph_ink``) in ``STANDING`` of the rows. A crossword's or a sudoku's row
+    crossed by its cells' borders read as junk or as nothing (``U S E R F E E`` as ``'U``);
+    without them, as its letters. One upright line alone (a table's edge, a cursor) is
+    left: it may be a glyph the crop cuts. Returns ``pixels`` itself when nothing is
+    painted."""
+    import numpy as np
+
+    standing = glyph_ink(pixels).mean(axis=0) >= STANDING
+    if not standing.any():
+        return pixels
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], standing.astype(np.int8), [0]])))
+    lines = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+    lines = [(a, b) for a, b in lines if b - a <= GRID_LINE]
+    if len(lines) < GRID_LINES:
+        return pixels
+    out = pixels.copy()
+    fill = np.median(pixels.reshape(-1, pixels.shape[2]), axis=0)
+    for a, b in lines:
+        out[:, max(0, a - 1) : b + 1] = fill  # and the anti-aliased column beside it
+    return out
+
+
+def glyph_height(ink: Any) -> int:
+    """How many rows of a line crop its glyphs' ink (``ink``: its ``glyph_ink``) spans, top
+    of the highest to bottom of the lowest; rows with a single pixel of ink (a speck, a
+    neighbour's edge) are left out; REC_HEIGHT when no row holds more."""
+    import numpy as np
+
+    rows = np.flatnonzero(ink.sum(axis=1) >= 2)
+    return int(rows[-1] - rows[0] + 1) if len(rows) else REC_HEIGHT
+
+
+def _longest_true(row: Any) -> int:
+    """The longest run of True in a boolean row."""
+    import numpy as np
+
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], row.view(np.int8), [0]))))
+    return int((edges[1::2] - edges[::2]).max()) if len(edges) else 0
+
+
+def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
+    """Whether ``0`` / ``o`` / ``O``, alone or repeated, take ``ROUND`` of their height in
+    width each or more: a ring, a node of a graph, or a row of a line chart's markers joined
+    by its line (``000000000``); a digit or letter O is narrower than its height, each of
+    a number's zeros too."""
+    if not text or any(c not in "0oO" for c in text):
+        return False
+    first, last = whole_span(ink, span)
+    part = ink[:, first:last]
+    rows = part.any(axis=1).nonzero()[0]
+    cols = part.any(axis=0).nonzero()[0]
+    if not len(rows) or not len(cols):
+        return False
+    return bool(cols[-1] - cols[0] + 1 >= ROUND * len(text) * (rows[-1] - rows[0] + 1))
+
+
+def solid(ink: Any, span: tuple[int, int]) -> bool:
+    """Whether the ink of a lone glyph fills its own box like a dot, a disc or a square does
+    (more than ``SOLID``): a graph's node read as ``o`` is not text. Digits are never judged
+    by this (a bold digit on a board is a word)."""
+    part = ink[:, span[0] : span[1]]
+    rows = part.any(axis=1).nonzero()[0]
+    cols = part.any(axis=0).nonzero()[0]
+    if not len(rows) or not len(cols):
+        return False
+    blob = part[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    if blob.shape[1] < 0.5 * blob.shape[0]:
+        return False  # a stem (``1``, ``l``, ``I``) fills its narrow box and is a glyph
+    return float(blob.mean()) > SOLID
+
+
+def word_box(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
+    """The image box of a word: the ink inside its crop columns ``span`` (crop pixels,
+    ``pad`` columns of padding on the left), mapped back into ``box`` (the detected line);
+    the span itself where it holds no ink."""
+    import numpy as np
+
+    first, last = whole_span(ink, span)
+    part = ink[:, first:last]
+    rows = np.flatnonzero(part.any(axis=1))
+    cols = np.flatnonzero(part.any(axis=0))
+    top, bottom = (int(rows[0]), int(rows[-1]) + 1) if len(rows) else (0, REC_HEIGHT)
+    top, bottom = max(0, top - EDGE), min(REC_HEIGHT, bottom + EDGE)  # anti-aliased edges
+    if len(cols):
+        first, last = first + int(cols[0]) - EDGE, first + int(cols[-1]) + 1 + EDGE
+    scaled = max(1, ink.shape[1] - 2 * pad)  # the crop's own width before padding
+    sx = (box[2] - box[0]) / scaled
+    sy = (box[3] - box[1]) / REC_HEIGHT
+    left = box[0] + int(max(0, first - pad) * sx)
+    right = box[0] + int(min(scaled, last - pad) * sx + 0.999)
+    return (
+        max(box[0], left),
+        box[1] + int(top * sy),
+        min(box[2], max(left + 1, right)),
+        box[1] + int(bottom * sy + 0.999),
+    )
+
+
+def whole_span(ink: Any, span: tuple[int, int]) -> tuple[int, int]:
+    """``span`` (crop columns) widened to the whole of any glyph it cuts."""
+    first, last = span
+    inked = ink[MIDDLE].any(axis=0)
+    while first > 0 and inked[first - 1]:
+        first -= 1
+    while last < len(inked) and inked[last]:
+        last += 1
+    return first, last
+
+
+def longest_run(blank: Any, first: int, second: int, per_column: float) -> int:
+    """The longest run of blank pixel columns between output columns ``first`` and
+    ``second`` (exclusive of the characters' own centres)."""
+    start = int((first + 0.5) * per_column)
+    end = min(len(blank), int((second + 0.5) * per_column))
+    best = run = 0
+    for value in blank[start:end]:
+        run = run + 1 if value else 0
+        best = max(best, run)
+    return best

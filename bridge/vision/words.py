@@ -1,0 +1,218 @@
+"""Which words of a read line are kept, and which lines are no text.
+
+The rules the reader applies to what the recognizer read, by the words' text, confidence
+and boxes: a lone glyph kept as a digit, or as a letter in a row of such glyphs
+(``lone_digit``, ``in_rows``, ``letters_in_rows``); a word's shape as text's
+(``plausible``, ``lying_stroke``, ``letters_not_digits``); icons read as glyphs dropped
+(``among_marks``: a toolbar's marks; ``beside_clock``: a status bar's). Pure: no pixels,
+no models (``bridge.vision.inks`` has the rules on pixels).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from bridge.vision.boxes import Box, meets, same_row, union
+
+MIN_CONFIDENCE = 0.6
+LONE_CONFIDENCE = 0.8
+UPRIGHT = frozenset("1lI|")
+"""Lone characters that are one upright stroke (``lying_stroke``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    text: str
+    box: Box
+    confidence: float
+
+
+GLYPH_CONFIDENCE = 0.9
+"""A lone mark the detector passed over is a digit when read as one with this confidence."""
+ROW = 3
+"""Lone glyphs in a row, the glyph itself counted, that make a letter among them a word."""
+
+
+def lone_digit(text: str, confidence: float) -> bool:
+    """Whether what the recognizer read on a lone mark (``bridge.vision.glyphs``) is kept:
+    one or two digits read with ``GLYPH_CONFIDENCE``, or one letter (kept only in a row of
+    lone glyphs, ``in_rows``); anything else a mark can look like (a sign) is far more
+    often a texture or an icon there."""
+    if confidence < GLYPH_CONFIDENCE:
+        return False
+    return (text.isdigit() and len(text) <= 2) or (
+        len(text) == 1 and text.isascii() and text.isalpha()
+    )
+
+
+def in_rows(lines: list[list[Word]]) -> list[list[Word]]:
+    """The lone glyphs' words (one per candidate at most) with a letter kept only where at
+    least ``ROW`` lone glyphs stand in a row with it (about as tall, their middles within
+    half a height): a word game's tiles or a keyboard's keys, where a letter alone beside
+    nothing is an icon's stroke read as one."""
+    glyphs = [(k, line[0]) for k, line in enumerate(lines) if line]
+    rows = _Rows([w for _, w in glyphs])
+    out: list[list[Word]] = [[] for _ in lines]
+    for k, word in glyphs:
+        if word.text.isdigit() or len(rows.of(word)) + 1 >= ROW:
+            out[k] = [word]
+    return out
+
+
+def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
+    """``lines`` with a one-character ``0`` read as the letter ``O`` where it stands in a row
+    of at least ``ROW`` one-character words (``_in_row``), most of the others letters: a word
+    game's tiles or a keyboard's keys, where the recognizer took a round ``O`` for a zero."""
+    if not any(len(line) == 1 and line[0].text == "0" for line in lines):
+        return lines
+    rows = _Rows([w for line in lines for w in line if len(w.text) == 1])
+    out: list[list[Word]] = []
+    for line in lines:
+        if len(line) == 1 and line[0].text == "0":
+            w = line[0]
+            row = rows.of(w)
+            if len(row) + 1 >= ROW and 2 * sum(1 for o in row if o.text.isalpha()) > len(row):
+                line = [Word("O", w.box, w.confidence)]
+        out.append(line)
+    return out
+
+
+class _Rows:
+    """Words by their boxes' vertical middles, for the others in a word's row (``_in_row``)
+    without comparing every pair: a row's middles lie within 0.75 of the word's height."""
+
+    def __init__(self, words: list[Word]) -> None:
+        self._words = sorted(words, key=lambda w: w.box[1] + w.box[3])
+        self._keys = [w.box[1] + w.box[3] for w in self._words]
+
+    def of(self, word: Word) -> list[Word]:
+        """The other words in ``word``'s row."""
+        twice = word.box[1] + word.box[3]
+        reach = 1.5 * (word.box[3] - word.box[1])  # twice 0.75 of its height
+        first = bisect.bisect_left(self._keys, twice - reach)
+        last = bisect.bisect_right(self._keys, twice + reach)
+        return [o for o in self._words[first:last] if o is not word and _in_row(word.box, o.box)]
+
+
+def _in_row(a: Box, b: Box) -> bool:
+    """Whether two glyph boxes stand in one row: about as tall (1.5x either way), the middle
+    of one within the other's rows (``same_row``, either way round)."""
+    ha, hb = a[3] - a[1], b[3] - b[1]
+    if not (ha <= 1.5 * hb and hb <= 1.5 * ha):
+        return False
+    return same_row(a, b) or same_row(b, a)
+
+
+MARK_ALIGN = 0.15
+"""Marks of one toolbar are centred on one line: their vertical middles differ by at most
+this share of the reading's height (numbers beside a chart's markers sit above or below
+them)."""
+MARK_HEIGHT = (0.7, 2.0)
+"""A mark's detected box is this many times the reading's ink height (a detected box is
+grown around its ink, a reading's box is tight on it)."""
+MARK_GAP = 3.0
+"""A lone neighbour mark counts when it is at most this many reading heights away."""
+MARK_SHORT = 2
+MARK_TWIN = 1.18
+"""A mark whose detected box is the reading's own detected box in size (width and height
+within this factor either way) is its twin at any distance (a player's skip-back and
+skip-forward buttons at both ends of a row)."""
+
+
+def among_marks(
+    lines: list[list[Word]], silent: list[Box], detected: list[Box | None] | None = None
+) -> list[list[Word]]:
+    """``lines`` without the short readings that are one mark of a toolbar: a line of one
+    word of at most ``MARK_SHORT`` characters, with no other line read in its row, centred
+    on one line (``MARK_ALIGN``) with detected boxes that read as nothing (``silent``) of
+    about its size (``MARK_HEIGHT``), at least two of them, or one within ``MARK_GAP``
+    heights, or one the twin of the box the line was detected in (``detected``, one per
+    line, None for a line found otherwise; ``MARK_TWIN``). A toolbar's arrows and a
+    player's buttons are drawn alike and read as nothing, but one of them reads as a glyph
+    (an undo arrow as ``5``, a diagonal arrow as ``7``, a repeat sign as ``22``, a skip-back
+    button as ``K``); on a board, digits beside unread marks have other readings in their
+    row."""
+    boxes = [union([w.box for w in line]) if line else None for line in lines]
+    out: list[list[Word]] = []
+    for k, line in enumerate(lines):
+        box = boxes[k]
+        if box is None or len(line) != 1 or len(line[0].text) > MARK_SHORT:
+            out.append(line)
+            continue
+        height = max(1, box[3] - box[1])
+        middle = box[1] + box[3]
+        marks = [
+            b
+            for b in silent
+            if not meets(b, box)
+            and abs(b[1] + b[3] - middle) <= 2 * MARK_ALIGN * height
+            and MARK_HEIGHT[0] <= (b[3] - b[1]) / height <= MARK_HEIGHT[1]
+        ]
+        near = min((max(b[0] - box[2], box[0] - b[2]) for b in marks), default=None)
+        own = detected[k] if detected is not None and k < len(detected) else None
+        toolbar = (
+            len(marks) >= 2
+            or (near is not None and near <= MARK_GAP * height)
+            or (own is not None and any(_twin(own, b) for b in silent if b != own))
+        )
+        alone = toolbar and not any(
+            other is not None and j != k and (same_row(other, box) or same_row(box, other))
+            for j, other in enumerate(boxes)
+        )
+        out.append([] if alone else line)
+    return out
+
+
+CLOCK = re.compile(r"\d{1,2}:\d{2}")
+CLOCK_ICON = 0.95
+"""A one-digit word read with less confidence than this beside a clock is a status icon."""
+
+
+def beside_clock(
+    words: list[tuple[str, tuple[int, int], float]],
+) -> list[tuple[str, tuple[int, int], float]]:
+    """One line's words without the status icons read as digits: where the line holds a
+    clock (``CLOCK``, ``9:55``), a word of one digit read with less than ``CLOCK_ICON`` is
+    the battery, an alarm or a signal icon beside it (``3 9:55``, ``4:42 0``); a status bar
+    shows no digit alone."""
+    if not any(CLOCK.fullmatch(w[0]) for w in words):
+        return words
+    return [w for w in words if not (len(w[0]) == 1 and w[0].isdigit() and w[2] < CLOCK_ICON)]
+
+
+def _twin(a: Box, b: Box) -> bool:
+    """Whether detected boxes ``a`` and ``b`` are alike in size (``MARK_TWIN``) and centred
+    on one line (``MARK_ALIGN`` of ``a``'s height)."""
+    wa, ha, wb, hb = a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1]
+    alike = all(1 / MARK_TWIN <= y / x <= MARK_TWIN for x, y in ((wa, wb), (ha, hb)) if x > 0)
+    return alike and abs(a[1] + a[3] - b[1] - b[3]) <= 2 * MARK_ALIGN * ha
+
+
+def lying_stroke(word: Word) -> bool:
+    """Whether a lone upright stroke (``1``, ``l``, ``I``, ``|``) was read from ink wider
+    than it is tall: a minus sign, a dash or a bar, never the glyph, which stands upright in
+    every font."""
+    left, top, right, bottom = word.box
+    return word.text in UPRIGHT and right - left > bottom - top
+
+
+def letters_not_digits(word: str) -> str:
+    """``word`` with a zero read among capital letters as the letter O (``ED0`` is ``EDO``):
+    the recognizer confuses the two glyphs; a word of capitals is not a number."""
+    if "0" not in word:
+        return word
+    rest = word.replace("0", "")
+    if len(rest) >= 2 and rest.isalpha() and rest.isupper():
+        return word.replace("0", "O")
+    return word
+
+
+def plausible(text: str, confidence: float) -> bool:
+    """Whether a word read with ``confidence`` is text rather than a texture or an icon."""
+    if confidence < MIN_CONFIDENCE or not any(c.isalnum() for c in text):
+        return False
+    if len(text) == 1:  # a lone glyph: a plain letter or digit (an accent alone is a speck)
+        return text.isascii() and confidence >= LONE_CONFIDENCE
+    return True
