@@ -31,7 +31,9 @@ crossword's grid lines painted over before its rows are read, 0.932 / 0.944, 64 
 game's menu, a sky map, a run's map, a pedometer's chart, a speedometer, a GPS sky plot, a
 metronome, an interval timer, a weather chart) read 0.818 / 0.894 as they came, 7 of 14;
 with a stop before a capital a word boundary (``37. Ke1``), a card's rank above its suit a
-lone glyph and arrows read as arrows, the 91 together 0.916 / 0.938, 72 of 91. The
+lone glyph and arrows read as arrows, the 91 together 0.916 / 0.938, 72 of 91; with status
+icons beside a clock, a toolbar mark's twin and lines of several colours, 0.919 / 0.948, 73
+of 91. The
 floors leave room for another onnxruntime build, not for a regression. A landscape video
 player's overlay and boards of lone digits are read word for word."""
 
@@ -45,7 +47,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.93
-ON_TARGET_FLOOR = 69
+ON_TARGET_FLOOR = 70
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
