@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from bridge.vision.boxes import Box
@@ -13,8 +12,12 @@ from bridge.vision.inks import two_lines
 from tests.skips import need_vision
 from tests.vision.real import score
 
+pytestmark = need_vision  # numpy comes with the vision extra
+
 
 def _grey(lines: list[tuple[str, int]], icon: bool = False) -> tuple[Any, Box]:
+    import numpy as np
+
     image = Image.new("L", (400, 120), 20)
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default(size=32)
@@ -33,6 +36,8 @@ def test_a_title_over_a_subtitle_is_cut_between_them() -> None:
 
 
 def test_one_line_or_lines_of_unlike_heights_stay_whole() -> None:
+    import numpy as np
+
     grey, box = _grey([("Weather monitor", 40)])
     assert two_lines(grey, box) == [box]
     small = Image.new("L", (400, 120), 20)
@@ -48,7 +53,6 @@ def test_a_short_or_narrow_box_is_left_whole() -> None:
     assert two_lines(grey, (0, 0, 200, 120)) == [(0, 0, 200, 120)]
 
 
-@need_vision
 def test_trail_senses_two_line_row_is_read_as_two_lines() -> None:
     """Before, the detector's one box read as `Wn-ther monitor` (tests/vision/real)."""
     from bridge.vision.engine import load_engine

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from bridge.vision.inks import REC_HEIGHT, without_grid
 from tests.skips import need_vision
 from tests.vision.real import score
 
+pytestmark = need_vision  # numpy comes with the vision extra
+
 
 def _crop(lines: list[int], width: int = 2) -> Any:
+    import numpy as np
+
     pixels = np.full((REC_HEIGHT, 200, 3), 240.0, dtype=np.float32)
     pixels[14:34, 20:30] = 10.0  # a glyph's ink: under STANDING of the rows
     for x in lines:
@@ -32,7 +34,6 @@ def test_one_line_wide_bars_and_no_lines_are_left() -> None:
         assert without_grid(pixels) is pixels
 
 
-@need_vision
 def test_a_crosswords_rows_are_read_as_their_letters() -> None:
     """Forkyz (tests/vision/real): the row `U S E R F E E` read as `'U` before."""
     from bridge.vision.engine import load_engine

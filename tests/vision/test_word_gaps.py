@@ -204,6 +204,7 @@ def test_a_full_stop_then_a_capital_a_space_apart_are_two_words() -> None:
         assert number + move not in words, words
 
 
+@need_vision  # numpy comes with the vision extra
 def test_characters_on_blank_columns_mean_the_line_has_ink_of_other_colours() -> None:
     import numpy as np
 
