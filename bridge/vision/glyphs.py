@@ -20,7 +20,11 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
    glyph of a word has neighbours and the detector reads the word; a cell's frame is
    larger), on a plain ground (``PLAIN``: a cell, a board, a page; not a photo or a
    texture), and not inside a box of ``found`` (the caller passes the detected boxes that
-   read as words: a box that read as nothing hides no glyph).
+   read as words: a box that read as nothing hides no glyph);
+4. **plates**: a solid part taller than a glyph (``PLATE``, ``PLATE_FILL``: a white card on
+   green, whose edges differ from the median of their surroundings and join its rank to
+   it) is looked into: its pixels apart from its own median colour, its outline left out
+   (``EDGE``), go through steps 2 and 3 (a card's rank in its corner).
 
 Each candidate comes back as a box grown by ``PAD`` of its height on every side (the
 recognizer reads a glyph on its own background). What the recognizer makes of it is the
@@ -50,6 +54,12 @@ ALONE = 0.35
 PAD = 0.3
 SIBLING = 2.5
 BESIDE = 0.5
+PLATE = 0.5
+"""A solid part taller than a glyph and at most this share of the shorter side on either
+side is a plate (a card, a tile, a key) whose own glyphs are looked for on its colour."""
+PLATE_FILL = 0.6
+EDGE = 2
+"""Pixels along a plate's edge left out of its ink (its outline, its anti-aliased rim)."""
 PLAIN = 16.0
 """The ground around a lone glyph (its ``ALONE`` margin, ink left out) varies by at most this
 (grey levels, standard deviation): a cell or a board is plain; grass in a video is not."""
@@ -112,16 +122,57 @@ def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
 def _candidates(
     image: Image.Image, found: list[Box], grey: Any, ink: Any, scale: float
 ) -> list[Box]:
-    """Steps 2 and 3 of the module doc on one ink mask (``grey`` and ``ink`` at ``scale``)."""
+    """Steps 2 to 4 of the module doc on one ink mask (``grey`` and ``ink`` at ``scale``)."""
     import cv2
     import numpy as np
 
-    h, w = ink.shape
-    side = min(h, w)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    side = min(ink.shape)
+    out = _lone(image, found, grey, labels, stats, side, scale, (0, 0))
+    for i in range(1, count):
+        left, top, pw, ph, area = (int(v) for v in stats[i])
+        if not MAX_HEIGHT * side < ph <= PLATE * side or pw > PLATE * side:
+            continue
+        if area < PLATE_FILL * pw * ph:
+            continue  # a plate is solid: a card, a tile, a key; not a frame or a drawing
+        patch = grey[top : top + ph, left : left + pw]
+        colour = float(np.median(patch[labels[top : top + ph, left : left + pw] == i]))
+        inside = (np.abs(patch.astype(np.int16) - colour) > INK).astype(np.uint8)
+        inside[:EDGE], inside[-EDGE:], inside[:, :EDGE], inside[:, -EDGE:] = 0, 0, 0, 0
+        _, part_labels, part_stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=8)
+        on_plate = _lone(
+            image, found, patch, part_labels, part_stats, side, scale, (left, top), ground=False
+        )
+        out += [box for box in on_plate if not _centre_in(box, out)]
+        if len(out) >= MAX_CANDIDATES:
+            break
+    out = out[:MAX_CANDIDATES]
+    out.sort(key=lambda b: (b[1], b[0]))
+    return out
+
+
+def _lone(
+    image: Image.Image,
+    found: list[Box],
+    grey: Any,
+    labels: Any,
+    stats: Any,
+    side: int,
+    scale: float,
+    at: tuple[int, int],
+    ground: bool = True,
+) -> list[Box]:
+    """Steps 2 and 3 of the module doc on the parts ``labels`` / ``stats`` of an ink mask over
+    ``grey`` (the work copy's grey, or a plate's patch of it whose top left corner is ``at``);
+    ``side`` the work copy's shorter side, which the sizes are shares of; ``ground``: judge
+    the ground around each part (a plate's is its own colour by construction, and its margin
+    may reach past the plate's edge)."""
+    import numpy as np
+
+    h, w = labels.shape
     low, high = MIN_HEIGHT * side, MAX_HEIGHT * side
     parts: list[tuple[int, int, int, int, int]] = []
-    for i in range(1, count):
+    for i in range(1, len(stats)):
         left, top, pw, ph, area = (int(v) for v in stats[i])
         if not low <= ph <= high:
             continue
@@ -140,9 +191,10 @@ def _candidates(
         if any(_sibling(stats[j], ph) and _beside(stats[j], top, ph) for j in near):
             continue  # a glyph-sized mark beside it: part of a word, a drawing, a texture
         plain = grey[y0:y1, x0:x1][around == 0]
-        if plain.size and float(plain.std()) > PLAIN:
+        if ground and plain.size and float(plain.std()) > PLAIN:
             continue  # not on a plain ground (a cell, a board, a page): a photo, a texture
         pad = PAD * ph
+        left, top = left + at[0], top + at[1]
         box = (
             max(0, int((left - pad) / scale)),
             max(0, int((top - pad) / scale)),
@@ -154,7 +206,6 @@ def _candidates(
         out.append(box)
         if len(out) >= MAX_CANDIDATES:
             break
-    out.sort(key=lambda b: (b[1], b[0]))
     return out
 
 

@@ -97,3 +97,28 @@ def test_a_cards_rank_above_its_suit_is_a_candidate_and_a_glyph_of_a_word_is_not
 
     assert len(ranks(_card(False))) == 1
     assert ranks(_card(True)) == []
+
+
+def _small_card() -> Image.Image:
+    """A small white card with a dark outline on green, its rank close to its corner: the
+    median of the rank's surroundings is green there, so the card's edge is ink too."""
+    image = Image.new("RGB", (1103, 621), (140, 190, 140))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((70, 110, 150, 215), fill="white", outline=(60, 60, 60), width=2)
+    draw.text((76, 112), "7", fill=(200, 20, 20), font=ImageFont.load_default(size=24))
+    draw.ellipse((88, 145, 140, 200), fill=(200, 20, 20))  # the big suit in its middle
+    return image
+
+
+@need_vision
+def test_a_rank_in_a_cards_corner_is_looked_for_on_the_cards_own_colour(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bridge.vision import glyphs
+
+    def ranks() -> list[tuple[int, int, int, int]]:
+        return [b for b in glyphs.candidates(_small_card(), []) if b[0] < 100 and b[1] < 150]
+
+    assert len(ranks()) == 1
+    monkeypatch.setattr(glyphs, "PLATE", 0.0)  # no plates: the rank is one part with the card
+    assert ranks() == []
