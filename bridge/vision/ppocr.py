@@ -578,11 +578,14 @@ class PpOcrEngine:
             words = [w for w in words if lone_digit(w[0], w[2])][:1]
         else:
             words = beside_clock(words)
+        # a lone mark's fill is judged on its glyph ink: its crop's border may be partly
+        # another ground (a card's rank in its corner, the table beside the card)
+        fill = glyph_ink(pixels) if lone and words else ink
         kept = [
             Word(text, word_box(ink, span, box, pad), confidence)
             for text, span, confidence in words
             if not round_glyph(text, ink, span)
-            and (len(text) > 1 or text.isdigit() or not solid(ink, span))
+            and (len(text) > 1 or text.isdigit() or not solid(fill, span))
         ]
         return [w for w in kept if not lying_stroke(w)]
 

@@ -122,3 +122,18 @@ def test_a_rank_in_a_cards_corner_is_looked_for_on_the_cards_own_colour(
     assert len(ranks()) == 1
     monkeypatch.setattr(glyphs, "PLATE", 0.0)  # no plates: the rank is one part with the card
     assert ranks() == []
+
+
+@need_vision
+def test_card_ranks_in_their_cards_corners_are_read() -> None:
+    """Privacy Friendly Solitaire (tests/vision/real): before plates, two of its 18 ranks
+    were candidates; its ace and king were dropped as 'solid' against a crop border that is
+    partly the green table."""
+    from bridge.vision.engine import load_engine
+    from tests.vision.real import score
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    words = [w for line in engine.read(score.load("solitaire-tableau")) for w in line.text.split()]
+    for rank in ("A", "K", "3", "7"):
+        assert rank in words, (rank, words)
