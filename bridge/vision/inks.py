@@ -187,23 +187,32 @@ and never spans ``STANDING`` of the crop's rows)."""
 GRID_LINES = 2
 
 
-def without_grid(pixels: Any) -> Any:
-    """A line crop (REC_HEIGHT x width x RGB) with the lines of a grid painted over in its
-    median colour: at least ``GRID_LINES`` runs of columns, each at most ``GRID_LINE`` wide,
-    inked (``glyph_ink``) in ``STANDING`` of the rows. A crossword's or a sudoku's row
-    crossed by its cells' borders read as junk or as nothing (``U S E R F E E`` as ``'U``);
-    without them, as its letters. One upright line alone (a table's edge, a cursor) is
-    left: it may be a glyph the crop cuts. Returns ``pixels`` itself when nothing is
-    painted."""
+def grid_lines(pixels: Any) -> list[tuple[int, int]]:
+    """The lines of a grid crossing a line crop (REC_HEIGHT x width x RGB), as (first, end)
+    column runs: at least ``GRID_LINES`` runs of columns, each at most ``GRID_LINE`` wide,
+    inked (``glyph_ink``) in ``STANDING`` of the rows; [] otherwise (one upright line alone,
+    a table's edge or a cursor, may be a glyph the crop cuts)."""
     import numpy as np
 
     standing = glyph_ink(pixels).mean(axis=0) >= STANDING
     if not standing.any():
-        return pixels
+        return []
     edges = np.flatnonzero(np.diff(np.concatenate([[0], standing.astype(np.int8), [0]])))
     lines = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
     lines = [(a, b) for a, b in lines if b - a <= GRID_LINE]
-    if len(lines) < GRID_LINES:
+    return lines if len(lines) >= GRID_LINES else []
+
+
+def without_grid(pixels: Any, lines: list[tuple[int, int]] | None = None) -> Any:
+    """A line crop with the lines of a grid (``lines``, or ``grid_lines`` of it) painted
+    over in its median colour: a crossword's or a sudoku's row crossed by its cells'
+    borders read as junk or as nothing (``U S E R F E E`` as ``'U``); without them, as its
+    letters. Returns ``pixels`` itself when nothing is painted."""
+    import numpy as np
+
+    if lines is None:
+        lines = grid_lines(pixels)
+    if not lines:
         return pixels
     out = pixels.copy()
     fill = np.median(pixels.reshape(-1, pixels.shape[2]), axis=0)

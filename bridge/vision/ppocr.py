@@ -80,6 +80,7 @@ from bridge.vision.inks import (
     cut_off,
     glyph_height,
     glyph_ink,
+    grid_lines,
     ink_mask,
     longest_run,
     off_ink,
@@ -130,6 +131,9 @@ share of REC_HEIGHT (and at least twice that median) is a word boundary ..."""
 NARROW_SPACE = 0.06
 """... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``)."""
 NARROW = frozenset("1iIl:;.,'!|\u00d7")
+CELLS = 0.5
+"""A grid's lines part a line's words when there is at least this many of them per gap
+between its characters: its cells hold a glyph or two each (``_group``)."""
 STOPS = frozenset(".,:;!")
 """... but a stop before a capital gets no such room: a sentence's or a numbered list's
 next word follows it a space apart (a chess move list's ``37. Ke1`` was ``37.Ke1``)."""
@@ -483,19 +487,24 @@ class PpOcrEngine:
         if not boxes:
             return []
         crops: list[tuple[int, Any, Box, int]] = []  # (box index, pixels, box, left pad)
+        walls: dict[int, tuple[float, ...]] = {}  # a crop's grid lines: its cells' borders
         for index, box in enumerate(boxes):
             w, h = box[2] - box[0], box[3] - box[1]
             if w < 2 or h < 2:
                 continue
             width = min(REC_MAX_WIDTH, max(8, round(w * REC_HEIGHT / h)))
             crop = image.crop(box).resize((width, REC_HEIGHT), Image.Resampling.BILINEAR)
-            pixels = without_grid(np.asarray(crop, dtype=np.float32))
+            pixels = np.asarray(crop, dtype=np.float32)
+            lines_at = grid_lines(pixels)
+            pixels = without_grid(pixels, lines_at)
             pad = 0
             if width < REC_HEIGHT:  # a lone glyph: centred on its own background, square
                 pad = REC_HEIGHT - width
                 pixels = np.pad(pixels, ((0, 0), (pad // 2, pad - pad // 2), (0, 0)), "edge")
             if index < lone_from and cut_off(pixels, box[1] == 0, box[3] == image.height):
                 continue
+            if lines_at:
+                walls[index] = tuple((a + b) / 2 + pad // 2 for a, b in lines_at)
             crops.append((index, pixels, box, pad // 2))
         lines: list[list[Word]] = [[] for _ in boxes]
         todo: list[tuple[int, Any, Box, int]] = []
@@ -535,7 +544,7 @@ class PpOcrEngine:
                     ink = colour_ink(pixels)
                     blank = blank_columns(ink)
                 height = glyph_height(ink)
-                words = self._group(chars, columns, blank, height)
+                words = self._group(chars, columns, blank, height, walls.get(index, ()))
                 if self._second is not None and index < lone_from and _doubtful(words):
                     doubts.append((widest, x[k], index, pixels, box, pad, blank, height, words))
                     continue
@@ -551,7 +560,9 @@ class PpOcrEngine:
                 for k, doubt in enumerate(again_batch):
                     _, _, index, pixels, box, pad, blank, height, words = doubt
                     columns = probs.shape[1] * pixels.shape[1] / widest
-                    again = self._decode(probs[k], columns, blank, height, self._second)
+                    again = self._decode(
+                        probs[k], columns, blank, height, self._second, walls.get(index, ())
+                    )
                     self.second_reads += 1
                     if _agrees(again, words) and _mean(again) > _mean(words):
                         self.second_taken += 1
@@ -590,13 +601,20 @@ class PpOcrEngine:
         return [w for w in kept if not lying_stroke(w)]
 
     def _decode(
-        self, prob: Any, columns: float, blank: Any, height: int, model: Recognizer
+        self,
+        prob: Any,
+        columns: float,
+        blank: Any,
+        height: int,
+        model: Recognizer,
+        walls: tuple[float, ...] = (),
     ) -> list[tuple[str, tuple[int, int], float]]:
         """Words of one line as (text, (first, last) pixel column of the crop, confidence):
         ``prob`` the recognizer's (columns, classes) output, of which the first ``columns``
         cover the crop (the rest is batch padding); ``blank`` says which pixel columns of the
-        crop hold no ink, ``height`` how many rows its glyphs' ink spans."""
-        return self._group(self._chars(prob, columns, model), columns, blank, height)
+        crop hold no ink, ``height`` how many rows its glyphs' ink spans, ``walls`` at which
+        pixel columns a grid's lines crossed it (``grid_lines``)."""
+        return self._group(self._chars(prob, columns, model), columns, blank, height, walls)
 
     def _chars(self, prob: Any, columns: float, model: Recognizer) -> list[tuple[int, str, float]]:
         """The characters of one line as (output column, character, probability), CTC
@@ -619,10 +637,17 @@ class PpOcrEngine:
         return chars
 
     def _group(
-        self, chars: list[tuple[int, str, float]], columns: float, blank: Any, height: int
+        self,
+        chars: list[tuple[int, str, float]],
+        columns: float,
+        blank: Any,
+        height: int,
+        walls: tuple[float, ...] = (),
     ) -> list[tuple[str, tuple[int, int], float]]:
         """``chars`` (``_chars``) grouped into words by the runs of ``blank`` columns between
-        them (``_decode``'s second half)."""
+        them (``_decode``'s second half); a grid's line between two characters (``walls``:
+        pixel columns) parts them whatever the run (a crossword's letters a cell apart, a
+        clue number in one cell's corner narrowing the gap)."""
         np = self._np
         if not chars:
             return []
@@ -643,6 +668,9 @@ class PpOcrEngine:
             and chars[k + 2][1].isalnum()
             and min(runs[k], runs[k + 1]) >= apart
         }  # a dash set off on both sides: a range or a separator (``9x15 - 24``)
+        # a grid of cells about a glyph wide (a crossword, a sudoku): its lines part every
+        # pair of glyphs; a chart's lines behind a label cross few of them
+        cells = len(walls) >= CELLS * (len(chars) - 1)
         groups: list[list[tuple[int, str, float]]] = [[chars[0]]]
         for k, ((before, ch), run) in enumerate(zip(pairs, runs, strict=True)):
             space = typical + SPACE * REC_HEIGHT
@@ -663,7 +691,10 @@ class PpOcrEngine:
             line = ch[1] == "|" and bool(
                 blank[min(len(blank) - 1, int((ch[0] + 0.5) * per_column))]
             )
-            if ch[1] == " " or line or run > space or k in dashes or k + 1 in dashes:
+            walled = cells and any(
+                (before[0] + 0.5) * per_column < x < (ch[0] + 0.5) * per_column for x in walls
+            )
+            if ch[1] == " " or line or walled or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
             if ch[1] != " " and not line:
                 groups[-1].append(ch)

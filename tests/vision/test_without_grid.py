@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.vision.inks import REC_HEIGHT, without_grid
+from bridge.vision.inks import REC_HEIGHT, grid_lines, without_grid
 from tests.skips import need_vision
 from tests.vision.real import score
 
@@ -32,6 +32,8 @@ def test_two_upright_lines_or_more_are_painted_in_the_background() -> None:
 def test_one_line_wide_bars_and_no_lines_are_left() -> None:
     for pixels in (_crop([60]), _crop([60, 120], width=8), _crop([])):
         assert without_grid(pixels) is pixels
+        assert grid_lines(pixels) == []
+    assert grid_lines(_crop([60, 120, 180])) == [(60, 62), (120, 122), (180, 182)]
 
 
 def test_a_crosswords_rows_are_read_as_their_letters() -> None:
@@ -42,3 +44,6 @@ def test_a_crosswords_rows_are_read_as_their_letters() -> None:
     assert not isinstance(engine, str), engine
     lines = [line.text for line in engine.read(score.load("forkyz-crossword"))]
     assert "U S E R F E E" in lines and "M R S L A T E" in lines, lines
+    # a clue number in a cell's corner narrowed the gap there: the grid's lines part the
+    # cells whatever the gap (were `E B RO W T WE E Z E R S` and `C A V A T I O N S ITES`)
+    assert "E B R O W T W E E Z E R S" in lines and "C A V A T I O N S I T E S" in lines

@@ -226,9 +226,10 @@ def test_characters_on_blank_columns_mean_the_line_has_ink_of_other_colours() ->
 def test_a_line_of_several_colours_keeps_its_word_gaps() -> None:
     """WiFi Analyzer (tests/vision/real): `-40dBm` in green, `CH` in grey, `11` in cyan on
     one dark grey line; the brightest colour alone was ink, the others' gaps ran together
-    (`-40`, `d`, `Bm`) and `192.168.1.1` broke in pieces."""
+    (`-40`, `d`, `Bm`) and `192.168.1.1` broke in pieces. The chart's lines behind `SSID-01`
+    are no grid of cells: they do not part its characters (``CELLS``)."""
     from tests.vision.real import score
 
     words = [w for line in _lines(score.load("wifianalyzer-channel-graph")) for w in line.split()]
-    for word in ("-40dBm", "2462MHz", "1.0m", "72Mbps", "192.168.1.1"):
+    for word in ("-40dBm", "2462MHz", "1.0m", "72Mbps", "192.168.1.1", "SSID-01", "SSID-03"):
         assert word in words, (word, words)
