@@ -33,7 +33,8 @@ metronome, an interval timer, a weather chart) read 0.818 / 0.894 as they came, 
 with a stop before a capital a word boundary (``37. Ke1``), a card's rank above its suit a
 lone glyph and arrows read as arrows, the 91 together 0.916 / 0.938, 72 of 91; with status
 icons beside a clock, a toolbar mark's twin and lines of several colours, 0.919 / 0.948, 73
-of 91. The
+of 91; with glyphs looked for on cards and tiles and a grid's lines parting its cells,
+0.925 / 0.950, 74 of 91. The
 floors leave room for another onnxruntime build, not for a regression. A landscape video
 player's overlay and boards of lone digits are read word for word."""
 
@@ -47,7 +48,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.93
-ON_TARGET_FLOOR = 70
+ON_TARGET_FLOOR = 71
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
