@@ -477,7 +477,9 @@ class PpOcrEngine:
         lines = self._recognize(image, found, len(found))
         if lone:
             read = [box for box, words in zip(found, lines, strict=True) if words]
-            lines += in_rows(self._recognize(image, glyphs.candidates(image, read), 0))
+            singles = [w for line in lines for w in line if len(w.text) == 1]
+            lone_lines = self._recognize(image, glyphs.candidates(image, read), 0)
+            lines += in_rows(lone_lines, singles)
         return found, letters_in_rows(lines)
 
     def _recognize(self, image: Image.Image, boxes: list[Box], lone_from: int) -> list[list[Word]]:

@@ -41,3 +41,15 @@ def test_a_zero_inside_a_longer_line_is_left_to_that_line() -> None:
     line = [Word("10", (100, 300, 140, 340), 0.99), Word("0", (150, 300, 170, 340), 0.9)]
     lines = [line, _tile("A", 200), _tile("B", 250), _tile("C", 300)]
     assert letters_in_rows(lines)[0] == line
+
+
+def test_detected_one_character_words_count_for_a_row() -> None:
+    """Mill's board coordinates: the detector read `d` and `g`, the lone-glyph pass found
+    `e` and `f` between them; two lone letters alone are no row, with the detected ones
+    they are."""
+    lone = [_tile("e", 300), _tile("f", 400)]
+    detected = [_tile("d", 200)[0], _tile("g", 500)[0]]
+    assert in_rows(lone) == [[], []]
+    assert [line[0].text for line in in_rows(lone, detected)] == ["e", "f"]
+    words = [Word("dB", (200, 300, 220, 340), 0.99)]  # longer words are no row's glyphs
+    assert in_rows(lone, words) == [[], []]
