@@ -196,6 +196,19 @@ went to the next class, a letter: a trend arrow after ``ft`` read as ``t``). A w
 alone is no word (``plausible``)."""
 
 
+ACCENT = 0.8
+"""An accented letter read with less than this is its plain letter (``plain_letter``)."""
+
+
+def plain_letter(char: str) -> str:
+    """``char`` without its accent when that leaves an ASCII letter (``À`` is ``A``), else
+    itself: a star, a dot or a halo above a letter is read as an accent with little
+    confidence (Sky Map's `Alnilam` under a star read `Àlnilam` at 0.55), where a word's own
+    accents are read with much more."""
+    base = unicodedata.normalize("NFD", char)[:1]
+    return base if base.isascii() and base.isalpha() else char
+
+
 def compatible(char: str) -> str:
     """A recognizer class as the text it stands for: its Unicode compatibility form (NFKC)
     where that is made of ``ALLOWED`` characters only (the degree-Fahrenheit sign ``℉`` is
@@ -634,6 +647,8 @@ class PpOcrEngine:
                 char = model.chars[k]
                 if len(char) > 1 and chars and chars[-1][1] == char[0]:
                     chars.pop()  # ``°`` then ``℉`` (``°F``): one sign read twice
+                if best[col] < ACCENT and not char.isascii() and char.isalpha():
+                    char = plain_letter(char)
                 chars.append((col, char, float(best[col])))
             previous = k
         return chars

@@ -52,3 +52,24 @@ def test_a_trend_arrow_is_read_as_an_arrow_not_a_letter() -> None:
     ]
     assert "ft\u2191" in words and "ft\u2193" in words, words
     assert "ftt" not in words, words
+
+
+def test_an_accent_read_with_doubt_is_dropped_from_its_letter() -> None:
+    from bridge.vision.ppocr import ACCENT, plain_letter
+
+    assert ACCENT == 0.8
+    assert plain_letter("\u00c0") == "A"  # À
+    assert plain_letter("\u00fc") == "u"  # ü
+    assert plain_letter("\u00df") == "\u00df", "ß has no plain letter: it stays"
+    assert plain_letter("\u00e6") == "\u00e6"
+
+
+@need_vision
+def test_a_star_over_a_letter_is_no_accent() -> None:
+    """Sky Map (tests/vision/real): `Alnilam` under a star read `Àlnilam`, its `À` at 0.55."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    words = [w for line in engine.read(score.load("skymap-tablet")) for w in line.text.split()]
+    assert "Alnilam" in words and "\u00c0lnilam" not in words, words
