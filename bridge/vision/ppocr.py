@@ -11,26 +11,33 @@ The path, for one image (one colour all over: no text, nothing run):
    enlarged): the detector's probability map, thresholded and split into connected parts,
    each part grown back by the detector's shrink ratio into an upright box in the image's own
    pixels. Text on a phone screen is upright; rotated text (a street name along its road) is
-   not claimed;
+   not claimed. Boxes side by side on one line are joined (``merge_lines``), a box holding a
+   title over its subtitle is cut in two (``two_lines``);
 2. **recognise** each box cut from the full-resolution image and scaled to the recognizer's
-   height (``REC_HEIGHT``): the scale follows the height of the text, not the width of the
-   image, so a landscape screen and a lone 200-pixel digit read like a phone's body text;
-   boxes go in batches of one padded width (``STEP``), so a line reads the same whatever
-   else is on the screen; then the lone glyphs the detector passed over
-   (``bridge.vision.glyphs``), looked for outside the boxes that read as words, each read
-   alone and kept as a digit, or as a letter in a row of such glyphs (``lone_digit``,
-   ``in_rows``; a ``0`` among one-letter words is an ``O``: ``letters_in_rows``);
+   height (``REC_HEIGHT``), a grid's lines crossing it painted over (``without_grid``): the
+   scale follows the height of the text, not the width of the image, so a landscape screen
+   and a lone 200-pixel digit read like a phone's body text; boxes go in batches of one
+   padded width (``STEP``), so a line reads the same whatever else is on the screen; then
+   the lone glyphs the detector passed over (``bridge.vision.glyphs``), looked for outside
+   the boxes that read as words, each read alone and kept as a digit, or as a letter in a
+   row of one-character words (``lone_digit``, ``in_rows``; a ``0`` among one-letter words
+   is an ``O``: ``letters_in_rows``);
 3. **decode** the recognizer's per-column classes with characters outside ``ALLOWED``
    (the recognizer also knows 6000 Chinese characters) masked out, so a texture never reads as
-   a Chinese glyph; the columns each character was read at are kept, and a gap between two
-   characters wider than ``SPACE_GAP`` times the line's character pitch is a word boundary
-   (the model seldom emits a space itself), and so is a wide gap after a digit
-   (``WIDE_SPACE``: a board's row of digits a cell apart, a count beside an icon) and a
-   wider one anywhere (``GRID_SPACE``: a board's row of letters);
+   a Chinese glyph, and those whose compatibility form is Latin text read as it
+   (``compatible``: ``℉`` is ``°F``); the columns each character was read at are kept, and a
+   run of blank columns between two characters wider than the line's usual one by
+   ``SPACE`` of its height is a word boundary (the model seldom emits a space itself), and
+   so is a wide gap after a digit (``WIDE_SPACE``: a board's row of digits a cell apart, a
+   count beside an icon), a wider one anywhere (``GRID_SPACE``: a board's row of letters)
+   and a grid's line between two characters of a board (``CELLS``). Blank columns come from
+   the glyphs' ink (``glyph_ink``), or from every colour's when the characters were read off
+   it (``off_ink``, ``colour_ink``: a green ``-40dBm`` beside a grey ``CH``);
 4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
    with ``LONE_CONFIDENCE`` (an upright stroke, ``1``, read from ink lying flat is a minus
-   sign: ``lying_stroke``); a word of punctuation only is dropped;
+   sign: ``lying_stroke``); a word of punctuation only is dropped, and so is a digit read
+   with doubt beside a status bar's clock (``beside_clock``);
 5. **read doubtful lines again** with a larger recognizer (``SECOND``: PP-OCRv6 small, from
    the same wheel): a detected line with a word under ``SECOND_BELOW`` or an accented
    letter (and not junk as a whole, ``SECOND_FLOOR``) is recognised again, in batches like
@@ -43,7 +50,9 @@ The path, for one image (one colour all over: no text, nothing run):
    texture is often found only in scraps at the whole image's scale. A line read there with
    ``RETRY`` confidence replaces the first reading of the lines it covers when it is more
    confident than they were and holds them whole, unless one of them is a line above or
-   below it (``same_row``: a scale bar's ``100 ft`` under its ``20 m`` is not lost).
+   below it (``same_row``: a scale bar's ``100 ft`` under its ``20 m`` is not lost);
+7. **drop icons read as glyphs**: a short reading alone among a toolbar's detected marks that
+   read as nothing (``among_marks``: an undo arrow read as ``5``).
 
 A line crop whose pixels were read before (the same line in an earlier frame: a game's
 score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
