@@ -17,6 +17,7 @@ from typing import Any
 from bridge.vision.boxes import Box
 
 REC_HEIGHT = 48
+"""A line crop's height in rows: the recognizer's input height."""
 INK = 48
 """A pixel this far (grey levels) from the line's background colour is ink."""
 SPLIT_ROWS = 0.05

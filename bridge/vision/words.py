@@ -17,13 +17,18 @@ from dataclasses import dataclass
 from bridge.vision.boxes import Box, meets, same_row, union
 
 MIN_CONFIDENCE = 0.6
+"""A word is kept when its characters' mean probability is at least this (``plausible``)."""
 LONE_CONFIDENCE = 0.8
+"""... and a word of one character when it is at least this."""
 UPRIGHT = frozenset("1lI|")
 """Lone characters that are one upright stroke (``lying_stroke``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Word:
+    """One word read: its text, its box in the image's pixels (tight on its ink) and the
+    mean probability of its characters."""
+
     text: str
     box: Box
     confidence: float
@@ -32,7 +37,8 @@ class Word:
 GLYPH_CONFIDENCE = 0.9
 """A lone mark the detector passed over is a digit when read as one with this confidence."""
 ROW = 3
-"""Lone glyphs in a row, the glyph itself counted, that make a letter among them a word."""
+"""One-character words in a row, the glyph itself counted, that make a lone letter among
+them a word (``in_rows``, ``letters_in_rows``)."""
 
 
 def lone_digit(text: str, confidence: float) -> bool:
