@@ -24,7 +24,7 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
 4. **plates**: a solid part taller than a glyph (``PLATE``, ``PLATE_FILL``: a white card on
    green, whose edges differ from the median of their surroundings and join its rank to
    it) is looked into: its pixels apart from its own median colour, its outline left out
-   (``EDGE``), go through steps 2 and 3 (a card's rank in its corner).
+   (``PLATE_EDGE``), go through steps 2 and 3 (a card's rank in its corner).
 
 Each candidate comes back as a box grown by ``PAD`` of its height on every side (the
 recognizer reads a glyph on its own background). What the recognizer makes of it is the
@@ -54,11 +54,12 @@ ALONE = 0.35
 PAD = 0.3
 SIBLING = 2.5
 BESIDE = 0.5
+"""A neighbour stands beside a glyph when their rows overlap by this share of the shorter."""
 PLATE = 0.5
 """A solid part taller than a glyph and at most this share of the shorter side on either
 side is a plate (a card, a tile, a key) whose own glyphs are looked for on its colour."""
 PLATE_FILL = 0.6
-EDGE = 2
+PLATE_EDGE = 2
 """Pixels along a plate's edge left out of its ink (its outline, its anti-aliased rim)."""
 PLAIN = 16.0
 """The ground around a lone glyph (its ``ALONE`` margin, ink left out) varies by at most this
@@ -138,7 +139,8 @@ def _candidates(
         patch = grey[top : top + ph, left : left + pw]
         colour = float(np.median(patch[labels[top : top + ph, left : left + pw] == i]))
         inside = (np.abs(patch.astype(np.int16) - colour) > INK).astype(np.uint8)
-        inside[:EDGE], inside[-EDGE:], inside[:, :EDGE], inside[:, -EDGE:] = 0, 0, 0, 0
+        rim = PLATE_EDGE
+        inside[:rim], inside[-rim:], inside[:, :rim], inside[:, -rim:] = 0, 0, 0, 0
         _, part_labels, part_stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=8)
         on_plate = _lone(
             image, found, patch, part_labels, part_stats, side, scale, (left, top), ground=False

@@ -29,7 +29,7 @@ SPLIT_ALIKE = 0.6
 
 
 def two_lines(grey: Any, box: Box) -> list[Box]:
-    """``box`` (in ``grey``, the image's grey levels) as two boxes where it holds two lines
+    """``box`` (``grey``: the grey levels of its own pixels) as two boxes where it holds two lines
     of text one above the other: exactly two bands of inked rows, each at least
     ``SPLIT_BAND`` of its height, ``SPLIT_GAP`` blank rows (``SPLIT_ROWS``) or more apart,
     the shorter at least ``SPLIT_ALIKE`` of the taller (a title over its subtitle, which the
@@ -43,9 +43,8 @@ def two_lines(grey: Any, box: Box) -> list[Box]:
     height = bottom - top
     if height < 24 or right - left < 2 * height:
         return [box]
-    crop = grey[top:bottom, left:right]
-    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
-    inked = (np.abs(crop - np.median(border)) > INK).mean(axis=1) > SPLIT_ROWS
+    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+    inked = (np.abs(grey - np.median(border)) > INK).mean(axis=1) > SPLIT_ROWS
     edges = np.flatnonzero(np.diff(np.concatenate([[0], inked.astype(np.int8), [0]])))
     bands = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
     bands = [(a, b) for a, b in bands if b - a >= SPLIT_BAND * height]
@@ -188,14 +187,15 @@ and never spans ``STANDING`` of the crop's rows)."""
 GRID_LINES = 2
 
 
-def grid_lines(pixels: Any) -> list[tuple[int, int]]:
+def grid_lines(pixels: Any, ink: Any = None) -> list[tuple[int, int]]:
     """The lines of a grid crossing a line crop (REC_HEIGHT x width x RGB), as (first, end)
     column runs: at least ``GRID_LINES`` runs of columns, each at most ``GRID_LINE`` wide,
-    inked (``glyph_ink``) in ``STANDING`` of the rows; [] otherwise (one upright line alone,
-    a table's edge or a cursor, may be a glyph the crop cuts)."""
+    inked (``ink``: the crop's ``glyph_ink``, computed when not given) in ``STANDING`` of the
+    rows; [] otherwise (one upright line alone, a table's edge or a cursor, may be a glyph
+    the crop cuts)."""
     import numpy as np
 
-    standing = glyph_ink(pixels).mean(axis=0) >= STANDING
+    standing = (glyph_ink(pixels) if ink is None else ink).mean(axis=0) >= STANDING
     if not standing.any():
         return []
     edges = np.flatnonzero(np.diff(np.concatenate([[0], standing.astype(np.int8), [0]])))

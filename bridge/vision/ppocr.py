@@ -443,8 +443,11 @@ class PpOcrEngine:
             found.append((score * area, box))
         found.sort(key=lambda f: -f[0])
         merged = merge_lines([box for _, box in found[:MAX_BOXES]])
-        grey = np.asarray(image.convert("L"), dtype=np.int16)
-        return [part for box in merged for part in two_lines(grey, box)]
+        return [
+            part
+            for box in merged
+            for part in two_lines(np.asarray(image.crop(box).convert("L"), np.int16), box)
+        ]  # each box's own grey: a whole image's would be converted for a few boxes
 
     # ---- recognition ----------------------------------------------------------------------
 
@@ -512,6 +515,7 @@ class PpOcrEngine:
             return []
         crops: list[tuple[int, Any, Box, int]] = []  # (box index, pixels, box, left pad)
         walls: dict[int, tuple[float, ...]] = {}  # a crop's grid lines: its cells' borders
+        inked: dict[int, Any] = {}  # a crop's glyph_ink, where painting and padding left it
         for index, box in enumerate(boxes):
             w, h = box[2] - box[0], box[3] - box[1]
             if w < 2 or h < 2:
@@ -519,7 +523,8 @@ class PpOcrEngine:
             width = min(REC_MAX_WIDTH, max(8, round(w * REC_HEIGHT / h)))
             crop = image.crop(box).resize((width, REC_HEIGHT), Image.Resampling.BILINEAR)
             pixels = np.asarray(crop, dtype=np.float32)
-            lines_at = grid_lines(pixels)
+            ink = glyph_ink(pixels)
+            lines_at = grid_lines(pixels, ink)
             pixels = without_grid(pixels, lines_at)
             pad = 0
             if width < REC_HEIGHT:  # a lone glyph: centred on its own background, square
@@ -529,6 +534,8 @@ class PpOcrEngine:
                 continue
             if lines_at:
                 walls[index] = tuple((a + b) / 2 + pad // 2 for a, b in lines_at)
+            elif not pad:
+                inked[index] = ink  # the crop as it will be read: its ink is this one
             crops.append((index, pixels, box, pad // 2))
         lines: list[list[Word]] = [[] for _ in boxes]
         todo: list[tuple[int, Any, Box, int]] = []
@@ -562,7 +569,10 @@ class PpOcrEngine:
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest
                 chars = self._chars(probs[k], columns, self._main)
-                ink = glyph_ink(pixels)  # once, for the gaps and the height
+                glyph = inked.pop(index, None)  # once: the grid, the gaps, the height, the fill
+                if glyph is None:
+                    glyph = glyph_ink(pixels)
+                ink = glyph
                 blank = blank_columns(ink)
                 if off_ink(chars, blank, columns):
                     ink = colour_ink(pixels)
@@ -573,7 +583,7 @@ class PpOcrEngine:
                     doubts.append((widest, x[k], index, pixels, box, pad, blank, height, words))
                     continue
                 self._remember(keys[index], words)
-                lines[index] = self._keep(index >= lone_from, pixels, box, pad, words)
+                lines[index] = self._keep(index >= lone_from, pixels, box, pad, words, glyph)
         doubts.sort(key=lambda d: d[0])
         for widest, same_width in itertools.groupby(doubts, key=lambda d: d[0]):
             queued = list(same_width)
@@ -602,12 +612,17 @@ class PpOcrEngine:
 
     @staticmethod
     def _keep(
-        lone: bool, pixels: Any, box: Box, pad: int, words: list[tuple[str, tuple[int, int], float]]
+        lone: bool,
+        pixels: Any,
+        box: Box,
+        pad: int,
+        words: list[tuple[str, tuple[int, int], float]],
+        glyph: Any = None,
     ) -> list[Word]:
         """The words of one line crop (``pixels``, from ``box``, ``pad`` columns of padding on
         the left) that are kept, with their image boxes; ``lone``: a mark the detector passed
         over (kept only as a digit or a letter, ``lone_digit``; the caller keeps a letter only
-        in a row, ``in_rows``)."""
+        in a row, ``in_rows``); ``glyph``: the crop's ``glyph_ink`` when the caller has it."""
         ink = ink_mask(pixels)
         if lone:
             words = [w for w in words if lone_digit(w[0], w[2])][:1]
@@ -615,7 +630,9 @@ class PpOcrEngine:
             words = beside_clock(words)
         # a lone mark's fill is judged on its glyph ink: its crop's border may be partly
         # another ground (a card's rank in its corner, the table beside the card)
-        fill = glyph_ink(pixels) if lone and words else ink
+        fill = ink
+        if lone and words:
+            fill = glyph_ink(pixels) if glyph is None else glyph
         kept = [
             Word(text, word_box(ink, span, box, pad), confidence)
             for text, span, confidence in words
