@@ -28,23 +28,22 @@ SPLIT_GAP = 3
 SPLIT_ALIKE = 0.6
 
 
-def two_lines(grey: Any, box: Box) -> list[Box]:
-    """``box`` (``grey``: the grey levels of its own pixels) as two boxes where it holds two lines
+def two_lines(pixels: Any, box: Box) -> list[Box]:
+    """``box`` (``pixels``: its own, RGB) as two boxes where it holds two lines
     of text one above the other: exactly two bands of inked rows, each at least
     ``SPLIT_BAND`` of its height, ``SPLIT_GAP`` blank rows (``SPLIT_ROWS``) or more apart,
     the shorter at least ``SPLIT_ALIKE`` of the taller (a title over its subtitle, which the
     detector's map joined; squeezed into one line crop, both read as junk: ``Weather
     monitor`` over ``On - 15m`` as ``Wn-ther``). Ink is what differs from the box's border
-    by more than ``INK``. Else ``[box]``. A box under 24 pixels tall or narrower than twice
-    its height is left whole."""
+    by more than ``INK`` (``ink_mask``). Else ``[box]``. A box under 24 pixels tall or
+    narrower than twice its height is left whole."""
     import numpy as np
 
     left, top, right, bottom = box
     height = bottom - top
     if height < 24 or right - left < 2 * height:
         return [box]
-    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    inked = (np.abs(grey - np.median(border)) > INK).mean(axis=1) > SPLIT_ROWS
+    inked = ink_mask(pixels).mean(axis=1) > SPLIT_ROWS
     edges = np.flatnonzero(np.diff(np.concatenate([[0], inked.astype(np.int8), [0]])))
     bands = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
     bands = [(a, b) for a, b in bands if b - a >= SPLIT_BAND * height]

@@ -446,8 +446,8 @@ class PpOcrEngine:
         return [
             part
             for box in merged
-            for part in two_lines(np.asarray(image.crop(box).convert("L"), np.int16), box)
-        ]  # each box's own grey: a whole image's would be converted for a few boxes
+            for part in two_lines(np.asarray(image.crop(box), np.float32), box)
+        ]  # each box's own pixels: a whole image's copy would be made for a few boxes
 
     # ---- recognition ----------------------------------------------------------------------
 

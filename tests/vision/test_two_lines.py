@@ -15,7 +15,7 @@ from tests.vision.real import score
 pytestmark = need_vision  # numpy comes with the vision extra
 
 
-def _grey(lines: list[tuple[str, int]], icon: bool = False) -> tuple[Any, Box]:
+def _pixels(lines: list[tuple[str, int]], icon: bool = False) -> tuple[Any, Box]:
     import numpy as np
 
     image = Image.new("L", (400, 120), 20)
@@ -25,12 +25,12 @@ def _grey(lines: list[tuple[str, int]], icon: bool = False) -> tuple[Any, Box]:
         draw.text((70, y), text, fill=230, font=font)
     if icon:  # a mark beside both lines, inking a little of every row between them
         draw.rectangle((10, 10, 40, 110), outline=230, width=2)
-    return np.asarray(image, dtype=np.int16), (0, 0, 400, 120)
+    return np.asarray(image.convert("RGB"), dtype=np.float32), (0, 0, 400, 120)
 
 
 def test_a_title_over_a_subtitle_is_cut_between_them() -> None:
-    grey, box = _grey([("Weather monitor", 14), ("On - 15m", 70)], icon=True)
-    top, bottom = two_lines(grey, box)
+    pixels, box = _pixels([("Weather monitor", 14), ("On - 15m", 70)], icon=True)
+    top, bottom = two_lines(pixels, box)
     assert top[3] == bottom[1] and 45 <= top[3] <= 72, (top, bottom)
     assert (top[0], top[1], bottom[2], bottom[3]) == box
 
@@ -38,19 +38,19 @@ def test_a_title_over_a_subtitle_is_cut_between_them() -> None:
 def test_one_line_or_lines_of_unlike_heights_stay_whole() -> None:
     import numpy as np
 
-    grey, box = _grey([("Weather monitor", 40)])
-    assert two_lines(grey, box) == [box]
+    pixels, box = _pixels([("Weather monitor", 40)])
+    assert two_lines(pixels, box) == [box]
     small = Image.new("L", (400, 120), 20)
     draw = ImageDraw.Draw(small)
     draw.text((70, 10), "Title", fill=230, font=ImageFont.load_default(size=60))
     draw.text((70, 95), "tiny", fill=230, font=ImageFont.load_default(size=12))
-    assert two_lines(np.asarray(small, dtype=np.int16), box) == [box]
+    assert two_lines(np.asarray(small.convert("RGB"), dtype=np.float32), box) == [box]
 
 
 def test_a_short_or_narrow_box_is_left_whole() -> None:
-    grey, _ = _grey([("Weather monitor", 14), ("On - 15m", 70)])
-    assert two_lines(grey, (0, 0, 400, 20)) == [(0, 0, 400, 20)]
-    assert two_lines(grey, (0, 0, 200, 120)) == [(0, 0, 200, 120)]
+    pixels, _ = _pixels([("Weather monitor", 14), ("On - 15m", 70)])
+    assert two_lines(pixels, (0, 0, 400, 20)) == [(0, 0, 400, 20)]
+    assert two_lines(pixels, (0, 0, 200, 120)) == [(0, 0, 200, 120)]
 
 
 def test_trail_senses_two_line_row_is_read_as_two_lines() -> None:
