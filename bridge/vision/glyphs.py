@@ -211,6 +211,22 @@ def _lone(
     return out
 
 
+def core(box: Box) -> Box:
+    """The glyph's own box inside a candidate's (``candidates``): the candidate without the
+    ``PAD`` it was grown by (a side the image's edge clipped comes back a little short).
+    A lone glyph's box is its ink's, not what a line crop of it holds: a tile's frame or a
+    speck of confetti in its margin would make one tile of a row taller than the others."""
+    grown = PAD / (1 + 2 * PAD) * (box[3] - box[1])
+    if box[2] - box[0] <= 2 * grown:
+        return box
+    return (
+        round(box[0] + grown),
+        round(box[1] + grown),
+        round(box[2] - grown),
+        round(box[3] - grown),
+    )
+
+
 def _centre_in(box: Box, boxes: list[Box]) -> bool:
     """Whether the centre of ``box`` lies inside any of ``boxes``."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2

@@ -620,7 +620,8 @@ class PpOcrEngine:
         glyph: Any = None,
     ) -> list[Word]:
         """The words of one line crop (``pixels``, from ``box``, ``pad`` columns of padding on
-        the left) that are kept, with their image boxes; ``lone``: a mark the detector passed
+        the left) that are kept, with their image boxes (a lone mark's: its glyph's own,
+        ``glyphs.core``); ``lone``: a mark the detector passed
         over (kept only as a digit or a letter, ``lone_digit``; the caller keeps a letter only
         in a row, ``in_rows``); ``glyph``: the crop's ``glyph_ink`` when the caller has it."""
         ink = ink_mask(pixels)
@@ -634,7 +635,7 @@ class PpOcrEngine:
         if lone and words:
             fill = glyph_ink(pixels) if glyph is None else glyph
         kept = [
-            Word(text, word_box(ink, span, box, pad), confidence)
+            Word(text, glyphs.core(box) if lone else word_box(ink, span, box, pad), confidence)
             for text, span, confidence in words
             if not round_glyph(text, ink, span)
             and (len(text) > 1 or text.isdigit() or not solid(fill, span))

@@ -137,3 +137,33 @@ def test_card_ranks_in_their_cards_corners_are_read() -> None:
     words = [w for line in engine.read(score.load("solitaire-tableau")) for w in line.text.split()]
     for rank in ("A", "K", "3", "7"):
         assert rank in words, (rank, words)
+
+
+@need_vision
+def test_a_candidates_core_is_the_glyph_it_was_grown_from() -> None:
+    from bridge.vision import glyphs
+
+    image = Image.new("RGB", (720, 1280), (250, 250, 250))
+    ImageDraw.Draw(image).rectangle((140, 80, 155, 119), outline=(20, 20, 20), width=3)
+    [box] = glyphs.candidates(image, [])
+    left, top, right, bottom = glyphs.core(box)
+    assert abs(left - 140) <= 2 and abs(right - 156) <= 2, box
+    assert abs(top - 80) <= 2 and abs(bottom - 120) <= 2, box
+
+
+@need_vision
+def test_letter_tiles_in_one_row_are_read_whatever_the_confetti_beside_them() -> None:
+    """Gurgle (tests/vision/real): the row ``I D I O T`` in green on dark tiles, confetti
+    over them. Each lone letter's box was its crop's ink (a tile's frame, a speck of
+    confetti), so ``D``, ``O`` and ``T`` were of unlike heights and no row kept them."""
+    from bridge.vision.engine import load_engine
+    from tests.vision.real import score
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    row = [
+        line
+        for line in engine.read(score.load("gurgle-board"))
+        if 560 <= (line.box[1] + line.box[3]) / 2 <= 650 and line.box[2] < 680
+    ]
+    assert {"D", "T"} <= {line.text for line in row}, row
