@@ -3,11 +3,12 @@
 Each screenshot's words are labelled by hand in ``labels.yaml``: ``words`` must be read,
 ``optional`` (rotated, partly hidden, tiny or dimmed words) may be read without counting as a
 miss or as junk. A word is compared after ``normal``: Unicode NFKC (a superscript ``²`` is
-``2``), the sharp sign as ``#``, the multiplication sign as ``x``, lower case, characters that
-are neither letters nor digits stripped from both ends (``196°`` is ``196``, ``Active:`` is
-``active``; inner ones stay: ``6:20.246``, ``1/3``); a token with no letter or digit is not a
-word. Words are matched as multisets per screenshot. Recall: expected words read / expected
-words. Precision: words read that were expected / words read that were not optional.
+``2``), the sharp sign as ``#``, the multiplication sign as ``x``, every dash as ``-``
+(``DASHES``), lower case, characters that are neither letters nor digits stripped from both
+ends (``196°`` is ``196``, ``Active:`` is ``active``; inner ones stay: ``6:20.246``,
+``1/3``); a token with no letter or digit is not a word. Words are matched as multisets per
+screenshot. Recall: expected words read / expected words. Precision: words read that were
+expected / words read that were not optional.
 
 ``.venv/bin/python -m tests.vision.real.score`` prints the table for the hub's reader
 (``... score heldout``: for the held-out screens of tests/vision/heldout).
@@ -33,9 +34,18 @@ Reader = Callable[[Image.Image], Iterable[str]]
 """An RGB image in, the lines of text read from it out."""
 
 
+DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2212", "-"))
+"""Hyphens, en and em dashes and the minus sign are one dash: which of them a line holds
+(``08:00\u201312:00``, ``\u22125``) is the font's typography, not another word."""
+
+
 def normal(token: str) -> str:
     word = (
-        unicodedata.normalize("NFKC", token).replace("\u266f", "#").replace("\u00d7", "x").lower()
+        unicodedata.normalize("NFKC", token)
+        .replace("\u266f", "#")
+        .replace("\u00d7", "x")
+        .translate(DASHES)
+        .lower()
     )
     start, end = 0, len(word)
     while start < end and not word[start].isalnum():
