@@ -701,8 +701,15 @@ class PpOcrEngine:
         # The line's usual run between characters: on a short line (a word and a mark beside
         # it, ``LTE`` and a signal icon read as ``A``) the widest run is as likely a space as
         # not, so it is left out of the median it is compared with (a line of two or three
-        # characters keeps every run: ``12``, ``202``).
-        typical = float(np.median(sorted(runs)[:-1] if len(runs) > 2 else runs)) if runs else 0.0
+        # characters keeps every run: ``12``, ``202``). The runs beside a space the
+        # recognizer read are left out too: on a line of short words (``UV 3 UV 3 UV 2``)
+        # they made the median a space wide, and ``UV 3`` one word.
+        inner = [
+            run for (a, b), run in zip(pairs, runs, strict=True) if a[1] != " " and b[1] != " "
+        ]  # a space the recognizer read is a word's boundary, not a run inside one
+        typical = (
+            float(np.median(sorted(inner)[:-1] if len(inner) > 2 else inner)) if inner else 0.0
+        )
         apart = max(typical, DASH_SPACE * REC_HEIGHT)
         dashes = {
             k + 1

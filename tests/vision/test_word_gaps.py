@@ -233,3 +233,33 @@ def test_a_line_of_several_colours_keeps_its_word_gaps() -> None:
     words = [w for line in _lines(score.load("wifianalyzer-channel-graph")) for w in line.split()]
     for word in ("-40dBm", "2462MHz", "1.0m", "72Mbps", "192.168.1.1", "SSID-01", "SSID-03"):
         assert word in words, (word, words)
+
+
+@need_vision  # numpy comes with the vision extra
+def test_a_space_the_recognizer_read_does_not_widen_the_lines_usual_gap() -> None:
+    """``UV 3 UV 3`` (a weather app's chips, omweather-week-chart in tests/vision/real): the
+    runs beside the spaces the recognizer read made the line's median run a space wide,
+    and each ``UV 3`` one word."""
+    import numpy as np
+
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+    inked = [(0, 10), (12, 22), (32, 42), (70, 80), (82, 92), (102, 112)]  # U V 3, U V 3
+    blank = np.ones(114, dtype=bool)
+    for first, last in inked:
+        blank[first:last] = False
+    chars = [(5, "U"), (17, "V"), (37, "3"), (55, " "), (75, "U"), (87, "V"), (107, "3")]
+    words = engine._group([(c, t, 0.99) for c, t in chars], 114.0, blank, 30)
+    assert [w[0] for w in words] == ["UV", "3", "UV", "3"], words
+
+
+@need_vision
+def test_short_words_on_chips_keep_their_spaces() -> None:
+    from tests.vision.real import score
+
+    lines = _lines(score.load("omweather-week-chart"))
+    words = [w for line in lines for w in line.split()]
+    assert words.count("UV") == 5 and words.count("3") >= 2, lines
+    assert not {"UV2", "UV3"} & set(words), lines
