@@ -26,6 +26,10 @@ between two lines (an icon beside both lines inks a little of every row)."""
 SPLIT_BAND = 0.15
 SPLIT_GAP = 3
 SPLIT_ALIKE = 0.6
+SPLIT_LOOSE = (0.1, 0.3)
+"""Where no row is that blank (two lines set tight, the upper one's descenders and
+underscores inking the rows between them), rows inked across less than the first share are
+blank, and only bands of at least the second share of the box's height count."""
 
 
 def two_lines(pixels: Any, box: Box) -> list[Box]:
@@ -34,26 +38,37 @@ def two_lines(pixels: Any, box: Box) -> list[Box]:
     ``SPLIT_BAND`` of its height, ``SPLIT_GAP`` blank rows (``SPLIT_ROWS``) or more apart,
     the shorter at least ``SPLIT_ALIKE`` of the taller (a title over its subtitle, which the
     detector's map joined; squeezed into one line crop, both read as junk: ``Weather
-    monitor`` over ``On - 15m`` as ``Wn-ther``). Ink is what differs from the box's border
-    by more than ``INK`` (``ink_mask``). Else ``[box]``. A box under 24 pixels tall or
-    narrower than twice its height is left whole."""
-    import numpy as np
-
+    monitor`` over ``On - 15m`` as ``Wn-ther``); failing that, the same with
+    ``SPLIT_LOOSE``'s blank rows and bands (a file name over ``demod at 14.219074 MHz``).
+    Ink is what differs from the box's border by more than ``INK`` (``ink_mask``). Else
+    ``[box]``. A box under 24 pixels tall or narrower than twice its height is left
+    whole."""
     left, top, right, bottom = box
     height = bottom - top
     if height < 24 or right - left < 2 * height:
         return [box]
-    inked = ink_mask(pixels).mean(axis=1) > SPLIT_ROWS
+    share = ink_mask(pixels).mean(axis=1)
+    for blank, band in ((SPLIT_ROWS, SPLIT_BAND), SPLIT_LOOSE):
+        cut = _between_bands(share > blank, band * height)
+        if cut is not None:
+            return [(left, top, right, top + cut), (left, top + cut, right, bottom)]
+    return [box]
+
+
+def _between_bands(inked: Any, least: float) -> int | None:
+    """The row halfway between the two bands of ``inked`` rows at least ``least`` tall,
+    when there are exactly two, ``SPLIT_GAP`` apart and alike (``two_lines``)."""
+    import numpy as np
+
     edges = np.flatnonzero(np.diff(np.concatenate([[0], inked.astype(np.int8), [0]])))
     bands = [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
-    bands = [(a, b) for a, b in bands if b - a >= SPLIT_BAND * height]
+    bands = [(a, b) for a, b in bands if b - a >= least]
     if len(bands) != 2:
-        return [box]
+        return None
     (a0, a1), (b0, b1) = bands
     if b0 - a1 < SPLIT_GAP or min(a1 - a0, b1 - b0) < SPLIT_ALIKE * max(a1 - a0, b1 - b0):
-        return [box]
-    cut = top + (a1 + b0) // 2
-    return [(left, top, right, cut), (left, cut, right, bottom)]
+        return None
+    return (a1 + b0) // 2
 
 
 CUT = 0.08

@@ -443,11 +443,14 @@ class PpOcrEngine:
             found.append((score * area, box))
         found.sort(key=lambda f: -f[0])
         merged = merge_lines([box for _, box in found[:MAX_BOXES]])
-        return [
+        parts = [
             part
             for box in merged
             for part in two_lines(np.asarray(image.crop(box), np.float32), box)
         ]  # each box's own pixels: a whole image's copy would be made for a few boxes
+        # a box split in two may now overlap another the detector found on one of its lines
+        # (a lone ``at`` inside ``demod at 14.219074 MHz``): the same line read twice
+        return merge_lines(parts) if len(parts) > len(merged) else parts
 
     # ---- recognition ----------------------------------------------------------------------
 
@@ -745,6 +748,8 @@ class PpOcrEngine:
             walled = cells and any(
                 (before[0] + 0.5) * per_column < x < (ch[0] + 0.5) * per_column for x in walls
             )
+            if "_" in (before[1], ch[1]):
+                space = float("inf")  # an underscore joins (``IQ_20m_HACKRF``, ``__I_RE``)
             if ch[1] == " " or line or walled or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
             if ch[1] != " " and not line:

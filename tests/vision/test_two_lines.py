@@ -61,3 +61,35 @@ def test_trail_senses_two_line_row_is_read_as_two_lines() -> None:
     assert not isinstance(engine, str), engine
     lines = [line.text for line in engine.read(score.load("trailsense-pressure"))]
     assert "Weather monitor" in lines and "On 15m" in lines, lines  # a lone dash is no word
+
+
+def test_two_lines_set_tight_are_cut_where_the_rows_between_them_are_nearly_blank() -> None:
+    """The upper line's underscores and descenders ink the rows between the lines a little:
+    no row is blank enough for the strict rule, yet the lines are two."""
+    import numpy as np
+
+    image = Image.new("L", (600, 80), 0)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=28)
+    draw.text((10, 4), "HACKRF_1393_Hz_4MSps.iq", fill=255, font=font)
+    draw.text((150, 26), "demod at 14.219074 MHz", fill=255, font=font)
+    pixels = np.asarray(image.convert("RGB"), dtype=np.float32)[8:66]
+    share = (pixels.mean(axis=2) > 48).mean(axis=1)
+    between = share[5:46]  # from the upper line's first inked row to the lower's last
+    assert int((between < 0.05).sum()) < 3  # blank rows under SPLIT_GAP: the strict rule fails
+    top, bottom = two_lines(pixels, (0, 8, 600, 66))
+    assert 8 + 22 <= top[3] == bottom[1] <= 8 + 28, (top, bottom)
+
+
+def test_rf_analyzers_file_name_over_its_frequency_is_read_as_two_lines() -> None:
+    """RF Analyzer (tests/vision/real): the two tight lines read as one line of junk, and
+    `demod at 14.219074 MHz` was lost."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    words = [
+        w for line in engine.read(score.load("rfanalyzer-waterfall")) for w in line.text.split()
+    ]
+    for word in ("demod", "at", "14.219074", "MHz"):
+        assert words.count(word) == 1, (word, words)

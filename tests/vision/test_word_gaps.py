@@ -263,3 +263,20 @@ def test_short_words_on_chips_keep_their_spaces() -> None:
     words = [w for line in lines for w in line.split()]
     assert words.count("UV") == 5 and words.count("3") >= 2, lines
     assert not {"UV2", "UV3"} & set(words), lines
+
+
+@need_vision  # numpy comes with the vision extra
+def test_an_underscore_joins_whatever_the_blank_columns_beside_it() -> None:
+    """An underscore lies below the rows that part words, so its columns look blank: a file
+    name (``HACKRF_13938505Hz_4MSps.iq``) broke at each one, a hangman's ``__I_RE`` too."""
+    import numpy as np
+
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+    blank = np.ones(100, dtype=bool)
+    for first, last in [(0, 10), (12, 22), (50, 60), (62, 72)]:  # R F _ 1 3: no ink at _
+        blank[first:last] = False
+    chars = [(5, "R", 0.99), (17, "F", 0.99), (36, "_", 0.99), (55, "1", 0.99), (67, "3", 0.99)]
+    assert [w[0] for w in engine._group(chars, 100.0, blank, 30)] == ["RF_13"]
