@@ -14,7 +14,7 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
 2. **parts**: the ink's 8-connected parts whose box is glyph-shaped: between ``MIN_HEIGHT``
    and ``MAX_HEIGHT`` (shares of the shorter side) tall, ``MIN_ASPECT``..``MAX_ASPECT`` wide
    for its height, its ink covering ``MIN_FILL``..``MAX_FILL`` of its box (a stroke, not a
-   dot, disc or frame);
+   dot, disc or frame), or more when it is a narrow upright bar (``STEM``: kept apart);
 3. **alone**: no other glyph-sized mark (``SIBLING``) beside it (``BESIDE``: in its rows, not
    above or below it like a card's suit under its rank) within ``ALONE`` of its height (a
    glyph of a word has neighbours and the detector reads the word; a cell's frame is
@@ -50,6 +50,10 @@ MIN_ASPECT = 0.1
 MAX_ASPECT = 0.95
 MIN_FILL = 0.12
 MAX_FILL = 0.75
+STEM = 0.3
+"""A part at most this wide for its height and filled beyond ``MAX_FILL`` is a stem: a solid
+upright bar, an ``I`` in a sans font (``candidates`` returns it apart, the caller keeps it
+only among letters)."""
 ALONE = 0.35
 PAD = 0.3
 SIBLING = 2.5
@@ -106,22 +110,34 @@ def ink_in(grey: Any, surround: float) -> Any:
     return (cv2.absdiff(grey, background) > INK).astype(np.uint8)
 
 
-def candidates(image: Image.Image, found: list[Box]) -> list[Box]:
+def candidates(image: Image.Image, found: list[Box], stems: list[Box] | None = None) -> list[Box]:
     """Boxes (``image`` pixels, grown by ``PAD``) of lone glyph-shaped marks outside every
-    box of ``found``, top to bottom."""
+    box of ``found``, top to bottom; the lone solid bars (``STEM``), which pass every other
+    test of a glyph, are appended to ``stems`` instead when it is given (a bar is read as
+    nothing or as ``1``: no recognizer tells ``I`` from ``l`` or ``|`` alone)."""
     grey, scale = grey_of(image)  # once: each width of surroundings reads the same copy
     out: list[Box] = []
+    bars: list[Box] = []
     for surround in GROUNDS:
-        for box in _candidates(image, found, grey, ink_in(grey, surround), scale):
+        for box in _candidates(image, found, grey, ink_in(grey, surround), scale, bars):
             if not _centre_in(box, out):
                 out.append(box)
+    if stems is not None:
+        for box in bars[:MAX_CANDIDATES]:
+            if not _centre_in(box, stems):
+                stems.append(box)
     out = out[:MAX_CANDIDATES]
     out.sort(key=lambda b: (b[1], b[0]))
     return out
 
 
 def _candidates(
-    image: Image.Image, found: list[Box], grey: Any, ink: Any, scale: float
+    image: Image.Image,
+    found: list[Box],
+    grey: Any,
+    ink: Any,
+    scale: float,
+    stems: list[Box] | None = None,
 ) -> list[Box]:
     """Steps 2 to 4 of the module doc on one ink mask (``grey`` and ``ink`` at ``scale``)."""
     import cv2
@@ -129,7 +145,7 @@ def _candidates(
 
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     side = min(ink.shape)
-    out = _lone(image, found, grey, labels, stats, side, scale, (0, 0))
+    out = _lone(image, found, grey, labels, stats, side, scale, (0, 0), stems=stems)
     for i in range(1, count):
         left, top, pw, ph, area = (int(v) for v in stats[i])
         if not MAX_HEIGHT * side < ph <= PLATE * side or pw > PLATE * side:
@@ -163,6 +179,7 @@ def _lone(
     scale: float,
     at: tuple[int, int],
     ground: bool = True,
+    stems: list[Box] | None = None,
 ) -> list[Box]:
     """Steps 2 and 3 of the module doc on the parts ``labels`` / ``stats`` of an ink mask over
     ``grey`` (the work copy's grey, or a plate's patch of it whose top left corner is ``at``);
@@ -173,18 +190,19 @@ def _lone(
 
     h, w = labels.shape
     low, high = MIN_HEIGHT * side, MAX_HEIGHT * side
-    parts: list[tuple[int, int, int, int, int]] = []
+    parts: list[tuple[int, int, int, int, int, bool]] = []
     for i in range(1, len(stats)):
         left, top, pw, ph, area = (int(v) for v in stats[i])
         if not low <= ph <= high:
             continue
         if not MIN_ASPECT <= pw / ph <= MAX_ASPECT:
             continue
-        if not MIN_FILL <= area / (pw * ph) <= MAX_FILL:
+        stem = pw <= STEM * ph and area / (pw * ph) > MAX_FILL
+        if not stem and not MIN_FILL <= area / (pw * ph) <= MAX_FILL:
             continue
-        parts.append((i, left, top, pw, ph))
+        parts.append((i, left, top, pw, ph, stem))
     out: list[Box] = []
-    for i, left, top, pw, ph in parts:
+    for i, left, top, pw, ph, stem in parts:
         margin = max(2, round(ALONE * ph))
         x0, y0 = max(0, left - margin), max(0, top - margin)
         x1, y1 = min(w, left + pw + margin), min(h, top + ph + margin)
@@ -204,6 +222,10 @@ def _lone(
             min(image.height, int((top + ph + pad) / scale + 0.999)),
         )
         if _centre_in(box, found):
+            continue
+        if stem:
+            if stems is not None and len(stems) < MAX_CANDIDATES:
+                stems.append(box)
             continue
         out.append(box)
         if len(out) >= MAX_CANDIDATES:

@@ -110,6 +110,7 @@ from bridge.vision.words import (
     lone_digit,
     lying_stroke,
     plausible,
+    stems_in_rows,
 )
 
 DETECT_SIDE = 960
@@ -500,14 +501,20 @@ class PpOcrEngine:
         look leaves to the first, made on the whole image). Lone glyphs are looked for
         outside the detected boxes that read as words only: a box that read as nothing (a
         game board the detector took for one block of text, a glyph's own box too tight to
-        read) hides none."""
+        read) hides none. A lone solid bar (``glyphs.candidates``' stems) is an ``I`` where
+        it stands in a row of letters (``stems_in_rows``), and nothing anywhere else."""
         found = self.detect(image)
         lines = self._recognize(image, found, len(found))
         if lone:
             read = [box for box, words in zip(found, lines, strict=True) if words]
             singles = [w for line in lines for w in line if len(w.text) == 1]
-            lone_lines = self._recognize(image, glyphs.candidates(image, read), 0)
+            stems: list[Box] = []
+            lone_lines = self._recognize(image, glyphs.candidates(image, read, stems), 0)
             lines += in_rows(lone_lines, singles)
+            lines += stems_in_rows(
+                [glyphs.core(b) for b in stems],
+                [w for line in lines for w in line if len(w.text) == 1],
+            )  # a bare ``I`` among a row's letters: no recognizer reads a bar alone
         return found, letters_in_rows(lines)
 
     def _recognize(self, image: Image.Image, boxes: list[Box], lone_from: int) -> list[list[Word]]:

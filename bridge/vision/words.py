@@ -68,6 +68,37 @@ def in_rows(lines: list[list[Word]], others: list[Word] | None = None) -> list[l
     return out
 
 
+STEM_HEIGHT = 0.2
+"""A bar is an ``I`` of a row when the row's letters are this close to its height (a share of
+it): a word game's tiles or a keyboard's keys are set in one size; a divider is taller."""
+
+
+def stems_in_rows(stems: list[Box], singles: list[Word]) -> list[list[Word]]:
+    """Words ``I`` for the solid upright bars of ``stems`` (their glyphs' own boxes) that
+    stand in a row (``_in_row``) with at least ``ROW`` - 1 one-letter words of ``singles``
+    within ``STEM_HEIGHT`` of their height, the row's one-character words mostly letters: a
+    word game's or a keyboard's ``I``, which the recognizer reads as nothing alone (a bar is
+    ``I``, ``l``, ``1`` or ``|`` alike) and the glyph search kept out as too solid. A bar
+    among digits, or alone, stays no word. Its confidence is the least of its row's
+    letters'; a bar meeting one already taken (found at both widths of ground) is dropped."""
+    out: list[list[Word]] = []
+    taken: list[Box] = []
+    for box in stems:
+        if any(meets(box, t) for t in taken):
+            continue
+        h = box[3] - box[1]
+        mates = [
+            w
+            for w in singles
+            if _in_row(box, w.box) and abs((w.box[3] - w.box[1]) - h) <= STEM_HEIGHT * h
+        ]
+        letters = [w for w in mates if w.text.isalpha()]
+        if len(letters) + 1 >= ROW and 2 * len(letters) > len(mates):
+            out.append([Word("I", box, min(w.confidence for w in letters))])
+            taken.append(box)
+    return out
+
+
 def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
     """``lines`` with a one-character ``0`` read as the letter ``O`` where it stands in a row
     of at least ``ROW`` one-character words (``_in_row``), most of the others letters: a word

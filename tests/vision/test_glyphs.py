@@ -167,3 +167,54 @@ def test_letter_tiles_in_one_row_are_read_whatever_the_confetti_beside_them() ->
         if 560 <= (line.box[1] + line.box[3]) / 2 <= 650 and line.box[2] < 680
     ]
     assert {"D", "T"} <= {line.text for line in row}, row
+
+
+@need_vision
+def test_a_solid_bar_is_a_stem_not_a_glyph_candidate() -> None:
+    from bridge.vision import glyphs
+
+    image = Image.new("RGB", (720, 1280), (250, 250, 250))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((140, 80, 147, 119), fill=(20, 20, 20))  # 8 x 40: an I in a sans font
+    draw.rectangle((300, 80, 339, 119), fill=(20, 20, 20))  # 40 x 40: a square, no glyph
+    stems: list[tuple[int, int, int, int]] = []
+    assert glyphs.candidates(image, [], stems) == []
+    [stem] = stems
+    left, top, right, bottom = glyphs.core(stem)
+    assert (
+        abs(left - 140) <= 2
+        and abs(right - 148) <= 2
+        and abs(top - 80) <= 2
+        and abs(bottom - 120) <= 2
+    ), stem
+
+
+def test_a_bar_among_a_rows_letters_is_an_i_and_among_digits_or_alone_nothing() -> None:
+    from bridge.vision.words import Word, stems_in_rows
+
+    def tile(text: str, x: int) -> Word:
+        return Word(text, (x, 100, x + 24, 140), 0.98)
+
+    bar = (205, 100, 211, 140)
+    [[i]] = stems_in_rows([bar], [tile("D", 100), tile("O", 300), tile("T", 400)])
+    assert i.text == "I" and i.box == bar and i.confidence == 0.98
+    assert stems_in_rows([bar], [tile("3", 100), tile("5", 300), tile("T", 400)]) == []
+    assert stems_in_rows([bar], [tile("D", 100)]) == []  # one letter beside it: no row
+    tall = (205, 80, 211, 160)  # a divider twice a letter's height
+    assert stems_in_rows([tall], [tile("D", 100), tile("O", 300), tile("T", 400)]) == []
+    assert stems_in_rows([bar, (206, 101, 212, 141)], [tile("D", 100), tile("O", 300)]) == [
+        [Word("I", bar, 0.98)]
+    ]  # found at both grounds: one I
+
+
+@need_vision
+def test_a_word_games_bare_is_are_read() -> None:
+    """Gurgle (tests/vision/real): the `I`s of `I D I O T` and of its keyboard are solid
+    bars; the recognizer read them as nothing and the glyph search kept them out."""
+    from bridge.vision.engine import load_engine
+    from tests.vision.real import score
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    words = [line.text for line in engine.read(score.load("gurgle-board"))]
+    assert words.count("I") >= 2, words
