@@ -227,7 +227,7 @@ def real_rows(quick: bool) -> list[str]:
     """Engines side by side on the real-screen set (needs the repository's tests/ folder)."""
     import sys
 
-    from bridge.vision.reader import read_lines
+    from bridge.vision.reader import read_lines, with_shapes
 
     if not (REAL / "labels.yaml").is_file():
         return ["vision real screens: skipped: tests/vision/real is not here (a checkout has it)"]
@@ -258,9 +258,12 @@ def real_rows(quick: bool) -> list[str]:
         for screen in names:
             _forget(engine)
             w0, c0 = time.perf_counter(), time.process_time()
-            got = [line.text for line, _ in read_lines(engine, images[screen])]
+            read = read_lines(engine, images[screen])
             wall.append((time.perf_counter() - w0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
+            # the lines the hub gives: a close cross read as X is the cross (the shape pass
+            # is measured apart, ``shape_rows``)
+            got = [line.text for line, _ in with_shapes(images[screen], read)[0]]
             scores.append(score_lines(screen, got))
         recall, precision = total(scores)
         meeting = sum(
@@ -287,13 +290,13 @@ def real_rows(quick: bool) -> list[str]:
 
 def shape_rows(images: dict[str, Image.Image]) -> list[str]:
     """Targets without words on the real set as the hub's reader gives them
-    (``bridge.vision.reader.read_shapes``: those overlapping a word left out), measured apart
+    (``bridge.vision.reader.with_shapes``: those overlapping a word left out), measured apart
     from the words: how many of each shape, on how many screens, and the CPU of the pass."""
     from collections import Counter
 
     from bridge.vision import icons
     from bridge.vision.engine import load_engine
-    from bridge.vision.reader import read_lines, read_shapes
+    from bridge.vision.reader import read_lines, with_shapes
 
     engine = load_engine()
     if isinstance(engine, str):
@@ -304,7 +307,7 @@ def shape_rows(images: dict[str, Image.Image]) -> list[str]:
     for image in images.values():
         lines = read_lines(engine, image)
         c0 = time.process_time()
-        shapes = read_shapes(image, lines)
+        shapes = with_shapes(image, lines)[1]
         cpu.append((time.process_time() - c0) * 1000)
         found.update(name for name, _, _ in shapes)
         screens.update({name for name, _, _ in shapes})
@@ -318,7 +321,7 @@ def shape_rows(images: dict[str, Image.Image]) -> list[str]:
 def heldout_rows() -> list[str]:
     """The hub's engine on the held-out screens (tests/vision/heldout: never used to tune)."""
     from bridge.vision.engine import load_engine
-    from bridge.vision.reader import read_lines
+    from bridge.vision.reader import read_region
     from tests.vision.real.score import HELDOUT, load, score_lines, screens, total
 
     engine = load_engine()
@@ -326,7 +329,7 @@ def heldout_rows() -> list[str]:
         return []
     names = screens(HELDOUT)
     scores = [
-        score_lines(n, [line.text for line, _ in read_lines(engine, load(n, HELDOUT))], HELDOUT)
+        score_lines(n, [line.text for line, _ in read_region(engine, load(n, HELDOUT))[0]], HELDOUT)
         for n in names
     ]
     recall, precision = total(scores)

@@ -61,16 +61,76 @@ def read_lines(engine: OcrEngine, region: Image.Image) -> tuple[tuple[TextBox, R
     )
 
 
+Reading = tuple[tuple[tuple[TextBox, Role], ...], tuple[tuple[str, Box, float], ...]]
+"""What one region holds: its lines with their roles, and its shapes."""
+
+
+def read_region(engine: OcrEngine, region: Image.Image, shapes: bool = True) -> Reading:
+    """What ``region`` holds: its lines (``read_lines``) and, when ``shapes``, its targets
+    without words (``with_shapes``)."""
+    lines = read_lines(engine, region)
+    return with_shapes(region, lines) if shapes else (lines, ())
+
+
+def with_shapes(region: Image.Image, lines: tuple[tuple[TextBox, Role], ...]) -> Reading:
+    """``lines`` (read from ``region``) and the targets without words ``icons`` finds in it
+    (``read_shapes``). A line that is a lone ``X`` on a close cross ``icons`` found, with
+    no row of one-character lines beside it (``CROSS_ROW``: a keyboard's or a word game's
+    letters), is that close cross, not text: a search bar's or a dialog's ``✕`` read as
+    the letter is left out of the lines and kept as the shape."""
+    found = icons.find(region)
+    crosses = [box for name, box, _ in found if name == "close"]
+    if crosses:
+        lines = tuple(
+            (line, role)
+            for line, role in lines
+            if not (
+                line.text in CROSSES
+                and any(_centre_in(line.box, box) for box in crosses)
+                and _row_of(line, lines) + 1 < CROSS_ROW
+            )
+        )
+    return lines, read_shapes(region, lines, found)
+
+
+CROSSES = frozenset("Xx\u00d7\u2715\u2716")
+"""What a close cross reads as."""
+CROSS_ROW = 3
+"""One-character lines in a row, the ``X`` counted, that make it a letter (a keyboard's)."""
+
+
+def _row_of(line: TextBox, lines: Sequence[tuple[TextBox, Role]]) -> int:
+    """How many other one-character lines stand in ``line``'s row: about as tall (1.5x
+    either way), their vertical middles within half its height."""
+    height = line.box[3] - line.box[1]
+    middle = (line.box[1] + line.box[3]) / 2
+    return sum(
+        1
+        for other, _ in lines
+        if other is not line
+        and len(other.text) == 1
+        and abs((other.box[1] + other.box[3]) / 2 - middle) <= height / 2
+        and height <= 1.5 * (other.box[3] - other.box[1]) <= 2.25 * height
+    )
+
+
+def _centre_in(a: Box, b: Box) -> bool:
+    cx, cy = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
+    return b[0] <= cx <= b[2] and b[1] <= cy <= b[3]
+
+
 def read_shapes(
-    region: Image.Image, lines: Sequence[tuple[TextBox, Role]]
+    region: Image.Image,
+    lines: Sequence[tuple[TextBox, Role]],
+    found: Sequence[tuple[str, Box, float]] | None = None,
 ) -> tuple[tuple[str, Box, float], ...]:
-    """Targets without words in ``region`` (``bridge.vision.icons``): (shape, box,
-    confidence), those overlapping a line of ``lines`` left out (a glyph of a word, ``l!``,
-    is not a pause sign)."""
+    """Targets without words in ``region`` (``bridge.vision.icons``, or ``found`` when the
+    caller has them): (shape, box, confidence), those overlapping a line of ``lines`` left
+    out (a glyph of a word, ``l!``, is not a pause sign)."""
     return tuple(
-        found
-        for found in icons.find(region)
-        if not any(_overlaps(found[1], line.box) for line, _ in lines)
+        shape
+        for shape in (icons.find(region) if found is None else found)
+        if not any(_overlaps(shape[1], line.box) for line, _ in lines)
     )
 
 
@@ -94,10 +154,6 @@ MARGIN = 0.5
 """The changed part is grown by this share of its height on every side before reading."""
 _CHANGED = [0 if v <= 12 else 255 for v in range(256)]
 """A pixel whose grey level differs from the last frame's by more than 12 changed."""
-
-
-Reading = tuple[tuple[tuple[TextBox, Role], ...], tuple[tuple[str, Box, float], ...]]
-"""What one region holds: its lines with their roles, and its shapes."""
 
 
 class RegionReader:
@@ -155,15 +211,14 @@ class RegionReader:
         if (part[2] - part[0]) * (part[3] - part[1]) > PARTIAL * whole:
             return None
         sub = crop.crop(part)
-        fresh = read_lines(self.engine, sub)
+        fresh, fresh_shapes = read_region(self.engine, sub, self.shapes)
         x, y = part[0], part[1]
         lines = [(ln, role) for ln, role in old_lines if not _overlaps(ln.box, part)]
         lines += [
             (TextBox(ln.text, _shift(ln.box, x, y), ln.confidence), role) for ln, role in fresh
         ]
         shapes = [s for s in old_shapes if not _overlaps(s[1], part)]
-        if self.shapes:
-            shapes += [(n, _shift(b, x, y), c) for n, b, c in read_shapes(sub, fresh)]
+        shapes += [(n, _shift(b, x, y), c) for n, b, c in fresh_shapes]
         lines.sort(key=lambda lr: (lr[0].box[1], lr[0].box[0]))
         return tuple(lines), tuple(shapes)
 
@@ -191,9 +246,7 @@ class RegionReader:
                 try:
                     reading = self._changed_part(b, crop)
                     if reading is None:
-                        lines = read_lines(self.engine, crop)
-                        shapes = read_shapes(crop, lines) if self.shapes else ()
-                        reading = (lines, shapes)
+                        reading = read_region(self.engine, crop, self.shapes)
                     else:
                         self.stats.partial += 1
                 except Exception as exc:  # an engine fault: this region reads as no text

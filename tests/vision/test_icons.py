@@ -9,6 +9,7 @@ from PIL import Image, ImageDraw
 
 from bridge.core.normalize import SnapshotContext, normalize
 from bridge.core.query import visible_text
+from bridge.vision.boxes import TextBox
 from bridge.vision.overlay import Overlay, VisionItem
 from bridge.wire.enums import Role, Source
 from tests.skips import need_vision
@@ -115,3 +116,49 @@ def test_a_shape_node_is_a_clickable_button_labelled_with_the_shape() -> None:
         (500, 900, 580, 980),
     )
     assert visible_text(node) == ("label", "pause")  # a query by text="pause" finds it
+
+
+class _Lines:
+    """An engine that reads the given lines on any image: what the recognizer made of a
+    search bar's close cross (``X``) and of a keyboard's row, without depending on it."""
+
+    name = "fixed"
+
+    def __init__(self, *lines: tuple[str, tuple[int, int, int, int]]) -> None:
+        self.lines = tuple(TextBox(text, box, 0.95) for text, box in lines)
+
+    def read(self, image: Image.Image) -> tuple[TextBox, ...]:
+        return self.lines
+
+
+def _search_bar_and_keys() -> Image.Image:
+    image = Image.new("RGB", (540, 960), (245, 245, 245))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((20, 80, 520, 160), fill="white", outline=(200, 200, 200))
+    draw.line((455, 100, 495, 140), fill=(60, 60, 60), width=6)  # the bar's close cross
+    draw.line((455, 140, 495, 100), fill=(60, 60, 60), width=6)
+    for k in range(4):  # a keyboard's row: Z X C V, its X drawn as a cross too
+        x = 60 + k * 110
+        draw.rectangle((x, 700, x + 80, 780), fill=(70, 70, 80))
+    draw.line((185, 725, 205, 755), fill="white", width=4)
+    draw.line((185, 755, 205, 725), fill="white", width=4)
+    return image
+
+
+@need_vision
+def test_a_close_cross_read_as_the_letter_x_is_the_cross_and_a_keys_x_a_letter() -> None:
+    from bridge.vision.reader import read_region
+
+    engine = _Lines(
+        ("Waterloo Station", (40, 100, 300, 140)),
+        ("X", (456, 101, 496, 141)),
+        ("Z", (88, 724, 112, 756)),
+        ("X", (184, 724, 206, 756)),
+        ("C", (288, 724, 312, 756)),
+        ("V", (398, 724, 422, 756)),
+    )
+    lines, shapes = read_region(engine, _search_bar_and_keys())
+    assert [line.text for line, _ in lines] == ["Waterloo Station", "Z", "X", "C", "V"]
+    assert [(n, _inside(b, (450, 95, 500, 145))) for n, b, _ in shapes] == [("close", True)]
+    lines, shapes = read_region(engine, _search_bar_and_keys(), shapes=False)
+    assert len(lines) == 6 and shapes == ()

@@ -128,11 +128,11 @@ def total(scores: Iterable[Score]) -> tuple[float, float]:
 def hub_reader() -> Reader:
     """The hub's own path: the engine ``serve --vision`` loads, then shapes."""
     from bridge.vision.engine import load_engine
-    from bridge.vision.reader import read_lines
+    from bridge.vision.reader import read_region
 
     engine = load_engine()
     assert not isinstance(engine, str), engine
-    return lambda image: [line.text for line, _ in read_lines(engine, image)]
+    return lambda image: [line.text for line, _ in read_region(engine, image)[0]]
 
 
 if __name__ == "__main__":
