@@ -13,7 +13,8 @@ geometry alone (``shape_of``):
   as tall as wide), of one height and top, less than two bar widths apart, the pair about as
   wide as tall (``PAUSE_SQUARE``: two bars of a chart are not);
 - **close** ``✕``: one part about as wide as tall, inked at its centre and near its four
-  corners, blank at the middles of its four sides.
+  corners, blank at the middles of its four sides (``SIDE_WINDOW``), its ink along its
+  box's diagonals (``DIAGONAL``).
 
 Sizes: a mark between ``MIN_SIDE`` and ``MAX_SIDE`` of the region's shorter side. Found
 shapes come back as (name, box in region pixels, confidence), at most ``MAX_SHAPES``. Pure:
@@ -40,6 +41,16 @@ SURROUND = 0.1
 """The surroundings a mark's pixels are compared with: this share of the shorter side (a
 filled mark much wider than this would be hollowed: ``MAX_SIDE`` stays near it)."""
 MAX_SHAPES = 16
+SIDE_WINDOW = 0.06
+"""A close cross is blank at the middle of each side within this share of its size (its
+corners are looked at within twice that): a small cross's strokes (14 pixels square in the
+work copy, strokes 3 wide) come within 0.12 of a side's middle."""
+DIAGONAL = 0.95
+"""A close cross has at least this share of its ink near its box's diagonals ..."""
+DIAGONAL_NEAR = 0.2
+"""... within this share of its size (``|u - v|`` or ``|u + v - 1|``, ``u`` and ``v`` the
+pixel's place across and down its box). Crosses on the real screens: 1.00; a full-screen
+sign 0.82, a shuffle sign 0.90."""
 NAMES = ("play", "pause", "close")
 
 
@@ -191,12 +202,30 @@ def shape_of(mask: Any) -> str | None:
     if 0.75 <= w / h <= 1.33 and 0.15 <= fill <= 0.55:
         s = max(1, round(0.12 * min(h, w)))
 
-        def inked(cx: float, cy: float) -> bool:
+        def inked(cx: float, cy: float, s: int = s) -> bool:
             x0, y0 = int(cx * (w - 1)), int(cy * (h - 1))
             return bool(part[max(0, y0 - s) : y0 + s + 1, max(0, x0 - s) : x0 + s + 1].any())
 
         corners_inked = all(inked(cx, cy) for cx in (0.1, 0.9) for cy in (0.1, 0.9))
-        sides_blank = not any(inked(cx, cy) for cx, cy in ((0.5, 0), (0.5, 1), (0, 0.5), (1, 0.5)))
-        if inked(0.5, 0.5) and corners_inked and sides_blank:
+        edge = max(1, round(SIDE_WINDOW * min(h, w)))
+        sides_blank = not any(
+            inked(cx, cy, edge) for cx, cy in ((0.5, 0), (0.5, 1), (0, 0.5), (1, 0.5))
+        )
+        if inked(0.5, 0.5) and corners_inked and sides_blank and _on_diagonals(part):
             return "close"
     return None
+
+
+def _on_diagonals(part: Any) -> bool:
+    """Whether at least ``DIAGONAL`` of a mark's ink lies near one of its box's diagonals
+    (within ``DIAGONAL_NEAR`` of its size): a cross's two strokes do; a full-screen sign's
+    corner brackets or a shuffle sign's arrowheads do not."""
+    import numpy as np
+
+    h, w = part.shape
+    ys, xs = np.nonzero(part)
+    if not len(xs):
+        return False
+    u, v = xs / max(1, w - 1), ys / max(1, h - 1)
+    near = np.minimum(np.abs(u - v), np.abs(u + v - 1)) <= DIAGONAL_NEAR
+    return float(near.mean()) >= DIAGONAL

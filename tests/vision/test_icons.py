@@ -31,6 +31,7 @@ def _inside(box: tuple[int, int, int, int], area: tuple[int, int, int, int]) -> 
         ("pixelwheels-gun", "pause", (20, 20, 130, 130)),  # the race's pause, top left
         ("pixelwheels-rocket", "pause", (20, 20, 130, 130)),
         ("tuner-edit-instrument", "close", (40, 60, 130, 150)),  # the editor's close cross
+        ("transportr-station-map", "close", (950, 130, 1030, 200)),  # a search bar's, thin
     ],
 )
 def test_a_real_screen_s_shape_is_found_where_a_person_sees_it(
@@ -52,6 +53,24 @@ def test_boards_and_charts_without_such_shapes_give_none(screen: str) -> None:
     from tests.vision.real.score import load
 
     assert icons.find(load(screen)) == []
+
+
+@need_vision
+@pytest.mark.parametrize(
+    ("screen", "area"),
+    [
+        ("player-tv-tos", (1640, 990, 1700, 1050)),  # a full-screen sign: corner brackets
+        ("sgt-net", (290, 2120, 390, 2200)),  # a shuffle sign: two crossing arrows
+    ],
+)
+def test_signs_that_cross_or_fill_corners_without_strokes_on_diagonals_are_no_close(
+    screen: str, area: tuple[int, int, int, int]
+) -> None:
+    from bridge.vision import icons
+    from tests.vision.real.score import load
+
+    found = icons.find(load(screen))
+    assert not [s for s in found if s[0] == "close" and _inside(s[1], area)], found
 
 
 def _drawn() -> Image.Image:
