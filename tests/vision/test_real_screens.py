@@ -38,9 +38,12 @@ of 91; with glyphs looked for on cards and tiles and a grid's lines parting its 
 accents dropped, 0.929 / 0.950, 74 of 91. Then 14 screens of 14 other apps (an
 oscilloscope, weather, weight and mood charts, a compass, a car's gauges, two maps, puzzles, a
 crossword and a calendar on tablets, a countdown) read 0.953 / 0.937 as they came, 9 of 14,
-and the 105 together 0.936 / 0.947, 83 of 105 (every dash compared as one dash). The
-floors leave room for another onnxruntime build, not for a regression. A landscape video
-player's overlay and boards of lone digits are read word for word."""
+and the 105 together 0.936 / 0.947, 83 of 105 (every dash compared as one dash); with a
+weather chart from the held-out set (row 106), a recognized space no part of a line's usual
+gap, tight lines cut apart, a bare ``I`` in a row of letters and a close cross no ``X``,
+the 106 read 0.937 / 0.948, 84 of 106. The floors leave room for another onnxruntime build,
+not for a regression. A landscape video player's overlay and boards of lone digits are read
+word for word."""
 
 from __future__ import annotations
 
@@ -52,7 +55,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.93
-ON_TARGET_FLOOR = 71
+ON_TARGET_FLOOR = 80
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
