@@ -158,7 +158,8 @@ _CHANGED = [0 if v <= 12 else 255 for v in range(256)]
 
 class RegionReader:
     """One engine, one bounded cache, its statistics. Not thread-safe: one call at a time.
-    ``shapes``: also look for targets without words (``read_shapes``)."""
+    ``shapes``: also look for targets without words (``with_shapes``; without them a close
+    cross read as ``X`` stays a word)."""
 
     def __init__(self, engine: OcrEngine, cache: ResultCache[Reading], shapes: bool = True):
         self.engine = engine
