@@ -55,21 +55,28 @@ async def test_a_screen_transition_is_one_settled_delta_and_several_raw_ones() -
                 assert (await dev.wait(ScreenShown(name="login"))).result.value == "CONDITION_MET"
                 # the transition's last frames, then the settled delta: waited for, not slept
                 assert (await dev.wait(Stable(for_ms=500))).result.value == "CONDITION_MET"
-                with anyio.fail_after(30):
-                    while not any(u.delta is not None for u in settled) or (
-                        sum(u.delta is not None for u in raw) < 3
+                final = await dev.snapshot()
+                last = final.snapshot.snapshot_id
+                with anyio.fail_after(30):  # both streams have reached the settled screen
+                    while not (
+                        any(u.delta is not None for u in settled)
+                        and any(u.snapshot.snapshot_id == last for u in raw)
                     ):
                         await anyio.sleep(0.02)
-                final = await dev.snapshot()
                 stop.set()
                 tg.cancel_scope.cancel()
     deltas = [u for u in settled if u.delta is not None]
-    raw_deltas = [u for u in raw if u.delta is not None]
-    assert len(raw_deltas) >= 3, "the simulated transition pushes several frames"
     assert len(deltas) == 1, [u.snapshot.snapshot_id for u in deltas]
     # the one settled delta lands exactly on the settled screen
-    assert deltas[0].snapshot.snapshot_id == final.snapshot.snapshot_id
+    assert deltas[0].snapshot.snapshot_id == last
     assert deltas[0].snapshot.nodes == final.snapshot.nodes
+    # the raw stream shows the transition's frames (several at rest; on a loaded machine the
+    # hub's ingest may coalesce some, the newest winning, and a lagging member gets a resync
+    # in place of the deltas it missed), none of which the settled stream sent
+    moves = raw[1:]  # after the subscription's own first snapshot
+    assert moves and moves[-1].snapshot.snapshot_id == last
+    passing = {u.snapshot.snapshot_id for u in moves[:-1]}
+    assert last not in passing and not passing & {u.snapshot.snapshot_id for u in settled}
 
 
 async def test_a_second_member_starts_from_the_streams_base() -> None:
