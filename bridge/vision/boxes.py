@@ -59,3 +59,9 @@ def same_row(a: Box, b: Box) -> bool:
 
 def inside(a: Box, b: Box) -> bool:
     return b[0] <= a[0] and b[1] <= a[1] and a[2] <= b[2] and a[3] <= b[3]
+
+
+def centre_in(a: Box, b: Box) -> bool:
+    """Whether the centre of box ``a`` lies inside box ``b``."""
+    cx, cy = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
+    return b[0] <= cx <= b[2] and b[1] <= cy <= b[3]

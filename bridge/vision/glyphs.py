@@ -39,7 +39,7 @@ from typing import Any
 
 from PIL import Image
 
-from bridge.vision.boxes import Box
+from bridge.vision.boxes import Box, centre_in
 
 WORK_SIDE = 720
 INK = 40
@@ -251,8 +251,7 @@ def core(box: Box) -> Box:
 
 def _centre_in(box: Box, boxes: list[Box]) -> bool:
     """Whether the centre of ``box`` lies inside any of ``boxes``."""
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes)
+    return any(centre_in(box, b) for b in boxes)
 
 
 def _beside(stat: Any, top: int, height: int) -> bool:

@@ -23,11 +23,13 @@ from dataclasses import dataclass, field
 from PIL import Image, ImageChops
 
 from bridge.vision import icons
+from bridge.vision.boxes import centre_in
 from bridge.vision.cache import ResultCache, key_of
 from bridge.vision.engine import Box, OcrEngine, TextBox
 from bridge.vision.overlay import MAX_ITEMS, Overlay, VisionItem
 from bridge.vision.regions import Region
 from bridge.vision.shapes import background_of, looks_like_button
+from bridge.vision.words import ROW, in_row
 from bridge.wire.base import Bounds
 from bridge.wire.enums import Role
 
@@ -75,7 +77,7 @@ def read_region(engine: OcrEngine, region: Image.Image, shapes: bool = True) -> 
 def with_shapes(region: Image.Image, lines: tuple[tuple[TextBox, Role], ...]) -> Reading:
     """``lines`` (read from ``region``) and the targets without words ``icons`` finds in it
     (``read_shapes``). A line that is a lone ``X`` on a close cross ``icons`` found, with
-    no row of one-character lines beside it (``CROSS_ROW``: a keyboard's or a word game's
+    no row of one-character lines beside it (``words.ROW``: a keyboard's or a word game's
     letters), is that close cross, not text: a search bar's or a dialog's ``✕`` read as
     the letter is left out of the lines and kept as the shape."""
     found = icons.find(region)
@@ -86,8 +88,8 @@ def with_shapes(region: Image.Image, lines: tuple[tuple[TextBox, Role], ...]) ->
             for line, role in lines
             if not (
                 line.text in CROSSES
-                and any(_centre_in(line.box, box) for box in crosses)
-                and _row_of(line, lines) + 1 < CROSS_ROW
+                and any(centre_in(line.box, box) for box in crosses)
+                and _row_of(line, lines) + 1 < ROW
             )
         )
     return lines, read_shapes(region, lines, found)
@@ -95,28 +97,15 @@ def with_shapes(region: Image.Image, lines: tuple[tuple[TextBox, Role], ...]) ->
 
 CROSSES = frozenset("Xx\u00d7\u2715\u2716")
 """What a close cross reads as."""
-CROSS_ROW = 3
-"""One-character lines in a row, the ``X`` counted, that make it a letter (a keyboard's)."""
 
 
 def _row_of(line: TextBox, lines: Sequence[tuple[TextBox, Role]]) -> int:
-    """How many other one-character lines stand in ``line``'s row: about as tall (1.5x
-    either way), their vertical middles within half its height."""
-    height = line.box[3] - line.box[1]
-    middle = (line.box[1] + line.box[3]) / 2
+    """How many other one-character lines stand in ``line``'s row (``words.in_row``)."""
     return sum(
         1
         for other, _ in lines
-        if other is not line
-        and len(other.text) == 1
-        and abs((other.box[1] + other.box[3]) / 2 - middle) <= height / 2
-        and height <= 1.5 * (other.box[3] - other.box[1]) <= 2.25 * height
+        if other is not line and len(other.text) == 1 and in_row(line.box, other.box)
     )
-
-
-def _centre_in(a: Box, b: Box) -> bool:
-    cx, cy = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
-    return b[0] <= cx <= b[2] and b[1] <= cy <= b[3]
 
 
 def read_shapes(

@@ -75,7 +75,7 @@ it): a word game's tiles or a keyboard's keys are set in one size; a divider is 
 
 def stems_in_rows(stems: list[Box], singles: list[Word]) -> list[list[Word]]:
     """Words ``I`` for the solid upright bars of ``stems`` (their glyphs' own boxes) that
-    stand in a row (``_in_row``) with at least ``ROW`` - 1 one-letter words of ``singles``
+    stand in a row (``in_row``) with at least ``ROW`` - 1 one-letter words of ``singles``
     within ``STEM_HEIGHT`` of their height, the row's one-character words mostly letters: a
     word game's or a keyboard's ``I``, which the recognizer reads as nothing alone (a bar is
     ``I``, ``l``, ``1`` or ``|`` alike) and the glyph search kept out as too solid. A bar
@@ -90,7 +90,7 @@ def stems_in_rows(stems: list[Box], singles: list[Word]) -> list[list[Word]]:
         mates = [
             w
             for w in singles
-            if _in_row(box, w.box) and abs((w.box[3] - w.box[1]) - h) <= STEM_HEIGHT * h
+            if in_row(box, w.box) and abs((w.box[3] - w.box[1]) - h) <= STEM_HEIGHT * h
         ]
         letters = [w for w in mates if w.text.isalpha()]
         if len(letters) + 1 >= ROW and 2 * len(letters) > len(mates):
@@ -101,7 +101,7 @@ def stems_in_rows(stems: list[Box], singles: list[Word]) -> list[list[Word]]:
 
 def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
     """``lines`` with a one-character ``0`` read as the letter ``O`` where it stands in a row
-    of at least ``ROW`` one-character words (``_in_row``), most of the others letters: a word
+    of at least ``ROW`` one-character words (``in_row``), most of the others letters: a word
     game's tiles or a keyboard's keys, where the recognizer took a round ``O`` for a zero."""
     if not any(len(line) == 1 and line[0].text == "0" for line in lines):
         return lines
@@ -118,7 +118,7 @@ def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
 
 
 class _Rows:
-    """Words by their boxes' vertical middles, for the others in a word's row (``_in_row``)
+    """Words by their boxes' vertical middles, for the others in a word's row (``in_row``)
     without comparing every pair: a row's middles lie within 0.75 of the word's height."""
 
     def __init__(self, words: list[Word]) -> None:
@@ -131,10 +131,10 @@ class _Rows:
         reach = 1.5 * (word.box[3] - word.box[1])  # twice 0.75 of its height
         first = bisect.bisect_left(self._keys, twice - reach)
         last = bisect.bisect_right(self._keys, twice + reach)
-        return [o for o in self._words[first:last] if o is not word and _in_row(word.box, o.box)]
+        return [o for o in self._words[first:last] if o is not word and in_row(word.box, o.box)]
 
 
-def _in_row(a: Box, b: Box) -> bool:
+def in_row(a: Box, b: Box) -> bool:
     """Whether two glyph boxes stand in one row: about as tall (1.5x either way), the middle
     of one within the other's rows (``same_row``, either way round)."""
     ha, hb = a[3] - a[1], b[3] - b[1]
