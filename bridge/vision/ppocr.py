@@ -173,6 +173,11 @@ a word boundary whatever the line's median run: the letters of a word are never 
 apart, and a row of a board's letters a cell apart (a word game's ``S I U T``: every run
 wide, so the median is too) is several words."""
 DASHES = frozenset("-\u2013\u2014")
+SLASH_GAP = 0.25
+"""A slash between digits with blank runs at least this share of the glyphs' ink height on
+both sides separates them (``3 / 5``); a fraction or a date set tight leaves at most 0.2
+beside the slash on the real screens (``1/3``, ``16/29``, ``7/19/19``), the slash's slant
+narrowing its blank columns."""
 THREADS = 2
 UNIFORM = 2.0
 SECOND_BELOW = 0.95
@@ -729,6 +734,14 @@ class PpOcrEngine:
             and chars[k + 2][1].isalnum()
             and min(runs[k], runs[k + 1]) >= apart
         }  # a dash set off on both sides: a range or a separator (``9x15 - 24``)
+        dashes |= {
+            k + 1
+            for k in range(len(pairs) - 1)
+            if chars[k + 1][1] == "/"
+            and chars[k][1].isdigit()
+            and chars[k + 2][1].isdigit()
+            and min(runs[k], runs[k + 1]) >= SLASH_GAP * height
+        }  # a slash set off on both sides: a score's ``4 / 5`` (a date, ``3/5`` set tight)
         # a grid of cells about a glyph wide (a crossword, a sudoku): its lines part every
         # pair of glyphs; a chart's lines behind a label cross few of them
         cells = len(walls) >= CELLS * (len(chars) - 1)

@@ -280,3 +280,41 @@ def test_an_underscore_joins_whatever_the_blank_columns_beside_it() -> None:
         blank[first:last] = False
     chars = [(5, "R", 0.99), (17, "F", 0.99), (36, "_", 0.99), (55, "1", 0.99), (67, "3", 0.99)]
     assert [w[0] for w in engine._group(chars, 100.0, blank, 30)] == ["RF_13"]
+
+
+@need_vision  # numpy comes with the vision extra
+def test_a_slash_set_off_between_digits_parts_them_and_a_tight_one_joins() -> None:
+    """``3 / 5`` (a quiz's score by level, braincup-result in tests/vision/real) is three
+    words; a fraction or a date set tight (``1/3``, ``7/19``) stays one."""
+    import numpy as np
+
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+
+    def words(runs: tuple[int, int]) -> list[str]:
+        blank = np.ones(100, dtype=bool)
+        first = 10
+        inked = []
+        for run in (0, *runs):
+            first += run
+            inked.append((first, first + 10))
+            first += 10
+        for a, b in inked:
+            blank[a:b] = False
+        chars = [((a + b) // 2, t, 0.99) for (a, b), t in zip(inked, "3/5", strict=True)]
+        return [w[0] for w in engine._group(chars, 100.0, blank, 24)]
+
+    assert words((7, 7)) == ["3", "5"]  # a slash alone is no word (``plausible``)
+    assert words((2, 3)) == ["3/5"]
+    assert words((12, 4)) == ["3/5"]  # a ``1``'s side bearing on one side only
+
+
+@need_vision
+def test_scores_set_off_by_slashes_are_read_as_numbers() -> None:
+    from tests.vision.real import score
+
+    words = [w for line in _lines(score.load("braincup-result")) for w in line.split()]
+    assert not {"3/3", "4/4", "4/5", "5/5", "3/5"} & set(words), words
+    assert words.count("5") >= 5, words
