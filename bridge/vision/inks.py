@@ -6,8 +6,9 @@ recognizer's input, RGB floats). From its pixels come: the columns that hold no 
 for a line of several colours, ``colour_ink``), the glyphs' height (``glyph_height``), a
 grid's lines painted over before the crop is read (``without_grid``), a detected box that
 holds two lines (``two_lines``, on the image's grey levels), a line cut by the screen's
-edge (``cut_off``), marks that are no glyphs (``round_glyph``, ``solid``) and each word's
-box in the image (``word_box``). Pure: numpy on pixels, no models.
+edge (``cut_off``), marks that are no glyphs (``round_glyph``, ``solid``), each word's
+box in the image (``word_box``) and the glyphs a detected box's edge cuts
+(``past_cut_glyphs``). Pure: numpy and OpenCV on pixels, no models.
 """
 
 from __future__ import annotations
@@ -126,14 +127,62 @@ def glyph_ink(pixels: Any) -> Any:
     text, the brightest for light text), beyond halfway from the median to it and at least
     ``INK`` from the median. A background of several colours (a map's fields and roads) and
     a halo around the glyphs are not ink, so the gaps between words show."""
+    grey = pixels.mean(axis=2)
+    return _beyond(grey, *_ink_level(grey))
+
+
+def _ink_level(grey: Any) -> tuple[bool, float]:
+    """(dark, level): whether the glyphs of ``grey`` (a line's grey levels) are darker than
+    its median, and the grey level past which a pixel is their ink (``glyph_ink``)."""
     import numpy as np
 
-    grey = pixels.mean(axis=2)
     middle = float(np.median(grey))
     dark, light = np.percentile(grey, (EXTREME, 100 - EXTREME))
     if middle - dark >= light - middle:
-        return grey < min(middle - INK, (middle + dark) / 2)
-    return grey > max(middle + INK, (middle + light) / 2)
+        return True, min(middle - INK, (middle + dark) / 2)
+    return False, max(middle + INK, (middle + light) / 2)
+
+
+def _beyond(grey: Any, dark: bool, level: float) -> Any:
+    return grey < level if dark else grey > level
+
+
+REACH = 0.8
+"""A detected box grows sideways by at most this share of its height to take in a glyph its
+edge cuts (``past_cut_glyphs``)."""
+CUT_GLYPH = (0.3, 1.2)
+"""... a glyph being a mark of the line's ink, clear of the box's top and bottom rows, at
+least the first share of the box's height tall and at most the second wide (a road or a
+rule along the line is wider, a dot or a dash lower)."""
+
+
+def past_cut_glyphs(strip: Any, span: tuple[int, int]) -> tuple[int, int]:
+    """(left, right): the pixel columns of ``strip`` (RGB: a detected box's rows, its
+    columns ``span`` and up to ``REACH`` of its height either side) that a line read
+    between would take in whole the glyphs the box's edges cut (``CUT_GLYPH``: marks of
+    the line's ink, by ``glyph_ink``'s level within ``span``, that cross an edge): ``span``
+    itself where no glyph crosses. Where a detector's box ends inside a map label's last
+    letter (``Castl``, ``Smit``), the recognizer reads the word without it; the caller
+    reads the grown box again and keeps that reading only where it completes the first
+    (``bridge.vision.words.completes``)."""
+    import cv2
+    import numpy as np
+
+    first, last = span
+    height = strip.shape[0]
+    grey = strip.mean(axis=2)
+    ink = _beyond(grey, *_ink_level(grey[:, first:last]))
+    count, _, marks, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    left, right = first, last
+    tall, wide = CUT_GLYPH
+    for x, y, w, h, _ in marks[1:count]:
+        if y == 0 or y + h >= height or h < tall * height or w > wide * height:
+            continue
+        if x < last < x + w:
+            right = max(right, int(x + w) + 1)
+        if x < first < x + w:
+            left = min(left, int(x) - 1)
+    return max(0, left), min(strip.shape[1], right)
 
 
 OFF_INK = 1 / 3

@@ -4,7 +4,8 @@ The rules the reader applies to what the recognizer read, by the words' text, co
 and boxes: a lone glyph kept as a digit, or as a letter in a row of such glyphs
 (``lone_digit``, ``in_rows``, ``letters_in_rows``); a word's shape as text's
 (``plausible``, ``lying_stroke``, ``letters_not_digits``); icons read as glyphs dropped
-(``among_marks``: a toolbar's marks; ``beside_clock``: a status bar's). Pure: no pixels,
+(``among_marks``: a toolbar's marks; ``beside_clock``: a status bar's); a line read again
+with its box grown kept where it completes the first reading (``completes``). Pure: no pixels,
 no models (``bridge.vision.inks`` has the rules on pixels).
 """
 
@@ -254,3 +255,48 @@ def plausible(text: str, confidence: float) -> bool:
     if len(text) == 1:  # a lone glyph: a plain letter or digit (an accent alone is a speck)
         return text.isascii() and confidence >= LONE_CONFIDENCE
     return True
+
+
+def completes(first: list[Word], again: list[Word], left: bool, right: bool) -> bool:
+    """Whether ``again`` (a line read again with its box grown sideways, to the ``left``
+    and or the ``right``: ``bridge.vision.inks.past_cut_glyphs``) completes ``first`` (its
+    first reading): the same words but for the first word grown at its start (``left``)
+    and or the last at its end (``right``), by letters after a letter or digits after a
+    digit (``Castl`` -> ``Castle``; a road's stroke read as ``1`` after ``Major`` is no part
+    of it). Anything else, the first reading stands: a grown box reads the line's other
+    words no better."""
+    if len(first) != len(again) or not first:
+        return False
+    old = [w.text for w in first]
+    new = [w.text for w in again]
+    if len(old) == 1:
+        at = new[0].find(old[0])
+        if new[0] == old[0] or at < 0:
+            return False
+        head, tail = new[0][:at], new[0][at + len(old[0]) :]
+        return (
+            (left or not head)
+            and (right or not tail)
+            and _same_kind(head, old[0][0])
+            and _same_kind(tail, old[0][-1])
+        )
+    if old[1:-1] != new[1:-1] or (old[0] == new[0] and old[-1] == new[-1]):
+        return False
+    head = new[0][: len(new[0]) - len(old[0])]
+    tail = new[-1][len(old[-1]) :]
+    return (
+        old[0] == new[0] or (left and new[0].endswith(old[0]) and _same_kind(head, old[0][0]))
+    ) and (
+        old[-1] == new[-1]
+        or (right and new[-1].startswith(old[-1]) and _same_kind(tail, old[-1][-1]))
+    )
+
+
+def _same_kind(more: str, beside: str) -> bool:
+    """Whether ``more`` (characters a grown box added) are of ``beside``'s kind: letters
+    beside a letter, digits beside a digit (nothing added is of every kind)."""
+    if not more:
+        return True
+    if beside.isalpha():
+        return more.isalpha()
+    return beside.isdigit() and more.isdigit()

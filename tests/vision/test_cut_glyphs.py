@@ -1,0 +1,81 @@
+"""A detected box whose edge cuts a glyph (``bridge.vision.inks.past_cut_glyphs``) is read
+again grown to take it in whole, and that reading is kept only where it completes the first
+(``bridge.vision.words.completes``): a map label's ``Castl`` is ``Castle``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from bridge.vision.words import Word, completes
+from tests.skips import need_vision
+from tests.vision.real import score
+
+
+def _strip(draw_more: Any = None) -> Any:
+    """A line's strip: ``Cast`` in black on white from column 40, 40 rows tall; the box's
+    span is (40, 120), which ends inside the word's ``t``."""
+    import numpy as np
+
+    image = Image.new("L", (200, 40), 255)
+    draw = ImageDraw.Draw(image)
+    draw.text((40, 4), "Cast", fill=0, font=ImageFont.load_default(size=28))
+    if draw_more is not None:
+        draw_more(draw)
+    return np.asarray(image.convert("RGB"), dtype=np.float32)
+
+
+def _words(*texts: str) -> list[Word]:
+    return [Word(t, (10 * k, 0, 10 * k + 8, 10), 0.99) for k, t in enumerate(texts)]
+
+
+@need_vision  # numpy and OpenCV come with the vision extra
+def test_a_glyph_the_edge_cuts_is_taken_in_and_nothing_else() -> None:
+    import numpy as np
+
+    from bridge.vision.inks import past_cut_glyphs
+
+    strip = _strip()
+    ink_columns = np.flatnonzero((strip.mean(axis=2) < 128).any(axis=0))
+    end = int(ink_columns.max()) + 1  # the word's last inked column
+    left, right = past_cut_glyphs(strip, (40, end - 6))  # the edge cuts the ``t``
+    assert left == 40 and end <= right <= end + 2, (left, right, end)
+    assert past_cut_glyphs(strip, (30, end + 4)) == (30, end + 4)  # nothing cut: as it was
+
+    def road(draw: ImageDraw.ImageDraw) -> None:  # a road along the line: no glyph
+        draw.rectangle((0, 30, 199, 33), fill=0)
+
+    assert past_cut_glyphs(_strip(road), (40, end + 4))[1] == end + 4
+
+    def pole(draw: ImageDraw.ImageDraw) -> None:  # a mark from the top row down: no glyph
+        draw.rectangle((end + 8, 0, end + 11, 30), fill=0)
+
+    assert past_cut_glyphs(_strip(pole), (40, end + 10))[1] == end + 10
+
+
+def test_a_reading_again_is_kept_only_where_it_completes_the_first() -> None:
+    assert completes(_words("Castl"), _words("Castle"), False, True)
+    assert completes(_words("epus"), _words("Lepus"), True, False)
+    assert completes(_words("The", "Smit"), _words("The", "Smith"), False, True)
+    assert completes(_words("ap", "1/3"), _words("Lap", "1/3"), True, True)
+    assert not completes(_words("Castl"), _words("Castle"), True, False)  # grew the other way
+    assert not completes(_words("Major"), _words("Major1"), False, True)  # a digit on letters
+    assert not completes(_words("a1"), _words("9a1"), True, False)  # a digit before a letter
+    assert not completes(_words("Castl"), _words("Casile"), False, True)  # read otherwise
+    assert not completes(_words("The", "Bike"), _words("Th", "Bike"), True, False)
+    assert not completes(_words("The", "Bike"), _words("TheBike"), False, True)
+    assert not completes(_words("Station"), _words("Station"), False, True)  # no better
+
+
+@need_vision
+def test_map_labels_cut_by_their_boxes_are_read_whole() -> None:
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    image = score.load("cyclestreets-journey-map")
+    words = {w for line, _ in read_lines(engine, image) for w in line.text.split()}
+    assert {"Castle", "Smith"} <= words, sorted(words)
+    assert not {"Castl", "Smit"} & words, sorted(words)
