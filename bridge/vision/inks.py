@@ -31,6 +31,9 @@ SPLIT_LOOSE = (0.1, 0.3)
 """Where no row is that blank (two lines set tight, the upper one's descenders and
 underscores inking the rows between them), rows inked across less than the first share are
 blank, and only bands of at least the second share of the box's height count."""
+SPLIT_STANDING = 0.6
+"""A column at a box's end inked in one run down this share of its height or more is a mark
+beside its lines, not theirs (``two_lines``)."""
 
 
 def two_lines(pixels: Any, box: Box) -> list[Box]:
@@ -41,14 +44,23 @@ def two_lines(pixels: Any, box: Box) -> list[Box]:
     detector's map joined; squeezed into one line crop, both read as junk: ``Weather
     monitor`` over ``On - 15m`` as ``Wn-ther``); failing that, the same with
     ``SPLIT_LOOSE``'s blank rows and bands (a file name over ``demod at 14.219074 MHz``).
-    Ink is what differs from the box's border by more than ``INK`` (``ink_mask``). Else
-    ``[box]``. A box under 24 pixels tall or narrower than twice its height is left
-    whole."""
+    Ink is what differs from the box's border by more than ``INK`` (``ink_mask``); the
+    columns within a box's height of either end inked in one run down ``SPLIT_STANDING`` of
+    it or more are left out (an app's icon beside a title and its subtitle inks every row
+    between them). Else ``[box]``. A box under 24 pixels tall or narrower than twice its
+    height is left whole."""
+    import numpy as np
+
     left, top, right, bottom = box
     height = bottom - top
     if height < 24 or right - left < 2 * height:
         return [box]
-    share = ink_mask(pixels).mean(axis=1)
+    ink = ink_mask(pixels)
+    inked = np.cumsum(ink, axis=0)
+    run = inked - np.maximum.accumulate(np.where(ink, 0, inked), axis=0)  # ink run per row
+    standing = run.max(axis=0) >= SPLIT_STANDING * height
+    standing[height : len(standing) - height] = False  # a glyph's stem among the words
+    share = ink[:, ~standing].mean(axis=1) if not standing.all() else ink.mean(axis=1)
     for blank, band in ((SPLIT_ROWS, SPLIT_BAND), SPLIT_LOOSE):
         cut = _between_bands(share > blank, band * height)
         if cut is not None:

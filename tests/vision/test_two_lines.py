@@ -93,3 +93,36 @@ def test_rf_analyzers_file_name_over_its_frequency_is_read_as_two_lines() -> Non
     ]
     for word in ("demod", "at", "14.219074", "MHz"):
         assert words.count(word) == 1, (word, words)
+
+
+def test_an_app_icon_beside_a_title_and_its_subtitle_does_not_join_them() -> None:
+    """A browser tab's icon (a filled square as tall as both lines, NewPipe's pop-up
+    player in tests/vision/real) inks every row between them: the rows read as not blank,
+    and the two lines as one (``earch.``)."""
+    import numpy as np
+
+    image = Image.new("L", (400, 120), 20)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=32)
+    draw.text((70, 14), "Startpage -", fill=230, font=font)
+    draw.text((70, 70), "Private Search", fill=230, font=font)
+    draw.rounded_rectangle((4, 12, 54, 108), radius=8, fill=230)
+    pixels = np.asarray(image.convert("RGB"), dtype=np.float32)
+    top, bottom = two_lines(pixels, (0, 0, 400, 120))
+    assert top[3] == bottom[1] and 45 <= top[3] <= 72, (top, bottom)
+    # one line beside the same square stays whole
+    one = Image.new("L", (400, 120), 20)
+    ImageDraw.Draw(one).text((70, 40), "Weather monitor", fill=230, font=font)
+    ImageDraw.Draw(one).rounded_rectangle((4, 12, 54, 108), radius=8, fill=230)
+    assert two_lines(np.asarray(one.convert("RGB"), dtype=np.float32), (0, 0, 400, 120)) == [
+        (0, 0, 400, 120)
+    ]
+
+
+def test_newpipes_tab_title_is_read_as_two_lines() -> None:
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    lines = [line.text for line in engine.read(score.load("newpipe-popup-player"))]
+    assert "Startpage" in lines and any(line.startswith("Private Search") for line in lines), lines
