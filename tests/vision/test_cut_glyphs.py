@@ -79,3 +79,42 @@ def test_map_labels_cut_by_their_boxes_are_read_whole() -> None:
     words = {w for line, _ in read_lines(engine, image) for w in line.text.split()}
     assert {"Castle", "Smith"} <= words, sorted(words)
     assert not {"Castl", "Smit"} & words, sorted(words)
+
+
+@need_vision  # numpy and OpenCV come with the vision extra
+def test_a_box_ending_a_glyph_short_of_a_words_end_takes_in_its_next_glyphs() -> None:
+    """A tablet's screen shrunk threefold for the detector: its box ended before a word's
+    last letters (``Client Presentati``). The glyphs after the edge, each close to the one
+    before, are the word's; a word a space away is not, nor anything on a side the caller
+    did not ask for (after a digit, the next cell of a board holds another number)."""
+    import numpy as np
+
+    from bridge.vision.inks import past_cut_glyphs
+
+    image = Image.new("L", (400, 40), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=28)
+    draw.text((20, 4), "Client", fill=0, font=font)
+    word_end = 20 + int(draw.textlength("Client", font=font))
+    draw.text((word_end + 40, 4), "Next", fill=0, font=font)
+    strip = np.asarray(image.convert("RGB"), dtype=np.float32)
+    ink = np.flatnonzero((strip.mean(axis=2) < 128)[:, : word_end + 10].any(axis=0))
+    last = int(ink.max()) + 1
+    short = 20 + int(draw.textlength("Cli", font=font))  # the box ends after ``Cli``
+    left, right = past_cut_glyphs(strip, (10, short), next_right=True)
+    assert left == 10 and last <= right <= last + 2, (right, last)
+    assert past_cut_glyphs(strip, (10, short)) == (10, short)  # not asked: as it was
+    assert past_cut_glyphs(strip, (10, last + 3), next_right=True) == (10, last + 3)
+
+
+@need_vision
+def test_a_tablets_calendar_chips_are_read_to_their_words_ends() -> None:
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    image = score.load("calendar-month-tablet")
+    words = [w for line, _ in read_lines(engine, image) for w in line.text.split()]
+    assert "Mentorship" in words and words.count("Webinar") >= 4, words
+    assert not {"ntorship", "ebinar"} & set(words), words
