@@ -46,7 +46,9 @@ and a slash set off between digits two words' boundary, the 107 read 0.937 / 0.9
 107; with a box's edge cutting a glyph read again grown, 0.938 / 0.949, 85 of 107. Then 13
 screens of 13 other apps (game HUDs, timers, a car's charts, maps, media screens, a rain
 chart, a canvas, cards and a word game on tablets) read 0.893 / 0.871 as they came, 5 of 13,
-and the 120 together 0.934 / 0.941, 90 of 120. The floors leave room for another onnxruntime
+and the 120 together 0.934 / 0.941, 90 of 120; with an icon beside two lines no longer
+joining them and a box's edge short of a word's end read again grown, 0.935 / 0.943, 92 of
+120. The floors leave room for another onnxruntime
 build, not for a regression. A landscape video player's overlay and boards of lone digits
 are read word for word."""
 
@@ -60,7 +62,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.93
-ON_TARGET_FLOOR = 80
+ON_TARGET_FLOOR = 86
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
