@@ -57,7 +57,7 @@ def two_lines(pixels: Any, box: Box) -> list[Box]:
         return [box]
     ink = ink_mask(pixels)
     inked = np.cumsum(ink, axis=0)
-    run = inked - np.maximum.accumulate(np.where(ink, 0, inked), axis=0)  # ink run per row
+    run = inked - np.maximum.accumulate(np.where(ink, 0, inked), axis=0)  # down each column
     standing = run.max(axis=0) >= SPLIT_STANDING * height
     standing[height : len(standing) - height] = False  # a glyph's stem among the words
     share = ink[:, ~standing].mean(axis=1) if not standing.all() else ink.mean(axis=1)
@@ -220,14 +220,18 @@ def past_cut_glyphs(
             right = max(right, end + 1)
         if start < first < end:
             left = min(left, start - 1)
-    more = next_left or next_right
-    while more:  # each pass takes a glyph in or ends the loop: at most one per glyph
-        more = False
-        for start, end in found:
-            if next_right and right <= start <= right + gap and end + 1 > right:
-                right, more = end + 1, True
-            if next_left and left - gap <= end <= left and start - 1 < left:
-                left, more = start - 1, True
+    if next_right:  # left to right, each glyph within ``gap`` of the one before it
+        for start, end in sorted(found):
+            if start > right + gap:
+                break
+            if start >= right:
+                right = max(right, end + 1)
+    if next_left:  # right to left, the same
+        for start, end in sorted(found, key=lambda g: -g[1]):
+            if end < left - gap:
+                break
+            if end <= left:
+                left = min(left, start - 1)
     return max(0, left), min(strip.shape[1], right)
 
 

@@ -538,7 +538,7 @@ class PpOcrEngine:
         for index, (box, words) in enumerate(zip(found, lines, strict=True)):
             left, top, right, bottom = box
             reach = int(REACH * (bottom - top))
-            if not words or bottom - top < 8 or reach < 1:
+            if not words or bottom - top < 8:
                 continue
             start, end = max(0, left - reach), min(image.width, right + reach)
             strip = np.asarray(image.crop((start, top, end, bottom)), dtype=np.float32)

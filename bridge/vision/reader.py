@@ -92,7 +92,7 @@ def with_shapes(region: Image.Image, lines: tuple[tuple[TextBox, Role], ...]) ->
                 and _row_of(line, lines) + 1 < ROW
             )
         )
-    return lines, read_shapes(region, lines, found)
+    return lines, read_shapes(lines, found)
 
 
 CROSSES = frozenset("Xx\u00d7\u2715\u2716")
@@ -109,17 +109,13 @@ def _row_of(line: TextBox, lines: Sequence[tuple[TextBox, Role]]) -> int:
 
 
 def read_shapes(
-    region: Image.Image,
-    lines: Sequence[tuple[TextBox, Role]],
-    found: Sequence[tuple[str, Box, float]] | None = None,
+    lines: Sequence[tuple[TextBox, Role]], found: Sequence[tuple[str, Box, float]]
 ) -> tuple[tuple[str, Box, float], ...]:
-    """Targets without words in ``region`` (``bridge.vision.icons``, or ``found`` when the
-    caller has them): (shape, box, confidence), those overlapping a line of ``lines`` left
-    out (a glyph of a word, ``l!``, is not a pause sign)."""
+    """The targets without words ``found`` in a region (``bridge.vision.icons.find``):
+    (shape, box, confidence), those overlapping a line of ``lines`` left out (a glyph of a
+    word, ``l!``, is not a pause sign)."""
     return tuple(
-        shape
-        for shape in (icons.find(region) if found is None else found)
-        if not any(_overlaps(shape[1], line.box) for line, _ in lines)
+        shape for shape in found if not any(_overlaps(shape[1], line.box) for line, _ in lines)
     )
 
 
