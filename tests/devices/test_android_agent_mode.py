@@ -185,6 +185,32 @@ async def test_adb_server_restart_relinks_every_device(
         assert hub.detached == [hub.attached[0][0]]
 
 
+async def test_a_relinked_device_starts_after_the_old_links_teardown(
+    client: FakeAdbClient, config: AndroidConfig
+) -> None:
+    """An adb server restart stops the phone's runner, whose teardown force-stops the
+    agent in the background; a runner started meanwhile had its new agent stopped under it
+    (a second detach, and a restart a second later). The old teardown is held here: the
+    new runner must not start its agent until the teardown is done."""
+    import threading
+
+    dev = client.add(FakeDevice("s1"))
+    async with driving(config) as (driver, hub):
+        await eventually(lambda: hub.attached)
+        hold = threading.Event()
+        dev.hold_force_stop = hold
+        client.kill_server()
+        await eventually(dev.force_stop_held.is_set)  # the old teardown is in its stop
+        await eventually(lambda: client.track_calls == 2 and "s1" in driver._scopes)
+        with anyio.move_on_after(0.5):  # a runner not waiting would start its agent now
+            await eventually(lambda: len(dev.instrumentations) == 2)
+        assert len(dev.instrumentations) == 1
+        hold.set()
+        await eventually(lambda: len(hub.attached) == 2)
+        assert not dev.instrumentations[1].ended
+        assert hub.detached == [hub.attached[0][0]]
+
+
 async def test_only_the_chosen_serial_and_only_authorized_devices(
     client: FakeAdbClient, config: AndroidConfig
 ) -> None:

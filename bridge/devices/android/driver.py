@@ -138,6 +138,9 @@ class AndroidDriver:
     apk: AgentApk | None = None
     runners: dict[str, AgentRunner | AgentlessRunner] = field(default_factory=dict)
     _scopes: dict[str, anyio.CancelScope] = field(default_factory=dict)
+    _ended: dict[str, anyio.Event] = field(default_factory=dict)
+    """Per serial, set when its last runner has ended, its teardown included (at most one
+    entry per serial that was ever linked; removed once a runner ends with none after it)."""
 
     def __post_init__(self) -> None:
         self.log = structlog.get_logger("mobridge").bind(component="android")
@@ -185,7 +188,9 @@ class AndroidDriver:
                     client, serial, self.apk, self.config, self.attach, self.detach
                 )
             self.runners[serial] = runner
-            tg.start_soon(self._device_task, serial, runner, scope)
+            before = self._ended.get(serial)
+            ended = self._ended[serial] = anyio.Event()
+            tg.start_soon(self._device_task, serial, runner, scope, before, ended)
         elif not usable:
             self._stop(serial)
 
@@ -195,10 +200,31 @@ class AndroidDriver:
             scope.cancel()
 
     async def _device_task(
-        self, serial: str, runner: AgentRunner | AgentlessRunner, scope: anyio.CancelScope
+        self,
+        serial: str,
+        runner: AgentRunner | AgentlessRunner,
+        scope: anyio.CancelScope,
+        before: anyio.Event | None,
+        ended: anyio.Event,
     ) -> None:
-        with scope:
-            await runner.run()
+        """Run ``runner`` once the serial's runner ``before`` it has ended: a runner that is
+        stopped (an adb server restart, an unplug) tears down in the background, detaching,
+        removing its forward and force-stopping the agent; a new one started meanwhile had
+        its fresh agent force-stopped under it (seen under load: an adb server restart
+        relinked the phone, then lost it again to that stop, and restarted it a second
+        later)."""
+        try:
+            with scope:
+                if before is not None:
+                    await before.wait()
+                await runner.run()
+        finally:
+            if before is not None:  # stopped while waiting: this one still ends after it
+                with anyio.CancelScope(shield=True):
+                    await before.wait()  # bounded: a teardown gives up after 10 s
+            ended.set()
+            if self._ended.get(serial) is ended:
+                del self._ended[serial]
         if self._scopes.get(serial) is scope:
             del self._scopes[serial]
 

@@ -167,6 +167,9 @@ class FakeDevice:
         self.has_sha256sum = True
         self.launchable: set[str] = {"com.example.app"}
         self.hold_input: threading.Event | None = None
+        self.hold_force_stop: threading.Event | None = None
+        """When set to an event, the next ``am force-stop`` waits for it (5 s at most)."""
+        self.force_stop_held = threading.Event()
         self.input_started = threading.Event()
         self.dump_fails = False
         self.logcat: list[str] = []
@@ -326,6 +329,10 @@ class FakeDevice:
                     self.files.pop(path, None)
                 return b""
             case ["am", "force-stop", name]:
+                hold, self.hold_force_stop = self.hold_force_stop, None
+                if hold is not None:
+                    self.force_stop_held.set()
+                    hold.wait(5)
                 self.stopped.append(name)
                 if name == AGENT:
                     for inst in self.instrumentations:
