@@ -76,27 +76,40 @@ def read_region(engine: OcrEngine, region: Image.Image, shapes: bool = True) -> 
 
 def with_shapes(region: Image.Image, lines: tuple[tuple[TextBox, Role], ...]) -> Reading:
     """``lines`` (read from ``region``) and the targets without words ``icons`` finds in it
-    (``read_shapes``). A line that is a lone ``X`` on a close cross ``icons`` found, with
-    no row of one-character lines beside it (``words.ROW``: a keyboard's or a word game's
-    letters), is that close cross, not text: a search bar's or a dialog's ``✕`` read as
-    the letter is left out of the lines and kept as the shape."""
+    (``read_shapes``). A line that reads as the shape its centre lies in is that shape, not
+    text: a lone ``X`` on a close cross (a search bar's or a dialog's ``✕``), with no row
+    of one-character lines beside it (``words.ROW``: a keyboard's or a word game's
+    letters), or two bars (``11``, ``ll``) on a pause sign (a game's pause button). Such a
+    line is left out of the lines and kept as the shape."""
     found = icons.find(region)
-    crosses = [box for name, box, _ in found if name == "close"]
-    if crosses:
+    if found:
         lines = tuple(
-            (line, role)
-            for line, role in lines
-            if not (
-                line.text in CROSSES
-                and any(centre_in(line.box, box) for box in crosses)
-                and _row_of(line, lines) + 1 < ROW
-            )
+            (line, role) for line, role in lines if not _reads_as_shape(line, lines, found)
         )
     return lines, read_shapes(lines, found)
 
 
 CROSSES = frozenset("Xx\u00d7\u2715\u2716")
 """What a close cross reads as."""
+BARS = frozenset("1lI|!")
+"""What each of a pause sign's two bars reads as."""
+
+
+def _reads_as_shape(
+    line: TextBox,
+    lines: Sequence[tuple[TextBox, Role]],
+    found: Sequence[tuple[str, Box, float]],
+) -> bool:
+    """Whether ``line`` is the reading of a shape of ``found`` its centre lies in (see
+    ``with_shapes``)."""
+    for name, box, _ in found:
+        if not centre_in(line.box, box):
+            continue
+        if name == "close" and line.text in CROSSES and _row_of(line, lines) + 1 < ROW:
+            return True
+        if name == "pause" and len(line.text) == 2 and set(line.text) <= BARS:
+            return True
+    return False
 
 
 def _row_of(line: TextBox, lines: Sequence[tuple[TextBox, Role]]) -> int:

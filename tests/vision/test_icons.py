@@ -181,3 +181,40 @@ def test_a_close_cross_read_as_the_letter_x_is_the_cross_and_a_keys_x_a_letter()
     assert [(n, _inside(b, (450, 95, 500, 145))) for n, b, _ in shapes] == [("close", True)]
     lines, shapes = read_region(engine, _search_bar_and_keys(), shapes=False)
     assert len(lines) == 6 and shapes == ()
+
+
+def _pause_and_score() -> Image.Image:
+    image = Image.new("RGB", (540, 960), (40, 40, 48))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((40, 40, 48, 70), fill="white")  # a game's pause: two bars, about square
+    draw.rectangle((56, 40, 64, 70), fill="white")
+    return image
+
+
+@need_vision
+def test_a_pause_sign_read_as_two_bars_is_the_pause_and_a_score_s_11_a_number() -> None:
+    from bridge.vision.reader import read_region
+
+    engine = _Lines(("11", (38, 38, 66, 72)), ("Lines: 11", (200, 300, 420, 340)))
+    lines, shapes = read_region(engine, _pause_and_score())
+    assert [line.text for line, _ in lines] == ["Lines: 11"]
+    assert [(n, _inside(b, (30, 30, 80, 86))) for n, b, _ in shapes] == [("pause", True)]
+    engine = _Lines(("ll", (38, 38, 66, 72)), ("11", (200, 300, 260, 340)))
+    lines, shapes = read_region(engine, _pause_and_score())
+    assert [line.text for line, _ in lines] == ["11"]
+    engine = _Lines(("10", (38, 38, 66, 72)))  # not what two bars read as: a word
+    lines, shapes = read_region(engine, _pause_and_score())
+    assert [line.text for line, _ in lines] == ["10"] and shapes == ()
+
+
+@need_vision
+def test_tetramines_pause_button_is_no_11() -> None:
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_region
+    from tests.vision.real.score import HERE, load
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    lines, shapes = read_region(engine, load("tetramine-gameover", HERE))
+    assert "11" not in [line.text for line, _ in lines]
+    assert [n for n, b, _ in shapes if _inside(b, (100, 190, 145, 245))] == ["pause"]
