@@ -107,6 +107,7 @@ from bridge.vision.words import (
     among_marks,
     beside_clock,
     completes,
+    count_before_unit,
     in_rows,
     letters_in_rows,
     letters_not_digits,
@@ -819,12 +820,14 @@ class PpOcrEngine:
             if ch[1] != " " and not line:
                 groups[-1].append(ch)
         out: list[tuple[str, tuple[int, int], float]] = []
-        for group in groups:
-            text = letters_not_digits("".join(c[1] for c in group).strip())
+        texts = [letters_not_digits("".join(c[1] for c in group).strip()) for group in groups]
+        for k, (group, text) in enumerate(zip(groups, texts, strict=True)):
             if not text:
                 continue
             confidence = sum(c[2] for c in group) / len(group)
-            if not plausible(text, confidence):
+            if k + 1 < len(texts) and count_before_unit(text, texts[k + 1], confidence):
+                text = "0" if text in "Oo" else text
+            elif not plausible(text, confidence):
                 continue
             first = int(max(0.0, group[0][0] - 1) * per_column)
             last = int(min(columns, group[-1][0] + 2) * per_column)

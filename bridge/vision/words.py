@@ -257,6 +257,29 @@ def plausible(text: str, confidence: float) -> bool:
     return True
 
 
+UNITS = frozenset(
+    "ft m km mi nm yd in cm mm mph kph km/h kmh kn kt Hz kHz MHz GHz dB dBm % °"
+    " °C °F K s ms min h kg g lb oz W kW kWh V mV A mA mAh bpm rpm hPa mbar bar psi".split()
+)
+"""Units a measure's number is set before, apart (``0 mph``, ``0 ft↑``): on a gauge or a
+dashboard a lone ``0`` before one is its reading."""
+
+
+def count_before_unit(text: str, following: str, confidence: float) -> bool:
+    """Whether ``text``, one character read with ``confidence``, is a digit set before a
+    unit (``following``, the next word of its line, its trailing signs left out: ``ft↑`` is
+    ``ft``): kept from ``MIN_CONFIDENCE``, not ``LONE_CONFIDENCE``, and an ``O`` there is a
+    ``0`` (the recognizer reads a lone round ``0`` as the letter as often as the digit; a
+    letter alone before a unit is no word). The caller writes ``0`` for an ``O``."""
+    unit = following.rstrip("\u2191\u2193\u2190\u2192")
+    return (
+        len(text) == 1
+        and (text.isdigit() or text in "Oo")
+        and confidence >= MIN_CONFIDENCE
+        and unit in UNITS
+    )
+
+
 def completes(first: list[Word], again: list[Word], left: bool, right: bool) -> bool:
     """Whether ``again`` (a line read again with its box grown sideways, to the ``left``
     and or the ``right``: ``bridge.vision.inks.past_cut_glyphs``) completes ``first`` (its

@@ -318,3 +318,27 @@ def test_scores_set_off_by_slashes_are_read_as_numbers() -> None:
     words = [w for line in _lines(score.load("braincup-result")) for w in line.split()]
     assert not {"3/3", "4/4", "4/5", "5/5", "3/5"} & set(words), words
     assert words.count("5") >= 5, words
+
+
+def test_a_lone_digit_or_o_before_a_unit_is_a_number() -> None:
+    from bridge.vision.words import count_before_unit
+
+    assert count_before_unit("O", "ft\u2191", 0.75)  # a gauge's 0 before its unit: a 0
+    assert count_before_unit("0", "mph", 0.73)
+    assert count_before_unit("5", "km", 0.65)
+    assert not count_before_unit("0", "mph", 0.5)  # too doubtful even there
+    assert not count_before_unit("O", "North", 0.75)  # no unit after it: a lone letter
+    assert not count_before_unit("A", "km", 0.9)  # a letter before a unit stays a letter
+    assert not count_before_unit("12", "km", 0.9)  # not one character: the usual rules
+
+
+@need_vision
+def test_a_speedometers_zeros_before_their_units_are_read() -> None:
+    """GPS Cockpit at rest: ``0 mph``, ``0 ft↑``, ``0 ft↓`` beside icons; the recognizer
+    read each ``0`` as a doubtful ``0`` or ``O`` (0.73 to 0.75), which a lone glyph's 0.8
+    left out."""
+    from tests.vision.real import score
+
+    lines = _lines(score.load("gpscockpit-landscape"))
+    assert lines.count("0 mph") == 2, lines
+    assert {"0 ft\u2191", "0 ft\u2193"} <= set(lines), lines
