@@ -115,6 +115,7 @@ from bridge.vision.words import (
     lying_stroke,
     plausible,
     stems_in_rows,
+    sure_when_alone,
 )
 
 DETECT_SIDE = 960
@@ -472,6 +473,7 @@ class PpOcrEngine:
         reading alone among detected marks that read as nothing is dropped
         (``among_marks``)."""
         found, lines = self._read(image)
+        read = len(lines)
         silent = [box for box, words in zip(found, lines, strict=False) if not words]
         for window in retry_windows(image.size, found, lines[: len(found)]):
             grey = image.crop(window).convert("L").convert("RGB")
@@ -502,6 +504,8 @@ class PpOcrEngine:
                     lines[k] = []
                 lines.append(moved)
         detected: list[Box | None] = [*found, *([None] * (len(lines) - len(found)))]
+        lone = range(len(found), read)  # the lone glyphs' lines: their own rules kept them
+        lines = sure_when_alone(lines, lone)
         return among_marks(lines, silent, detected)
 
     def _read(self, image: Image.Image, lone: bool = True) -> tuple[list[Box], list[list[Word]]]:

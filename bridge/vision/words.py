@@ -118,6 +118,34 @@ def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
     return out
 
 
+ALONE_CONFIDENCE = 0.9
+"""A line of one character with no row of one-character words beside it is kept from this
+confidence (``sure_when_alone``)."""
+
+
+def sure_when_alone(lines: list[list[Word]], lone: range) -> list[list[Word]]:
+    """``lines`` without the lines of one character read with less than
+    ``ALONE_CONFIDENCE`` that stand in no row of ``ROW`` one-character words (``in_row``):
+    an icon, a marker or a road's bend the detector took for a glyph (a note read as ``P``,
+    an arrow as ``V``), which the recognizer reads with doubt; a word game's tiles, a
+    board's digits or a keyboard's keys stand in rows and keep ``LONE_CONFIDENCE``. The
+    lines of ``lone`` (glyphs found apart from the detector) keep their own rules."""
+    singles = [w for line in lines for w in line if len(w.text) == 1]
+    if not any(w.confidence < ALONE_CONFIDENCE for w in singles):
+        return lines
+    rows = _Rows(singles)
+    return [
+        []
+        if k not in lone
+        and len(line) == 1
+        and len(line[0].text) == 1
+        and line[0].confidence < ALONE_CONFIDENCE
+        and len(rows.of(line[0])) + 1 < ROW
+        else line
+        for k, line in enumerate(lines)
+    ]
+
+
 class _Rows:
     """Words by their boxes' vertical middles, for the others in a word's row (``in_row``)
     without comparing every pair: a row's middles lie within 0.75 of the word's height."""

@@ -1,10 +1,12 @@
 """Lone glyphs in rows (``bridge.vision.words.in_rows``, ``letters_in_rows``): a letter the
 detector passed over is a word only among others in a row (a word game's tiles, a keyboard's
-keys), and a ``0`` among letters is the letter ``O``. Pure functions on words: no model."""
+keys), and a ``0`` among letters is the letter ``O``; a doubtful character alone is dropped
+(``sure_when_alone``). Pure functions on words, and one reading of real screens."""
 
 from __future__ import annotations
 
 from bridge.vision.words import Word, in_rows, letters_in_rows
+from tests.skips import need_vision
 
 
 def _tile(text: str, x: int, y: int = 300, size: int = 40) -> list[Word]:
@@ -53,3 +55,43 @@ def test_detected_one_character_words_count_for_a_row() -> None:
     assert [line[0].text for line in in_rows(lone, detected)] == ["e", "f"]
     words = [Word("dB", (200, 300, 220, 340), 0.99)]  # longer words are no row's glyphs
     assert in_rows(lone, words) == [[], []]
+
+
+def _doubtful(text: str, x: int, y: int = 300, confidence: float = 0.85) -> list[Word]:
+    return [Word(text, (x, y, x + 20, y + 40), confidence)]
+
+
+def test_a_doubtful_character_alone_is_dropped_and_one_in_a_row_kept() -> None:
+    from bridge.vision.words import sure_when_alone
+
+    arrow = _doubtful("V", 900, y=1700)  # an arrow the detector took for a glyph
+    tiles = [_doubtful("W", 100), _doubtful("O", 200), _doubtful("R", 300)]
+    sure = _doubtful("7", 500, y=900, confidence=0.95)
+    word = [Word("ab", (100, 1200, 140, 1240), 0.7)]
+    pair = [Word("0", (600, 600, 620, 640), 0.75), Word("mph", (640, 600, 700, 640), 0.99)]
+    lines = [arrow, *tiles, sure, word, pair]
+    assert sure_when_alone(lines, range(0)) == [[], *tiles, sure, word, pair]
+    assert sure_when_alone(lines, range(0, 1)) == lines  # a lone glyph keeps its own rules
+    assert sure_when_alone([arrow, tiles[0]], range(0)) == [[], []]  # two make no row
+
+
+@need_vision
+def test_icons_read_with_doubt_as_one_character_are_dropped_on_real_screens() -> None:
+    """Tetramine's music note (``P`` 0.82), Inertia's arrow (``V`` 0.85), GPS Cockpit's map
+    pin (``8`` 0.87)."""
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+    from tests.vision.real import score
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+
+    def words(screen: str) -> list[str]:
+        return [w for line, _ in read_lines(engine, score.load(screen)) for w in line.text.split()]
+
+    assert "P" not in words("tetramine-gameover")
+    assert "V" not in words("sgt-inertia")
+    assert "8" not in words("gpscockpit-landscape")
+    assert "0 mph" in [
+        line.text for line, _ in read_lines(engine, score.load("gpscockpit-landscape"))
+    ]
