@@ -105,6 +105,7 @@ from bridge.vision.shapes import stats
 from bridge.vision.words import (
     Word,
     among_marks,
+    axis_parts,
     beside_clock,
     completes,
     count_before_unit,
@@ -825,6 +826,16 @@ class PpOcrEngine:
                 groups[-1].append(ch)
         out: list[tuple[str, tuple[int, int], float]] = []
         texts = [letters_not_digits("".join(c[1] for c in group).strip()) for group in groups]
+        parts = axis_parts(texts)
+        if any(len(p) > 1 for p in parts):  # ``1011`` after ``8 9``: ``10`` and ``11``
+            split: list[list[tuple[int, str, float]]] = []
+            for group, pieces in zip(groups, parts, strict=True):
+                at = 0
+                for piece in pieces:
+                    split.append(group[at : at + len(piece)] if len(pieces) > 1 else group)
+                    at += len(piece)
+            groups = split
+            texts = [piece for pieces in parts for piece in pieces]
         for k, (group, text) in enumerate(zip(groups, texts, strict=True)):
             if not text:
                 continue

@@ -12,7 +12,9 @@ no models (``bridge.vision.inks`` has the rules on pixels).
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from bridge.vision.boxes import Box, meets, same_row, union
@@ -306,6 +308,37 @@ def count_before_unit(text: str, following: str, confidence: float) -> bool:
         and confidence >= MIN_CONFIDENCE
         and unit in UNITS
     )
+
+
+AXIS_TERMS = 3
+"""Numbers of a line at one step apart, at least this many, make it an axis (``axis_parts``)."""
+
+
+def axis_parts(texts: list[str]) -> list[list[str]]:
+    """Each of a line's words (``texts``), split where it is the axis's next numbers set
+    tight: on a line whose whole numbers step by one amount at least ``AXIS_TERMS`` - 1
+    times (a chart's ticks, ``1 2 3 … 9``), a number right after them that is the next two or
+    more of the run written together (``1011`` after ``9``: ``10`` and ``11``, two labels too
+    close for the gap between them to show) is those numbers. Any other word is itself."""
+    numbers = [(k, int(t)) for k, t in enumerate(texts) if t.isdigit() and len(t) <= 6]
+    steps = Counter(b - a for (_, a), (_, b) in itertools.pairwise(numbers) if b != a)
+    parts = [[t] for t in texts]
+    if not steps:
+        return parts
+    step, count = steps.most_common(1)[0]
+    if count < AXIS_TERMS - 1:
+        return parts
+    for (_, before), (k, value) in itertools.pairwise(numbers):
+        if value - before == step or len(texts[k]) < 2:
+            continue
+        pieces, rest, term = [], texts[k], before + step
+        while rest and term >= 0 and rest.startswith(str(term)):
+            pieces.append(str(term))
+            rest = rest[len(str(term)) :]
+            term += step
+        if not rest and len(pieces) >= 2:
+            parts[k] = pieces
+    return parts
 
 
 def completes(first: list[Word], again: list[Word], left: bool, right: bool) -> bool:

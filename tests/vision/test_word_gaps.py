@@ -342,3 +342,24 @@ def test_a_speedometers_zeros_before_their_units_are_read() -> None:
     lines = _lines(score.load("gpscockpit-landscape"))
     assert lines.count("0 mph") == 2, lines
     assert {"0 ft\u2191", "0 ft\u2193"} <= set(lines), lines
+
+
+def test_an_axis_next_numbers_set_tight_are_split() -> None:
+    from bridge.vision.words import axis_parts
+
+    assert axis_parts(["7", "8", "9", "1011"]) == [["7"], ["8"], ["9"], ["10", "11"]]
+    assert axis_parts(["0", "20", "40", "6080"]) == [["0"], ["20"], ["40"], ["60", "80"]]
+    assert axis_parts(["20", "15", "10", "50"]) == [["20"], ["15"], ["10"], ["5", "0"]]
+    assert axis_parts(["8", "9", "100"]) == [["8"], ["9"], ["100"]]  # not 10 then 11
+    assert axis_parts(["9", "1011"]) == [["9"], ["1011"]]  # one step is no axis
+    assert axis_parts(["1", "5", "9", "1011"]) == [["1"], ["5"], ["9"], ["1011"]]
+    assert axis_parts(["CH", "11", "12", "1314"]) == [["CH"], ["11"], ["12"], ["1314"]]
+
+
+@need_vision
+def test_a_channel_charts_10_and_11_set_tight_are_two_labels() -> None:
+    from tests.vision.real import score
+
+    lines = _lines(score.load("wifianalyzer-channel-graph"))
+    axis = next(line.split() for line in lines if line.startswith("5 6 7"))
+    assert axis[-2:] == ["10", "11"], lines
