@@ -178,6 +178,10 @@ GRID_SPACE = 0.6
 a word boundary whatever the line's median run: the letters of a word are never set that far
 apart, and a row of a board's letters a cell apart (a word game's ``S I U T``: every run
 wide, so the median is too) is several words."""
+COLON_GAP = 0.5
+"""A colon between digits with runs of blank columns at most this share of the glyphs'
+height on both sides joins them: a time (``00:27``) in a monospaced or pixel font, its
+colon centred in a cell as wide as a digit's."""
 DASHES = frozenset("-\u2013\u2014")
 SLASH_GAP = 0.25
 """A slash between digits with blank runs at least this share of the glyphs' ink height on
@@ -818,6 +822,13 @@ class PpOcrEngine:
             walled = cells and any(
                 (before[0] + 0.5) * per_column < x < (ch[0] + 0.5) * per_column for x in walls
             )
+            colon = k if before[1] == ":" else k + 1  # the colon's index, if either is one
+            if (
+                chars[colon][1] == ":"
+                and _between_digits(chars, colon)
+                and max(runs[colon - 1], runs[colon]) <= COLON_GAP * height
+            ):
+                space = float("inf")  # a time's colon joins its digits (``00:27``, monospaced)
             if "_" in (before[1], ch[1]):
                 space = float("inf")  # an underscore joins (``IQ_20m_HACKRF``, ``__I_RE``)
             if ch[1] == " " or line or walled or run > space or k in dashes or k + 1 in dashes:
@@ -848,6 +859,11 @@ class PpOcrEngine:
             last = int(min(columns, group[-1][0] + 2) * per_column)
             out.append((text, (first, max(first + 1, last)), confidence))
         return out
+
+
+def _between_digits(chars: list[tuple[int, str, float]], at: int) -> bool:
+    """Whether ``chars[at]`` has a digit on both sides."""
+    return 0 < at < len(chars) - 1 and chars[at - 1][1].isdigit() and chars[at + 1][1].isdigit()
 
 
 def retry_windows(size: tuple[int, int], found: list[Box], lines: list[list[Word]]) -> list[Box]:

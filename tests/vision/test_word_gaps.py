@@ -363,3 +363,31 @@ def test_a_channel_charts_10_and_11_set_tight_are_two_labels() -> None:
     lines = _lines(score.load("wifianalyzer-channel-graph"))
     axis = next(line.split() for line in lines if line.startswith("5 6 7"))
     assert axis[-2:] == ["10", "11"], lines
+
+
+@need_vision  # numpy comes with the vision extra
+def test_a_colon_between_digits_joins_them_unless_set_far_off() -> None:
+    """A pixel font's time, its colon centred in a cell as wide as a digit's (Jewel Thief's
+    ``00:27``, which read ``00`` and ``:27``)."""
+    import numpy as np
+
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+
+    def words(runs: tuple[int, ...], text: str = "00:27") -> list[str]:
+        blank = np.ones(140, dtype=bool)
+        first, inked = 5, []
+        for run in (0, *runs):
+            first += run
+            inked.append((first, first + 10))
+            first += 10
+        for a, b in inked:
+            blank[a:b] = False
+        chars = [((a + b) // 2, t, 0.99) for (a, b), t in zip(inked, text, strict=True)]
+        return [w[0] for w in engine._group(chars, 140.0, blank, 24)]
+
+    assert words((2, 12, 12, 2)) == ["00:27"]  # runs of 12 beside the colon: 0.5 of 24
+    assert words((2, 14, 14, 2)) == ["00", "27"]  # 0.58 of the height: set off, no time
+    assert words((2, 12, 12, 2), "ab:cd") == ["ab", "cd"]  # letters: no time
