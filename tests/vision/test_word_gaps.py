@@ -391,3 +391,11 @@ def test_a_colon_between_digits_joins_them_unless_set_far_off() -> None:
     assert words((2, 12, 12, 2)) == ["00:27"]  # runs of 12 beside the colon: 0.5 of 24
     assert words((2, 14, 14, 2)) == ["00", "27"]  # 0.58 of the height: set off, no time
     assert words((2, 12, 12, 2), "ab:cd") == ["ab", "cd"]  # letters: no time
+
+
+@need_vision
+def test_a_pixel_fonts_times_keep_their_colons() -> None:
+    from tests.vision.real import score
+
+    words = [w for line in _lines(score.load("jewelthief-game-over-dialog")) for w in line.split()]
+    assert words.count("00:27") == 2, words
