@@ -122,28 +122,36 @@ def letters_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
 
 ALONE_CONFIDENCE = 0.9
 """A line of one character with no row of one-character words beside it is kept from this
-confidence (``sure_when_alone``)."""
+confidence (``sure_when_alone``) ..."""
+PAIR_CONFIDENCE = 0.85
+"""... and a line of one word of two characters from this."""
 
 
 def sure_when_alone(lines: list[list[Word]], lone: range) -> list[list[Word]]:
-    """``lines`` without the lines of one character read with less than
-    ``ALONE_CONFIDENCE`` that stand in no row of ``ROW`` one-character words (``in_row``):
-    an icon, a marker or a road's bend the detector took for a glyph (a note read as ``P``,
-    an arrow as ``V``), which the recognizer reads with doubt; a word game's tiles, a
-    board's digits or a keyboard's keys stand in rows and keep ``LONE_CONFIDENCE``. The
-    lines of ``lone`` (glyphs found apart from the detector) keep their own rules."""
-    singles = [w for line in lines for w in line if len(w.text) == 1]
-    if not any(w.confidence < ALONE_CONFIDENCE for w in singles):
+    """``lines`` without the lines of one short word read with doubt: one character read
+    with less than ``ALONE_CONFIDENCE`` that stands in no row of ``ROW`` one-character words
+    (``in_row``), or two read with less than ``PAIR_CONFIDENCE``. An icon, a marker, a
+    card's suit or a road's bend the detector took for a glyph or two (a note read as
+    ``P``, an arrow as ``V``, ``6♥`` as ``6V``, a timer's icon as ``CO``), which the
+    recognizer reads with doubt; a word game's tiles, a board's digits or a keyboard's keys
+    stand in rows and keep ``LONE_CONFIDENCE``. The lines of ``lone`` (glyphs found apart
+    from the detector) keep their own rules."""
+    short = [w for line in lines if len(line) == 1 for w in line if len(w.text) <= 2]
+    if not any(w.confidence < ALONE_CONFIDENCE for w in short):
         return lines
-    rows = _Rows(singles)
+    rows = _Rows([w for line in lines for w in line if len(w.text) == 1])
+
+    def doubtful(word: Word) -> bool:
+        if len(word.text) == 2:
+            return word.confidence < PAIR_CONFIDENCE
+        return (
+            len(word.text) == 1
+            and word.confidence < ALONE_CONFIDENCE
+            and len(rows.of(word)) + 1 < ROW
+        )
+
     return [
-        []
-        if k not in lone
-        and len(line) == 1
-        and len(line[0].text) == 1
-        and line[0].confidence < ALONE_CONFIDENCE
-        and len(rows.of(line[0])) + 1 < ROW
-        else line
+        [] if k not in lone and len(line) == 1 and doubtful(line[0]) else line
         for k, line in enumerate(lines)
     ]
 

@@ -67,12 +67,15 @@ def test_a_doubtful_character_alone_is_dropped_and_one_in_a_row_kept() -> None:
     arrow = _doubtful("V", 900, y=1700)  # an arrow the detector took for a glyph
     tiles = [_doubtful("W", 100), _doubtful("O", 200), _doubtful("R", 300)]
     sure = _doubtful("7", 500, y=900, confidence=0.95)
-    word = [Word("ab", (100, 1200, 140, 1240), 0.7)]
+    word = [Word("abc", (100, 1200, 160, 1240), 0.7)]  # three characters: the usual rules
     pair = [Word("0", (600, 600, 620, 640), 0.75), Word("mph", (640, 600, 700, 640), 0.99)]
     lines = [arrow, *tiles, sure, word, pair]
     assert sure_when_alone(lines, range(0)) == [[], *tiles, sure, word, pair]
     assert sure_when_alone(lines, range(0, 1)) == lines  # a lone glyph keeps its own rules
     assert sure_when_alone([arrow, tiles[0]], range(0)) == [[], []]  # two make no row
+    suit = [Word("6V", (900, 300, 940, 340), 0.67)]  # a card's 6♥
+    score = [Word("40", (100, 300, 140, 340), 0.88)]
+    assert sure_when_alone([suit, score, pair], range(0)) == [[], score, pair]
 
 
 @need_vision
