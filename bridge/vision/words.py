@@ -328,7 +328,9 @@ def axis_parts(texts: list[str]) -> list[list[str]]:
     times (a chart's ticks, ``1 2 3 … 9``), a number right after them that is the next two or
     more of the run written together (``1011`` after ``9``: ``10`` and ``11``, two labels too
     close for the gap between them to show) is those numbers. Any other word is itself."""
-    numbers = [(k, int(t)) for k, t in enumerate(texts) if t.isdigit() and len(t) <= 6]
+    numbers = [
+        (k, int(t)) for k, t in enumerate(texts) if t.isascii() and t.isdigit() and len(t) <= 6
+    ]
     steps = Counter(b - a for (_, a), (_, b) in itertools.pairwise(numbers) if b != a)
     parts = [[t] for t in texts]
     if not steps:

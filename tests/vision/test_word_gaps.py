@@ -354,6 +354,7 @@ def test_an_axis_next_numbers_set_tight_are_split() -> None:
     assert axis_parts(["9", "1011"]) == [["9"], ["1011"]]  # one step is no axis
     assert axis_parts(["1", "5", "9", "1011"]) == [["1"], ["5"], ["9"], ["1011"]]
     assert axis_parts(["CH", "11", "12", "1314"]) == [["CH"], ["11"], ["12"], ["1314"]]
+    assert axis_parts(["1", "2", "3", "m\u00b2", "\u00b2"])[-1] == ["\u00b2"]  # no number
 
 
 @need_vision
