@@ -125,6 +125,12 @@ DETECT_THRESHOLD = 0.15
 """A pixel of the detector's map above this is text."""
 BOX_THRESHOLD = 0.3
 """A part whose mean probability is below this is not text."""
+SLANT_FILL = 0.4
+"""A detected part at least ``SLANT_SIDE`` detector pixels on both sides whose pixels fill
+less than this share of its upright box is a slanted line (a street's name along its road,
+a rotated axis label): the recognizer reads a slanted line as junk, so it is not read (a
+line of upright text fills most of its box, a word game's or a board's part too)."""
+SLANT_SIDE = 6
 UNCLIP = 1.6
 """The detector's regions are shrunk text; each grows back by area x UNCLIP / perimeter."""
 MIN_BOX = 2
@@ -449,6 +455,8 @@ class PpOcrEngine:
             score = float(region[labels[top : top + h, left : left + w] == i].mean())
             if score < BOX_THRESHOLD:
                 continue
+            if min(w, h) >= SLANT_SIDE and area < SLANT_FILL * w * h:
+                continue  # a band across its box's diagonal: a label along a road, slanted
             grow = area * UNCLIP / (2 * (w + h))
             box = (
                 max(0, int((left - grow) * sx)),

@@ -400,3 +400,23 @@ def test_a_pixel_fonts_times_keep_their_colons() -> None:
 
     words = [w for line in _lines(score.load("jewelthief-game-over-dialog")) for w in line.split()]
     assert words.count("00:27") == 2, words
+
+
+@need_vision
+def test_a_label_slanted_along_its_road_is_not_read_and_an_upright_one_is() -> None:
+    """A map's street name drawn along its road reads as junk (Transportr's ``Stran``,
+    Trekarta's ``Epidavro``): the detector's part for it is a band across its box."""
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+    image, draw, font = _page((720, 900), (236, 232, 224), 36)
+    draw.text((60, 80), "Waterloo Station", fill="black", font=font)
+    label = Image.new("RGBA", (420, 60), (0, 0, 0, 0))
+    ImageDraw.Draw(label).text((10, 5), "Upper Ground Road", fill="black", font=font)
+    slanted = label.rotate(35, expand=True, resample=Image.Resampling.BICUBIC)
+    image.paste(slanted, (150, 400), slanted)
+    boxes = engine.detect(image)
+    assert any(b[1] < 200 for b in boxes), boxes  # the upright title
+    assert not any(b[1] > 300 for b in boxes), boxes  # nothing of the slanted label
+    assert _lines(image) == ["Waterloo Station"]
