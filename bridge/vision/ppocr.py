@@ -184,10 +184,10 @@ GRID_SPACE = 0.6
 a word boundary whatever the line's median run: the letters of a word are never set that far
 apart, and a row of a board's letters a cell apart (a word game's ``S I U T``: every run
 wide, so the median is too) is several words."""
-COLON_GAP = 0.5
+COLON_GAP = 0.8
 """A colon between digits with runs of blank columns at most this share of the glyphs'
-height on both sides joins them: a time (``00:27``) in a monospaced or pixel font, its
-colon centred in a cell as wide as a digit's."""
+height on both sides joins them: a time in a monospaced or pixel font, its colon centred
+in a cell as wide as a digit's (``00:27``), or set with wide tracking (``1 : 35``)."""
 DASHES = frozenset("-\u2013\u2014")
 SLASH_GAP = 0.25
 """A slash between digits with blank runs at least this share of the glyphs' ink height on

@@ -369,7 +369,8 @@ def test_a_channel_charts_10_and_11_set_tight_are_two_labels() -> None:
 @need_vision  # numpy comes with the vision extra
 def test_a_colon_between_digits_joins_them_unless_set_far_off() -> None:
     """A pixel font's time, its colon centred in a cell as wide as a digit's (Jewel Thief's
-    ``00:27``, which read ``00`` and ``:27``)."""
+    ``00:27``, which read ``00`` and ``:27``) or a time set with wide tracking (CairnGPS's
+    ``1 : 35``)."""
     import numpy as np
 
     from bridge.vision import ppocr
@@ -390,7 +391,8 @@ def test_a_colon_between_digits_joins_them_unless_set_far_off() -> None:
         return [w[0] for w in engine._group(chars, 140.0, blank, 24)]
 
     assert words((2, 12, 12, 2)) == ["00:27"]  # runs of 12 beside the colon: 0.5 of 24
-    assert words((2, 14, 14, 2)) == ["00", "27"]  # 0.58 of the height: set off, no time
+    assert words((2, 16, 16, 2)) == ["00:27"]  # 0.67: a time set with wide tracking
+    assert words((2, 21, 21, 2)) == ["00", "27"]  # 0.88 of the height: set off, no time
     assert words((2, 12, 12, 2), "ab:cd") == ["ab", "cd"]  # letters: no time
 
 
@@ -400,6 +402,8 @@ def test_a_pixel_fonts_times_keep_their_colons() -> None:
 
     words = [w for line in _lines(score.load("jewelthief-game-over-dialog")) for w in line.split()]
     assert words.count("00:27") == 2, words
+    words = [w for line in _lines(score.load("cairngps-track-profiles")) for w in line.split()]
+    assert "1:35" in words, words  # set with wide tracking
 
 
 @need_vision
