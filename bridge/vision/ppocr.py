@@ -655,7 +655,7 @@ class PpOcrEngine:
                     ink = colour_ink(pixels)
                     blank = blank_columns(ink)
                 height = glyph_height(ink)
-                words = self._group(chars, columns, blank, height, walls.get(index, ()))
+                words = self._group(chars, columns, blank, height, walls.get(index, ()), ink)
                 if self._second is not None and index < lone_from and _doubtful(words):
                     doubts.append((widest, x[k], index, pixels, box, pad, blank, height, words))
                     continue
@@ -764,6 +764,7 @@ class PpOcrEngine:
         blank: Any,
         height: int,
         walls: tuple[float, ...] = (),
+        ink: Any = None,
     ) -> list[tuple[str, tuple[int, int], float]]:
         """``chars`` (``_chars``) grouped into words by the runs of ``blank`` columns between
         them (``_decode``'s second half); a grid's line between two characters (``walls``:
@@ -773,6 +774,8 @@ class PpOcrEngine:
         if not chars:
             return []
         per_column = len(blank) / columns  # crop pixels per output column
+        if ink is not None and any(c[1] == "_" for c in chars):
+            chars = underscores(chars, ink, per_column)
         pairs = list(itertools.pairwise(chars))
         runs = [longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
         # The line's usual run between characters: on a short line (a word and a mark beside
@@ -867,6 +870,42 @@ class PpOcrEngine:
             last = int(min(columns, group[-1][0] + 2) * per_column)
             out.append((text, (first, max(first + 1, last)), confidence))
         return out
+
+
+def underscores(
+    chars: list[tuple[int, str, float]], ink: Any, per_column: float
+) -> list[tuple[int, str, float]]:
+    """``chars`` (a line's, read with underscores) with the underscores that are none made
+    spaces, and the spaces that are underscores made so, judged on the line crop's ink
+    (``ink``: its ``glyph_ink``) under each: an underscore whose ink reaches the crop's last
+    row and no higher than its bottom quarter is the top of a glyph or a mark below the
+    line (a terminal's next line, a legend's swatch: ``2021_November``); a space over ink in
+    the rows of the line's own underscores is one more of them, which the recognizer took
+    for a gap (``big_buck bunny``)."""
+    import numpy as np
+
+    def rows(col: int) -> Any:
+        first = int(col * per_column)
+        last = max(first + 1, int((col + 1) * per_column) + 1)
+        return np.flatnonzero(ink[:, first:last].any(axis=1))
+
+    height = ink.shape[0]
+    out = list(chars)
+    under: set[int] = set()
+    for k, (col, char, p) in enumerate(chars):
+        if char != "_":
+            continue
+        inked = rows(col)
+        if len(inked) and inked[-1] == height - 1 and inked[0] >= 0.75 * height:
+            out[k] = (col, " ", p)
+        else:
+            under.update(int(r) for r in inked)
+    if under:
+        for k, (col, char, p) in enumerate(chars):
+            inked = rows(col) if char == " " else ()
+            if len(inked) and set(int(r) for r in inked) <= under:
+                out[k] = (col, "_", p)
+    return out
 
 
 def _between_digits(chars: list[tuple[int, str, float]], at: int) -> bool:

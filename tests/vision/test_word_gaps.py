@@ -424,3 +424,31 @@ def test_a_label_slanted_along_its_road_is_not_read_and_an_upright_one_is() -> N
     assert any(b[1] < 200 for b in boxes), boxes  # the upright title
     assert not any(b[1] > 300 for b in boxes), boxes  # nothing of the slanted label
     assert _lines(image) == ["Waterloo Station"]
+
+
+@need_vision  # numpy comes with the vision extra
+def test_an_underscore_of_a_lines_tops_is_a_space_and_a_space_over_one_an_underscore() -> None:
+    """A terminal's next line reaching into the box (``report_for_192.168.1.1``); a file
+    name's underscore the recognizer took for a gap (``big_buck bunny_1080p``)."""
+    import numpy as np
+
+    from bridge.vision.ppocr import underscores
+
+    ink = np.zeros((48, 100), dtype=bool)
+    ink[10:35, 0:20] = ink[10:35, 45:60] = ink[10:35, 85:100] = True  # three glyphs
+    ink[46:48, 22:38] = True  # under the first gap, at the crop's last rows: a line below
+    chars = [(0, "a", 0.99), (3, "_", 0.99), (5, "b", 0.99), (7, " ", 0.9), (9, "c", 0.99)]
+    assert [c[1] for c in underscores(chars, ink, 10.0)] == ["a", " ", "b", " ", "c"]
+    ink[46:48, 22:38] = False
+    ink[40:42, 22:38] = ink[40:42, 62:78] = True  # the line's own underscores, above its last row
+    assert [c[1] for c in underscores(chars, ink, 10.0)] == ["a", "_", "b", "_", "c"]
+    ink[40:42, 62:78] = False  # a plain gap: the space stays one
+    assert [c[1] for c in underscores(chars, ink, 10.0)] == ["a", "_", "b", " ", "c"]
+
+
+@need_vision
+def test_a_terminals_next_line_is_no_underscore() -> None:
+    from tests.vision.real import score
+
+    lines = _lines(score.load("termux-nmap"))
+    assert any(line.endswith("scan report for 192.168.1.1") for line in lines), lines
