@@ -60,9 +60,9 @@ from the held-out set (a track's profiles, a terminal), the 134 read 0.940 / 0.9
 clock, a maze, a railway, a calendar, a flight map, a drawing, a speedometer, a player)
 read 0.839 / 0.807 as they came, 6 of 14 (two of them label a number and its unit one word
 where a hair space parts them), and the 148 together 0.930 / 0.934, 114 of 148 (the
-precision floor went down from 0.93 to 0.92 with them). The floors leave room for another onnxruntime
-build, not for a regression. A landscape video player's overlay and boards of lone digits
-are read word for word."""
+precision floor went down from 0.93 to 0.92 with them). The floors leave room for another
+onnxruntime build, not for a regression. A landscape video player's overlay and boards of
+lone digits are read word for word."""
 
 from __future__ import annotations
 
