@@ -177,8 +177,12 @@ class RegionReader:
     def _changed_part(self, bounds: Bounds, crop: Image.Image) -> Reading | None:
         """The reading of ``crop`` from the region's last one when only a small part changed
         (a score, a timer): that part, grown to whole lines and by ``MARGIN`` of its height,
-        is read alone; lines and shapes outside it are kept. None when there is no last
-        reading of the same size or the change covers more than ``PARTIAL`` of the region."""
+        is read alone; lines and shapes outside it are kept. A part in a row of
+        one-character lines (a word game's tiles) is not read alone: whether a lone letter
+        is a word depends on its row (``words.in_rows``, ``sure_when_alone``), which a
+        crop of the part would not hold, so the region is read whole (None). None too when
+        there is no last reading of the same size or the change covers more than ``PARTIAL``
+        of the region."""
         last = self._last.get(bounds)
         if last is None or last[0].size != crop.size:
             return None
@@ -207,6 +211,10 @@ class RegionReader:
                         min(crop.height, max(part[3], box[3] + 4)),
                     )
                     grown = True
+        singles = [line.box for line, _ in old_lines if len(line.text) == 1]
+        near = [b for b in singles if _overlaps(b, part)] + [changed]
+        if any(not _within(b, part) and any(in_row(b, n) for n in near) for b in singles):
+            return None  # a tile among its row's: read whole, as a lone letter is judged
         if (part[2] - part[0]) * (part[3] - part[1]) > PARTIAL * whole:
             return None
         sub = crop.crop(part)

@@ -85,3 +85,46 @@ def test_a_large_change_is_read_whole() -> None:
     _texts(reader, other)
     assert recording.sizes == [board.size, board.size]
     assert reader.stats.partial == 0
+
+
+def _tiles(word: str) -> Image.Image:
+    """A word game's row of lettered tiles under a title."""
+    from PIL import ImageFont
+
+    image = Image.new("RGB", (720, 1280), (250, 248, 240))
+    draw = ImageDraw.Draw(image)
+    draw.text((40, 60), "Level 3", fill="black", font=ImageFont.load_default(size=40))
+    for k, letter in enumerate(word):
+        x = 60 + k * 120
+        draw.rectangle((x, 500, x + 96, 596), fill=(120, 120, 130))
+        draw.text((x + 28, 512), letter, fill="white", font=ImageFont.load_default(size=56))
+    return image
+
+
+@need_vision
+def test_a_changed_tile_among_its_rows_other_tiles_is_read_whole() -> None:
+    """A letter alone is no word (an icon's stroke) and a doubtful character alone is
+    dropped, but a tile's letter among its row's is kept: a changed tile, whose part read
+    alone would hold no row, has its region read whole, so the next frame reads as a fresh
+    reading does; a change away from the row is still read alone."""
+    from bridge.vision.cache import ResultCache
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import RegionReader
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    recording = Recording(engine)
+    reader = RegionReader(recording, ResultCache())
+    before = _texts(reader, _tiles("WORDS"))
+    assert before["R"] == 1 and before["D"] == 1, before
+    after = _texts(reader, _tiles("WOKDS"))
+    assert reader.stats.partial == 0 and recording.sizes[1] == (720, 1280)
+    fresh = _texts(RegionReader(engine, ResultCache()), _tiles("WOKDS"))
+    assert after == fresh, (after, fresh)
+    assert after["K"] == 1 and "R" not in after
+    level = _tiles("WOKDS")
+    ImageDraw.Draw(level).rectangle((30, 50, 300, 120), fill=(250, 248, 240))
+    ImageDraw.Draw(level).text((40, 60), "Level 4", fill="black", font_size=40)
+    again = _texts(reader, level)
+    assert reader.stats.partial == 1 and recording.sizes[2][1] < 200, recording.sizes
+    assert again["Level 4"] == 1 and again["K"] == 1, again
