@@ -8,7 +8,8 @@ grid's lines painted over before the crop is read (``without_grid``), a detected
 holds two lines (``two_lines``, on the image's grey levels), a line cut by the screen's
 edge (``cut_off``), marks that are no glyphs (``round_glyph``, ``solid``), each word's
 box in the image (``word_box``) and the glyphs a detected box's edge cuts
-(``past_cut_glyphs``). Pure: numpy and OpenCV on pixels, no models.
+(``past_cut_glyphs``), and which underscores the recognizer read are none
+(``underscores``). Pure: numpy and OpenCV on pixels, no models.
 """
 
 from __future__ import annotations
@@ -432,3 +433,45 @@ def longest_run(blank: Any, first: int, second: int, per_column: float) -> int:
         run = run + 1 if value else 0
         best = max(best, run)
     return best
+
+
+GHOST_ROWS = 0.75
+"""An underscore inked only from this share of a line crop's height down to its last row is
+the top of what lies below the line, not an underscore (``underscores``)."""
+
+
+def underscores(
+    chars: list[tuple[int, str, float]], ink: Any, per_column: float
+) -> list[tuple[int, str, float]]:
+    """``chars`` (a line's, read with underscores) with the underscores that are none made
+    spaces, and the spaces that are underscores made so, judged on the line crop's ink
+    (``ink``: its ``glyph_ink``; ``per_column`` its pixel columns per recognizer column)
+    under each: an underscore whose ink reaches the crop's last row and starts no higher
+    than ``GHOST_ROWS`` of its height is the top of a glyph or a mark below the
+    line (a terminal's next line, a legend's swatch: ``2021_November``); a space over ink in
+    the rows of the line's own underscores is one more of them, which the recognizer took
+    for a gap (``big_buck bunny``)."""
+    import numpy as np
+
+    def rows(col: int) -> Any:
+        first = int(col * per_column)
+        last = max(first + 1, int((col + 1) * per_column) + 1)
+        return np.flatnonzero(ink[:, first:last].any(axis=1))
+
+    height = ink.shape[0]
+    out = list(chars)
+    under: set[int] = set()
+    for k, (col, char, p) in enumerate(chars):
+        if char != "_":
+            continue
+        inked = rows(col)
+        if len(inked) and inked[-1] == height - 1 and inked[0] >= GHOST_ROWS * height:
+            out[k] = (col, " ", p)
+        else:
+            under.update(int(r) for r in inked)
+    if under:
+        for k, (col, char, p) in enumerate(chars):
+            inked = rows(col) if char == " " else ()
+            if len(inked) and set(int(r) for r in inked) <= under:
+                out[k] = (col, "_", p)
+    return out

@@ -98,6 +98,7 @@ from bridge.vision.inks import (
     round_glyph,
     solid,
     two_lines,
+    underscores,
     without_grid,
     word_box,
 )
@@ -616,9 +617,9 @@ class PpOcrEngine:
             crops.append((index, pixels, box, pad // 2))
         lines: list[list[Word]] = [[] for _ in boxes]
         todo: list[tuple[int, Any, Box, int]] = []
-        doubts: list[tuple[int, Any, int, Any, Box, int, Any, int, Any]] = []
+        doubts: list[tuple[int, Any, int, Any, Box, int, Any, Any, int, Any]] = []
         """Lines to read again with the second recognizer: (padded width, model input, box
-        index, pixels, box, pad, blank columns, glyph height, first reading)."""
+        index, pixels, box, pad, ink, blank columns, glyph height, first reading)."""
         keys: dict[int, bytes] = {}
         for index, pixels, box, pad in crops:  # a line seen before: its words, no model run
             key = hashlib.blake2b(pixels.tobytes(), digest_size=16).digest()
@@ -657,7 +658,9 @@ class PpOcrEngine:
                 height = glyph_height(ink)
                 words = self._group(chars, columns, blank, height, walls.get(index, ()), ink)
                 if self._second is not None and index < lone_from and _doubtful(words):
-                    doubts.append((widest, x[k], index, pixels, box, pad, blank, height, words))
+                    doubts.append(
+                        (widest, x[k], index, pixels, box, pad, ink, blank, height, words)
+                    )
                     continue
                 self._remember(keys[index], words)
                 lines[index] = self._keep(index >= lone_from, pixels, box, pad, words, glyph)
@@ -669,10 +672,10 @@ class PpOcrEngine:
                 assert self._second is not None
                 probs = self._second.run(np.stack([d[1] for d in again_batch]))
                 for k, doubt in enumerate(again_batch):
-                    _, _, index, pixels, box, pad, blank, height, words = doubt
+                    _, _, index, pixels, box, pad, ink, blank, height, words = doubt
                     columns = probs.shape[1] * pixels.shape[1] / widest
                     again = self._decode(
-                        probs[k], columns, blank, height, self._second, walls.get(index, ())
+                        probs[k], columns, ink, blank, height, self._second, walls.get(index, ())
                     )
                     self.second_reads += 1
                     if _agrees(again, words) and _mean(again) > _mean(words):
@@ -723,6 +726,7 @@ class PpOcrEngine:
         self,
         prob: Any,
         columns: float,
+        ink: Any,
         blank: Any,
         height: int,
         model: Recognizer,
@@ -730,10 +734,11 @@ class PpOcrEngine:
     ) -> list[tuple[str, tuple[int, int], float]]:
         """Words of one line as (text, (first, last) pixel column of the crop, confidence):
         ``prob`` the recognizer's (columns, classes) output, of which the first ``columns``
-        cover the crop (the rest is batch padding); ``blank`` says which pixel columns of the
-        crop hold no ink, ``height`` how many rows its glyphs' ink spans, ``walls`` at which
-        pixel columns a grid's lines crossed it (``grid_lines``)."""
-        return self._group(self._chars(prob, columns, model), columns, blank, height, walls)
+        cover the crop (the rest is batch padding); ``ink`` is the crop's glyph ink,
+        ``blank`` says which pixel columns of it hold none, ``height`` how many rows it
+        spans, ``walls`` at which pixel columns a grid's lines crossed it (``grid_lines``)."""
+        chars = self._chars(prob, columns, model)
+        return self._group(chars, columns, blank, height, walls, ink)
 
     def _chars(self, prob: Any, columns: float, model: Recognizer) -> list[tuple[int, str, float]]:
         """The characters of one line as (output column, character, probability), CTC
@@ -775,7 +780,7 @@ class PpOcrEngine:
             return []
         per_column = len(blank) / columns  # crop pixels per output column
         if ink is not None and any(c[1] == "_" for c in chars):
-            chars = underscores(chars, ink, per_column)
+            chars = underscores(chars, ink, per_column)  # judged on the ink under each
         pairs = list(itertools.pairwise(chars))
         runs = [longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
         # The line's usual run between characters: on a short line (a word and a mark beside
@@ -803,8 +808,7 @@ class PpOcrEngine:
             k + 1
             for k in range(len(pairs) - 1)
             if chars[k + 1][1] == "/"
-            and chars[k][1].isdigit()
-            and chars[k + 2][1].isdigit()
+            and _between_digits(chars, k + 1)
             and min(runs[k], runs[k + 1]) >= SLASH_GAP * height
         }  # a slash set off on both sides: a score's ``4 / 5`` (a date, ``3/5`` set tight)
         # a grid of cells about a glyph wide (a crossword, a sudoku): its lines part every
@@ -870,42 +874,6 @@ class PpOcrEngine:
             last = int(min(columns, group[-1][0] + 2) * per_column)
             out.append((text, (first, max(first + 1, last)), confidence))
         return out
-
-
-def underscores(
-    chars: list[tuple[int, str, float]], ink: Any, per_column: float
-) -> list[tuple[int, str, float]]:
-    """``chars`` (a line's, read with underscores) with the underscores that are none made
-    spaces, and the spaces that are underscores made so, judged on the line crop's ink
-    (``ink``: its ``glyph_ink``) under each: an underscore whose ink reaches the crop's last
-    row and no higher than its bottom quarter is the top of a glyph or a mark below the
-    line (a terminal's next line, a legend's swatch: ``2021_November``); a space over ink in
-    the rows of the line's own underscores is one more of them, which the recognizer took
-    for a gap (``big_buck bunny``)."""
-    import numpy as np
-
-    def rows(col: int) -> Any:
-        first = int(col * per_column)
-        last = max(first + 1, int((col + 1) * per_column) + 1)
-        return np.flatnonzero(ink[:, first:last].any(axis=1))
-
-    height = ink.shape[0]
-    out = list(chars)
-    under: set[int] = set()
-    for k, (col, char, p) in enumerate(chars):
-        if char != "_":
-            continue
-        inked = rows(col)
-        if len(inked) and inked[-1] == height - 1 and inked[0] >= 0.75 * height:
-            out[k] = (col, " ", p)
-        else:
-            under.update(int(r) for r in inked)
-    if under:
-        for k, (col, char, p) in enumerate(chars):
-            inked = rows(col) if char == " " else ()
-            if len(inked) and set(int(r) for r in inked) <= under:
-                out[k] = (col, "_", p)
-    return out
 
 
 def _between_digits(chars: list[tuple[int, str, float]], at: int) -> bool:

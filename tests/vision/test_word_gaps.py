@@ -282,29 +282,35 @@ def test_an_underscore_joins_whatever_the_blank_columns_beside_it() -> None:
     assert [w[0] for w in engine._group(chars, 100.0, blank, 30)] == ["RF_13"]
 
 
-@need_vision  # numpy comes with the vision extra
-def test_a_slash_set_off_between_digits_parts_them_and_a_tight_one_joins() -> None:
-    """``3 / 5`` (a quiz's score by level, braincup-result in tests/vision/real) is three
-    words; a fraction or a date set tight (``1/3``, ``7/19``) stays one."""
+def _grouped(text: str, runs: tuple[int, ...], width: int, first: int = 10) -> list[str]:
+    """The words ``_group`` makes of ``text``'s characters drawn as 10-pixel glyphs on a line
+    crop ``width`` columns wide (24 rows of glyph ink), from column ``first``, with ``runs``
+    blank columns between each glyph and the next."""
     import numpy as np
 
     from bridge.vision import ppocr
 
     engine = ppocr.load()
     assert isinstance(engine, ppocr.PpOcrEngine), engine
+    blank = np.ones(width, dtype=bool)
+    inked = []
+    for run in (0, *runs):
+        first += run
+        inked.append((first, first + 10))
+        first += 10
+    for a, b in inked:
+        blank[a:b] = False
+    chars = [((a + b) // 2, t, 0.99) for (a, b), t in zip(inked, text, strict=True)]
+    return [w[0] for w in engine._group(chars, float(width), blank, 24)]
+
+
+@need_vision  # numpy comes with the vision extra
+def test_a_slash_set_off_between_digits_parts_them_and_a_tight_one_joins() -> None:
+    """``3 / 5`` (a quiz's score by level, braincup-result in tests/vision/real) is three
+    words; a fraction or a date set tight (``1/3``, ``7/19``) stays one."""
 
     def words(runs: tuple[int, int]) -> list[str]:
-        blank = np.ones(100, dtype=bool)
-        first = 10
-        inked = []
-        for run in (0, *runs):
-            first += run
-            inked.append((first, first + 10))
-            first += 10
-        for a, b in inked:
-            blank[a:b] = False
-        chars = [((a + b) // 2, t, 0.99) for (a, b), t in zip(inked, "3/5", strict=True)]
-        return [w[0] for w in engine._group(chars, 100.0, blank, 24)]
+        return _grouped("3/5", runs, 100)
 
     assert words((7, 7)) == ["3", "5"]  # a slash alone is no word (``plausible``)
     assert words((2, 3)) == ["3/5"]
@@ -371,24 +377,9 @@ def test_a_colon_between_digits_joins_them_unless_set_far_off() -> None:
     """A pixel font's time, its colon centred in a cell as wide as a digit's (Jewel Thief's
     ``00:27``, which read ``00`` and ``:27``) or a time set with wide tracking (CairnGPS's
     ``1 : 35``)."""
-    import numpy as np
-
-    from bridge.vision import ppocr
-
-    engine = ppocr.load()
-    assert isinstance(engine, ppocr.PpOcrEngine), engine
 
     def words(runs: tuple[int, ...], text: str = "00:27") -> list[str]:
-        blank = np.ones(140, dtype=bool)
-        first, inked = 5, []
-        for run in (0, *runs):
-            first += run
-            inked.append((first, first + 10))
-            first += 10
-        for a, b in inked:
-            blank[a:b] = False
-        chars = [((a + b) // 2, t, 0.99) for (a, b), t in zip(inked, text, strict=True)]
-        return [w[0] for w in engine._group(chars, 140.0, blank, 24)]
+        return _grouped(text, runs, 140, first=5)
 
     assert words((2, 12, 12, 2)) == ["00:27"]  # runs of 12 beside the colon: 0.5 of 24
     assert words((2, 16, 16, 2)) == ["00:27"]  # 0.67: a time set with wide tracking
@@ -432,7 +423,7 @@ def test_an_underscore_of_a_lines_tops_is_a_space_and_a_space_over_one_an_unders
     name's underscore the recognizer took for a gap (``big_buck bunny_1080p``)."""
     import numpy as np
 
-    from bridge.vision.ppocr import underscores
+    from bridge.vision.inks import underscores
 
     ink = np.zeros((48, 100), dtype=bool)
     ink[10:35, 0:20] = ink[10:35, 45:60] = ink[10:35, 85:100] = True  # three glyphs
