@@ -24,7 +24,12 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
 4. **plates**: a solid part taller than a glyph (``PLATE``, ``PLATE_FILL``: a white card on
    green, whose edges differ from the median of their surroundings and join its rank to
    it) is looked into: its pixels apart from its own median colour, its outline left out
-   (``PLATE_EDGE``), go through steps 2 and 3 (a card's rank in its corner).
+   (``PLATE_EDGE``), go through steps 2 and 3 (a card's rank in its corner);
+5. **badges**: a solid part of a glyph's size, at least ``BADGE`` of the shorter side tall
+   (a map's numbered marker: a red disc whose black digit is ink of the same part), is
+   looked into the same way, but only its own pixels of another colour, ringed by its own
+   (``ENCLOSED``), and centred on it (``CENTRED``), count; such a glyph takes the place of
+   the badge as a candidate (``HOLDS``).
 
 Each candidate comes back as a box grown by ``PAD`` of its height on every side (the
 recognizer reads a glyph on its own background). What the recognizer makes of it is the
@@ -63,6 +68,17 @@ PLATE = 0.5
 """A solid part taller than a glyph and at most this share of the shorter side on either
 side is a plate (a card, a tile, a key) whose own glyphs are looked for on its colour."""
 PLATE_FILL = 0.6
+BADGE = 0.03
+"""A solid part at least this share of the shorter side tall is looked into (step 5 of the
+module doc); one taller than ``MAX_HEIGHT`` is a plate (step 4)."""
+HOLDS = 1.3
+"""A candidate at least this many times as tall as a badge's glyph whose centre it holds is
+the badge itself, and gives way to the glyph."""
+CENTRED = 0.15
+"""A badge's glyph is centred on it: its centre within this share of the badge's width and
+height of the badge's."""
+ENCLOSED = 0.9
+"""A badge's glyph has this share of the pixels along its edge of the badge's own part."""
 PLATE_EDGE = 2
 """Pixels along a plate's edge left out of its ink (its outline, its anti-aliased rim)."""
 PLAIN = 16.0
@@ -148,19 +164,27 @@ def _candidates(
     out = _lone(image, found, grey, labels, stats, side, scale, (0, 0), stems=stems)
     for i in range(1, count):
         left, top, pw, ph, area = (int(v) for v in stats[i])
-        if not MAX_HEIGHT * side < ph <= PLATE * side or pw > PLATE * side:
+        if not BADGE * side <= ph <= PLATE * side or pw > PLATE * side:
             continue
         if area < PLATE_FILL * pw * ph:
             continue  # a plate is solid: a card, a tile, a key; not a frame or a drawing
         patch = grey[top : top + ph, left : left + pw]
-        colour = float(np.median(patch[labels[top : top + ph, left : left + pw] == i]))
+        mine = labels[top : top + ph, left : left + pw] == i
+        colour = float(np.median(patch[mine]))
         inside = (np.abs(patch.astype(np.int16) - colour) > INK).astype(np.uint8)
+        badge = ph <= MAX_HEIGHT * side
+        if badge:  # a glyph on it is ink of its own part (a letter's hole is not)
+            inside = _enclosed(inside & mine.astype(np.uint8), mine)
         rim = PLATE_EDGE
         inside[:rim], inside[-rim:], inside[:, :rim], inside[:, -rim:] = 0, 0, 0, 0
         _, part_labels, part_stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=8)
         on_plate = _lone(
             image, found, patch, part_labels, part_stats, side, scale, (left, top), ground=False
         )
+        if badge:  # a badge: its one glyph centred on it, nothing else
+            middle = (left + pw / 2) / scale, (top + ph / 2) / scale
+            on_plate = [b for b in on_plate if _centred(b, middle, pw / scale, ph / scale)]
+            out = [box for box in out if not _holds(box, on_plate)]
         out += [box for box in on_plate if not _centre_in(box, out)]
         if len(out) >= MAX_CANDIDATES:
             break
@@ -247,6 +271,39 @@ def core(box: Box) -> Box:
         round(box[2] - grown),
         round(box[3] - grown),
     )
+
+
+def _enclosed(inside: Any, mine: Any) -> Any:
+    """``inside`` (a badge's marks of another colour than its own) without the marks whose
+    edge is not ``ENCLOSED`` within the badge's own pixels (``mine``): a digit on a disc is
+    ringed by the disc's colour; a speck of confetti across a letter's hole is not."""
+    import cv2
+    import numpy as np
+
+    count, labels = cv2.connectedComponents(inside, connectivity=8)
+    kernel = np.ones((3, 3), np.uint8)
+    for k in range(1, count):
+        mark = (labels == k).astype(np.uint8)
+        edge = (cv2.dilate(mark, kernel) > 0) & (mark == 0)
+        if edge.any() and float(mine[edge].mean()) < ENCLOSED:
+            inside[labels == k] = 0
+    return inside
+
+
+def _centred(box: Box, middle: tuple[float, float], width: float, height: float) -> bool:
+    """Whether ``box``'s centre lies within ``CENTRED`` of ``width`` / ``height`` of
+    ``middle``."""
+    return (
+        abs((box[0] + box[2]) / 2 - middle[0]) <= CENTRED * width
+        and abs((box[1] + box[3]) / 2 - middle[1]) <= CENTRED * height
+    )
+
+
+def _holds(box: Box, glyphs: list[Box]) -> bool:
+    """Whether ``box`` is a badge holding one of ``glyphs``: that glyph's centre lies inside
+    it and it is ``HOLDS`` times as tall or more (the badge itself, read as a candidate of
+    its own, would hide the glyph on it)."""
+    return any(centre_in(g, box) and box[3] - box[1] >= HOLDS * (g[3] - g[1]) for g in glyphs)
 
 
 def _centre_in(box: Box, boxes: list[Box]) -> bool:

@@ -218,3 +218,44 @@ def test_a_word_games_bare_is_are_read() -> None:
     assert not isinstance(engine, str), engine
     words = [line.text for line in engine.read(score.load("gurgle-board"))]
     assert words.count("I") >= 2, words
+
+
+def _badges() -> Image.Image:
+    """A map's markers: black digits on red discs about twice their height, on a grey
+    ground; the disc differs from the ground as much as the digit does, so the disc and its
+    digit are one part of the ink, too solid to be a glyph and too small to be a plate."""
+    image = Image.new("RGB", (1600, 720), (150, 150, 150))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=24)
+    for k, digit in enumerate("3857"):
+        x, y = 300 + k * 300, 200 + (k % 2) * 250
+        draw.ellipse((x - 26, y - 26, x + 26, y + 26), fill=(200, 40, 30))
+        draw.text((x, y), digit, fill=(10, 10, 10), font=font, anchor="mm")
+    return image
+
+
+@need_vision
+def test_a_digit_on_a_disc_the_size_of_a_glyph_is_looked_for_on_the_discs_colour(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Moroway (tests/vision/real): its track's numbered markers were never candidates."""
+    from bridge.vision import glyphs
+
+    def digits() -> list[tuple[int, int, int, int]]:
+        cores = [glyphs.core(b) for b in glyphs.candidates(_badges(), [])]
+        return [b for b in cores if 14 <= b[3] - b[1] <= 26]  # a digit's height, not a disc's
+
+    assert len(digits()) == 4
+    monkeypatch.setattr(glyphs, "BADGE", glyphs.MAX_HEIGHT)  # discs no longer looked into
+    assert len(digits()) <= 1  # a 7's open side lets the ground's narrower median find it
+
+
+@need_vision
+def test_digits_on_discs_are_read() -> None:
+    """A confetti speck across a letter's hole is no glyph on a disc: Gurgle's tests above
+    hold that (``ENCLOSED``)."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    assert sorted(line.text for line in engine.read(_badges())) == ["3", "5", "7", "8"]
