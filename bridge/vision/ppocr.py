@@ -74,6 +74,7 @@ import itertools
 import threading
 import unicodedata
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -657,7 +658,7 @@ class PpOcrEngine:
                     blank = blank_columns(ink)
                 height = glyph_height(ink)
                 words = self._group(chars, columns, blank, height, walls.get(index, ()), ink)
-                if self._second is not None and index < lone_from and _doubtful(words):
+                if self._second is not None and index < lone_from and _doubtful(words, chars):
                     doubts.append(
                         (widest, x[k], index, pixels, box, pad, ink, blank, height, words)
                     )
@@ -970,14 +971,21 @@ def _agrees(
     return same and len(again) > len(first)
 
 
-def _doubtful(words: list[tuple[str, tuple[int, int], float]]) -> bool:
+def _doubtful(
+    words: list[tuple[str, tuple[int, int], float]],
+    chars: Sequence[tuple[int, str, float]] = (),
+) -> bool:
     """Whether a line's first reading is worth a second (``SECOND_BELOW``, ``SECOND_FLOOR``):
-    a word of it doubtful or a letter of it accented, the line as a whole not junk. Whether
-    the second reading replaces the first is ``_agrees`` and its confidence."""
+    a word of it doubtful, a letter of it accented, or a space between its words doubtful
+    (``chars``, its characters as read: the ``y`` of ``Sky Map`` read as a space of 0.57,
+    every letter kept sure), the line as a whole not junk. Whether the second reading
+    replaces the first is ``_agrees`` and its confidence."""
     if not words or _mean(words) < SECOND_FLOOR:
         return False
     if any(not c.isascii() and c.isalpha() for w in words for c in w[0]):
         return True  # an accent is a small mark a halo or a texture fakes (``Waldkraibúrg``)
+    if any(c[1] == " " and c[2] < SECOND_BELOW for c in chars):
+        return True
     return min(w[2] for w in words) < SECOND_BELOW
 
 

@@ -31,6 +31,22 @@ def test_only_a_doubtful_line_that_is_not_junk_is_read_again() -> None:
     assert _doubtful([_word("Waldkraibúrg", 0.99)])  # an accent: what a map label's halo fakes
     assert not _doubtful([_word("Waldkraiburg", 0.99)])
     assert _mean([_word("ab", 1.0), _word("cdef", 0.7)]) == pytest.approx(0.8)  # by characters
+    sure = [_word("Sk", 1.0), _word("Map", 1.0)]
+    assert not _doubtful(sure, [(2, "S", 1.0), (4, "k", 1.0), (6, " ", 0.99), (9, "M", 1.0)])
+    assert _doubtful(sure, [(2, "S", 1.0), (4, "k", 1.0), (6, " ", 0.57), (9, "M", 1.0)])
+
+
+@need_vision
+def test_a_letter_the_first_recognizer_took_for_a_doubtful_space_is_read_again() -> None:
+    """Sky Map (tests/vision/real): the tiny recognizer read its title's ``y`` as a space
+    of 0.57, every letter it kept sure; the words were ``Sk Map`` until a doubtful space made
+    the line doubtful too."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    title = [line.text for line in engine.read(load("skymap-tablet")) if line.box[1] < 100]
+    assert "Sky Map" in title, title
 
 
 @need_vision
