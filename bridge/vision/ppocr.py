@@ -71,6 +71,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import itertools
+import re
 import threading
 import unicodedata
 from collections import OrderedDict
@@ -201,6 +202,10 @@ UNIFORM = 2.0
 SECOND_BELOW = 0.95
 """A detected line with a word read with less than this is read again by the second
 recognizer (``SECOND``) ..."""
+JOINED = re.compile(r"[a-z]{2}[A-Z][a-z]")
+"""A word with a capital inside it, between small letters, is read again (``_doubtful``): two
+words a map's halo or a route ran together (``EdinburghWaverley``); where it is one word
+(``PeakOrama``) the second reading reads it so too, and the first stands."""
 SECOND_FLOOR = 0.7
 """... unless its words' mean character probability is under this: a texture or an icon
 read as a word (the larger model reads such junk with more confidence, not less)."""
@@ -976,7 +981,8 @@ def _doubtful(
     chars: Sequence[tuple[int, str, float]] = (),
 ) -> bool:
     """Whether a line's first reading is worth a second (``SECOND_BELOW``, ``SECOND_FLOOR``):
-    a word of it doubtful, a letter of it accented, or a space between its words doubtful
+    a word of it doubtful, a letter of it accented, a capital inside a word (``JOINED``), or
+    a space between its words doubtful
     (``chars``, its characters as read: the ``y`` of ``Sky Map`` read as a space of 0.57,
     every letter kept sure), the line as a whole not junk. Whether the second reading
     replaces the first is ``_agrees`` and its confidence."""
@@ -986,6 +992,8 @@ def _doubtful(
         return True  # an accent is a small mark a halo or a texture fakes (``Waldkraibúrg``)
     if any(c[1] == " " and c[2] < SECOND_BELOW for c in chars):
         return True
+    if any(JOINED.search(w[0]) for w in words):
+        return True  # two words of a map's label read as one (``EdinburghWaverley``)
     return min(w[2] for w in words) < SECOND_BELOW
 
 

@@ -34,6 +34,8 @@ def test_only_a_doubtful_line_that_is_not_junk_is_read_again() -> None:
     sure = [_word("Sk", 1.0), _word("Map", 1.0)]
     assert not _doubtful(sure, [(2, "S", 1.0), (4, "k", 1.0), (6, " ", 0.99), (9, "M", 1.0)])
     assert _doubtful(sure, [(2, "S", 1.0), (4, "k", 1.0), (6, " ", 0.57), (9, "M", 1.0)])
+    assert _doubtful([_word("EdinburghWaverley", 1.0)])  # a capital inside: two words joined
+    assert not _doubtful([_word("Edinburgh", 1.0), _word("Waverley", 1.0), _word("DC", 1.0)])
 
 
 @need_vision
@@ -47,6 +49,18 @@ def test_a_letter_the_first_recognizer_took_for_a_doubtful_space_is_read_again()
     assert isinstance(engine, PpOcrEngine), engine
     title = [line.text for line in engine.read(load("skymap-tablet")) if line.box[1] < 100]
     assert "Sky Map" in title, title
+
+
+@need_vision
+def test_two_words_of_a_map_label_read_as_one_are_read_again() -> None:
+    """CycleStreets (tests/vision/real): ``Edinburgh Waverley`` read ``EdinburghWaverley``
+    at 0.99; the second recognizer parts them."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    words = " ".join(b.text for b in engine.read(load("cyclestreets-journey-map"))).split()
+    assert {"Edinburgh", "Waverley"} <= set(words), words
 
 
 @need_vision
