@@ -475,3 +475,19 @@ def underscores(
             if len(inked) and set(int(r) for r in inked) <= under:
                 out[k] = (col, "_", p)
     return out
+
+
+def inked_spaces(
+    chars: list[tuple[int, str, float]], blank: Any, columns: float
+) -> list[tuple[int, str, float]]:
+    """The spaces of ``chars`` (a line's, as read: (output column, character, probability))
+    that lie over ink: some pixel column under one is not ``blank`` (``blank_columns``),
+    the crop ``columns`` recognizer columns wide. A space between words lies on blank
+    columns; one over ink is a glyph the recognizer could not name (``Sky Map``'s ``y``)."""
+    per_column = len(blank) / columns
+    return [
+        c
+        for c in chars
+        if c[1] == " "
+        and not blank[int(c[0] * per_column) : int((c[0] + 1) * per_column) + 1].all()
+    ]

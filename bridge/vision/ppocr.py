@@ -94,6 +94,7 @@ from bridge.vision.inks import (
     glyph_ink,
     grid_lines,
     ink_mask,
+    inked_spaces,
     longest_run,
     off_ink,
     past_cut_glyphs,
@@ -663,7 +664,11 @@ class PpOcrEngine:
                     blank = blank_columns(ink)
                 height = glyph_height(ink)
                 words = self._group(chars, columns, blank, height, walls.get(index, ()), ink)
-                if self._second is not None and index < lone_from and _doubtful(words, chars):
+                if (
+                    self._second is not None
+                    and index < lone_from
+                    and _doubtful(words, inked_spaces(chars, blank, columns))
+                ):
                     doubts.append(
                         (widest, x[k], index, pixels, box, pad, ink, blank, height, words)
                     )
@@ -978,19 +983,19 @@ def _agrees(
 
 def _doubtful(
     words: list[tuple[str, tuple[int, int], float]],
-    chars: Sequence[tuple[int, str, float]] = (),
+    spaces: Sequence[tuple[int, str, float]] = (),
 ) -> bool:
     """Whether a line's first reading is worth a second (``SECOND_BELOW``, ``SECOND_FLOOR``):
     a word of it doubtful, a letter of it accented, a capital inside a word (``JOINED``), or
-    a space between its words doubtful
-    (``chars``, its characters as read: the ``y`` of ``Sky Map`` read as a space of 0.57,
-    every letter kept sure), the line as a whole not junk. Whether the second reading
-    replaces the first is ``_agrees`` and its confidence."""
+    a doubtful space among ``spaces`` (the spaces the recognizer read over ink,
+    ``inks.inked_spaces``: the ``y`` of ``Sky Map`` read as a space of 0.57, every letter
+    kept sure), the line as a whole not junk. Whether the second reading replaces the first
+    is ``_agrees`` and its confidence."""
     if not words or _mean(words) < SECOND_FLOOR:
         return False
     if any(not c.isascii() and c.isalpha() for w in words for c in w[0]):
         return True  # an accent is a small mark a halo or a texture fakes (``Waldkraibúrg``)
-    if any(c[1] == " " and c[2] < SECOND_BELOW for c in chars):
+    if any(c[2] < SECOND_BELOW for c in spaces):
         return True
     if any(JOINED.search(w[0]) for w in words):
         return True  # two words of a map's label read as one (``EdinburghWaverley``)
