@@ -155,7 +155,9 @@ SPACE = 0.12
 between characters (the widest left out, on a line of four characters or more) plus this
 share of REC_HEIGHT (and at least twice that median) is a word boundary ..."""
 NARROW_SPACE = 0.06
-"""... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``)."""
+"""... plus this share beside a narrow glyph, whose side bearings are wide (``1``, ``:``);
+after a narrow digit this is added to a unit's room too (``UNIT_SPACE``, ``UNIT_GAP``): a
+``1`` as wide as the other digits is a stem in a wide cell (GetFlow's ``21h``, ``31m``)."""
 NARROW = frozenset("1iIl:;.,'!|\u00d7")
 CELLS = 0.5
 """A grid's lines part a line's words when there is at least this many of them per gap
@@ -841,6 +843,8 @@ class PpOcrEngine:
                 space = min(space, WIDE_SPACE * REC_HEIGHT)
             if before[1].isdigit() and ch[1].isalpha():
                 space = min(space, UNIT_GAP * height)
+                if before[1] in NARROW:
+                    space += NARROW_SPACE * REC_HEIGHT
             space = min(space, GRID_SPACE * REC_HEIGHT)
             line = ch[1] == "|" and bool(
                 blank[min(len(blank) - 1, int((ch[0] + 0.5) * per_column))]

@@ -152,6 +152,20 @@ def test_a_number_set_tight_to_its_letters_stays_one_word() -> None:
 
 
 @need_vision
+def test_a_unit_set_tight_after_a_1_stays_with_its_number() -> None:
+    """GetFlow (tests/vision/real): ``21h``, ``41h``, ``31m`` in a font whose ``1`` is as
+    wide as its other digits, its ink a narrow stem: the blank run after it is its side
+    bearing, not a space (``28h`` and ``35h`` beside them were read whole). A ``1`` and its
+    unit a third of its height apart are still two words (``11 m``)."""
+    from tests.vision.real import score
+
+    words = " ".join(_lines(score.load("getflow-statistics-tablet"))).split()
+    assert {"21h", "41h", "31m"} <= set(words), words
+    assert "h" not in words and "m" not in words, words
+    assert _lines(_axis(["11 m", "21 h"], 0.4)) == ["11 m", "21 h"]
+
+
+@need_vision
 def test_a_row_of_a_line_charts_markers_is_not_read_as_zeros() -> None:
     # MPAndroidChart's default: a ring on every point, joined by the line (GPSTest's chart
     # read "00000000000")
