@@ -107,6 +107,7 @@ from bridge.vision.inks import (
 )
 from bridge.vision.shapes import stats
 from bridge.vision.words import (
+    TURN_BELOW,
     Word,
     among_marks,
     axis_parts,
@@ -121,6 +122,7 @@ from bridge.vision.words import (
     plausible,
     stems_in_rows,
     sure_when_alone,
+    upside_down,
 )
 
 DETECT_SIDE = 960
@@ -541,6 +543,7 @@ class PpOcrEngine:
         it stands in a row of letters (``stems_in_rows``), and nothing anywhere else."""
         found = self.detect(image)
         lines = self._whole_edges(image, found, self._recognize(image, found, len(found)))
+        lines = self._turned(image, found, lines)
         if lone:
             read = [box for box, words in zip(found, lines, strict=True) if words]
             singles = [w for line in lines for w in line if len(w.text) == 1]
@@ -552,6 +555,33 @@ class PpOcrEngine:
                 [w for line in lines for w in line if len(w.text) == 1],
             )  # a bare ``I`` among a row's letters: no recognizer reads a bar alone
         return found, letters_in_rows(lines)
+
+    def _turned(
+        self, image: Image.Image, found: list[Box], lines: list[list[Word]]
+    ) -> list[list[Word]]:
+        """``lines`` (the words of each of ``found``), a doubtful line (``TURN_BELOW``) read
+        again on ``image`` turned half a turn, the turned reading kept where it is text set
+        upside down (``upside_down``), its words' boxes turned back. Few lines are read
+        again: one whole-image turn and one batch when any is."""
+        doubtful = [
+            k
+            for k, words in enumerate(lines)
+            if words and _mean([(w.text, (0, 1), w.confidence) for w in words]) < TURN_BELOW
+        ]
+        if not doubtful:
+            return lines
+        width, height = image.size
+        turned = image.transpose(Image.Transpose.ROTATE_180)
+
+        def turn(box: Box) -> Box:
+            return (width - box[2], height - box[3], width - box[0], height - box[1])
+
+        again = self._recognize(turned, [turn(found[k]) for k in doubtful], len(doubtful))
+        out = list(lines)
+        for k, words in zip(doubtful, again, strict=True):
+            if upside_down(lines[k], words):
+                out[k] = [Word(w.text, turn(w.box), w.confidence) for w in words]
+        return out
 
     def _whole_edges(
         self, image: Image.Image, found: list[Box], lines: list[list[Word]]

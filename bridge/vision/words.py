@@ -5,7 +5,8 @@ and boxes: a lone glyph kept as a digit, or as a letter in a row of such glyphs
 (``lone_digit``, ``in_rows``, ``letters_in_rows``); a word's shape as text's
 (``plausible``, ``lying_stroke``, ``letters_not_digits``); icons read as glyphs dropped
 (``among_marks``: a toolbar's marks; ``beside_clock``: a status bar's); a line read again
-with its box grown kept where it completes the first reading (``completes``). Pure: no pixels,
+with its box grown kept where it completes the first reading (``completes``), and one read
+again turned half a turn kept where it is text set upside down (``upside_down``). Pure: no pixels,
 no models (``bridge.vision.inks`` has the rules on pixels).
 """
 
@@ -394,3 +395,30 @@ def _same_kind(more: str, beside: str) -> bool:
     if beside.isalpha():
         return more.isalpha()
     return beside.isdigit() and more.isdigit()
+
+
+TURN_BELOW = 0.9
+"""A detected line whose words' mean probability is under this is read again turned half a
+turn (``upside_down``)..."""
+TURN_SURE = 0.95
+TURN_GAIN = 0.1
+TURN_CHARS = 4
+
+
+def upside_down(first: list[Word], turned: list[Word]) -> bool:
+    """Whether a line is text set upside down (a chess clock's far player's half, a table
+    game's other side): read turned half a turn (``turned``), its characters' mean
+    probability is at least ``TURN_SURE`` and ``TURN_GAIN`` above the upright reading's
+    (``first``, under ``TURN_BELOW``), with at least ``TURN_CHARS`` characters and as many
+    as upright (``9s:0`` is ``0:56``). A glyph or two read either way is as likely a
+    ``q`` as a ``b``: a short reading never turns."""
+    chars = sum(len(w.text) for w in turned)
+    if chars < TURN_CHARS or chars < sum(len(w.text) for w in first):
+        return False
+    return _confidence(turned) >= max(TURN_SURE, _confidence(first) + TURN_GAIN)
+
+
+def _confidence(words: list[Word]) -> float:
+    """The mean probability of the characters of ``words`` (each word's, by length)."""
+    total = sum(len(w.text) for w in words)
+    return sum(w.confidence * len(w.text) for w in words) / total if total else 0.0

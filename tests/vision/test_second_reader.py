@@ -113,3 +113,29 @@ def test_the_second_recognizer_is_loaded_only_when_a_line_needs_it() -> None:
     assert not engine._second.loaded and engine.second_reads == 0
     engine.read(load("2048-tablet"))
     assert engine._second.loaded and engine.second_reads > 0
+
+
+def test_a_line_turns_only_when_read_turned_it_is_sure_and_long_enough() -> None:
+    from bridge.vision.words import Word, upside_down
+
+    def line(text: str, confidence: float) -> list[Word]:
+        return [Word(part, (0, 0, 1, 1), confidence) for part in text.split()]
+
+    assert upside_down(line("9s:0", 0.82), line("0:56", 0.99))
+    assert not upside_down(line("9s:0", 0.82), line("0:56", 0.9))  # not sure enough
+    assert not upside_down(line("9s:0", 0.89), line("0:56", 0.95))  # not enough above
+    assert not upside_down(line("q", 0.82), line("b", 1.0))  # a glyph: either way
+    assert not upside_down(line("66 8 2 94", 0.87), line("6 8", 1.0))  # fewer characters
+
+
+@need_vision
+def test_a_chess_clocks_far_half_is_read_upside_down() -> None:
+    """A chess clock on a tablet (tests/vision/real): the far player's half is turned half a
+    turn; read upright, its time was ``9s:0`` and its moves ``L :SAA0W``."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    lines = [line.text for line in engine.read(load("chessclock-tablet"))]
+    assert lines.count("0:56") == 2 and "Moves: 1" in lines, lines
+    assert not any("SAA" in text or "9s" in text for text in lines), lines
