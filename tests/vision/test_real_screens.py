@@ -60,7 +60,16 @@ from the held-out set (a track's profiles, a terminal), the 134 read 0.940 / 0.9
 clock, a maze, a railway, a calendar, a flight map, a drawing, a speedometer, a player)
 read 0.839 / 0.807 as they came, 6 of 14 (two of them label a number and its unit one word
 where a hair space parts them), and the 148 together 0.930 / 0.934, 114 of 148 (the
-precision floor went down from 0.93 to 0.92 with them). The floors leave room for another
+precision floor went down from 0.93 to 0.92 with them); with a digit on a disc found on the
+disc's colour, a doubtful space over ink and a capital inside a word read again by the
+second recognizer, the 148 read 0.931 / 0.936, 115 of 148. Then 13 screens of 13 other apps
+(maps, a star map, charts, a calculator, sheet music, a galaxy of numbered planets,
+handwritten notes, a keyboard) read 0.845 / 0.880 as they came, 6 of 13; with a unit set
+tight after a ``1`` kept with its number and an upside-down line read turned (a chess
+clock's far half, from the held-out set), the 162 read 0.924 / 0.933, 124 of 162. Then 13
+more (a circular keyboard, banknotes, a map, handwriting, a word game, charts, a calendar,
+a calculator, a donut chart, a clock, a timer) read 0.928 / 0.930 as they came, 7 of 13,
+and the 175 together 0.924 / 0.933, 131 of 175. The floors leave room for another
 onnxruntime build, not for a regression. A landscape video player's overlay and boards of
 lone digits are read word for word."""
 
@@ -74,7 +83,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.92
-ON_TARGET_FLOOR = 104
+ON_TARGET_FLOOR = 121
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
