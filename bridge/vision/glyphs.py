@@ -86,6 +86,9 @@ PLAIN = 16.0
 (grey levels, standard deviation): a cell or a board is plain; grass in a video is not."""
 MAX_CANDIDATES = 120
 """Candidates returned at most (a screen of texture stays cheap)."""
+MAX_PLATES = 200
+"""Plates and badges looked into at most, per width of surroundings (steps 4 and 5; the most
+on a real screen was 119, a radar's map)."""
 GROUNDS = (SURROUND, 1 / 25)
 """The widths of surroundings a glyph's ink is told from (shares of the shorter side)."""
 
@@ -162,12 +165,16 @@ def _candidates(
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     side = min(ink.shape)
     out = _lone(image, found, grey, labels, stats, side, scale, (0, 0), stems=stems)
+    looked = 0
     for i in range(1, count):
         left, top, pw, ph, area = (int(v) for v in stats[i])
         if not BADGE * side <= ph <= PLATE * side or pw > PLATE * side:
             continue
         if area < PLATE_FILL * pw * ph:
             continue  # a plate is solid: a card, a tile, a key; not a frame or a drawing
+        looked += 1
+        if looked > MAX_PLATES:
+            break  # a screen of solid blocks (a texture, a pattern) stays cheap
         patch = grey[top : top + ph, left : left + pw]
         mine = labels[top : top + ph, left : left + pw] == i
         colour = float(np.median(patch[mine]))

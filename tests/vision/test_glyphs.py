@@ -259,3 +259,29 @@ def test_digits_on_discs_are_read() -> None:
     engine = load_engine()
     assert not isinstance(engine, str), engine
     assert sorted(line.text for line in engine.read(_badges())) == ["3", "5", "7", "8"]
+
+
+@need_vision
+def test_a_screen_of_solid_blocks_is_looked_into_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hostile input: every glyph-sized solid square would be a badge to look into."""
+    import numpy as np
+
+    from bridge.vision import glyphs
+
+    pitch = np.zeros((80, 80), np.uint8)
+    pitch[22:58, 22:58] = 255  # a solid square a glyph's size, apart from its neighbours
+    blocks = Image.fromarray(np.tile(pitch, (24, 13))).convert("RGB")  # 312 of them
+    looked: list[tuple[int, int]] = []
+    real_lone = glyphs._lone
+
+    def counting(*args: object, **kwargs: object) -> list[tuple[int, int, int, int]]:
+        if kwargs.get("ground") is False:
+            looked.append((0, 0))
+        return real_lone(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(glyphs, "_lone", counting)
+    monkeypatch.setattr(glyphs, "MAX_PLATES", 50)
+    glyphs.candidates(blocks, [])
+    assert 0 < len(looked) <= 50 * len(glyphs.GROUNDS), len(looked)  # of 312 squares each
