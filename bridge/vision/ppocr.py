@@ -36,15 +36,19 @@ The path, for one image (one colour all over: no text, nothing run):
 4. **keep** a word when its characters' mean probability is at least ``MIN_CONFIDENCE`` and
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
    with ``LONE_CONFIDENCE`` (an upright stroke, ``1``, read from ink lying flat is a minus
-   sign: ``lying_stroke``); a word of punctuation only is dropped, and so is a digit read
-   with doubt beside a status bar's clock (``beside_clock``);
+   sign: ``lying_stroke``), or a digit among one-character words only with
+   ``KEY_CONFIDENCE`` (a keypad's row); a word of punctuation only is dropped, and so is a
+   digit read with doubt beside a status bar's clock (``beside_clock``);
 5. **read doubtful lines again** with a larger recognizer (``SECOND``: PP-OCRv6 small, from
    the same wheel): a detected line with a word under ``SECOND_BELOW`` or an accented
-   letter (and not junk as a whole, ``SECOND_FLOOR``) is recognised again, in batches like
-   the first pass, and the second reading replaces the first when its characters are more
-   probable and it splits the line alike or only splits the same characters more
+   letter, a doubtful space over ink (``inked_spaces``) or a capital inside a word
+   (``JOINED``), and not junk as a whole (``SECOND_FLOOR``), is recognised again, in batches
+   like the first pass, and the second reading replaces the first when its characters are
+   more probable and it splits the line alike or only splits the same characters more
    (``_agrees``): ``merae`` -> ``merge``, an outlined ``aP 1/3`` -> ``Lap 1/3``, ``100ft`` ->
-   ``100 ft``, ``Waldkraibúrg`` -> ``Waldkraiburg``; about three lines of a real screen;
+   ``100 ft``, ``Waldkraibúrg`` -> ``Waldkraiburg``; about three lines of a real screen. A
+   detected line read under ``TURN_BELOW`` is read again on the image turned half a turn,
+   and kept turned where it is text set upside down (``_turned``, ``upside_down``);
 6. **look again**, in grey and at its own scale, at a window around each of a few detected
    lines that kept no word or a doubtful one (``retry_windows``): outlined text on a
    texture is often found only in scraps at the whole image's scale. A line read there with
@@ -207,6 +211,10 @@ UNIFORM = 2.0
 SECOND_BELOW = 0.95
 """A detected line with a word read with less than this is read again by the second
 recognizer (``SECOND``) ..."""
+KEY_CONFIDENCE = 0.6
+"""A digit among one-character words only (two or more: a keypad's keys or a board's cells
+the detector took as one line) is kept from this confidence, not ``LONE_CONFIDENCE``: N
+Calculator's ``6`` read at 0.72 between its ``5`` and a minus key."""
 JOINED = re.compile(r"[a-z]{2}[A-Z][a-z]")
 """A word with a capital inside it, between small letters, is read again (``_doubtful``): two
 words a map's halo or a route ran together (``EdinburghWaverley``); where it is one word
@@ -907,12 +915,15 @@ class PpOcrEngine:
                     at += len(piece)
             groups = split
             texts = [piece for pieces in parts for piece in pieces]
+        keys = sum(1 for t in texts if t) >= 2 and all(len(t) <= 1 for t in texts)
         for k, (group, text) in enumerate(zip(groups, texts, strict=True)):
             if not text:
                 continue
             confidence = sum(c[2] for c in group) / len(group)
             if k + 1 < len(texts) and count_before_unit(text, texts[k + 1], confidence):
                 text = "0" if text in "Oo" else text
+            elif keys and text.isdigit() and confidence >= KEY_CONFIDENCE:
+                pass
             elif not plausible(text, confidence):
                 continue
             first = int(max(0.0, group[0][0] - 1) * per_column)

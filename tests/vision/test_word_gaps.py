@@ -152,6 +152,18 @@ def test_a_number_set_tight_to_its_letters_stays_one_word() -> None:
 
 
 @need_vision
+def test_a_keypads_doubtful_digit_in_a_row_of_keys_is_kept() -> None:
+    """N Calculator (tests/vision/real): the detector took the keys ``5``, ``6`` and a minus key
+    as one line; the recognizer read the ``6`` at 0.72, under a lone character's 0.8, and it
+    was dropped. Among one-character words only, a digit is a key or a cell, kept from 0.6
+    (``KEY_CONFIDENCE``)."""
+    from tests.vision.real import score
+
+    lines = _lines(score.load("ncalculator-keypad"))
+    assert "5 6" in lines, lines
+
+
+@need_vision
 def test_a_unit_set_tight_after_a_1_stays_with_its_number() -> None:
     """GetFlow (tests/vision/real): ``21h``, ``41h``, ``31m`` in a font whose ``1`` is as
     wide as its other digits, its ink a narrow stem: the blank run after it is its side
