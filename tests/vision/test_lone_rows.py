@@ -67,6 +67,7 @@ def test_a_doubtful_character_alone_is_dropped_and_one_in_a_row_kept() -> None:
     arrow = _doubtful("V", 900, y=1700)  # an arrow the detector took for a glyph
     tiles = [_doubtful("W", 100), _doubtful("O", 200), _doubtful("R", 300)]
     sure = _doubtful("7", 500, y=900, confidence=0.95)
+    assert sure_when_alone([_doubtful("7", 500, confidence=0.91)], range(0)) == [[]]
     word = [Word("abc", (100, 1200, 160, 1240), 0.7)]  # three characters: the usual rules
     pair = [Word("0", (600, 600, 620, 640), 0.75), Word("mph", (640, 600, 700, 640), 0.99)]
     lines = [arrow, *tiles, sure, word, pair]
@@ -81,7 +82,7 @@ def test_a_doubtful_character_alone_is_dropped_and_one_in_a_row_kept() -> None:
 @need_vision
 def test_icons_read_with_doubt_as_one_character_are_dropped_on_real_screens() -> None:
     """Tetramine's music note (``P`` 0.82), Inertia's arrow (``V`` 0.85), GPS Cockpit's map
-    pin (``8`` 0.87)."""
+    pin (``8`` 0.87), SOPA's glowing pipe (``7`` 0.91)."""
     from bridge.vision.engine import load_engine
     from bridge.vision.reader import read_lines
     from tests.vision.real import score
@@ -95,6 +96,7 @@ def test_icons_read_with_doubt_as_one_character_are_dropped_on_real_screens() ->
     assert "P" not in words("tetramine-gameover")
     assert "V" not in words("sgt-inertia")
     assert "8" not in words("gpscockpit-landscape")
+    assert "7" not in words("sopa-level")  # a glowing pipe's corner, read at 0.908
     assert "0 mph" in [
         line.text for line, _ in read_lines(engine, score.load("gpscockpit-landscape"))
     ]
