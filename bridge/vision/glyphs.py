@@ -26,7 +26,8 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
    it) is looked into: its pixels apart from its own median colour, its outline left out
    (``PLATE_EDGE``), go through steps 2 and 3 (a card's rank in its corner);
 5. **badges**: a solid part of a glyph's size, at least ``BADGE`` of the shorter side tall
-   (a map's numbered marker: a red disc whose black digit is ink of the same part), is
+   and about as wide (``ROUND_BADGE``: a disc, a rounded square; a map's numbered marker, a
+   red disc whose black digit is ink of the same part), is
    looked into the same way, but only its own pixels of another colour, ringed by its own
    (``ENCLOSED``), and centred on it (``CENTRED``), count; such a glyph takes the place of
    the badge as a candidate (``HOLDS``).
@@ -71,6 +72,10 @@ PLATE_FILL = 0.6
 BADGE = 0.03
 """A solid part at least this share of the shorter side tall is looked into (step 5 of the
 module doc); one taller than ``MAX_HEIGHT`` is a plate (step 4)."""
+ROUND_BADGE = (0.7, 1.4)
+"""A badge is this wide for its height, at least and at most (a glyph's solid part is
+narrower or wider: a bold ``I``, a dash); with it a screen looks into 7 parts in the median,
+not 18, and reads the same."""
 HOLDS = 1.3
 """A candidate at least this many times as tall as a badge's glyph whose centre it holds is
 the badge itself, and gives way to the glyph."""
@@ -172,6 +177,8 @@ def _candidates(
             continue
         if area < PLATE_FILL * pw * ph:
             continue  # a plate is solid: a card, a tile, a key; not a frame or a drawing
+        if ph <= MAX_HEIGHT * side and not ROUND_BADGE[0] <= pw / ph <= ROUND_BADGE[1]:
+            continue  # a badge is a disc or a rounded square; a solid glyph is narrower
         looked += 1
         if looked > MAX_PLATES:
             break  # a screen of solid blocks (a texture, a pattern) stays cheap
