@@ -70,9 +70,9 @@ clock's far half, from the held-out set), the 162 read 0.924 / 0.933, 124 of 162
 more (a circular keyboard, banknotes, a map, handwriting, a word game, charts, a calendar,
 a calculator, a donut chart, a clock, a timer) read 0.928 / 0.930 as they came, 7 of 13,
 and the 175 together 0.924 / 0.933, 131 of 175; with a keypad's doubtful digit kept among
-its keys and a character alone kept from 0.92, 0.925 / 0.934, 134 of 175. The floors leave room for another
-onnxruntime build, not for a regression. A landscape video player's overlay and boards of
-lone digits are read word for word."""
+its keys and a character alone kept from 0.92, 0.925 / 0.934, 134 of 175. The floors leave
+room for another onnxruntime build, not for a regression. A landscape video player's
+overlay and boards of lone digits are read word for word."""
 
 from __future__ import annotations
 
