@@ -177,7 +177,8 @@ def _candidates(
             continue
         if area < PLATE_FILL * pw * ph:
             continue  # a plate is solid: a card, a tile, a key; not a frame or a drawing
-        if ph <= MAX_HEIGHT * side and not ROUND_BADGE[0] <= pw / ph <= ROUND_BADGE[1]:
+        badge = ph <= MAX_HEIGHT * side
+        if badge and not ROUND_BADGE[0] <= pw / ph <= ROUND_BADGE[1]:
             continue  # a badge is a disc or a rounded square; a solid glyph is narrower
         looked += 1
         if looked > MAX_PLATES:
@@ -186,7 +187,6 @@ def _candidates(
         mine = labels[top : top + ph, left : left + pw] == i
         colour = float(np.median(patch[mine]))
         inside = (np.abs(patch.astype(np.int16) - colour) > INK).astype(np.uint8)
-        badge = ph <= MAX_HEIGHT * side
         if badge:  # a glyph on it is ink of its own part (a letter's hole is not)
             inside = _enclosed(inside & mine.astype(np.uint8), mine)
         rim = PLATE_EDGE

@@ -37,7 +37,7 @@ The path, for one image (one colour all over: no text, nothing run):
    its shape is text's (``plausible``): a lone character must be an ASCII letter or digit read
    with ``LONE_CONFIDENCE`` (an upright stroke, ``1``, read from ink lying flat is a minus
    sign: ``lying_stroke``), or a digit among one-character words only with
-   ``KEY_CONFIDENCE`` (a keypad's row); a word of punctuation only is dropped, and so is a
+   ``words.KEY_CONFIDENCE`` (a keypad's row); a word of punctuation only is dropped, and so is a
    digit read with doubt beside a status bar's clock (``beside_clock``);
 5. **read doubtful lines again** with a larger recognizer (``SECOND``: PP-OCRv6 small, from
    the same wheel): a detected line with a word under ``SECOND_BELOW`` or an accented
@@ -117,6 +117,7 @@ from bridge.vision.words import (
     axis_parts,
     beside_clock,
     completes,
+    confidence_of,
     count_before_unit,
     in_rows,
     letters_in_rows,
@@ -211,10 +212,6 @@ UNIFORM = 2.0
 SECOND_BELOW = 0.95
 """A detected line with a word read with less than this is read again by the second
 recognizer (``SECOND``) ..."""
-KEY_CONFIDENCE = 0.6
-"""A digit among one-character words only (two or more: a keypad's keys or a board's cells
-the detector took as one line) is kept from this confidence, not ``LONE_CONFIDENCE``: N
-Calculator's ``6`` read at 0.72 between its ``5`` and a minus key."""
 JOINED = re.compile(r"[a-z]{2}[A-Z][a-z]")
 """A word with a capital inside it, between small letters, is read again (``_doubtful``): two
 words a map's halo or a route ran together (``EdinburghWaverley``); where it is one word
@@ -572,9 +569,7 @@ class PpOcrEngine:
         upside down (``upside_down``), its words' boxes turned back. Few lines are read
         again: one whole-image turn and one batch when any is."""
         doubtful = [
-            k
-            for k, words in enumerate(lines)
-            if words and _mean([(w.text, (0, 1), w.confidence) for w in words]) < TURN_BELOW
+            k for k, words in enumerate(lines) if words and confidence_of(words) < TURN_BELOW
         ]
         if not doubtful:
             return lines
@@ -922,9 +917,7 @@ class PpOcrEngine:
             confidence = sum(c[2] for c in group) / len(group)
             if k + 1 < len(texts) and count_before_unit(text, texts[k + 1], confidence):
                 text = "0" if text in "Oo" else text
-            elif keys and text.isdigit() and confidence >= KEY_CONFIDENCE:
-                pass
-            elif not plausible(text, confidence):
+            elif not plausible(text, confidence, keys):
                 continue
             first = int(max(0.0, group[0][0] - 1) * per_column)
             last = int(min(columns, group[-1][0] + 2) * per_column)

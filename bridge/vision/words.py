@@ -289,11 +289,20 @@ def letters_not_digits(word: str) -> str:
     return word
 
 
-def plausible(text: str, confidence: float) -> bool:
-    """Whether a word read with ``confidence`` is text rather than a texture or an icon."""
+KEY_CONFIDENCE = 0.6
+"""A digit among one-character words only (two or more: a keypad's keys or a board's cells
+the detector took as one line) is kept from this confidence, not ``LONE_CONFIDENCE``: N
+Calculator's ``6`` read at 0.72 between its ``5`` and a minus key (``plausible``)."""
+
+
+def plausible(text: str, confidence: float, among_keys: bool = False) -> bool:
+    """Whether a word read with ``confidence`` is text rather than a texture or an icon;
+    ``among_keys``: its line holds one-character words only, two or more."""
     if confidence < MIN_CONFIDENCE or not any(c.isalnum() for c in text):
         return False
     if len(text) == 1:  # a lone glyph: a plain letter or digit (an accent alone is a speck)
+        if among_keys and text.isdigit():
+            return text.isascii() and confidence >= KEY_CONFIDENCE
         return text.isascii() and confidence >= LONE_CONFIDENCE
     return True
 
@@ -417,10 +426,10 @@ def upside_down(first: list[Word], turned: list[Word]) -> bool:
     chars = sum(len(w.text) for w in turned)
     if chars < TURN_CHARS or chars < sum(len(w.text) for w in first):
         return False
-    return _confidence(turned) >= max(TURN_SURE, _confidence(first) + TURN_GAIN)
+    return confidence_of(turned) >= max(TURN_SURE, confidence_of(first) + TURN_GAIN)
 
 
-def _confidence(words: list[Word]) -> float:
+def confidence_of(words: list[Word]) -> float:
     """The mean probability of the characters of ``words`` (each word's, by length)."""
     total = sum(len(w.text) for w in words)
     return sum(w.confidence * len(w.text) for w in words) / total if total else 0.0
