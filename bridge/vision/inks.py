@@ -238,29 +238,41 @@ def past_cut_glyphs(
 
 OFF_INK = 1 / 3
 """A line whose characters lie on blank columns this often or more has glyphs its
-``glyph_ink`` missed."""
+``glyph_ink`` missed ..."""
+OFF_RUN = 3
+"""... and so has one with this many characters in a row on blank columns: a word of
+another colour among many of the farthest one (a weather app's green ``58°F`` and blue
+``48°F`` before a white ``Moderate Intensity``: 8 of 31 characters, read ``5 8 F``)."""
 
 
 def off_ink(chars: list[tuple[int, str, float]], blank: Any, columns: float) -> bool:
-    """Whether at least ``OFF_INK`` of a line's characters (``PpOcrEngine._chars``: output
-    column first; spaces left out; two at least) were read where ``blank`` (the crop's
-    blank columns, ``columns`` output columns wide) holds no ink within a column of them:
-    a line of several colours (a green ``-40dBm``, a grey ``CH``, a cyan ``11``), of which
-    ``glyph_ink`` keeps the one farthest from the background, and the others' gaps run
-    together."""
+    """Whether at least ``OFF_INK`` of a line's characters, or ``OFF_RUN`` in a row
+    (``PpOcrEngine._chars``: output column first; spaces left out; two at least) were read
+    where ``blank`` (the crop's blank columns, ``columns`` output columns wide) holds no
+    ink within a column of them: a line of several colours (a green ``-40dBm``, a grey
+    ``CH``, a cyan ``11``), of which ``glyph_ink`` keeps the one farthest from the
+    background, and the others' gaps run together."""
     placed = [c[0] for c in chars if c[1] != " "]
     if len(placed) < 2:
         return False
     per_column = len(blank) / columns
     last = len(blank)
-    off = sum(
-        1
+    off = [
+        bool(
+            blank[
+                max(0, int(col * per_column) - 1) : min(last, int((col + 1) * per_column) + 2)
+            ].all()
+        )
         for col in placed
-        if blank[
-            max(0, int(col * per_column) - 1) : min(last, int((col + 1) * per_column) + 2)
-        ].all()
-    )
-    return off >= OFF_INK * len(placed)
+    ]
+    if sum(off) >= OFF_INK * len(placed):
+        return True
+    run = 0
+    for missed in off:
+        run = run + 1 if missed else 0
+        if run >= OFF_RUN:
+            return True
+    return False
 
 
 def colour_ink(pixels: Any) -> Any:

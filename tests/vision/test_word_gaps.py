@@ -242,6 +242,10 @@ def test_characters_on_blank_columns_mean_the_line_has_ink_of_other_colours() ->
     assert not off_ink(on, blank, 25.0)  # 4 pixels per output column
     assert off_ink(off, blank, 25.0)
     assert not off_ink([(2, "4", 0.9)], blank, 25.0), "one character alone says nothing"
+    # three in a row off the ink among many on it: a word of another colour (OFF_RUN)
+    many = [(10 + k // 4, "W", 0.9) for k in range(0, 12)]  # twelve on the ink (40-59)
+    assert not off_ink([(2, "5", 0.9), (4, "F", 0.9), *many], blank, 25.0)
+    assert off_ink([(1, "5", 0.9), (2, "8", 0.9), (4, "F", 0.9), *many], blank, 25.0)
     pixels = np.full((48, 100, 3), 97.0, dtype=np.float32)
     pixels[10:30, 5:15] = (76.0, 175.0, 80.0)  # green, about the grey's own lightness
     ink = colour_ink(pixels)
