@@ -894,6 +894,8 @@ class PpOcrEngine:
                 space = float("inf")  # a time's colon joins its digits (``00:27``, monospaced)
             if "_" in (before[1], ch[1]):
                 space = float("inf")  # an underscore joins (``IQ_20m_HACKRF``, ``__I_RE``)
+            if before[1] == "%" and ch[1].isdigit():
+                space = -1.0  # a percentage ends its word: a status bar's ``100%`` and ``10:36``
             if ch[1] == " " or line or walled or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
             if ch[1] != " " and not line:

@@ -473,3 +473,12 @@ def test_a_terminals_next_line_is_no_underscore() -> None:
 
     lines = _lines(score.load("termux-nmap"))
     assert any(line.endswith("scan report for 192.168.1.1") for line in lines), lines
+
+
+@need_vision
+def test_a_percentage_ends_its_word_before_a_digit() -> None:
+    """A status bar's battery and clock set a narrow gap apart read as one word
+    (``100%10:36``, ``83%10:25``) on three real screens; no label has a digit right after a
+    ``%``."""
+    assert _grouped("100%10:36", (2,) * 8, 140, first=5) == ["100%", "10:36"]
+    assert _grouped("100%", (2,) * 3, 60, first=5) == ["100%"]
