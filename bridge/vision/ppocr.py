@@ -216,6 +216,10 @@ JOINED = re.compile(r"[a-z]{2}[A-Z][a-z]")
 """A word with a capital inside it, between small letters, is read again (``_doubtful``): two
 words a map's halo or a route ran together (``EdinburghWaverley``); where it is one word
 (``PeakOrama``) the second reading reads it so too, and the first stands."""
+GLUED_CLOCK = re.compile(r"[^\W\d_]\d{1,2}:\d{2}")
+"""... and so is one with a letter glued before a time (``_doubtful``): a status bar's battery
+icon read as ``D`` (``D18:13:30``, the ``D`` at 0.62 among sure digits), which the second
+recognizer reads as no character."""
 SECOND_FLOOR = 0.7
 """... unless its words' mean character probability is under this: a texture or an icon
 read as a word (the larger model reads such junk with more confidence, not less)."""
@@ -1026,19 +1030,20 @@ def _doubtful(
     spaces: Sequence[tuple[int, str, float]] = (),
 ) -> bool:
     """Whether a line's first reading is worth a second (``SECOND_BELOW``, ``SECOND_FLOOR``):
-    a word of it doubtful, a letter of it accented, a capital inside a word (``JOINED``), or
-    a doubtful space among ``spaces`` (the spaces the recognizer read over ink,
-    ``inks.inked_spaces``: the ``y`` of ``Sky Map`` read as a space of 0.57, every letter
-    kept sure), the line as a whole not junk. Whether the second reading replaces the first
-    is ``_agrees`` and its confidence."""
+    a word of it doubtful, a letter of it accented, a capital inside a word (``JOINED``), a
+    letter glued before a time (``GLUED_CLOCK``), or a doubtful space among ``spaces`` (the
+    spaces the recognizer read over ink, ``inks.inked_spaces``: the ``y`` of ``Sky Map``
+    read as a space of 0.57, every letter kept sure), the line as a whole not junk. Whether
+    the second reading replaces the first is ``_agrees`` and its confidence."""
     if not words or _mean(words) < SECOND_FLOOR:
         return False
     if any(not c.isascii() and c.isalpha() for w in words for c in w[0]):
         return True  # an accent is a small mark a halo or a texture fakes (``Waldkraibúrg``)
     if any(c[2] < SECOND_BELOW for c in spaces):
         return True
-    if any(JOINED.search(w[0]) for w in words):
-        return True  # two words of a map's label read as one (``EdinburghWaverley``)
+    if any(JOINED.search(w[0]) or GLUED_CLOCK.match(w[0]) for w in words):
+        return True  # two words of a map's label read as one (``EdinburghWaverley``), an
+        # icon read as a letter before a time
     return min(w[2] for w in words) < SECOND_BELOW
 
 

@@ -36,6 +36,21 @@ def test_only_a_doubtful_line_that_is_not_junk_is_read_again() -> None:
     assert _doubtful(sure, [(2, "S", 1.0), (4, "k", 1.0), (6, " ", 0.57), (9, "M", 1.0)])
     assert _doubtful([_word("EdinburghWaverley", 1.0)])  # a capital inside: two words joined
     assert not _doubtful([_word("Edinburgh", 1.0), _word("Waverley", 1.0), _word("DC", 1.0)])
+    assert _doubtful([_word("40%", 1.0), _word("D18:13:30", 0.96)])  # an icon glued to a time
+    assert not _doubtful([_word("40%", 1.0), _word("18:13:30", 0.99), _word("PM1:30", 0.99)])
+
+
+@need_vision
+def test_a_status_icon_glued_to_the_time_is_read_again() -> None:
+    """Alarmio (tests/vision/real): the battery icon between ``40%`` and the time read as a
+    ``D`` of 0.62 glued to it, ``D18:13:30`` at 0.95 in all; the second recognizer reads no
+    character there."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    words = " ".join(b.text for b in engine.read(load("alarmio-clock"))).split()
+    assert "18:13:30" in words and "D18:13:30" not in words, words
 
 
 @need_vision
