@@ -237,15 +237,20 @@ ALLOWED = frozenset(
     + list("\u00b0\u00d7\u00b7\u20ac\u00a3\u00a5\u00a2\u00a7\u00a9\u00ae\u00b1\u00b5")
     + list("\u00b2\u00b3\u00b9\u00bd\u00bc\u00be\u266f\u266d\u2026\u2013\u2014")
     + list("àáâäãåæçèéêëìíîïñòóôöõøœùúûüýÿßÀÁÂÄÃÅÆÇÈÉÊËÌÍÎÏÑÒÓÔÖÕØŒÙÚÛÜÝ")
+    + [chr(c) for c in range(0x100, 0x180)]  # Latin Extended-A: ł, ą, ś, ž, ő, ğ ...
+    + list("\u0218\u0219\u021a\u021b\u01f5")  # Ș ș Ț ț ǵ
+    + list("\u03c0\u03a9\u0394")  # π, Ω, Δ: a calculator's constant, ohms, a change
     + list("\u2190\u2191\u2192\u2193\u2196\u2197\u2198\u2199\u2194\u2195")  # arrows
     + list("\u21d0\u21d2\u21d1\u21d3\u25b2\u25bc\u25b3\u25bd\u25b6\u25c0")
     + list("\u25c6\u25c7\u25cb\u25cf\u25a1\u25a0\u2605\u2606")  # shapes, stars
     + list("\u2713\u2714\u2715\u2716\u2718\u2660\u2663\u2665\u2666\u2661\u2664")
 )
-"""Characters the decoder may produce (Latin script, digits, punctuation, common signs, and
+"""Characters the decoder may produce (Latin script with the letters of central and
+eastern Europe and Turkey, digits, punctuation, common signs, three Greek signs, and
 arrows, shapes, ticks and card suits: the recognizer knows them, and masked away, its place
-went to the next class, a letter: a trend arrow after ``ft`` read as ``t``). A word of signs
-alone is no word (``plausible``)."""
+went to the next class, a letter: a trend arrow after ``ft`` read as ``t``, a Polish map's
+``ł`` as ``t``, ``Łączna`` as ``taczna``, a Karakalpak keyboard's dotless i (U+0131) as ``i``).
+A word of signs alone is no word (``plausible``)."""
 
 
 ACCENT = 0.8

@@ -73,3 +73,20 @@ def test_a_star_over_a_letter_is_no_accent() -> None:
     assert not isinstance(engine, str), engine
     words = [w for line in engine.read(score.load("skymap-tablet")) for w in line.text.split()]
     assert "Alnilam" in words and "\u00c0lnilam" not in words, words
+
+
+@need_vision
+def test_the_letters_of_central_europe_and_turkey_are_read() -> None:
+    """A Karakalpak keyboard (tests/vision/real): its dotless i (U+0131) read as ``i`` and its
+    ``ń`` as ``u`` while ``ALLOWED`` held only western Latin letters; a Polish map's ``Ł``
+    read as ``t``."""
+    from bridge.vision.engine import load_engine
+    from bridge.vision.ppocr import PpOcrEngine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    words = " ".join(b.text for b in engine.read(score.load("qqkeyboard-latin-keyboard"))).split()
+    dotless = "\u0131"
+    assert {f"haqq{dotless}nda", f"qos{dotless}w", "kóriń"} <= set(words), words
+    words = " ".join(b.text for b in engine.read(score.load("towercollector-map"))).split()
+    assert "Łączna" in words, words
