@@ -332,6 +332,8 @@ def count_before_unit(text: str, following: str, confidence: float) -> bool:
 
 AXIS_TERMS = 3
 """Numbers of a line at one step apart, at least this many, make it an axis (``axis_parts``)."""
+AXIS_RUN = 24
+"""A word of at most this many digits may be an axis's numbers set tight (``15161718``)."""
 
 
 def axis_parts(texts: list[str]) -> list[list[str]]:
@@ -339,7 +341,8 @@ def axis_parts(texts: list[str]) -> list[list[str]]:
     tight: on a line whose whole numbers step by one amount at least ``AXIS_TERMS`` - 1
     times (a chart's ticks, ``1 2 3 … 9``), a number right after them that is the next two or
     more of the run written together (``1011`` after ``9``: ``10`` and ``11``, two labels too
-    close for the gap between them to show) is those numbers. Any other word is itself."""
+    close for the gap between them to show) is those numbers, and so is the next such word
+    after it (``1213`` after ``1011``, ``15161718`` after ``14``). Any other word is itself."""
     numbers = [
         (k, int(t)) for k, t in enumerate(texts) if t.isascii() and t.isdigit() and len(t) <= 6
     ]
@@ -350,16 +353,24 @@ def axis_parts(texts: list[str]) -> list[list[str]]:
     step, count = steps.most_common(1)[0]
     if count < AXIS_TERMS - 1:
         return parts
-    for (_, before), (k, value) in itertools.pairwise(numbers):
-        if value - before == step or len(texts[k]) < 2:
+    before: int | None = None  # the axis's last number: a split word's last piece
+    for k, text in enumerate(texts):
+        if not (text.isascii() and text.isdigit() and len(text) <= AXIS_RUN):
             continue
-        pieces, rest, term = [], texts[k], before + step
+        value = int(text) if len(text) <= 6 else None
+        if before is None or value == before + step or len(text) < 2:
+            before = value
+            continue
+        pieces, rest, term = [], text, before + step
         while rest and term >= 0 and rest.startswith(str(term)):
             pieces.append(str(term))
             rest = rest[len(str(term)) :]
             term += step
         if not rest and len(pieces) >= 2:
             parts[k] = pieces
+            before = int(pieces[-1])
+        else:
+            before = value
     return parts
 
 

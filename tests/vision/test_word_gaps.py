@@ -391,6 +391,9 @@ def test_an_axis_next_numbers_set_tight_are_split() -> None:
     assert axis_parts(["1", "5", "9", "1011"]) == [["1"], ["5"], ["9"], ["1011"]]
     assert axis_parts(["CH", "11", "12", "1314"]) == [["CH"], ["11"], ["12"], ["1314"]]
     assert axis_parts(["1", "2", "3", "m\u00b2", "\u00b2"])[-1] == ["\u00b2"]  # no number
+    # one tight run after another, up to a word of 8 digits: an hourly price chart's axis
+    hours = ["6", "7", "8", "9", "1011", "1213", "14", "15161718", "1920", "21"]
+    assert [p for parts in axis_parts(hours) for p in parts] == [str(h) for h in range(6, 22)]
 
 
 @need_vision
