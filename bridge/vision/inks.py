@@ -14,6 +14,7 @@ box in the image (``word_box``) and the glyphs a detected box's edge cuts
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from bridge.vision.boxes import Box
@@ -433,6 +434,34 @@ def whole_span(ink: Any, span: tuple[int, int]) -> tuple[int, int]:
     while last < len(inked) and inked[last]:
         last += 1
     return first, last
+
+
+SPACED_RUN = 0.3
+"""A line's runs between characters fall in two kinds, letters' and words' (``letter_run``),
+where the wider kind is at least this share of the glyphs' height ..."""
+SPACED_RATIO = 2.5
+"""... this many times the narrower kind's widest, and ``SPACED_RUN`` / 2 of the height wider."""
+
+
+def letter_run(runs: list[int], height: int, typical: float) -> float:
+    """The usual run between two letters of a word: ``typical`` (the line's median run
+    between characters, ``runs``), unless the runs fall in two kinds (four or more runs, two
+    or more of the narrower; the wider ``SPACED_RUN``, ``SPACED_RATIO``) and ``typical`` is
+    of the wider kind: then the narrower kind's median. A cube's scramble of one- and
+    two-letter moves (``L' B' F D' U F2``, read with no space) has as many spaces as gaps
+    between letters, and its median run was a space wide: the line read ``LB'FD'UF2``."""
+    if len(runs) < 4:
+        return typical
+    ordered = sorted(runs)
+    for k in range(2, len(ordered)):
+        narrow, wide = ordered[k - 1], ordered[k]
+        if (
+            wide >= SPACED_RUN * height
+            and wide >= SPACED_RATIO * max(narrow, 1)
+            and wide - narrow >= SPACED_RUN / 2 * height
+        ):
+            return float(statistics.median(ordered[:k])) if typical >= wide else typical
+    return typical
 
 
 def longest_run(blank: Any, first: int, second: int, per_column: float) -> int:

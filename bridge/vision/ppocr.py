@@ -99,6 +99,7 @@ from bridge.vision.inks import (
     grid_lines,
     ink_mask,
     inked_spaces,
+    letter_run,
     longest_run,
     off_ink,
     past_cut_glyphs,
@@ -847,9 +848,11 @@ class PpOcrEngine:
         inner = [
             run for (a, b), run in zip(pairs, runs, strict=True) if a[1] != " " and b[1] != " "
         ]  # a space the recognizer read is a word's boundary, not a run inside one
-        typical = (
-            float(np.median(sorted(inner)[:-1] if len(inner) > 2 else inner)) if inner else 0.0
-        )
+        typical = letter_run(
+            inner,
+            height,
+            float(np.median(sorted(inner)[:-1] if len(inner) > 2 else inner)) if inner else 0.0,
+        )  # a line of short words read with no spaces has as many spaces as letter gaps
         apart = max(typical, DASH_SPACE * REC_HEIGHT)
         dashes = {
             k + 1

@@ -485,3 +485,23 @@ def test_a_percentage_ends_its_word_before_a_digit() -> None:
     ``%``."""
     assert _grouped("100%10:36", (2,) * 8, 140, first=5) == ["100%", "10:36"]
     assert _grouped("100%", (2,) * 3, 60, first=5) == ["100%"]
+
+
+@need_vision
+def test_a_line_of_short_words_read_with_no_spaces_keeps_them() -> None:
+    """A cube's scramble (Cube Scrambler, tests/vision/real): one- and two-letter moves a
+    space apart, read with no space, have as many spaces as gaps between letters; the line's
+    median run was a space wide, and it read ``LB'FD'UF2`` (``inks.letter_run``)."""
+    from bridge.vision.inks import letter_run
+
+    assert _grouped("L'BFD'U", (4, 14, 14, 14, 4, 14), 160, first=5) == [
+        "L'",
+        "B",
+        "F",
+        "D'",
+        "U",
+    ]
+    assert letter_run([4, 4, 14, 14, 14], 24, 14.0) == 4.0
+    assert letter_run([4, 4, 14, 14, 14], 24, 9.0) == 9.0  # the median a letter gap already
+    assert letter_run([4, 5, 6, 7, 8], 24, 6.0) == 6.0  # one kind of run: a word
+    assert letter_run([4, 14, 14], 24, 14.0) == 14.0  # too few runs to tell
