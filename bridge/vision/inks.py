@@ -38,7 +38,7 @@ SPLIT_STANDING = 0.6
 beside its lines, not theirs (``two_lines``)."""
 
 
-def two_lines(pixels: Any, box: Box) -> list[Box]:
+def two_lines(pixels: Any, box: Box, narrow: bool = False) -> list[Box]:
     """``box`` (``pixels``: its own, RGB) as two boxes where it holds two lines
     of text one above the other: exactly two bands of inked rows, each at least
     ``SPLIT_BAND`` of its height, ``SPLIT_GAP`` blank rows (``SPLIT_ROWS``) or more apart,
@@ -49,13 +49,14 @@ def two_lines(pixels: Any, box: Box) -> list[Box]:
     Ink is what differs from the box's border by more than ``INK`` (``ink_mask``); the
     columns within a box's height of either end inked in one run down ``SPLIT_STANDING`` of
     it or more are left out (an app's icon beside a title and its subtitle inks every row
-    between them). Else ``[box]``. A box under 24 pixels tall or narrower than twice its
-    height is left whole."""
+    between them). Else ``[box]``. A box under 24 pixels tall, or narrower than twice its
+    height unless ``narrow`` says to look (a box that read as nothing whole), is left
+    whole."""
     import numpy as np
 
     left, top, right, bottom = box
     height = bottom - top
-    if height < 24 or right - left < 2 * height:
+    if height < 24 or (not narrow and right - left < 2 * height):
         return [box]
     ink = ink_mask(pixels)
     inked = np.cumsum(ink, axis=0)

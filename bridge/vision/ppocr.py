@@ -557,7 +557,8 @@ class PpOcrEngine:
         read) hides none. A lone solid bar (``glyphs.candidates``' stems) is an ``I`` where
         it stands in a row of letters (``stems_in_rows``), and nothing anywhere else."""
         found = self.detect(image)
-        lines = self._whole_edges(image, found, self._recognize(image, found, len(found)))
+        lines = self._stacked(image, found, self._recognize(image, found, len(found)))
+        lines = self._whole_edges(image, found, lines)
         lines = self._turned(image, found, lines)
         if lone:
             read = [box for box, words in zip(found, lines, strict=True) if words]
@@ -570,6 +571,38 @@ class PpOcrEngine:
                 [w for line in lines for w in line if len(w.text) == 1],
             )  # a bare ``I`` among a row's letters: no recognizer reads a bar alone
         return found, letters_in_rows(lines)
+
+    def _stacked(
+        self, image: Image.Image, found: list[Box], lines: list[list[Word]]
+    ) -> list[list[Word]]:
+        """``lines`` (the words of each of ``found``), a box narrower than twice its height
+        that read as nothing, and holds two lines one above the other (``two_lines`` with
+        ``narrow``), read again as those two; kept where both read words: a game's score
+        over its best (``49`` over ``50``) or a chart's axis labels stacked tight, which the
+        detector took for one block. ``found`` is changed in place: such a box becomes its
+        upper line, its lower line is appended, and its words with it. Few boxes are read
+        again (only narrow ones that read as nothing); the others are not split at all,
+        where a wide box's split (``detect``) was made before any reading."""
+        np = self._np
+        stacked: list[tuple[int, list[Box]]] = []
+        for index, (box, words) in enumerate(zip(found, lines, strict=True)):
+            if words or box[2] - box[0] >= 2 * (box[3] - box[1]):
+                continue
+            parts = two_lines(np.asarray(image.crop(box), np.float32), box, narrow=True)
+            if len(parts) == 2:
+                stacked.append((index, parts))
+        if not stacked:
+            return lines
+        halves = [part for _, parts in stacked for part in parts]
+        again = self._recognize(image, halves, len(halves))
+        out = list(lines)
+        for n, (index, (upper, lower)) in enumerate(stacked):
+            above, below = again[2 * n], again[2 * n + 1]
+            if above and below:
+                found[index], out[index] = upper, above
+                found.append(lower)
+                out.append(below)
+        return out
 
     def _turned(
         self, image: Image.Image, found: list[Box], lines: list[list[Word]]

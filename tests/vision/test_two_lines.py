@@ -51,6 +51,19 @@ def test_a_short_or_narrow_box_is_left_whole() -> None:
     pixels, _ = _pixels([("Weather monitor", 14), ("On - 15m", 70)])
     assert two_lines(pixels, (0, 0, 400, 20)) == [(0, 0, 400, 20)]
     assert two_lines(pixels, (0, 0, 200, 120)) == [(0, 0, 200, 120)]
+    top, bottom = two_lines(pixels, (0, 0, 200, 120), narrow=True)  # asked to look
+    assert top[3] == bottom[1] and 45 <= top[3] <= 72, (top, bottom)
+
+
+def test_a_score_over_its_best_in_one_narrow_box_is_read_as_two_lines() -> None:
+    """Splinter Sweets (tests/vision/real): the score ``49`` over the best ``50`` in the
+    top right corner, one box of the detector 106 pixels wide and 118 tall, read as nothing
+    whole; each of its two lines reads right (``PpOcrEngine._stacked``)."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    words = [b.text for b in engine.read(score.load("splintersweets-landscape"))]
+    assert "49" in words and "50" in words, words
 
 
 def test_trail_senses_two_line_row_is_read_as_two_lines() -> None:
