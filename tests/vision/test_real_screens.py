@@ -95,6 +95,7 @@ def test_words_are_compared_with_every_dash_one_dash_and_outer_signs_stripped() 
     assert normal("\u22125") == "5"  # a sign at either end is stripped, as any other
     assert words("Mon\u2013Fri 196\u00b0 Active: \u2014") == ["mon-fri", "196", "active"]
     assert normal("3\u00d74") == "3x4"
+    assert normal("It\u00b4s") == normal("It\u2019s") == normal("It's") == "it's"
 
 
 @need_vision

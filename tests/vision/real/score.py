@@ -4,11 +4,12 @@ Each screenshot's words are labelled by hand in ``labels.yaml``: ``words`` must 
 ``optional`` (rotated, partly hidden, tiny or dimmed words) may be read without counting as a
 miss or as junk. A word is compared after ``normal``: Unicode NFKC (a superscript ``²`` is
 ``2``), the sharp sign as ``#``, the multiplication sign as ``x``, every dash as ``-``
-(``DASHES``), lower case, characters that are neither letters nor digits stripped from both
-ends (``196°`` is ``196``, ``Active:`` is ``active``; inner ones stay: ``6:20.246``,
-``1/3``); a token with no letter or digit is not a word. Words are matched as multisets per
-screenshot. Recall: expected words read / expected words. Precision: words read that were
-expected / words read that were not optional.
+(``DASHES``), every apostrophe as ``'`` (``APOSTROPHES``), lower case, characters that are
+neither letters nor digits stripped from both ends (``196°`` is ``196``, ``Active:`` is
+``active``; inner ones stay: ``6:20.246``, ``1/3``); a token with no letter or digit is not
+a word. Words are matched as multisets per screenshot. Recall: expected words read /
+expected words. Precision: words read that were expected / words read that were not
+optional.
 
 ``.venv/bin/python -m tests.vision.real.score`` prints the table for the hub's reader
 (``... score heldout``: for the held-out screens of tests/vision/heldout).
@@ -39,9 +40,14 @@ DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2212", "-"
 (``08:00\u201312:00``, ``\u22125``) is the font's typography, not another word."""
 
 
+APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u00b4\u0060\u02bc", "'"))
+"""Typographic apostrophes, and the acute and grave accents an app sets as one (a board
+game's ``It\u00b4s``), are the apostrophe: a person reads ``It's`` either way."""
+
+
 def normal(token: str) -> str:
     word = (
-        unicodedata.normalize("NFKC", token)
+        unicodedata.normalize("NFKC", token.translate(APOSTROPHES))
         .replace("\u266f", "#")
         .replace("\u00d7", "x")
         .translate(DASHES)
