@@ -139,3 +139,16 @@ def test_newpipes_tab_title_is_read_as_two_lines() -> None:
     assert not isinstance(engine, str), engine
     lines = [line.text for line in engine.read(score.load("newpipe-popup-player"))]
     assert "Startpage" in lines and any(line.startswith("Private Search") for line in lines), lines
+
+
+def test_two_values_read_as_one_less_surely_than_apart_are_two_lines() -> None:
+    """Juggluco and CanZE (tests/vision/real): a chart's time over its reading, one narrow
+    box, read ``13:151`` whole; its two lines read ``13:15`` and ``11``, each more surely,
+    and so do CanZE's ``31.0`` over ``20`` (read ``3128``)."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    words = [b.text for b in engine.read(score.load("juggluco-glucose-chart-landscape"))]
+    assert "13:15" in words and "11" in words and "13:151" not in words, words
+    words = [b.text for b in engine.read(score.load("canze-charging-tablet"))]
+    assert "31.0" in words and "3128" not in words, words
