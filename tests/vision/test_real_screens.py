@@ -91,7 +91,7 @@ from tests.skips import need_vision
 from tests.vision.real.score import hub_reader, load, score_lines, screens, total
 
 RECALL_FLOOR = 0.90
-PRECISION_FLOOR = 0.92
+PRECISION_FLOOR = 0.91
 ON_TARGET_FLOOR = 152
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
