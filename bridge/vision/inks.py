@@ -50,8 +50,8 @@ def two_lines(pixels: Any, box: Box, narrow: bool = False) -> list[Box]:
     columns within a box's height of either end inked in one run down ``SPLIT_STANDING`` of
     it or more are left out (an app's icon beside a title and its subtitle inks every row
     between them). Else ``[box]``. A box under 24 pixels tall, or narrower than twice its
-    height unless ``narrow`` says to look (a box that read as nothing whole), is left
-    whole."""
+    height unless ``narrow`` says to look (the caller weighs the two lines' reading against
+    the box's whole one: ``PpOcrEngine._stacked``), is left whole."""
     import numpy as np
 
     left, top, right, bottom = box

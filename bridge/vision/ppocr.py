@@ -557,7 +557,7 @@ class PpOcrEngine:
         read) hides none. A lone solid bar (``glyphs.candidates``' stems) is an ``I`` where
         it stands in a row of letters (``stems_in_rows``), and nothing anywhere else."""
         found = self.detect(image)
-        lines = self._stacked(image, found, self._recognize(image, found, len(found)))
+        found, lines = self._stacked(image, found, self._recognize(image, found, len(found)))
         lines = self._whole_edges(image, found, lines)
         lines = self._turned(image, found, lines)
         if lone:
@@ -574,15 +574,15 @@ class PpOcrEngine:
 
     def _stacked(
         self, image: Image.Image, found: list[Box], lines: list[list[Word]]
-    ) -> list[list[Word]]:
-        """``lines`` (the words of each of ``found``), a box narrower than twice its height
+    ) -> tuple[list[Box], list[list[Word]]]:
+        """``found`` and ``lines`` (the words of each), a box narrower than twice its height
         that holds two lines one above the other (``two_lines`` with ``narrow``) read again
         as those two; kept where both read words, each more confidently than the box did
         whole (or the box read as nothing): a game's score over its best (``49`` over
         ``50``), a chart's values stacked tight (``31.0`` over ``20``, read ``3128``;
         ``13:15`` over ``11``, read ``13:151``), which the detector took for one block.
-        ``found`` is changed in place: such a box becomes its upper line, its lower line is
-        appended, and its words with it. Few boxes are read again (188 halves on the 218
+        Such a box becomes its upper line, and its lower line is appended with its words
+        (the caller's lists are left as they were). Few boxes are read again (188 halves on the 218
         real screens); a wide box's split (``detect``) was made before any reading."""
         np = self._np
         stacked: list[tuple[int, list[Box]]] = []
@@ -593,10 +593,10 @@ class PpOcrEngine:
             if len(parts) == 2:
                 stacked.append((index, parts))
         if not stacked:
-            return lines
+            return found, lines
         halves = [part for _, parts in stacked for part in parts]
         again = self._recognize(image, halves, len(halves))
-        out = list(lines)
+        boxes, out = list(found), list(lines)
         for n, (index, (upper, lower)) in enumerate(stacked):
             above, below = again[2 * n], again[2 * n + 1]
             whole = lines[index]
@@ -608,10 +608,10 @@ class PpOcrEngine:
                     or min(confidence_of(above), confidence_of(below)) > confidence_of(whole)
                 )
             ):
-                found[index], out[index] = upper, above
-                found.append(lower)
+                boxes[index], out[index] = upper, above
+                boxes.append(lower)
                 out.append(below)
-        return out
+        return boxes, out
 
     def _turned(
         self, image: Image.Image, found: list[Box], lines: list[list[Word]]
