@@ -881,6 +881,8 @@ class PpOcrEngine:
             chars = underscores(chars, ink, per_column)  # judged on the ink under each
         pairs = list(itertools.pairwise(chars))
         runs = [longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
+        if blank.all():  # no ink told from the ground (a faint line, a faded number):
+            runs = [0] * len(pairs)  # its runs span whole glyphs; the read spaces part it
         # The line's usual run between characters: on a short line (a word and a mark beside
         # it, ``LTE`` and a signal icon read as ``A``) the widest run is as likely a space as
         # not, so it is left out of the median it is compared with (a line of two or three

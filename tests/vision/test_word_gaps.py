@@ -505,3 +505,16 @@ def test_a_line_of_short_words_read_with_no_spaces_keeps_them() -> None:
     assert letter_run([4, 4, 14, 14, 14], 24, 9.0) == 9.0  # the median a letter gap already
     assert letter_run([4, 5, 6, 7, 8], 24, 6.0) == 6.0  # one kind of run: a word
     assert letter_run([4, 14, 14], 24, 14.0) == 14.0  # too few runs to tell
+
+
+@need_vision
+def test_a_faint_line_keeps_its_words_whole() -> None:
+    """A line whose glyphs are too close to the ground to be told from it as ink (a game's
+    dimmed hint, a countdown's fading number): every column is blank, and the runs between
+    its characters measured whole glyphs' widths (``spa wned``, ``10 0``, ``5 8``); the
+    spaces the recognizer read part its words."""
+    image, draw, font = _page((900, 260), (40, 42, 54), 34)
+    draw.text((40, 60), "the player has just spawned with 100", fill=(68, 70, 84), font=font)
+    draw.text((40, 150), "Countdown 58", fill=(68, 70, 84), font=font)
+    words = [w for line in _lines(image) for w in line.split()]
+    assert words == ["the", "player", "has", "just", "spawned", "with", "100", "Countdown", "58"]
