@@ -221,6 +221,10 @@ GLUED_CLOCK = re.compile(r"[^\W\d_]\d{1,2}:\d{2}")
 """... and so is one with a letter glued before a time (``_doubtful``): a status bar's battery
 icon read as ``D`` (``D18:13:30``, the ``D`` at 0.62 among sure digits), which the second
 recognizer reads as no character."""
+TICKED = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?[1lI|T]")
+"""A time read with one more stroke after it (``16:37:001``, ``6:57:00T``) has a chart's tick
+mark glued to its end: no time has a third digit of minutes or seconds, and the stroke is
+left out of the word (``_group``)."""
 SECOND_FLOOR = 0.7
 """... unless its words' mean character probability is under this: a texture or an icon
 read as a word (the larger model reads such junk with more confidence, not less)."""
@@ -972,6 +976,8 @@ class PpOcrEngine:
         for k, (group, text) in enumerate(zip(groups, texts, strict=True)):
             if not text:
                 continue
+            if TICKED.fullmatch(text):
+                group, text = group[:-1], text[:-1]
             confidence = sum(c[2] for c in group) / len(group)
             if k + 1 < len(texts) and count_before_unit(text, texts[k + 1], confidence):
                 text = "0" if text in "Oo" else text

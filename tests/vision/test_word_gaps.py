@@ -518,3 +518,17 @@ def test_a_faint_line_keeps_its_words_whole() -> None:
     draw.text((40, 150), "Countdown 58", fill=(68, 70, 84), font=font)
     words = [w for line in _lines(image) for w in line.split()]
     assert words == ["the", "player", "has", "just", "spawned", "with", "100", "Countdown", "58"]
+
+
+@need_vision
+def test_a_charts_tick_glued_after_a_time_is_left_out() -> None:
+    """A time axis's tick mark drawn down from the axis right after its label's last digit is
+    read as one more stroke of it (``16:37:001``); no time has three digits of seconds."""
+    image, draw, font = _page((700, 200), "white", 26)
+    draw.line((20, 60, 680, 60), fill="black", width=3)  # the chart's axis
+    for x, label in ((60, "16:37:00"), (360, "16:57:00")):
+        draw.text((x, 66), label, fill=(40, 40, 40), font=font)
+        right = x + int(draw.textlength(label, font=font)) + 2
+        draw.line((right, 60, right, 84), fill=(60, 60, 60), width=3)  # its tick, glued
+    words = [w for line in _lines(image) for w in line.split()]
+    assert words == ["16:37:00", "16:57:00"], words
