@@ -225,6 +225,10 @@ TICKED = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?[1lI|T]")
 """A time read with one more stroke after it (``16:37:001``, ``6:57:00T``) has a chart's tick
 mark glued to its end: no time has a third digit of minutes or seconds, and the stroke is
 left out of the word (``_group``)."""
+GLUED_SECONDS = re.compile(r"(\d{2}:\d{2})(\d{2})")
+"""A time of four digits after its colon is a clock's hours and minutes with its seconds set
+smaller and tight after them (``23:1807``): two words (``_group``), as no time has four
+digits of minutes."""
 SECOND_FLOOR = 0.7
 """... unless its words' mean character probability is under this: a texture or an icon
 read as a word (the larger model reads such junk with more confidence, not less)."""
@@ -972,6 +976,10 @@ class PpOcrEngine:
                     at += len(piece)
             groups = split
             texts = [piece for pieces in parts for piece in pieces]
+        seconds = [k for k, t in enumerate(texts) if GLUED_SECONDS.fullmatch(t)]
+        for k in reversed(seconds):  # ``23:1807``: ``23:18`` and ``07``
+            groups[k : k + 1] = [groups[k][:5], groups[k][5:]]
+            texts[k : k + 1] = [texts[k][:5], texts[k][5:]]
         keys = sum(1 for t in texts if t) >= 2 and all(len(t) <= 1 for t in texts)
         for k, (group, text) in enumerate(zip(groups, texts, strict=True)):
             if not text:

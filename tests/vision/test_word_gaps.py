@@ -532,3 +532,18 @@ def test_a_charts_tick_glued_after_a_time_is_left_out() -> None:
         draw.line((right, 60, right, 84), fill=(60, 60, 60), width=3)  # its tick, glued
     words = [w for line in _lines(image) for w in line.split()]
     assert words == ["16:37:00", "16:57:00"], words
+
+
+@need_vision
+def test_a_clocks_small_seconds_set_tight_after_its_minutes_are_a_word_of_their_own() -> None:
+    """A clock's seconds set smaller right after its hours and minutes (``23:18`` then a
+    small ``07``) read as one run of digits, ``23:1807``; no time has four digits of
+    minutes."""
+    image = Image.new("RGB", (700, 260), "black")
+    draw = ImageDraw.Draw(image)
+    large, small = ImageFont.load_default(size=90), ImageFont.load_default(size=48)
+    draw.text((60, 70), "23:18", fill="white", font=large)
+    draw.text((60 + int(draw.textlength("23:18", font=large)) + 6, 110), "07", fill="white",
+              font=small)  # fmt: skip
+    words = [w for line in _lines(image) for w in line.split()]
+    assert words == ["23:18", "07"], words
