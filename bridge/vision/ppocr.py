@@ -888,7 +888,12 @@ class PpOcrEngine:
         if ink is not None and any(c[1] == "_" for c in chars):
             chars = underscores(chars, ink, per_column)  # judged on the ink under each
         pairs = list(itertools.pairwise(chars))
-        runs = [longest_run(blank, a[0], b[0], per_column) for a, b in pairs]
+        inked = np.flatnonzero(~blank)
+        between = blank  # the blank after the line's last ink parts no two glyphs: a last
+        if len(inked):  # letter read past its glyph (``Meetin g``) is no word of its own
+            between = blank.copy()
+            between[inked[-1] + 1 :] = False
+        runs = [longest_run(between, a[0], b[0], per_column) for a, b in pairs]
         if blank.all():  # no ink told from the ground (a faint line, a faded number):
             runs = [0] * len(pairs)  # its runs span whole glyphs; the read spaces part it
         # The line's usual run between characters: on a short line (a word and a mark beside

@@ -547,3 +547,22 @@ def test_a_clocks_small_seconds_set_tight_after_its_minutes_are_a_word_of_their_
               font=small)  # fmt: skip
     words = [w for line in _lines(image) for w in line.split()]
     assert words == ["23:18", "07"], words
+
+
+@need_vision  # numpy comes with the vision extra
+def test_the_blank_after_a_lines_last_ink_is_no_gap_before_its_last_letter() -> None:
+    """The recognizer may place a line's last character past its glyph, in the blank margin
+    after it (a calendar's ``Team Meeting`` on a tablet: its ``g`` read 7 columns on,
+    ``Meetin g``); that margin lies between no two glyphs."""
+    import numpy as np
+
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+    blank = np.ones(100, dtype=bool)
+    for k in range(7):  # M e e t i n g, 8 columns each, 2 apart
+        blank[2 + 10 * k : 10 + 10 * k] = False
+    chars = [(6 + 10 * k, t) for k, t in enumerate("Meetin")] + [(84, "g")]  # g read late
+    words = engine._group([(c, t, 0.99) for c, t in chars], 100.0, blank, 30)
+    assert [w[0] for w in words] == ["Meeting"], words
