@@ -133,6 +133,16 @@ from bridge.vision.words import (
 
 DETECT_SIDE = 960
 """The detector sees the image scaled so its longer side is at most this."""
+SMALL_TEXT = 18
+SMALL_TEXT_UP = 2.0
+"""A screen the detector sees at its own size (at most ``DETECT_SIDE`` on its longer side)
+whose detected boxes are less than ``SMALL_TEXT`` pixels tall in the median is detected
+again at ``SMALL_TEXT_UP`` times its size, and those boxes read (``_read``): an old phone's
+map labels of 8 to 10 pixels, which the detector finds cut, joined or not at all at their
+own size (a topographic map's ``Gemainberg`` read as ``gem`` and ``ainberg``). A larger
+screen's text is larger, and a screen of larger text read as well or better at its own
+size (a maze game's HUD, its boxes 19 pixels tall in the median, lost three of its words at
+twice its size). Only the whole screen is detected again, not a second look's window."""
 DETECT_THRESHOLD = 0.15
 """A pixel of the detector's map above this is text."""
 BOX_THRESHOLD = 0.3
@@ -464,12 +474,14 @@ class PpOcrEngine:
 
     # ---- detection ------------------------------------------------------------------------
 
-    def detect(self, image: Image.Image) -> list[Box]:
-        """Upright text boxes in ``image``'s pixels, most text-like first."""
+    def detect(self, image: Image.Image, up: float = 1.0) -> list[Box]:
+        """Upright text boxes in ``image``'s pixels, most text-like first; ``up``: the
+        detector sees the image this many times larger than ``DETECT_SIDE`` allows
+        (``SMALL_TEXT``)."""
         np = self._np
         import cv2
 
-        scale = min(1.0, DETECT_SIDE / max(image.width, image.height))
+        scale = up * min(1.0, DETECT_SIDE / max(image.width, image.height))
         width = max(32, round(image.width * scale / 32) * 32)
         height = max(32, round(image.height * scale / 32) * 32)
         small = image.resize((width, height), Image.Resampling.BILINEAR)
@@ -565,6 +577,10 @@ class PpOcrEngine:
         read) hides none. A lone solid bar (``glyphs.candidates``' stems) is an ``I`` where
         it stands in a row of letters (``stems_in_rows``), and nothing anywhere else."""
         found = self.detect(image)
+        if lone and found and max(image.size) <= DETECT_SIDE:
+            heights = sorted(b[3] - b[1] for b in found)
+            if heights[len(heights) // 2] < SMALL_TEXT:
+                found = self.detect(image, SMALL_TEXT_UP)  # a small screen's small text
         found, lines = self._stacked(image, found, self._recognize(image, found, len(found)))
         lines = self._whole_edges(image, found, lines)
         lines = self._turned(image, found, lines)

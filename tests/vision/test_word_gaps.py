@@ -566,3 +566,15 @@ def test_the_blank_after_a_lines_last_ink_is_no_gap_before_its_last_letter() -> 
     chars = [(6 + 10 * k, t) for k, t in enumerate("Meetin")] + [(84, "g")]  # g read late
     words = engine._group([(c, t, 0.99) for c, t in chars], 100.0, blank, 30)
     assert [w[0] for w in words] == ["Meeting"], words
+
+
+@need_vision
+def test_a_small_screens_small_map_labels_are_read_whole() -> None:
+    """An old phone's topographic map (276 x 491 pixels, tests/vision/real), its labels 8 to
+    10 pixels tall: at its own size the detector cut and joined them (``gem``, ``ainberg``,
+    ``schel``); detected again at twice its size (``ppocr.SMALL_TEXT``) they read whole."""
+    from tests.vision.real import score
+
+    words = [w for line in _lines(score.load("opentopomap-hiking-track")) for w in line.split()]
+    for word in ("Gemainberg", "Geiereck", "Schellenberger", "Sattel", "1805", "1440"):
+        assert word in words, (word, words)
