@@ -213,6 +213,12 @@ COLON_GAP = 0.8
 height on both sides joins them: a time in a monospaced or pixel font, its colon centred
 in a cell as wide as a digit's (``00:27``), or set with wide tracking (``1 : 35``)."""
 DASHES = frozenset("-\u2013\u2014")
+CLUE_GAP = 0.6
+"""A line of three digits or more, each this share of the glyphs' ink height or more apart
+from the next (``_group``), is as many numbers: a nonogram's clues set a narrow space apart
+(``1 1 2``, read ``112``), whose ``1``s leave runs under the cap on a space between digits
+(``WIDE_SPACE``). A number's digits stand closer, and a line with a point, a sign or a letter
+among its digits is left to the other rules."""
 SLASH_GAP = 0.25
 """A slash between digits with blank runs at least this share of the glyphs' ink height on
 both sides separates them (``3 / 5``); a fraction or a date set tight leaves at most 0.2
@@ -945,6 +951,11 @@ class PpOcrEngine:
         # a grid of cells about a glyph wide (a crossword, a sudoku): its lines part every
         # pair of glyphs; a chart's lines behind a label cross few of them
         cells = len(walls) >= CELLS * (len(chars) - 1)
+        clues = (
+            len(chars) >= 3
+            and all(c[1].isdigit() for c in chars)
+            and all(run >= CLUE_GAP * height for run in runs)
+        )  # a nonogram's clues ``1 1 2``: each digit a number, however narrow the ``1``s
         groups: list[list[tuple[int, str, float]]] = [[chars[0]]]
         for k, ((before, ch), run) in enumerate(zip(pairs, runs, strict=True)):
             space = typical + SPACE * REC_HEIGHT
@@ -981,6 +992,8 @@ class PpOcrEngine:
                 space = float("inf")  # an underscore joins (``IQ_20m_HACKRF``, ``__I_RE``)
             if before[1] == "%" and ch[1].isdigit():
                 space = -1.0  # a percentage ends its word: a status bar's ``100%`` and ``10:36``
+            if clues:
+                space = -1.0
             if ch[1] == " " or line or walled or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])
             if ch[1] != " " and not line:

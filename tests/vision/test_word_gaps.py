@@ -578,3 +578,21 @@ def test_a_small_screens_small_map_labels_are_read_whole() -> None:
     words = [w for line in _lines(score.load("opentopomap-hiking-track")) for w in line.split()]
     for word in ("Gemainberg", "Geiereck", "Schellenberger", "Sattel", "1805", "1440"):
         assert word in words, (word, words)
+
+
+@need_vision
+@pytest.mark.parametrize(("gap", "words"), [(0, ["112"]), (8, ["1", "1", "2"])])
+def test_a_nonograms_clues_set_a_narrow_space_apart_are_numbers_each(
+    gap: int, words: list[str]
+) -> None:
+    """A nonogram's clues ``1 1 2`` (a space of a third of a digit's width between them,
+    ``ppocr.CLUE_GAP``) read ``112`` under the cap on a space between digits; set tight,
+    the same digits are one number."""
+    image, draw, font = _page((500, 300), "white", 28)
+    draw.text((40, 40), "Clues", fill="black", font=font)
+    x = 60
+    for digit in "112":
+        draw.text((x, 140), digit, fill="black", font=font)
+        x += int(draw.textlength(digit, font=font)) + gap
+    read = [w for line in _lines(image) for w in line.split()]
+    assert read == ["Clues", *words], read
