@@ -283,7 +283,7 @@ def real_rows(quick: bool) -> list[str]:
     if first and not quick:
         lines.append("  per screen (the hub's engine): recall / precision")
         lines.extend(f"    {s.screen:26} {s.recall:.2f} / {s.precision:.2f}" for s in first)
-    lines += heldout_rows()
+    lines += heldout_rows(quick)
     lines += shape_rows(images)
     return lines
 
@@ -318,8 +318,10 @@ def shape_rows(images: dict[str, Image.Image]) -> list[str]:
     ]
 
 
-def heldout_rows() -> list[str]:
-    """The hub's engine on the held-out screens (tests/vision/heldout: never used to tune)."""
+def heldout_rows(quick: bool = False) -> list[str]:
+    """The hub's engine on the held-out screens (tests/vision/heldout: never used to tune);
+    ``quick``: on the first few only (a smoke run: the whole set is minutes of CPU, and grows
+    with each batch)."""
     from bridge.vision.engine import load_engine
     from bridge.vision.reader import read_region
     from tests.vision.real.score import HELDOUT, load, score_lines, screens, total
@@ -328,6 +330,8 @@ def heldout_rows() -> list[str]:
     if isinstance(engine, str) or not (HELDOUT / "labels.yaml").is_file():
         return []
     names = screens(HELDOUT)
+    if quick:
+        names = names[:4]
     scores = [
         score_lines(n, [line.text for line, _ in read_region(engine, load(n, HELDOUT))[0]], HELDOUT)
         for n in names
