@@ -80,9 +80,15 @@ again, the letters of central Europe and Turkey, an axis's tight runs followed o
 of short words' two kinds of gaps and a narrow box's two lines, the 228 read 0.920 /
 0.924, 169 of 228 (the first 175: 134, as before; the precision floor went down from 0.92
 to 0.91 with the last batch: a terminal's NetHack map reads its walls as ``1`` and
-``1-1``, 33 words too many). The floors leave room for another onnxruntime build, not for a
-regression. A landscape video player's overlay and boards of lone digits are read word for
-word."""
+``1-1``, 33 words too many). In the fifteenth round 57 screens of 57 other apps came in
+three batches, 29 of them here: 0.976 / 0.982 (4 of 5), 0.914 / 0.900 (8 of 12) and 0.892
+/ 0.941 (10 of 12) as they came; with a faint line parted only where the recognizer read
+spaces, a chart's tick glued after a time left out, a clock's small seconds apart from its
+minutes, the blank after a line's last ink no gap, a small screen's small text detected at
+twice its size and a nonogram's spaced clues as numbers, the 257 read 0.924 / 0.929, 196
+of 257 (the first 228: 0.922 / 0.928, 172; the precision floor back up to 0.92). The floors
+leave room for another onnxruntime build, not for a regression. A landscape video player's
+overlay and boards of lone digits are read word for word."""
 
 from __future__ import annotations
 
@@ -93,8 +99,8 @@ from tests.skips import need_vision
 from tests.vision.real.score import hub_reader, load, score_lines, screens, total
 
 RECALL_FLOOR = 0.90
-PRECISION_FLOOR = 0.91
-ON_TARGET_FLOOR = 152
+PRECISION_FLOOR = 0.92
+ON_TARGET_FLOOR = 180
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
