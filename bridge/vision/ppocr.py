@@ -911,13 +911,12 @@ class PpOcrEngine:
             chars = underscores(chars, ink, per_column)  # judged on the ink under each
         pairs = list(itertools.pairwise(chars))
         inked = np.flatnonzero(~blank)
-        between = blank  # the blank after the line's last ink parts no two glyphs: a last
-        if len(inked):  # letter read past its glyph (``Meetin g``) is no word of its own
-            between = blank.copy()
+        if len(inked):  # the blank after the line's last ink parts no two glyphs: a last
+            between = blank.copy()  # letter read past its glyph (``Meetin g``) stays
             between[inked[-1] + 1 :] = False
-        runs = [longest_run(between, a[0], b[0], per_column) for a, b in pairs]
-        if blank.all():  # no ink told from the ground (a faint line, a faded number):
-            runs = [0] * len(pairs)  # its runs span whole glyphs; the read spaces part it
+            runs = [longest_run(between, a[0], b[0], per_column) for a, b in pairs]
+        else:  # no ink told from the ground (a faint line, a faded number): its runs would
+            runs = [0] * len(pairs)  # span whole glyphs; the spaces it read part it
         # The line's usual run between characters: on a short line (a word and a mark beside
         # it, ``LTE`` and a signal icon read as ``A``) the widest run is as likely a space as
         # not, so it is left out of the median it is compared with (a line of two or three
@@ -1010,10 +1009,12 @@ class PpOcrEngine:
                     at += len(piece)
             groups = split
             texts = [piece for pieces in parts for piece in pieces]
-        seconds = [k for k, t in enumerate(texts) if GLUED_SECONDS.fullmatch(t)]
-        for k in reversed(seconds):  # ``23:1807``: ``23:18`` and ``07``
-            groups[k : k + 1] = [groups[k][:5], groups[k][5:]]
-            texts[k : k + 1] = [texts[k][:5], texts[k][5:]]
+        for k in reversed(range(len(texts))):  # ``23:1807``: ``23:18`` and ``07``
+            glued = GLUED_SECONDS.fullmatch(texts[k])
+            if glued:
+                at = glued.end(1)  # a group holds one character for each of its text's
+                groups[k : k + 1] = [groups[k][:at], groups[k][at:]]
+                texts[k : k + 1] = [texts[k][:at], texts[k][at:]]
         keys = sum(1 for t in texts if t) >= 2 and all(len(t) <= 1 for t in texts)
         for k, (group, text) in enumerate(zip(groups, texts, strict=True)):
             if not text:
