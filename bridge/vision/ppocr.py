@@ -197,7 +197,9 @@ digit or a letter is a word boundary whatever the line's median run: a row of a 
 digits or pencil marks spaced a cell apart (every run wide, so the median is too) is several
 numbers, and a count beside an icon read as a letter (a hint's bulb: ``5g``, where two
 characters give no median to compare with) is two words; the digits of one number, and a
-number and its unit, are never set that far apart."""
+number and its unit, are never set that far apart. Between two ``1``s the cap grows by
+twice ``NARROW_SPACE``: each stem stands in a digit's cell with a side bearing on both
+sides (a thin clock font's ``11``, its stems half a digit's height apart, read ``1 1``)."""
 UNIT_GAP = 0.3
 """A blank run wider than this share of the glyphs' ink height between a digit and a letter
 is a word boundary (``10 m`` on a chart's axis), needed where two or three characters give
@@ -968,7 +970,10 @@ class PpOcrEngine:
             else:
                 space = max(space, 2 * typical)
             if before[1].isdigit() and ch[1].isalnum():
-                space = min(space, WIDE_SPACE * REC_HEIGHT)
+                cap = WIDE_SPACE * REC_HEIGHT
+                if before[1] == "1" and ch[1] == "1":
+                    cap += 2 * NARROW_SPACE * REC_HEIGHT
+                space = min(space, cap)
             if before[1].isdigit() and ch[1].isalpha():
                 space = min(space, UNIT_GAP * height)
                 if before[1] in NARROW:

@@ -596,3 +596,15 @@ def test_a_nonograms_clues_set_a_narrow_space_apart_are_numbers_each(
         x += int(draw.textlength(digit, font=font)) + gap
     read = [w for line in _lines(image) for w in line.split()]
     assert read == ["Clues", *words], read
+
+
+@need_vision  # numpy comes with the vision extra
+def test_two_ones_in_their_own_digit_cells_are_one_number() -> None:
+    """A clock's ``11`` in a thin font with tabular figures (talalarmo-dark in
+    tests/vision/real) leaves half a digit's height blank between its two stems: each ``1``
+    has a side bearing on both sides, so the cap on a space between digits grows by both
+    (``ppocr.NARROW_SPACE``); a board's two ``1``s a cell apart stay two numbers, and so does
+    a ``1`` and a wider digit as far apart."""
+    assert _grouped("11", (25,), 100) == ["11"]
+    assert _grouped("11", (30,), 100) == ["1", "1"]
+    assert _grouped("12", (25,), 100) == ["1", "2"]
