@@ -112,6 +112,8 @@ def test_words_are_compared_with_every_dash_one_dash_and_outer_signs_stripped() 
     assert words("Mon\u2013Fri 196\u00b0 Active: \u2014") == ["mon-fri", "196", "active"]
     assert normal("3\u00d74") == "3x4"
     assert normal("It\u00b4s") == normal("It\u2019s") == normal("It's") == "it's"
+    assert normal("D\u266d") == normal("Db") == "db"  # a note's flat, as its sharp is ``#``
+    assert words("\u266d +\u266d \u266f") == []  # a sign alone is no word
 
 
 @need_vision

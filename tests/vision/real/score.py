@@ -3,7 +3,8 @@
 Each screenshot's words are labelled by hand in ``labels.yaml``: ``words`` must be read,
 ``optional`` (rotated, partly hidden, tiny or dimmed words) may be read without counting as a
 miss or as junk. A word is compared after ``normal``: Unicode NFKC (a superscript ``²`` is
-``2``), the sharp sign as ``#``, the multiplication sign as ``x``, every dash as ``-``
+``2``), the sharp sign as ``#``, a flat sign after a note's letter as ``b`` (``D♭`` is
+``Db``, as musicians type it; ``FLAT``), the multiplication sign as ``x``, every dash as ``-``
 (``DASHES``), every apostrophe as ``'`` (``APOSTROPHES``), lower case, characters that are
 neither letters nor digits stripped from both ends (``196°`` is ``196``, ``Active:`` is
 ``active``; inner ones stay: ``6:20.246``, ``1/3``); a token with no letter or digit is not
@@ -17,6 +18,7 @@ optional.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -45,9 +47,14 @@ APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u00b4\u0060\u02bc", "'")
 game's ``It\u00b4s``), are the apostrophe: a person reads ``It's`` either way."""
 
 
+FLAT = re.compile("(?<=[A-Ga-g])\u266d")
+"""A flat sign after a note's letter: ``D\u266d`` and ``Db`` are one note's name in two
+spellings, as ``C\u266f`` and ``C#`` are (a lone sign stays a sign, no word)."""
+
+
 def normal(token: str) -> str:
     word = (
-        unicodedata.normalize("NFKC", token.translate(APOSTROPHES))
+        unicodedata.normalize("NFKC", FLAT.sub("b", token.translate(APOSTROPHES)))
         .replace("\u266f", "#")
         .replace("\u00d7", "x")
         .translate(DASHES)
