@@ -404,6 +404,9 @@ class Recognizer:
             ],
             dtype=bool,
         )
+        self.allowed_index = np.flatnonzero(self.allowed)
+        """The classes that may be read, in order (``_chars`` reads only these columns of
+        the output: a few hundred of its thousands)."""
 
     @property
     def loaded(self) -> bool:
@@ -874,13 +877,14 @@ class PpOcrEngine:
         """The characters of one line as (output column, character, probability), CTC
         repeats and blanks collapsed (``_decode``'s first half)."""
         np = self._np
-        masked = np.where(model.allowed, prob, 0.0)
-        index = masked.argmax(axis=1)
-        best = masked.max(axis=1)
         used = max(1, round(columns))
+        allowed = prob[:used, model.allowed_index]  # the crop's columns, the allowed classes
+        pick = allowed.argmax(axis=1)
+        index = model.allowed_index[pick]
+        best = allowed[np.arange(len(pick)), pick]
         chars: list[tuple[int, str, float]] = []  # (column, character, probability)
         previous = 0
-        for col in range(min(used, len(index))):
+        for col in range(len(index)):
             k = int(index[col])
             if k != 0 and k != previous:
                 char = model.chars[k]
