@@ -86,9 +86,12 @@ three batches, 29 of them here: 0.976 / 0.982 (4 of 5), 0.914 / 0.900 (8 of 12) 
 spaces, a chart's tick glued after a time left out, a clock's small seconds apart from its
 minutes, the blank after a line's last ink no gap, a small screen's small text detected at
 twice its size and a nonogram's spaced clues as numbers, the 257 read 0.924 / 0.929, 196
-of 257 (the first 228: 0.922 / 0.928, 172; the precision floor back up to 0.92). The floors
-leave room for another onnxruntime build, not for a regression. A landscape video player's
-overlay and boards of lone digits are read word for word."""
+of 257 (the first 228: 0.922 / 0.928, 172; the precision floor back up to 0.92). In the
+sixteenth round 22 screens of 22 other apps came in two batches, 11 of them here: 0.901 /
+0.929 (4 of 6) and 0.969 / 0.969 (5 of 5) as they came; with two ``1``s in their own
+digit cells one number, the 268 read 0.924 / 0.930, 206 of 268. The floors leave room
+for another onnxruntime build, not for a regression. A landscape video player's overlay and
+boards of lone digits are read word for word."""
 
 from __future__ import annotations
 
@@ -100,7 +103,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.92
-ON_TARGET_FLOOR = 180
+ON_TARGET_FLOOR = 190
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
