@@ -87,9 +87,10 @@ spaces, a chart's tick glued after a time left out, a clock's small seconds apar
 minutes, the blank after a line's last ink no gap, a small screen's small text detected at
 twice its size and a nonogram's spaced clues as numbers, the 257 read 0.924 / 0.929, 196
 of 257 (the first 228: 0.922 / 0.928, 172; the precision floor back up to 0.92). In the
-sixteenth round 22 screens of 22 other apps came in two batches, 11 of them here: 0.901 /
-0.929 (4 of 6) and 0.969 / 0.969 (5 of 5) as they came; with two ``1``s in their own
-digit cells one number, the 268 read 0.924 / 0.930, 206 of 268. The floors leave room
+sixteenth round 45 screens of 45 other apps came in three batches, 23 of them here: 0.901
+/ 0.929 (4 of 6), 0.969 / 0.969 (5 of 5) and 0.885 / 0.907 (7 of 12) as they came; with
+two ``1``s in their own digit cells one number, the 280 read 0.923 / 0.929, 213 of 280
+(the first 257: 197). The floors leave room
 for another onnxruntime build, not for a regression. A landscape video player's overlay and
 boards of lone digits are read word for word."""
 
@@ -103,7 +104,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.92
-ON_TARGET_FLOOR = 190
+ON_TARGET_FLOOR = 196
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
