@@ -397,14 +397,14 @@ class Recognizer:
             meta = self._open().get_modelmeta().custom_metadata_map
             characters = meta["character"].splitlines()
         self.chars = ["", *(compatible(c) for c in characters), " "]
-        self.allowed = np.array(
+        self.allowed_index = np.array(
             [
-                i == 0 or c == " " or (bool(c) and all(x in ALLOWED for x in c))
+                i
                 for i, c in enumerate(self.chars)
+                if i == 0 or c == " " or (bool(c) and all(x in ALLOWED for x in c))
             ],
-            dtype=bool,
+            dtype=np.intp,
         )
-        self.allowed_index = np.flatnonzero(self.allowed)
         """The classes that may be read, in order (``_chars`` reads only these columns of
         the output: a few hundred of its thousands)."""
 
