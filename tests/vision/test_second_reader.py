@@ -12,6 +12,7 @@ from bridge.vision.ppocr import (
     SECOND_FLOOR,
     PpOcrEngine,
     _agrees,
+    _disputed,
     _doubtful,
     _mean,
 )
@@ -104,6 +105,38 @@ def test_the_second_reading_may_split_the_same_characters_but_not_join_or_add() 
     assert _agrees([_word("1O0ft", 0.99)], first)  # as many words
     assert not _agrees([_word("ap1/3", 0.93)], [_word("aP", 0.61), _word("1/3", 0.98)])
     assert not _agrees([_word("Epidavro", 0.79), _word("u", 0.92)], [_word("Epidavro", 0.72)])
+
+
+def test_a_glyph_is_disputed_when_the_second_reading_holds_no_such_character_sure() -> None:
+    assert _disputed([(3, "X", 0.91)], "8")  # an hourglass icon: ``8``, then ``X``
+    assert _disputed([], "4")  # a pushpin: ``4``, then nothing
+    assert _disputed([(3, "1", 0.42)], "1")  # the same character, but not sure
+    assert not _disputed([(0, "1", 0.99), (3, "9", 0.99)], "9")  # a neighbour's mark beside
+    assert not _disputed([(3, "O", 0.9)], "0")  # glyphs no recognizer tells apart alone
+    assert not _disputed([(3, "l", 0.9)], "1")
+    assert not _disputed([(3, "w", 0.85)], "W")
+
+
+@need_vision
+def test_an_icon_read_as_a_glyph_that_the_second_recognizer_disputes_is_dropped() -> None:
+    """Pomofocus on a tablet (tests/vision/real): the hourglass before ``Gym`` reads ``8``
+    at 0.98 with the tiny recognizer alone and ``X`` with the second; a glyph alone, not in
+    a row of one-character lines, that the two read apart is no word (``DISPUTED``)."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    image = load("pomofocus-timer-tablet")
+    words = " ".join(b.text for b in engine.read(image)).split()
+    assert "Gym" in words and "8" not in words, words
+    second, engine._second = engine._second, None  # the tiny recognizer alone
+    engine.forget_lines()
+    try:
+        alone = " ".join(b.text for b in engine.read(image)).split()
+    finally:
+        engine._second = second
+        engine.forget_lines()
+    assert "8" in alone, alone
 
 
 def test_a_second_look_does_not_replace_the_line_below_it() -> None:
