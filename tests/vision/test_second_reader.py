@@ -107,6 +107,29 @@ def test_the_second_reading_may_split_the_same_characters_but_not_join_or_add() 
     assert not _agrees([_word("Epidavro", 0.79), _word("u", 0.92)], [_word("Epidavro", 0.72)])
 
 
+@need_vision
+def test_a_lone_digit_the_second_recognizer_disputes_is_dropped() -> None:
+    """Navit (tests/vision/real): a roundabout sign on the route reads ``9`` (a detected
+    line) and a mark on the map ``1`` (a lone glyph the detector passed over) with the tiny
+    recognizer alone; the second reads neither so (the roundabout ``33``), and neither is
+    kept, nor the second's reading of the sign."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    image = load("navit-route-map")
+    short = [b.text for b in engine.read(image) if len(b.text) <= 2]
+    assert not {"1", "9", "33"} & set(short), short
+    second, engine._second = engine._second, None  # the tiny recognizer alone
+    engine.forget_lines()
+    try:
+        alone = [b.text for b in engine.read(image) if len(b.text) <= 2]
+    finally:
+        engine._second = second
+        engine.forget_lines()
+    assert {"1", "9"} <= set(alone), alone
+
+
 def test_a_glyph_is_disputed_when_the_second_reading_holds_no_such_character_sure() -> None:
     assert _disputed([(3, "X", 0.91)], "8")  # an hourglass icon: ``8``, then ``X``
     assert _disputed([], "4")  # a pushpin: ``4``, then nothing
