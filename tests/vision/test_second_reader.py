@@ -12,8 +12,10 @@ from bridge.vision.ppocr import (
     SECOND_FLOOR,
     PpOcrEngine,
     _agrees,
+    _confirms,
     _disputed,
     _doubtful,
+    _dropped,
     _mean,
 )
 from tests.skips import need_vision
@@ -128,6 +130,53 @@ def test_a_lone_digit_the_second_recognizer_disputes_is_dropped() -> None:
         engine._second = second
         engine.forget_lines()
     assert {"1", "9"} <= set(alone), alone
+
+
+def test_a_line_that_dropped_a_character_read_with_some_confidence_is_read_again() -> None:
+    assert _dropped([(3, "U", 0.77)], [])  # a key read with doubt, left out alone
+    assert _dropped(
+        [(1, "q", 1.0), (6, "w", 0.7), (12, "e", 1.0)], [_word("q", 1.0), _word("e", 1.0)]
+    )
+    assert not _dropped([(3, "U", 0.4)], [])  # junk
+    assert not _dropped([(1, "1", 0.99), (2, "2", 0.99)], [_word("12", 0.99)])
+    assert not _dropped([(3, ".", 0.9)], [])  # no letter or digit
+
+
+def test_the_second_reading_is_taken_where_it_reads_what_the_first_dropped() -> None:
+    assert _confirms([_word("u", 0.98)], [], [(3, "U", 0.77)])
+    keys = [_word("q", 1.0), _word("e", 1.0)]
+    seen = [(1, "q", 1.0), (6, "w", 0.7), (12, "e", 1.0)]
+    assert _confirms([_word("q", 0.99), _word("w", 1.0), _word("e", 0.99)], keys, seen)
+    assert not _confirms([_word("u", 0.98)], [], [(3, "n", 0.77)])  # read otherwise
+    assert not _confirms([_word("1", 0.98)], [], [(3, "l", 0.77)])  # a stroke: no fold here
+    # a one-character word added beside longer ones: a tick or an icon, not taken
+    assert not _confirms(
+        [_word("30", 1.0), _word("1", 0.9)],
+        [_word("30", 1.0)],
+        [(2, "3", 1.0), (4, "0", 1.0), (9, "1", 0.6)],
+    )
+
+
+@need_vision
+def test_keys_the_first_recognizer_dropped_are_read_by_the_second() -> None:
+    """ReTerminal (tests/vision/real): the tiny recognizer reads its keyboard's ``u`` at 0.77,
+    its ``p`` at 0.65 and the ``w`` of ``q w e`` at 0.7, and drops them as doubtful lone
+    glyphs; the second reads all three sure (``_dropped``, ``_confirms``)."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    image = load("reterminal-ls-root")
+    words = " ".join(b.text for b in engine.read(image) if b.box[1] > 1100).split()
+    assert {"q", "w", "e", "u", "p"} <= set(words), words
+    second, engine._second = engine._second, None  # the tiny recognizer alone
+    engine.forget_lines()
+    try:
+        alone = " ".join(b.text for b in engine.read(image) if b.box[1] > 1100).split()
+    finally:
+        engine._second = second
+        engine.forget_lines()
+    assert not {"w", "u", "p"} & set(alone), alone
 
 
 def test_a_glyph_is_disputed_when_the_second_reading_holds_no_such_character_sure() -> None:
