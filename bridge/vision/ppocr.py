@@ -260,7 +260,7 @@ one-character words (a board's, a keyboard's), where a glyph is judged by its ro
 459 screens of both sets this dropped 55 junk glyphs and 16 read right (7 more screens on
 target, none fewer); it reads about 60% more lines again, each a glyph's square crop. A
 lone mark the detector passed over (``glyphs``) read as a digit is read again as well, and
-dropped when disputed, in a row or not: 37 junk digits and 13 right ones (two more screens
+dropped when disputed, in a row or not: 37 junk digits and 7 right ones (two more screens
 on target, one fewer)."""
 DISPUTE_FLOOR = 0.8
 """... reading the character with at least this probability (``words.LONE_CONFIDENCE``: what

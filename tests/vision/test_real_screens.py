@@ -90,7 +90,12 @@ of 257 (the first 228: 0.922 / 0.928, 172; the precision floor back up to 0.92).
 sixteenth round 45 screens of 45 other apps came in three batches, 23 of them here: 0.901
 / 0.929 (4 of 6), 0.969 / 0.969 (5 of 5) and 0.885 / 0.907 (7 of 12) as they came; with
 two ``1``s in their own digit cells one number, the 280 read 0.923 / 0.929, 213 of 280
-(the first 257: 197). The floors leave room
+(the first 257: 197). In the seventeenth round 52 screens of 52 other apps came in three
+batches, 26 of them here: 0.958 / 0.954 (8 of 10), 0.961 / 0.971 (8 of 9) and 0.833 /
+0.921 (5 of 7) as they came; with the second recognizer's word on lone glyphs (a glyph it
+disputes kept only in a row, a lone digit it disputes dropped, a key the first dropped
+taken where the second reads it alike), the 306 read 0.923 / 0.935, 239 of 306 (the first
+280: 218). The floors leave room
 for another onnxruntime build, not for a regression. A landscape video player's overlay and
 boards of lone digits are read word for word."""
 
@@ -103,8 +108,8 @@ from tests.skips import need_vision
 from tests.vision.real.score import hub_reader, load, score_lines, screens, total
 
 RECALL_FLOOR = 0.90
-PRECISION_FLOOR = 0.92
-ON_TARGET_FLOOR = 196
+PRECISION_FLOOR = 0.925
+ON_TARGET_FLOOR = 225
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
