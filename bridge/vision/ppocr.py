@@ -838,7 +838,7 @@ class PpOcrEngine:
                         lines[index] = self._keep(True, pixels, box, pad, words)
                         continue
                     if _one_glyph(first) and _disputed(chars, first[0][0]):
-                        words = [(t, span, min(c, DISPUTED)) for t, span, c in first]
+                        words = _doubted(first)
                     elif _confirms(again, first, seen):
                         self.second_taken += 1
                         words = again if first else _doubted(again)
@@ -1163,9 +1163,11 @@ first keeps its words only in a row (``DISPUTED``: a close icon read ``x`` by bo
 def _dropped(
     chars: list[tuple[int, str, float]], words: list[tuple[str, tuple[int, int], float]]
 ) -> bool:
-    """Whether the first reading dropped a letter or digit it read with ``DROPPED_FLOOR``:
-    a keyboard's key read ``U`` at 0.77 or ``p`` at 0.65, left out as a lone glyph read with
-    doubt, or the ``w`` of ``q w e`` at 0.7."""
+    """Whether the first reading dropped one to three of the letters and digits it read
+    (``chars``), on a line where at least one letter or digit was read with
+    ``DROPPED_FLOOR`` (kept or not): a keyboard's key read ``U`` at
+    0.77 or ``p`` at 0.65, left out as a lone glyph read with doubt, or the ``w`` of ``q w
+    e`` at 0.7. A line that dropped more is junk read as letters, not worth a second look."""
     kept = sum(1 for w in words for c in w[0] if c.isalnum())
     read = [c for c in chars if c[1].isalnum()]
     return len(read) > kept and any(c[2] >= DROPPED_FLOOR for c in read) and len(read) - kept <= 3
@@ -1193,7 +1195,8 @@ def _confirms(
 def _doubted(
     words: list[tuple[str, tuple[int, int], float]],
 ) -> list[tuple[str, tuple[int, int], float]]:
-    """``words`` with at most ``DISPUTED`` confidence: the first recognizer doubted them all."""
+    """``words`` with at most ``DISPUTED`` confidence: one recognizer doubted them, so a
+    lone one is kept only in a row (``words.sure_when_alone``)."""
     return [(t, span, min(c, DISPUTED)) for t, span, c in words]
 
 

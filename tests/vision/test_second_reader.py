@@ -5,8 +5,9 @@ junk and confident lines are not read again."""
 from __future__ import annotations
 
 import pytest
+from PIL import Image
 
-from bridge.vision.boxes import same_row
+from bridge.vision.boxes import TextBox, same_row
 from bridge.vision.ppocr import (
     SECOND_BELOW,
     SECOND_FLOOR,
@@ -20,6 +21,18 @@ from bridge.vision.ppocr import (
 )
 from tests.skips import need_vision
 from tests.vision.real.score import load
+
+
+def _tiny_alone(engine: PpOcrEngine, image: Image.Image) -> tuple[TextBox, ...]:
+    """``engine``'s lines of ``image`` read with its tiny recognizer alone (no second), nothing
+    remembered from earlier readings either way."""
+    second, engine._second = engine._second, None
+    engine.forget_lines()
+    try:
+        return engine.read(image)
+    finally:
+        engine._second = second
+        engine.forget_lines()
 
 
 def _word(text: str, confidence: float) -> tuple[str, tuple[int, int], float]:
@@ -91,13 +104,7 @@ def test_a_misread_paragraph_is_read_right_by_the_second_recognizer() -> None:
     words = " ".join(b.text for b in engine.read(image)).split()
     assert {"number", "merge"} <= set(words), words
     assert engine.second_taken >= 1 and engine.second_reads >= engine.second_taken
-    second, engine._second = engine._second, None  # the tiny recognizer alone
-    engine.forget_lines()
-    try:
-        alone = " ".join(b.text for b in engine.read(image)).split()
-    finally:
-        engine._second = second
-        engine.forget_lines()
+    alone = " ".join(b.text for b in _tiny_alone(engine, image)).split()
     assert "numher" in alone and "number" not in alone, alone
 
 
@@ -122,13 +129,7 @@ def test_a_lone_digit_the_second_recognizer_disputes_is_dropped() -> None:
     image = load("navit-route-map")
     short = [b.text for b in engine.read(image) if len(b.text) <= 2]
     assert not {"1", "9", "33"} & set(short), short
-    second, engine._second = engine._second, None  # the tiny recognizer alone
-    engine.forget_lines()
-    try:
-        alone = [b.text for b in engine.read(image) if len(b.text) <= 2]
-    finally:
-        engine._second = second
-        engine.forget_lines()
+    alone = [b.text for b in _tiny_alone(engine, image) if len(b.text) <= 2]
     assert {"1", "9"} <= set(alone), alone
 
 
@@ -169,13 +170,7 @@ def test_keys_the_first_recognizer_dropped_are_read_by_the_second() -> None:
     image = load("reterminal-ls-root")
     words = " ".join(b.text for b in engine.read(image) if b.box[1] > 1100).split()
     assert {"q", "w", "e", "u", "p"} <= set(words), words
-    second, engine._second = engine._second, None  # the tiny recognizer alone
-    engine.forget_lines()
-    try:
-        alone = " ".join(b.text for b in engine.read(image) if b.box[1] > 1100).split()
-    finally:
-        engine._second = second
-        engine.forget_lines()
+    alone = " ".join(b.text for b in _tiny_alone(engine, image) if b.box[1] > 1100).split()
     assert not {"w", "u", "p"} & set(alone), alone
 
 
@@ -201,13 +196,7 @@ def test_an_icon_read_as_a_glyph_that_the_second_recognizer_disputes_is_dropped(
     image = load("pomofocus-timer-tablet")
     words = " ".join(b.text for b in engine.read(image)).split()
     assert "Gym" in words and "8" not in words, words
-    second, engine._second = engine._second, None  # the tiny recognizer alone
-    engine.forget_lines()
-    try:
-        alone = " ".join(b.text for b in engine.read(image)).split()
-    finally:
-        engine._second = second
-        engine.forget_lines()
+    alone = " ".join(b.text for b in _tiny_alone(engine, image)).split()
     assert "8" in alone, alone
 
 
