@@ -265,6 +265,20 @@ on target, one fewer)."""
 DISPUTE_FLOOR = 0.8
 """... reading the character with at least this probability (``words.LONE_CONFIDENCE``: what
 a lone character needs to be kept at all)."""
+SURE_LETTER = 0.95
+"""A lone mark the detector passed over (``glyphs``) read as one letter with at least this
+probability is read by the second recognizer too; where the second reads that letter
+(``_alike``) with this probability as well, the letter is a word alone, outside a row of
+glyphs (``words.in_rows``): a calculator's ``C``, a polar plot's ``r``, a gauge's unit.
+Unless it is one of ``ICON_LETTERS`` or its box meets the image's edge (a word cut there
+shows its first letter alone)."""
+ICON_LETTERS = frozenset("Q")
+"""Letters both recognizers read surely on an icon: a magnifier's ``Q`` (a search button).
+A lone one stays a word only in a row. On both sets this rule read 12 letters more right
+and 7 more wrong (5 screens more on target, none fewer); the wrong were a flat sign ``b``,
+the first letters of map labels cut by a panel (``N``) or set apart (``E``), a magnifier,
+and two corners read ``L`` (a dashed boundary's, a full-screen sign's), left in: a map's
+label ``L`` was right."""
 SECOND_FLOOR = 0.7
 """... unless its words' mean character probability is under this: a texture or an icon
 read as a word (the larger model reads such junk with more confidence, not less)."""
@@ -470,6 +484,9 @@ class PpOcrEngine:
         self._seen: OrderedDict[bytes, list[tuple[str, tuple[int, int], float]]] = OrderedDict()
         """Decoded words by the hash of a line crop's pixels (the ``SEEN_LINES`` most recent):
         a line read in an earlier frame is not recognised again."""
+        self._sure: set[bytes] = set()
+        """The keys of ``_seen`` that are lone letters both recognizers read (``SURE_LETTER``);
+        a key leaves it when it leaves ``_seen``."""
 
     # ---- the engine interface -----------------------------------------------------------
 
@@ -617,8 +634,9 @@ class PpOcrEngine:
             read = [box for box, words in zip(found, lines, strict=True) if words]
             singles = [w for line in lines for w in line if len(w.text) == 1]
             stems: list[Box] = []
-            lone_lines = self._recognize(image, glyphs.candidates(image, read, stems), 0)
-            lines += in_rows(lone_lines, singles)
+            sure: set[int] = set()
+            lone_lines = self._recognize(image, glyphs.candidates(image, read, stems), 0, sure)
+            lines += in_rows(lone_lines, singles, sure)
             lines += stems_in_rows(
                 [glyphs.core(b) for b in stems],
                 [w for line in lines for w in line if len(w.text) == 1],
@@ -732,9 +750,12 @@ class PpOcrEngine:
                 out[index] = words
         return out
 
-    def _recognize(self, image: Image.Image, boxes: list[Box], lone_from: int) -> list[list[Word]]:
+    def _recognize(
+        self, image: Image.Image, boxes: list[Box], lone_from: int, sure: set[int] | None = None
+    ) -> list[list[Word]]:
         """The kept words of each of ``boxes`` (``image`` pixels): detected lines before
-        ``lone_from``, lone glyph candidates from there on."""
+        ``lone_from``, lone glyph candidates from there on; the index of each lone candidate
+        read as a letter by both recognizers (``SURE_LETTER``) is added to ``sure``."""
         np = self._np
         if not boxes:
             return []
@@ -778,6 +799,8 @@ class PpOcrEngine:
             else:
                 self._seen.move_to_end(key)
                 lines[index] = self._keep(index >= lone_from, pixels, box, pad, known)
+                if sure is not None and key in self._sure:
+                    sure.add(index)
         todo.sort(key=lambda c: c[1].shape[1])
         batches: list[tuple[int, list[tuple[int, Any, Box, int]]]] = []
         for bucket, same in itertools.groupby(todo, key=lambda c: -(-c[1].shape[1] // STEP)):
@@ -805,9 +828,16 @@ class PpOcrEngine:
                     blank = blank_columns(ink)
                 height = glyph_height(ink)
                 words = self._group(chars, columns, blank, height, walls.get(index, ()), ink)
-                lone = index >= lone_from  # a lone mark: read again only if a digit
+                lone = index >= lone_from  # a lone mark: read again if a digit or a sure letter
                 if self._second is not None and (
-                    (_one_glyph(words) and (not lone or words[0][0].isdigit()))
+                    (
+                        _one_glyph(words)
+                        and (
+                            not lone
+                            or words[0][0].isdigit()
+                            or (sure is not None and _letter_alone(words, box, image.size))
+                        )
+                    )
                     or (not lone and _doubtful(words, inked_spaces(chars, blank, columns)))
                     or (not lone and _dropped(chars, words))
                 ):
@@ -832,7 +862,11 @@ class PpOcrEngine:
                     self.second_reads += 1
                     first = words
                     if index >= lone_from:  # a lone mark's digit: no row keeps it disputed
-                        if _disputed(chars, first[0][0]):
+                        if not first[0][0].isdigit():  # a letter: a word alone if both agree
+                            if sure is not None and not _disputed(chars, first[0][0], SURE_LETTER):
+                                sure.add(index)
+                                self._sure.add(keys[index])
+                        elif _disputed(chars, first[0][0]):
                             words = []
                         self._remember(keys[index], words)
                         lines[index] = self._keep(True, pixels, box, pad, words)
@@ -852,7 +886,7 @@ class PpOcrEngine:
     def _remember(self, key: bytes, words: list[tuple[str, tuple[int, int], float]]) -> None:
         self._seen[key] = words
         if len(self._seen) > SEEN_LINES:
-            self._seen.popitem(last=False)
+            self._sure.discard(self._seen.popitem(last=False)[0])
 
     @staticmethod
     def _keep(
@@ -1205,14 +1239,34 @@ def _one_glyph(words: list[tuple[str, tuple[int, int], float]]) -> bool:
     return len(words) == 1 and len(words[0][0]) == 1
 
 
-def _disputed(chars: list[tuple[int, str, float]], glyph: str) -> bool:
+def _letter_alone(
+    words: list[tuple[str, tuple[int, int], float]], box: Box, size: tuple[int, int]
+) -> bool:
+    """Whether a lone mark's reading (one character, ``_one_glyph``) is a letter worth the
+    second recognizer's word (``SURE_LETTER``): read with that probability, not one of
+    ``ICON_LETTERS``, its candidate box (``box``) clear of the image's edges (``size``)."""
+    text, _, confidence = words[0]
+    return (
+        text.isalpha()
+        and text not in ICON_LETTERS
+        and confidence >= SURE_LETTER
+        and box[0] > 0
+        and box[1] > 0
+        and box[2] < size[0]
+        and box[3] < size[1]
+    )
+
+
+def _disputed(
+    chars: list[tuple[int, str, float]], glyph: str, floor: float = DISPUTE_FLOOR
+) -> bool:
     """Whether the second recognizer's characters (``_chars``) of a line the first read as
     the one character ``glyph`` hold no such character (``_alike``) read with
-    ``DISPUTE_FLOOR``, whatever else they hold: a glyph is read so by both, the second at
+    ``floor``, whatever else they hold: a glyph is read so by both, the second at
     times with a neighbour's mark beside it (``9`` as ``19``); an icon the first took for a
     glyph seldom is (an hourglass read ``8``, then ``X``; a pushpin ``4``, then nothing
     sure)."""
-    return not any(_alike(c[1]) == _alike(glyph) and c[2] >= DISPUTE_FLOOR for c in chars)
+    return not any(_alike(c[1]) == _alike(glyph) and c[2] >= floor for c in chars)
 
 
 _ALIKE = str.maketrans("oil|", "0111")

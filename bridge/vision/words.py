@@ -16,6 +16,7 @@ import bisect
 import itertools
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from bridge.vision.boxes import Box, meets, same_row, union
@@ -57,17 +58,20 @@ def lone_digit(text: str, confidence: float) -> bool:
     )
 
 
-def in_rows(lines: list[list[Word]], others: list[Word] | None = None) -> list[list[Word]]:
+def in_rows(
+    lines: list[list[Word]], others: list[Word] | None = None, sure: Collection[int] = ()
+) -> list[list[Word]]:
     """The lone glyphs' words (one per candidate at most) with a letter kept only where at
     least ``ROW`` one-character words stand in a row with it (about as tall, their middles
     within half a height): lone glyphs, or ``others`` (the detected lines' one-character
     words: a word game's tile the detector did find). A word game's tiles or a keyboard's
-    keys; a letter alone beside nothing is an icon's stroke read as one."""
+    keys; a letter alone beside nothing is an icon's stroke read as one, unless its index
+    is in ``sure`` (two recognizers read it surely: ``ppocr.SURE_LETTER``)."""
     glyphs = [(k, line[0]) for k, line in enumerate(lines) if line]
     rows = _Rows([w for _, w in glyphs] + [w for w in others or [] if len(w.text) == 1])
     out: list[list[Word]] = [[] for _ in lines]
     for k, word in glyphs:
-        if word.text.isdigit() or len(rows.of(word)) + 1 >= ROW:
+        if word.text.isdigit() or k in sure or len(rows.of(word)) + 1 >= ROW:
             out[k] = [word]
     return out
 

@@ -17,6 +17,7 @@ from bridge.vision.ppocr import (
     _disputed,
     _doubtful,
     _dropped,
+    _letter_alone,
     _mean,
 )
 from tests.skips import need_vision
@@ -182,6 +183,34 @@ def test_a_glyph_is_disputed_when_the_second_reading_holds_no_such_character_sur
     assert not _disputed([(3, "O", 0.9)], "0")  # glyphs no recognizer tells apart alone
     assert not _disputed([(3, "l", 0.9)], "1")
     assert not _disputed([(3, "w", 0.85)], "W")
+
+
+def test_a_lone_letter_is_read_again_only_when_sure_clear_of_the_edges_and_no_icon() -> None:
+    size = (1080, 2400)
+    assert _letter_alone([_word("C", 0.99)], (600, 2000, 700, 2100), size)
+    assert not _letter_alone([_word("C", 0.93)], (600, 2000, 700, 2100), size)  # not sure
+    assert not _letter_alone([_word("7", 0.99)], (600, 2000, 700, 2100), size)  # a digit's rule
+    assert not _letter_alone([_word("Q", 0.99)], (600, 2000, 700, 2100), size)  # a magnifier
+    assert not _letter_alone([_word("n", 0.99)], (1050, 1300, 1080, 1350), size)  # a cut label
+    assert not _letter_alone([_word("R", 0.99)], (300, 0, 310, 14), size)
+
+
+@need_vision
+def test_a_lone_letter_both_recognizers_read_is_a_word_outside_a_row() -> None:
+    """NCalculator and a hex clock (tests/vision/real): a calculator's clear key ``C`` and a
+    dial's ``C`` stand alone, in no row of glyphs; the tiny recognizer alone reads each
+    surely and keeps neither (a lone letter is kept only in a row), the second reads the
+    same letter surely too (``SURE_LETTER``) and each is kept."""
+    from bridge.vision.engine import load_engine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    for name, below in (("ncalculator-keypad", 1900), ("lemcal-hex-clock", 700)):
+        image = load(name)
+        letters = [b.text for b in engine.read(image) if b.box[1] > below and len(b.text) == 1]
+        assert "C" in letters, (name, letters)
+        alone = [b.text for b in _tiny_alone(engine, image) if b.box[1] > below]
+        assert "C" not in alone, (name, alone)
 
 
 @need_vision
