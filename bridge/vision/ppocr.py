@@ -196,6 +196,11 @@ letters leaves narrow gaps; ``iPhone`` and ``McDonald`` are set tight)."""
 DASH_SPACE = 0.15
 """A dash with runs of blank columns at least this share of REC_HEIGHT (and the line's
 median run) on both sides, between letters or digits, separates words (``9x15 - 24``)."""
+HYPHEN_SPACE = 0.25
+"""... and a dash between two letters needs at least this share on both sides: a monospaced
+font sets a hyphen in a cell of its own, its blank runs 0.15 to 0.21 of REC_HEIGHT on a
+terminal's file names (``print-sentence``), against 0.19 to 0.29 beside a dash set off by
+spaces between digits (``9x15 - 24``, ``536 - 230``)."""
 WIDE_SPACE = 0.45
 """After a digit, a run of blank columns wider than this share of REC_HEIGHT before another
 digit or a letter is a word boundary whatever the line's median run: a row of a board's
@@ -989,13 +994,15 @@ class PpOcrEngine:
             float(np.median(sorted(inner)[:-1] if len(inner) > 2 else inner)) if inner else 0.0,
         )  # a line of short words read with no spaces has as many spaces as letter gaps
         apart = max(typical, DASH_SPACE * REC_HEIGHT)
+        hyphen = max(apart, HYPHEN_SPACE * REC_HEIGHT)
         dashes = {
             k + 1
             for k in range(len(pairs) - 1)
             if chars[k + 1][1] in DASHES
             and chars[k][1].isalnum()
             and chars[k + 2][1].isalnum()
-            and min(runs[k], runs[k + 1]) >= apart
+            and min(runs[k], runs[k + 1])
+            >= (hyphen if chars[k][1].isalpha() and chars[k + 2][1].isalpha() else apart)
         }  # a dash set off on both sides: a range or a separator (``9x15 - 24``)
         dashes |= {
             k + 1

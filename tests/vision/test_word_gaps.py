@@ -347,6 +347,17 @@ def test_a_slash_set_off_between_digits_parts_them_and_a_tight_one_joins() -> No
     assert words((12, 4)) == ["3/5"]  # a ``1``'s side bearing on one side only
 
 
+@need_vision  # numpy comes with the vision extra
+def test_a_monospaced_hyphen_between_letters_joins_them_and_a_dash_set_off_parts() -> None:
+    """A terminal's file name (``print-sentence``, cppnide-terminal-ls in
+    tests/vision/heldout) sets its hyphen in a cell of its own, 8 or 9 blank columns each
+    side: one word; a range between digits with as much blank (``9x15 - 24``) is two, and
+    so are letters with a dash a space off each side."""
+    assert _grouped("abc-def", (5, 5, 9, 9, 5, 5), 200) == ["abc-def"]
+    assert _grouped("abc-def", (5, 5, 13, 13, 5, 5), 200) == ["abc", "def"]
+    assert _grouped("115-224", (5, 5, 9, 9, 5, 5), 200) == ["115", "224"]
+
+
 @need_vision
 def test_scores_set_off_by_slashes_are_read_as_numbers() -> None:
     from tests.vision.real import score
