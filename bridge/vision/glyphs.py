@@ -14,7 +14,8 @@ them from the pixels instead, cheaply, so the recognizer can be asked about each
 2. **parts**: the ink's 8-connected parts whose box is glyph-shaped: between ``MIN_HEIGHT``
    and ``MAX_HEIGHT`` (shares of the shorter side) tall, ``MIN_ASPECT``..``MAX_ASPECT`` wide
    for its height, its ink covering ``MIN_FILL``..``MAX_FILL`` of its box (a stroke, not a
-   dot, disc or frame), or more when it is a narrow upright bar (``STEM``: kept apart);
+   dot, disc or frame), or more when it is a narrow upright bar (``STEM``: kept apart,
+   and marked when a dot stands over it, ``DOT``: an ``i``);
 3. **alone**: no other glyph-sized mark (``SIBLING``) beside it (``BESIDE``: in its rows, not
    above or below it like a card's suit under its rank) within ``ALONE`` of its height (a
    glyph of a word has neighbours and the detector reads the word; a cell's frame is
@@ -84,6 +85,10 @@ CENTRED = 0.15
 height of the badge's."""
 ENCLOSED = 0.9
 """A badge's glyph has this share of the pixels along its edge of the badge's own part."""
+DOT = 0.4
+DOT_REACH = 0.5
+"""A bar's dot (``_dotted``) is at most ``DOT`` of the bar's height tall and wide, and its
+bottom at most ``DOT_REACH`` of that height above the bar's top."""
 PLATE_EDGE = 2
 """Pixels along a plate's edge left out of its ink (its outline, its anti-aliased rim)."""
 PLAIN = 16.0
@@ -134,22 +139,31 @@ def ink_in(grey: Any, surround: float) -> Any:
     return (cv2.absdiff(grey, background) > INK).astype(np.uint8)
 
 
-def candidates(image: Image.Image, found: list[Box], stems: list[Box] | None = None) -> list[Box]:
+def candidates(
+    image: Image.Image,
+    found: list[Box],
+    stems: list[Box] | None = None,
+    dotted: list[Box] | None = None,
+) -> list[Box]:
     """Boxes (``image`` pixels, grown by ``PAD``) of lone glyph-shaped marks outside every
     box of ``found``, top to bottom; the lone solid bars (``STEM``), which pass every other
     test of a glyph, are appended to ``stems`` instead when it is given (a bar is read as
-    nothing or as ``1``: no recognizer tells ``I`` from ``l`` or ``|`` alone)."""
+    nothing or as ``1``: no recognizer tells ``I`` from ``l`` or ``|`` alone), and those of
+    them with a dot above (``DOT``: an ``i``) to ``dotted`` as well."""
     grey, scale = grey_of(image)  # once: each width of surroundings reads the same copy
     out: list[Box] = []
     bars: list[Box] = []
+    dots: list[Box] = []
     for surround in GROUNDS:
-        for box in _candidates(image, found, grey, ink_in(grey, surround), scale, bars):
+        for box in _candidates(image, found, grey, ink_in(grey, surround), scale, bars, dots):
             if not _centre_in(box, out):
                 out.append(box)
     if stems is not None:
         for box in bars[:MAX_CANDIDATES]:
             if not _centre_in(box, stems):
                 stems.append(box)
+                if dotted is not None and box in dots:
+                    dotted.append(box)
     out = out[:MAX_CANDIDATES]
     out.sort(key=lambda b: (b[1], b[0]))
     return out
@@ -162,6 +176,7 @@ def _candidates(
     ink: Any,
     scale: float,
     stems: list[Box] | None = None,
+    dotted: list[Box] | None = None,
 ) -> list[Box]:
     """Steps 2 to 4 of the module doc on one ink mask (``grey`` and ``ink`` at ``scale``)."""
     import cv2
@@ -169,7 +184,7 @@ def _candidates(
 
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     side = min(ink.shape)
-    out = _lone(image, found, grey, labels, stats, side, scale, (0, 0), stems=stems)
+    out = _lone(image, found, grey, labels, stats, side, scale, (0, 0), stems, dotted)
     looked = 0
     for i in range(1, count):
         left, top, pw, ph, area = (int(v) for v in stats[i])
@@ -216,8 +231,9 @@ def _lone(
     side: int,
     scale: float,
     at: tuple[int, int],
-    ground: bool = True,
     stems: list[Box] | None = None,
+    dotted: list[Box] | None = None,
+    ground: bool = True,
 ) -> list[Box]:
     """Steps 2 and 3 of the module doc on the parts ``labels`` / ``stats`` of an ink mask over
     ``grey`` (the work copy's grey, or a plate's patch of it whose top left corner is ``at``);
@@ -264,6 +280,8 @@ def _lone(
         if stem:
             if stems is not None and len(stems) < MAX_CANDIDATES:
                 stems.append(box)
+                if dotted is not None and _dotted(labels, stats, i, side):
+                    dotted.append(box)
             continue
         out.append(box)
         if len(out) >= MAX_CANDIDATES:
@@ -285,6 +303,31 @@ def core(box: Box) -> Box:
         round(box[2] - grown),
         round(box[3] - grown),
     )
+
+
+def _dotted(labels: Any, stats: Any, i: int, side: int) -> bool:
+    """Whether part ``i`` (a bar) has a dot above it: a mark at most ``DOT`` of its height
+    tall and as wide, centred over it within its width, its bottom within ``DOT_REACH`` of
+    its height above the bar's top (an ``i``'s dot, which the ink keeps apart). ``side``:
+    the work copy's shorter side (a dot is at least 1 pixel there)."""
+    import numpy as np
+
+    left, top, pw, ph = (int(v) for v in stats[i][:4])
+    y0 = max(0, top - max(2, round(DOT_REACH * ph)))
+    x0, x1 = max(0, left - pw), min(labels.shape[1], left + 2 * pw)
+    if top <= y0 or x1 <= x0:
+        return False
+    middle = left + pw / 2
+    for j in set(np.unique(labels[y0:top, x0:x1]).tolist()) - {0, i}:
+        dl, dt, dw, dh = (int(v) for v in stats[j][:4])
+        if (
+            dh <= DOT * ph
+            and dw <= max(2 * pw, DOT * ph)
+            and dt + dh <= top
+            and abs(dl + dw / 2 - middle) <= pw
+        ):
+            return True
+    return False
 
 
 def _enclosed(inside: Any, mine: Any) -> Any:

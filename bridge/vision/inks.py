@@ -399,6 +399,28 @@ def solid(ink: Any, span: tuple[int, int]) -> bool:
     return float(blob.mean()) > SOLID
 
 
+BAR_FILL = 0.8
+"""A glyph read as ``1`` whose ink fills this share of its own box or more, the box at most
+``BAR_WIDTH`` of its height wide, is a bare bar (``bare_bar``)."""
+BAR_WIDTH = 0.35
+
+
+def bare_bar(ink: Any, span: tuple[int, int]) -> bool:
+    """Whether the ink of a one-character word in columns ``span`` is a bare upright bar: a
+    ``1`` has a flag or a foot that leaves its box partly blank; a bar filling its box is a
+    wall of a terminal's map, a divider or a tick, and on a keyboard an ``l`` or an ``I``
+    (``words.stems_in_rows`` names it in a row of letters). On the 538 screens of both
+    sets this dropped 19 bars read ``1`` (11 the walls of a terminal's dungeon map) and no
+    ``1`` a person reads; at 0.7, one more bar and one ``1`` of a keyboard's."""
+    part = ink[:, span[0] : span[1]]
+    rows = part.any(axis=1).nonzero()[0]
+    cols = part.any(axis=0).nonzero()[0]
+    if not len(rows) or not len(cols):
+        return False
+    blob = part[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    return blob.shape[1] <= BAR_WIDTH * blob.shape[0] and float(blob.mean()) >= BAR_FILL
+
+
 def word_box(ink: Any, span: tuple[int, int], box: Box, pad: int) -> Box:
     """The image box of a word: the ink inside its crop columns ``span`` (crop pixels,
     ``pad`` columns of padding on the left), mapped back into ``box`` (the detected line);

@@ -96,6 +96,7 @@ from bridge.vision.boxes import Box, TextBox, inside, meets, same_row, shift, un
 from bridge.vision.inks import (
     REACH,
     REC_HEIGHT,
+    bare_bar,
     blank_columns,
     colour_ink,
     cut_off,
@@ -639,12 +640,15 @@ class PpOcrEngine:
             read = [box for box, words in zip(found, lines, strict=True) if words]
             singles = [w for line in lines for w in line if len(w.text) == 1]
             stems: list[Box] = []
+            dotted: list[Box] = []
+            marks = glyphs.candidates(image, read, stems, dotted)
             sure: set[int] = set()
-            lone_lines = self._recognize(image, glyphs.candidates(image, read, stems), 0, sure)
+            lone_lines = self._recognize(image, marks, 0, sure)
             lines += in_rows(lone_lines, singles, sure)
             lines += stems_in_rows(
                 [glyphs.core(b) for b in stems],
                 [w for line in lines for w in line if len(w.text) == 1],
+                {glyphs.core(b) for b in dotted},
             )  # a bare ``I`` among a row's letters: no recognizer reads a bar alone
         return found, letters_in_rows(lines)
 
@@ -922,6 +926,7 @@ class PpOcrEngine:
             for text, span, confidence in words
             if not round_glyph(text, ink, span)
             and (len(text) > 1 or text.isdigit() or not solid(fill, span))
+            and not (text == "1" and bare_bar(fill, span))
         ]
         return [w for w in kept if not lying_stroke(w)]
 

@@ -81,7 +81,9 @@ STEM_HEIGHT = 0.2
 it): a word game's tiles or a keyboard's keys are set in one size; a divider is taller."""
 
 
-def stems_in_rows(stems: list[Box], singles: list[Word]) -> list[list[Word]]:
+def stems_in_rows(
+    stems: list[Box], singles: list[Word], dotted: Collection[Box] = ()
+) -> list[list[Word]]:
     """Words ``I`` for the solid upright bars of ``stems`` (their glyphs' own boxes) that
     stand in a row (``in_row``) with at least ``ROW`` - 1 one-letter words of ``singles``
     within ``STEM_HEIGHT`` of their height, the row's one-character words mostly letters: a
@@ -102,7 +104,9 @@ def stems_in_rows(stems: list[Box], singles: list[Word]) -> list[list[Word]]:
         ]
         letters = [w for w in mates if w.text.isalpha()]
         if len(letters) + 1 >= ROW and 2 * len(letters) > len(mates):
-            out.append([Word("I", box, min(w.confidence for w in letters))])
+            small = 2 * sum(1 for w in letters if w.text.islower()) > len(letters)
+            letter = "i" if box in dotted else "l" if small else "I"
+            out.append([Word(letter, box, min(w.confidence for w in letters))])
             taken.append(box)
     return out
 

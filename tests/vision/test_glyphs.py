@@ -207,6 +207,71 @@ def test_a_bar_among_a_rows_letters_is_an_i_and_among_digits_or_alone_nothing() 
     ]  # found at both grounds: one I
 
 
+def test_a_bar_among_small_letters_is_an_l_and_a_dotted_one_an_i() -> None:
+    from bridge.vision.words import Word, stems_in_rows
+
+    def key(text: str, x: int) -> Word:
+        return Word(text, (x, 100, x + 24, 140), 0.98)
+
+    bar = (205, 100, 211, 140)
+    small = [key("j", 100), key("k", 300), key("m", 400)]
+    assert stems_in_rows([bar], small) == [[Word("l", bar, 0.98)]]  # a keyboard's l
+    assert stems_in_rows([bar], small, {bar}) == [[Word("i", bar, 0.98)]]  # its dotted i
+    capitals = [key("J", 100), key("K", 300), key("m", 400)]
+    assert stems_in_rows([bar], capitals) == [[Word("I", bar, 0.98)]]
+
+
+@need_vision
+def test_a_bar_with_a_dot_above_is_a_dotted_stem() -> None:
+    from bridge.vision import glyphs
+
+    image = Image.new("RGB", (720, 1280), (250, 250, 250))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((140, 80, 147, 119), fill=(20, 20, 20))  # a bare bar: l or I
+    draw.rectangle((400, 80, 407, 119), fill=(20, 20, 20))  # an i: its stem ...
+    draw.rectangle((400, 66, 407, 73), fill=(20, 20, 20))  # ... and its dot
+    stems: list[tuple[int, int, int, int]] = []
+    dotted: list[tuple[int, int, int, int]] = []
+    glyphs.candidates(image, [], stems, dotted)
+    assert len(stems) == 2, stems
+    [i] = dotted
+    assert abs(glyphs.core(i)[0] - 400) <= 2, dotted
+
+
+@need_vision  # numpy comes with the vision extra
+def test_a_one_that_fills_its_box_is_a_bare_bar() -> None:
+    import numpy as np
+
+    from bridge.vision.inks import bare_bar
+
+    ink = np.zeros((48, 40), dtype=bool)
+    ink[8:40, 10:16] = True  # a bar 6 x 32
+    assert bare_bar(ink, (0, 40))
+    ink[8:14, 4:10] = True  # a flag at its top left: a 1
+    ink[38:40, 4:22] = True  # and a foot
+    assert not bare_bar(ink, (0, 40))
+    wide = np.zeros((48, 40), dtype=bool)
+    wide[8:40, 4:30] = True  # a block: not upright
+    assert not bare_bar(wide, (0, 40))
+
+
+@need_vision
+def test_a_terminal_maps_walls_are_no_ones_and_a_keyboards_l_is_read() -> None:
+    """ConnectBot running NetHack on a tablet (tests/vision/real): the dungeon's walls are
+    bars the recognizer reads as ``1``, each filling its box (``inks.bare_bar``); and
+    Hacker's Keyboard (tests/vision/real): its ``l`` key is a bare bar in a row of small
+    letters, an ``l`` (``words.stems_in_rows``), not an ``I``."""
+    from bridge.vision.engine import load_engine
+    from tests.vision.real import score
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    words = " ".join(b.text for b in engine.read(score.load("connectbot-nethack-tablet")))
+    assert words.split().count("1") <= 2, words
+    keys = [b.text for b in engine.read(score.load("hackerskeyboard-5row-dark"))]
+    assert "l" in " ".join(keys).split(), keys
+
+
 @need_vision
 def test_a_word_games_bare_is_are_read() -> None:
     """Gurgle (tests/vision/real): the `I`s of `I D I O T` and of its keyboard are solid
