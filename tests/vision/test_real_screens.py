@@ -95,9 +95,13 @@ batches, 26 of them here: 0.958 / 0.954 (8 of 10), 0.961 / 0.971 (8 of 9) and 0.
 0.921 (5 of 7) as they came; with the second recognizer's word on lone glyphs (a glyph it
 disputes kept only in a row, a lone digit it disputes dropped, a key the first dropped
 taken where the second reads it alike), the 306 read 0.923 / 0.935, 239 of 306 (the first
-280: 218). The floors leave room
-for another onnxruntime build, not for a regression. A landscape video player's overlay and
-boards of lone digits are read word for word."""
+280: 218). In the eighteenth round 36 screens of 36 other apps came in three batches, 19 of
+them here: 0.909 / 0.959 (6 of 7), 0.593 / 0.973 (3 of 7: a map's place names 10 pixels
+tall on a 2340-pixel screen) and 0.871 / 0.914 (3 of 5) as they came; with a lone letter
+both recognizers read kept outside a row, a monospaced hyphen kept in its word and a bare
+bar no ``1``, the 325 read 0.914 / 0.938, 254 of 325 (the first 306: 0.924 / 0.937,
+242). The floors leave room for another onnxruntime build, not for a regression. A
+landscape video player's overlay and boards of lone digits are read word for word."""
 
 from __future__ import annotations
 
@@ -109,7 +113,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.925
-ON_TARGET_FLOOR = 225
+ON_TARGET_FLOOR = 240
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
