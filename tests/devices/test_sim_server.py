@@ -227,7 +227,10 @@ async def test_transition_frames_are_unstable_then_one_stable() -> None:
         assert (await hub.act(find(tree, text="Login"), ActionVerb.CLICK)).ok
         final = await hub.wait_push(_on("login"))
         frames = [p for p in hub.pushes[1:] if not p.stable]
-        assert len(frames) >= 2
+        # the slide's four frames are 40 ms of wall time each: a loaded machine that
+        # deschedules the device past them sees fewer (one, in a CI-like run),
+        # never none, and those it sees slide in order
+        assert frames
         lefts = [find(p.tree, automation_id="__screen_login").bounds[0] for p in frames]  # type: ignore[index]
         assert lefts == sorted(lefts, reverse=True) and lefts[0] > 0
         assert all(p.quiet_ms == 0 for p in frames)
