@@ -280,7 +280,7 @@ def _lone(
         if stem:
             if stems is not None and len(stems) < MAX_CANDIDATES:
                 stems.append(box)
-                if dotted is not None and _dotted(labels, stats, i, side):
+                if dotted is not None and _dotted(labels, stats, i):
                     dotted.append(box)
             continue
         out.append(box)
@@ -305,11 +305,11 @@ def core(box: Box) -> Box:
     )
 
 
-def _dotted(labels: Any, stats: Any, i: int, side: int) -> bool:
+def _dotted(labels: Any, stats: Any, i: int) -> bool:
     """Whether part ``i`` (a bar) has a dot above it: a mark at most ``DOT`` of its height
     tall and as wide, centred over it within its width, its bottom within ``DOT_REACH`` of
-    its height above the bar's top (an ``i``'s dot, which the ink keeps apart). ``side``:
-    the work copy's shorter side (a dot is at least 1 pixel there)."""
+    its height (at least 2 pixels) above the bar's top: an ``i``'s dot, which the ink keeps
+    apart."""
     import numpy as np
 
     left, top, pw, ph = (int(v) for v in stats[i][:4])

@@ -384,16 +384,23 @@ def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
     return bool(cols[-1] - cols[0] + 1 >= ROUND * len(text) * (rows[-1] - rows[0] + 1))
 
 
-def solid(ink: Any, span: tuple[int, int]) -> bool:
-    """Whether the ink of a lone glyph fills its own box like a dot, a disc or a square does
-    (more than ``SOLID``): a graph's node read as ``o`` is not text. Digits are never judged
-    by this (a bold digit on a board is a word)."""
+def _glyph_blob(ink: Any, span: tuple[int, int]) -> Any:
+    """The ink in columns ``span`` cut to its own box, or None where they hold no ink."""
     part = ink[:, span[0] : span[1]]
     rows = part.any(axis=1).nonzero()[0]
     cols = part.any(axis=0).nonzero()[0]
     if not len(rows) or not len(cols):
+        return None
+    return part[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+
+
+def solid(ink: Any, span: tuple[int, int]) -> bool:
+    """Whether the ink of a lone glyph fills its own box like a dot, a disc or a square does
+    (more than ``SOLID``): a graph's node read as ``o`` is not text. Digits are never judged
+    by this (a bold digit on a board is a word)."""
+    blob = _glyph_blob(ink, span)
+    if blob is None:
         return False
-    blob = part[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
     if blob.shape[1] < 0.5 * blob.shape[0]:
         return False  # a stem (``1``, ``l``, ``I``) fills its narrow box and is a glyph
     return float(blob.mean()) > SOLID
@@ -412,12 +419,9 @@ def bare_bar(ink: Any, span: tuple[int, int]) -> bool:
     (``words.stems_in_rows`` names it in a row of letters). On the 538 screens of both
     sets this dropped 19 bars read ``1`` (11 the walls of a terminal's dungeon map) and no
     ``1`` a person reads; at 0.7, one more bar and one ``1`` of a keyboard's."""
-    part = ink[:, span[0] : span[1]]
-    rows = part.any(axis=1).nonzero()[0]
-    cols = part.any(axis=0).nonzero()[0]
-    if not len(rows) or not len(cols):
+    blob = _glyph_blob(ink, span)
+    if blob is None:
         return False
-    blob = part[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
     return blob.shape[1] <= BAR_WIDTH * blob.shape[0] and float(blob.mean()) >= BAR_FILL
 
 

@@ -500,6 +500,7 @@ class PpOcrEngine:
         """Drop the decoded words of lines seen before (a bench measuring uncached cost)."""
         with self._lock:
             self._seen.clear()
+            self._sure.clear()  # its keys are keys of ``_seen``
 
     def read(self, image: Image.Image) -> tuple[TextBox, ...]:
         """Lines of words, top to bottom: each detected box's kept words (a box's words

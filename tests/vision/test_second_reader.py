@@ -209,8 +209,10 @@ def test_a_lone_letter_both_recognizers_read_is_a_word_outside_a_row() -> None:
         image = load(name)
         letters = [b.text for b in engine.read(image) if b.box[1] > below and len(b.text) == 1]
         assert "C" in letters, (name, letters)
+        assert engine._sure  # remembered with the line, so a next frame keeps it too
         alone = [b.text for b in _tiny_alone(engine, image) if b.box[1] > below]
         assert "C" not in alone, (name, alone)
+        assert not engine._sure  # forgotten with the lines (``forget_lines``)
 
 
 @need_vision
