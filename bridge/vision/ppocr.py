@@ -189,6 +189,12 @@ between its characters: its cells hold a glyph or two each (``_group``)."""
 STOPS = frozenset(".,:;!")
 """... but a stop before a capital gets no such room: a sentence's or a numbered list's
 next word follows it a space apart (a chess move list's ``37. Ke1`` was ``37.Ke1``)."""
+LOWER_SPACE = 3.0
+"""... and between two small letters, at least this many times that median: a map label's
+halo and a thin font's side bearings leave one gap inside a word about twice or two and a
+half times the others (``Peninsul a``, ``Wareho use``, ``Gras s``), where a space the
+recognizer did not read is three times or more; at four, a monospaced font's ``Amulet of``
+ran together."""
 UNIT_SPACE = 0.06
 """... but between a digit and a letter, a run wider than the median plus this share is a
 word boundary (a number and its unit: ``100 Hz``, ``20 m``; ``3rd`` is set tight), and so it
@@ -1037,6 +1043,8 @@ class PpOcrEngine:
                 space = typical + UNIT_SPACE * REC_HEIGHT
             else:
                 space = max(space, 2 * typical)
+                if before[1].islower() and ch[1].islower():
+                    space = max(space, LOWER_SPACE * typical)  # a halo's gaps (``Grass``)
             if before[1].isdigit() and ch[1].isalnum():
                 cap = WIDE_SPACE * REC_HEIGHT
                 if before[1] == "1" and ch[1] == "1":

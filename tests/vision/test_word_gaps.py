@@ -619,3 +619,60 @@ def test_two_ones_in_their_own_digit_cells_are_one_number() -> None:
     assert _grouped("11", (25,), 100) == ["11"]
     assert _grouped("11", (30,), 100) == ["1", "1"]
     assert _grouped("12", (25,), 100) == ["1", "2"]
+
+
+def _spaced(word: str, gaps: list[int]) -> tuple[list[tuple[int, str, float]], Any, float]:
+    """``word``'s characters as the recognizer gives them (one column each, no space read),
+    each glyph 8 pixel columns of ink and ``gaps`` the blank columns after each: (chars,
+    blank, columns) for ``PpOcrEngine._group``, one output column per pixel column."""
+    import numpy as np
+
+    width = 8 * len(word) + sum(gaps) + 4
+    blank = np.ones(width, dtype=bool)
+    chars, x = [], 2
+    for k, letter in enumerate(word):
+        blank[x : x + 8] = False
+        chars.append((x + 4, letter, 0.99))
+        x += 8 + (gaps[k] if k < len(gaps) else 0)
+    return chars, blank, float(width)
+
+
+@need_vision  # numpy comes with the vision extra
+@pytest.mark.parametrize(
+    ("word", "gaps", "words"),
+    [
+        # Held-out OSM labels: each read as one line, no space read, one gap ~2x the others
+        ("Peninsula", [7, 6, 7, 5, 3, 10, 8, 16], ["Peninsula"]),
+        ("Warehouse", [13, 9, 6, 12, 8, 24, 10, 7], ["Warehouse"]),
+        ("Grass", [7, 8, 12, 17], ["Grass"]),
+        # a space the recognizer did not read: over three times the usual gap
+        ("ofthe", [6, 26, 7, 6], ["of", "the"]),
+    ],
+)
+def test_a_small_letters_gap_parts_words_only_at_three_times_the_usual(
+    word: str, gaps: list[int], words: list[str]
+) -> None:
+    """Between two small letters a run of blank columns is a space only when it is
+    ``ppocr.LOWER_SPACE`` times the line's usual run: a map label's halo leaves one gap
+    inside a word about twice the others (``Peninsul a``, ``Wareho use``, ``Gras s``, read
+    so at twice)."""
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+    chars, blank, columns = _spaced(word, gaps)
+    got = [w[0] for w in engine._group(chars, columns, blank, 30)]
+    assert got == words, got
+
+
+@need_vision
+def test_a_map_labels_halo_gap_inside_a_word_is_no_space() -> None:
+    """Every Door's map (tests/vision/real): ``Pizza Arthur`` read ``Piz za`` when a gap
+    twice the word's others parted small letters; 2048's help text on a tablet read
+    ``tile s``."""
+    from tests.vision.real import score
+
+    words = [w for line in _lines(score.load("everydoor-map")) for w in line.split()]
+    assert "Pizza" in words and "za" not in words, words
+    words = [w for line in _lines(score.load("2048-tablet")) for w in line.split()]
+    assert "tiles" in words and "tile" not in words, words
