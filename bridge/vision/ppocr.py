@@ -61,7 +61,9 @@ The path, for one image (one colour all over: no text, nothing run):
    confident than they were and holds them whole, unless one of them is a line above or
    below it (``same_row``: a scale bar's ``100 ft`` under its ``20 m`` is not lost);
 7. **drop icons read as glyphs**: a short reading alone among a toolbar's detected marks that
-   read as nothing (``among_marks``: an undo arrow read as ``5``).
+   read as nothing (``among_marks``: an undo arrow read as ``5``), and a line's first word
+   that is one letter set apart before a word (``icon_first``: a search bar's magnifier read
+   as ``Q``).
 
 A line crop whose pixels were read before (the same line in an earlier frame: a game's
 score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
@@ -126,6 +128,7 @@ from bridge.vision.words import (
     completes,
     confidence_of,
     count_before_unit,
+    icon_first,
     in_rows,
     letters_in_rows,
     letters_not_digits,
@@ -625,6 +628,7 @@ class PpOcrEngine:
         detected: list[Box | None] = [*found, *([None] * (len(lines) - len(found)))]
         lone = range(len(found), read)  # the lone glyphs' lines: their own rules kept them
         lines = sure_when_alone(lines, lone)
+        lines = [icon_first(line) for line in lines]
         return among_marks(lines, silent, detected)
 
     def _read(self, image: Image.Image, lone: bool = True) -> tuple[list[Box], list[list[Word]]]:

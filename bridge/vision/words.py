@@ -253,6 +253,33 @@ def among_marks(
     return out
 
 
+ICON_GAP = 0.45
+"""A line's first word that is one letter, set at least this share of the line's height
+before a word of letters, is an icon read as a letter (``icon_first``)."""
+
+
+def icon_first(line: list[Word]) -> list[Word]:
+    """``line`` without its first word where that is one ASCII letter standing at least
+    ``ICON_GAP`` of the line's height before a next word of two characters or more that
+    starts with a letter: an icon set a little apart before its caption (a search bar's
+    magnifier read as ``Q``, a refresh arrow as ``C``, a logo as ``G``). On the 547 real
+    screens a letter that is a word stands closer before a word (a map's ``S Main St.``,
+    0.28 of the height; a game's ``S Slalom``, 0.43); farther apart, it stands before a
+    number (a calculator's ``X 0.24``, a clock's ``R 17:36``) or another letter (a
+    keyboard's row), and stays. Not an ``O``: it is as likely a ``0`` (``0 items``)."""
+    if len(line) < 2:
+        return line
+    first, after = line[0], line[1]
+    if not (len(first.text) == 1 and first.text.isascii() and first.text.isalpha()):
+        return line
+    if first.text in "Oo":
+        return line  # a count's ``0`` read as a letter (a file browser's ``0 items``)
+    if len(after.text) < 2 or not after.text[0].isalpha():
+        return line
+    height = max(first.box[3] - first.box[1], after.box[3] - after.box[1], 1)
+    return line[1:] if after.box[0] - first.box[2] >= ICON_GAP * height else line
+
+
 CLOCK = re.compile(r"\d{1,2}:\d{2}")
 CLOCK_ICON = 0.95
 """A one-digit word read with less confidence than this beside a clock is a status icon."""
