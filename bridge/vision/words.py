@@ -444,6 +444,28 @@ def completes(first: list[Word], again: list[Word], left: bool, right: bool) -> 
     )
 
 
+CAPITAL_REACH = 0.9
+"""A line whose first word may have lost its capital (``capital_lost``) is read again with
+its box grown this share of its height to the left: about one capital's width."""
+CAPITAL_CONFIDENCE = 0.9
+
+
+def capital_lost(text: str) -> bool:
+    """Whether ``text`` (a line's first word) may be a word whose capital the detector's box
+    left out: three letters or more, the first small. A map's labels and a chart's names
+    start with a capital; where the box holds the word whole, the reading again adds none."""
+    return len(text) >= 3 and text.isalpha() and text[0].islower()
+
+
+def one_capital(first: list[Word], again: list[Word]) -> bool:
+    """Whether ``again`` (a line read again with its box grown to the left, which
+    ``completes`` ``first``) adds exactly one capital before the first word, the word read
+    with ``CAPITAL_CONFIDENCE``: a road's edge or an icon before a label reads as no letter,
+    or as a doubtful one."""
+    added = again[0].text[: len(again[0].text) - len(first[0].text)]
+    return len(added) == 1 and added.isupper() and again[0].confidence >= CAPITAL_CONFIDENCE
+
+
 def _same_kind(more: str, beside: str) -> bool:
     """Whether ``more`` (characters a grown box added) are of ``beside``'s kind: letters
     beside a letter, digits beside a digit (nothing added is of every kind)."""

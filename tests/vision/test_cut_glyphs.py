@@ -118,3 +118,40 @@ def test_a_tablets_calendar_chips_are_read_to_their_words_ends() -> None:
     words = [w for line, _ in read_lines(engine, image) for w in line.text.split()]
     assert "Mentorship" in words and words.count("Webinar") >= 4, words
     assert not {"ntorship", "ebinar"} & set(words), words
+
+
+def test_a_first_word_of_small_letters_may_have_lost_its_capital() -> None:
+    from bridge.vision.words import capital_lost
+
+    assert capital_lost("olumbus") and capital_lost("epus")
+    assert not capital_lost("Columbus")  # its capital read
+    assert not capital_lost("km") and not capital_lost("a")  # too short to tell
+    assert not capital_lost("items2") and not capital_lost("3rd")
+
+
+def test_a_grown_reading_is_kept_only_for_one_sure_capital() -> None:
+    from bridge.vision.words import one_capital
+
+    def read(text: str, confidence: float = 0.99) -> list[Word]:
+        return [Word(text, (0, 0, 10, 10), confidence)]
+
+    assert one_capital(read("olumbus"), read("Columbus"))
+    assert not one_capital(read("olumbus"), read("Columbus", 0.8))  # a doubtful letter
+    assert not one_capital(read("olumbus"), read("lColumbus"))  # a road's edge read too
+    assert not one_capital(read("erfront"), read("aerfront"))  # no capital
+    assert not one_capital(read("umen"), read("Blumen"))  # two letters: not this rule's
+
+
+@need_vision
+def test_a_sky_maps_constellation_keeps_its_capital() -> None:
+    """Sky Map on a tablet (tests/vision/real): the detector's box for ``Lepus`` starts at
+    its ``e``; grown one capital's width to the left, the line reads ``Lepus``."""
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    words = [
+        w for line, _ in read_lines(engine, score.load("skymap-tablet")) for w in line.text.split()
+    ]
+    assert "Lepus" in words and "epus" not in words, words
