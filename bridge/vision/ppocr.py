@@ -60,6 +60,9 @@ The path, for one image (one colour all over: no text, nothing run):
    ``RETRY`` confidence replaces the first reading of the lines it covers when it is more
    confident than they were and holds them whole, unless one of them is a line above or
    below it (``same_row``: a scale bar's ``100 ft`` under its ``20 m`` is not lost);
+   and a detected box at least twice as tall as wide that read as nothing is detected
+   again enlarged, its lines of numbers kept (``_columns``: a chart's column of axis
+   numbers set a pixel apart);
 7. **drop icons read as glyphs**: a short reading alone among a toolbar's detected marks that
    read as nothing (``among_marks``: an undo arrow read as ``5``), and a line's first word
    that is one letter set apart before a word (``icon_first``: a search bar's magnifier read
@@ -306,6 +309,19 @@ at again (``retry_windows``) ..."""
 RETRY_GROW = 2.0
 RETRY_AREA = 1 / 12
 RETRY_WINDOWS = 3
+COLUMNS = 4
+COLUMN_TALL = 2.0
+COLUMN_SIDE = 300
+COLUMN_UP = 3.0
+COLUMN_CONFIDENCE = 0.9
+NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,:]\d+)*%?")
+"""A column of a chart's axis numbers set tight is read again larger (``_columns``): at most
+``COLUMNS`` boxes that read as nothing, each ``COLUMN_TALL`` times as tall as wide or more,
+detected again at ``COLUMN_SIDE`` pixels on the longer side (``COLUMN_UP`` times at most);
+a line it gives is kept when it is a number (``NUMBER``) read with ``COLUMN_CONFIDENCE``. On
+the 569 real screens 8 more words right and none wrong; at 450 pixels the same, 1.5 times as
+tall one more. Numbers only: a tall silent box of anything else is a rotated title or an
+icon strip more often than a stack of lines."""
 MAX_BOXES = 400
 """Boxes read per image at most (the most text-like first); a screen of noise stays cheap."""
 
@@ -628,11 +644,55 @@ class PpOcrEngine:
                 for k in near:
                     lines[k] = []
                 lines.append(moved)
+        lines += self._columns(image, silent, lines)
         detected: list[Box | None] = [*found, *([None] * (len(lines) - len(found)))]
         lone = range(len(found), read)  # the lone glyphs' lines: their own rules kept them
         lines = sure_when_alone(lines, lone)
         lines = [icon_first(line) for line in lines]
         return among_marks(lines, silent, detected)
+
+    def _columns(
+        self, image: Image.Image, silent: list[Box], lines: list[list[Word]]
+    ) -> list[list[Word]]:
+        """New lines from the first ``COLUMNS`` of the detected boxes that read as nothing
+        (``silent``) and stand at least ``COLUMN_TALL`` times as tall as wide: each such box,
+        a quarter of its width more on every side, detected again enlarged to
+        ``COLUMN_SIDE`` pixels on its longer side (at most ``COLUMN_UP`` times) and read;
+        a line kept where it is numbers only (``NUMBER``), each word read with
+        ``COLUMN_CONFIDENCE``, and it meets no line of ``lines`` nor one kept before it. A
+        chart's column of axis numbers set a pixel apart, which the detector took for one
+        block and the recognizer reads as nothing (an ECG's ``200 160 120 80 40 0``, a
+        sugar chart's ``320 ... 0``, 8 pixels tall on a 360-pixel screen)."""
+        out: list[list[Word]] = []
+        taken = [union([w.box for w in line]) for line in lines if line]
+        for box in silent[:COLUMNS]:
+            w, h = box[2] - box[0], box[3] - box[1]
+            if h < COLUMN_TALL * w or h < 24:
+                continue
+            pad = max(2, w // 4)
+            window = (
+                max(0, box[0] - pad),
+                max(0, box[1] - pad),
+                min(image.width, box[2] + pad),
+                min(image.height, box[3] + pad),
+            )
+            crop = image.crop(window)
+            up = min(COLUMN_UP, max(1.0, COLUMN_SIDE / max(crop.size)))
+            found = self.detect(crop, up)
+            for line in self._recognize(crop, found, len(found)):
+                if not line or not all(NUMBER.fullmatch(x.text) for x in line):
+                    continue
+                if min(x.confidence for x in line) < COLUMN_CONFIDENCE:
+                    continue
+                moved = [
+                    Word(x.text, shift(x.box, window[0], window[1]), x.confidence) for x in line
+                ]
+                here = union([x.box for x in moved])
+                if any(meets(here, t) for t in taken):
+                    continue
+                taken.append(here)
+                out.append(moved)
+        return out
 
     def _read(self, image: Image.Image, lone: bool = True) -> tuple[list[Box], list[list[Word]]]:
         """The detected boxes of ``image`` and the kept words of each box (those boxes

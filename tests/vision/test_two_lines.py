@@ -152,3 +152,34 @@ def test_two_values_read_as_one_less_surely_than_apart_are_two_lines() -> None:
     assert "13:15" in words and "11" in words and "13:151" not in words, words
     words = [b.text for b in engine.read(score.load("canze-charging-tablet"))]
     assert "31.0" in words and "3128" not in words, words
+
+
+def test_a_number_is_a_whole_word_of_digits() -> None:
+    from bridge.vision.ppocr import NUMBER
+
+    for text in ("0", "120", "-10", "2.40", "12:30", "57%", "1,263"):
+        assert NUMBER.fullmatch(text), text
+    for text in ("HR", "bpm", "12a", "1.", "ms/10", ""):
+        assert not NUMBER.fullmatch(text), text
+
+
+def test_a_charts_column_of_axis_numbers_set_tight_is_read(
+    monkeypatch: Any,
+) -> None:
+    """KE.Net ECG's heart-rate plot (tests/vision/real): its axis numbers ``200 160 120 80 40
+    0``, set a pixel or two apart beside a rotated axis title, are one block to the detector
+    that reads as nothing; that block detected again enlarged (``PpOcrEngine._columns``)
+    gives ``120``, ``40`` and ``0``, which were not read before."""
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+    image = score.load("kenet-ecg-polar-h10").convert("RGB")
+    engine.forget_lines()
+    words = [w for line in engine.read(image) for w in line.text.split()]
+    for number in ("120", "40", "0"):
+        assert number in words, (number, words)
+    monkeypatch.setattr(ppocr, "COLUMNS", 0)
+    engine.forget_lines()
+    words = [w for line in engine.read(image) for w in line.text.split()]
+    assert "120" not in words and "40" not in words, words  # read only by the second look
