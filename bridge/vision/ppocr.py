@@ -799,7 +799,7 @@ class PpOcrEngine:
         (``past_cut_glyphs``), or ends a glyph or two short of a word's end, read again
         with its box grown to take them in, the second reading kept where it
         ``completes`` the first. A line whose first word reads as small letters only, its
-        box's left edge cutting nothing, is read again with its box grown by
+        box's edges cutting nothing, is read again with its box grown by
         ``CAPITAL_REACH`` of its height to the left too, kept only where that adds one sure
         capital (``capital_lost``, ``one_capital``: a map label's first letter the
         detector left out, ``olumbus`` -> ``Columbus``, ``epus`` -> ``Lepus``; 343 lines
@@ -821,7 +821,11 @@ class PpOcrEngine:
                 next_right=words[-1].text[-1].isalpha(),
             )  # the next glyphs of a word only: a board's next cell holds another number
             capital = False
-            if first + start == left and left > 0 and capital_lost(words[0].text):
+            if (
+                (first + start, last + start) == (left, right)
+                and left > 0
+                and capital_lost(words[0].text)
+            ):
                 first = max(0, left - int(CAPITAL_REACH * (bottom - top))) - start
                 capital = True  # a label's capital its box left out: look one glyph before
             if (first + start, last + start) != (left, right):
