@@ -802,8 +802,8 @@ class PpOcrEngine:
         box's edges cutting nothing, is read again with its box grown by
         ``CAPITAL_REACH`` of its height to the left too, kept only where that adds one sure
         capital (``capital_lost``, ``one_capital``: a map label's first letter the
-        detector left out, ``olumbus`` -> ``Columbus``, ``epus`` -> ``Lepus``; 343 lines
-        read again on the 547 real screens, 12 kept). Few lines are read again for a cut
+        detector left out, ``olumbus`` -> ``Columbus``, ``epus`` -> ``Lepus``; 352 lines
+        read again on the 569 real screens, 12 kept). Few lines are read again for a cut
         glyph (84 of 2,694 on the 120 real screens, 16 of them kept)."""
         np = self._np
         grown: list[tuple[int, Box, bool, bool, bool]] = []
