@@ -1,5 +1,6 @@
 """What an OCR engine reads: a line of text and where it is (``TextBox``, ``Box``), and how
-boxes stand to each other (``meets``, ``same_row``, ``inside``, ``union``, ``shift``).
+boxes stand to each other (``meets``, ``same_row``, ``inside``, ``union``, ``shift``,
+``grown``).
 
 Its own module so that ``engine`` (which loads the engines), each engine's reader
 (``ppocr``) and the rules on its words (``words``) share the types without importing each
@@ -30,6 +31,16 @@ share of the smaller's area with."""
 
 def shift(box: Box, x: int, y: int) -> Box:
     return (box[0] + x, box[1] + y, box[2] + x, box[3] + y)
+
+
+def grown(box: Box, by: float, size: tuple[int, int]) -> Box:
+    """``box`` grown by ``by`` pixels on every side, within an image of ``size``."""
+    return (
+        max(0, int(box[0] - by)),
+        max(0, int(box[1] - by)),
+        min(size[0], int(box[2] + by)),
+        min(size[1], int(box[3] + by)),
+    )
 
 
 def union(boxes: list[Box]) -> Box:

@@ -97,7 +97,7 @@ from typing import Any
 from PIL import Image
 
 from bridge.vision import glyphs
-from bridge.vision.boxes import Box, TextBox, inside, meets, same_row, shift, union
+from bridge.vision.boxes import Box, TextBox, grown, inside, meets, same_row, shift, union
 from bridge.vision.inks import (
     REACH,
     REC_HEIGHT,
@@ -621,9 +621,7 @@ class PpOcrEngine:
             for line in self._read(grey, lone=False)[1]:
                 if not line:
                     continue
-                moved = [
-                    Word(w.text, shift(w.box, window[0], window[1]), w.confidence) for w in line
-                ]
+                moved = _moved(line, window)
                 box = union([w.box for w in moved])
                 confidence = min(w.confidence for w in moved)
                 if confidence < RETRY:
@@ -669,13 +667,7 @@ class PpOcrEngine:
             w, h = box[2] - box[0], box[3] - box[1]
             if h < COLUMN_TALL * w or h < 24:
                 continue
-            pad = max(2, w // 4)
-            window = (
-                max(0, box[0] - pad),
-                max(0, box[1] - pad),
-                min(image.width, box[2] + pad),
-                min(image.height, box[3] + pad),
-            )
+            window = grown(box, max(2, w // 4), image.size)
             crop = image.crop(window)
             up = min(COLUMN_UP, max(1.0, COLUMN_SIDE / max(crop.size)))
             found = self.detect(crop, up)
@@ -684,9 +676,7 @@ class PpOcrEngine:
                     continue
                 if min(x.confidence for x in line) < COLUMN_CONFIDENCE:
                     continue
-                moved = [
-                    Word(x.text, shift(x.box, window[0], window[1]), x.confidence) for x in line
-                ]
+                moved = _moved(line, window)
                 here = union([x.box for x in moved])
                 if any(meets(here, t) for t in taken):
                     continue
@@ -1215,13 +1205,7 @@ def retry_windows(size: tuple[int, int], found: list[Box], lines: list[list[Word
     for box, words in zip(found, lines, strict=False):
         if words and min(w.confidence for w in words) >= RETRY:
             continue
-        grow = RETRY_GROW * (box[3] - box[1])
-        window = (
-            max(0, int(box[0] - grow)),
-            max(0, int(box[1] - grow)),
-            min(width, int(box[2] + grow)),
-            min(height, int(box[3] + grow)),
-        )
+        window = grown(box, RETRY_GROW * (box[3] - box[1]), size)
         if (window[2] - window[0]) * (window[3] - window[1]) > RETRY_AREA * width * height:
             continue
         if any(inside(window, taken) for taken in out):
@@ -1230,6 +1214,11 @@ def retry_windows(size: tuple[int, int], found: list[Box], lines: list[list[Word
         if len(out) >= RETRY_WINDOWS:
             break
     return out
+
+
+def _moved(line: list[Word], window: Box) -> list[Word]:
+    """``line``'s words, read in a crop of ``window``, in the whole image's pixels."""
+    return [Word(w.text, shift(w.box, window[0], window[1]), w.confidence) for w in line]
 
 
 def uniform(image: Image.Image) -> bool:
