@@ -247,6 +247,18 @@ from the next (``_group``), is as many numbers: a nonogram's clues set a narrow 
 (``1 1 2``, read ``112``), whose ``1``s leave runs under the cap on a space between digits
 (``WIDE_SPACE``). A number's digits stand closer, and a line with a point, a sign or a letter
 among its digits is left to the other rules."""
+DIGIT_PITCH = 0.9
+"""Two digits whose characters the recognizer placed at least this share of REC_HEIGHT apart
+(centre to centre, ``_chars``' columns), with a blank run of at least ``DIGIT_PITCH_RUN``
+between them, are two numbers: a board's digits a cell apart in a tight crop (a minesweeper's
+``1 2 1 1 2`` read ``12 112``, a killer sudoku's cage sums), whose runs, a thin ``1``'s
+side bearings in a textured cell, stay under ``WIDE_SPACE``. The digits of one number stand
+at most about 0.6 apart (0.8 split a crossword's clue number ``47``; 1.0 reads the same as
+0.9 on every screen of both sets)."""
+DIGIT_PITCH_RUN = 0.3
+"""The blank run, as a share of REC_HEIGHT, that two digits ``DIGIT_PITCH`` apart need to be
+parted: a wide font's digits (a banknote's ``500``, 1.0 to 1.17 apart) leave runs of 0.15 to
+0.17 and stay one number."""
 SLASH_GAP = 0.25
 """A slash between digits with blank runs at least this share of the glyphs' ink height on
 both sides separates them (``3 / 5``); a fraction or a date set tight leaves at most 0.2
@@ -1145,7 +1157,12 @@ class PpOcrEngine:
                 space = float("inf")  # an underscore joins (``IQ_20m_HACKRF``, ``__I_RE``)
             if before[1] == "%" and ch[1].isdigit():
                 space = -1.0  # a percentage ends its word: a status bar's ``100%`` and ``10:36``
-            if clues:
+            if clues or (
+                before[1].isdigit()
+                and ch[1].isdigit()
+                and (ch[0] - before[0]) * per_column >= DIGIT_PITCH * REC_HEIGHT
+                and run >= DIGIT_PITCH_RUN * REC_HEIGHT
+            ):  # a board's digits a cell apart (``DIGIT_PITCH``)
                 space = -1.0
             if ch[1] == " " or line or walled or run > space or k in dashes or k + 1 in dashes:
                 groups.append([])

@@ -676,3 +676,49 @@ def test_a_map_labels_halo_gap_inside_a_word_is_no_space() -> None:
     assert "Pizza" in words and "za" not in words, words
     words = [w for line in _lines(score.load("2048-tablet")) for w in line.split()]
     assert "tiles" in words and "tile" not in words, words
+
+
+def _wide_glyphs(text: str, glyph: int, run: int) -> list[str]:
+    """The words ``_group`` makes of ``text``'s characters drawn as ``glyph``-pixel-wide
+    glyphs, ``run`` blank columns apart, on a crop of one output column per pixel column."""
+    import numpy as np
+
+    from bridge.vision import ppocr
+
+    engine = ppocr.load()
+    assert isinstance(engine, ppocr.PpOcrEngine), engine
+    width = 20 + len(text) * (glyph + run)
+    blank = np.ones(width, dtype=bool)
+    chars = []
+    for k, t in enumerate(text):
+        left = 10 + k * (glyph + run)
+        blank[left : left + glyph] = False
+        chars.append((left + glyph // 2, t, 0.99))
+    return [w[0] for w in engine._group(chars, float(width), blank, 40)]
+
+
+@need_vision  # numpy comes with the vision extra
+def test_a_boards_digits_a_cell_apart_are_numbers_each_though_their_runs_are_narrow() -> None:
+    """Sonar Minefield's row ``1 2 1 1 2`` (tests/vision/heldout) read ``12 112``: each
+    serif ``1`` fills most of its textured cell's width, so the runs between the digits
+    (0.4 of the crop's height) stay under the cap on a space between digits, while the
+    recognizer places the digits a whole height apart (``ppocr.DIGIT_PITCH``). A wide
+    font's digits as far apart but nearly touching (a banknote's ``500``) stay one number."""
+    from bridge.vision.ppocr import DIGIT_PITCH, DIGIT_PITCH_RUN, REC_HEIGHT, WIDE_SPACE
+
+    run = int(0.42 * REC_HEIGHT)
+    assert DIGIT_PITCH_RUN * REC_HEIGHT <= run < WIDE_SPACE * REC_HEIGHT
+    assert 30 + run >= DIGIT_PITCH * REC_HEIGHT
+    assert _wide_glyphs("12112", 30, run) == ["1", "2", "1", "1", "2"]
+    assert _wide_glyphs("500", 40, 8) == ["500"]
+    assert _wide_glyphs("47", 22, 8) == ["47"]  # a crossword's clue number
+
+
+@need_vision
+def test_a_killer_sudokus_cage_sums_a_cell_apart_are_read_apart() -> None:
+    """LibreSudoku's killer board (tests/vision/real): a row of cage sums and givens read
+    ``84 2 9 3751`` and ``5 9 621`` before ``ppocr.DIGIT_PITCH``."""
+    from tests.vision.real import score
+
+    lines = _lines(score.load("libresudoku-killer"))
+    assert "5 9 6 2 1" in lines and "5 9 621" not in lines, lines
