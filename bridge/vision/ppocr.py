@@ -66,7 +66,8 @@ The path, for one image (one colour all over: no text, nothing run):
 7. **drop icons read as glyphs**: a short reading alone among a toolbar's detected marks that
    read as nothing (``among_marks``: an undo arrow read as ``5``), and a line's first word
    that is one letter set apart before a word (``icon_first``: a search bar's magnifier read
-   as ``Q``).
+   as ``Q``); last, a number in a row of times is the time it would be with its colon back
+   (``times_in_rows``: a chart's ``1345`` between ``13:30`` and ``14:00``).
 
 A line crop whose pixels were read before (the same line in an earlier frame: a game's
 score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
@@ -143,6 +144,7 @@ from bridge.vision.words import (
     plausible,
     stems_in_rows,
     sure_when_alone,
+    times_in_rows,
     upside_down,
 )
 
@@ -659,6 +661,7 @@ class PpOcrEngine:
         lone = range(len(found), read)  # the lone glyphs' lines: their own rules kept them
         lines = sure_when_alone(lines, lone)
         lines = [icon_first(line) for line in lines]
+        lines = times_in_rows(lines)  # a time axis's tick whose colon was lost
         return among_marks(lines, silent, detected)
 
     def _columns(

@@ -280,6 +280,39 @@ def icon_first(line: list[Word]) -> list[Word]:
     return line[1:] if after.box[0] - first.box[2] >= ICON_GAP * height else line
 
 
+AXIS_TIMES = 2
+"""A line that is one number with a time's lost colon is a time where at least this many
+lines of one time each (``AXIS_TIME``, as long as it would be) stand in its row
+(``times_in_rows``)."""
+AXIS_TIME = re.compile(r"\d{1,2}:[0-5]\d")
+LOST_COLON = re.compile(r"(\d{1,2})1?([0-5]\d)")
+"""A time whose colon the recognizer left out (``1345``) or read as a ``1`` (``12115``)."""
+
+
+def times_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
+    """``lines`` with a line that is one number of four or five digits read as the time it
+    would be with its colon back (``LOST_COLON``: ``1345`` is ``13:45``, ``12115`` is
+    ``12:15``) where at least ``AXIS_TIMES`` lines of one time each, as long as that time,
+    stand in its row (``in_row``): a chart's time axis, whose ticks share one format, and
+    whose small colon a halo or a grid line hides. A number among other words (``13:30 Sat
+    12 Oct 2024``) or beside no times stays as read."""
+    times = [line[0] for line in lines if len(line) == 1 and AXIS_TIME.fullmatch(line[0].text)]
+    if len(times) < AXIS_TIMES:
+        return lines
+    rows = _Rows(times)
+    out: list[list[Word]] = []
+    for line in lines:
+        lost = LOST_COLON.fullmatch(line[0].text) if len(line) == 1 else None
+        if lost is not None and 4 <= len(line[0].text) <= 5 and int(lost.group(1)) < 24:
+            word = line[0]
+            time = f"{lost.group(1)}:{lost.group(2)}"
+            mates = [m for m in rows.of(word) if len(m.text) == len(time)]
+            if len(mates) >= AXIS_TIMES:
+                line = [Word(time, word.box, word.confidence)]
+        out.append(line)
+    return out
+
+
 CLOCK = re.compile(r"\d{1,2}:\d{2}")
 CLOCK_ICON = 0.95
 """A one-digit word read with less confidence than this beside a clock is a status icon."""
