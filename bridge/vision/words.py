@@ -79,6 +79,11 @@ def in_rows(
 STEM_HEIGHT = 0.2
 """A bar is an ``I`` of a row when the row's letters are this close to its height (a share of
 it): a word game's tiles or a keyboard's keys are set in one size; a divider is taller."""
+DOTTED_HEIGHT = 1.35
+"""A bar with a dot above it (an ``i``) is compared with its row's letters at its own height and
+at this many times it: the dot stands apart from the bar, so the bar alone may be shorter
+than the letter a person sees (on the 580 screens, 1.25 reads the same; 1.0 loses four keyboards'
+``i``)."""
 
 
 def stems_in_rows(
@@ -86,10 +91,12 @@ def stems_in_rows(
 ) -> list[list[Word]]:
     """Words ``I`` for the solid upright bars of ``stems`` (their glyphs' own boxes) that
     stand in a row (``in_row``) with at least ``ROW`` - 1 one-letter words of ``singles``
-    within ``STEM_HEIGHT`` of their height, the row's one-character words mostly letters: a
-    word game's or a keyboard's ``I``, which the recognizer reads as nothing alone (a bar is
-    ``I``, ``l``, ``1`` or ``|`` alike) and the glyph search kept out as too solid. A bar
-    among digits, or alone, stays no word. Its confidence is the least of its row's
+    within ``STEM_HEIGHT`` of their height (a dotted bar's, or ``DOTTED_HEIGHT`` times it),
+    the row's one-character words mostly letters: a word game's or a keyboard's
+    ``I``, which the recognizer reads as nothing alone (a bar is ``I``, ``l``, ``1`` or
+    ``|`` alike) and the glyph search kept out as too solid. The other bars of its row count
+    toward ``ROW`` where at least one letter stands in it (a letter grid's row ``g i l``).
+    A bar among digits, or alone, stays no word. Its confidence is the least of its row's
     letters'; a bar meeting one already taken (found at both widths of ground) is dropped."""
     out: list[list[Word]] = []
     taken: list[Box] = []
@@ -97,13 +104,21 @@ def stems_in_rows(
         if any(meets(box, t) for t in taken):
             continue
         h = box[3] - box[1]
+        seen = [box]  # the bar, and a dotted bar with its dot: as tall as the letter is
+        if box in dotted:
+            seen.append((box[0], box[3] - round(h * DOTTED_HEIGHT), box[2], box[3]))
         mates = [
             w
             for w in singles
-            if in_row(box, w.box) and abs((w.box[3] - w.box[1]) - h) <= STEM_HEIGHT * h
+            if any(
+                in_row(b, w.box)
+                and abs((w.box[3] - w.box[1]) - (b[3] - b[1])) <= STEM_HEIGHT * (b[3] - b[1])
+                for b in seen
+            )
         ]
         letters = [w for w in mates if w.text.isalpha()]
-        if len(letters) + 1 >= ROW and 2 * len(letters) > len(mates):
+        bars = sum(1 for other in stems if other != box and in_row(box, other))
+        if letters and len(letters) + bars + 1 >= ROW and 2 * len(letters) > len(mates):
             small = 2 * sum(1 for w in letters if w.text.islower()) > len(letters)
             letter = "i" if box in dotted else "l" if small else "I"
             out.append([Word(letter, box, min(w.confidence for w in letters))])

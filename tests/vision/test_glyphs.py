@@ -221,6 +221,26 @@ def test_a_bar_among_small_letters_is_an_l_and_a_dotted_one_an_i() -> None:
     assert stems_in_rows([bar], capitals) == [[Word("I", bar, 0.98)]]
 
 
+def test_the_bars_of_a_letter_grids_row_count_as_its_letters_and_a_dotted_bar_may_be_short() -> (
+    None
+):
+    """9P's letter grid (tests/vision/real) shows ``g i l`` in a row: one letter beside two
+    bars, which count toward the row (``words.ROW``) where a letter stands in it; an
+    ``i``'s bar without its dot is shorter than the letters beside it
+    (``words.DOTTED_HEIGHT``)."""
+    from bridge.vision.words import Word, stems_in_rows
+
+    g = Word("g", (73, 514, 94, 548), 0.99)
+    dotted_i = (238, 516, 242, 538)  # the bar of the i, 22 tall beside a 34-tall g
+    bar_l = (393, 506, 398, 538)
+    got = stems_in_rows([bar_l, dotted_i], [g], {dotted_i})
+    assert got == [[Word("l", bar_l, 0.99)], [Word("i", dotted_i, 0.99)]], got
+    assert stems_in_rows([bar_l, dotted_i], [], {dotted_i}) == []  # bars alone: no letters
+    assert stems_in_rows([bar_l], [g]) == []  # one letter and one bar: no row
+    three = Word("3", (73, 514, 94, 548), 0.99)
+    assert stems_in_rows([bar_l, dotted_i], [three], {dotted_i}) == []  # beside a digit
+
+
 @need_vision
 def test_a_bar_with_a_dot_above_is_a_dotted_stem() -> None:
     from bridge.vision import glyphs
