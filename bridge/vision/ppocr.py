@@ -67,7 +67,8 @@ The path, for one image (one colour all over: no text, nothing run):
    read as nothing (``among_marks``: an undo arrow read as ``5``), and a line's first word
    that is one letter set apart before a word (``icon_first``: a search bar's magnifier read
    as ``Q``); last, a number in a row of times is the time it would be with its colon back
-   (``times_in_rows``: a chart's ``1345`` between ``13:30`` and ``14:00``).
+   (``times_in_rows``: a chart's ``1345`` between ``13:30`` and ``14:00``), and a glyph
+   read twice, from a part of it and whole, is read once (``read_twice``).
 
 A line crop whose pixels were read before (the same line in an earlier frame: a game's
 score changed, the rest did not) reuses its decoded words (``SEEN_LINES``), so only new
@@ -142,6 +143,7 @@ from bridge.vision.words import (
     lying_stroke,
     one_capital,
     plausible,
+    read_twice,
     stems_in_rows,
     sure_when_alone,
     times_in_rows,
@@ -662,6 +664,7 @@ class PpOcrEngine:
         lines = sure_when_alone(lines, lone)
         lines = [icon_first(line) for line in lines]
         lines = times_in_rows(lines)  # a time axis's tick whose colon was lost
+        lines = read_twice(lines)  # one glyph read from its part and whole
         return among_marks(lines, silent, detected)
 
     def _columns(

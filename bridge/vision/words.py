@@ -295,6 +295,36 @@ def icon_first(line: list[Word]) -> list[Word]:
     return line[1:] if after.box[0] - first.box[2] >= ICON_GAP * height else line
 
 
+def read_twice(lines: list[list[Word]]) -> list[list[Word]]:
+    """``lines`` without a one-character line whose box's centre lies inside the larger box
+    of another one-character line of the same character: one glyph read twice, once from a
+    part of it and once whole (a minesweeper's serif ``1`` found as a lone glyph by its top
+    and read again in its detected box). The larger reading is kept; lines of longer words,
+    and two glyphs side by side, are left as they are."""
+    ones = [
+        (k, line[0]) for k, line in enumerate(lines) if len(line) == 1 and len(line[0].text) == 1
+    ]
+    twice: set[int] = set()
+    for k, small in ones:
+        x = (small.box[0] + small.box[2]) / 2
+        y = (small.box[1] + small.box[3]) / 2
+        for j, large in ones:
+            if (
+                j != k
+                and large.text == small.text
+                and _area(small.box) < _area(large.box)
+                and large.box[0] <= x <= large.box[2]
+                and large.box[1] <= y <= large.box[3]
+            ):
+                twice.add(k)
+                break
+    return [[] if k in twice else line for k, line in enumerate(lines)]
+
+
+def _area(box: Box) -> int:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
 AXIS_TIMES = 2
 """A line that is one number with a time's lost colon is a time where at least this many
 lines of one time each (``AXIS_TIME``, as long as it would be) stand in its row
