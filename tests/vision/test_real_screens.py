@@ -100,7 +100,12 @@ them here: 0.909 / 0.959 (6 of 7), 0.593 / 0.973 (3 of 7: a map's place names 10
 tall on a 2340-pixel screen) and 0.871 / 0.914 (3 of 5) as they came; with a lone letter
 both recognizers read kept outside a row, a monospaced hyphen kept in its word and a bare
 bar no ``1``, the 325 read 0.914 / 0.938, 254 of 325 (the first 306: 0.924 / 0.937,
-242). The floors leave room for another onnxruntime build, not for a regression. A
+242). In the nineteenth round 12 more came in two batches (0.932 / 0.962, 5 of 7; 0.873 /
+0.956, 3 of 5) and the 337 read 0.915 / 0.940, 264 of 337; in the twentieth 22 more in
+three (0.905 / 0.926, 4 of 6; 0.904 / 0.914, 7 of 8; 0.955 / 0.937, 6 of 8), and with a
+board's digits a cell apart, a time axis's lost colon, a row's bars and a glyph read twice
+read once, the 359 read 0.917 / 0.939, 285 of 359 (the first 337: 268). The floors leave
+room for another onnxruntime build, not for a regression. A
 landscape video player's overlay and boards of lone digits are read word for word."""
 
 from __future__ import annotations
@@ -113,7 +118,7 @@ from tests.vision.real.score import hub_reader, load, score_lines, screens, tota
 
 RECALL_FLOOR = 0.90
 PRECISION_FLOOR = 0.925
-ON_TARGET_FLOOR = 250
+ON_TARGET_FLOOR = 270
 """Screens reaching recall 0.85 and precision 0.90 each, at least."""
 
 
