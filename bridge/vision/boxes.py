@@ -1,6 +1,6 @@
 """What an OCR engine reads: a line of text and where it is (``TextBox``, ``Box``), and how
-boxes stand to each other (``meets``, ``same_row``, ``inside``, ``union``, ``shift``,
-``grown``).
+boxes stand to each other (``area``, ``meets``, ``same_row``, ``inside``, ``centre_in``,
+``union``, ``shift``, ``grown``).
 
 Its own module so that ``engine`` (which loads the engines), each engine's reader
 (``ppocr``) and the rules on its words (``words``) share the types without importing each
@@ -52,14 +52,17 @@ def union(boxes: list[Box]) -> Box:
     )
 
 
+def area(box: Box) -> int:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
 def meets(a: Box, b: Box) -> bool:
     """Whether boxes ``a`` and ``b`` share more than ``SAME_LINE`` of the smaller's area."""
     width = min(a[2], b[2]) - max(a[0], b[0])
     height = min(a[3], b[3]) - max(a[1], b[1])
     if width <= 0 or height <= 0:
         return False
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return width * height > SAME_LINE * smaller
+    return width * height > SAME_LINE * min(area(a), area(b))
 
 
 def same_row(a: Box, b: Box) -> bool:

@@ -330,14 +330,16 @@ COLUMN_TALL = 2.0
 COLUMN_SIDE = 300
 COLUMN_UP = 3.0
 COLUMN_CONFIDENCE = 0.9
+COLUMN_MIN_HEIGHT = 24
 NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,:]\d+)*%?")
 """A column of a chart's axis numbers set tight is read again larger (``_columns``): at most
-``COLUMNS`` boxes that read as nothing, each ``COLUMN_TALL`` times as tall as wide or more,
-detected again at ``COLUMN_SIDE`` pixels on the longer side (``COLUMN_UP`` times at most);
-a line it gives is kept when it is a number (``NUMBER``) read with ``COLUMN_CONFIDENCE``. On
-the 569 real screens 8 more words right and none wrong; at 450 pixels the same, 1.5 times as
-tall one more. Numbers only: a tall silent box of anything else is a rotated title or an
-icon strip more often than a stack of lines."""
+``COLUMNS`` boxes that read as nothing, each ``COLUMN_TALL`` times as tall as wide or more
+and ``COLUMN_MIN_HEIGHT`` pixels tall, detected again at ``COLUMN_SIDE`` pixels on the
+longer side (``COLUMN_UP`` times at most); a line it gives is kept when it is a number
+(``NUMBER``) read with ``COLUMN_CONFIDENCE``. On the 569 real screens 8 more words right
+and none wrong; at 450 pixels the same, 1.5 times as tall one more. Numbers only: a tall
+silent box of anything else is a rotated title or an icon strip more often than a stack of
+lines."""
 MAX_BOXES = 400
 """Boxes read per image at most (the most text-like first); a screen of noise stays cheap."""
 
@@ -683,7 +685,7 @@ class PpOcrEngine:
         taken = [union([w.box for w in line]) for line in lines if line]
         for box in silent[:COLUMNS]:
             w, h = box[2] - box[0], box[3] - box[1]
-            if h < COLUMN_TALL * w or h < 24:
+            if h < COLUMN_TALL * w or h < COLUMN_MIN_HEIGHT:
                 continue
             window = grown(box, max(2, w // 4), image.size)
             crop = image.crop(window)
@@ -814,7 +816,7 @@ class PpOcrEngine:
         read again on the 569 real screens, 12 kept). Few lines are read again for a cut
         glyph (84 of 2,694 on the 120 real screens, 16 of them kept)."""
         np = self._np
-        grown: list[tuple[int, Box, bool, bool, bool]] = []
+        again_boxes: list[tuple[int, Box, bool, bool, bool]] = []
         for index, (box, words) in enumerate(zip(found, lines, strict=True)):
             left, top, right, bottom = box
             reach = int(REACH * (bottom - top))
@@ -837,7 +839,7 @@ class PpOcrEngine:
                 first = max(0, left - int(CAPITAL_REACH * (bottom - top))) - start
                 capital = True  # a label's capital its box left out: look one glyph before
             if (first + start, last + start) != (left, right):
-                grown.append(
+                again_boxes.append(
                     (
                         index,
                         (first + start, top, last + start, bottom),
@@ -846,11 +848,13 @@ class PpOcrEngine:
                         capital,
                     )
                 )
-        if not grown:
+        if not again_boxes:
             return lines
-        again = self._recognize(image, [g[1] for g in grown], len(grown))
+        again = self._recognize(image, [g[1] for g in again_boxes], len(again_boxes))
         out = list(lines)
-        for (index, _, left_grew, right_grew, capital), words in zip(grown, again, strict=True):
+        for (index, _, left_grew, right_grew, capital), words in zip(
+            again_boxes, again, strict=True
+        ):
             if completes(lines[index], words, left_grew, right_grew) and (
                 not capital or one_capital(lines[index], words)
             ):
@@ -919,8 +923,8 @@ class PpOcrEngine:
         for widest, batch in batches:
             x = np.zeros((len(batch), 3, REC_HEIGHT, widest), dtype=np.float32)
             for k, (_, pixels, _, _) in enumerate(batch):
-                grown = np.pad(pixels, ((0, 0), (0, widest - pixels.shape[1]), (0, 0)), "edge")
-                x[k] = ((grown[:, :, ::-1] / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
+                padded = np.pad(pixels, ((0, 0), (0, widest - pixels.shape[1]), (0, 0)), "edge")
+                x[k] = ((padded[:, :, ::-1] / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
             probs = self._main.run(x)
             for k, (index, pixels, box, pad) in enumerate(batch):
                 columns = probs.shape[1] * pixels.shape[1] / widest

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from bridge.vision.boxes import Box, meets, same_row, union
+from bridge.vision.boxes import Box, area, centre_in, meets, same_row, union
 
 MIN_CONFIDENCE = 0.6
 """A word is kept when its characters' mean probability is at least this (``plausible``)."""
@@ -304,25 +304,18 @@ def read_twice(lines: list[list[Word]]) -> list[list[Word]]:
     ones = [
         (k, line[0]) for k, line in enumerate(lines) if len(line) == 1 and len(line[0].text) == 1
     ]
-    twice: set[int] = set()
-    for k, small in ones:
-        x = (small.box[0] + small.box[2]) / 2
-        y = (small.box[1] + small.box[3]) / 2
-        for j, large in ones:
-            if (
-                j != k
-                and large.text == small.text
-                and _area(small.box) < _area(large.box)
-                and large.box[0] <= x <= large.box[2]
-                and large.box[1] <= y <= large.box[3]
-            ):
-                twice.add(k)
-                break
+    twice = {
+        k
+        for k, small in ones
+        if any(
+            j != k
+            and large.text == small.text
+            and area(small.box) < area(large.box)
+            and centre_in(small.box, large.box)
+            for j, large in ones
+        )
+    }
     return [[] if k in twice else line for k, line in enumerate(lines)]
-
-
-def _area(box: Box) -> int:
-    return (box[2] - box[0]) * (box[3] - box[1])
 
 
 AXIS_TIMES = 2
