@@ -243,7 +243,8 @@ wide, so the median is too) is several words."""
 COLON_GAP = 0.8
 """A colon between digits with runs of blank columns at most this share of the glyphs'
 height on both sides joins them: a time in a monospaced or pixel font, its colon centred
-in a cell as wide as a digit's (``00:27``), or set with wide tracking (``1 : 35``)."""
+in a cell as wide as a digit's (``00:27``), or set with wide tracking (``1 : 35``); but only
+before two digits, a time's minutes or seconds (``_minutes_after``)."""
 DASHES = frozenset("-\u2013\u2014")
 CLUE_GAP = 0.6
 """A line of three digits or more, each this share of the glyphs' ink height or more apart
@@ -1160,6 +1161,7 @@ class PpOcrEngine:
             if (
                 chars[colon][1] == ":"
                 and _between_digits(chars, colon)
+                and _minutes_after(chars, colon)
                 and max(runs[colon - 1], runs[colon]) <= COLON_GAP * height
             ):
                 space = float("inf")  # a time's colon joins its digits (``00:27``, monospaced)
@@ -1216,6 +1218,18 @@ class PpOcrEngine:
 def _between_digits(chars: list[tuple[int, str, float]], at: int) -> bool:
     """Whether ``chars[at]`` has a digit on both sides."""
     return 0 < at < len(chars) - 1 and chars[at - 1][1].isdigit() and chars[at + 1][1].isdigit()
+
+
+def _minutes_after(chars: list[tuple[int, str, float]], at: int) -> bool:
+    """Whether the colon ``chars[at]`` is followed by two digits and no third, as a time's
+    minutes or seconds are (``12:30``, ``1:23.4``; not a price's ``E5:1.869``)."""
+    after = [c[1] for c in chars[at + 1 : at + 4]]
+    return (
+        len(after) >= 2
+        and after[0].isdigit()
+        and after[1].isdigit()
+        and not (len(after) > 2 and after[2].isdigit())
+    )
 
 
 def retry_windows(size: tuple[int, int], found: list[Box], lines: list[list[Word]]) -> list[Box]:

@@ -431,6 +431,30 @@ def test_a_colon_between_digits_joins_them_unless_set_far_off() -> None:
     assert words((2, 12, 12, 2), "ab:cd") == ["ab", "cd"]  # letters: no time
 
 
+@need_vision  # numpy comes with the vision extra
+def test_a_colon_joins_digits_only_before_a_times_two_digits() -> None:
+    """A price after its fuel's name (``E5: 1.869``, Spritpreise's map in
+    tests/vision/heldout, read ``E5:1.869``) is no time: one digit follows the colon."""
+
+    def words(text: str, runs: tuple[int, ...]) -> list[str]:
+        return _grouped(text, runs, 200, first=5)
+
+    assert words("E5:1.869", (2, 12, 12, 2, 2, 2, 2)) == ["E5", "1.869"]
+    assert words("5:12", (12, 12, 2)) == ["5:12"]  # a time's minutes
+    assert words("1:23.4", (12, 12, 2, 2, 2)) == ["1:23.4"]  # a lap time's tenths
+    assert words("1:234", (12, 12, 2, 2)) == ["1", "234"]  # three digits: no time
+    assert words("E5:1.869", (2, 2, 2, 2, 2, 2, 2)) == ["E5:1.869"]  # set tight: one word
+
+
+@need_vision
+def test_a_fuel_price_after_its_colon_is_its_own_word() -> None:
+    from tests.vision.real import score
+
+    where = score.HELDOUT
+    words = [w for line in _lines(score.load("spritpreise-map", where)) for w in line.split()]
+    assert words.count("1.869") == 1, words
+
+
 @need_vision
 def test_a_pixel_fonts_times_keep_their_colons() -> None:
     from tests.vision.real import score
