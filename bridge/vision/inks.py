@@ -14,6 +14,7 @@ box in the image (``word_box``) and the glyphs a detected box's edge cuts
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from typing import Any
 
@@ -95,6 +96,15 @@ EXTREME = 3.0
 SOLID = 0.72
 ROUND = 0.9
 """A lone glyph whose ink covers more of its box than this is a shape, not a letter."""
+CHAIN_PITCH = 0.55
+"""A row of a line chart's markers read as rings and strokes (``marker_chain``) spans at
+least this share of the line's height (``REC_HEIGHT``) for each ring: the markers stand
+apart on their line (GrowTracker's chart: 0.63); a number's digits stand 0.35 to 0.45 apart."""
+CHAIN_RINGS = 3
+CHAIN_OTHER = 0.2
+CHAIN_ALTERNATE = 0.7
+"""``marker_chain``: its least rings, its greatest share of other characters, and its least
+share of neighbours that are a ring and a stroke."""
 EDGE = 2
 """Crop pixels kept around a word's ink (its anti-aliased edge is fainter than INK)."""
 RULED = 0.6
@@ -372,16 +382,41 @@ def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
     """Whether ``0`` / ``o`` / ``O``, alone or repeated, take ``ROUND`` of their height in
     width each or more: a ring, a node of a graph, or a row of a line chart's markers joined
     by its line (``000000000``); a digit or letter O is narrower than its height, each of
-    a number's zeros too."""
-    if not text or any(c not in "0oO" for c in text):
+    a number's zeros too. A row of rings read with a stroke between each two
+    (``0101010``, ``o1o1o1oa``: ``marker_chain``) takes ``CHAIN_PITCH`` of the line's
+    height each: a binary number's digits stand closer."""
+    if not text:
         return False
+    rings = sum(c in "0oO" for c in text)
+    if rings < len(text):
+        if not marker_chain(text):
+            return False
+        first, last = whole_span(ink, span)
+        cols = ink[:, first:last].any(axis=0).nonzero()[0]
+        return bool(len(cols)) and cols[-1] - cols[0] + 1 >= CHAIN_PITCH * rings * REC_HEIGHT
+    return _wide(ink, span, ROUND * len(text))
+
+
+def marker_chain(text: str) -> bool:
+    """Whether ``text`` reads as rings with strokes between them: at least ``CHAIN_RINGS``
+    of ``0`` / ``o`` / ``O``, most neighbours a ring and a stroke (``1``, ``l``, ``i``...),
+    at most one character in ``CHAIN_OTHER`` neither."""
+    kinds = ["0" if c in "0oO" else "1" if c in "1lIij|!" else "x" for c in text]
+    if kinds.count("0") < CHAIN_RINGS or kinds.count("x") > len(text) * CHAIN_OTHER:
+        return False
+    alternate = sum(1 for a, b in itertools.pairwise(kinds) if {a, b} == {"0", "1"})
+    return alternate >= CHAIN_ALTERNATE * (len(text) - 1)
+
+
+def _wide(ink: Any, span: tuple[int, int], heights: float) -> bool:
+    """Whether the ink of columns ``span`` is at least ``heights`` of its height wide."""
     first, last = whole_span(ink, span)
     part = ink[:, first:last]
     rows = part.any(axis=1).nonzero()[0]
     cols = part.any(axis=0).nonzero()[0]
     if not len(rows) or not len(cols):
         return False
-    return bool(cols[-1] - cols[0] + 1 >= ROUND * len(text) * (rows[-1] - rows[0] + 1))
+    return bool(cols[-1] - cols[0] + 1 >= heights * (rows[-1] - rows[0] + 1))
 
 
 def _glyph_blob(ink: Any, span: tuple[int, int]) -> Any:
