@@ -99,7 +99,8 @@ ROUND = 0.9
 CHAIN_PITCH = 0.55
 """A row of a line chart's markers read as rings and strokes (``marker_chain``) spans at
 least this share of the line's height (``REC_HEIGHT``) for each ring: the markers stand
-apart on their line (GrowTracker's chart: 0.63); a number's digits stand 0.35 to 0.45 apart."""
+apart on their line (GrowTracker's chart: 0.63); the digits of numbers of three or more on
+every sixth real screen stand 0.33 to 0.42 apart (the middle half; median 0.39)."""
 CHAIN_RINGS = 3
 CHAIN_OTHER = 0.2
 CHAIN_ALTERNATE = 0.7
@@ -399,8 +400,9 @@ def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
 
 def marker_chain(text: str) -> bool:
     """Whether ``text`` reads as rings with strokes between them: at least ``CHAIN_RINGS``
-    of ``0`` / ``o`` / ``O``, most neighbours a ring and a stroke (``1``, ``l``, ``i``...),
-    at most one character in ``CHAIN_OTHER`` neither."""
+    of ``0`` / ``o`` / ``O``, at least ``CHAIN_ALTERNATE`` of its neighbouring pairs a ring
+    and a stroke (``1``, ``l``, ``i``...), and at most ``CHAIN_OTHER`` of its characters
+    neither."""
     kinds = ["0" if c in "0oO" else "1" if c in "1lIij|!" else "x" for c in text]
     if kinds.count("0") < CHAIN_RINGS or kinds.count("x") > len(text) * CHAIN_OTHER:
         return False

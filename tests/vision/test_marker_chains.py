@@ -32,7 +32,8 @@ def _rings(pitch: int, count: int) -> Any:
 @need_vision  # numpy comes with the vision extra
 def test_a_chain_is_markers_only_where_its_rings_stand_a_markers_pitch_apart() -> None:
     """GrowTracker's chart (tests/vision/real): rings 30 of the line's 48 rows apart, read
-    ``01010101010101010``; a binary number's digits stand 17 to 21 apart."""
+    ``01010101010101010``; a number's digits stand 16 to 20 apart (0.33 to 0.42 of 48, the
+    middle half on every sixth real screen)."""
     from bridge.vision.inks import round_glyph
 
     text = "010101010"
