@@ -53,6 +53,7 @@ def union(boxes: list[Box]) -> Box:
 
 
 def area(box: Box) -> int:
+    """The pixels ``box`` covers."""
     return (box[2] - box[0]) * (box[3] - box[1])
 
 

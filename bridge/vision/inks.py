@@ -386,16 +386,16 @@ def round_glyph(text: str, ink: Any, span: tuple[int, int]) -> bool:
     a number's zeros too. A row of rings read with a stroke between each two
     (``0101010``, ``o1o1o1oa``: ``marker_chain``) takes ``CHAIN_PITCH`` of the line's
     height each: a binary number's digits stand closer."""
-    if not text:
-        return False
     rings = sum(c in "0oO" for c in text)
-    if rings < len(text):
-        if not marker_chain(text):
-            return False
-        first, last = whole_span(ink, span)
-        cols = ink[:, first:last].any(axis=0).nonzero()[0]
-        return bool(len(cols)) and cols[-1] - cols[0] + 1 >= CHAIN_PITCH * rings * REC_HEIGHT
-    return _wide(ink, span, ROUND * len(text))
+    if not text or (rings < len(text) and not marker_chain(text)):
+        return False
+    extent = _ink_extent(ink, span)
+    if extent is None:
+        return False
+    width, height = extent
+    if rings < len(text):  # a chain: its line's slopes fill the crop's rows
+        return width >= CHAIN_PITCH * rings * REC_HEIGHT
+    return width >= ROUND * len(text) * height
 
 
 def marker_chain(text: str) -> bool:
@@ -410,15 +410,16 @@ def marker_chain(text: str) -> bool:
     return alternate >= CHAIN_ALTERNATE * (len(text) - 1)
 
 
-def _wide(ink: Any, span: tuple[int, int], heights: float) -> bool:
-    """Whether the ink of columns ``span`` is at least ``heights`` of its height wide."""
+def _ink_extent(ink: Any, span: tuple[int, int]) -> tuple[int, int] | None:
+    """(width, height) of the ink in columns ``span`` (``whole_span``), or None where they
+    hold none."""
     first, last = whole_span(ink, span)
     part = ink[:, first:last]
     rows = part.any(axis=1).nonzero()[0]
     cols = part.any(axis=0).nonzero()[0]
     if not len(rows) or not len(cols):
-        return False
-    return bool(cols[-1] - cols[0] + 1 >= heights * (rows[-1] - rows[0] + 1))
+        return None
+    return int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
 
 
 def _glyph_blob(ink: Any, span: tuple[int, int]) -> Any:
