@@ -88,6 +88,7 @@ import hashlib
 import importlib.util
 import itertools
 import re
+import statistics
 import threading
 import unicodedata
 from collections import Counter, OrderedDict
@@ -1101,6 +1102,7 @@ class PpOcrEngine:
             height,
             float(np.median(sorted(inner)[:-1] if len(inner) > 2 else inner)) if inner else 0.0,
         )  # a line of short words read with no spaces has as many spaces as letter gaps
+        own = tracked_runs(chars, runs, height)
         apart = max(typical, DASH_SPACE * REC_HEIGHT)
         hyphen = max(apart, HYPHEN_SPACE * REC_HEIGHT)
         dashes = {
@@ -1128,7 +1130,9 @@ class PpOcrEngine:
             and all(run >= CLUE_GAP * height for run in runs)
         )  # a nonogram's clues ``1 1 2``: each digit a number, however narrow the ``1``s
         groups: list[list[tuple[int, str, float]]] = [[chars[0]]]
+        line_typical = typical
         for k, ((before, ch), run) in enumerate(zip(pairs, runs, strict=True)):
+            typical = max(line_typical, own[k])
             space = typical + SPACE * REC_HEIGHT
             stop = before[1] in STOPS and ch[1].isupper()
             if (before[1] in NARROW and not stop) or ch[1] in NARROW:
@@ -1213,6 +1217,46 @@ class PpOcrEngine:
             last = int(min(columns, group[-1][0] + 2) * per_column)
             out.append((text, (first, max(first + 1, last)), confidence))
         return out
+
+
+TRACKED_LETTERS = 4
+"""Letters a word the recognizer read must hold for its own usual run to count
+(``tracked_runs``)."""
+TRACKED_RUN = 0.35
+"""The widest usual run between a word's letters, as a share of the glyphs' height, that
+``tracked_runs`` takes for letters set apart (a keyboard's keys stand wider apart)."""
+
+
+def tracked_runs(chars: list[tuple[int, str, float]], runs: list[int], height: int) -> list[float]:
+    """For each pair of neighbouring ``chars`` (``runs``: the blank run between each), the
+    usual run (median) between the characters of the word the recognizer read them in
+    (between the spaces it read), where that word is ``TRACKED_LETTERS`` or more letters
+    and nothing else but one last mark that is no digit (``date:``), and its usual run is
+    at most ``TRACKED_RUN`` of ``height``; 0 elsewhere. The caller takes the larger of
+    this and the line's usual run. A monospaced or tracked word's letters stand wider apart
+    than the line's other glyphs (``Start date: 2026-01-26``, whose underlined date has no
+    blank run at all): against the line's usual run each of its letters was a word. A
+    word with a mark inside (``TAP:CYCLE``, ``EN·DE``) keeps the line's: its mark may
+    stand where a space was not read."""
+    own = [0.0] * len(runs)
+    start = 0
+    for end in range(len(chars) + 1):
+        if end < len(chars) and chars[end][1] != " ":
+            continue
+        word = chars[start:end]
+        inside = runs[start : end - 1] if end - start > 1 else []
+        letters = word if word and word[-1][1].isalpha() else word[:-1]  # ``date:``
+        if (
+            len(letters) >= TRACKED_LETTERS
+            and all(c[1].isalpha() for c in letters)
+            and not word[-1][1].isdigit()
+        ):
+            usual = float(statistics.median(inside))
+            if usual <= TRACKED_RUN * height:
+                for k in range(start, end - 1):
+                    own[k] = usual
+        start = end + 1
+    return own
 
 
 def _between_digits(chars: list[tuple[int, str, float]], at: int) -> bool:

@@ -446,6 +446,44 @@ def test_a_colon_joins_digits_only_before_a_times_two_digits() -> None:
     assert words("E5:1.869", (2, 2, 2, 2, 2, 2, 2)) == ["E5:1.869"]  # set tight: one word
 
 
+@need_vision  # numpy comes with the vision extra
+def test_a_tracked_words_letters_are_one_word_beside_a_tight_number() -> None:
+    """A monospaced word's letters stand wider apart than the digits of the underlined date
+    beside it (Alarmetrics' ``Start date: 2026-01-26`` in tests/vision/real, whose date's
+    underline leaves no blank run): the word's own usual run, not the line's, parts it."""
+    tight = (0,) * 7
+    assert _grouped("Start 20260126", (6, 6, 6, 6, 6, 6, *tight), 300) == ["Start", "20260126"]
+    # a keyboard's keys stand more than TRACKED_RUN of their height apart: each its own word
+    assert _grouped("QWER 1234", (14, 14, 14, 6, 6, 0, 0, 0), 300) == [
+        "Q",
+        "W",
+        "E",
+        "R",
+        "1234",
+    ]
+
+
+def test_a_words_own_run_counts_only_for_letters_and_one_last_mark() -> None:
+    from bridge.vision.ppocr import tracked_runs
+
+    def own(text: str, runs: tuple[int, ...]) -> list[float]:
+        return tracked_runs([(k, c, 0.99) for k, c in enumerate(text)], list(runs), 24)
+
+    assert own("date: 12", (6, 7, 7, 9, 14, 14, 0)) == [7.0] * 4 + [0.0] * 3
+    assert own("TAP:CYCLE", (6, 6, 6, 12, 6, 6, 6, 6)) == [0.0] * 8  # a mark inside
+    assert own("date5", (6, 7, 7, 9)) == [0.0] * 4  # a digit last
+    assert own("abc:", (6, 7, 7)) == [0.0] * 3  # three letters
+    assert own("dates", (9, 9, 9, 9)) == [0.0] * 4  # 9 of 24 rows: wider than TRACKED_RUN
+
+
+@need_vision
+def test_a_monospaced_label_before_an_underlined_date_reads_whole() -> None:
+    from tests.vision.real import score
+
+    lines = _lines(score.load("alarmetrics-snooze-chart"))
+    assert "Start date: 2026-01-26" in lines, lines
+
+
 @need_vision
 def test_a_fuel_price_after_its_colon_is_its_own_word() -> None:
     from tests.vision.real import score
