@@ -149,6 +149,7 @@ from bridge.vision.words import (
     sure_when_alone,
     times_in_rows,
     upside_down,
+    zeros_before_units,
 )
 
 DETECT_SIDE = 960
@@ -668,6 +669,7 @@ class PpOcrEngine:
         lines = sure_when_alone(lines, lone)
         lines = [icon_first(line) for line in lines]
         lines = times_in_rows(lines)  # a time axis's tick whose colon was lost
+        lines = zeros_before_units(lines)  # ``Oh`` beside ``3h``: ``0h``
         lines = read_twice(lines)  # one glyph read from its part and whole
         return among_marks(lines, silent, detected)
 

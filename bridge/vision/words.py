@@ -351,6 +351,39 @@ def times_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
     return out
 
 
+ZERO_UNITS = frozenset("h m s d k".split())
+"""Units a measure of zero is read with its zero as the letter O (``Oh``, ``Ok``):
+``zeros_before_units``."""
+ZERO_UNIT = re.compile(r"[oO]([a-z])")
+COUNT_UNIT = re.compile(r"\d+([a-z])")
+
+
+def zeros_before_units(lines: list[list[Word]]) -> list[list[Word]]:
+    """``lines`` with a word of an ``O`` and one small letter of ``ZERO_UNITS`` read as a
+    zero and that unit (``Oh`` is ``0h``) where another word of the screen is digits and the
+    same unit (``3h``, ``1k``): a chart's ``0h`` beside its ``3h`` and ``6h``, a spectrum's
+    ``0k`` beside its ``1k``. The recognizer reads a zero before a letter as an ``O``; a
+    screen that shows no number with that unit keeps its ``Oh`` and ``Ok``."""
+    units = {
+        m.group(1)
+        for line in lines
+        for w in line
+        if (m := COUNT_UNIT.fullmatch(w.text)) is not None and m.group(1) in ZERO_UNITS
+    }
+    if not units:
+        return lines
+    out: list[list[Word]] = []
+    for line in lines:
+        fixed = []
+        for w in line:
+            m = ZERO_UNIT.fullmatch(w.text)
+            if m is not None and m.group(1) in units:
+                w = Word("0" + m.group(1), w.box, w.confidence)
+            fixed.append(w)
+        out.append(fixed)
+    return out
+
+
 CLOCK = re.compile(r"\d{1,2}:\d{2}")
 CLOCK_ICON = 0.95
 """A one-digit word read with less confidence than this beside a clock is a status icon."""
