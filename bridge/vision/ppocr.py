@@ -131,6 +131,7 @@ from bridge.vision.words import (
     Word,
     among_marks,
     axis_parts,
+    battery_levels,
     beside_clock,
     capital_lost,
     completes,
@@ -670,6 +671,7 @@ class PpOcrEngine:
         lines = [icon_first(line) for line in lines]
         lines = times_in_rows(lines)  # a time axis's tick whose colon was lost
         lines = zeros_before_units(lines)  # ``Oh`` beside ``3h``: ``0h``
+        lines = battery_levels(lines)  # ``1100%`` beside a clock: ``100%``
         lines = read_twice(lines)  # one glyph read from its part and whole
         return among_marks(lines, silent, detected)
 

@@ -387,6 +387,43 @@ def zeros_before_units(lines: list[list[Word]]) -> list[list[Word]]:
 CLOCK = re.compile(r"\d{1,2}:\d{2}")
 CLOCK_ICON = 0.95
 """A one-digit word read with less confidence than this beside a clock is a status icon."""
+PERCENT = re.compile(r"(\d+)%")
+
+
+def battery_levels(lines: list[list[Word]]) -> list[list[Word]]:
+    """``lines`` with a status bar's battery level read with its icons: a percentage over
+    100 in the row of a clock (``CLOCK``) is the longest run of its last digits that makes
+    100 or less (``1100%`` is ``100%``, its battery's outline read as a ``1``; ``464163%``
+    is ``63%``), and a one-digit word read with less than ``CLOCK_ICON`` in its line is a
+    signal icon (``4``), dropped. A percentage over 100 anywhere else (a chart's ``150%``)
+    stays."""
+    clocks = [w.box for line in lines for w in line if CLOCK.fullmatch(w.text)]
+    if not clocks:
+        return lines
+    out: list[list[Word]] = []
+    for line in lines:
+        level = next(
+            (
+                k
+                for k, w in enumerate(line)
+                if (m := PERCENT.fullmatch(w.text)) is not None
+                and int(m.group(1)) > 100
+                and any(same_row(w.box, c) for c in clocks)
+            ),
+            None,
+        )
+        if level is not None:
+            word = line[level]
+            digits = word.text[:-1]
+            keep = next(digits[k:] for k in range(len(digits)) if int(digits[k:]) <= 100)
+            line = [
+                Word(keep + "%", word.box, word.confidence) if k == level else w
+                for k, w in enumerate(line)
+                if k == level
+                or not (len(w.text) == 1 and w.text.isdigit() and w.confidence < CLOCK_ICON)
+            ]
+        out.append(line)
+    return out
 
 
 def beside_clock(

@@ -1,9 +1,10 @@
 """Status icons read as digits beside a clock (``bridge.vision.words.beside_clock``): a
-status bar's battery or alarm read as ``0`` or ``9`` next to ``4:42`` is dropped."""
+status bar's battery or alarm read as ``0`` or ``9`` next to ``4:42`` is dropped; a battery level
+read with its icon (``1100%``) is its level (``battery_levels``)."""
 
 from __future__ import annotations
 
-from bridge.vision.words import CLOCK_ICON, beside_clock
+from bridge.vision.words import CLOCK_ICON, Word, battery_levels, beside_clock
 from tests.skips import need_vision
 from tests.vision.real import score
 
@@ -36,3 +37,36 @@ def test_chess_status_bar_reads_its_clock_alone() -> None:
     lines = engine.read(score.load("chess-tablet"))
     top = [line.text for line in lines if line.box[3] < 60]
     assert top == ["4:42"], top
+
+
+def _line(top: int, *words: tuple[str, float]) -> list[Word]:
+    """One line of ``words`` (text, confidence) side by side, 20 pixels tall from ``top``."""
+    return [Word(t, (100 * k, top, 100 * k + 60, top + 20), c) for k, (t, c) in enumerate(words)]
+
+
+def test_a_battery_level_read_with_its_icons_beside_a_clock_is_its_level() -> None:
+    clock = _line(2, ("4:40", 0.99))
+    lines = battery_levels([clock, _line(4, ("4", 0.84), ("1100%", 0.9))])
+    assert [[w.text for w in line] for line in lines] == [["4:40"], ["100%"]]
+    lines = battery_levels([clock, _line(0, ("464163%", 0.64))])
+    assert [w.text for w in lines[1]] == ["63%"]
+
+
+def test_a_percentage_over_100_away_from_a_clock_stays() -> None:
+    chart = [_line(2, ("4:40", 0.99)), _line(400, ("4", 0.84), ("150%", 0.99))]
+    assert battery_levels(chart) == chart  # a chart's level, rows below the clock
+    assert battery_levels([_line(4, ("1100%", 0.9))]) == [_line(4, ("1100%", 0.9))]
+    sure = [_line(2, ("4:40", 0.99)), _line(4, ("85%", 0.9), ("5", 0.84))]
+    assert battery_levels(sure) == sure  # a level of 100 or less: its line as read
+
+
+@need_vision
+def test_a_tablets_status_bar_reads_its_battery_level() -> None:
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    image = score.load("bbqtimer-tablet", score.HELDOUT)
+    words = [w for line, _ in read_lines(engine, image) for w in line.text.split()]
+    assert "100%" in words and "1100%" not in words and "4" not in words, words
