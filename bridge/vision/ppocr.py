@@ -149,6 +149,7 @@ from bridge.vision.words import (
     stems_in_rows,
     sure_when_alone,
     times_in_rows,
+    times_sign,
     upside_down,
     zeros_before_units,
 )
@@ -1215,6 +1216,10 @@ class PpOcrEngine:
             confidence = sum(c[2] for c in group) / len(group)
             if k + 1 < len(texts) and count_before_unit(text, texts[k + 1], confidence):
                 text = "0" if text in "Oo" else text
+            elif 0 < k < len(texts) - 1 and times_sign(
+                text, texts[k - 1], texts[k + 1], confidence
+            ):
+                pass  # ``12 x 40``: a size's sign, kept however doubtful a lone ``x``
             elif not plausible(text, confidence, keys):
                 continue
             first = int(max(0.0, group[0][0] - 1) * per_column)

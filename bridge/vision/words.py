@@ -506,6 +506,25 @@ def count_before_unit(text: str, following: str, confidence: float) -> bool:
     )
 
 
+TIMES = frozenset("xX\u00d7")
+"""Signs a size's numbers are set either side of, apart (``12 x 40 mm``): ``times_sign``."""
+SIZE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def times_sign(text: str, before: str, after: str, confidence: float) -> bool:
+    """Whether ``text``, one character read with ``confidence``, is a times sign between two
+    numbers (``before`` and ``after``, the words either side of it in its line): a label's
+    ``12 x 40 mm``, a screen's ``1920 x 1080``. Kept from ``MIN_CONFIDENCE``, not
+    ``LONE_CONFIDENCE``: the recognizer reads a small ``x`` alone at 0.68 to 0.88, and a
+    letter alone between two numbers is no word."""
+    return (
+        text in TIMES
+        and confidence >= MIN_CONFIDENCE
+        and SIZE_NUMBER.fullmatch(before) is not None
+        and SIZE_NUMBER.fullmatch(after) is not None
+    )
+
+
 AXIS_TERMS = 3
 """Numbers of a line at one step apart, at least this many, make it an axis (``axis_parts``)."""
 AXIS_RUN = 24

@@ -784,3 +784,24 @@ def test_a_killer_sudokus_cage_sums_a_cell_apart_are_read_apart() -> None:
 
     lines = _lines(score.load("libresudoku-killer"))
     assert "5 9 6 2 1" in lines and "5 9 621" not in lines, lines
+
+
+def test_a_doubtful_x_alone_between_two_numbers_is_a_times_sign() -> None:
+    from bridge.vision.words import LONE_CONFIDENCE, MIN_CONFIDENCE, times_sign
+
+    doubtful = (MIN_CONFIDENCE + LONE_CONFIDENCE) / 2
+    assert times_sign("x", "12", "40", doubtful)  # a label's size, ``12 x 40 mm``
+    assert times_sign("\u00d7", "1335", "941", doubtful)  # the multiplication sign
+    assert times_sign("x", "2.5", "3,5", doubtful)
+    assert not times_sign("x", "12", "40", MIN_CONFIDENCE - 0.01)  # a speck
+    assert not times_sign("x", "Row", "40", doubtful)  # a letter among words
+    assert not times_sign("y", "12", "40", doubtful)
+    assert not times_sign("x", "12", "mm", doubtful)
+
+
+@need_vision
+def test_a_label_printers_sizes_keep_their_times_signs() -> None:
+    from tests.vision.real import score
+
+    lines = _lines(score.load("labler-dashboard"))
+    assert sum(line.count("x 40 mm") for line in lines) == 6, lines
