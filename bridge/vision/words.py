@@ -351,24 +351,24 @@ def times_in_rows(lines: list[list[Word]]) -> list[list[Word]]:
     return out
 
 
-ZERO_UNITS = frozenset("h m s d k".split())
-"""Units a measure of zero is read with its zero as the letter O (``Oh``, ``Ok``):
+ZERO_UNIT = re.compile(r"O([a-z])")
+"""A zero and its unit read with the zero as a capital ``O`` (``Oh``, ``Ok``, ``Ov``):
 ``zeros_before_units``."""
-ZERO_UNIT = re.compile(r"[oO]([a-z])")
-COUNT_UNIT = re.compile(r"\d+([a-z])")
+COUNT_UNIT = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)?([a-z])")
 
 
 def zeros_before_units(lines: list[list[Word]]) -> list[list[Word]]:
-    """``lines`` with a word of an ``O`` and one small letter of ``ZERO_UNITS`` read as a
-    zero and that unit (``Oh`` is ``0h``) where another word of the screen is digits and the
-    same unit (``3h``, ``1k``): a chart's ``0h`` beside its ``3h`` and ``6h``, a spectrum's
-    ``0k`` beside its ``1k``. The recognizer reads a zero before a letter as an ``O``; a
-    screen that shows no number with that unit keeps its ``Oh`` and ``Ok``."""
+    """``lines`` with a word of a capital ``O`` and one small letter read as a zero and that
+    unit (``Oh`` is ``0h``) where another word of the screen is a number with the same unit
+    (``3h``, ``1k``, ``-24s``, ``14v``): a chart's ``0h`` beside its ``3h`` and ``6h``, a
+    spectrum's ``0k`` beside its ``1k``, a time axis's ``0s`` after its ``-24s``. The
+    recognizer reads a zero before a letter as an ``O``; a screen that shows no number with
+    that unit keeps its ``Oh`` and ``Ok``, and a small ``o`` (``of``, ``on``) is a word."""
     units = {
         m.group(1)
         for line in lines
         for w in line
-        if (m := COUNT_UNIT.fullmatch(w.text)) is not None and m.group(1) in ZERO_UNITS
+        if (m := COUNT_UNIT.fullmatch(w.text)) is not None
     }
     if not units:
         return lines

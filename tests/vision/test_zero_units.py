@@ -25,12 +25,15 @@ def test_an_o_before_a_unit_that_follows_a_number_elsewhere_is_a_zero() -> None:
     lines = _lines("9h", "6h", "3h", "Oh", "2d Oh", "Om 5m")
     assert _texts(zeros_before_units(lines)) == ["9h", "6h", "3h", "0h", "2d 0h", "0m 5m"]
     assert _texts(zeros_before_units(_lines("Ok 1k 2k"))) == ["0k 1k 2k"]
+    assert _texts(zeros_before_units(_lines("-48s -24s Os"))) == ["-48s -24s 0s"]
+    assert _texts(zeros_before_units(_lines("14v 2.5v", "Ov"))) == ["14v 2.5v", "0v"]
 
 
 def test_an_o_and_a_letter_stay_where_no_number_shows_that_unit() -> None:
     assert _texts(zeros_before_units(_lines("Ok", "Oh no", "3 h"))) == ["Ok", "Oh no", "3 h"]
     assert _texts(zeros_before_units(_lines("Ok 1K", "on 3n"))) == ["Ok 1K", "on 3n"]
     assert _texts(zeros_before_units(_lines("OK 1k", "Ohm 3h"))) == ["OK 1k", "Ohm 3h"]
+    assert _texts(zeros_before_units(_lines("of 7f", "oh 3h"))) == ["of 7f", "oh 3h"]  # small o
 
 
 @need_vision
