@@ -1253,14 +1253,13 @@ def tracked_runs(chars: list[tuple[int, str, float]], runs: list[int], height: i
         if end < len(chars) and chars[end][1] != " ":
             continue
         word = chars[start:end]
-        inside = runs[start : end - 1] if end - start > 1 else []
         letters = word if word and word[-1][1].isalpha() else word[:-1]  # ``date:``
         if (
             len(letters) >= TRACKED_LETTERS
             and all(c[1].isalpha() for c in letters)
             and not word[-1][1].isdigit()
         ):
-            usual = float(statistics.median(inside))
+            usual = float(statistics.median(runs[start : end - 1]))  # its inner runs
             if usual <= TRACKED_RUN * height:
                 for k in range(start, end - 1):
                     own[k] = usual

@@ -419,8 +419,7 @@ def battery_levels(lines: list[list[Word]]) -> list[list[Word]]:
             line = [
                 Word(keep + "%", word.box, word.confidence) if k == level else w
                 for k, w in enumerate(line)
-                if k == level
-                or not (len(w.text) == 1 and w.text.isdigit() and w.confidence < CLOCK_ICON)
+                if k == level or not status_icon(w.text, w.confidence)
             ]
         out.append(line)
     return out
@@ -435,7 +434,13 @@ def beside_clock(
     shows no digit alone."""
     if not any(CLOCK.fullmatch(w[0]) for w in words):
         return words
-    return [w for w in words if not (len(w[0]) == 1 and w[0].isdigit() and w[2] < CLOCK_ICON)]
+    return [w for w in words if not status_icon(w[0], w[2])]
+
+
+def status_icon(text: str, confidence: float) -> bool:
+    """Whether a word in a status bar's row (``text`` read with ``confidence``) is an icon
+    read as a digit: one digit, read with less than ``CLOCK_ICON``."""
+    return len(text) == 1 and text.isdigit() and confidence < CLOCK_ICON
 
 
 def _twin(a: Box, b: Box) -> bool:

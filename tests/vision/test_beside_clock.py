@@ -62,11 +62,6 @@ def test_a_percentage_over_100_away_from_a_clock_stays() -> None:
 
 @need_vision
 def test_a_tablets_status_bar_reads_its_battery_level() -> None:
-    from bridge.vision.engine import load_engine
-    from bridge.vision.reader import read_lines
-
-    engine = load_engine()
-    assert not isinstance(engine, str), engine
-    image = score.load("bbqtimer-tablet", score.HELDOUT)
-    words = [w for line, _ in read_lines(engine, image) for w in line.text.split()]
+    lines = score.hub_reader()(score.load("bbqtimer-tablet", score.HELDOUT))
+    words = [w for line in lines for w in line.split()]
     assert "100%" in words and "1100%" not in words and "4" not in words, words

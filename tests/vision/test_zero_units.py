@@ -38,12 +38,8 @@ def test_an_o_and_a_letter_stay_where_no_number_shows_that_unit() -> None:
 
 @need_vision
 def test_a_weekly_charts_zero_hours_are_read_as_zeros() -> None:
-    from bridge.vision.engine import load_engine
-    from bridge.vision.reader import read_lines
     from tests.vision.real import score
 
-    engine = load_engine()
-    assert not isinstance(engine, str), engine
-    image = score.load("tomato-weekly-stats", score.HELDOUT)
-    words = [w for line, _ in read_lines(engine, image) for w in line.text.split()]
+    lines = score.hub_reader()(score.load("tomato-weekly-stats", score.HELDOUT))
+    words = [w for line in lines for w in line.split()]
     assert words.count("0h") == 4 and "Oh" not in words, words  # one read 0h before
