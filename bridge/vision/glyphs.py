@@ -37,11 +37,15 @@ Each candidate comes back as a box grown by ``PAD`` of its height on every side 
 recognizer reads a glyph on its own background). What the recognizer makes of it is the
 caller's judgement (``bridge.vision.ppocr`` keeps a digit read with high confidence, and a
 letter only in a row of such glyphs).
-Pure: numpy and OpenCV on pixels, no models.
+Pure: numpy and OpenCV on pixels, no models. The grey copy and each width's ink of the last
+image looked at in a thread are kept (``_Copies``): the shapes (``bridge.vision.icons``) look at
+the region the glyphs were looked for in, with the same grey copy and the first width's ink.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Any
 
 from PIL import Image
@@ -103,17 +107,54 @@ GROUNDS = (SURROUND, 1 / 25)
 """The widths of surroundings a glyph's ink is told from (shares of the shorter side)."""
 
 
+class _Copies(threading.local):
+    """The last image a thread looked at (a weak reference: it is not kept alive for this),
+    its grey copy and scale, and its ink by width of surroundings. An image is never drawn
+    on once it is looked at (the hub's regions are crops of their own), so the same object
+    has the same copies; another object, even with the same pixels, is looked at anew."""
+
+    image: Any = None
+    grey: tuple[Any, float] = (None, 1.0)
+    ink: dict[float, Any]
+
+    def __init__(self) -> None:
+        self.ink = {}
+
+
+_copies = _Copies()
+
+
 def ink_of(image: Image.Image, surround: float = SURROUND) -> tuple[Any, Any, float]:
     """(grey, ink, scale): ``image`` in grey at ``scale`` (its longer side at most
     ``WORK_SIDE``), and which of those pixels are ink (1) by step 1 of the module doc, the
-    surroundings ``surround`` of the shorter side wide (a mark much wider is hollowed)."""
+    surroundings ``surround`` of the shorter side wide (a mark much wider is hollowed). The
+    caller must not change the arrays (they are kept for the next look at ``image``)."""
     grey, scale = grey_of(image)
-    return grey, ink_in(grey, surround), scale
+    return grey, _ink_of_last(grey, surround), scale
+
+
+def _ink_of_last(grey: Any, surround: float) -> Any:
+    """``ink_in(grey, surround)``, ``grey`` the grey copy of this thread's last image
+    (``grey_of`` just made or found it), kept with it."""
+    ink = _copies.ink.get(surround)
+    if ink is None:
+        ink = _copies.ink[surround] = ink_in(grey, surround)
+    return ink
 
 
 def grey_of(image: Image.Image) -> tuple[Any, float]:
     """(grey, scale): ``image`` in grey (uint8) at ``scale``, its longer side at most
-    ``WORK_SIDE``."""
+    ``WORK_SIDE``; the same arrays for the same image object again (``_Copies``: the caller
+    must not change them)."""
+    last = _copies.image
+    if last is not None and last() is image:
+        return _copies.grey
+    found = _grey_of(image)
+    _copies.image, _copies.grey, _copies.ink = weakref.ref(image), found, {}
+    return found
+
+
+def _grey_of(image: Image.Image) -> tuple[Any, float]:
     import numpy as np
 
     scale = min(1.0, WORK_SIDE / max(image.width, image.height))
@@ -155,7 +196,7 @@ def candidates(
     bars: list[Box] = []
     dots: list[Box] = []
     for surround in GROUNDS:
-        for box in _candidates(image, found, grey, ink_in(grey, surround), scale, bars, dots):
+        for box in _candidates(image, found, grey, _ink_of_last(grey, surround), scale, bars, dots):
             if not _centre_in(box, out):
                 out.append(box)
     if stems is not None:

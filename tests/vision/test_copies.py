@@ -1,0 +1,70 @@
+"""The grey copy and ink of the last image looked at are made once (``bridge.vision.glyphs``,
+``_Copies``): the glyphs' and the shapes' passes over one region share them, another image
+is looked at anew, and the kept copies do not keep an image alive. The detector's input is
+scaled by a table with the values the arithmetic gave (``bridge.vision.ppocr._levels``)."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from PIL import Image, ImageDraw
+
+from bridge.vision import glyphs, icons
+from tests.skips import need_vision
+
+
+def _screen(text: str) -> Image.Image:
+    image = Image.new("RGB", (1080, 1600), (240, 240, 240))
+    draw = ImageDraw.Draw(image)
+    draw.text((100, 100), text, fill=(20, 20, 20), font_size=60)
+    draw.rectangle((500, 800, 620, 920), fill=(30, 30, 30))
+    return image
+
+
+@need_vision
+def test_one_image_is_made_grey_once_for_glyphs_and_shapes() -> None:
+    image = _screen("SCORE 120")
+    grey, scale = glyphs.grey_of(image)
+    assert max(grey.shape) == glyphs.WORK_SIDE and scale < 1.0
+    again, ink, _ = glyphs.ink_of(image, icons.SURROUND)
+    assert again is grey  # the same array: not made again
+    glyphs.candidates(image, [])
+    assert glyphs.ink_of(image, icons.SURROUND)[1] is ink
+    icons.find(image)
+    assert glyphs.grey_of(image)[0] is grey
+
+
+@need_vision
+def test_another_image_is_looked_at_anew() -> None:
+    import numpy as np
+
+    first = _screen("SCORE 120")
+    grey = glyphs.grey_of(first)[0].copy()
+    second = _screen("LEVEL 7")  # a new object with other pixels, same size
+    other = glyphs.grey_of(second)[0]
+    assert not np.array_equal(grey, other)
+    assert np.array_equal(other, glyphs._grey_of(second)[0])
+    assert np.array_equal(glyphs.ink_of(second)[1], glyphs.ink_in(other, glyphs.SURROUND))
+
+
+@need_vision
+def test_the_copies_do_not_keep_an_image_alive() -> None:
+    image = _screen("SCORE 120")
+    glyphs.ink_of(image)
+    gone = weakref.ref(image)
+    del image
+    gc.collect()
+    assert gone() is None
+
+
+@need_vision
+def test_the_detectors_scale_table_is_the_arithmetic() -> None:
+    import numpy as np
+
+    from bridge.vision.ppocr import _levels
+
+    levels = np.arange(256, dtype=np.uint8).reshape(16, 16, 1).repeat(3, axis=2)
+    arithmetic = (np.asarray(levels, dtype=np.float32) / 255.0 - 0.5) / 0.5
+    assert np.array_equal(_levels()[levels], arithmetic)
+    assert _levels().dtype == np.float32 and _levels()[0] == -1.0 and _levels()[255] == 1.0
