@@ -529,9 +529,11 @@ class Recognizer:
     def run_all(self, pool: ThreadPoolExecutor, inputs: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
         """Each of ``inputs`` and its ``run``, in order, the runs on ``pool``'s workers side by side
         (``WORKERS``). ``inputs`` is drawn lazily: at most ``WORKERS`` runs are queued beyond
-        the one the caller waits for, so at most that many inputs are held at once. A run left
-        alone (the last of an odd count) of ``SPLIT_ROWS`` lines or more runs as two halves.
-        A run's error is raised here, when its turn comes."""
+        the one the caller waits for, and one input more is drawn (to know whether a run is
+        the last), so at most ``WORKERS`` + 2 inputs are held at once. A run left alone (the
+        last of an odd count) of ``SPLIT_ROWS`` lines or more runs as two halves. A run's
+        error is raised here, when its turn comes; the caller must not feed the same
+        recognizer from two threads at once (the engine's lock sees to it)."""
         import numpy as np
 
         self._open()  # once, before any worker would make it
