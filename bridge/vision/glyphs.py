@@ -38,8 +38,9 @@ recognizer reads a glyph on its own background). What the recognizer makes of it
 caller's judgement (``bridge.vision.ppocr`` keeps a digit read with high confidence, and a
 letter only in a row of such glyphs).
 Pure: numpy and OpenCV on pixels, no models. The grey copy and each width's ink of the last
-image looked at in a thread are kept (``_Copies``): the shapes (``bridge.vision.icons``) look at
-the region the glyphs were looked for in, with the same grey copy and the first width's ink.
+image looked at are kept until it is gone (``_Copies``): the shapes (``bridge.vision.icons``)
+look at the region the glyphs were looked for in, with the same grey copy and the first
+width's ink.
 """
 
 from __future__ import annotations
@@ -107,18 +108,26 @@ GROUNDS = (SURROUND, 1 / 25)
 """The widths of surroundings a glyph's ink is told from (shares of the shorter side)."""
 
 
-class _Copies(threading.local):
-    """The last image a thread looked at (a weak reference: it is not kept alive for this),
-    its grey copy and scale, and its ink by width of surroundings. An image is never drawn
-    on once it is looked at (the hub's regions are crops of their own), so the same object
-    has the same copies; another object, even with the same pixels, is looked at anew."""
-
-    image: Any = None
-    grey: tuple[Any, float] = (None, 1.0)
-    ink: dict[float, Any]
+class _Copies:
+    """The last image looked at, in any thread (a weak reference: it is not kept alive for
+    this), its grey copy and scale, and its ink by width of surroundings: one image's copies
+    for the whole process at most, let go with the image. An image is never drawn on once it
+    is looked at (the hub's regions are crops of their own), so the same object has the same
+    copies; another object, even with the same pixels, is looked at anew. Every field is read
+    and written under ``lock`` (reentrant: the image's death may be noticed by a collection
+    that runs while the lock's own thread holds it)."""
 
     def __init__(self) -> None:
-        self.ink = {}
+        self.lock = threading.RLock()
+        self.image: weakref.ref[Image.Image] | None = None
+        self.grey: tuple[Any, float] | None = None
+        self.ink: dict[float, Any] = {}
+
+    def let_go(self, image: weakref.ref[Image.Image]) -> None:
+        """The kept image is gone: its copies go too (unless another image's came since)."""
+        with self.lock:
+            if self.image is image:
+                self.image, self.grey, self.ink = None, None, {}
 
 
 _copies = _Copies()
@@ -130,15 +139,21 @@ def ink_of(image: Image.Image, surround: float = SURROUND) -> tuple[Any, Any, fl
     surroundings ``surround`` of the shorter side wide (a mark much wider is hollowed). The
     caller must not change the arrays (they are kept for the next look at ``image``)."""
     grey, scale = grey_of(image)
-    return grey, _ink_of_last(grey, surround), scale
+    return grey, _ink_of_kept(grey, surround), scale
 
 
-def _ink_of_last(grey: Any, surround: float) -> Any:
-    """``ink_in(grey, surround)``, ``grey`` the grey copy of this thread's last image
-    (``grey_of`` just made or found it), kept with it."""
-    ink = _copies.ink.get(surround)
-    if ink is None:
-        ink = _copies.ink[surround] = ink_in(grey, surround)
+def _ink_of_kept(grey: Any, surround: float) -> Any:
+    """``ink_in(grey, surround)``, kept with ``grey`` when it is the kept image's grey copy
+    (``grey_of`` just made or found it, and no other image's came since)."""
+    with _copies.lock:
+        kept = _copies.grey is not None and _copies.grey[0] is grey
+        ink = _copies.ink.get(surround) if kept else None
+    if ink is not None:
+        return ink
+    ink = ink_in(grey, surround)
+    with _copies.lock:
+        if kept and _copies.grey is not None and _copies.grey[0] is grey:
+            _copies.ink[surround] = ink
     return ink
 
 
@@ -146,11 +161,12 @@ def grey_of(image: Image.Image) -> tuple[Any, float]:
     """(grey, scale): ``image`` in grey (uint8) at ``scale``, its longer side at most
     ``WORK_SIDE``; the same arrays for the same image object again (``_Copies``: the caller
     must not change them)."""
-    last = _copies.image
-    if last is not None and last() is image:
-        return _copies.grey
+    with _copies.lock:
+        if _copies.image is not None and _copies.image() is image and _copies.grey is not None:
+            return _copies.grey
     found = _grey_of(image)
-    _copies.image, _copies.grey, _copies.ink = weakref.ref(image), found, {}
+    with _copies.lock:
+        _copies.image, _copies.grey, _copies.ink = weakref.ref(image, _copies.let_go), found, {}
     return found
 
 
@@ -196,7 +212,7 @@ def candidates(
     bars: list[Box] = []
     dots: list[Box] = []
     for surround in GROUNDS:
-        for box in _candidates(image, found, grey, _ink_of_last(grey, surround), scale, bars, dots):
+        for box in _candidates(image, found, grey, _ink_of_kept(grey, surround), scale, bars, dots):
             if not _centre_in(box, out):
                 out.append(box)
     if stems is not None:

@@ -1,6 +1,7 @@
 """The grey copy and ink of the last image looked at are made once (``bridge.vision.glyphs``,
-``_Copies``): the glyphs' and the shapes' passes over one region share them, another image
-is looked at anew, and the kept copies do not keep an image alive. The detector's input is
+``_Copies``): the glyphs' and the shapes' passes over one region share them, in any thread,
+another image is looked at anew, and the kept copies neither keep an image alive nor outlive
+it. The detector's input is
 scaled by a table with the values the arithmetic gave (``bridge.vision.ppocr._levels``)."""
 
 from __future__ import annotations
@@ -49,13 +50,30 @@ def test_another_image_is_looked_at_anew() -> None:
 
 
 @need_vision
-def test_the_copies_do_not_keep_an_image_alive() -> None:
+def test_the_copies_do_not_keep_an_image_alive_and_go_with_it() -> None:
+    """One image's copies at most, for the whole process, let go with the image: no thread
+    that read a region keeps its arrays after the region is gone."""
     image = _screen("SCORE 120")
     glyphs.ink_of(image)
+    assert glyphs._copies.grey is not None and glyphs._copies.ink
     gone = weakref.ref(image)
     del image
     gc.collect()
     assert gone() is None
+    assert glyphs._copies.grey is None and not glyphs._copies.ink
+
+
+@need_vision
+def test_a_copy_made_in_one_thread_serves_another() -> None:
+    """The hub reads a region in whichever worker thread its pool gives: a grey copy made in
+    one thread is the one another thread gets for the same image."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    image = _screen("SCORE 120")
+    with ThreadPoolExecutor(1) as pool:
+        grey, ink, _ = pool.submit(glyphs.ink_of, image).result()
+    again, ink_again, _ = glyphs.ink_of(image)
+    assert again is grey and ink_again is ink
 
 
 @need_vision
