@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from bridge.devices.ios.web_inspector import WEB_INSPECTOR_OFF, IosWebSource, WebKitPage
-from bridge.devices.ios.web_wir import WirInspector
+from bridge.devices.ios.web_wir import WirInspector, WirTransport
 from bridge.devices.sim.webview import PAGE
 from bridge.devices.web.cdp import CdpClient
 from bridge.devices.web.chromium import Chromium
@@ -198,8 +198,12 @@ async def test_the_apps_page_is_listed_read_typed_into_tapped_and_survives_a_pro
         session_id = next(iter(daemon.sessions))
         page.changed = anyio.Event()
         new = daemon.swap(session_id)
-        with anyio.fail_after(30):
-            await page.changed.wait()
+        transport = page.transport
+        assert isinstance(transport, WirTransport)
+        with anyio.fail_after(30):  # until the commit reached the transport: a late marker of
+            while transport.target_id != new:  # the typing may wake the page first, and a
+                page.changed = anyio.Event()  # command sent before the commit goes to the
+                await page.changed.wait()  # old target, which drops it
         again = {it.automation_id: it for it in (await page.read(BOX)).items}
         assert again["web:#email"].value == "demo@example.com"
         after = daemon.inner[daemon.inner.index((new, "Console.enable")) :]
