@@ -530,25 +530,28 @@ class Recognizer:
         """Each of ``inputs`` and its ``run``, in order, the runs on ``pool``'s workers side by side
         (``WORKERS``). ``inputs`` is drawn lazily: at most ``WORKERS`` runs are queued beyond
         the one the caller waits for, and one input more is drawn (to know whether a run is
-        the last), so at most ``WORKERS`` + 2 inputs are held at once. A run left alone (the
-        last of an odd count) of ``SPLIT_ROWS`` lines or more runs as two halves. A run's
+        the last), so at most ``WORKERS`` + 2 inputs are held at once. The last input, when
+        it would run alone (the runs before it a multiple of ``WORKERS``), runs as two halves
+        if it has ``SPLIT_ROWS`` lines or more. A run's
         error is raised here, when its turn comes; the caller must not feed the same
         recognizer from two threads at once (the engine's lock sees to it)."""
         import numpy as np
 
         self._open()  # once, before any worker would make it
         pending: deque[tuple[Any, ...]] = deque()
+        submitted = 0  # runs handed to the pool so far
         todo = iter(inputs)
         last = next(todo, None)
         while last is not None:
             nxt = next(todo, None)
-            if nxt is None and len(pending) % WORKERS == 0 and len(last) >= SPLIT_ROWS:
+            if nxt is None and submitted % WORKERS == 0 and len(last) >= SPLIT_ROWS:
                 half = len(last) // 2
                 pending.append(
                     (last, pool.submit(self.run, last[:half]), pool.submit(self.run, last[half:]))
                 )
             else:
                 pending.append((last, pool.submit(self.run, last)))
+            submitted += len(pending[-1]) - 1
             last = nxt
             while len(pending) > WORKERS or (last is None and pending):
                 x, *runs = pending.popleft()
@@ -635,9 +638,11 @@ class PpOcrEngine:
         width = max(32, round(image.width * scale / 32) * 32)
         height = max(32, round(image.height * scale / 32) * 32)
         small = image.resize((width, height), Image.Resampling.BILINEAR)
-        # BGR, as the model was trained, each level scaled to [-1, 1] by a table (one pass)
-        x = _levels()[np.asarray(small)[:, :, ::-1].transpose(2, 0, 1)][np.newaxis]
-        prob = self._det.run(None, {self._det_input: np.ascontiguousarray(x)})[0][0, 0]
+        # BGR, as the model was trained, channels first (bytes laid out once, so the table's
+        # float32 answer is laid out as the model takes it), each level scaled to [-1, 1]
+        levels = np.ascontiguousarray(np.asarray(small)[:, :, ::-1].transpose(2, 0, 1))
+        x = _levels()[levels][np.newaxis]
+        prob = self._det.run(None, {self._det_input: x})[0][0, 0]
         mask = (prob > DETECT_THRESHOLD).astype(np.uint8)
         mask = cv2.dilate(mask, np.ones((2, 2), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
