@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,12 +19,17 @@ from typing import Any
 import anyio
 import pytest
 
-from bridge.devices.ios.web_inspector import WEB_INSPECTOR_OFF, IosWebSource, WebKitPage
-from bridge.devices.ios.web_wir import WirInspector, WirTransport
+from bridge.devices.ios.web_inspector import (
+    WEB_INSPECTOR_OFF,
+    IosWebSource,
+    WebKitPage,
+    WirPage,
+)
+from bridge.devices.ios.web_wir import SWAPPED, WirInspector, WirTransport
 from bridge.devices.sim.webview import PAGE
 from bridge.devices.web.cdp import CdpClient
 from bridge.devices.web.chromium import Chromium
-from bridge.devices.web.page import PageClosed
+from bridge.devices.web.page import PageClosed, PageError
 from tests.devices.ios_fakes.fake_webinspectord import (
     APP_ID,
     BUNDLE,
@@ -225,6 +231,92 @@ async def test_the_apps_page_is_listed_read_typed_into_tapped_and_survives_a_pro
         assert daemon.closed_sessions == [session_id], "the socket was torn down"
         await inspector.aclose()
         tg.cancel_scope.cancel()
+
+
+@need_web_chromium
+async def test_a_command_sent_to_the_old_target_at_a_swap_fails_at_once_and_is_not_sent_again() -> (
+    None
+):
+    async with shop() as url, anyio.create_task_group() as tg:
+        daemon = daemon_with_shop(tg, url)
+        inspector = WirInspector(opener(daemon, []), BUNDLE, listing_wait_s=2)
+        endpoints = await IosWebSource(inspector).pages()
+        assert endpoints[0].open is not None
+        page = await endpoints[0].open()
+        assert isinstance(page, WebKitPage)
+        tg.start_soon(page.serve)
+        await page.prepare()
+        old = page.transport.target_id if isinstance(page.transport, WirTransport) else None
+        # the page moves to a new process; the page has not heard of it when it sends its
+        # next command, which goes to the old target (WebKit drops it there)
+        new = daemon.swap(next(iter(daemon.sessions)))
+        started = anyio.current_time()
+        with anyio.fail_after(20), pytest.raises(PageError) as raised:
+            await page.evaluate("document.title")
+        assert "moved to a new process" in str(raised.value)
+        assert "not sent again" in str(raised.value)
+        assert anyio.current_time() - started < 20  # not the 30 s of a command never answered
+        sent = [(t, m) for t, m in daemon.inner if m == "Runtime.evaluate"]
+        assert sent[-1][0] == old, "the command went to the old target"
+        assert sum(1 for t, _ in sent if t == new) == 0, "and was not sent again to the new"
+        # the next command goes to the new target and is answered
+        with anyio.fail_after(30):
+            assert bytes(await page.evaluate("1 + 1")) == b"2"
+        assert daemon.inner[-1] == (new, "Runtime.evaluate")
+        await page.close()
+        await inspector.aclose()
+        tg.cancel_scope.cancel()
+
+
+async def test_the_old_targets_late_answer_is_taken_and_a_destroyed_targets_commands_fail() -> None:
+    sent: list[dict[str, Any]] = []
+
+    class Service:  # only what a transport's send and unwrap touch
+        is_connected = True
+
+        async def send_socket_data(self, *args: Any) -> None:
+            sent.append(args[-1])
+
+    async def not_opened() -> tuple[Any, Any]:
+        raise AssertionError("the service is given")
+
+    service = Service()
+    inspector = WirInspector(not_opened, BUNDLE)
+    inspector.service = service
+    page = WirPage(app_id=WEBCONTENT_ID, page_id=1, title="", url="", type="WIRTypeWeb")
+    transport = WirTransport(inspector, service, page)
+    transport.target_id = "page-1"
+
+    def dispatch(target: str, inner: dict[str, Any]) -> dict[str, Any]:
+        params = {"targetId": target, "message": json.dumps(inner)}
+        return {"method": "Target.dispatchMessageFromTarget", "params": params}
+
+    await transport.send({"id": 5, "method": "Runtime.evaluate", "params": {}})
+    commit = {"oldTargetId": "page-1", "newTargetId": "page-2"}
+    got = await transport._unwrap({"method": "Target.didCommitProvisionalTarget", "params": commit})
+    assert got == {"method": "Page.frameNavigated", "params": {}}
+    # the old target answers the command it was sent before the commit: the page gets it
+    assert await transport._unwrap(dispatch("page-1", {"id": 5, "result": {}})) == {
+        "id": 5,
+        "result": {},
+    }
+    assert await transport._unwrap(dispatch("page-1", {"method": "Page.loadEventFired"})) is None
+    await transport.send({"id": 6, "method": "Runtime.evaluate", "params": {}})
+    await transport.send({"id": 7, "method": "Runtime.evaluate", "params": {}})
+    assert [json.loads(m["params"]["message"])["id"] for m in sent] == [5, 6, 7]
+    assert [m["params"]["targetId"] for m in sent] == ["page-1", "page-2", "page-2"]
+    # an answer the old target cannot have been asked for is not the page's
+    assert await transport._unwrap(dispatch("page-1", {"id": 6, "result": {}})) is None
+    # the next swap: page-2's two commands are answered at once with the reason, in order
+    commit = {"oldTargetId": "page-2", "newTargetId": "page-3"}
+    await transport._unwrap({"method": "Target.didCommitProvisionalTarget", "params": commit})
+    destroyed = {"method": "Target.targetDestroyed", "params": {"targetId": "page-2"}}
+    first = await transport._unwrap(destroyed)
+    assert first == {"id": 6, "error": {"message": SWAPPED}}
+    with anyio.fail_after(5):
+        assert await transport.receive() == {"id": 7, "error": {"message": SWAPPED}}
+    # a late answer of a command already failed is dropped, not delivered twice
+    assert await transport._unwrap(dispatch("page-2", {"id": 6, "result": {}})) is None
 
 
 async def test_the_web_inspector_switched_off_is_said() -> None:

@@ -31,7 +31,11 @@ page's process creates a provisional target and ``Target.didCommitProvisionalTar
 {oldTargetId, newTargetId}`` makes it current. ``WirTransport`` hides all of that:
 ``WebKitPage`` sends and receives the page's own messages; on a commit the transport sends
 the page's enable commands again to the new target and reports a ``Page.frameNavigated`` so
-the page is read again.
+the page is read again. A command sent to the old target just before the commit (the page
+did not know yet) is answered if the old target still answers it; when
+``Target.targetDestroyed`` ends the old target first, its command is answered at once with an
+error that says the process was swapped while it ran (``SWAPPED``), not left to time out. It
+is not sent again to the new target: a tap sent twice could be a tap made twice.
 
 Which pages: those of the application under test (``bundle_id``) and of the WebKit
 processes it hosts (a ``WKWebView``'s page is listed under a WebContent proxy application
@@ -49,6 +53,7 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -64,12 +69,18 @@ LISTING_WAIT_S = 1.0
 MAX_SESSIONS = 16
 MAX_ORPHANS = 8192
 MAX_PAGES = 32
+SWAPPED = (
+    "the page moved to a new process while this command ran (a navigation); whether it took"
+    " effect is unknown, so it was not sent again"
+)
+"""The error of a command whose target was destroyed before it answered (see the module)."""
 REPLAYED = frozenset({"Console.enable", "Page.enable", "Runtime.enable", "Network.enable"})
 """Commands sent again to the target a process swap commits (they are per target)."""
 _OUTER_IDS = itertools.count(0x60000000)
 """Ids of the wrapping ``sendMessageToTarget`` messages: a range neither pymobiledevice3's
 own sessions (from 1) nor the page's messages reach."""
 _REPLAY_IDS = itertools.count(0x70000000)
+MAX_AWAITING = 1024
 
 
 class WirTransport:
@@ -83,6 +94,11 @@ class WirTransport:
         self.target_id: str | None = None
         self.sent_setup: list[dict[str, Any]] = []
         self._outer: set[int] = set()
+        self._awaiting: dict[int, str | None] = {}
+        """The page's commands not answered yet: their id and the target they went to (at
+        most ``MAX_AWAITING``, the oldest forgotten: their own wait has ended by then)."""
+        self._answers: deque[dict[str, Any]] = deque()
+        """Answers made here for commands whose target was destroyed (``SWAPPED``)."""
         self._wake = anyio.Event()
         self._closed = False
 
@@ -130,6 +146,11 @@ class WirTransport:
         self._check_alive()
         if message.get("method") in REPLAYED and len(self.sent_setup) < 16:
             self.sent_setup.append(message)
+        mid = message.get("id")
+        if isinstance(mid, int):
+            self._awaiting[mid] = self.target_id  # the target ``_to_target`` sends it to
+            while len(self._awaiting) > MAX_AWAITING:
+                del self._awaiting[next(iter(self._awaiting))]
         await self._to_target(message)
 
     async def _to_target(self, message: dict[str, Any]) -> None:
@@ -163,6 +184,8 @@ class WirTransport:
 
     async def receive(self) -> dict[str, Any]:
         while True:
+            if self._answers:
+                return self._answers.popleft()
             self._wake = anyio.Event()
             self._forget_outer_answers()
             events = self.service.session_events(self.session_id)
@@ -181,13 +204,22 @@ class WirTransport:
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         assert isinstance(params, dict)
         if method == "Target.dispatchMessageFromTarget":
-            if params.get("targetId") != self.target_id:
-                return None  # a provisional target's, before it commits
+            target = params.get("targetId")
             try:
                 inner = json.loads(str(params.get("message", "")))
             except ValueError:
                 return None
-            return inner if isinstance(inner, dict) else None
+            if not isinstance(inner, dict):
+                return None
+            mid = inner.get("id")
+            if isinstance(mid, int) and mid in self._awaiting:
+                if self._awaiting[mid] != target and target != self.target_id:
+                    return None  # not the answer of the target it was sent to
+                del self._awaiting[mid]
+                return inner  # an answer, from the old target too (sent before the commit)
+            if target != self.target_id:
+                return None  # a provisional target's events, or the old target's
+            return inner
         if method == "Target.didCommitProvisionalTarget":
             new = params.get("newTargetId")
             if params.get("oldTargetId") == self.target_id and isinstance(new, str):
@@ -198,8 +230,15 @@ class WirTransport:
                     await self._to_target(replay)
                 return {"method": "Page.frameNavigated", "params": {}}
             return None
-        if method == "Target.targetDestroyed" and params.get("targetId") == self.target_id:
-            raise PageClosed("the page's inspector target was destroyed")
+        if method == "Target.targetDestroyed":
+            gone = params.get("targetId")
+            if gone == self.target_id:
+                raise PageClosed("the page's inspector target was destroyed")
+            lost = [mid for mid, target in self._awaiting.items() if target == gone]
+            for mid in lost:  # sent to the old target, which will never answer now
+                del self._awaiting[mid]
+                self._answers.append({"id": mid, "error": {"message": SWAPPED}})
+            return self._answers.popleft() if self._answers else None
         return None
 
     async def close(self) -> None:
