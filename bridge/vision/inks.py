@@ -126,6 +126,60 @@ def grey_levels(pixels: Any) -> Any:
     return (pixels[..., 0] + pixels[..., 1] + pixels[..., 2]) / 3
 
 
+def median_of(values: Any) -> float:
+    """``float(numpy.median(values))``, the very same value, in one partition and without
+    numpy's general machinery (its checks cost more than the partition of a line's few
+    thousand grey levels, and it ran on every line crop). ``values``: a float array (any
+    shape); another dtype is left to numpy, whose mean of two middle integers differs."""
+    import numpy as np
+
+    flat = values.ravel()
+    if flat.dtype not in (np.float32, np.float64) or flat.size == 0:
+        return float(np.median(flat))
+    n = flat.size
+    half = n // 2
+    if n % 2:
+        return float(np.partition(flat, half)[half])
+    part = np.partition(flat, (half - 1, half))
+    return float((part[half - 1] + part[half]) / 2)  # numpy's mean of the two, in their dtype
+
+
+def _level_stats(grey: Any) -> tuple[float, Any, Any]:
+    """(median, ``EXTREME`` percentile, 100 - ``EXTREME`` percentile) of ``grey``'s values:
+    what ``float(numpy.median(...))`` and ``numpy.percentile`` (linear) return, bit for bit,
+    from one partition. The percentiles stay numpy float64 scalars, as numpy's are: a level
+    made from them is compared with float32 grey levels in float64 (a Python float would
+    be rounded to float32 first, and a pixel at the level would change sides). ``grey``: a
+    float array; another dtype is left to numpy."""
+    import numpy as np
+
+    flat = grey.ravel()
+    if flat.dtype not in (np.float32, np.float64) or flat.size == 0:
+        dark, light = np.percentile(flat, (EXTREME, 100 - EXTREME))
+        return float(np.median(flat)), dark, light
+    n = flat.size
+    half = n // 2
+    at = (n - 1) * (np.array((EXTREME, 100 - EXTREME)) / 100)  # numpy's virtual indexes
+    below = np.floor(at)
+    share = at - below
+    low = [int(k) for k in below]
+    kth = {half, *low, *(min(k + 1, n - 1) for k in low)}
+    if n % 2 == 0:
+        kth.add(half - 1)
+    part = np.partition(flat, sorted(kth))
+    middle = float(part[half]) if n % 2 else float((part[half - 1] + part[half]) / 2)
+    out: list[Any] = []
+    for j, k in enumerate(low):
+        if at[j] >= n - 1:
+            out.append(np.float64(part[n - 1]))
+            continue
+        a, b = part[k], part[k + 1]
+        step = b - a  # in the values' dtype, then weighed in float64, as numpy's ``_lerp``
+        t = share[j]
+        out.append(b - step * (1 - t) if t >= 0.5 else a + step * t)
+    return middle, out[0], out[1]
+
+
 def ink_mask(pixels: Any) -> Any:
     """Which pixels of a line crop (REC_HEIGHT x width x RGB) are ink: they differ from the
     crop's background (its border's median grey) by more than INK."""
@@ -133,7 +187,7 @@ def ink_mask(pixels: Any) -> Any:
 
     grey = grey_levels(pixels)
     border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    return np.abs(grey - float(np.median(border))) > INK
+    return np.abs(grey - median_of(border)) > INK
 
 
 def cut_off(pixels: Any, top: bool, bottom: bool) -> bool:
@@ -147,7 +201,7 @@ def cut_off(pixels: Any, top: bool, bottom: bool) -> bool:
     if not (top or bottom):
         return False
     grey = grey_levels(pixels)
-    share = (np.abs(grey - float(np.median(grey))) > INK).mean(axis=1)
+    share = (np.abs(grey - median_of(grey)) > INK).mean(axis=1)
     return bool(
         (top and float(share[:CUT_ROWS].min()) > CUT)
         or (bottom and float(share[-CUT_ROWS:].min()) > CUT)
@@ -167,10 +221,7 @@ def glyph_ink(pixels: Any) -> Any:
 def _ink_level(grey: Any) -> tuple[bool, float]:
     """(dark, level): whether the glyphs of ``grey`` (a line's grey levels) are darker than
     its median, and the grey level past which a pixel is their ink (``glyph_ink``)."""
-    import numpy as np
-
-    middle = float(np.median(grey))
-    dark, light = np.percentile(grey, (EXTREME, 100 - EXTREME))
+    middle, dark, light = _level_stats(grey)
     if middle - dark >= light - middle:
         return True, min(middle - INK, (middle + dark) / 2)
     return False, max(middle + INK, (middle + light) / 2)

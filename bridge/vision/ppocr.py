@@ -640,8 +640,9 @@ class PpOcrEngine:
         small = image.resize((width, height), Image.Resampling.BILINEAR)
         # BGR, as the model was trained, channels first (bytes laid out once, so the table's
         # float32 answer is laid out as the model takes it), each level scaled to [-1, 1]
+        # through the table by OpenCV (a tenth of numpy's indexing's time, the same values)
         levels = np.ascontiguousarray(np.asarray(small)[:, :, ::-1].transpose(2, 0, 1))
-        x = _levels()[levels][np.newaxis]
+        x = cv2.LUT(levels.reshape(3 * height, width), _levels()).reshape(1, 3, height, width)
         prob = self._det.run(None, {self._det_input: x})[0][0, 0]
         mask = (prob > DETECT_THRESHOLD).astype(np.uint8)
         mask = cv2.dilate(mask, np.ones((2, 2), np.uint8))
@@ -1105,17 +1106,16 @@ class PpOcrEngine:
         index = model.allowed_index[pick]
         best = allowed[np.arange(len(pick)), pick]
         chars: list[tuple[int, str, float]] = []  # (column, character, probability)
-        previous = 0
-        for col in range(len(index)):
-            k = int(index[col])
-            if k != 0 and k != previous:
-                char = model.chars[k]
-                if len(char) > 1 and chars and chars[-1][1] == char[0]:
-                    chars.pop()  # ``°`` then ``℉`` (``°F``): one sign read twice
-                if best[col] < ACCENT and not char.isascii() and char.isalpha():
-                    char = plain_letter(char)
-                chars.append((col, char, float(best[col])))
-            previous = k
+        before = np.empty_like(index)  # each column's class before it (a blank before the first)
+        before[0] = 0
+        before[1:] = index[:-1]
+        for col in np.flatnonzero((index != 0) & (index != before)).tolist():
+            char = model.chars[int(index[col])]  # a class no blank or repeat of the last
+            if len(char) > 1 and chars and chars[-1][1] == char[0]:
+                chars.pop()  # ``°`` then ``℉`` (``°F``): one sign read twice
+            if best[col] < ACCENT and not char.isascii() and char.isalpha():
+                char = plain_letter(char)
+            chars.append((col, char, float(best[col])))
         return chars
 
     def _group(
@@ -1305,10 +1305,11 @@ def _input(widest: int, crops: list[Any]) -> Any:
     its last column, its channels BGR, as the models were trained, scaled to [-1, 1]."""
     import numpy as np
 
-    x = np.zeros((len(crops), 3, REC_HEIGHT, widest), dtype=np.float32)
+    x = np.empty((len(crops), 3, REC_HEIGHT, widest), dtype=np.float32)
     for k, pixels in enumerate(crops):
-        padded = np.pad(pixels, ((0, 0), (0, widest - pixels.shape[1]), (0, 0)), "edge")
-        x[k] = ((padded[:, :, ::-1] / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
+        width = pixels.shape[1]  # scaled as it is, then its last column copied to ``widest``
+        x[k, :, :, :width] = ((pixels[:, :, ::-1] / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
+        x[k, :, :, width:] = x[k, :, :, width - 1 : width]
     return x
 
 
