@@ -96,7 +96,7 @@ import threading
 import unicodedata
 from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -496,6 +496,7 @@ class Recognizer:
 
         self.path = path
         self._session: Any = None
+        self._opening = threading.Lock()  # the retry windows' threads may all run it first
         self.input = ""
         if characters is None:
             meta = self._open().get_modelmeta().custom_metadata_map
@@ -517,10 +518,12 @@ class Recognizer:
         return self._session is not None
 
     def _open(self) -> Any:
-        if self._session is None:
-            self._session = _session(self.path, 1)  # runs go side by side: ``run_all``
-            self.input = self._session.get_inputs()[0].name
-        return self._session
+        with self._opening:
+            if self._session is None:
+                session = _session(self.path, 1)  # runs go side by side: ``run_all``
+                self.input = session.get_inputs()[0].name
+                self._session = session  # last: ``run`` never sees a session without its input
+            return self._session
 
     def run(self, x: Any) -> Any:
         """(batch, columns, classes) probabilities for a (batch, 3, REC_HEIGHT, width) input."""
@@ -533,8 +536,9 @@ class Recognizer:
         the last), so at most ``WORKERS`` + 2 inputs are held at once. The last input, when
         it would run alone (the runs before it a multiple of ``WORKERS``), runs as two halves
         if it has ``SPLIT_ROWS`` lines or more. A run's
-        error is raised here, when its turn comes; the caller must not feed the same
-        recognizer from two threads at once (the engine's lock sees to it)."""
+        error is raised here, when its turn comes. Several threads may each draw a
+        ``run_all`` of the same recognizer at once (the retry windows): its session runs
+        calls side by side, and each call's queue is its own."""
         import numpy as np
 
         self._open()  # once, before any worker would make it
@@ -585,8 +589,15 @@ class PpOcrEngine:
         self.second_taken = 0
         """... and how many of those readings replaced the first."""
         self._lock = threading.Lock()
+        self._memo = threading.Lock()
+        """Guards ``_seen``, ``_sure`` and the counters: the retry windows are read on
+        several threads at once (``_look_again``)."""
         self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="ocr")
         """The recognizers' workers (``Recognizer.run_all``); idle between readings."""
+        self._windows = ThreadPoolExecutor(RETRY_WINDOWS - 1, thread_name_prefix="ocr-window")
+        """The retry windows' readers beside the calling thread (``_look_again``): a window
+        submits its recognizer runs to ``_pool``, never to this one, so neither waits on
+        itself."""
         self._seen: OrderedDict[bytes, list[tuple[str, tuple[int, int], float]]] = OrderedDict()
         """Decoded words by the hash of a line crop's pixels (the ``SEEN_LINES`` most recent):
         a line read in an earlier frame is not recognised again."""
@@ -598,7 +609,7 @@ class PpOcrEngine:
 
     def forget_lines(self) -> None:
         """Drop the decoded words of lines seen before (a bench measuring uncached cost)."""
-        with self._lock:
+        with self._lock, self._memo:
             self._seen.clear()
             self._sure.clear()  # its keys are keys of ``_seen``
 
@@ -690,9 +701,9 @@ class PpOcrEngine:
         found, lines = self._read(image)
         read = len(lines)
         silent = [box for box, words in zip(found, lines, strict=False) if not words]
-        for window in retry_windows(image.size, found, lines[: len(found)]):
-            grey = image.crop(window).convert("L").convert("RGB")
-            for line in self._read(grey, lone=False)[1]:
+        windows = retry_windows(image.size, found, lines[: len(found)])
+        for window, again in zip(windows, self._look_again(image, windows), strict=True):
+            for line in again:
                 if not line:
                     continue
                 moved = _moved(line, window)
@@ -726,6 +737,23 @@ class PpOcrEngine:
         lines = battery_levels(lines)  # ``1100%`` beside a clock: ``100%``
         lines = read_twice(lines)  # one glyph read from its part and whole
         return among_marks(lines, silent, detected)
+
+    def _look_again(self, image: Image.Image, windows: list[Box]) -> list[list[list[Word]]]:
+        """The lines each of ``windows`` of ``image`` reads in grey (``_read`` without lone
+        glyphs), in the order of ``windows``. The windows are read side by side: the first
+        on this thread, the others on ``_windows`` (at most ``RETRY_WINDOWS`` - 1 of them),
+        so one window's model runs go on while another's Python works. Each reading is the
+        one the window gives alone. This returns only when every window's reading has
+        ended, an error (raised here) included."""
+        greys = [image.crop(window).convert("L").convert("RGB") for window in windows]
+        if len(greys) < 2:
+            return [self._read(grey, lone=False)[1] for grey in greys]
+        others = [self._windows.submit(self._read, grey, False) for grey in greys[1:]]
+        try:
+            first = self._read(greys[0], lone=False)[1]
+        finally:
+            wait(others)  # none left running once this returns or raises
+        return [first, *(future.result()[1] for future in others)]
 
     def _columns(
         self, image: Image.Image, silent: list[Box], lines: list[list[Word]]
@@ -962,13 +990,16 @@ class PpOcrEngine:
         for index, pixels, box, pad in crops:  # a line seen before: its words, no model run
             key = hashlib.blake2b(pixels.tobytes(), digest_size=16).digest()
             keys[index] = key
-            known = self._seen.get(key)
+            with self._memo:
+                known = self._seen.get(key)
+                if known is not None:
+                    self._seen.move_to_end(key)
+                    known_sure = key in self._sure
             if known is None:
                 todo.append((index, pixels, box, pad))
             else:
-                self._seen.move_to_end(key)
                 lines[index] = self._keep(index >= lone_from, pixels, box, pad, known)
-                if sure is not None and key in self._sure:
+                if sure is not None and known_sure:
                     sure.add(index)
         todo.sort(key=lambda c: c[1].shape[1])
         batches: list[tuple[int, list[tuple[int, Any, Box, int]]]] = []
@@ -1032,13 +1063,15 @@ class PpOcrEngine:
                     columns = probs.shape[1] * pixels.shape[1] / widest
                     chars = self._chars(probs[k], columns, self._second)
                     again = self._group(chars, columns, blank, height, walls.get(index, ()), ink)
-                    self.second_reads += 1
+                    with self._memo:
+                        self.second_reads += 1
                     first = words
                     if index >= lone_from:  # a lone mark's digit: no row keeps it disputed
                         if not first[0][0].isdigit():  # a letter: a word alone if both agree
                             if sure is not None and not _disputed(chars, first[0][0], SURE_LETTER):
                                 sure.add(index)
-                                self._sure.add(keys[index])
+                                with self._memo:
+                                    self._sure.add(keys[index])
                         elif _disputed(chars, first[0][0]):
                             words = []
                         self._remember(keys[index], words)
@@ -1047,19 +1080,22 @@ class PpOcrEngine:
                     if _one_glyph(first) and _disputed(chars, first[0][0]):
                         words = _doubted(first)
                     elif _confirms(again, first, seen):
-                        self.second_taken += 1
+                        with self._memo:
+                            self.second_taken += 1
                         words = again if first else _doubted(again)
                     elif _agrees(again, words) and _mean(again) > _mean(words):
-                        self.second_taken += 1
+                        with self._memo:
+                            self.second_taken += 1
                         words = again
                     self._remember(keys[index], words)
                     lines[index] = self._keep(False, pixels, box, pad, words)
         return lines
 
     def _remember(self, key: bytes, words: list[tuple[str, tuple[int, int], float]]) -> None:
-        self._seen[key] = words
-        if len(self._seen) > SEEN_LINES:
-            self._sure.discard(self._seen.popitem(last=False)[0])
+        with self._memo:
+            self._seen[key] = words
+            if len(self._seen) > SEEN_LINES:
+                self._sure.discard(self._seen.popitem(last=False)[0])
 
     @staticmethod
     def _keep(
