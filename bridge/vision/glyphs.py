@@ -142,6 +142,16 @@ def ink_of(image: Image.Image, surround: float = SURROUND) -> tuple[Any, Any, fl
     return grey, _ink_of_kept(grey, surround), scale
 
 
+def prepare(image: Image.Image) -> None:
+    """Make and keep what ``candidates`` (and ``bridge.vision.icons.find``) will take of
+    ``image`` whatever boxes they are given: its grey copy and its ink for each of
+    ``GROUNDS``. For a caller with a thread to spare while it reads ``image``'s lines (its
+    answers are the ones ``candidates`` would make itself)."""
+    grey, _ = grey_of(image)
+    for surround in GROUNDS:
+        _ink_of_kept(grey, surround)
+
+
 def _ink_of_kept(grey: Any, surround: float) -> Any:
     """``ink_in(grey, surround)``, kept with ``grey`` when it is the kept image's grey copy
     (``grey_of`` just made or found it, and no other image's came since)."""

@@ -798,15 +798,16 @@ class PpOcrEngine:
         game board the detector took for one block of text, a glyph's own box too tight to
         read) hides none. A lone solid bar (``glyphs.candidates``' stems) is an ``I`` where
         it stands in a row of letters (``stems_in_rows``), and nothing anywhere else."""
-        found = self.detect(image)
-        if lone and found and max(image.size) <= DETECT_SIDE:
-            heights = sorted(b[3] - b[1] for b in found)
-            if heights[len(heights) // 2] < SMALL_TEXT:
-                found = self.detect(image, SMALL_TEXT_UP)  # a small screen's small text
-        found, lines = self._stacked(image, found, self._recognize(image, found, len(found)))
-        lines = self._whole_edges(image, found, lines)
-        lines = self._turned(image, found, lines)
-        if lone:
+        # the lone glyphs' look at the whole image (its grey copy and ink) is made on a window
+        # thread while the lines are detected and read: it needs none of their boxes
+        prepared = self._windows.submit(glyphs.prepare, image) if lone else None
+        try:
+            found, lines = self._lines(image, lone)
+        finally:
+            if prepared is not None:
+                wait([prepared])  # never left running past this reading
+        if prepared is not None:
+            prepared.result()  # its error, if any, is this reading's
             read = [box for box, words in zip(found, lines, strict=True) if words]
             singles = [w for line in lines for w in line if len(w.text) == 1]
             stems: list[Box] = []
@@ -821,6 +822,18 @@ class PpOcrEngine:
                 {glyphs.core(b) for b in dotted},
             )  # a bare ``I`` among a row's letters: no recognizer reads a bar alone
         return found, letters_in_rows(lines)
+
+    def _lines(self, image: Image.Image, lone: bool) -> tuple[list[Box], list[list[Word]]]:
+        """The detected boxes of ``image`` and the kept words of each (``_read``'s first
+        part, before the lone glyphs)."""
+        found = self.detect(image)
+        if lone and found and max(image.size) <= DETECT_SIDE:
+            heights = sorted(b[3] - b[1] for b in found)
+            if heights[len(heights) // 2] < SMALL_TEXT:
+                found = self.detect(image, SMALL_TEXT_UP)  # a small screen's small text
+        found, lines = self._stacked(image, found, self._recognize(image, found, len(found)))
+        lines = self._whole_edges(image, found, lines)
+        return found, self._turned(image, found, lines)
 
     def _stacked(
         self, image: Image.Image, found: list[Box], lines: list[list[Word]]

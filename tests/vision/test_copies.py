@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
 from PIL import Image, ImageDraw
 
 from bridge.vision import glyphs, icons
@@ -74,6 +75,49 @@ def test_a_copy_made_in_one_thread_serves_another() -> None:
         grey, ink, _ = pool.submit(glyphs.ink_of, image).result()
     again, ink_again, _ = glyphs.ink_of(image)
     assert again is grey and ink_again is ink
+
+
+@need_vision
+def test_the_lone_glyphs_look_is_made_beside_the_lines_and_used_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reading makes the lone glyphs' grey copy and ink of the whole image on a window
+    thread while it detects and reads the lines (``glyphs.prepare``), and the lone glyphs
+    then take those very arrays: none is made twice."""
+    import threading
+
+    from bridge.vision.engine import load_engine
+    from bridge.vision.ppocr import PpOcrEngine
+
+    engine = load_engine()
+    assert isinstance(engine, PpOcrEngine), engine
+    made: list[tuple[str, str]] = []
+    prepare, grey_of = glyphs.prepare, glyphs._grey_of
+
+    def noted(image: Image.Image) -> None:
+        made.append(("prepare", threading.current_thread().name))
+        prepare(image)
+
+    def counted(image: Image.Image) -> tuple[object, float]:
+        made.append(("grey", threading.current_thread().name))
+        return grey_of(image)
+
+    monkeypatch.setattr(glyphs, "prepare", noted)
+    monkeypatch.setattr(glyphs, "_grey_of", counted)
+    ink_in = glyphs.ink_in
+    inks: list[float] = []
+
+    def ink_counted(grey: object, surround: float) -> object:
+        inks.append(surround)
+        return ink_in(grey, surround)
+
+    monkeypatch.setattr(glyphs, "ink_in", ink_counted)
+    image = _screen("SCORE 120")
+    engine.forget_lines()
+    engine.read(image)
+    assert [kind for kind, _ in made] == ["prepare", "grey"], "one grey copy, made once"
+    assert all(thread.startswith("ocr-window") for _, thread in made)
+    assert sorted(inks) == sorted(glyphs.GROUNDS), "each ink made once, by prepare"
 
 
 @need_vision
