@@ -18,6 +18,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import urllib.parse
 import urllib.request
@@ -110,12 +111,11 @@ class Chromium:
         profile = Path(tempfile.mkdtemp(prefix="mobridge-chromium-"))
         self.profile = profile
         self.process = subprocess.Popen(  # noqa: ASYNC220 (returns at once; nothing waits)
-            self.argv(profile),
+            [*_with_parent(), *self.argv(profile)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
         )
         active = profile / "DevToolsActivePort"
         try:
@@ -244,15 +244,16 @@ class _Created(msgspec.Struct, frozen=True):
     targetId: str
 
 
-def _die_with_parent() -> None:
-    """In the child before exec (Linux): the kernel sends SIGTERM when the hub's process
-    dies, so a hub killed hard leaves no browser behind (elsewhere: nothing)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+def _with_parent() -> list[str]:
+    """The words that start the browser so that the kernel sends it SIGTERM when the hub's
+    process dies (a hub killed hard leaves no browser behind): util-linux's ``setpriv
+    --pdeathsig`` (Linux; it sets PR_SET_PDEATHSIG and execs the browser, whose pid it
+    keeps), or nothing where there is none. Not a ``preexec_fn``: Python code run between
+    fork and exec in a process with threads can wait forever on a lock another thread held
+    at the fork (the import lock, the dynamic loader's), and a hub starting a browser while
+    a worker thread loaded a module hung there for 120 s."""
+    setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    return [setpriv, "--pdeathsig", "TERM", "--"] if setpriv else []
 
 
 def _http(url: str, method: str) -> bytes:
