@@ -489,6 +489,7 @@ class Hub:
             dev = holder.get("device")
             if dev is not None:
                 dev.received_capture = push.tree.capture  # a secret's hold ends after it
+                dev.set_fault("frames", None)  # a frame that decoded: the link is sound again
 
         async def on_tree(push: TreePush) -> None:
             received(push)

@@ -88,7 +88,7 @@ async def test_malformed_trees_degrade_the_device_visibly_and_a_good_tree_heals_
         await ws.send(
             '{"type":"tree","reason":"x","stable":true,"tree":{"capture":2,"platform":"android","nodes":[{"handle":0,"parent":5}]}}'
         )
-        await seen.wait()  # the device is listed degraded before a good tree comes
+        await seen.wait()  # the device is listed degraded before the good tree heals it
         await ws.send(good)
         await anyio.sleep(60)
 
@@ -114,6 +114,15 @@ async def test_malformed_trees_degrade_the_device_visibly_and_a_good_tree_heals_
             assert rogue_row["health"] == "degraded"
             assert "bad frame" in rogue_row["reason"] or "cannot use" in rogue_row["reason"]
             seen.set()
+            with anyio.fail_after(30):  # a bound only: the good tree heals it as it comes
+                while True:
+                    msg = json.loads(await ws.recv())
+                    if msg.get("type") == "device" and msg.get("health") != "degraded":
+                        break
+            assert msg["online"] is True and msg.get("health", "online") == "online", msg
+            listed = await call(ws, {"type": "devices.list", "id": 3})
+            rogue_row = next(d for d in listed["result"]["devices"] if d["id"] == "rogue-1")
+            assert rogue_row.get("health", "online") == "online" and not rogue_row.get("reason")
         tg.cancel_scope.cancel()
 
 
