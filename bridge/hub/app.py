@@ -489,7 +489,8 @@ class Hub:
             dev = holder.get("device")
             if dev is not None:
                 dev.received_capture = push.tree.capture  # a secret's hold ends after it
-                dev.set_fault("frames", None)  # a frame that decoded: the link is sound again
+                if "frames" in dev.faults:  # a frame that decoded: the link is sound again
+                    dev.set_fault("frames", None)
 
         async def on_tree(push: TreePush) -> None:
             received(push)

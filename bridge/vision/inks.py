@@ -136,12 +136,15 @@ def median_of(values: Any) -> float:
     flat = values.ravel()
     if flat.dtype not in (np.float32, np.float64) or flat.size == 0:
         return float(np.median(flat))
-    n = flat.size
-    half = n // 2
-    if n % 2:
-        return float(np.partition(flat, half)[half])
-    part = np.partition(flat, (half - 1, half))
-    return float((part[half - 1] + part[half]) / 2)  # numpy's mean of the two, in their dtype
+    half = flat.size // 2
+    return _middle(np.partition(flat, (half - 1, half) if flat.size % 2 == 0 else half))
+
+
+def _middle(part: Any) -> float:
+    """The median of ``part``, a flat float array partitioned at its middle index (and the
+    one before it, for an even count): numpy's mean of the two, in their dtype."""
+    half = part.size // 2
+    return float(part[half]) if part.size % 2 else float((part[half - 1] + part[half]) / 2)
 
 
 def _level_stats(grey: Any) -> tuple[float, Any, Any]:
@@ -167,7 +170,7 @@ def _level_stats(grey: Any) -> tuple[float, Any, Any]:
     if n % 2 == 0:
         kth.add(half - 1)
     part = np.partition(flat, sorted(kth))
-    middle = float(part[half]) if n % 2 else float((part[half - 1] + part[half]) / 2)
+    middle = _middle(part)
     out: list[Any] = []
     for j, k in enumerate(low):
         if at[j] >= n - 1:
