@@ -141,6 +141,7 @@ from bridge.vision.words import (
     completes,
     confidence_of,
     count_before_unit,
+    degrees,
     icon_first,
     in_rows,
     letters_in_rows,
@@ -1293,7 +1294,9 @@ class PpOcrEngine:
             if ch[1] != " " and not line:
                 groups[-1].append(ch)
         out: list[tuple[str, tuple[int, int], float]] = []
-        texts = [letters_not_digits("".join(c[1] for c in group).strip()) for group in groups]
+        texts = [
+            degrees(letters_not_digits("".join(c[1] for c in group).strip())) for group in groups
+        ]
         parts = axis_parts(texts)
         if any(len(p) > 1 for p in parts):  # ``1011`` after ``8 9``: ``10`` and ``11``
             split: list[list[tuple[int, str, float]]] = []

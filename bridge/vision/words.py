@@ -400,8 +400,12 @@ def battery_levels(lines: list[list[Word]]) -> list[list[Word]]:
     clocks = [w.box for line in lines for w in line if CLOCK.fullmatch(w.text)]
     if not clocks:
         return lines
+    # the status bar: a clock's row with no word above it (a game's timer lower down is not)
+    bars = [c for c in clocks if not any(w.box[3] <= c[1] for line in lines for w in line)]
     out: list[list[Word]] = []
     for line in lines:
+        if any(same_row(w.box, c) for w in line for c in bars):
+            line = [w for w in line if not status_icon(w.text, w.confidence)]
         level = next(
             (
                 k
@@ -459,6 +463,17 @@ def lying_stroke(word: Word) -> bool:
     return word.text in UPRIGHT and right - left > bottom - top
 
 
+DEGREE_READ = re.compile(r"(?<=\d)['\u2019\u00b4`](?=[CF](?![A-Za-z]))")
+"""A degree sign read as an apostrophe between a number and its scale (``6'C``)."""
+
+
+def degrees(word: str) -> str:
+    """``word`` with a degree sign read as an apostrophe restored (``6'C`` is ``6°C``): a
+    small ring at the top of the line is an apostrophe's size; no number is followed by an
+    apostrophe and then a lone ``C`` or ``F`` (feet and inches are ``5'10"``)."""
+    return DEGREE_READ.sub("°", word)
+
+
 def letters_not_digits(word: str) -> str:
     """``word`` with a zero read among capital letters as the letter O (``ED0`` is ``EDO``):
     the recognizer confuses the two glyphs; a word of capitals is not a number."""
@@ -476,10 +491,17 @@ the detector took as one line) is kept from this confidence, not ``LONE_CONFIDEN
 Calculator's ``6`` read at 0.72 between its ``5`` and a minus key (``plausible``)."""
 
 
+PAGE_DOTS = re.compile(r"(?=.*[●•])[●•○◦0oO]{3,}")
+"""A word of filled and hollow dots only (``●000``): a pager's or a carousel's dots, one
+filled for the page shown, the hollow ones read as zeros; not text."""
+
+
 def plausible(text: str, confidence: float, among_keys: bool = False) -> bool:
     """Whether a word read with ``confidence`` is text rather than a texture or an icon;
     ``among_keys``: its line holds one-character words only, two or more."""
     if confidence < MIN_CONFIDENCE or not any(c.isalnum() for c in text):
+        return False
+    if PAGE_DOTS.fullmatch(text):
         return False
     if len(text) == 1:  # a lone glyph: a plain letter or digit (an accent alone is a speck)
         if among_keys and text.isdigit():
