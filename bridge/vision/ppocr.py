@@ -1294,6 +1294,7 @@ class PpOcrEngine:
             if ch[1] != " " and not line:
                 groups[-1].append(ch)
         out: list[tuple[str, tuple[int, int], float]] = []
+        groups = [_without_marks(group) for group in groups]
         texts = [
             degrees(letters_not_digits("".join(c[1] for c in group).strip())) for group in groups
         ]
@@ -1332,6 +1333,33 @@ class PpOcrEngine:
             last = int(min(columns, group[-1][0] + 2) * per_column)
             out.append((text, (first, max(first + 1, last)), confidence))
         return out
+
+
+MARK_DOUBT = 0.35
+MARK_SURE = 0.9
+"""A word's first or last character read with less than ``MARK_DOUBT`` where each of its
+others is read with at least ``MARK_SURE`` is a mark beside the word, not a letter of it
+(``_without_marks``)."""
+
+
+def _without_marks(group: list[tuple[int, str, float]]) -> list[tuple[int, str, float]]:
+    """``group`` (one word's characters) without a doubtful first or last character beside
+    sure others: a card's suit beside its rank (``6♣`` read as ``6%``, the ``%`` at 0.29), an
+    icon beside a caption; with it, the word's mean confidence fell below ``MIN_CONFIDENCE``
+    and the whole word was dropped."""
+    if len(group) < 2:
+        return group
+    if _mark(group[-1]) and min(c[2] for c in group[:-1]) >= MARK_SURE:
+        group = group[:-1]
+    if len(group) >= 2 and _mark(group[0]) and min(c[2] for c in group[1:]) >= MARK_SURE:
+        group = group[1:]
+    return group
+
+
+def _mark(char: tuple[int, str, float]) -> bool:
+    """Whether a character is a doubtful sign (no letter or digit: a faint ``y`` or ``μ`` is
+    as likely the word's own)."""
+    return char[2] < MARK_DOUBT and not char[1].isalnum()
 
 
 TRACKED_LETTERS = 4

@@ -805,3 +805,32 @@ def test_a_label_printers_sizes_keep_their_times_signs() -> None:
 
     lines = _lines(score.load("labler-dashboard"))
     assert sum(line.count("x 40 mm") for line in lines) == 6, lines
+
+
+def test_a_doubtful_sign_at_a_words_end_is_a_mark_beside_it() -> None:
+    """``6♣`` in a card's corner read as ``6%`` (the ``%`` at 0.29): the rank alone, not a
+    word whose mean confidence drops it; a faint letter or digit stays the word's own."""
+    from bridge.vision.ppocr import _without_marks
+
+    rank = [(2, "6", 0.98), (5, "%", 0.29)]
+    assert _without_marks(rank) == [(2, "6", 0.98)]
+    assert _without_marks([(0, "#", 0.2), (3, "A", 0.95), (6, "1", 0.99)]) == [
+        (3, "A", 0.95),
+        (6, "1", 0.99),
+    ]
+    faint = [(0, "l", 0.99), (3, "a", 0.97), (6, "y", 0.3)]  # ``lay``'s faint ``y``
+    assert _without_marks(faint) == faint
+    doubtful = [(0, "6", 0.7), (3, "%", 0.29)]  # the rank is doubtful too: as read
+    assert _without_marks(doubtful) == doubtful
+    assert _without_marks([(0, "%", 0.1)]) == [(0, "%", 0.1)]
+
+
+@need_vision
+def test_a_solitaire_tableaus_corner_index_beside_its_suit_is_read() -> None:
+    """Simple Solitaire (tests/vision/real): the six of clubs' corner ``6♣`` and its big
+    ``6`` (the suit read as a doubtful ``%`` had dropped the corner, and with the corner
+    unread the big ``6`` beside it was taken for a toolbar's mark: no ``6`` was read)."""
+    from tests.vision.real import score
+
+    lines = score.hub_reader()(score.load("simplesolitaire-klondike"))
+    assert sum(line.split().count("6") for line in lines) >= 2, lines
