@@ -58,3 +58,12 @@ def test_a_twin_of_its_own_detected_box_counts_at_any_distance() -> None:
     assert among_marks(lines, [unlike], [own]) == lines
     lower = (900, 1020, 961, 1078)  # half a height lower
     assert among_marks(lines, [lower], [own]) == lines
+
+
+def test_a_reading_the_recognizer_is_sure_of_stays_among_marks() -> None:
+    """A stepper's ``2`` between its unread minus and plus (read at 0.999), a key's ``0``
+    between unread keys: a glyph read this surely is text, not an icon read as one."""
+    sure = [[Word("2", (500, 1000, 530, 1040), 0.9995)]]
+    assert among_marks(sure, [_mark(420), _mark(560)]) == sure
+    doubtful = [[Word("2", (500, 1000, 530, 1040), 0.99)]]  # an arrow read as ``7`` at 0.994
+    assert among_marks(doubtful, [_mark(420), _mark(560)]) == [[]]
