@@ -23,6 +23,8 @@ import pytest
 
 from bridge.client import build_query, connect
 from bridge.dashboard import page
+from bridge.devices.sim import SimConfig, SimDevice
+from bridge.hub.app import AgentTarget
 from tests.dashboard.test_dashboard_browser import browser_tab, shot_path, until
 from tests.hub.hubfixture import CONTROLLER, OBSERVER, RunningHub, running_hub
 from tests.skips import need_chromium
@@ -93,7 +95,11 @@ async def test_the_page_greys_when_the_hub_stops_and_comes_back_by_itself() -> N
                     await expect(status).to_contain_text("missed")
                     assert not await tab.evaluate("() => document.getElementById('main').inert")
                     # subscribed again: the new hub's screen and its activity are shown
-                    await expect(tab.get_by_test_id("screen-meta")).to_contain_text("login")
+                    # (the page may have answered before the new hub's device linked: it
+                    # then finds the device at its next listing, 2 s on; 15 s is a failsafe)
+                    await expect(tab.get_by_test_id("screen-meta")).to_contain_text(
+                        "login", timeout=15_000
+                    )
                     await expect(
                         tab.locator("#log .event", has_text="while-away").first
                     ).to_be_visible()
@@ -118,6 +124,31 @@ async def test_the_page_greys_when_the_hub_stops_and_comes_back_by_itself() -> N
                         f"greyed {grey_s:.2f} s after the stop, "
                         f"live {live_s:.2f} s after the restart"
                     )
+
+
+async def test_a_device_linked_after_the_page_connected_is_listed_and_can_be_shown() -> None:
+    """A phone plugged in after the page connected, or a hub that answered the page before
+    its agent linked (a restart's window, which a loaded machine widens: the page then said
+    ``no devices yet`` for good). The hub tells a device's changes only to its watchers, so
+    the page lists the devices again every 2 s: the new device appears, online, and showing
+    it shows its screen."""
+    late = SimDevice(SimConfig(token="late-agent-token", scene="login", device_id="sim-late"))
+    async with anyio.create_task_group() as tg:
+        late_port = await tg.start(late.serve)
+        async with (
+            running_hub(sim_scene="menu", dashboard=page()) as rh,
+            browser_tab(rh, f"#token={CONTROLLER}") as (tab, expect),
+        ):
+            devices = tab.get_by_test_id("devices")
+            await expect(devices).to_contain_text(rh.device_id)
+            await until(tab, "() => document.getElementById('shot').naturalWidth > 0")
+            assert "sim-late" not in (await devices.text_content() or "")
+            rh.hub.attach(AgentTarget(f"ws://127.0.0.1:{late_port}", "late-agent-token"))
+            card = tab.locator('[data-device="sim-late"]')
+            await expect(card).to_contain_text("online", timeout=30_000)  # a failsafe: 2 s polls
+            await card.click()
+            await expect(tab.get_by_test_id("screen-meta")).to_contain_text("login", timeout=30_000)
+        tg.cancel_scope.cancel()
 
 
 async def test_the_selected_fields_facts_follow_what_is_typed_and_its_query_is_its_id() -> None:
