@@ -1294,7 +1294,7 @@ class PpOcrEngine:
             if ch[1] != " " and not line:
                 groups[-1].append(ch)
         out: list[tuple[str, tuple[int, int], float]] = []
-        groups = [_without_marks(group) for group in groups]
+        groups = [_without_signs(group) for group in groups]
         texts = [
             degrees(letters_not_digits("".join(c[1] for c in group).strip())) for group in groups
         ]
@@ -1335,31 +1335,31 @@ class PpOcrEngine:
         return out
 
 
-MARK_DOUBT = 0.35
-MARK_SURE = 0.9
-"""A word's first or last character read with less than ``MARK_DOUBT`` where each of its
-others is read with at least ``MARK_SURE`` is a mark beside the word, not a letter of it
-(``_without_marks``)."""
+SIGN_DOUBT = 0.35
+SIGN_SURE = 0.9
+"""A word's first or last character that is a sign (no letter or digit) read with less than
+``SIGN_DOUBT``, where each of its others is read with at least ``SIGN_SURE``, is a mark
+beside the word, not part of it (``_without_signs``). Named apart from ``words.MARK_*``,
+which judge a whole reading among a toolbar's unread marks."""
 
 
-def _without_marks(group: list[tuple[int, str, float]]) -> list[tuple[int, str, float]]:
-    """``group`` (one word's characters) without a doubtful first or last character beside
-    sure others: a card's suit beside its rank (``6♣`` read as ``6%``, the ``%`` at 0.29), an
+def _without_signs(group: list[tuple[int, str, float]]) -> list[tuple[int, str, float]]:
+    """``group`` (one word's characters) without a doubtful sign first or last beside sure
+    others: a card's suit beside its rank (``6♣`` read as ``6%``, the ``%`` at 0.29), an
     icon beside a caption; with it, the word's mean confidence fell below ``MIN_CONFIDENCE``
-    and the whole word was dropped."""
+    and the whole word was dropped. A faint letter or digit (a ``y``, a ``μ``) stays: it is
+    as likely the word's own."""
     if len(group) < 2:
         return group
-    if _mark(group[-1]) and min(c[2] for c in group[:-1]) >= MARK_SURE:
+    if _doubtful_sign(group[-1]) and min(c[2] for c in group[:-1]) >= SIGN_SURE:
         group = group[:-1]
-    if len(group) >= 2 and _mark(group[0]) and min(c[2] for c in group[1:]) >= MARK_SURE:
+    if len(group) >= 2 and _doubtful_sign(group[0]) and min(c[2] for c in group[1:]) >= SIGN_SURE:
         group = group[1:]
     return group
 
 
-def _mark(char: tuple[int, str, float]) -> bool:
-    """Whether a character is a doubtful sign (no letter or digit: a faint ``y`` or ``μ`` is
-    as likely the word's own)."""
-    return char[2] < MARK_DOUBT and not char[1].isalnum()
+def _doubtful_sign(char: tuple[int, str, float]) -> bool:
+    return char[2] < SIGN_DOUBT and not char[1].isalnum()
 
 
 TRACKED_LETTERS = 4

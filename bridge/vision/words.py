@@ -405,7 +405,10 @@ def battery_levels(lines: list[list[Word]]) -> list[list[Word]]:
     100 or less (``1100%`` is ``100%``, its battery's outline read as a ``1``; ``464163%``
     is ``63%``), and a one-digit word read with less than ``CLOCK_ICON`` in its line is a
     signal icon (``4``), dropped. A percentage over 100 anywhere else (a chart's ``150%``)
-    stays."""
+    stays. In the status bar's row (a clock's row with no word above it) such a digit is
+    an icon in every line, not only in the clock's or the level's (the icons are often a
+    line of their own: ``LTE 0 100%``); ``beside_clock`` does the same inside any line that
+    holds a clock, before the lines are whole."""
     clocks = [w.box for line in lines for w in line if CLOCK.fullmatch(w.text)]
     if not clocks:
         return lines

@@ -810,19 +810,19 @@ def test_a_label_printers_sizes_keep_their_times_signs() -> None:
 def test_a_doubtful_sign_at_a_words_end_is_a_mark_beside_it() -> None:
     """``6♣`` in a card's corner read as ``6%`` (the ``%`` at 0.29): the rank alone, not a
     word whose mean confidence drops it; a faint letter or digit stays the word's own."""
-    from bridge.vision.ppocr import _without_marks
+    from bridge.vision.ppocr import _without_signs
 
     rank = [(2, "6", 0.98), (5, "%", 0.29)]
-    assert _without_marks(rank) == [(2, "6", 0.98)]
-    assert _without_marks([(0, "#", 0.2), (3, "A", 0.95), (6, "1", 0.99)]) == [
+    assert _without_signs(rank) == [(2, "6", 0.98)]
+    assert _without_signs([(0, "#", 0.2), (3, "A", 0.95), (6, "1", 0.99)]) == [
         (3, "A", 0.95),
         (6, "1", 0.99),
     ]
     faint = [(0, "l", 0.99), (3, "a", 0.97), (6, "y", 0.3)]  # ``lay``'s faint ``y``
-    assert _without_marks(faint) == faint
+    assert _without_signs(faint) == faint
     doubtful = [(0, "6", 0.7), (3, "%", 0.29)]  # the rank is doubtful too: as read
-    assert _without_marks(doubtful) == doubtful
-    assert _without_marks([(0, "%", 0.1)]) == [(0, "%", 0.1)]
+    assert _without_signs(doubtful) == doubtful
+    assert _without_signs([(0, "%", 0.1)]) == [(0, "%", 0.1)]
 
 
 @need_vision
