@@ -614,12 +614,15 @@ def completes(first: list[Word], again: list[Word], left: bool, right: bool) -> 
     first reading): the same words but for the first word grown at its start (``left``)
     and or the last at its end (``right``), by letters after a letter or digits after a
     digit (``Castl`` -> ``Castle``; a road's stroke read as ``1`` after ``Major`` is no part
-    of it). Anything else, the first reading stands: a grown box reads the line's other
-    words no better."""
+    of it), or a one-word line with its cut edge letter read again (``_edge_mended``).
+    Anything else, the first reading stands: a grown box reads the line's other words no
+    better."""
     if len(first) != len(again) or not first:
         return False
     old = [w.text for w in first]
     new = [w.text for w in again]
+    if len(old) == 1 and len(old[0]) >= EDGE_MENDED and old[0] not in new[0]:
+        return _edge_mended(old[0], new[0], left, right)
     if len(old) == 1:
         at = new[0].find(old[0])
         if new[0] == old[0] or at < 0:
@@ -663,6 +666,29 @@ def one_capital(first: list[Word], again: list[Word]) -> bool:
     or as a doubtful one."""
     added = again[0].text[: len(again[0].text) - len(first[0].text)]
     return len(added) == 1 and added.isupper() and again[0].confidence >= CAPITAL_CONFIDENCE
+
+
+EDGE_MENDED = 3
+"""A one-word line's first reading of at least this many characters may have its cut edge
+letter read again (``_edge_mended``)."""
+
+
+def _edge_mended(old: str, new: str, left: bool, right: bool) -> bool:
+    """Whether ``new`` (a one-word line read again with its box grown on one side, ``left``
+    or ``right``) is ``old`` with the letter at that edge read again, other letters and
+    perhaps more before or after it: the edge cut that letter, so the first reading named
+    a part of it (``Jndo`` -> ``Undo``, ``lars`` -> ``Mars``, ``Vasserburg`` ->
+    ``Wasserburg``). Letters only, beside a letter: a digit cut at a number's edge is no
+    letter's part (a chart's ``746`` grown to ``2946``)."""
+    if left == right or len(new) < len(old):
+        return False
+    if left and new.endswith(old[1:]):
+        head = new[: len(new) - len(old) + 1]
+        return head.isalpha() and old[:2].isalpha() and head.casefold() != old[0].casefold()
+    if right and new.startswith(old[:-1]):
+        tail = new[len(old) - 1 :]
+        return tail.isalpha() and old[-2:].isalpha() and tail.casefold() != old[-1].casefold()
+    return False
 
 
 def _same_kind(more: str, beside: str) -> bool:

@@ -155,3 +155,54 @@ def test_a_sky_maps_constellation_keeps_its_capital() -> None:
         w for line, _ in read_lines(engine, score.load("skymap-tablet")) for w in line.text.split()
     ]
     assert "Lepus" in words and "epus" not in words, words
+
+
+def test_a_cut_edge_letter_read_again_mends_a_one_word_line() -> None:
+    """The edge cut a letter, so the first reading named a part of it: grown on that side,
+    the line reads the same word with that letter read again. Letters only, one side."""
+    assert completes(_words("Jndo"), _words("Undo"), True, False)
+    assert completes(_words("lars"), _words("Mars"), True, False)
+    assert completes(_words("hdarmenmarkt"), _words("Gendarmenmarkt"), True, False)
+    assert completes(_words("Plar"), _words("Plan"), False, True)
+    assert not completes(_words("Jndo"), _words("Undo"), False, True)  # grew the other way
+    assert not completes(_words("Jndo"), _words("Undo"), True, True)  # both ways: unsure
+    assert not completes(_words("746"), _words("2946"), True, False)  # digits are no part
+    assert not completes(_words("Schule"), _words("schule"), True, False)  # the same letter
+    assert not completes(_words("ab"), _words("xb"), True, False)  # too short to tell
+    assert not completes(_words("Jndo"), _words("Un4o"), True, False)  # read otherwise
+
+
+@need_vision  # numpy and OpenCV come with the vision extra
+def test_a_faint_lines_cut_glyph_is_found_and_no_next_glyph() -> None:
+    """Grey glyphs 46 levels above a near-black ground, under ``INK``: the edge's cut glyph
+    is still found (at the midpoint), but the next glyphs are not looked for."""
+    import numpy as np
+
+    from bridge.vision.inks import INK, past_cut_glyphs
+
+    image = Image.new("L", (400, 40), 21)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=28)
+    draw.text((40, 4), "Undo", fill=67, font=font)
+    word_end = 40 + int(draw.textlength("Undo", font=font))
+    draw.text((word_end + 6, 4), "2", fill=67, font=font)  # a neighbour close after it
+    assert 67 - 21 < INK
+    strip = np.asarray(image.convert("RGB"), dtype=np.float32)
+    inked = np.flatnonzero((strip.mean(axis=2) > 44)[:, :word_end].any(axis=0))
+    u_end = 40 + int(draw.textlength("U", font=font))
+    left, right = past_cut_glyphs(strip, (u_end - 6, word_end + 2), next_right=True)
+    assert left <= int(inked.min()) and right == word_end + 2, (left, right, inked.min())
+
+
+@need_vision
+def test_a_toolbars_faint_undo_cut_by_its_box_is_read_undo() -> None:
+    """Triangle Draw (tests/vision/real): the detector's box cuts the grey ``U`` of
+    ``Undo`` on near black, read ``Jndo``; grown over the cut glyph it reads ``Undo``."""
+    from bridge.vision.engine import load_engine
+    from bridge.vision.reader import read_lines
+
+    engine = load_engine()
+    assert not isinstance(engine, str), engine
+    image = score.load("triangledraw-canvas-logo")
+    words = [w for line, _ in read_lines(engine, image) for w in line.text.split()]
+    assert "Undo" in words and "Jndo" not in words, words
