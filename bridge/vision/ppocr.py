@@ -1101,6 +1101,12 @@ class PpOcrEngine:
                         with self._memo:
                             self.second_taken += 1
                         words = again
+                    elif _joins_inked(  # both recognizers' columns are 8 pixels wide
+                        again, words, seen, inked_spaces(seen, blank, columns)
+                    ):
+                        with self._memo:
+                            self.second_taken += 1
+                        words = again
                     self._remember(keys[index], words)
                     lines[index] = self._keep(False, pixels, box, pad, words)
         return lines
@@ -1567,6 +1573,49 @@ def _confirms(
         return False
     added = list((Counter(w[0] for w in again) - Counter(w[0] for w in first)).elements())
     return all(len(w[0]) == 1 for w in again) or all(len(t) > 1 for t in added)
+
+
+def _joins_inked(
+    again: list[tuple[str, tuple[int, int], float]],
+    first: list[tuple[str, tuple[int, int], float]],
+    chars: list[tuple[int, str, float]],
+    inked: list[tuple[int, str, float]],
+) -> bool:
+    """Whether the second reading (``again``) reads the very characters of the first
+    (``first``, grouped from ``chars``, every one of them kept) with fewer words, each word
+    boundary it leaves out being one where the first recognizer read a space over ink
+    (``inked``: ``inks.inked_spaces`` of ``chars``), between a letter or digit (or a
+    label's colon) and a letter or digit, not two digits: ``Qwer ty169`` read with a space
+    where no blank column is, ``m atch``, ``St: 18``. A space on blank columns is a word's
+    boundary whatever the second reads; ``28, 2025``, ``9014 17:56`` and ``63 %rh`` keep
+    theirs."""
+    if not first or len(again) >= len(first):
+        return False
+    joined = "".join(w[0] for w in first)
+    if "".join(w[0] for w in again) != joined:
+        return False
+    if "".join(c[1] for c in chars if c[1] != " ") != joined:
+        return False  # a character left out or changed: its places are not the words'
+    over_ink = {id(c) for c in inked}
+    spaced: set[int] = set()  # how many characters stand before each space over ink
+    count = 0
+    for char in chars:
+        if char[1] != " ":
+            count += 1
+        elif id(char) in over_ink:
+            spaced.add(count)
+    cuts = set(itertools.accumulate(len(w[0]) for w in first[:-1]))
+    kept = set(itertools.accumulate(len(w[0]) for w in again[:-1]))
+    for at in cuts - kept:
+        a, b = joined[at - 1], joined[at]
+        if (
+            at not in spaced
+            or (a.isdigit() and b.isdigit())
+            or not (a.isalnum() or a == ":")
+            or not b.isalnum()
+        ):
+            return False
+    return True
 
 
 def _doubted(

@@ -279,3 +279,42 @@ def test_a_chess_clocks_far_half_is_read_upside_down() -> None:
     lines = [line.text for line in engine.read(load("chessclock-tablet"))]
     assert lines.count("0:56") == 2 and "Moves: 1" in lines, lines
     assert not any("SAA" in text or "9s" in text for text in lines), lines
+
+
+def test_a_space_read_over_ink_goes_where_the_second_reading_joins_its_words() -> None:
+    from bridge.vision.ppocr import _joins_inked
+
+    def chars(text: str) -> list[tuple[int, str, float]]:
+        return [(2 * k, c, 0.9) for k, c in enumerate(text)]
+
+    read = chars("Qwer ty169")
+    over_ink = [read[4]]  # the space: some column under it holds ink
+    first = [_word("Qwer", 0.9), _word("ty169", 0.95)]
+    joined = [_word("Qwerty169", 0.97)]
+    assert _joins_inked(joined, first, read, over_ink)
+    assert not _joins_inked(joined, first, read, [])  # a space on blank columns stays
+    assert not _joins_inked([_word("Qwerty16", 0.97)], first, read, over_ink)  # read otherwise
+    assert not _joins_inked(first, first, read, over_ink)  # no fewer words
+    date = chars("28, 2025")
+    assert not _joins_inked(  # a comma ends its word
+        [_word("28,2025", 0.97)], [_word("28,", 0.9), _word("2025", 0.9)], date, [date[3]]
+    )
+    time = chars("9014 17:56")
+    assert not _joins_inked(  # two numbers side by side
+        [_word("901417:56", 0.97)], [_word("9014", 0.9), _word("17:56", 0.9)], time, [time[4]]
+    )
+    label = chars("St: 18")
+    assert _joins_inked(  # a label's colon and its value
+        [_word("St:18", 0.97)], [_word("St:", 0.9), _word("18", 0.9)], label, [label[3]]
+    )
+
+
+@need_vision
+def test_a_players_name_read_with_a_space_over_its_letters_is_one_word() -> None:
+    """OGS on a tablet (tests/vision/heldout): the tiny recognizer reads ``Qwer ty169`` with
+    a space where no blank column is; the second reads ``Qwerty169``."""
+    from tests.vision.real import score
+
+    lines = score.hub_reader()(score.load("ogsdroid-go-board-tablet", score.HELDOUT))
+    words = [w for line in lines for w in line.split()]
+    assert words.count("Qwerty169") == 2 and "ty169" not in words, words
