@@ -221,32 +221,26 @@ def glyph_ink(pixels: Any) -> Any:
     return _beyond(grey, *_ink_level(grey))
 
 
-def _ink_level(grey: Any) -> tuple[bool, float]:
+def _ink_level(grey: Any, faint: bool = False) -> tuple[bool, float]:
     """(dark, level): whether the glyphs of ``grey`` (a line's grey levels) are darker than
-    its median, and the grey level past which a pixel is their ink (``glyph_ink``)."""
+    its median, and the grey level past which a pixel is their ink (``glyph_ink``). With
+    ``faint``, glyphs standing ``FAINT_INK`` to ``INK`` from the background (where the
+    usual level finds no ink) take the midpoint between the two instead."""
     middle, dark, light = _level_stats(grey)
     if middle - dark >= light - middle:
+        if faint and FAINT_INK <= middle - dark < INK:
+            return True, (middle + dark) / 2
         return True, min(middle - INK, (middle + dark) / 2)
+    if faint and FAINT_INK <= light - middle < INK:
+        return False, (middle + light) / 2
     return False, max(middle + INK, (middle + light) / 2)
 
 
 FAINT_INK = 24
 """A line whose glyphs stand at least this far from its background, but less than ``INK``,
-has them found at the midpoint by ``past_cut_glyphs`` (``_faint_level``): a toolbar's grey
-``Undo`` on near black, 46 levels apart, its ``U`` cut by the detector's box and read
-``J``."""
-
-
-def _faint_level(grey: Any) -> tuple[bool, float]:
-    """``_ink_level`` of ``grey``, but the midpoint between its background and its glyphs
-    where those stand ``FAINT_INK`` to ``INK`` apart (``_ink_level`` finds no ink there)."""
-    middle, dark, light = _level_stats(grey)
-    if middle - dark >= light - middle:
-        if FAINT_INK <= middle - dark < INK:
-            return True, (middle + dark) / 2
-    elif FAINT_INK <= light - middle < INK:
-        return False, (middle + light) / 2
-    return _ink_level(grey)
+has them found at the midpoint by ``past_cut_glyphs`` (``_ink_level``'s ``faint``): a
+toolbar's grey ``Undo`` on near black, 46 levels apart, its ``U`` cut by the detector's
+box and read ``J``."""
 
 
 def _beyond(grey: Any, dark: bool, level: float) -> Any:
@@ -275,7 +269,7 @@ def past_cut_glyphs(
     the line's ink, by ``glyph_ink``'s level within ``span``, that cross an edge) and, on
     the sides ``next_left`` / ``next_right`` say, the glyphs that follow it ``NEXT_GLYPH``
     apart or closer, one after another: ``span`` itself where there are none. A line with
-    no ink by that level is faint: its cut glyphs are found at ``_faint_level``'s, and no
+    no ink by that level is faint: its cut glyphs are found at its faint level, and no
     next glyph is looked for (a faint line's level finds a neighbour's marks). Where a
     detector's box ends inside a map label's last letter (``Castl``, ``Smit``) or before
     it, the recognizer reads the word without it; the caller reads the grown box again and
@@ -289,7 +283,7 @@ def past_cut_glyphs(
     grey = grey_levels(strip) if strip.ndim == 3 else strip
     ink = _beyond(grey, *_ink_level(grey[:, first:last]))
     if not ink[:, first:last].any():  # a faint line: its cut glyphs only, none after them
-        ink = _beyond(grey, *_faint_level(grey[:, first:last]))
+        ink = _beyond(grey, *_ink_level(grey[:, first:last], faint=True))
         next_left = next_right = False
     gap = NEXT_GLYPH * height
     reach_right = int(last + (gap if next_right else 0)) + 2

@@ -1365,6 +1365,7 @@ def _without_signs(group: list[tuple[int, str, float]]) -> list[tuple[int, str, 
 
 
 def _doubtful_sign(char: tuple[int, str, float]) -> bool:
+    """Whether a character is a sign (no letter or digit) read under ``SIGN_DOUBT``."""
     return char[2] < SIGN_DOUBT and not char[1].isalnum()
 
 
@@ -1596,13 +1597,13 @@ def _joins_inked(
         return False
     if "".join(c[1] for c in chars if c[1] != " ") != joined:
         return False  # a character left out or changed: its places are not the words'
-    over_ink = {id(c) for c in inked}
+    over_ink = set(inked)  # each a character of ``chars``: no two share an output column
     spaced: set[int] = set()  # how many characters stand before each space over ink
     count = 0
     for char in chars:
         if char[1] != " ":
             count += 1
-        elif id(char) in over_ink:
+        elif char in over_ink:
             spaced.add(count)
     cuts = set(itertools.accumulate(len(w[0]) for w in first[:-1]))
     kept = set(itertools.accumulate(len(w[0]) for w in again[:-1]))
